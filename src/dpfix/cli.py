@@ -1,0 +1,44 @@
+"""The ``dpfix`` command line: one sub-command per job.
+
+Each sub-command lives in its own module exposing ``add_parser(subparsers)``
+and a ``run(args) -> int``; this file only wires them. Errors the user can fix
+end in a one-line message and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from dpfix.exact import ExactnessError
+
+#: sub-command name -> module implementing it
+COMMANDS = {
+    "explore": "dpfix.explore",
+    "verify": "dpfix.verify",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dpfix", description="Differentially private count mechanisms with fixed points."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS.values():
+        importlib.import_module(module).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, FileNotFoundError, ExactnessError) as exc:
+        print(f"dpfix {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Constructors of count mechanisms (MATH.md sections 5-8)."""

@@ -1,0 +1,235 @@
+"""Exact numbers: conversion, refusal of floats, exact rank and nullspace.
+
+dpfix represents an exact matrix as a numpy array of dtype ``object`` holding
+:class:`fractions.Fraction` entries. Numpy's arithmetic on such arrays is exact,
+so the same code runs on float64 arrays (the production path) and on Fraction
+arrays (the research path). Floats are refused wherever exactness is promised,
+as pycddlib's ``cdd.gmp`` does: an exact result is never computed from a float
+in disguise.
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ExactnessError",
+    "to_fraction",
+    "exact_array",
+    "is_exact_number",
+    "is_exact_array",
+    "exact_lam",
+    "resolve_lam",
+    "rank",
+    "nullspace",
+]
+
+
+class ExactnessError(TypeError):
+    """A float was given where an exact (rational) number is required."""
+
+
+def _is_sympy_rational(x: Any) -> bool:
+    return bool(getattr(x, "is_Rational", False)) and hasattr(x, "p") and hasattr(x, "q")
+
+
+def is_exact_number(x: Any) -> bool:
+    """True for ints, Fractions, sympy Rationals and strings such as ``"3/2"``.
+
+    Examples
+    --------
+    >>> is_exact_number(Fraction(3, 2)), is_exact_number("3/2"), is_exact_number(1.5)
+    (True, True, False)
+    """
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, (int, np.integer, Fraction)) or _is_sympy_rational(x):
+        return True
+    if isinstance(x, numbers.Rational):
+        return True
+    if isinstance(x, str):
+        try:
+            Fraction(x.strip())
+        except (ValueError, ZeroDivisionError):
+            return False
+        return True
+    return False
+
+
+def to_fraction(x: Any, name: str = "value") -> Fraction:
+    """Convert an exact number to a Fraction; refuse floats.
+
+    Examples
+    --------
+    >>> to_fraction("3/2"), to_fraction(2)
+    (Fraction(3, 2), Fraction(2, 1))
+    >>> to_fraction(0.5, "z")
+    Traceback (most recent call last):
+    ...
+    dpfix.exact.ExactnessError: z: float 0.5 given where an exact number is required; ...
+    """
+    if isinstance(x, bool):
+        raise TypeError(f"{name}: bool {x!r} is not a number")
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if _is_sympy_rational(x):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, numbers.Rational):
+        return Fraction(int(x.numerator), int(x.denominator))
+    if isinstance(x, str):
+        try:
+            return Fraction(x.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{name}: cannot read {x!r} as a rational number") from None
+    if isinstance(x, (float, np.floating)):
+        raise ExactnessError(
+            f"{name}: float {x!r} given where an exact number is required; "
+            "pass an int, a Fraction or a string such as '1/2'"
+        )
+    raise TypeError(f"{name}: {type(x).__name__} {x!r} is not an exact number")
+
+
+def exact_array(x: Any, name: str = "array", ndim: int | None = None) -> np.ndarray:
+    """An object array of Fractions from nested lists of exact numbers.
+
+    Floats (including float64 arrays) are refused with :class:`ExactnessError`.
+
+    Examples
+    --------
+    >>> exact_array([1, "1/2"], name="z")
+    array([Fraction(1, 1), Fraction(1, 2)], dtype=object)
+    """
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        raise ExactnessError(
+            f"{name}: float array given where exact numbers are required; "
+            "pass ints, Fractions or strings such as '1/2'"
+        )
+    if isinstance(x, str):
+        raise TypeError(f"{name}: expected an array of numbers, got the string {x!r}")
+    arr = np.array(x, dtype=object)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name}: expected {ndim} dimension(s), got shape {arr.shape}")
+    out = np.empty(arr.shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        out[idx] = to_fraction(v, name)
+    return out
+
+
+def is_exact_array(x: Any) -> bool:
+    """True when every entry of ``x`` is an exact number (no floats)."""
+    arr = np.asarray(x, dtype=object)
+    return all(is_exact_number(v) for v in arr.flat)
+
+
+def exact_lam(lam: Any) -> Fraction:
+    """``lam = e^eps`` as a Fraction greater than 1 (refuses floats).
+
+    Examples
+    --------
+    >>> exact_lam("3/2")
+    Fraction(3, 2)
+    """
+    value = to_fraction(lam, "lam")
+    if value <= 1:
+        raise ValueError(f"lam: must be > 1 (lam = e^eps with eps > 0), got {value}")
+    return value
+
+
+def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Fraction | None, float]:
+    """Decide the number type from ``eps`` and ``lam``.
+
+    Returns ``(lam_exact, eps_float)``: ``lam_exact`` is a Fraction on the exact
+    path (``lam`` rational and ``eps`` not given) and None on the float path
+    (``eps`` given, or ``lam`` a float); ``eps_float`` is always ``log(lam)`` as
+    a float, for reporting.
+
+    Examples
+    --------
+    >>> resolve_lam(lam=2)
+    (Fraction(2, 1), 0.6931471805599453)
+    >>> resolve_lam(eps=1.0)
+    (None, 1.0)
+    """
+    if eps is not None and lam is not None:
+        raise ValueError("give eps (float path) or lam (exact path), not both")
+    if eps is None and lam is None:
+        raise ValueError("give eps (float path) or lam = e^eps (exact path)")
+    if lam is not None:
+        if isinstance(lam, (float, np.floating)):
+            eps = float(np.log(lam))
+        else:
+            value = exact_lam(lam)
+            return value, float(np.log(float(value)))
+    eps_f = float(eps)
+    if not np.isfinite(eps_f) or eps_f <= 0:
+        raise ValueError(f"eps: must be a finite number > 0, got {eps!r}")
+    return None, eps_f
+
+
+def _row_echelon(M: np.ndarray) -> tuple[list[list[Fraction]], list[int]]:
+    """Reduced row echelon form over the rationals; returns (rows, pivot columns)."""
+    rows = [[to_fraction(v, "matrix") for v in row] for row in np.asarray(M, dtype=object)]
+    if not rows:
+        return [], []
+    ncols = len(rows[0])
+    pivots: list[int] = []
+    r = 0
+    for c in range(ncols):
+        piv = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
+        if piv is None:
+            continue
+        rows[r], rows[piv] = rows[piv], rows[r]
+        inv = 1 / rows[r][c]
+        rows[r] = [v * inv for v in rows[r]]
+        for i in range(len(rows)):
+            if i != r and rows[i][c] != 0:
+                f = rows[i][c]
+                rows[i] = [a - f * b for a, b in zip(rows[i], rows[r], strict=True)]
+        pivots.append(c)
+        r += 1
+        if r == len(rows):
+            break
+    return rows[:r], pivots
+
+
+def rank(M: Any) -> int:
+    """Exact rank of a matrix of exact numbers (Gauss-Jordan over Fractions).
+
+    Examples
+    --------
+    >>> rank([[1, 2], [2, 4]])
+    1
+    """
+    arr = exact_array(M, "matrix")
+    if arr.ndim != 2 or arr.size == 0:
+        return 0
+    return len(_row_echelon(arr)[1])
+
+
+def nullspace(M: Any) -> np.ndarray:
+    """An exact basis of the right nullspace, as the columns of a Fraction array.
+
+    Examples
+    --------
+    >>> nullspace([[1, 1]]).T.tolist()
+    [[Fraction(-1, 1), Fraction(1, 1)]]
+    """
+    arr = exact_array(M, "matrix")
+    if arr.ndim != 2:
+        raise ValueError(f"matrix: expected 2 dimensions, got shape {arr.shape}")
+    ncols = arr.shape[1]
+    rows, pivots = _row_echelon(arr) if arr.shape[0] else ([], [])
+    free = [c for c in range(ncols) if c not in set(pivots)]
+    basis = np.empty((ncols, len(free)), dtype=object)
+    basis[:] = Fraction(0)
+    for k, f in enumerate(free):
+        basis[f, k] = Fraction(1)
+        for row, p in zip(rows, pivots, strict=True):
+            basis[p, k] = -row[f]
+    return basis

@@ -1,0 +1,238 @@
+"""The ``Mechanism`` result object: a count mechanism you can ask for its privacy.
+
+Every constructor returns one (like scipy.optimize's result object). It holds
+the ``n x n`` transition matrix ``T`` (``T[i, j] = P(output j | input i)``)
+either exactly (an object array of Fractions, with a rational ``lam``) or in
+floating point. Float mechanisms are stored in log space (``log_matrix``,
+``-inf`` for true zeros) because entries such as ``e^(-eps n)`` underflow
+float64 for large ``n * eps`` while their neighbour ratios must stay exact to
+within the stated tolerance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpfix.exact import exact_array, to_fraction
+
+__all__ = ["Mechanism", "weight_matrix", "FLOAT_RTOL"]
+
+#: Relative tolerance of every float check (rows sum to 1, zT = z, eps-DP).
+FLOAT_RTOL = 1e-9
+
+
+def weight_matrix(weights: Any, z: Any) -> np.ndarray:
+    """Count-error weights ``W`` (MATH.md section 11).
+
+    ``"abs"``: ``W[i, j] = z_i |i - j|`` (expected absolute deviation);
+    ``"squared"``: ``z_i (i - j)^2`` (mean squared error); or a given matrix.
+    Exact when ``z`` is exact.
+
+    Examples
+    --------
+    >>> weight_matrix("abs", [Fraction(1, 2), Fraction(1, 2)]).tolist()
+    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    """
+    zv = np.asarray(z)
+    exact = zv.dtype == object
+    n = zv.shape[0]
+    if isinstance(weights, str):
+        idx = np.arange(n)
+        dist = np.abs(idx[:, None] - idx[None, :])
+        if weights == "abs":
+            base = dist
+        elif weights == "squared":
+            base = dist**2
+        else:
+            raise ValueError(f"weights: unknown name {weights!r}; use 'abs', 'squared' or a matrix")
+        if exact:
+            return zv[:, None] * base.astype(object)
+        return zv.astype(float)[:, None] * base
+    W = exact_array(weights, "weights") if exact else np.asarray(weights, dtype=float)
+    if W.shape != (n, n):
+        raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")
+    return W
+
+
+@dataclass
+class Mechanism:
+    """A count mechanism with its provenance.
+
+    Parameters
+    ----------
+    matrix : exact ``n x n`` object array of Fractions, or None for float ones.
+    log_matrix : float ``n x n`` array of ``log T`` (float mechanisms).
+    eps : the privacy parameter the mechanism was built for (float).
+    lam : ``e^eps`` as a Fraction on the exact path, else None.
+    fixed_point : the target ``z`` when the constructor enforces ``z T = z``.
+    constructor, params, build_seconds : provenance.
+    delta : the delta of an (eps, delta) mechanism (0 for pure eps-DP).
+
+    Examples
+    --------
+    >>> T = Mechanism.from_matrix([[Fraction(2, 3), Fraction(1, 3)],
+    ...                            [Fraction(1, 3), Fraction(2, 3)]], lam=2)
+    >>> T.privacy_ratio(), T.is_dp(lam=2), T.is_dp(lam=Fraction(3, 2))
+    (Fraction(2, 1), True, False)
+    """
+
+    matrix: np.ndarray | None = None
+    log_matrix: np.ndarray | None = None
+    eps: float = float("nan")
+    lam: Fraction | None = None
+    fixed_point: np.ndarray | None = None
+    constructor: str = "given"
+    params: dict = field(default_factory=dict)
+    build_seconds: float = 0.0
+    delta: float = 0.0
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_matrix(cls, T: Any, *, lam: Any = None, eps: float | None = None, **kw: Any):
+        """Wrap a given matrix: exact when ``lam`` is rational, else float."""
+        if lam is not None and not isinstance(lam, (float, np.floating)):
+            lam_x = to_fraction(lam, "lam")
+            return cls(matrix=exact_array(T, "T", ndim=2), eps=float(np.log(float(lam_x))),
+                       lam=lam_x, **kw)
+        if eps is None:
+            eps = float(np.log(lam)) if lam is not None else float("nan")
+        with np.errstate(divide="ignore"):
+            logT = np.log(np.asarray(T, dtype=float))
+        return cls(log_matrix=logT, eps=float(eps), **kw)
+
+    def __post_init__(self) -> None:
+        if (self.matrix is None) == (self.log_matrix is None):
+            raise ValueError("Mechanism: give exactly one of matrix (exact) and log_matrix (float)")
+        shape = (self.matrix if self.matrix is not None else self.log_matrix).shape
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ValueError(f"Mechanism: the matrix must be square, got shape {shape}")
+
+    # ----------------------------------------------------------------- access
+    @property
+    def exact(self) -> bool:
+        """True on the exact path (Fraction entries)."""
+        return self.matrix is not None
+
+    @property
+    def n(self) -> int:
+        """Number of counts ``0 .. n-1``."""
+        return (self.matrix if self.exact else self.log_matrix).shape[0]
+
+    @property
+    def T(self) -> np.ndarray:
+        """The transition matrix (float entries may underflow to 0 for large ``n*eps``)."""
+        return self.matrix if self.exact else np.exp(self.log_matrix)
+
+    def _z(self, z: Any) -> np.ndarray:
+        if z is None:
+            if self.fixed_point is None:
+                raise ValueError("z: this mechanism has no fixed point; pass z")
+            z = self.fixed_point
+        zv = exact_array(z, "z", ndim=1) if self.exact else np.asarray(z, dtype=float)
+        if zv.shape != (self.n,):
+            raise ValueError(f"z: expected length {self.n}, got {zv.shape}")
+        return zv
+
+    # -------------------------------------------------------------- measures
+    def count_error(self, weights: Any = "abs", z: Any = None) -> Any:
+        """``<W, T>`` (MATH.md section 11); exact on the exact path.
+
+        ``z`` defaults to the fixed point: the data holder's estimate, free of
+        privacy cost.
+        """
+        W = weight_matrix(weights, self._z(z))
+        return (W * self.T).sum()
+
+    def row_sum_error(self) -> Any:
+        """``max_i |sum_j T[i, j] - 1|`` (exact, or computed in log space)."""
+        if self.exact:
+            return max(abs(s - 1) for s in self.matrix.sum(axis=1))
+        top = np.max(self.log_matrix, axis=1, keepdims=True)
+        lse = top[:, 0] + np.log(np.exp(self.log_matrix - top).sum(axis=1))
+        return float(np.max(np.abs(np.expm1(lse))))
+
+    def fixed_point_error(self, z: Any = None) -> Any:
+        """``max_j |(z T)_j - z_j|``; exact on the exact path."""
+        zv = self._z(z)
+        return np.max(np.abs(zv @ self.T - zv)) if self.n else 0
+
+    def privacy_ratio(self) -> Fraction | float:
+        """The largest ratio of neighbouring entries of a column (``inf`` if a
+        zero neighbours a positive entry); ``e^`` of :meth:`privacy_level`."""
+        if not self.exact:
+            return float(np.exp(self.privacy_level()))
+        best = Fraction(1)
+        M = self.matrix
+        for a, b in zip(M[:-1].ravel(), M[1:].ravel(), strict=True):
+            if a == 0 and b == 0:
+                continue
+            if a == 0 or b == 0:
+                return float("inf")
+            best = max(best, a / b, b / a)
+        return best
+
+    def privacy_level(self) -> float:
+        """The eps this matrix really gives: ``max |log T[i,j] - log T[i+1,j]|``."""
+        if self.exact:
+            r = self.privacy_ratio()
+            return float("inf") if r == float("inf") else float(np.log(float(r)))
+        L = self.log_matrix
+        a, b = L[:-1], L[1:]
+        both_zero = np.isneginf(a) & np.isneginf(b)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(a - b)
+        diff[both_zero] = 0.0
+        return float(np.max(diff, initial=0.0))
+
+    def is_dp(self, eps: float | None = None, *, lam: Any = None, rtol: float = FLOAT_RTOL) -> bool:
+        """Is every column eps-neighbour-indistinguishable?
+
+        Exact comparison against a rational ``lam``; against a float ``eps``,
+        ``privacy_level() <= eps * (1 + rtol)``. Defaults to the mechanism's own
+        ``lam`` (exact) or ``eps``.
+        """
+        if self.delta:
+            return False
+        if eps is None and lam is None:
+            lam = self.lam
+            eps = None if lam is not None else self.eps
+        if lam is not None and self.exact:
+            return self.privacy_ratio() <= to_fraction(lam, "lam")
+        if eps is None:
+            eps = float(np.log(float(to_fraction(lam, "lam"))))
+        return self.privacy_level() <= float(eps) * (1 + rtol)
+
+    def in_F(self, z: Any = None, *, rtol: float = FLOAT_RTOL) -> bool:
+        """Rows sum to 1, ``z T = z``, no negative entry (exact or within ``rtol``)."""
+        if self.exact:
+            return (self.row_sum_error() == 0 and self.fixed_point_error(z) == 0
+                    and all(v >= 0 for v in self.matrix.flat))
+        return self.row_sum_error() <= rtol and float(self.fixed_point_error(z)) <= rtol
+
+    def check(self, z: Any = None, *, rtol: float = FLOAT_RTOL) -> None:
+        """Raise ``ValueError`` unless the mechanism is valid: row-stochastic,
+        eps-DP for its own eps, and with its fixed point when it has one."""
+        if not self.exact and np.isnan(self.log_matrix).any():
+            raise ValueError(f"{self.constructor}: the matrix has NaN entries")
+        err = self.row_sum_error()
+        if err > (0 if self.exact else rtol):
+            raise ValueError(f"{self.constructor}: rows do not sum to 1 (max error {err})")
+        if not self.is_dp(rtol=rtol) and not self.delta:
+            raise ValueError(
+                f"{self.constructor}: not eps-DP: privacy level "
+                f"{self.privacy_level()} > eps {self.eps}"
+            )
+        if z is not None or self.fixed_point is not None:
+            fe = self.fixed_point_error(z)
+            if fe > (0 if self.exact else rtol):
+                raise ValueError(f"{self.constructor}: z T != z (max error {fe})")
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.exact else "float"
+        lam = f", lam={self.lam}" if self.lam is not None else ""
+        return (f"Mechanism({self.constructor}, n={self.n}, eps={self.eps:.6g}{lam}, {kind}, "
+                f"fixed_point={'yes' if self.fixed_point is not None else 'no'})")
