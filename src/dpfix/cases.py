@@ -56,3 +56,52 @@ def grid(ns: tuple[int, ...] = NS, lams: tuple[Fraction, ...] = LAMS
         for lam in lams:
             for name, z in standard_z(n).items():
                 yield n, lam, name, z
+
+
+def ns_for(mode: str) -> tuple[int, ...]:
+    """The ``n`` of the grid in a verify mode: (2, 3) quick, (2, 3, 4) full."""
+    if mode not in ("quick", "full"):
+        raise ValueError(f"mode: 'quick' or 'full', got {mode!r}")
+    return NS if mode == "full" else NS[:2]
+
+
+def random_z(rng: np.random.Generator, n: int, zeros: int = 0, denominator: int = 12
+             ) -> np.ndarray:
+    """A random exact probability vector with ``zeros`` zero entries (at least one
+    entry stays positive).
+
+    Examples
+    --------
+    >>> z = random_z(np.random.default_rng(0), 4, zeros=1)
+    >>> sum(z) == 1 and sum(v == 0 for v in z) == 1
+    True
+    """
+    zeros = min(zeros, n - 1)
+    w = [int(x) for x in rng.integers(1, denominator + 1, size=n)]
+    for i in rng.choice(n, size=zeros, replace=False):
+        w[int(i)] = 0
+    return _normalised(w)
+
+
+def random_lam(rng: np.random.Generator) -> Fraction:
+    """A random rational ``lam`` in ``(1, 4]`` with a small denominator."""
+    q = int(rng.integers(1, 5))
+    p = int(rng.integers(q + 1, 4 * q + 1))
+    return Fraction(p, q)
+
+
+def random_convex_point(rng: np.random.Generator, vertices: list[np.ndarray], k: int = 3
+                        ) -> np.ndarray:
+    """An exact random convex combination of ``k`` distinct vertices (all
+    weights positive), a point that is not extreme when ``k >= 2`` and the
+    vertices are distinct."""
+    idx = rng.choice(len(vertices), size=min(k, len(vertices)), replace=False)
+    w = [Fraction(int(rng.integers(1, 6))) for _ in idx]
+    total = sum(w)
+    return sum((wi / total) * vertices[int(i)] for wi, i in zip(w, idx, strict=True))
+
+
+def midpoints(vertices: list[np.ndarray], limit: int) -> list[np.ndarray]:
+    """Midpoints of the first ``limit`` pairs of vertices (exact)."""
+    pairs = ((a, b) for i, a in enumerate(vertices) for b in vertices[i + 1:])
+    return [(a + b) / 2 for _, (a, b) in zip(range(limit), pairs, strict=False)]

@@ -1,0 +1,72 @@
+"""Lemma 1: the columns of any T in U are conic combinations of eps-scales, and
+the extreme points of the normalised cone Q = {v : Pi v <= 0, 1.v = 1} are
+exactly the 2^(n-1) scales.
+
+Checked exactly: Q's vertices enumerated by cddlib equal the columns of Psi
+(as sets); every vertex of U, and random exact points of U, decompose as
+T = Psi B with B >= 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+
+import cdd.gmp
+import numpy as np
+from dpfix.representation import decompose, psi_map
+
+from dpfix.cases import LAMS, ns_for, random_convex_point, random_lam
+from dpfix.polytopes import U
+from dpfix.scales import psi
+
+RESULT = "Lemma 1"
+STATEMENT = "columns of T in U are conic combinations of scales; ex(Q) = the scales"
+
+
+def cone_vertices(n: int, lam: Fraction) -> set[tuple]:
+    """Vertices of Q by cddlib, exactly: rows [b, a] mean b + a.v >= 0."""
+    rows = []
+    for i in range(n - 1):
+        up = [Fraction(0)] * (n + 1)
+        up[1 + i], up[2 + i] = lam, Fraction(-1)       # lam v_i - v_{i+1} >= 0
+        down = [Fraction(0)] * (n + 1)
+        down[1 + i], down[2 + i] = Fraction(-1), lam   # lam v_{i+1} - v_i >= 0
+        rows += [up, down]
+    rows.append([Fraction(-1)] + [Fraction(1)] * n)    # 1.v = 1
+    mat = cdd.gmp.matrix_from_array(rows, lin_set={len(rows) - 1},
+                                    rep_type=cdd.gmp.RepType.INEQUALITY)
+    gens = cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(mat))
+    assert not gens.lin_set, f"Q has a lineality space at n={n}"
+    out = set()
+    for g in gens.array:
+        assert g[0] == 1, f"Q is unbounded at n={n}, lam={lam}"
+        out.add(tuple(Fraction(x) for x in g[1:]))
+    return out
+
+
+def run(mode: str = "quick") -> int:
+    rng = np.random.default_rng(1)
+    cases = 0
+    lams = list(LAMS) + [random_lam(rng) for _ in range(3)]
+    for n in range(2, 7 if mode == "full" else 6):
+        for lam in lams:
+            scales = {tuple(col) for col in psi(n, lam).T}
+            got = cone_vertices(n, lam)
+            assert got == scales, f"ex(Q) != scales at n={n}, lam={lam}"
+            cases += 1
+    for n in ns_for(mode):
+        for lam in LAMS:
+            poly = U(n, lam)
+            verts = poly.vertices()
+            points = list(verts) + [random_convex_point(rng, verts) for _ in range(5)]
+            for T in points:
+                B = decompose(T, lam)
+                assert all(v >= 0 for v in B.flat), f"negative amount, n={n}, lam={lam}"
+                assert (psi_map(B, lam) == T).all(), f"Psi B != T at n={n}, lam={lam}"
+                cases += 1
+    return cases
+
+
+if __name__ == "__main__":
+    print(run("full" if "--full" in sys.argv else "quick"), "cases checked")

@@ -1,0 +1,112 @@
+"""Counterexample search: the paper's Example 1 (n = 3), found by enumeration.
+
+Proposition 1 says every extreme ``T`` of ``F`` is ``Psi B`` for an extreme
+``B`` of ``R_F``; Example 1 shows the map is neither injective on extreme points
+nor extreme-preserving. :func:`find_example1` searches small cases exactly and
+returns instances of both phenomena.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpfix.cases import LAMS, standard_z
+from dpfix.exact import exact_array, exact_lam
+from dpfix.polytopes import RF, F
+from dpfix.representation import psi_map
+
+__all__ = ["Example1", "fibre_of_extreme_points", "find_example1"]
+
+
+@dataclass
+class Example1:
+    """Exact instances of both phenomena of the paper's Example 1.
+
+    ``B1 != B2`` are extreme in ``R_F[lam, z]`` with ``Psi B1 = Psi B2 = T``
+    extreme in ``F``; ``B3`` is extreme in ``R_F[lam3, z3]`` while
+    ``Psi B3`` is not extreme in ``F[lam3, z3]``.
+    """
+
+    lam: Fraction
+    z: np.ndarray
+    B1: np.ndarray
+    B2: np.ndarray
+    T: np.ndarray
+    lam3: Fraction
+    z3: np.ndarray
+    B3: np.ndarray
+    T3: np.ndarray
+    cases_searched: int
+
+
+def _key(M: np.ndarray) -> tuple:
+    return tuple(M.ravel().tolist())
+
+
+def fibre_of_extreme_points(n: int, lam: Any, z: Any) -> dict[tuple, list[np.ndarray]]:
+    """Group the vertices of ``R_F`` by their image ``Psi B`` (exact).
+
+    Returns a dict from ``Psi B`` (flattened, as a tuple of Fractions) to the
+    list of extreme ``B`` mapping to it.
+
+    Examples
+    --------
+    >>> groups = fibre_of_extreme_points(2, 2, ["1/2", "1/2"])
+    >>> sum(len(v) for v in groups.values()) == len(RF(2, 2, ["1/2", "1/2"]).vertices())
+    True
+    """
+    lam = exact_lam(lam)
+    groups: dict[tuple, list[np.ndarray]] = {}
+    for B in RF(n, lam, z).vertices():
+        groups.setdefault(_key(psi_map(B, lam)), []).append(B)
+    return groups
+
+
+def find_example1(
+    n: int = 3,
+    lams: Iterable[Any] = LAMS,
+    zs: Iterable[Any] | None = None,
+) -> Example1:
+    """Search ``n = 3`` (by default) for both phenomena of Example 1.
+
+    For each ``lam`` and ``z`` the vertices of ``R_F`` are enumerated exactly
+    (cddlib), mapped by ``Psi``, and each image is tested for extremality in
+    ``F`` by exact rank. The first instance of each phenomenon is returned.
+
+    Raises
+    ------
+    LookupError
+        If the grid holds no instance of one of the phenomena.
+
+    Examples
+    --------
+    >>> ex = find_example1()
+    >>> bool((ex.B1 != ex.B2).any()), bool(F(3, ex.lam, ex.z).is_extreme(ex.T))
+    (True, True)
+    >>> F(3, ex.lam3, ex.z3).is_extreme(ex.T3)
+    False
+    """
+    zs = list(standard_z(n).values()) if zs is None else [exact_array(z, "z", 1) for z in zs]
+    pair = single = None
+    searched = 0
+    for lam in (exact_lam(x) for x in lams):
+        for z in zs:
+            searched += 1
+            Fz = F(n, lam, z)
+            for images in fibre_of_extreme_points(n, lam, z).values():
+                T = psi_map(images[0], lam)
+                extreme = Fz.is_extreme(T)
+                if pair is None and extreme and len(images) >= 2:
+                    pair = (lam, z, images[0], images[1], T)
+                if single is None and not extreme:
+                    single = (lam, z, images[0], T)
+            if pair and single:
+                return Example1(*pair, *single, cases_searched=searched)
+    missing = [name for name, v in (("two extreme B with one extreme T", pair),
+                                    ("an extreme B with a non-extreme image", single)) if not v]
+    raise LookupError(f"no instance of {' and '.join(missing)} among {searched} cases")

@@ -1,0 +1,82 @@
+"""The Mechanism result object and the error measures (known answers by hand)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dpfix.mechanism import Mechanism, weight_matrix
+from dpfix.metrics import (
+    count_error,
+    kolmogorov_smirnov,
+    mean_squared_error,
+    total_variation,
+    wasserstein1,
+)
+
+H = Fraction(1, 2)
+T2 = [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
+
+
+def test_exact_mechanism_queries():
+    m = Mechanism.from_matrix(T2, lam=2, fixed_point=[H, H], constructor="hand")
+    assert m.exact and m.n == 2
+    assert m.privacy_ratio() == 2 and m.privacy_level() == pytest.approx(np.log(2))
+    assert m.is_dp() and m.is_dp(lam=3) and not m.is_dp(lam=Fraction(3, 2))
+    # <W, T> with W = z_i |i-j|: 1/2 * 1/3 + 1/2 * 1/3
+    assert m.count_error() == Fraction(1, 3)
+    assert m.count_error("squared") == Fraction(1, 3)
+    assert m.fixed_point_error() == 0 and m.row_sum_error() == 0 and m.in_F()
+    assert m.fixed_point_error([Fraction(1), Fraction(0)]) == Fraction(1, 3)
+    m.check()
+
+
+def test_float_mechanism_in_log_space():
+    m = Mechanism.from_matrix(np.array(T2, dtype=float), eps=float(np.log(2)),
+                              fixed_point=np.array([0.5, 0.5]))
+    assert not m.exact
+    assert m.privacy_level() == pytest.approx(np.log(2), rel=1e-12)
+    assert m.is_dp() and not m.is_dp(0.5)
+    assert m.count_error() == pytest.approx(1 / 3)
+    m.check()
+
+
+def test_zero_next_to_positive_is_not_dp():
+    bad = Mechanism.from_matrix([[1, 0], [0, 1]], lam=2)
+    assert bad.privacy_ratio() == float("inf") and not bad.is_dp()
+    with pytest.raises(ValueError, match="not eps-DP"):
+        bad.check()
+    badf = Mechanism.from_matrix(np.eye(2), eps=1.0)
+    assert badf.privacy_level() == float("inf")
+
+
+def test_check_catches_rows_and_fixed_point():
+    rows = Mechanism.from_matrix([[H, H], [Fraction(1, 3), Fraction(1, 3)]], lam=3)
+    with pytest.raises(ValueError, match="rows do not sum to 1"):
+        rows.check()
+    fp = Mechanism.from_matrix(T2, lam=2, fixed_point=[Fraction(1), Fraction(0)])
+    with pytest.raises(ValueError, match="z T != z"):
+        fp.check()
+
+
+def test_weight_matrix_and_refusals():
+    W = weight_matrix("squared", np.array([0.25, 0.75]))
+    np.testing.assert_allclose(W, [[0, 0.25], [0.75, 0]])
+    with pytest.raises(ValueError, match="unknown name"):
+        weight_matrix("cubic", [H, H])
+    with pytest.raises(ValueError, match="shape"):
+        weight_matrix([[1]], [H, H])
+    with pytest.raises(ValueError, match="square"):
+        Mechanism(log_matrix=np.zeros((2, 3)))
+
+
+def test_distribution_metrics_by_hand():
+    p, q = [H, H, 0], [0, H, H]
+    assert wasserstein1(p, q) == 1  # CDFs (1/2, 1, 1) vs (0, 1/2, 1)
+    assert total_variation(p, q) == H
+    assert kolmogorov_smirnov(p, q) == H
+    z = np.array([0.5, 0.5])
+    assert count_error(np.eye(2), z) == 0
+    assert mean_squared_error(np.array([[0, 1], [1, 0]]), z) == pytest.approx(1)
+    with pytest.raises(ValueError, match="one length"):
+        wasserstein1([1, 0], [1, 0, 0])
