@@ -1,0 +1,89 @@
+"""Reading tables and histograms; the shared data sets when present."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpfix.data import (
+    counts_from_column,
+    data_dir,
+    data_path,
+    histogram,
+    read_histogram,
+    read_table,
+    synthetic_counts,
+)
+
+
+def _shared_available() -> bool:
+    try:
+        data_dir()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+needs_data = pytest.mark.skipif(not _shared_available(), reason="shared data folder absent")
+
+
+@needs_data
+def test_crime_data_matches_its_readme():
+    counts = counts_from_column(read_table(data_path("crime_data.csv")), "MURDER")
+    eta, top = histogram(counts, 50)
+    assert len(counts) == 3136 and len(eta) == 51 and eta.sum() == 3136
+    assert round((counts == 0).mean(), 3) == 0.526  # "52.6% of counties have 0"
+    assert top == int((counts > 50).sum()) and top > 0
+
+
+@needs_data
+def test_histogram_files_match_their_readme():
+    binom = read_histogram(data_path("binom_hist_data.csv"))
+    assert len(binom) == 21 and binom.sum() == 10_000
+    sizes = {"uniform": 30, "left-skewed": 70, "right-skewed": 70, "bimodal": 40,
+             "top-inflated": 80, "zero-inflated": 80}
+    for name, n in sizes.items():
+        assert len(read_histogram(data_path(f"{name}_hist.csv"))) == n
+
+
+@needs_data
+def test_bom_is_tolerated():
+    table = read_table(data_path("bird_flu.csv"))
+    assert "State" in table.columns
+
+
+def test_env_variable_points_elsewhere(tmp_path, monkeypatch):
+    (tmp_path / "h.csv").write_text("count,number\n0,3\n2,1\n")
+    monkeypatch.setenv("DPFIX_DATA", str(tmp_path))
+    assert data_dir() == tmp_path
+    assert read_histogram(data_path("h.csv")).tolist() == [3, 0, 1]
+    monkeypatch.setenv("DPFIX_DATA", str(tmp_path / "nope"))
+    with pytest.raises(FileNotFoundError, match="DPFIX_DATA"):
+        data_dir()
+
+
+@pytest.mark.parametrize("values, message", [
+    ([1, 2.5], "not an integer"), ([1, -1], "negative"), ([1, None], "NaN"),
+    ([1, "x"], "not a number"), ([], "no rows"),
+])
+def test_bad_counts_are_refused(values, message):
+    with pytest.raises(ValueError, match=message):
+        counts_from_column(pd.DataFrame({"c": pd.Series(values, dtype=object)}), "c")
+
+
+def test_missing_column_and_file(tmp_path):
+    with pytest.raises(ValueError, match="column 'x' not found"):
+        counts_from_column(pd.DataFrame({"c": [1]}), "x")
+    with pytest.raises(FileNotFoundError):
+        read_table(tmp_path / "missing.csv")
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ValueError, match="empty"):
+        read_table(tmp_path / "empty.csv")
+
+
+def test_histogram_topcodes_and_synthetic_is_reproducible():
+    eta, top = histogram([0, 1, 5, 9, 3], 4)
+    assert eta.tolist() == [1, 1, 0, 1, 2] and top == 2
+    with pytest.raises(ValueError, match="upper"):
+        histogram([1], 0)
+    a, b = synthetic_counts(seed=3), synthetic_counts(seed=3)
+    assert np.array_equal(a, b) and (a == 0).mean() > 0.3
