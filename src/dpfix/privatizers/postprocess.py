@@ -1,0 +1,144 @@
+"""Post-processing a noisy vector into a probability vector (MATH.md section 9).
+
+Each function takes a real vector ``v`` (the noisy counts divided by ``N``;
+it need not sum to 1) and returns a float64 probability vector. Being
+functions of the released noise only, they cost no privacy.
+
+- ``clip_renormalise``: the paper's: clip negatives to 0 and renormalise.
+- ``project_simplex``: the Euclidean projection onto the probability simplex.
+- ``isotonic_cdf``: the Euclidean projection of the noisy cumulative sums onto
+  the set of CDFs (non-decreasing, in ``[0, 1]``, last value 1). The
+  Wasserstein-1 error is the L1 distance between CDFs, and the cyclic
+  mechanism's partial sums carry only two noise terms
+  (``sum_{i<=k} V_i = sum_{i<=k} eta_i + X_0 - X_{k+1}``), so smoothing there
+  suits it.
+
+The default, ``isotonic-cdf``, was chosen by measurement: see
+``docs/postprocessing.md`` and :data:`DEFAULT_POSTPROCESS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from dpfix.privatizers._common import Z_ATOL, PrivatizedDistribution
+
+__all__ = ["clip_renormalise", "project_simplex", "isotonic_cdf", "POSTPROCESSORS",
+           "DEFAULT_POSTPROCESS", "resolve_postprocess", "finish"]
+
+
+def _vector(v: Any) -> np.ndarray:
+    arr = np.asarray(v, dtype=float)
+    if arr.ndim != 1 or arr.shape[0] == 0 or not np.isfinite(arr).all():
+        raise ValueError(f"v: expected a non-empty finite vector, got shape {arr.shape}")
+    return arr
+
+
+def _checked(z: np.ndarray) -> np.ndarray:
+    if (z < -Z_ATOL).any() or abs(z.sum() - 1.0) > Z_ATOL * max(1, len(z)):
+        raise RuntimeError(f"post-processing left the simplex (sum {z.sum()!r}, min {z.min()!r})")
+    return np.maximum(z, 0.0)
+
+
+def project_simplex(v: Any) -> np.ndarray:
+    """The closest probability vector to ``v`` in Euclidean distance.
+
+    The exact sort-based algorithm: with ``u`` sorted decreasingly, the
+    threshold ``theta = (sum_{i<=r} u_i - 1)/r`` for the largest ``r`` with
+    ``u_r > theta_r``; the projection is ``max(v - theta, 0)``. ``O(n log n)``.
+
+    Examples
+    --------
+    >>> project_simplex([0.5, 0.7, -0.2]).round(12).tolist()
+    [0.4, 0.6, 0.0]
+    """
+    v = _vector(v)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    ranks = np.arange(1, len(u) + 1)
+    r = int(np.nonzero(u - css / ranks > 0)[0][-1])  # exists: at r = 0, u_0 - (u_0 - 1) = 1
+    theta = css[r] / (r + 1)
+    return _checked(np.maximum(v - theta, 0.0))
+
+
+def clip_renormalise(v: Any) -> np.ndarray:
+    """Clip negatives to 0 and renormalise (the paper's post-processing).
+
+    When nothing positive is left (impossible for the cyclic mechanisms, whose
+    counts sum to ``N > 0``), the result is :func:`project_simplex` of ``v``:
+    the nearest distribution, rather than an arbitrary uniform guess.
+
+    Examples
+    --------
+    >>> clip_renormalise([0.6, -0.1, 0.2]).round(12).tolist()
+    [0.75, 0.0, 0.25]
+    >>> clip_renormalise([-0.5, -0.1]).round(12).tolist()
+    [0.3, 0.7]
+    """
+    v = _vector(v)
+    c = np.maximum(v, 0.0)
+    total = c.sum()
+    if total <= 0.0:
+        return project_simplex(v)
+    return _checked(c / total)
+
+
+def isotonic_cdf(v: Any) -> np.ndarray:
+    """Project the cumulative sums of ``v`` onto the CDFs; return the increments.
+
+    With ``F_k = v_0 + ... + v_k`` for ``k < n-1``, the closest (least squares)
+    ``G`` with ``0 <= G_0 <= ... <= G_{n-2} <= 1`` is the isotonic regression
+    of ``F`` clipped to ``[0, 1]``; ``z = diff(0, G, 1)``.
+
+    Examples
+    --------
+    >>> isotonic_cdf([0.5, -0.1, 0.3, 0.3]).round(12).tolist()
+    [0.45, 0.0, 0.25, 0.3]
+    """
+    v = _vector(v)
+    if len(v) == 1:
+        return np.ones(1)
+    fitted = isotonic_regression(np.cumsum(v)[:-1]).x
+    cdf = np.concatenate([[0.0], np.clip(fitted, 0.0, 1.0), [1.0]])
+    return _checked(np.diff(cdf))
+
+
+#: name -> post-processing function
+POSTPROCESSORS: dict[str, Callable[[Any], np.ndarray]] = {
+    "isotonic-cdf": isotonic_cdf,
+    "project-simplex": project_simplex,
+    "clip-renormalise": clip_renormalise,
+}
+
+#: The default post-processing: the lowest mean Wasserstein-1 error in
+#: ``benchmarks/bench_postprocess.py`` (figures in ``docs/postprocessing.md``).
+DEFAULT_POSTPROCESS = "isotonic-cdf"
+
+
+def resolve_postprocess(postprocess: str | Callable[[Any], np.ndarray]
+                        ) -> tuple[str, Callable[[Any], np.ndarray]]:
+    """``(name, function)`` for a name in :data:`POSTPROCESSORS` or a callable."""
+    if callable(postprocess):
+        return getattr(postprocess, "__name__", "custom"), postprocess
+    if postprocess not in POSTPROCESSORS:
+        raise ValueError(f"postprocess: unknown {postprocess!r}; use one of "
+                         f"{', '.join(POSTPROCESSORS)} or a callable")
+    return postprocess, POSTPROCESSORS[postprocess]
+
+
+def finish(raw: Any, eta: np.ndarray, method: str,
+           postprocess: str | Callable[[Any], np.ndarray], **fields: Any
+           ) -> PrivatizedDistribution:
+    """Post-process ``raw / N`` and wrap the result (shared by every privatizer)."""
+    name, function = resolve_postprocess(postprocess)
+    N = int(eta.sum())
+    raw = np.asarray(raw, dtype=float)
+    z = np.asarray(function(raw / N), dtype=float)
+    if z.shape != raw.shape:
+        raise ValueError(f"postprocess {name!r} returned shape {z.shape}, expected {raw.shape}")
+    return PrivatizedDistribution(z=_checked(z), raw=raw, N=N, method=method, postprocess=name,
+                                  **fields)
