@@ -1,0 +1,299 @@
+"""Unfixed baselines: truncated geometric, staircase, discrete Gaussian (MATH.md section 8).
+
+Each adds noise to the count and clamps the result to ``[0, n-1]``; none needs
+a target ``z``, so each may spend the whole budget. Their transition matrices
+are computed exactly from the noise distributions (closed forms, no sampling),
+in log space on the float path so that ``n * eps`` in the thousands is safe.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpfix.exact import resolve_lam
+from dpfix.mechanism import Mechanism
+
+__all__ = [
+    "truncated_geometric",
+    "staircase",
+    "staircase_pmf",
+    "discrete_gaussian",
+    "discrete_gaussian_delta",
+    "discrete_gaussian_sigma",
+]
+
+
+def _check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    return int(n)
+
+
+def _clamped(n: int, center, tail, exact: bool) -> np.ndarray:
+    """``T[i, j] = P(clamp(i + K, 0, n-1) = j)`` for symmetric integer noise ``K``.
+
+    ``center(k)`` is ``P(K = k)`` and ``tail(k)`` is ``P(K >= k)`` (both as logs
+    on the float path); symmetry gives ``P(K <= -i) = tail(i)``.
+    """
+    i = np.arange(n)
+    if exact:
+        T = np.empty((n, n), dtype=object)
+        for r in range(n):
+            for c in range(n):
+                T[r, c] = center(c - r)
+            T[r, 0] = tail(r)
+            T[r, n - 1] = tail(n - 1 - r)
+        if n == 1:
+            T[0, 0] = Fraction(1)
+        return T
+    L = center(i[None, :] - i[:, None])
+    L[:, 0] = tail(i)
+    L[:, n - 1] = tail(n - 1 - i)
+    if n == 1:
+        L[0, 0] = 0.0
+    return L
+
+
+def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism:
+    """The truncated geometric mechanism (Ghosh et al. 2009): ``clamp(x + Z, 0, n-1)``.
+
+    ``P(Z = k) = (1-rho)/(1+rho) rho^|k|`` with ``rho = 1/lam = e^-eps``, so
+    ``T[i, j] = c_j rho^|i-j|`` with ``c_j = (1-rho)/(1+rho)`` inside and
+    ``1/(1+rho)`` at ``j = 0, n-1`` (the clamped tails). Exact for a rational
+    ``lam``; float (log space) for ``eps``. It is eps-DP and its columns are
+    the single-peaked scales times the amounts of Algorithm 2 (MATH.md section 6).
+
+    Examples
+    --------
+    >>> truncated_geometric(3, lam=2).matrix.tolist()
+    [[Fraction(2, 3), Fraction(1, 6), Fraction(1, 6)], \
+[Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)], \
+[Fraction(1, 6), Fraction(1, 6), Fraction(2, 3)]]
+    """
+    start = time.perf_counter()
+    n = _check_n(n)
+    lam_x, eps_f = resolve_lam(eps, lam)
+    if lam_x is not None:
+        rho = 1 / lam_x
+        c = (1 - rho) / (1 + rho)
+        T = _clamped(n, lambda k: c * rho ** abs(k), lambda k: rho ** k / (1 + rho), True)
+        mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, constructor="truncated_geometric")
+    else:
+        rho = math.exp(-eps_f)
+        log_c = math.log(-math.expm1(-eps_f)) - math.log1p(rho)
+        L = _clamped(n, lambda k: log_c - eps_f * np.abs(k),
+                     lambda k: -eps_f * k - math.log1p(rho), False)
+        mech = Mechanism(log_matrix=L, eps=eps_f, constructor="truncated_geometric")
+    mech.params = {"n": n}
+    mech.build_seconds = time.perf_counter() - start
+    return mech
+
+
+# -- staircase ------------------------------------------------------------------------------
+def _rational_sqrt(x: Fraction) -> Fraction | None:
+    p, q = math.isqrt(x.numerator), math.isqrt(x.denominator)
+    return Fraction(p, q) if p * p == x.numerator and q * q == x.denominator else None
+
+
+def staircase_pmf(eps: float | None = None, *, lam: Any = None) -> tuple[Any, Any, Any]:
+    """The rounded staircase noise ``K = round(X)`` as ``(p0, C, rho)``: ``P(K = 0) = p0``,
+    ``P(K = k) = C rho^|k|`` for ``k != 0``.
+
+    The staircase density (Geng, Kairouz, Oh, Viswanath 2015; sensitivity 1) is
+    ``a`` on ``[0, gamma)``, ``a rho`` on ``[gamma, 1)``, repeating on
+    ``[k, k+1)`` times ``rho^k``, symmetric, with
+    ``a = (1 - rho) / (2 (gamma + rho (1 - gamma)))`` and
+    ``gamma = 1 / (1 + e^(eps/2))`` (MATH.md section 8). As ``gamma < 1/2``,
+    ``[k - 1/2, k + 1/2)`` meets density ``a rho^k`` for length ``1/2 + gamma`` and
+    ``a rho^(k+1)`` for ``1/2 - gamma`` (``k >= 1``), and ``[-1/2, 1/2)`` is twice
+    ``[0, 1/2)``. Exact when ``lam`` is the square of a rational (then ``gamma``
+    is rational); floats otherwise.
+
+    Examples
+    --------
+    >>> staircase_pmf(lam=4)
+    (Fraction(9, 16), Fraction(21, 32), Fraction(1, 4))
+    """
+    lam_x, eps_f = resolve_lam(eps, lam)
+    if lam_x is not None:
+        root = _rational_sqrt(lam_x)
+        if root is None:
+            raise ValueError(f"lam: the exact staircase needs lam a square of a rational "
+                             f"(gamma = 1/(1+sqrt(lam))), got {lam_x}; pass eps instead")
+        rho, gamma, half_minus = 1 / lam_x, 1 / (1 + root), (root - 1) / (2 * (1 + root))
+    else:
+        rho = math.exp(-eps_f)
+        e_half = math.exp(eps_f / 2) if eps_f < 1400 else math.inf
+        gamma = 1 / (1 + e_half)
+        half_minus = 0.5 if e_half == math.inf else math.expm1(eps_f / 2) / (2 * (1 + e_half))
+    a = (1 - rho) / (2 * (gamma + rho * (1 - gamma)))
+    p0 = 2 * a * (gamma + rho * half_minus)
+    C = a * ((1 - half_minus) + rho * half_minus)  # 1/2 + gamma = 1 - (1/2 - gamma)
+    return p0, C, rho
+
+
+def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism:
+    """The staircase mechanism, rounded to the nearest integer and clamped to ``[0, n-1]``.
+
+    The exact transition matrix from :func:`staircase_pmf`: ``T[i, j] = P(K = j-i)``
+    inside, ``P(K >= k) = C rho^k / (1 - rho)`` (``k >= 1``) for the clamped
+    tails, ``P(K <= 0) = p0 + P(K >= 1)`` at the corners. Rounding and clamping
+    are post-processing, so it is eps-DP (and :meth:`Mechanism.check` verifies
+    it); ``params["privacy_level"]`` records the level the matrix really has.
+
+    Examples
+    --------
+    >>> M = staircase(3, lam=4)
+    >>> M.matrix[0].tolist(), M.privacy_ratio() <= 4
+    ([Fraction(25, 32), Fraction(21, 128), Fraction(7, 128)], True)
+    """
+    start = time.perf_counter()
+    n = _check_n(n)
+    lam_x, eps_f = resolve_lam(eps, lam)
+    p0, C, rho = staircase_pmf(eps, lam=lam)
+    if lam_x is not None:
+        def center(k: int) -> Fraction:
+            return p0 if k == 0 else C * rho ** abs(k)
+
+        def tail(k: int) -> Fraction:
+            return p0 + C * rho / (1 - rho) if k == 0 else C * rho ** k / (1 - rho)
+        mech = Mechanism(matrix=_clamped(n, center, tail, True), eps=eps_f, lam=lam_x,
+                         constructor="staircase")
+    else:
+        log_c, log_1mr = math.log(C), math.log(-math.expm1(-eps_f))
+        log_corner = math.log(p0 + C * rho / (1 - rho))
+
+        def center_f(k: np.ndarray) -> np.ndarray:
+            return np.where(k == 0, math.log(p0), log_c - eps_f * np.abs(k))
+
+        def tail_f(k: np.ndarray) -> np.ndarray:
+            return np.where(k == 0, log_corner, log_c - eps_f * k - log_1mr)
+        mech = Mechanism(log_matrix=_clamped(n, center_f, tail_f, False), eps=eps_f,
+                         constructor="staircase")
+    mech.check()
+    mech.params = {"n": n, "gamma": "1/(1+e^(eps/2))", "p0": p0, "C": C,
+                   "privacy_level": mech.privacy_level()}
+    mech.build_seconds = time.perf_counter() - start
+    return mech
+
+
+# -- discrete Gaussian ----------------------------------------------------------------------
+def _dg_logs(sigma: float, top: int) -> tuple[np.ndarray, float]:
+    """``-y^2 / (2 sigma^2)`` for ``y = 0..K`` and ``log Z``, ``Z = sum_y e^(-y^2/(2 sigma^2))``,
+    ``K >= top`` and large enough that the first omitted term is below ``1e-30``.
+    Callers pass ``top`` at least ``12 sigma`` past the last tail they need, so
+    each tail's omitted terms are below ``e^-72`` of its first."""
+    K = max(top, int(math.ceil(sigma * math.sqrt(2 * 69.1))) + 1)
+    v = -np.arange(K + 1, dtype=float) ** 2 / (2 * sigma * sigma)
+    log_z = math.log(1 + 2 * float(np.exp(v[1:]).sum()))
+    return v, log_z
+
+
+def discrete_gaussian_delta(sigma: float, eps: float) -> float:
+    """The exact delta of ``N_Z(0, sigma^2)`` noise on a sensitivity-1 count at ``eps``.
+
+    Canonne, Kamath, Steinke 2020 ("The discrete Gaussian for differential
+    privacy", arXiv:2004.00010, Theorem 7, with Delta = 1):
+    ``delta = P[X > eps sigma^2 - 1/2] - e^eps P[X > eps sigma^2 + 1/2]``,
+    ``X ~ N_Z(0, sigma^2)``; for integer ``X``, ``P[X > t] = P[X >= floor(t) + 1]``.
+    Written as ``P[lo <= X < hi] - (e^eps - 1) P[X >= hi]`` to limit cancellation.
+
+    Examples
+    --------
+    >>> round(discrete_gaussian_delta(2.0, 1.0), 6)
+    0.007249
+    """
+    if not sigma > 0 or not eps > 0:
+        raise ValueError(f"sigma and eps must be > 0, got {sigma!r}, {eps!r}")
+    lo = math.floor(eps * sigma * sigma - 0.5) + 1
+    hi = math.floor(eps * sigma * sigma + 0.5) + 1
+    v, log_z = _dg_logs(sigma, hi + 1 + int(math.ceil(12 * sigma)))
+    p = np.exp(v - log_z)
+    K = len(p) - 1
+
+    def mass(a: int, b: int) -> float:  # P[a <= X <= b], by symmetry p(-y) = p(y)
+        a, b = max(a, -K), min(b, K)
+        ys = np.abs(np.arange(a, b + 1))
+        return float(p[ys].sum()) if b >= a else 0.0
+    return mass(lo, hi - 1) - math.expm1(eps) * mass(hi, K)
+
+
+def discrete_gaussian_sigma(eps: float, delta: float, *, rtol: float = 1e-12) -> float:
+    """The smallest ``sigma`` with :func:`discrete_gaussian_delta` ``<= delta``.
+
+    ``delta(sigma)`` is not monotone: it is continuous, but rises after each
+    breakpoint ``sigma_k = sqrt((k + 1/2) / eps)`` (where ``eps sigma^2 + 1/2``
+    passes an integer) and falls again before the next. Its values at the
+    breakpoints decrease, and between two breakpoints it rises then falls
+    (``tests/test_baselines.py`` checks both on a grid). So the first breakpoint
+    ``sigma_k`` with ``delta(sigma_k) <= delta`` is found by a galloping and binary
+    search on ``k``, and the answer by bisection on ``(sigma_{k-1}, sigma_k]``, where
+    the condition holds exactly on a final segment. Returns the upper end of the
+    final bracket (relative width ``rtol``), so the guarantee always holds.
+
+    Examples
+    --------
+    >>> s = discrete_gaussian_sigma(1.0, 1e-5)
+    >>> discrete_gaussian_delta(s, 1.0) <= 1e-5 < discrete_gaussian_delta(s * (1 - 1e-9), 1.0)
+    True
+    """
+    if not 0 < delta < 1:
+        raise ValueError(f"delta: must be in (0, 1), got {delta!r}")
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps: must be a finite number > 0, got {eps!r}")
+
+    def ok_at(k: int) -> bool:
+        return discrete_gaussian_delta(math.sqrt((k + 0.5) / eps), eps) <= delta
+
+    if ok_at(0):
+        lo, hi = 0.0, math.sqrt(0.5 / eps)
+    else:
+        bad, good = 0, 1
+        while not ok_at(good):
+            bad, good = good, 2 * good
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            bad, good = (bad, mid) if ok_at(mid) else (mid, good)
+        lo, hi = math.sqrt((bad + 0.5) / eps), math.sqrt((good + 0.5) / eps)
+    while hi - lo > rtol * hi:
+        mid = (lo + hi) / 2
+        if discrete_gaussian_delta(mid, eps) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
+    """The discrete Gaussian mechanism (Canonne, Kamath, Steinke 2020), clamped to ``[0, n-1]``.
+
+    ``sigma`` is :func:`discrete_gaussian_sigma` ``(eps, delta)``, the smallest with
+    the exact (eps, delta) guarantee of CKS20 Theorem 7; the paper uses
+    ``delta = 1/(N+1)``. ``T[i, j] = P(Y = j-i)`` inside and the tails
+    ``P(Y >= k)`` at the clamped ends, from the pmf ``e^(-y^2/(2 sigma^2)) / Z``
+    in log space. ``params`` holds ``sigma`` and the delta it achieves.
+
+    Examples
+    --------
+    >>> M = discrete_gaussian(4, 1.0, 1e-3)
+    >>> M.delta, bool(M.row_sum_error() < 1e-12)
+    (0.001, True)
+    """
+    start = time.perf_counter()
+    n = _check_n(n)
+    eps = float(eps)
+    sigma = discrete_gaussian_sigma(eps, delta)
+    v, log_z = _dg_logs(sigma, n + int(math.ceil(12 * sigma)))
+    tails = np.logaddexp.accumulate(v[::-1])[::-1] - log_z  # log P(Y >= y), y = 0..K
+    L = _clamped(n, lambda k: v[np.abs(k)] - log_z, lambda k: tails[k], False)
+    mech = Mechanism(log_matrix=L, eps=eps, delta=float(delta), constructor="discrete_gaussian",
+                     params={"n": n, "sigma": sigma,
+                             "delta_achieved": discrete_gaussian_delta(sigma, eps)})
+    mech.check()
+    mech.build_seconds = time.perf_counter() - start
+    return mech

@@ -1,0 +1,236 @@
+"""Count-error optima by linear programming over ``F[z]`` or ``U`` (MATH.md section 7).
+
+Minimise ``<W, T>`` over the ``n^2`` entries of ``T``: ``2n(n-1)`` neighbour
+inequalities with two non-zeros each, ``n`` row sums and, over ``F``, ``n - 1``
+fixed-point equalities (the ``n``-th follows from the others and the row sums,
+since ``z`` sums to 1). One sparse formulation feeds HiGHS (dual simplex or
+interior point, via :func:`scipy.optimize.linprog`) and cdd's exact LP.
+
+HiGHS answers within its tolerances: entries slightly below 0 and neighbour
+ratios slightly above ``lam``. In an exact optimum every column is all zero or
+all positive (each ratio is at most ``lam``), so an entry HiGHS rounds to 0 next
+to a positive one is a positive number too small to represent; ratios, not
+absolute sizes, are what the privacy check measures. The float result is
+therefore repaired in log space and then verified:
+
+1. clip negatives to 0;
+2. replace each column ``v`` by its least eps-DP majorant
+   ``u[i] = max_k v[k] lam^-|i-k|`` (exactly eps-DP; ``u - v`` is at most the
+   absolute violation ``/ (lam - 1)``);
+3. divide each row by its sum.
+
+The result must pass :meth:`Mechanism.check` (rows sum to 1, ``z T = z`` over
+``F``, privacy level at most ``eps (1 + 1e-9)``), or ``RuntimeError`` is raised.
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from typing import Any
+
+import cdd
+import cdd.gmp
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+from dpfix.constructors.unfixed import as_target
+from dpfix.exact import resolve_lam
+from dpfix.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
+
+__all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL"]
+
+LP_METHODS: tuple[str, ...] = ("highs-ds", "highs-ipm", "exact")
+#: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
+HIGHS_TOL = 1e-10
+
+
+def lp_formulation(n: int, lam: Any, z: Any = None) -> dict[str, Any]:
+    """The LP's constraints in coordinate form, variable ``i*n + j`` for ``T[i, j]``.
+
+    Returns a dict with ``ub`` and ``eq``: triples ``(rows, cols, vals)`` of
+    ``A_ub x <= 0`` and ``A_eq x = b_eq``, and ``b_eq``. ``vals`` and ``b_eq``
+    are object arrays of Fractions when ``lam`` and ``z`` are exact, else float.
+    ``z=None`` gives ``U``; a target ``z`` gives ``F[z]``.
+
+    Examples
+    --------
+    >>> f = lp_formulation(3, 2, ["1/3", "1/3", "1/3"])
+    >>> len(f["ub"][0]) // 2, f["b_eq"].shape
+    (12, (5,))
+    """
+    exact = not isinstance(lam, float)
+    one = Fraction(1) if exact else 1.0
+    # column j outer, i inner: rows 2k and 2k+1 bound T[i,j] / T[i+1,j] both ways
+    a = (np.arange(n)[:, None] + n * np.arange(n - 1)[None, :]).ravel()
+    b = a + n
+    k = np.arange(a.size)
+    ub_rows = np.concatenate([2 * k, 2 * k, 2 * k + 1, 2 * k + 1])
+    ub_cols = np.concatenate([a, b, b, a])
+    ones, lams = np.full(a.size, one, dtype=object), np.full(a.size, -lam, dtype=object)
+    ub_vals = np.concatenate([ones, lams, ones, lams])
+    eq_rows = [np.repeat(np.arange(n), n)]
+    eq_cols = [np.arange(n * n)]
+    eq_vals = [np.full(n * n, one, dtype=object)]
+    b_eq = [np.full(n, one, dtype=object)]
+    if z is not None:
+        zv = np.asarray(z, dtype=object)
+        pos = np.flatnonzero([v != 0 for v in zv])
+        for j in range(n - 1):
+            eq_rows.append(np.full(pos.size, n + j))
+            eq_cols.append(pos * n + j)
+            eq_vals.append(zv[pos])
+        b_eq.append(zv[: n - 1])
+    out = {
+        "ub": (ub_rows, ub_cols, ub_vals),
+        "eq": (np.concatenate(eq_rows), np.concatenate(eq_cols), np.concatenate(eq_vals)),
+        "b_eq": np.concatenate(b_eq),
+    }
+    if not exact:
+        out["ub"] = (ub_rows, ub_cols, ub_vals.astype(float))
+        out["eq"] = (*out["eq"][:2], out["eq"][2].astype(float))
+        out["b_eq"] = out["b_eq"].astype(float)
+    return out
+
+
+def _solve_exact(f: dict[str, Any], c: np.ndarray, n: int) -> tuple[list[Fraction], Any, str]:
+    """cdd.gmp's exact LP (dual simplex); cdd's rows read ``b + a.x >= 0``."""
+    d = n * n
+    zero = Fraction(0)
+    rows: list[list[Fraction]] = []
+    r_eq, c_eq, v_eq = f["eq"]
+    for r in range(len(f["b_eq"])):
+        row = [f["b_eq"][r]] + [zero] * d
+        for col, v in zip(c_eq[r_eq == r], v_eq[r_eq == r], strict=True):
+            row[col + 1] = -v
+        rows.append(row)
+    lin = range(len(rows))
+    r_ub, c_ub, v_ub = f["ub"]
+    ub = [[zero] * (d + 1) for _ in range(int(r_ub.max()) + 1 if r_ub.size else 0)]
+    for r, col, v in zip(r_ub, c_ub, v_ub, strict=True):
+        ub[r][col + 1] = -v
+    mat = cdd.gmp.matrix_from_array(rows + ub, lin_set=lin, rep_type=cdd.RepType.INEQUALITY,
+                                    obj_type=cdd.LPObjType.MIN,
+                                    obj_func=[zero, *c.tolist()])
+    lp = cdd.gmp.linprog_from_matrix(mat)
+    cdd.gmp.linprog_solve(lp)
+    if lp.status != cdd.LPStatusType.OPTIMAL:
+        raise RuntimeError(f"lp_optimum: cdd's exact LP ended with status {lp.status.name}")
+    return [Fraction(v) for v in lp.primal_solution], lp.obj_value, lp.status.name
+
+
+def _repair(X: np.ndarray, eps: float) -> np.ndarray:
+    """``log T`` after clipping, the least eps-DP column majorant and row normalisation."""
+    with np.errstate(divide="ignore"):
+        L = np.log(np.clip(X, 0.0, None))
+    for i in range(1, L.shape[0]):  # u[i] = max_k v[k] - eps |i - k|: two passes
+        np.maximum(L[i], L[i - 1] - eps, out=L[i])
+    for i in range(L.shape[0] - 2, -1, -1):
+        np.maximum(L[i], L[i + 1] - eps, out=L[i])
+    top = L.max(axis=1, keepdims=True)
+    return L - (top + np.log(np.exp(L - top).sum(axis=1, keepdims=True)))
+
+
+def _violations(X: np.ndarray, lam: float, z: np.ndarray | None) -> dict[str, float]:
+    """Absolute constraint violations of a raw LP solution."""
+    dp = np.maximum(X[:-1] - lam * X[1:], X[1:] - lam * X[:-1])
+    out = {"min_entry": float(X.min()), "dp_violation": float(max(dp.max(initial=0.0), 0.0)),
+           "row_sum_error": float(np.abs(X.sum(axis=1) - 1).max())}
+    if z is not None:
+        out["fixed_point_error"] = float(np.abs(z @ X - z).max())
+    return out
+
+
+def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: Any = "abs",
+               fixed: bool = True, method: str = "highs-ds",
+               time_limit: float | None = None) -> Mechanism:
+    """The least count error ``<W, T>`` over ``F[z]`` (``fixed=True``) or ``U``, by LP.
+
+    Parameters
+    ----------
+    z : target distribution (length ``n``); exact numbers for ``method="exact"``.
+    eps, lam : float ``eps``, or rational ``lam = e^eps`` (required by ``"exact"``;
+        the HiGHS methods use ``float(lam)``).
+    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix (MATH.md section 11).
+    fixed : optimise over ``F[z]`` (True) or ``U`` (False).
+    method : ``"highs-ds"`` (dual simplex), ``"highs-ipm"`` (interior point) or
+        ``"exact"`` (cdd.gmp, rational arithmetic; small ``n`` only).
+    time_limit : seconds for HiGHS (None: no limit).
+
+    Returns
+    -------
+    Mechanism
+        ``constructor="lp_optimum"``; exact for ``"exact"``, float (log space) for
+        HiGHS. ``params`` holds the method, the solver's status, message and
+        objective; for HiGHS also the raw solution's violations and the count
+        error after the repair described in the module docstring.
+
+    Raises
+    ------
+    ValueError
+        Unknown method, or ``"exact"`` without rational ``lam`` and ``z``.
+    RuntimeError
+        The solver fails (or hits ``time_limit``), or its solution cannot be
+        made valid to ``1e-9``.
+
+    Examples
+    --------
+    >>> M = lp_optimum(["1/2", "1/2"], lam=2, method="exact")
+    >>> M.matrix.tolist(), M.params["objective"]
+    ([[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]], Fraction(1, 3))
+    >>> round(float(lp_optimum([0.5, 0.5], eps=float(np.log(2))).params["objective"]), 12)
+    0.333333333333
+    """
+    start = time.perf_counter()
+    if method not in LP_METHODS:
+        raise ValueError(f"method: unknown {method!r}; use one of {', '.join(LP_METHODS)}")
+    lam_x, eps_f = resolve_lam(eps, lam)
+    if method == "exact" and lam_x is None:
+        raise ValueError("method='exact' needs a rational lam (e.g. lam=2), not eps")
+    zv = as_target(z, exact=method == "exact")
+    n = zv.shape[0]
+    W = weight_matrix(weights, zv)
+    params: dict[str, Any] = {"method": method, "fixed": fixed,
+                              "weights": weights if isinstance(weights, str) else "matrix"}
+    if method == "exact":
+        f = lp_formulation(n, lam_x, zv if fixed else None)
+        x, value, status = _solve_exact(f, W.ravel(), n)
+        T = np.array(x, dtype=object).reshape(n, n)
+        params.update(status=status, message="cdd.gmp dual simplex", objective=value)
+        mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, fixed_point=zv if fixed else None,
+                         constructor="lp_optimum", params=params)
+        mech.check()
+        if (W * T).sum() != value:
+            raise RuntimeError(f"lp_optimum: cdd's value {value} != <W, T> = {(W * T).sum()}")
+    else:
+        lam_f = float(np.exp(eps_f)) if lam_x is None else float(lam_x)
+        f = lp_formulation(n, lam_f, zv if fixed else None)
+        m_ub = 2 * n * (n - 1)
+        A_ub = sparse.csr_matrix((f["ub"][2], f["ub"][:2]), shape=(m_ub, n * n))
+        A_eq = sparse.csr_matrix((f["eq"][2], f["eq"][:2]), shape=(len(f["b_eq"]), n * n))
+        options: dict[str, Any] = {"primal_feasibility_tolerance": HIGHS_TOL,
+                                   "dual_feasibility_tolerance": HIGHS_TOL}
+        if time_limit is not None:
+            options["time_limit"] = float(time_limit)
+        res = linprog(np.asarray(W, dtype=float).ravel(), A_ub=A_ub, b_ub=np.zeros(m_ub),
+                      A_eq=A_eq, b_eq=f["b_eq"], bounds=(0, None), method=method,
+                      options=options)
+        params.update(status=int(res.status), message=str(res.message),
+                      objective=float(res.fun) if res.x is not None else None)
+        if res.status != 0 or res.x is None:
+            raise RuntimeError(f"lp_optimum: HiGHS {method} did not solve the LP "
+                               f"(n = {n}): {res.message}")
+        X = res.x.reshape(n, n)
+        params["raw_violations"] = _violations(X, lam_f, zv if fixed else None)
+        mech = Mechanism(log_matrix=_repair(X, eps_f), eps=eps_f,
+                         fixed_point=zv if fixed else None, constructor="lp_optimum",
+                         params=params)
+        try:
+            mech.check(rtol=FLOAT_RTOL)
+        except ValueError as err:
+            raise RuntimeError(f"lp_optimum: the HiGHS {method} solution cannot be made "
+                               f"valid to {FLOAT_RTOL}: {err}") from None
+        params["count_error"] = float(mech.count_error(W, z=zv))
+    mech.build_seconds = time.perf_counter() - start
+    return mech
