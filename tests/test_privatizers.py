@@ -254,7 +254,7 @@ def test_isotonic_cdf_projects_the_cdf(v):
     assert (z >= 0).all() and abs(z.sum() - 1) <= 1e-12
     n = len(v)
     if n > 1:
-        F, G = np.cumsum(v)[:-1], np.cumsum(z)[:-1]
+        F, G = np.cumsum(v + (1 - v.sum()) / n)[:-1], np.cumsum(z)[:-1]
         # the CDFs over 0..n-2 are the convex hull of the point masses' CDFs
         steps = [(np.arange(n - 1) >= j).astype(float) for j in range(n)]
         assert _projection_violation(F, G, steps) <= 1e-9
@@ -272,8 +272,12 @@ def test_clip_renormalise(v):
 def test_postprocess_known_answers():
     assert project_simplex([2.0, 0.0]).tolist() == [1.0, 0.0]
     np.testing.assert_allclose(project_simplex([0.2, 0.2, 0.2]), [1 / 3] * 3, atol=1e-15)
-    # cumulative sums 0.6, 0.4, 1.1 -> isotonic 0.5, 0.5, 1.1 -> clipped 0.5, 0.5, 1
+    # total already 1; cumulative sums 0.6, 0.4, 1.1 -> isotonic 0.5, 0.5, 1.1
+    # -> clipped 0.5, 0.5, 1
     assert isotonic_cdf([0.6, -0.2, 0.7, -0.1]).round(12).tolist() == [0.5, 0, 0.5, 0]
+    # total 0.5 -> +0.125 each: 0.375, -0.125, 0.625, 0.125; sums 0.375, 0.25, 0.875
+    # -> isotonic 0.3125, 0.3125, 0.875
+    assert isotonic_cdf([0.25, -0.25, 0.5, 0]).round(12).tolist() == [0.3125, 0, 0.5625, 0.125]
     with pytest.raises(ValueError, match="finite"):
         project_simplex([0.5, float("nan")])
 

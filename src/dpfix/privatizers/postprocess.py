@@ -6,8 +6,9 @@ functions of the released noise only, they cost no privacy.
 
 - ``clip_renormalise``: the paper's: clip negatives to 0 and renormalise.
 - ``project_simplex``: the Euclidean projection onto the probability simplex.
-- ``isotonic_cdf``: the Euclidean projection of the noisy cumulative sums onto
-  the set of CDFs (non-decreasing, in ``[0, 1]``, last value 1). The
+- ``isotonic_cdf``: after restoring the total to 1, the Euclidean projection
+  of the cumulative sums onto the set of CDFs (non-decreasing, in ``[0, 1]``,
+  last value 1). The
   Wasserstein-1 error is the L1 distance between CDFs, and the cyclic
   mechanism's partial sums carry only two noise terms
   (``sum_{i<=k} V_i = sum_{i<=k} eta_i + X_0 - X_{k+1}``), so smoothing there
@@ -88,20 +89,36 @@ def clip_renormalise(v: Any) -> np.ndarray:
 
 
 def isotonic_cdf(v: Any) -> np.ndarray:
-    """Project the cumulative sums of ``v`` onto the CDFs; return the increments.
+    """Restore the total, project the cumulative sums onto the CDFs, return the increments.
 
-    With ``F_k = v_0 + ... + v_k`` for ``k < n-1``, the closest (least squares)
-    ``G`` with ``0 <= G_0 <= ... <= G_{n-2} <= 1`` is the isotonic regression
-    of ``F`` clipped to ``[0, 1]``; ``z = diff(0, G, 1)``.
+    First ``v`` is moved to the hyperplane ``sum = 1`` by the least-squares
+    shift ``v + (1 - sum v)/n`` (a no-op for the cyclic mechanisms, whose
+    total is exact); then, with ``F_k = v_0 + ... + v_k`` for ``k < n-1``, the
+    closest (least squares) ``G`` with ``0 <= G_0 <= ... <= G_{n-2} <= 1`` is the
+    isotonic regression of ``F`` clipped to ``[0, 1]``; ``z = diff(0, G, 1)``.
+    Without the first step the whole error of the total would land on the last
+    cell (measured: 1.67 times the best W1 for the per-cell Laplace).
+
+    This is the default (:data:`DEFAULT_POSTPROCESS`). Measured by
+    ``benchmarks/bench_postprocess.py`` (200 paired seeded releases per cell,
+    8 data sets x eps_1 in {0.1, 0.3, 1, 3}; ``docs/postprocessing.md``): for
+    the cyclic Laplace it has the least mean W1 in every cell where the
+    methods differ, and on average ``project_simplex`` has 1.28 times and
+    ``clip_renormalise`` 1.74 times its W1 (crime data, eps_1 = 0.1:
+    0.206 +- 0.019 against 0.849 +- 0.040 and 1.986 +- 0.064); over the other
+    privatizers it stays within 2% of the best on average.
 
     Examples
     --------
     >>> isotonic_cdf([0.5, -0.1, 0.3, 0.3]).round(12).tolist()
     [0.45, 0.0, 0.25, 0.3]
+    >>> isotonic_cdf([0.2, 0.2]).round(12).tolist()  # total 0.4 restored evenly
+    [0.5, 0.5]
     """
     v = _vector(v)
     if len(v) == 1:
         return np.ones(1)
+    v = v + (1.0 - v.sum()) / len(v)
     fitted = isotonic_regression(np.cumsum(v)[:-1]).x
     cdf = np.concatenate([[0.0], np.clip(fitted, 0.0, 1.0), [1.0]])
     return _checked(np.diff(cdf))
@@ -114,8 +131,10 @@ POSTPROCESSORS: dict[str, Callable[[Any], np.ndarray]] = {
     "clip-renormalise": clip_renormalise,
 }
 
-#: The default post-processing: the lowest mean Wasserstein-1 error in
-#: ``benchmarks/bench_postprocess.py`` (figures in ``docs/postprocessing.md``).
+#: The default post-processing, chosen by measurement (``benchmarks/bench_postprocess.py``,
+#: figures in ``docs/postprocessing.md``): for the cyclic Laplace, mean W1 relative to the
+#: best per cell 1.000 (isotonic-cdf), 1.28 (project-simplex), 1.74 (clip-renormalise);
+#: over Laplace, Privelet and hierarchical it is within 2% of the best on average.
 DEFAULT_POSTPROCESS = "isotonic-cdf"
 
 
