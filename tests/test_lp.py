@@ -1,0 +1,127 @@
+"""LP optima over F[z] and U: formulation, exact (cdd) and HiGHS agreement, repair."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.optimize import OptimizeResult
+
+import dpfix.constructors.lp as lp_module
+from dpfix.cases import grid
+from dpfix.constructors.lp import LP_METHODS, _repair, lp_formulation, lp_optimum
+from dpfix.constructors.unfixed import unfixed_optimum
+from dpfix.exact import ExactnessError
+from dpfix.mechanism import Mechanism, weight_matrix
+from dpfix.polytopes import F, U
+
+CASES = list(grid())
+
+
+def _case_id(case):
+    n, lam, name, _ = case
+    return f"n{n}-lam{lam}-{name}"
+
+
+def test_formulation_sizes():
+    for n in (2, 3, 6):
+        f = lp_formulation(n, 2.0, np.full(n, 1 / n))
+        rows, cols, vals = f["ub"]
+        assert rows.max() + 1 == 2 * n * (n - 1)
+        assert (np.bincount(rows) == 2).all()  # two non-zeros per inequality
+        assert len(f["b_eq"]) == n + n - 1  # row sums, fixed point less one
+        assert len(lp_formulation(n, 2.0)["b_eq"]) == n
+        assert set(vals.tolist()) == {1.0, -2.0}
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_exact_lp_matches_polytope_lp(case):
+    # an independent formulation: dpfix.polytopes (its own rows, cdd maximise)
+    n, lam, _, z = case
+    for weights in ("abs", "squared"):
+        W = weight_matrix(weights, z)
+        for fixed, P in ((True, F(n, lam, z)), (False, U(n, lam))):
+            M = lp_optimum(z, lam=lam, weights=weights, fixed=fixed, method="exact")
+            assert M.exact and M.params["objective"] == -P.maximize(-W)[0]
+            assert P.contains(M.matrix)
+            assert M.count_error(weights, z=z) == M.params["objective"]
+
+
+@pytest.mark.parametrize("method", ["highs-ds", "highs-ipm"])
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_highs_agrees_with_exact(case, method):
+    n, lam, _, z = case
+    for fixed in (True, False):
+        exact = lp_optimum(z, lam=lam, fixed=fixed, method="exact").params["objective"]
+        M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, method=method)
+        for value in (M.params["objective"], M.params["count_error"]):
+            assert abs(value - float(exact)) <= 1e-9 * max(1.0, float(exact))
+        assert M.params["status"] == 0 and isinstance(M.params["message"], str)
+        M.check()
+        assert (M.fixed_point is not None) == fixed
+
+
+@pytest.mark.parametrize("eps", [5.0, 0.05])
+def test_highs_large_n_eps_is_repaired_and_valid(eps):
+    # n * eps = 200: true entries down to e^-200 are lost by HiGHS; the repair
+    # restores them as the least eps-DP majorant and the result passes check()
+    n = 40
+    z = np.random.default_rng(3).dirichlet(np.ones(n))
+    M = lp_optimum(z, eps=eps, method="highs-ds")
+    M.check()
+    assert abs(M.params["count_error"] - M.params["objective"]) <= 1e-9
+    assert M.privacy_level() <= eps * (1 + 1e-9)
+
+
+def test_repair_restores_dp_and_rows():
+    # a valid mechanism with all-zero columns, plus absolute noise 1e-12 (some
+    # entries negative): the repair must give a valid mechanism within 1e-10
+    rng = np.random.default_rng(4)
+    eps = 1.0
+    z = np.array([0.5, 0, 0, 0, 0, 0.5])
+    T = unfixed_optimum(z, eps=eps).T
+    assert (T == 0).all(axis=0).any()
+    noisy = T + rng.normal(scale=1e-12, size=T.shape)
+    assert (noisy < 0).any()
+    M = Mechanism(log_matrix=_repair(noisy, eps), eps=eps)
+    M.check()
+    assert np.abs(M.T - T).max() < 1e-10
+
+
+def test_invalid_solution_raises(monkeypatch):
+    def bad_linprog(c, **kw):  # DP after the repair, but z T != z by far
+        return OptimizeResult(x=np.array([1.0, 0.3, 0.0, 1.0]), status=0, message="fake",
+                              fun=0.0)
+    monkeypatch.setattr(lp_module, "linprog", bad_linprog)
+    with pytest.raises(RuntimeError, match="cannot be made valid"):
+        lp_optimum([0.3, 0.7], eps=1.0)
+
+
+def test_solver_failure_raises(monkeypatch):
+    monkeypatch.setattr(lp_module, "linprog", lambda c, **kw: OptimizeResult(
+        x=None, status=1, message="Time limit reached", fun=None))
+    with pytest.raises(RuntimeError, match="Time limit reached"):
+        lp_optimum([0.5, 0.5], eps=1.0)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="highs-ds, highs-ipm, exact"):
+        lp_optimum([0.5, 0.5], eps=1.0, method="simplex")
+    assert LP_METHODS == ("highs-ds", "highs-ipm", "exact")
+    with pytest.raises(ValueError, match="rational lam"):
+        lp_optimum([0.5, 0.5], eps=1.0, method="exact")
+    with pytest.raises(ExactnessError):
+        lp_optimum([0.5, 0.5], lam=2, method="exact")
+    with pytest.raises(ValueError, match="sum to 1"):
+        lp_optimum(["1/2", "1/4"], lam=2, method="exact")
+
+
+def test_exact_lp_over_U_two_points():
+    # by hand: n = 2, W = z_i |i-j|, U's vertices; optimum at the geometric
+    # mechanism with rows (lam, 1)/(1+lam) when z is uniform: error 1/(1+lam)
+    lam = Fraction(3)
+    M = lp_optimum(["1/2", "1/2"], lam=lam, fixed=False, method="exact")
+    assert M.params["objective"] == 1 / (1 + lam)
+    assert M.fixed_point is None
