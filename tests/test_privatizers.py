@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import pywt
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate, stats
@@ -37,6 +38,7 @@ from dpfix.privatizers import (
     privelet_sensitivity,
     project_simplex,
 )
+from dpfix.privatizers.baselines import _haar_inverse
 from dpfix.privatizers.hierarchical import tree_counts, tree_levels
 
 ETA = np.array([40, 25, 0, 12, 7, 3, 0, 1, 2])
@@ -225,8 +227,7 @@ def test_laplace_variance():
 def test_secure_baselines_report_opendp_loss(method):
     out = _run(method, eps=0.8)
     assert out.secure and out.noise["opendp_loss"] <= 0.8 * (1 + 1e-9)
-    if method != "privelet":  # integer counts get integer noise
-        assert out.noise["distribution"] == "discrete Laplace"
+    assert out.noise["distribution"] == "discrete Laplace"  # integer data, integer noise
 
 
 # -------------------------------------------------------------- post-processing
@@ -339,8 +340,16 @@ def _lca_height(i, m):
 def test_privelet_sensitivity_of_every_move(L):
     m = 2**L
     rng = np.random.default_rng(L)
-    x = rng.integers(0, 9, m).astype(float)
+    x = rng.integers(0, 9, m)
     base, W = haar_weighted_coefficients(x)
+    # the exact integer transform agrees with PyWavelets' orthonormal Haar: d = W(c) c / sqrt(s)
+    coeffs = pywt.wavedec(x.astype(float), "haar", mode="periodization", level=L)
+    assert coeffs[0][0] == pytest.approx(base * math.sqrt(m))
+    for k, (w, d) in enumerate(zip(W, coeffs[1:], strict=True)):
+        assert w.dtype.kind == "i"
+        np.testing.assert_allclose(w / math.sqrt(2 ** (L - k)), d, atol=1e-9)
+    np.testing.assert_allclose(_haar_inverse(float(base), [w.astype(float) for w in W]), x,
+                               atol=1e-9)
     worst = 0.0
     for i in range(m - 1):
         y = x.copy()

@@ -22,11 +22,14 @@ changes by ``-1`` at ``i`` and ``+1`` at ``i+1`` (or the reverse) for some
   ``n > m/2``): ``GS = 2 log2 m`` (Privelet's own bound for its tuple-change
   neighbouring, one unit anywhere, is ``2 (1 + log2 m)``).
 
-The transform is PyWavelets' orthonormal Haar (``pywt.wavedec``, mode
-``periodization``): its detail coefficient at a node of ``s`` leaves is
-``d = sqrt(s) c_v``, so ``W(c) c = sqrt(s) d``; the secure path releases the
-weighted coefficients ``sqrt(s) d`` through OpenDP's Laplace with scale
-``lam`` and L1 sensitivity ``GS``.
+The weighted coefficients ``W(c) c_v = s c_v`` are the integers
+``sum of left half - sum of right half``, computed exactly; noise
+``Lap(lam / W(c))`` on ``c_v`` is ``Lap(lam)`` on them, so the secure path
+releases them through OpenDP's discrete Laplace with scale ``lam`` (its
+privacy map at L1 sensitivity ``GS`` is checked against ``eps``). The inverse
+transform is PyWavelets' orthonormal Haar (``pywt.waverec``, mode
+``periodization``), whose detail coefficient at a node of ``s`` leaves is
+``d = sqrt(s) c_v = W(c) c_v / sqrt(s)``.
 """
 
 from __future__ import annotations
@@ -76,27 +79,30 @@ def _levels(n: int) -> int:
     return max(0, int(n - 1).bit_length())
 
 
-def haar_weighted_coefficients(x: Any) -> tuple[float, list[np.ndarray]]:
+def haar_weighted_coefficients(x: Any) -> tuple[Any, list[np.ndarray]]:
     """Privelet's base coefficient and weighted detail coefficients ``W(c) c`` by level.
 
-    ``x`` has length ``2^L``; the list runs from the root (``s = 2^L`` leaves)
-    down to the pairs (``s = 2``).
+    ``W(c) c = s (mean left - mean right) / 2 = (sum left - sum right)`` at a
+    node of ``s`` leaves: integers for integer ``x``, computed exactly from
+    range sums (numpy integer arithmetic). ``x`` has length ``2^L``; the list
+    runs from the root (``s = 2^L`` leaves) down to the pairs (``s = 2``). The
+    base coefficient is ``mean(x)``.
 
     Examples
     --------
-    >>> base, details = haar_weighted_coefficients([3.0, 1.0, 0.0, 2.0])
-    >>> base, [d.round(12).tolist() for d in details]
-    (1.5, [[2.0], [2.0, -2.0]])
+    >>> base, details = haar_weighted_coefficients([3, 1, 0, 2])
+    >>> float(base), [d.tolist() for d in details]
+    (1.5, [[2], [2, -2]])
     """
-    x = np.asarray(x, dtype=float)
+    x = np.asarray(x)
     L = _levels(len(x))
     if len(x) != 2**L:
         raise ValueError(f"x: length must be a power of two, got {len(x)}")
-    if L == 0:
-        return float(x[0]), []
-    coeffs = pywt.wavedec(x, "haar", mode="periodization", level=L)
-    base = float(x.sum()) / len(x)  # exact for integer counts (pywt's cA is sum / sqrt(m))
-    return base, [np.sqrt(2.0 ** (L - k)) * d for k, d in enumerate(coeffs[1:])]
+    details = []
+    for k in range(L):  # node size s = 2^(L - k); halves of size s / 2
+        halves = x.reshape(-1, 2 ** (L - k - 1)).sum(axis=1)
+        details.append(halves[0::2] - halves[1::2])
+    return x.sum() / len(x), details
 
 
 def _haar_inverse(base: float, weighted: list[np.ndarray]) -> np.ndarray:
@@ -141,7 +147,7 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     n, L = len(eta), _levels(len(eta))
     gs = privelet_sensitivity(n)
     lam = gs / epsilon
-    padded = np.zeros(2**L)
+    padded = np.zeros(2**L, dtype=np.int64)
     padded[:n] = eta
     base, weighted = haar_weighted_coefficients(padded)
     loss = None
@@ -149,8 +155,8 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
         flat, loss = add_laplace(np.concatenate(weighted), lam, rng=gen, sensitivity=gs,
                                  budget=epsilon)
         weighted = np.split(flat, np.cumsum([len(w) for w in weighted])[:-1])
-    raw = _haar_inverse(base, list(weighted))[:n]
-    noise = {"distribution": "Laplace (OpenDP float)" if secure else "Laplace",
+    raw = _haar_inverse(float(base), [np.asarray(w, dtype=float) for w in weighted])[:n]
+    noise = {"distribution": "discrete Laplace" if secure else "Laplace",
              "lam": lam, "generalised_sensitivity": gs, "padded_length": 2**L,
              "opendp_loss": loss}
     return finish(raw, eta, "privelet", postprocess, secure=secure, noise=noise,
