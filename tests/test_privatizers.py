@@ -447,3 +447,19 @@ def test_theorem1_absorption_through_the_mechanism():
         X2[i + 1] -= 1
         np.testing.assert_allclose(eta2 + cyclic_difference(X2), ETA + cyclic_difference(X),
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 20])
+def test_cyclic_covariance_and_partial_sums_exactly(n):
+    # V - eta = D X with D = I - (cyclic shift): Cov V = Var(X) D D^T, and the
+    # partial sums of V see prefix(k) D = e_0 - e_{k+1}: two noise terms only
+    D = np.array([cyclic_difference(np.eye(n, dtype=int)[:, j]) for j in range(n)]).T
+    expected = 2 * np.eye(n, dtype=int) - np.roll(np.eye(n, dtype=int), 1, axis=1) \
+        - np.roll(np.eye(n, dtype=int), -1, axis=1)
+    if n == 2:
+        expected = np.array([[2, -2], [-2, 2]])
+    np.testing.assert_array_equal(D @ D.T, expected)
+    for k in range(n - 1):
+        prefix = (np.arange(n) <= k).astype(int)
+        np.testing.assert_array_equal(prefix @ D, np.eye(n, dtype=int)[0]
+                                      - np.eye(n, dtype=int)[k + 1])
