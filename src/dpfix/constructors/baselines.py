@@ -201,7 +201,10 @@ def discrete_gaussian_delta(sigma: float, eps: float) -> float:
     privacy", arXiv:2004.00010, Theorem 7, with Delta = 1):
     ``delta = P[X > eps sigma^2 - 1/2] - e^eps P[X > eps sigma^2 + 1/2]``,
     ``X ~ N_Z(0, sigma^2)``; for integer ``X``, ``P[X > t] = P[X >= floor(t) + 1]``.
-    Written as ``P[lo <= X < hi] - (e^eps - 1) P[X >= hi]`` to limit cancellation.
+    Written as ``P[lo <= X < hi] - (e^eps - 1) P[X >= hi]`` to limit cancellation
+    (as in the authors' reference code, T. Steinke 2020, ``dg_delta``), with
+    ``hi = lo + 1`` exactly. ``tests/test_baselines.py`` checks it against the
+    hockey-stick divergence ``sum_y max(0, p(y) - e^eps p(y-1))``.
 
     Examples
     --------
@@ -211,7 +214,7 @@ def discrete_gaussian_delta(sigma: float, eps: float) -> float:
     if not sigma > 0 or not eps > 0:
         raise ValueError(f"sigma and eps must be > 0, got {sigma!r}, {eps!r}")
     lo = math.floor(eps * sigma * sigma - 0.5) + 1
-    hi = math.floor(eps * sigma * sigma + 0.5) + 1
+    hi = lo + 1  # floor(t + 1/2) = floor(t - 1/2) + 1; rounding t +- 1/2 separately can break it
     v, log_z = _dg_logs(sigma, hi + 1 + int(math.ceil(12 * sigma)))
     p = np.exp(v - log_z)
     K = len(p) - 1
