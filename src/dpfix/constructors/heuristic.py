@@ -1,0 +1,243 @@
+"""The heuristic fixed-point constructor: the paper's Algorithm 1 (MATH.md section 5).
+
+Algorithm 1 fills the columns of ``T`` one at a time with positive multiples
+of eps-scales: the single-peaked scale at the chosen column, its pattern
+overridden wherever the remaining row mass ``r`` has become tight (locked).
+Each pass fills a column or locks a position, so there are at most
+``|P| + n - 1`` passes (Theorem 5, ``P = {j : z_j > 0}``) and the result is an
+extreme point of ``F[z]`` (Theorem 6). One implementation serves both number
+types (see :mod:`dpfix.constructors._heuristic_kernel`): a rational ``lam``
+gives an exact matrix of Fractions, a float ``eps`` a float mechanism held in
+log space and checked before it is returned.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpfix.constructors._heuristic_kernel import ExactOps, LogOps, run
+from dpfix.exact import exact_array, resolve_lam
+from dpfix.mechanism import Mechanism
+from dpfix.scales import PSI_MAX_N, pattern_index
+
+__all__ = ["heuristic", "heuristic_steps", "scale_representation", "SELECTORS", "Z_ATOL"]
+
+#: The selectors known by name; a callable ``selector(c, z) -> j`` works too.
+SELECTORS = ("max", "min", "sandwich", "random", "best")
+#: Float path: ``z`` must sum to 1 within this, and is then renormalised.
+Z_ATOL = 1e-9
+_BEST_OF = ("max", "min", "sandwich")
+
+
+def _check_z(z: Any, exact: bool) -> np.ndarray:
+    if exact:
+        zv = exact_array(z, "z", ndim=1)
+    else:
+        try:
+            zv = np.asarray(z, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("z: expected a vector of numbers") from None
+        if zv.ndim != 1:
+            raise ValueError(f"z: expected 1 dimension, got shape {zv.shape}")
+        if not np.all(np.isfinite(zv)):
+            raise ValueError("z: entries must be finite")
+    if zv.shape[0] < 1:
+        raise ValueError("z: needs at least one entry (n >= 1)")
+    if any(v < 0 for v in zv):
+        raise ValueError("z: entries must be non-negative")
+    total = sum(zv)
+    if exact and total != 1:
+        raise ValueError(f"z: must sum to 1 exactly, got {total}")
+    if not exact:
+        if abs(total - 1) > Z_ATOL:
+            raise ValueError(f"z: must sum to 1 (within {Z_ATOL}), got {total!r}")
+        zv = zv / zv.sum()
+    return zv
+
+
+def _selector(selector: Any, z: np.ndarray, ops: Any, seed: Any) -> Callable:
+    """``choose(c, remaining) -> j`` for a selector name or callable."""
+    n = len(z)
+    if callable(selector):
+        def choose(c: np.ndarray, remaining: np.ndarray) -> int:
+            view = c.copy() if ops.exact else np.exp(c)
+            try:
+                j = operator.index(selector(view, z))
+            except TypeError:
+                raise ValueError("selector: must return an integer column index") from None
+            if not 0 <= j < n:
+                raise ValueError(f"selector: returned column {j}, outside 0..{n - 1}")
+            if not remaining[j]:
+                raise ValueError(f"selector: returned column {j} with c_j <= 0 (already full)")
+            return j
+        return choose
+    if selector == "max":  # filled columns hold c_j = 0, so a plain argmax is enough
+        return lambda c, remaining: int(np.argmax(c))
+    if selector == "min":
+        def choose_min(c: np.ndarray, remaining: np.ndarray) -> int:
+            idx = np.flatnonzero(remaining)
+            return int(idx[np.argmin(c[idx])])
+        return choose_min
+    if selector == "sandwich":
+        order = iter([k // 2 if k % 2 == 0 else n - 1 - k // 2 for k in range(n)])
+
+        def choose_sandwich(c: np.ndarray, remaining: np.ndarray) -> int:
+            return next(j for j in order if remaining[j])
+        return choose_sandwich
+    if selector == "random":
+        rng = np.random.default_rng(seed)
+        return lambda c, remaining: int(rng.choice(np.flatnonzero(remaining)))
+    raise ValueError(
+        f"selector: unknown {selector!r}; use one of {', '.join(SELECTORS)} or a callable"
+    )
+
+
+def _build(zv: np.ndarray, lam_x: Fraction | None, eps_f: float, selector: Any,
+           seed: Any, compiled: bool | None = None) -> Mechanism:
+    start = time.perf_counter()
+    n = len(zv)
+    ops = ExactOps(lam_x, zv) if lam_x is not None else LogOps(eps_f, zv)
+    out = run(ops, n, _selector(selector, zv, ops, seed), compiled)
+    name = selector if isinstance(selector, str) else getattr(selector, "__name__", "callable")
+    params = {"selector": name, "passes": out.passes, "pass_bound": out.max_passes,
+              "column_order": out.order, "steps": out.steps, "final_lock": tuple(out.lock),
+              "log_amounts": not ops.exact, "compiled": out.compiled}
+    if selector == "random":
+        params["seed"] = seed
+    if ops.exact:
+        mech = Mechanism(matrix=out.matrix, eps=eps_f, lam=lam_x, fixed_point=zv,
+                         constructor="heuristic", params=params)
+    else:
+        # the transposed view, not a copy: n = 10,000 makes T 800 MB
+        mech = Mechanism(log_matrix=out.matrix.T, eps=eps_f,
+                         fixed_point=zv, constructor="heuristic", params=params)
+    mech.check()
+    mech.build_seconds = time.perf_counter() - start
+    return mech
+
+
+def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: Any = "sandwich",
+              seed: Any = None) -> Mechanism:
+    """A fixed-point mechanism by the paper's Algorithm 1 (Theorems 5 and 6).
+
+    Parameters
+    ----------
+    z : the target distribution (probability vector of length ``n >= 1``).
+        Exact numbers (ints, Fractions, strings) summing to exactly 1 on the
+        exact path; floats summing to 1 within ``Z_ATOL`` (then renormalised)
+        on the float path.
+    eps : float privacy parameter: the float path.
+    lam : ``e^eps`` as a rational (exact path), or a float (float path).
+    selector : which column to fill next, chosen among those with ``c_j > 0``
+        (``c`` the column mass still missing); ties go to the smallest index.
+        ``"max"``: largest ``c_j``; ``"min"``: smallest positive ``c_j``;
+        ``"sandwich"``: ``0, n-1, 1, n-2, ...``; ``"random"``: uniform, from
+        ``numpy.random.default_rng(seed)``; ``"best"``: builds max, min and
+        sandwich and keeps the least ``count_error("abs")`` (it depends on
+        ``z`` only, so costs no privacy; the paper, end of Section 5.2); or a
+        callable ``selector(c, z) -> j`` with ``c`` a copy of the remaining
+        column mass (Fractions, or float64 on the float path).
+    seed : seed of the ``"random"`` selector.
+
+    Returns
+    -------
+    Mechanism
+        Exact (``matrix``, ``lam``) or float (``log_matrix``, ``eps``), with
+        ``fixed_point = z``. ``params`` holds ``selector``, ``passes`` (scale
+        additions), ``pass_bound`` (``|P| + n - 1``), ``column_order``,
+        ``final_lock`` and ``steps``, the scale representation read by
+        :func:`heuristic_steps` and :func:`scale_representation`.
+
+    Raises
+    ------
+    ValueError
+        Bad ``z``, ``eps`` or selector; or a float result that fails
+        :meth:`Mechanism.check` (never returned silently).
+
+    Examples
+    --------
+    >>> T = heuristic(["1/3", "1/3", "1/3"], lam=2, selector="max")
+    >>> print(T.matrix * 49)
+    [[Fraction(28, 1) Fraction(11, 1) Fraction(10, 1)]
+     [Fraction(14, 1) Fraction(22, 1) Fraction(13, 1)]
+     [Fraction(7, 1) Fraction(16, 1) Fraction(26, 1)]]
+    >>> T.params["passes"], T.params["pass_bound"]  # at most |P| + n - 1 (Theorem 5)
+    (5, 5)
+    >>> Tf = heuristic([1/3, 1/3, 1/3], float(np.log(2)), selector="max")
+    >>> bool(abs(Tf.T - T.matrix.astype(float)).max() < 1e-12)
+    True
+    """
+    lam_x, eps_f = resolve_lam(eps, lam)
+    zv = _check_z(z, exact=lam_x is not None)
+    if isinstance(selector, str) and selector == "best":
+        start = time.perf_counter()
+        built = [_build(zv, lam_x, eps_f, name, seed) for name in _BEST_OF]
+        errors = [m.count_error("abs") for m in built]
+        k = min(range(len(built)), key=lambda i: (errors[i], i))
+        mech = built[k]
+        mech.params.update(selector="best", chosen=_BEST_OF[k],
+                           count_errors=dict(zip(_BEST_OF, errors, strict=True)))
+        mech.build_seconds = time.perf_counter() - start
+        return mech
+    return _build(zv, lam_x, eps_f, selector, seed)
+
+
+def _require_heuristic(mech: Mechanism) -> dict:
+    if mech.constructor != "heuristic" or "steps" not in mech.params:
+        raise ValueError("mech: not built by heuristic() (no scale representation in params)")
+    return mech.params
+
+
+def heuristic_steps(mech: Mechanism) -> Iterator[tuple[int, tuple[int, ...], Any]]:
+    """The scale representation of a :func:`heuristic` mechanism, pass by pass.
+
+    Yields ``(j, pattern, amount)``: the pass added ``amount`` times the scale
+    with ``pattern`` to column ``j``; ``T`` is the sum (Observation 2: a conic
+    combination of scales, eps-DP by construction). Exact amounts are
+    Fractions; float ones are floats (zero for the rare float pass of length
+    zero that only records a lock).
+
+    Examples
+    --------
+    >>> list(heuristic_steps(heuristic(["1/2", "1/2"], lam=3)))
+    [(0, (-1,), Fraction(1, 1)), (1, (1,), Fraction(1, 1))]
+    """
+    params = _require_heuristic(mech)
+    n = mech.n
+    lock = np.zeros(max(n - 1, 0), dtype=np.int64)
+    below = np.arange(n - 1)
+    for j, amount, locks in params["steps"]:
+        p = np.where(lock != 0, lock, np.where(below < j, 1, -1))
+        value = float(np.exp(amount)) if params["log_amounts"] else amount
+        yield j, tuple(int(v) for v in p), value
+        for a, d in locks:
+            lock[a] = d
+
+
+def scale_representation(mech: Mechanism) -> np.ndarray:
+    """``B`` in ``R_F`` (``2^(n-1) x n``) with ``Psi B = T`` (Theorem 3), from the passes.
+
+    Row ``m`` is the scale with ``pattern_index(pattern) = m``. Exact for an
+    exact mechanism. Only for ``n <= PSI_MAX_N``.
+
+    Examples
+    --------
+    >>> scale_representation(heuristic(["1/2", "1/2"], lam=3)).tolist()
+    [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+    """
+    _require_heuristic(mech)
+    n = mech.n
+    if n > PSI_MAX_N:
+        raise ValueError(f"mech: n = {n} > PSI_MAX_N = {PSI_MAX_N}; B would have 2^{n - 1} rows")
+    B = np.zeros((2 ** (n - 1), n), dtype=object if mech.exact else float)
+    if mech.exact:
+        B[:] = Fraction(0)
+    for j, pattern, amount in heuristic_steps(mech):
+        B[pattern_index(pattern), j] += amount
+    return B
