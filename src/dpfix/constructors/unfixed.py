@@ -331,7 +331,8 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     -------
     Mechanism
         ``constructor="unfixed_optimum"``, ``fixed_point=None``; ``params`` holds
-        the placement ``g`` (scale ``m`` went to column ``g[m]``).
+        the placement ``g`` (scale ``m`` went to column ``g[m]``) and the number of
+        cost comparisons made (at most ``2n - 1``, each ``O(n)``: Theorem 7).
 
     Raises
     ------
@@ -357,9 +358,14 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
         W = weight_matrix(weights, zv)
         check_weights(W)
         diff = _matrix_diff(W, lam_x, eps_f)
-    g = placement(diff, n)
+    calls = [0]
+
+    def counted(m: int, col: int):
+        calls[0] += 1
+        return diff(m, col)
+    g = placement(counted, n)
     params = {"weights": weights if named else "matrix", "placement": tuple(g),
-              "columns_used": len(set(g))}
+              "columns_used": len(set(g)), "cost_evaluations": calls[0]}
     if lam_x is not None:
         mech = Mechanism(matrix=_exact_matrix(g, n, lam_x), eps=eps_f, lam=lam_x,
                          constructor="unfixed_optimum", params=params)
