@@ -125,3 +125,14 @@ def test_exact_lp_over_U_two_points():
     M = lp_optimum(["1/2", "1/2"], lam=lam, fixed=False, method="exact")
     assert M.params["objective"] == 1 / (1 + lam)
     assert M.fixed_point is None
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_highs_agrees_with_exact_at_n8(fixed):
+    z = np.array([Fraction(w, 36) for w in (1, 7, 0, 5, 9, 2, 8, 4)], dtype=object)
+    lam = Fraction(5, 3)
+    exact = float(lp_optimum(z, lam=lam, fixed=fixed, method="exact").params["objective"])
+    for method in ("highs-ds", "highs-ipm"):
+        M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, method=method,
+                       options={"presolve": True})
+        assert abs(M.params["count_error"] - exact) <= 1e-9 * exact
