@@ -117,6 +117,20 @@ class ExactOps:
     def spend1(self, c: Fraction, g: Fraction, zs: Fraction) -> Fraction:
         return c - g * zs
 
+    def z_dot_r(self, starts, amt, offsets) -> Fraction:
+        """``z . r`` with ``r[i] = amt[block(i)] * lam^offsets[i]``."""
+        lengths = np.diff(np.append(starts, len(self.z)))
+        r = np.repeat(amt, lengths) * self.lam_pows(offsets)
+        return sum(self.z * r)
+
+    def lam_pows(self, k: np.ndarray) -> np.ndarray:
+        return _obj([self.lam ** int(e) for e in k])
+
+    def last_column_mass(self, c: Fraction, zr: Fraction) -> Fraction:
+        if c != zr:  # the invariant sum(c) = z . r of Algorithm 1, exactly
+            raise AssertionError(f"heuristic: c_j = {c} but z . r = {zr}")
+        return c
+
     def new_matrix(self, n: int) -> np.ndarray:
         A = np.empty((n, n), dtype=object)
         A[:] = Fraction(0)
@@ -195,6 +209,20 @@ class LogOps:
         d = g + zs - c
         return c + math.log1p(-math.exp(d)) if d < 0 else -math.inf
 
+    def z_dot_r(self, starts, amt, offsets) -> float:
+        lengths = np.diff(np.append(starts, len(self.z)))
+        with np.errstate(divide="ignore"):
+            v = np.log(self.z) + np.repeat(amt, lengths) + self.eps * offsets
+        top = v.max()
+        return top + math.log(np.exp(np.maximum(v - top, _EXP_FLOOR)).sum()) if top > -np.inf \
+            else -math.inf
+
+    def last_column_mass(self, c: float, zr: float) -> float:
+        # c_j tracked by subtraction carries an absolute error near 1e-16 z_j,
+        # which can exceed the z . r of rows where z is tiny (1e-40): the last
+        # column takes the exact identity c_j = z . r instead, so r is spent
+        return zr
+
     def new_matrix(self, n: int) -> np.ndarray:
         # row j holds column j of log T (contiguous writes), written whole when
         # column j is first chosen; never-chosen rows are set to -inf at the end
@@ -245,13 +273,16 @@ class _Vectorised:
         self.amt = ops.full(n, ops.one)  # r at each block's first position
         self.below = np.arange(n - 1)
 
-    def fill(self, j: int) -> bool:
-        """Fill column ``j``; False if the float ``r`` ran out first (rounding)."""
+    def fill(self, j: int, last: bool) -> bool:
+        """Fill column ``j`` (``last``: no other column remains); False if the
+        float ``r`` ran out first (rounding)."""
         ops, n, out = self.ops, self.n, self.out
         lock = self.lock
         p = np.where(lock != 0, lock, np.where(self.below < j, 1, -1))
         first = True
         while True:
+            if last:
+                self.c[j] = ops.last_column_mass(self.c[j], self._z_dot_r())
             out.passes += 1
             if out.passes > out.max_passes:
                 raise RuntimeError(
@@ -271,18 +302,35 @@ class _Vectorised:
             filled = ops.tie1(g, gstar)
             ops.add_to_column(out.matrix, j, gstar, s, first)
             first = False
-            self.amt = ops.spend(amt, s_f, gstar, g_zero, ops.tie(g_zero, gstar))
+            zeroed = ops.tie(g_zero, gstar)
+            self.amt = ops.spend(amt, s_f, gstar, g_zero, zeroed)
             self.c[j] = ops.zero if filled else ops.spend1(self.c[j], gstar, zs)
             tied = np.flatnonzero(ops.tie(g_u, gstar)) if len(u) else np.zeros(0, dtype=int)
+            # Exactly, a block of r reaches 0 only when all of r does (r stays
+            # eps-indistinguishable), in the pass that fills the last column.
+            spent = bool(zeroed.any())
+            if spent and ops.exact and not (zeroed.all() and filled and len(tied) == len(u)):
+                raise AssertionError("heuristic: a block of r reached 0 before the rest")
             new = [(int(u[k]), -int(p[u[k]])) for k in tied]
             out.steps.append((j, gstar, tuple(new)))
             if new:
                 self._merge(tied, new)
                 p[u[tied]] = lock[u[tied]]
+            if spent and not ops.exact:
+                # floats: that pass is the last one; what r or c still hold is
+                # rounding, measured by the caller's check
+                self.amt[:] = ops.zero
+                return False
             if filled:
                 return True
             if not ops.positive(self.amt).any():
-                return False  # floats only: exactly, r = 0 forces c = 0
+                return False
+
+    def _z_dot_r(self) -> Any:
+        height = np.concatenate(([0], np.cumsum(self.lock)))  # profile heights, per block
+        lengths = np.diff(np.append(self.starts, self.n))
+        return self.ops.z_dot_r(self.starts, self.amt,
+                                height - np.repeat(height[self.starts], lengths))
 
     def _merge(self, tied: np.ndarray, new: list) -> None:
         """Join block ``k+1`` to block ``k`` for each tied boundary ``k`` (chains too)."""
@@ -324,7 +372,7 @@ def run(ops: Any, n: int, choose: Callable[[np.ndarray, np.ndarray], int],
     while remaining.any():
         j = choose(c, remaining)
         out.order.append(j)
-        if not filler.fill(j):
+        if not filler.fill(j, int(remaining.sum()) == 1):
             remaining[:] = False  # r is spent; what is left of c is rounding (checked later)
         remaining[j] = False
     if not ops.exact:
@@ -359,9 +407,9 @@ class _Compiled:
         self.lock_pass = np.zeros(n, dtype=np.int64)
         self.counters = np.array([0, out.max_passes, 0], dtype=np.int64)  # passes, bound, locks
 
-    def fill(self, j: int) -> bool:
+    def fill(self, j: int, last: bool) -> bool:
         self.nb, status = _fill_column_jit(
-            j, self.ops.z, self.ops.eps, self.ops.log_c2, self.table, self.kcap, TIE_RTOL,
+            j, last, self.ops.z, self.ops.eps, self.ops.log_c2, self.table, self.kcap, TIE_RTOL,
             self.lock, self.p, self.h, self.h1, self.starts, self.amt, self.span, self.changed,
             self.Lp, self.Lm, self.g_u, self.nb, self.seg_start, self.seg_A, self.c,
             self.out.matrix, self.amounts, self.columns, self.lock_pos, self.lock_pass,
@@ -400,7 +448,32 @@ def _log1m_exp(t: float) -> float:
     return math.log1p(-math.exp(t)) if t < 0 else -math.inf
 
 
-def _fill_column_loop(j, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, starts, amt, span,
+def _log_z_dot_r(z, lock, starts, amt, nb, eps):
+    """``log(z . r)`` from the blocks of ``r`` (streaming log-sum-exp)."""
+    n = z.shape[0]
+    top = -math.inf
+    total = 0.0
+    b = 0
+    height = 0
+    for i in range(n):
+        if b + 1 < nb and starts[b + 1] == i:
+            b += 1
+        if i == starts[b]:
+            height = 0
+        elif i > 0:
+            height += lock[i - 1]
+        if z[i] <= 0.0 or amt[b] == -math.inf:
+            continue
+        v = math.log(z[i]) + amt[b] + eps * height
+        if v > top:
+            total = total * math.exp(max(top - v, -700.0)) + 1.0 if top > -math.inf else 1.0
+            top = v
+        else:
+            total += math.exp(max(v - top, -700.0))
+    return top + math.log(total) if top > -math.inf else -math.inf
+
+
+def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, starts, amt, span,
                       changed, Lp, Lm, g_u, nb, seg_start, seg_A, c, LT, amounts, columns,
                       lock_pos, lock_pass, counters):
     """:meth:`_Vectorised.fill` for floats as one loop (compiled by numba).
@@ -427,6 +500,8 @@ def _fill_column_loop(j, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, start
         if counters[0] >= counters[1]:
             status = 1
             break
+        if last:  # see LogOps.last_column_mass
+            c[j] = _log_z_dot_r(z, lock, starts, amt, nb, eps)
         h[0] = 0
         hmax = 0
         for i in range(1, n):
@@ -466,10 +541,11 @@ def _fill_column_loop(j, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, start
         filled = g <= gstar + tol
         off = gstar - shift
         if first:
-            for i in range(n):
-                h1[i] = h[i]
-            off1 = off
-            first = False
+            if gstar > ninf:  # a float pass of length zero adds nothing
+                for i in range(n):
+                    h1[i] = h[i]
+                off1 = off
+                first = False
         else:
             for q in range(nseg):
                 i = seg_start[q]
@@ -478,13 +554,13 @@ def _fill_column_loop(j, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, start
         columns[counters[0]] = j
         counters[0] += 1
         alive = False
+        spent = False  # see _Vectorised.fill
         for b in range(nb):
             if amt[b] == ninf:
                 continue
             x = gstar + (eps * h[starts[b]] - shift) - amt[b]  # log(g s_f / r_f) <= 0
             if x >= -tol:
-                amt[b] = ninf
-                changed[b] = True
+                spent = True
             else:
                 if x > -50.0:  # smaller changes are below float64 resolution
                     amt[b] += math.log1p(-math.exp(x))
@@ -522,7 +598,11 @@ def _fill_column_loop(j, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, start
                 Lm[w - 1] = Lm[b - 1]
                 w += 1
         nb = w
-        if filled:
+        if spent:
+            for b in range(nb):
+                amt[b] = ninf
+            status = 2
+        elif filled:
             status = 0
         elif not alive:
             status = 2
@@ -530,13 +610,14 @@ def _fill_column_loop(j, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, start
     for i in range(n):
         while q + 1 < nseg and seg_start[q + 1] <= i:
             q += 1
-        LT[j, i] = eps * h1[i] + off1 + seg_A[q]
+        LT[j, i] = ninf if first else eps * h1[i] + off1 + seg_A[q]
     return nb, status
 
 
 if HAVE_NUMBA:
     _log_add = numba.njit(cache=True)(_log_add)
     _log1m_exp = numba.njit(cache=True)(_log1m_exp)
+    _log_z_dot_r = numba.njit(cache=True)(_log_z_dot_r)
     _fill_column_jit = numba.njit(cache=True)(_fill_column_loop)
 else:  # pragma: no cover
     _fill_column_jit = _fill_column_loop
