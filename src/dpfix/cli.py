@@ -17,6 +17,7 @@ from dpfix.exact import ExactnessError
 COMMANDS = {
     "explore": "dpfix.explore",
     "verify": "dpfix.verify",
+    "privatize": "dpfix.privatize",
 }
 
 

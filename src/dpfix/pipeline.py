@@ -1,0 +1,471 @@
+"""The two-stage pipeline (MATH.md section 10): privatize a table of counts.
+
+1. the counts ``d`` (top-coded at the public bound ``upper``) give the histogram
+   ``eta`` and the distribution of counts ``zeta = eta / N``;
+2. a distribution privatizer spends ``eps_1`` on ``zeta`` -> public target ``z``;
+3. a constructor spends ``eps_2`` -> count mechanism ``T`` (fixed point ``z``
+   for the fixed-point constructors);
+4. every row's count ``d_i`` is replaced by a draw from row ``d_i`` of ``T``.
+
+By sequential composition the release is ``eps_t = eps_1 + eps_2``-DP (plus
+the ``delta`` of stage 1 for the cyclic Gaussian). Privacy is never weakened
+silently:
+
+- the split is reported (:attr:`PrivatizedCounts.split_rule`, ``split_fraction``);
+- the float constructors meet their own ``eps`` only within
+  :data:`dpfix.mechanism.FLOAT_RTOL`, so ``T`` is built at
+  ``eps_2 (1 - EPS_MARGIN)`` and its realized level ``privacy_level()`` is
+  then required to be at most ``eps_2`` itself, with no tolerance, before any
+  row is touched (else :class:`NotPrivateError`);
+- the progress callback is told of fixed shares of the rows, never of group
+  sizes (these make up the histogram).
+
+Drawing is grouped by input count: one multinomial draw per count value, its
+outcomes given to the group's rows in a uniformly random order; ``O(N + n^2)``
+in all (the grouping sort is numpy's radix sort, linear for counts of 16 bits).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpfix.data import histogram
+from dpfix.mechanism import FLOAT_RTOL, Mechanism
+
+__all__ = ["RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "build_mechanism",
+           "apply_mechanism", "privatize_counts", "PrivatizedCounts", "CONSTRUCTORS",
+           "EPS_MARGIN", "NotPrivateError", "check_choices"]
+
+#: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
+RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
+
+#: Fixed-point and two-stage constructors use stage 1; the others spend all of
+#: eps_t on the counts and need no target distribution.
+CONSTRUCTORS = {
+    "heuristic": "two-stage",
+    "lp": "two-stage",
+    "unfixed": "two-stage",
+    "truncated-geometric": "one-stage",
+    "staircase": "one-stage",
+}
+
+#: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
+#: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
+EPS_MARGIN = 2 * FLOAT_RTOL
+
+
+class NotPrivateError(ValueError):
+    """The constructed mechanism is not ``eps_2``-DP; no row was drawn."""
+
+
+def rule_of_thumb_split(eps_t: float) -> float:
+    """The fraction ``f = eps_1 / eps_t`` of the paper's rule of thumb (Appendix F).
+
+    Examples
+    --------
+    >>> round(rule_of_thumb_split(1.0), 4)
+    0.1363
+    """
+    a, b, k = RULE_OF_THUMB["A"], RULE_OF_THUMB["B"], RULE_OF_THUMB["K"]
+    return b + (a - b) * math.exp(-k * eps_t)
+
+
+def _split_fraction(epsilon: float, split: Any) -> tuple[float, str]:
+    if isinstance(split, str):
+        if split != "rule-of-thumb":
+            raise ValueError(f"split: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
+        return rule_of_thumb_split(epsilon), "rule-of-thumb"
+    if isinstance(split, bool) or not isinstance(split, numbers.Real):
+        raise ValueError(f"split: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
+    f = float(split)
+    if not 0 < f < 1:
+        raise ValueError(f"split: the stage-1 fraction must be in (0, 1), got {split!r}")
+    return f, "fixed fraction"
+
+
+def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, float]:
+    """``(eps_1, eps_2)`` from the total budget and the split (a fraction in
+    (0, 1) for stage 1, or ``"rule-of-thumb"``); ``eps_1 + eps_2 = epsilon``.
+
+    Examples
+    --------
+    >>> split_budget(2.0, 0.25)
+    (0.5, 1.5)
+    """
+    f, _ = _split_fraction(epsilon, split)
+    eps_1 = f * epsilon
+    return eps_1, epsilon - eps_1
+
+
+def _check_epsilon(epsilon: Any) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise ValueError(f"epsilon: must be a number, got {epsilon!r}")
+    e = float(epsilon)
+    if not math.isfinite(e) or e <= 0:
+        raise ValueError(f"epsilon: must be a finite number > 0, got {epsilon!r}")
+    return e
+
+
+def build_mechanism(z: Any, eps: float, constructor: str = "heuristic",
+                    selector: str = "best", n: int | None = None,
+                    seed: Any = None) -> Mechanism:
+    """Stage 2 on the float path: the count mechanism for target ``z`` (or of
+    size ``n`` for the one-stage baselines, which ignore ``z``).
+
+    Examples
+    --------
+    >>> build_mechanism([0.5, 0.5], 1.0, "unfixed").constructor
+    'unfixed_optimum'
+    """
+    from dpfix import constructors as C
+
+    if constructor == "heuristic":
+        return C.heuristic(z, eps, selector=selector, seed=seed)
+    if constructor == "lp":
+        return C.lp_optimum(z, eps, fixed=True)
+    if constructor == "unfixed":
+        return C.unfixed_optimum(z, eps)
+    if constructor == "truncated-geometric":
+        return C.truncated_geometric(n, eps)
+    if constructor == "staircase":
+        return C.staircase(n, eps)
+    raise ValueError(f"constructor: unknown {constructor!r}; choose from {sorted(CONSTRUCTORS)}")
+
+
+class _Ticks:
+    """Tells ``progress`` of fixed shares of the ``N`` rows at the end of each phase."""
+
+    def __init__(self, progress: Callable[[int], Any] | None, total: int) -> None:
+        self.progress, self.total, self.told = progress, total, 0
+
+    def reach(self, share: float) -> None:
+        target = round(self.total * share)
+        if self.progress is not None and target > self.told:
+            self.progress(target - self.told)
+            self.told = target
+
+
+def _row_probabilities(mech: Mechanism, i: int) -> np.ndarray:
+    if mech.exact:
+        row = np.array([float(x) for x in mech.matrix[i]])
+    else:
+        L = np.asarray(mech.log_matrix[i], dtype=float)
+        row = np.exp(L - L.max())
+    return row / row.sum()
+
+
+def apply_mechanism(mech: Mechanism, counts: Any, rng: np.random.Generator,
+                    progress: Callable[[int], Any] | None = None) -> np.ndarray:
+    """Replace each count ``i`` by a draw from row ``i`` of ``T``, in ``O(N + n^2)``.
+
+    The rows are put in a uniformly random order, then grouped by input count
+    (a stable radix sort, linear for 16-bit keys); the ``m_i`` rows with count
+    ``i`` get the outcomes of one multinomial draw ``Mult(m_i, T[i])`` in
+    that random order, so every row gets an independent draw from its row of
+    ``T``. Reproducible for a given generator. ``progress(k)`` is told of
+    fixed shares of the ``N`` rows as the phases end: never of group sizes,
+    which make up the histogram.
+
+    Examples
+    --------
+    >>> M = Mechanism.from_matrix([[1.0, 0.0], [0.0, 1.0]], eps=1.0)
+    >>> apply_mechanism(M, [1, 0, 1], np.random.default_rng(0)).tolist()
+    [1, 0, 1]
+    """
+    d = np.asarray(counts)
+    if d.ndim != 1 or d.dtype.kind not in "iu":
+        raise ValueError(f"counts: expected a vector of integers, got {d.dtype} of shape {d.shape}")
+    n, N = mech.n, d.shape[0]
+    if N and (d.min() < 0 or d.max() >= n):
+        raise ValueError(f"counts: must lie in 0..{n - 1}")
+    ticks = _Ticks(progress, N)
+    shuffled = rng.permutation(N)
+    ticks.reach(0.4)
+    key = d.astype(np.uint16 if n <= 1 << 16 else np.uint32)[shuffled]
+    order = shuffled[np.argsort(key, kind="stable")]  # radix sort for 16-bit keys: O(N)
+    ticks.reach(0.7)
+    sizes = np.bincount(key, minlength=n)
+    drawn = np.empty(N, dtype=np.int64)
+    start, values = 0, np.arange(n)
+    for i in np.flatnonzero(sizes):
+        m = int(sizes[i])
+        drawn[start:start + m] = np.repeat(values, rng.multinomial(m, _row_probabilities(mech, i)))
+        start += m
+    ticks.reach(0.85)
+    out = np.empty(N, dtype=np.int64)
+    out[order] = drawn
+    ticks.reach(1.0)
+    return out
+
+
+@dataclass
+class PrivatizedCounts:
+    """What :func:`privatize_counts` returns.
+
+    ``counts``, ``z``, the output distribution and everything derived from
+    ``z`` and ``T`` are differentially private; ``n``, ``N`` and the budgets
+    are public. ``topcoded`` (how many true counts exceeded ``upper``) is
+    derived from the true data without noise: it is for the data holder and
+    :meth:`public_report` leaves it out.
+    """
+
+    counts: np.ndarray
+    z: np.ndarray | None
+    eps_1: float
+    eps_2: float
+    mechanism: Mechanism
+    estimated_count_error: float | None
+    n: int
+    N: int
+    topcoded: int
+    privatizer: str | None
+    constructor: str
+    seconds: dict = field(default_factory=dict)
+    stage1: Any = None
+    split_rule: str = "rule-of-thumb"
+    split_fraction: float = 0.0
+    eps_construction: float = 0.0
+    privacy_level: float = 0.0
+    delta: float = 0.0
+    seed: int | None = None
+    selector: str | None = None
+
+    @property
+    def epsilon(self) -> float:
+        """``eps_t = eps_1 + eps_2``."""
+        return self.eps_1 + self.eps_2
+
+    @property
+    def output_distribution(self) -> np.ndarray:
+        """``zhat``: the share of output rows at each count ``0 .. n-1`` (private)."""
+        return np.bincount(self.counts, minlength=self.n) / self.N
+
+    def samplers(self) -> dict[str, str]:
+        """How stage 1 and stage 2 drew their randomness (for the report)."""
+        if self.stage1 is None:
+            s1 = "none (one-stage constructor)"
+        elif self.stage1.secure:
+            s1 = f"OpenDP {self.stage1.noise.get('distribution', '')} (secure sampler)"
+        else:
+            s1 = (f"numpy {self.stage1.noise.get('distribution', '')} with seed {self.seed}: "
+                  "NOT FOR PRODUCTION (tests and experiments only)")
+        s2 = ("numpy PCG64 multinomial on float64 rows of T, "
+              + ("seeded from OS entropy" if self.seed is None
+                 else f"seed {self.seed}: NOT FOR PRODUCTION"))
+        return {"stage1": s1, "stage2": s2}
+
+    def public_report(self) -> dict[str, Any]:
+        """Budgets, target, estimate and provenance: public or private values only.
+
+        Examples
+        --------
+        >>> r = privatize_counts([0, 1, 1, 2], 1.0, upper=2, seed=0).public_report()
+        >>> r["budget"]["split"]["rule"], r["n"], r["N"]
+        ('rule-of-thumb', 3, 4)
+        """
+        mech = self.mechanism
+        split = {"rule": self.split_rule, "fraction": self.split_fraction}
+        if self.split_rule == "rule-of-thumb":
+            split.update(formula="f = B + (A - B) exp(-K eps_t)", constants=dict(RULE_OF_THUMB))
+        stage1 = None
+        if self.stage1 is not None:
+            s = self.stage1
+            stage1 = {"privatizer": s.method, "postprocess": s.postprocess, "notion": s.notion,
+                      "budget": s.budget, "secure": s.secure, "noise": s.noise}
+        return {
+            "budget": {"eps_t": self.epsilon, "eps_1": self.eps_1, "eps_2": self.eps_2,
+                       "delta": self.delta, "split": split,
+                       "composition": "sequential: stage 1 (eps_1) then T (eps_2)"},
+            "n": self.n, "N": self.N,
+            "target_z": None if self.z is None else self.z.tolist(),
+            "estimated_count_error": {
+                "value": self.estimated_count_error, "weights": "abs",
+                "definition": "<W, T>, W[i, j] = z_i |i - j|: expected |output - input| "
+                              "when counts follow z; from z and T only, no privacy cost"},
+            "mechanism": {"constructor": self.constructor, "name": mech.constructor,
+                          "selector": self.selector, "eps_construction": self.eps_construction,
+                          "privacy_level": self.privacy_level,
+                          "dp_check": "privacy_level <= eps_2 checked before any row was drawn",
+                          "fixed_point": mech.fixed_point is not None,
+                          "row_sum_error": float(mech.row_sum_error()),
+                          "fixed_point_error": None if mech.fixed_point is None
+                          else float(mech.fixed_point_error()),
+                          "build_seconds": mech.build_seconds},
+            "stage1": stage1,
+            "samplers": self.samplers(),
+            "seed": self.seed,
+            "output_distribution": self.output_distribution.tolist(),
+        }
+
+
+def _check_counts(counts: Any) -> np.ndarray:
+    d = np.asarray(counts)
+    if d.ndim != 1:
+        raise ValueError(f"counts: expected one count per row (1 dimension), got shape {d.shape}")
+    if d.size == 0:
+        raise ValueError("counts: the table has no rows")
+    if d.dtype.kind not in "iu":
+        raise ValueError(f"counts: must be integers, got dtype {d.dtype}")
+    if d.min() < 0:
+        raise ValueError(f"counts: must be non-negative, got {d.min()}")
+    return d.astype(np.int64, copy=False)
+
+
+def check_choices(constructor: str = "heuristic", selector: Any = "best",
+                  privatizer: str = "cyclic-laplace", postprocess: Any = None) -> None:
+    """Raise ``ValueError`` naming the first unknown method name.
+
+    Examples
+    --------
+    >>> check_choices(constructor="simplex")
+    Traceback (most recent call last):
+    ...
+    ValueError: constructor: unknown 'simplex'; choose from heuristic, lp, unfixed, ...
+    """
+    from dpfix.constructors.heuristic import SELECTORS
+    from dpfix.privatizers import METHODS, POSTPROCESSORS
+
+    if constructor not in CONSTRUCTORS:
+        raise ValueError(f"constructor: unknown {constructor!r}; choose from "
+                         f"{', '.join(CONSTRUCTORS)}")
+    if isinstance(selector, str) and selector not in SELECTORS:
+        raise ValueError(f"selector: unknown {selector!r}; choose from {', '.join(SELECTORS)}")
+    if privatizer not in METHODS:
+        raise ValueError(f"privatizer: unknown {privatizer!r}; choose from {', '.join(METHODS)}")
+    if isinstance(postprocess, str) and postprocess not in POSTPROCESSORS:
+        raise ValueError(f"postprocess: unknown {postprocess!r}; choose from "
+                         f"{', '.join(POSTPROCESSORS)}")
+
+
+def privatize_counts(
+    counts: Any,
+    epsilon: float,
+    *,
+    upper: int,
+    constructor: str = "heuristic",
+    selector: str = "best",
+    split: Any = "rule-of-thumb",
+    privatizer: str = "cyclic-laplace",
+    seed: int | None = None,
+    delta: float | None = None,
+    postprocess: str | None = None,
+    progress: Callable[[int], Any] | None = None,
+    on_stage: Callable[[str], Any] | None = None,
+) -> PrivatizedCounts:
+    """Privatize a table of counts with the two-stage framework (paper Section 1.2).
+
+    Parameters
+    ----------
+    counts : the non-negative integer counts, one per row (category).
+    epsilon : the total budget ``eps_t``.
+    upper : the public upper bound; counts above it are top-coded to it
+        (``n = upper + 1`` count values).
+    constructor : ``"heuristic"`` (Algorithm 1), ``"lp"`` (count-error optimum
+        over F, HiGHS; small ``upper`` only), ``"unfixed"`` (Algorithm 2), or
+        the one-stage baselines ``"truncated-geometric"``, ``"staircase"`` (all
+        of ``epsilon`` on the counts; no target, no split).
+    selector : the heuristic's column selector (``"best"`` by default).
+    split : the fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"``
+        (MATH.md section 10).
+    privatizer : the distribution privatizer of stage 1.
+    seed : makes the run reproducible (numpy's seeded samplers: tests and
+        experiments); ``None`` (production) uses OpenDP's secure samplers for
+        stage 1 and OS entropy for stage 2.
+    delta : the delta of stage 1 for ``privatizer="cyclic-gaussian"``
+        (an (eps_1, delta) guarantee); refused for the pure-DP privatizers.
+    postprocess : stage 1's post-processing (None: the privatizers' default).
+    progress : called with numbers of rows done (fixed shares of ``N``).
+    on_stage : called with ``"stage 1"``, ``"construct"``, ``"draw"``.
+
+    Returns
+    -------
+    PrivatizedCounts
+
+    Raises
+    ------
+    NotPrivateError
+        The mechanism's realized level exceeds ``eps_2``: no row is touched.
+    ValueError
+        On bad input.
+
+    Examples
+    --------
+    >>> r = privatize_counts([0, 0, 1, 3, 9], 1.0, upper=3, split=0.5, seed=1)
+    >>> r.eps_1, r.eps_2, r.n, r.N, r.topcoded, r.privacy_level <= r.eps_2
+    (0.5, 0.5, 4, 5, 1, True)
+    >>> bool(r.estimated_count_error == r.mechanism.count_error("abs", r.z))
+    True
+    """
+    from dpfix.privatizers import privatize_distribution
+
+    eps_t = _check_epsilon(epsilon)
+    if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
+        raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
+    check_choices(constructor, selector, privatizer, postprocess)
+    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
+                             or seed < 0):
+        raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
+    two_stage = CONSTRUCTORS[constructor] == "two-stage"
+    if two_stage:
+        fraction, rule = _split_fraction(eps_t, split)
+    elif split != "rule-of-thumb":
+        raise ValueError(f"split: constructor {constructor!r} is one-stage (all of epsilon "
+                         "on the counts); drop the split")
+    else:
+        fraction, rule = 0.0, "none (one-stage constructor)"
+    if privatizer == "cyclic-gaussian" and two_stage and delta is None:
+        raise ValueError("delta: the cyclic Gaussian privatizer needs delta (eps_1, delta)")
+    if delta is not None and (privatizer != "cyclic-gaussian" or not two_stage):
+        raise ValueError(f"delta: privatizer {privatizer!r} is pure eps-DP; drop delta")
+    d = _check_counts(counts)
+    upper = int(upper)
+    eta, topcoded = histogram(d, upper)
+    d = np.minimum(d, upper)
+    n, N = upper + 1, int(d.size)
+    stage1_seed, stage2_seed, selector_seed = np.random.SeedSequence(seed).spawn(3)
+    stage = on_stage or (lambda name: None)
+    seconds: dict[str, float] = {}
+
+    z = stage1 = None
+    eps_1, eps_2 = (fraction * eps_t, eps_t - fraction * eps_t) if two_stage else (0.0, eps_t)
+    if two_stage:
+        stage("stage 1")
+        start = time.perf_counter()
+        extra: dict[str, Any] = {} if delta is None else {"delta": delta}
+        if postprocess is not None:
+            extra["postprocess"] = postprocess
+        stage1 = privatize_distribution(
+            eta, eps_1, method=privatizer, secure=seed is None,
+            rng=None if seed is None else np.random.default_rng(stage1_seed), **extra)
+        z = np.asarray(stage1.z, dtype=float)
+        seconds["stage1"] = time.perf_counter() - start
+
+    stage("construct")
+    start = time.perf_counter()
+    eps_build = eps_2 * (1 - EPS_MARGIN)
+    mech = build_mechanism(z, eps_build, constructor, selector, n=n, seed=selector_seed)
+    seconds["construct"] = time.perf_counter() - start
+    level = mech.privacy_level()
+    if mech.delta or not level <= eps_2:  # no tolerance: the margin is already spent
+        raise NotPrivateError(f"{mech.constructor}: privacy level {level!r} exceeds eps_2 = "
+                              f"{eps_2!r}; refusing to apply it")
+    mech.check(z if mech.fixed_point is not None else None)
+
+    stage("draw")
+    start = time.perf_counter()
+    out = apply_mechanism(mech, d, np.random.default_rng(stage2_seed), progress)
+    seconds["apply"] = time.perf_counter() - start
+    estimate = float(mech.count_error("abs", z)) if z is not None else None
+    return PrivatizedCounts(
+        out, z, eps_1, eps_2, mech, estimate, n, N, topcoded,
+        privatizer if two_stage else None, constructor, seconds, stage1,
+        split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
+        privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
+        selector=selector if constructor == "heuristic" else None)
