@@ -21,8 +21,8 @@ silently:
   sizes (these make up the histogram).
 
 Drawing is grouped by input count: one multinomial draw per count value, its
-outcomes given to the group's rows in a uniformly random order; ``O(N + n^2)``
-in all (the grouping sort is numpy's radix sort, linear for counts of 16 bits).
+outcomes shuffled onto the group's rows; ``O(N + n^2)`` in all (the grouping
+sort is numpy's radix sort, linear for counts of 16 bits).
 """
 
 from __future__ import annotations
@@ -165,13 +165,13 @@ def apply_mechanism(mech: Mechanism, counts: Any, rng: np.random.Generator,
                     progress: Callable[[int], Any] | None = None) -> np.ndarray:
     """Replace each count ``i`` by a draw from row ``i`` of ``T``, in ``O(N + n^2)``.
 
-    The rows are put in a uniformly random order, then grouped by input count
-    (a stable radix sort, linear for 16-bit keys); the ``m_i`` rows with count
-    ``i`` get the outcomes of one multinomial draw ``Mult(m_i, T[i])`` in
-    that random order, so every row gets an independent draw from its row of
-    ``T``. Reproducible for a given generator. ``progress(k)`` is told of
-    fixed shares of the ``N`` rows as the phases end: never of group sizes,
-    which make up the histogram.
+    The rows are grouped by input count (a stable radix sort, linear for
+    16-bit keys); the ``m_i`` rows with count ``i`` get the outcomes of one
+    multinomial draw ``Mult(m_i, T[i])`` in a uniformly random order (a
+    shuffle within the group), so every row gets an independent draw from its
+    row of ``T``. Reproducible for a given generator. ``progress(k)`` is told
+    of fixed shares of the ``N`` rows as the phases end: never of group
+    sizes, which make up the histogram.
 
     Examples
     --------
@@ -186,21 +186,22 @@ def apply_mechanism(mech: Mechanism, counts: Any, rng: np.random.Generator,
     if N and (d.min() < 0 or d.max() >= n):
         raise ValueError(f"counts: must lie in 0..{n - 1}")
     ticks = _Ticks(progress, N)
-    shuffled = rng.permutation(N)
-    ticks.reach(0.4)
-    key = d.astype(np.uint16 if n <= 1 << 16 else np.uint32)[shuffled]
-    order = shuffled[np.argsort(key, kind="stable")]  # radix sort for 16-bit keys: O(N)
-    ticks.reach(0.7)
+    small = np.uint16 if n <= 1 << 16 else np.uint32  # narrow values: the shuffles stay in cache
+    key = d.astype(small)
+    order = np.argsort(key, kind="stable")  # radix sort for 16-bit keys: O(N)
+    ticks.reach(0.25)
     sizes = np.bincount(key, minlength=n)
-    drawn = np.empty(N, dtype=np.int64)
-    start, values = 0, np.arange(n)
+    drawn = np.empty(N, dtype=small)
+    start, values = 0, np.arange(n, dtype=small)
     for i in np.flatnonzero(sizes):
         m = int(sizes[i])
-        drawn[start:start + m] = np.repeat(values, rng.multinomial(m, _row_probabilities(mech, i)))
+        part = drawn[start:start + m]
+        part[:] = np.repeat(values, rng.multinomial(m, _row_probabilities(mech, i)))
+        rng.shuffle(part)
         start += m
     ticks.reach(0.85)
     out = np.empty(N, dtype=np.int64)
-    out[order] = drawn
+    out[order] = drawn  # ascending positions within each group: a streaming write
     ticks.reach(1.0)
     return out
 

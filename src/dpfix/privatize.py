@@ -83,7 +83,7 @@ def _counts_of(values: Any, column: str) -> np.ndarray:
 
     if values.dtype == bool:
         raise ValueError(f"column {column!r} holds booleans, not counts")
-    if values.dtype == object:
+    if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
         text = values.astype(str).str.strip()
         values = values.where(text != "", np.nan)  # an empty cell is a missing value
     a = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)

@@ -1,0 +1,378 @@
+"""``dpfix privatize``: files in, files out, one-line errors, nothing unnoised leaked."""
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpfix.constructors as C
+from dpfix.cli import main
+from dpfix.data import data_path
+from dpfix.mechanism import Mechanism
+from dpfix.privatize import make_figure
+
+
+def _shared_available() -> bool:
+    try:
+        data_path("crime_data.csv")
+    except FileNotFoundError:
+        return False
+    return True
+
+
+needs_data = pytest.mark.skipif(not _shared_available(), reason="shared data folder absent")
+
+
+def cli(capsys, *argv):
+    try:
+        rc = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse's own errors
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def rows(path: Path, **kw) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8-sig", **kw) as f:
+        return list(csv.reader(f))
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A CSV table whose other columns would not survive a numeric round trip."""
+    rng = np.random.default_rng(0)
+    k = rng.negative_binomial(2, 0.3, 300)
+    k[:3] = [0, 75, 120]  # two above the bound 30
+    path = tmp_path / "t.csv"
+    frame = pd.DataFrame({"name": [f"Place {i}, ST" for i in range(300)],
+                          "code": [f"{i:05d}" for i in range(300)],
+                          "rate": [f"{i / 7:.10f}0" for i in range(300)],
+                          "k": k, "note": ["NA" if i % 3 else "" for i in range(300)]})
+    frame.to_csv(path, index=False)
+    return path
+
+
+def base(table, tmp_path, *extra):
+    return [table, "--column", "k", "--epsilon", "1", "--upper", "30",
+            "--out", tmp_path / "o.csv", "--seed", "1", "--quiet", *extra]
+
+
+# ------------------------------------------------------------------ end to end
+@needs_data
+def test_crime_data_end_to_end(tmp_path, capsys):
+    src = data_path("crime_data.csv")
+    before = digest(src)
+    out, rep, conf, png = (tmp_path / f for f in ("o.csv", "r.json", "c.json", "p.png"))
+    rc, stdout, err = cli(capsys, "privatize", src, "--column", "MURDER", "--epsilon", "1",
+                          "--upper", "50", "--out", out, "--report", rep, "--plot", png,
+                          "--confidential-report", conf, "--quiet")
+    assert rc == 0 and err == "" and digest(src) == before
+    a, b = rows(src), rows(out)
+    col = a[0].index("MURDER")
+    assert len(b) == len(a) == 3137 and b[0] == a[0]
+    for ra, rb in zip(a[1:], b[1:], strict=True):  # every other cell byte for byte
+        assert ra[:col] + ra[col + 1:] == rb[:col] + rb[col + 1:]
+        assert 0 <= int(rb[col]) <= 50
+    da, db = pd.read_csv(src, encoding="utf-8-sig"), pd.read_csv(out)
+    pd.testing.assert_frame_equal(da.drop(columns="MURDER"), db.drop(columns="MURDER"))
+    r = json.loads(rep.read_text())
+    assert (r["n"], r["N"], r["upper"]) == (51, 3136, 50)
+    assert r["budget"]["eps_t"] == 1 and r["budget"]["split"]["rule"] == "rule-of-thumb"
+    assert r["budget"]["eps_1"] + r["budget"]["eps_2"] == pytest.approx(1, rel=1e-15)
+    assert r["mechanism"]["privacy_level"] <= r["budget"]["eps_2"]
+    assert len(r["target_z"]) == 51 and sum(r["target_z"]) == pytest.approx(1)
+    assert r["estimated_count_error"]["value"] > 0 and "OpenDP" in r["samplers"]["stage1"]
+    assert set(r["timings_seconds"]) >= {"stage1", "construct", "apply", "read", "total"}
+    assert r["stage1"]["postprocess"] and r["mechanism"]["selector"] == "best"
+    c = json.loads(conf.read_text())
+    true = np.array([int(x[col]) for x in a[1:]])
+    assert c["CONFIDENTIAL"] == "derived from the true data without noise"
+    assert c["topcoded"] == int((true > 50).sum()) > 0
+    zeta = np.bincount(np.minimum(true, 50), minlength=51) / 3136
+    assert c["true_distribution_zeta"] == pytest.approx(zeta.tolist(), abs=1e-15)
+    assert "topcoded" not in json.dumps(r) and "zeta" not in json.dumps(r)
+    assert [x.split()[0] for x in stdout.splitlines()] == ["dpfix"] + ["wrote"] * 4
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("constructor", ["heuristic", "lp", "unfixed", "truncated-geometric",
+                                         "staircase"])
+def test_each_constructor_end_to_end(constructor, table, tmp_path, capsys):
+    upper = "8" if constructor == "lp" else "30"
+    args = base(table, tmp_path, "--constructor", constructor, "--report", tmp_path / "r.json")
+    args[args.index("--upper") + 1] = upper
+    rc, _, err = cli(capsys, "privatize", *args)
+    assert rc == 0, err
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["mechanism"]["constructor"] == constructor
+    assert r["mechanism"]["privacy_level"] <= r["budget"]["eps_2"]
+    assert r["mechanism"]["fixed_point"] is (constructor in ("heuristic", "lp"))
+    one_stage = constructor in ("truncated-geometric", "staircase")
+    assert (r["target_z"] is None) is one_stage and (r["budget"]["eps_1"] == 0) is one_stage
+    k = pd.read_csv(tmp_path / "o.csv")["k"]
+    assert len(k) == 300 and k.between(0, int(upper)).all()
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(table, tmp_path, capsys):
+    outs = []
+    for i, seed in enumerate(["5", "5", "6"]):
+        out = tmp_path / f"o{i}.csv"
+        args = base(table, tmp_path)
+        args[args.index("--out") + 1], args[args.index("--seed") + 1] = out, seed
+        assert cli(capsys, "privatize", *args)[0] == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0] != outs[2]
+
+
+def test_other_csv_cells_untouched_bom_crlf_quotes(tmp_path, capsys):
+    src = tmp_path / "q.csv"
+    lines = ['id,"label",k,extra', '007,"a, ""quoted"" b",3,', '010,plain,0,NA',
+             '011,"multi\nline",99,1.50']
+    src.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    out = tmp_path / "o.csv"
+    rc, _, err = cli(capsys, "privatize", src, "--column", "k", "--epsilon", "2",
+                     "--upper", "10", "--out", out, "--seed", "0", "--quiet")
+    assert rc == 0, err
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
+    a, b = rows(src), rows(out)
+    assert [r[:2] + r[3:] for r in a] == [r[:2] + r[3:] for r in b]
+    assert all(0 <= int(r[2]) <= 10 for r in b[1:])
+
+
+def test_parquet_keeps_dtypes(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    src = tmp_path / "t.parquet"
+    frame = pd.DataFrame({"k": np.array([0, 4, 2, 9, 1] * 20, dtype=np.int32),
+                          "f": np.linspace(0, 1, 100), "s": [f"x{i}" for i in range(100)],
+                          "c": pd.Categorical(["a", "b"] * 50)},
+                         index=pd.RangeIndex(100, 200))
+    frame.to_parquet(src)
+    out = tmp_path / "o.parquet"
+    rc, _, err = cli(capsys, "privatize", src, "--column", "k", "--epsilon", "1",
+                     "--upper", "5", "--out", out, "--seed", "0", "--quiet")
+    assert rc == 0, err
+    got = pd.read_parquet(out)
+    pd.testing.assert_frame_equal(got.drop(columns="k"), frame.drop(columns="k"))
+    assert got["k"].dtype == np.int32 and got["k"].between(0, 5).all()
+
+
+@pytest.mark.parametrize("header", [",0", None])
+def test_histogram_in_histogram_out(header, tmp_path, capsys):
+    eta = [0, 3, 10, 25, 40, 25, 10, 3, 0, 1]
+    src = tmp_path / "h.csv"
+    body = [f"{i},{m}" for i, m in enumerate(eta)]
+    src.write_text("\n".join(([header] if header else []) + body) + "\n")
+    out = tmp_path / "o.csv"
+    rc, _, err = cli(capsys, "privatize", src, "--histogram", "--epsilon", "1", "--upper", "8",
+                     "--out", out, "--seed", "0", "--quiet")
+    assert rc == 0, err
+    lines = out.read_text().splitlines()
+    if header:
+        assert lines.pop(0) == header
+    pairs = [tuple(map(int, x.split(","))) for x in lines]
+    assert [i for i, _ in pairs] == list(range(9)) and sum(m for _, m in pairs) == sum(eta)
+
+
+@needs_data
+def test_shared_binomial_histogram(tmp_path, capsys):
+    out = tmp_path / "o.csv"
+    rc, _, err = cli(capsys, "privatize", data_path("binom_hist_data.csv"), "--histogram",
+                     "--epsilon", "1", "--upper", "20", "--out", out, "--quiet")
+    assert rc == 0, err
+    lines = out.read_text().splitlines()
+    assert lines[0] == ",0" and sum(int(x.split(",")[1]) for x in lines[1:]) == 10_000
+
+
+def test_force_overwrites(table, tmp_path, capsys):
+    (tmp_path / "o.csv").write_text("old\n")
+    assert cli(capsys, "privatize", *base(table, tmp_path), "--force")[0] == 0
+    assert len(pd.read_csv(tmp_path / "o.csv")) == 300
+
+
+# ------------------------------------------------------------------ bad input
+BAD_VALUES = {"fraction": ("2.5", "not an integer"), "negative": ("-3", "negative"),
+              "nan": ("nan", "missing value"), "empty": ("", "missing value"),
+              "text": ("abc", "not a number"), "inf": ("inf", "not an integer")}
+
+
+def assert_refused(capsys, argv, match, tmp_path, inputs):
+    before = {p: digest(p) for p in inputs}
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    rc, out, err = cli(capsys, "privatize", *argv)
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1 and match in err, err
+    assert err.startswith("dpfix privatize: error:")
+    for name in ("o.csv", "r.json", "p.png", "c.json"):  # none created (nor temporaries)
+        assert name in listing or not (tmp_path / name).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+    assert {p: digest(p) for p in inputs} == before
+    return err
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_VALUES))
+def test_bad_value_in_the_column(bad, table, tmp_path, capsys):
+    value, match = BAD_VALUES[bad]
+    frame = pd.read_csv(table, dtype=str, keep_default_na=False)
+    frame.loc[7, "k"] = value
+    frame.to_csv(table, index=False)
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png",
+                "--confidential-report", tmp_path / "c.json")
+    err = assert_refused(capsys, argv, match, tmp_path, [table])
+    assert "column 'k', row 7" in err
+
+
+OPTION_CASES = {
+    "missing file": (["--input", "nope.csv"], "not found"),
+    "missing column": (["--column", "K"], "column 'K' not found"),
+    "eps zero": (["--epsilon", "0"], "--epsilon"),
+    "eps negative": (["--epsilon=-1"], "--epsilon"),
+    "eps nan": (["--epsilon", "nan"], "--epsilon"),
+    "eps inf": (["--epsilon", "inf"], "--epsilon"),
+    "eps text": (["--epsilon", "one"], "--epsilon"),
+    "upper zero": (["--upper", "0"], "--upper"),
+    "upper fraction": (["--upper", "2.5"], "--upper"),
+    "constructor": (["--constructor", "simplex"], "constructor: unknown 'simplex'"),
+    "selector": (["--selector", "median"], "selector: unknown 'median'"),
+    "privatizer": (["--privatizer", "gauss"], "privatizer: unknown 'gauss'"),
+    "postprocess": (["--postprocess", "round"], "postprocess: unknown 'round'"),
+    "split": (["--split", "1.5"], "--split"),
+    "split text": (["--split", "half"], "--split"),
+    "seed": (["--seed", "-4"], "--seed"),
+    "delta without gaussian": (["--delta", "1e-6"], "delta"),
+    "one-stage split": (["--constructor", "staircase", "--split", "0.3"], "one-stage"),
+    "plot type": (["--plot", "PLOT.xyz"], "--plot"),
+    "parquet out": (["--out", "OUT.parquet"], "--out"),
+    "histogram and column": (["--histogram"], "--column"),
+    "no epsilon": (["--epsilon", None], "--epsilon is required"),
+    "no column": (["--column", None], "--column"),
+    "flag without value": (["--upper"], "--upper"),
+    "out folder missing": (["--out", "MISSING/o.csv"], "does not exist"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPTION_CASES))
+def test_bad_option(case, table, tmp_path, capsys):
+    change, match = OPTION_CASES[case]
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json")
+    if change[0] == "--input":
+        argv[0] = tmp_path / change[1]
+    elif len(change) == 1 and change[0] in argv and change[0] != "--histogram":
+        argv = argv[:argv.index(change[0]) + 1]  # the flag is the last word, its value lost
+    elif len(change) == 1:
+        argv += change
+    else:
+        for flag, value in zip(change[::2], change[1::2], strict=True):
+            if flag in argv:
+                i = argv.index(flag)
+                argv[i:i + 2] = [] if value is None else [flag, value]
+            else:
+                argv += [flag, value]
+    argv = [str(a).replace("PLOT", str(tmp_path / "p")).replace("OUT", str(tmp_path / "o"))
+            .replace("MISSING", str(tmp_path / "missing")) for a in argv]
+    assert_refused(capsys, argv, match, tmp_path, [table])
+
+
+@pytest.mark.parametrize("content, match", [("k\n", "no rows"), ("", "empty"),
+                                            ("a,b\n1,2\n", "not found")])
+def test_empty_or_headless_tables(content, match, tmp_path, capsys):
+    src = tmp_path / "e.csv"
+    src.write_text(content)
+    assert_refused(capsys, base(src, tmp_path), match, tmp_path, [src])
+
+
+@pytest.mark.parametrize("existing", ["o.csv", "r.json"])
+def test_existing_output_is_refused_and_left_alone(existing, table, tmp_path, capsys):
+    (tmp_path / existing).write_text("keep me\n")
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json")
+    assert_refused(capsys, argv, "exists (use --force", tmp_path, [table, tmp_path / existing])
+
+
+def test_output_may_not_be_the_input(table, tmp_path, capsys):
+    argv = base(table, tmp_path, "--force")
+    argv[argv.index("--out") + 1] = table
+    assert_refused(capsys, argv, "is the input file", tmp_path, [table])
+
+
+def test_non_dp_mechanism_writes_nothing(table, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(C, "heuristic", lambda z, eps, **kw: Mechanism.from_matrix(
+        np.eye(len(z)), eps=eps, fixed_point=np.asarray(z)))
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json")
+    assert_refused(capsys, argv, "exceeds eps_2", tmp_path, [table])
+
+
+# ------------------------------------------------------------------ the rest
+def test_progress_bar_and_quiet(table, tmp_path, capsys):
+    argv = [a for a in base(table, tmp_path) if a not in ("--quiet",)]
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0 and "row" in err and "%" in err and "NOT FOR PRODUCTION" in err
+    argv[argv.index("--out") + 1] = tmp_path / "o2.csv"
+    rc, out, err = cli(capsys, "privatize", *argv, "--quiet")
+    assert rc == 0 and err == "" and "wrote" in out
+
+
+def test_figure_is_labelled(table):
+    from dpfix.pipeline import privatize_counts
+
+    r = privatize_counts(pd.read_csv(table)["k"].to_numpy(), 1.0, upper=30, seed=0)
+    ax = make_figure(r, "t").axes[0]
+    assert ax.get_xlabel() == "count" and ax.get_ylabel() == "share of rows"
+    assert "eps_t = 1" in ax.get_title()
+    assert len(ax.get_legend().get_texts()) == 2
+
+
+def test_help_says_the_bound_is_public(capsys):
+    rc, out, _ = cli(capsys, "privatize", "--help")
+    text = " ".join(out.split())
+    assert rc == 0 and "public upper bound" in text and "not computed from the data" in text
+    assert "--confidential-report" in text and "NOT FOR PRODUCTION" in text
+
+
+def test_demo_writes_a_named_folder(tmp_path, capsys):
+    root = tmp_path / "run"
+    rc, out, err = cli(capsys, "privatize", "--demo", "--out-dir", root, "--seed", "2",
+                       "--quiet")
+    assert rc == 0, err
+    assert f"demo outputs in {root}" in out
+    for f in ("input.csv", "privatized.csv", "report.json", "plot.png",
+              "confidential_report.json"):
+        assert (root / "synthetic" / f).is_file()
+    crime = _shared_available()
+    assert (root / "crime" / "report.json").is_file() is crime
+    assert (root / "crime" / "confidential_report.json").exists() is False
+    if crime:
+        assert json.loads((root / "crime" / "report.json").read_text())["N"] == 3136
+    rc, _, err = cli(capsys, "privatize", "--demo", "--out-dir", root, "--quiet")
+    assert rc == 2 and "exists" in err and len(err.splitlines()) == 1
+    assert cli(capsys, "privatize", "--demo", "--out-dir", root, "--quiet", "--force")[0] == 0
+
+
+def test_demo_without_shared_data(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("DPFIX_DATA", raising=False)
+    monkeypatch.setattr("dpfix.data.data_dir", lambda: (_ for _ in ()).throw(
+        FileNotFoundError("no data folder")))
+    rc, out, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--seed",
+                       "0", "--quiet")
+    assert rc == 0, err
+    assert "crime demo skipped" in out and not (tmp_path / "d" / "crime").exists()
+
+
+def test_demo_refuses_inputs(tmp_path, capsys):
+    rc, _, err = cli(capsys, "privatize", "--demo", "--column", "k")
+    assert rc == 2 and "--column" in err and len(err.splitlines()) == 1
+
+
+def test_failure_while_writing_leaves_nothing_behind(table, tmp_path, capsys, monkeypatch):
+    def broken(*a, **k):  # fails after the output table has been written to its temporary
+        raise ValueError("plot: renderer failed")
+    monkeypatch.setattr("dpfix.privatize.make_figure", broken)
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
+    assert_refused(capsys, argv, "renderer failed", tmp_path, [table])
