@@ -182,10 +182,10 @@ class LogOps:
     def step_limits(self, amt, r_end, s_f, s_e, up):
         g_zero = amt - s_f
         a1, re = amt[1:], r_end[:-1]
-        # log(lam*hi - lo) = log hi + eps + log1p(-e^t), t = log lo - log hi - eps <= 0
-        t = np.where(up, re - a1, a1 - re) - self.eps
-        base = np.where(up, a1 - s_e[:-1], re - s_f[1:]) + (self.eps - self.log_c2)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):  # dead blocks: -inf - -inf
+            # log(lam*hi - lo) = log hi + eps + log1p(-e^t), t = log lo - log hi - eps <= 0
+            t = np.where(up, re - a1, a1 - re) - self.eps
+            base = np.where(up, a1 - s_e[:-1], re - s_f[1:]) + (self.eps - self.log_c2)
             g_u = np.where(t < 0, base + np.log1p(-np.exp(np.minimum(t, 0.0))), -np.inf)
         return g_zero, g_u
 
@@ -296,35 +296,59 @@ class _Vectorised:
             u = ends[:-1]  # the unlocked positions: block boundaries
             g_zero, g_u = ops.step_limits(amt, ops.times_lam_pow(amt, self.span), s_f, s_e,
                                           p[u] > 0)
-            gstar = min(g, ops.minimum(g_zero), ops.minimum(g_u) if len(u) else g)
+            # Dead blocks (floats only) constrain nothing; see _kill.
+            live = ops.positive(amt)
+            both = live[:-1] & live[1:]
+            gstar = min([g, ops.minimum(g_zero[live])]
+                        + ([ops.minimum(g_u[both])] if both.any() else []))
             if ops.exact and gstar <= 0:
                 raise AssertionError("heuristic: a zero-length step in exact arithmetic")
             filled = ops.tie1(g, gstar)
             ops.add_to_column(out.matrix, j, gstar, s, first)
             first = False
-            zeroed = ops.tie(g_zero, gstar)
+            zeroed = live & ops.tie(g_zero, gstar)
             self.amt = ops.spend(amt, s_f, gstar, g_zero, zeroed)
             self.c[j] = ops.zero if filled else ops.spend1(self.c[j], gstar, zs)
-            tied = np.flatnonzero(ops.tie(g_u, gstar)) if len(u) else np.zeros(0, dtype=int)
-            # Exactly, a block of r reaches 0 only when all of r does (r stays
-            # eps-indistinguishable), in the pass that fills the last column.
-            spent = bool(zeroed.any())
-            if spent and ops.exact and not (zeroed.all() and filled and len(tied) == len(u)):
-                raise AssertionError("heuristic: a block of r reached 0 before the rest")
+            tied = both & ops.tie(g_u, gstar) if len(u) else np.zeros(0, dtype=bool)
+            if zeroed.any():
+                # Exactly, a block of r reaches 0 only when all of r does (r
+                # stays eps-indistinguishable), in the pass filling the last column.
+                if ops.exact and not (zeroed.all() and filled and tied.all()):
+                    raise AssertionError("heuristic: a block of r reached 0 before the rest")
+                if not ops.exact:
+                    tied &= ~(zeroed[:-1] | zeroed[1:])
+            tied = np.flatnonzero(tied)
             new = [(int(u[k]), -int(p[u[k]])) for k in tied]
-            out.steps.append((j, gstar, tuple(new)))
+            dead = self._kill(zeroed, u, p) if zeroed.any() and not ops.exact else []
+            out.steps.append((j, gstar, tuple(sorted(new + dead))))
             if new:
                 self._merge(tied, new)
                 p[u[tied]] = lock[u[tied]]
-            if spent and not ops.exact:
-                # floats: that pass is the last one; what r or c still hold is
-                # rounding, measured by the caller's check
-                self.amt[:] = ops.zero
-                return False
+            if not ops.positive(self.amt).any():
+                return False  # r is spent (exactly: with the last column); c is rounding
             if filled:
                 return True
-            if not ops.positive(self.amt).any():
-                return False
+
+    def _kill(self, zeroed: np.ndarray, u: np.ndarray, p: np.ndarray) -> list:
+        """Floats: blocks whose r fell to rounding level (a step of length
+        ``g_zero``) stay at 0 and drop out of the constraints.
+
+        Exactly this cannot happen before the end; in floats it does where r is
+        below the rounding of the row sums (about 1e-15, often far from the
+        current column), and ending the run there would strand the r still
+        held elsewhere. Their neighbours are then within ``lam`` of that level,
+        so later scales overfill the dead rows by about ``lam^2`` times it at
+        most. Each boundary of a dead block is marked locked (so every pass
+        still locks a position or fills a column: the pass bound holds), in
+        the direction that makes later scales lower on the dead side.
+        """
+        out = []
+        for k, a in enumerate(u):
+            if self.lock[a] == 0 and (zeroed[k] or zeroed[k + 1]):
+                d = -int(p[a]) if zeroed[k] and zeroed[k + 1] else (1 if zeroed[k] else -1)
+                self.lock[a] = p[a] = d
+                out.append((int(a), d))
+        return out
 
     def _z_dot_r(self) -> Any:
         height = np.concatenate(([0], np.cumsum(self.lock)))  # profile heights, per block
@@ -398,6 +422,7 @@ class _Compiled:
         self.span = np.zeros(n, dtype=np.int64)
         self.amt = np.zeros(n)
         self.changed = np.ones(n, dtype=np.bool_)
+        self.dying = np.zeros(n, dtype=np.bool_)
         self.Lp, self.Lm, self.g_u = np.zeros(n), np.zeros(n), np.zeros(n)
         self.seg_start, self.seg_A = np.zeros(n, dtype=np.int64), np.zeros(n)
         self.nb = n
@@ -411,7 +436,7 @@ class _Compiled:
         self.nb, status = _fill_column_jit(
             j, last, self.ops.z, self.ops.eps, self.ops.log_c2, self.table, self.kcap, TIE_RTOL,
             self.lock, self.p, self.h, self.h1, self.starts, self.amt, self.span, self.changed,
-            self.Lp, self.Lm, self.g_u, self.nb, self.seg_start, self.seg_A, self.c,
+            self.dying, self.Lp, self.Lm, self.g_u, self.nb, self.seg_start, self.seg_A, self.c,
             self.out.matrix, self.amounts, self.columns, self.lock_pos, self.lock_pass,
             self.counters)
         self.out.passes = int(self.counters[0])
@@ -474,7 +499,7 @@ def _log_z_dot_r(z, lock, starts, amt, nb, eps):
 
 
 def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1, starts, amt, span,
-                      changed, Lp, Lm, g_u, nb, seg_start, seg_A, c, LT, amounts, columns,
+                      changed, dying, Lp, Lm, g_u, nb, seg_start, seg_A, c, LT, amounts, columns,
                       lock_pos, lock_pass, counters):
     """:meth:`_Vectorised.fill` for floats as one loop (compiled by numba).
 
@@ -520,11 +545,16 @@ def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1,
         g = c[j] - zs
         gstar = g
         for b in range(nb):
+            if amt[b] == ninf:
+                continue  # a dead block (see _Vectorised._kill)
             gz = amt[b] - (eps * h[starts[b]] - shift)
             if gz < gstar:
                 gstar = gz
         for b in range(nb - 1):
             e = starts[b + 1] - 1  # the unlocked position between blocks b and b+1
+            if amt[b] == ninf or amt[b + 1] == ninf:
+                g_u[b] = math.inf
+                continue
             re = amt[b] + eps * span[b]
             if changed[b] or changed[b + 1]:
                 Lp[b] = _log1m_exp(re - amt[b + 1] - eps)
@@ -554,13 +584,15 @@ def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1,
         columns[counters[0]] = j
         counters[0] += 1
         alive = False
-        spent = False  # see _Vectorised.fill
         for b in range(nb):
+            dying[b] = False
             if amt[b] == ninf:
                 continue
             x = gstar + (eps * h[starts[b]] - shift) - amt[b]  # log(g s_f / r_f) <= 0
             if x >= -tol:
-                spent = True
+                dying[b] = True
+                amt[b] = ninf
+                changed[b] = True
             else:
                 if x > -50.0:  # smaller changes are below float64 resolution
                     amt[b] += math.log1p(-math.exp(x))
@@ -573,7 +605,25 @@ def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1,
         w = 1
         for b in range(1, nb):
             e = starts[b] - 1
-            if g_u[b - 1] <= gstar + tol:
+            if dying[b - 1] or dying[b]:
+                if lock[e] == 0:  # see _Vectorised._kill
+                    if dying[b - 1] and dying[b]:
+                        lock[e] = -p[e]
+                    else:
+                        lock[e] = 1 if dying[b - 1] else -1
+                    p[e] = lock[e]
+                    lock_pos[counters[2]] = e
+                    lock_pass[counters[2]] = counters[0] - 1
+                    counters[2] += 1
+                starts[w] = starts[b]
+                amt[w] = amt[b]
+                span[w] = span[b]
+                changed[w] = True
+                dying[w] = dying[b]
+                Lp[w - 1] = Lp[b - 1]
+                Lm[w - 1] = Lm[b - 1]
+                w += 1
+            elif g_u[b - 1] <= gstar + tol:
                 lock[e] = -p[e]
                 p[e] = lock[e]
                 lock_pos[counters[2]] = e
@@ -594,18 +644,15 @@ def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1,
                 amt[w] = amt[b]
                 span[w] = span[b]
                 changed[w] = changed[b]
+                dying[w] = dying[b]
                 Lp[w - 1] = Lp[b - 1]
                 Lm[w - 1] = Lm[b - 1]
                 w += 1
         nb = w
-        if spent:
-            for b in range(nb):
-                amt[b] = ninf
+        if not alive:
             status = 2
         elif filled:
             status = 0
-        elif not alive:
-            status = 2
     q = 0
     for i in range(n):
         while q + 1 < nseg and seg_start[q + 1] <= i:
