@@ -376,3 +376,20 @@ def test_failure_while_writing_leaves_nothing_behind(table, tmp_path, capsys, mo
     monkeypatch.setattr("dpfix.privatize.make_figure", broken)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
     assert_refused(capsys, argv, "renderer failed", tmp_path, [table])
+
+
+@pytest.mark.parametrize("body, match", [("0,3\n1,2.5\n", "not an integer"),
+                                         ("0,3\n1,-2\n", "negative"),
+                                         ("count,number\n0,0\n1,0\n", "no rows"),
+                                         ("0,3\n1,x\n", "expected 'count,number'")])
+def test_bad_histogram(body, match, tmp_path, capsys):
+    src = tmp_path / "h.csv"
+    src.write_text(body)
+    argv = [src, "--histogram", "--epsilon", "1", "--upper", "5", "--out", tmp_path / "o.csv"]
+    assert_refused(capsys, argv, match, tmp_path, [src])
+
+
+def test_error_is_one_line_without_quiet(table, tmp_path, capsys):
+    argv = [a for a in base(table, tmp_path, "--constructor", "staircase", "--split", "0.2")
+            if a != "--quiet"]  # seeded and not quiet: still one line, no warning
+    assert_refused(capsys, argv, "one-stage", tmp_path, [table])

@@ -144,14 +144,21 @@ def _read_histogram(path: Path) -> _Input:
         raise ValueError(f"histogram file {path} has no rows (every number is 0)")
     raw = path.read_bytes()
     header = None
-    for line in raw.decode("utf-8-sig").splitlines():
-        if line.strip():
-            cells = line.split(",")
-            try:
-                int(cells[0]), float(cells[1])
-            except (ValueError, IndexError):
-                header = line
-            break
+    lines = [(k, line) for k, line in enumerate(raw.decode("utf-8-sig").splitlines(), 1)
+             if line.strip()]
+    for k, line in lines:
+        cells = line.split(",")
+        try:
+            number = float(cells[1])
+            int(cells[0])
+        except (ValueError, IndexError):
+            if k == lines[0][0]:
+                header = line  # read_histogram skipped it too
+                continue
+            raise
+        if not number.is_integer():  # read_histogram would truncate it
+            raise ValueError(f"{path}, line {k}: the number {cells[1].strip()!r} is not an "
+                             "integer")
     counts = np.repeat(np.arange(len(eta), dtype=np.int64), eta)
     return _Input(path, "histogram", counts, header=header, bom=raw.startswith(codecs.BOM_UTF8))
 
@@ -464,8 +471,9 @@ class _Progress:
         if self.bar is not None:
             self.bar.update(rows)
 
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
         if self.bar is not None:
+            self.bar.leave = not failed  # an error message replaces the bar
             self.bar.close()
 
 
@@ -502,8 +510,10 @@ def privatize_file(input_path: str | Path, *, column: str | None, epsilon: float
     try:
         result = privatize_counts(inp.counts, epsilon, upper=upper, progress=progress.update,
                                   on_stage=progress.stage, **options)
-    finally:
-        progress.close()
+    except BaseException:
+        progress.close(failed=True)
+        raise
+    progress.close()
 
     staged = _Staged()
     try:
@@ -536,8 +546,9 @@ def _announce(result: PrivatizedCounts, paths: list[Path | None]) -> None:
 
 
 def _warn(options: dict, quiet: bool) -> None:
+    """After a successful run (an error stays a single line on stderr)."""
     if options["seed"] is not None and not quiet:
-        print("dpfix privatize: warning: --seed uses numpy's seeded samplers: reproducible, "
+        print("dpfix privatize: warning: --seed used numpy's seeded samplers: reproducible, "
               "NOT FOR PRODUCTION", file=sys.stderr)
 
 
@@ -572,7 +583,6 @@ def _demo(args: argparse.Namespace) -> int:
     outs = {f"{name}/{f}": root / name / f for name, *_ in jobs for f in files}
     _check_outputs({"input.csv": jobs[0][1], **outs}, args.force,
                    [p for _, p, _, _ in jobs[1:]])
-    _warn(options, args.quiet)
     table = pd.DataFrame({"category": [f"c{i:05d}" for i in range(2000)],
                           "count": synthetic_counts()})
     staged = _Staged()
@@ -591,6 +601,7 @@ def _demo(args: argparse.Namespace) -> int:
         _announce(result, [d / f for f in files[:3]]
                   + ([d / files[3]] if name == "synthetic" else []))
     print(f"dpfix privatize: demo outputs in {root}")
+    _warn(options, args.quiet)
     return 0
 
 
@@ -608,12 +619,12 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{flag} is required")
     eps, upper = _epsilon(args.epsilon), _upper(args.upper)
     options = _method_options(args)
-    _warn(options, args.quiet)
     result = privatize_file(args.input, column=args.column, epsilon=eps, upper=upper,
                             out=args.out, histogram=args.histogram, report=args.report,
                             plot=args.plot, confidential_report=args.confidential_report,
                             force=args.force, quiet=args.quiet, **options)
     _announce(result, [Path(args.out), args.report, args.plot, args.confidential_report])
+    _warn(options, args.quiet)
     return 0
 
 
