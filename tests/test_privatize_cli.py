@@ -393,3 +393,22 @@ def test_error_is_one_line_without_quiet(table, tmp_path, capsys):
     argv = [a for a in base(table, tmp_path, "--constructor", "staircase", "--split", "0.2")
             if a != "--quiet"]  # seeded and not quiet: still one line, no warning
     assert_refused(capsys, argv, "one-stage", tmp_path, [table])
+
+
+def test_ragged_csv_is_one_line(tmp_path, capsys):
+    src = tmp_path / "r.csv"
+    src.write_text("a,k\n1,2\n3,4,5\n")
+    assert_refused(capsys, [src, "--column", "k", "--epsilon", "1", "--upper", "5",
+                            "--out", tmp_path / "o.csv"], "input file", tmp_path, [src])
+
+
+def test_help_lists_every_method():
+    from dpfix.cli import build_parser
+    from dpfix.constructors.heuristic import SELECTORS
+    from dpfix.pipeline import CONSTRUCTORS
+    from dpfix.privatizers import METHODS, POSTPROCESSORS
+
+    sub = build_parser()._subparsers._group_actions[0].choices["privatize"]
+    text = " ".join(sub.format_help().split()).replace("- ", "-")
+    for name in [*CONSTRUCTORS, *SELECTORS, *METHODS, *POSTPROCESSORS]:
+        assert name in text, name

@@ -106,6 +106,8 @@ def _read_csv(path: Path, column: str) -> _Input:
         raise ValueError(f"input file {path} is empty") from None
     except UnicodeDecodeError:
         raise ValueError(f"input file {path} is not UTF-8 text") from None
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"input file {path}: {exc}") from None
     header = [str(h) for h in frame.iloc[0]]
     where = [k for k, h in enumerate(header) if h == column]
     if not where:
@@ -607,6 +609,15 @@ def _demo(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix privatize`` (errors raise ValueError/FileNotFoundError: exit 2)."""
+    try:
+        return _run(args)
+    except (ValueError, OSError) as exc:  # one line, as dpfix.cli prints it
+        text = " ".join(str(exc).split())
+        raise (FileNotFoundError if isinstance(exc, FileNotFoundError) else ValueError)(text) \
+            from None
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.demo:
         return _demo(args)
     if args.out_dir is not None:
