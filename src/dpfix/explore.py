@@ -20,7 +20,7 @@ from dpfix.exact import exact_array, exact_lam
 __all__ = ["format_matrix", "polytope_summary", "add_parser", "run"]
 
 #: Graph diameters are computed only up to this many vertices (all-pairs BFS).
-DIAMETER_MAX_VERTICES = 3000
+DIAMETER_MAX_VERTICES = 1000
 
 
 def format_matrix(M: Any, indent: str = "    ") -> str:
@@ -99,8 +99,9 @@ def _run_example1() -> int:
     print(f"1. Two different extreme points of R_F with one extreme image: lam = {ex.lam}, "
           f"z = ({', '.join(map(str, ex.z))})")
     for name, B in (("B1", ex.B1), ("B2", ex.B2)):
-        print(f"  {name} (rows: scales in canonical order; "
-              f"{len(difference_vectors(B, ex.z, ex.lam))} difference vectors):")
+        H = difference_vectors(B, ex.z, ex.lam)
+        print(f"  {name} (rows: the scales in canonical order; {len(H)} independent "
+              f"difference vector(s), so Psi-affinely simplified, Theorem 4):")
         print(format_matrix(B))
     print("  Psi B1 = Psi B2 = T, an extreme point of F:")
     print(format_matrix(ex.T))

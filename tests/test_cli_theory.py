@@ -1,0 +1,74 @@
+"""The research commands: ``dpfix verify`` and ``dpfix explore``."""
+
+import textwrap
+
+import pytest
+
+from dpfix.cli import main
+from dpfix.counterexamples import find_example1
+from dpfix.polytopes import RF, F
+from dpfix.representation import is_psi_affinely_simplified, psi_map
+
+
+def test_verify_runs_one_check_and_prints_the_table(capsys):
+    assert main(["verify", "--quick", "--only", "Corollary 2"]) == 0
+    out = capsys.readouterr().out
+    assert "Corollary 2" in out and "ok" in out and "1 passed, 0 failed" in out
+
+
+def test_verify_reports_failures_and_empty_checks(tmp_path, capsys):
+    (tmp_path / "check_broken.py").write_text(textwrap.dedent("""
+        RESULT = "Broken"
+        STATEMENT = "always fails"
+        def run(mode):
+            assert 1 == 2, "case n=2 fails"
+    """))
+    (tmp_path / "check_empty.py").write_text(textwrap.dedent("""
+        RESULT = "Empty"
+        STATEMENT = "checks nothing"
+        def run(mode):
+            return 0
+    """))
+    assert main(["verify", "--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "case n=2 fails" in out and "no case checked" in out and "0 passed, 2 failed" in out
+
+
+def test_verify_unknown_only_is_a_clean_error(capsys):
+    assert main(["verify", "--only", "Theorem 99"]) == 2
+    assert "matches no check" in capsys.readouterr().err
+
+
+def test_explore_prints_counts_dimensions_and_graphs(capsys):
+    assert main(["explore", "--n", "2", "--lam", "2", "--z", "1/2", "1/2"]) == 0
+    out = capsys.readouterr().out
+    assert "R_F[z]" in out and "diameter" in out
+    # n = 2, lam = 2: U is a quadrilateral (2 free entries, 4 vertices)
+    u_row = next(line for line in out.splitlines() if line.startswith("U "))
+    assert u_row.split()[1:3] == ["2", "4"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["explore", "--lam", "1"], "must be > 1"),
+    (["explore", "--n", "3", "--z", "1/2", "1/2"], "length"),
+    (["explore", "--lam", "0.5x"], "cannot read"),
+])
+def test_explore_bad_input(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_example1_both_phenomena_exactly(capsys):
+    ex = find_example1()
+    assert (ex.B1 != ex.B2).any()
+    assert (psi_map(ex.B1, ex.lam) == ex.T).all() and (psi_map(ex.B2, ex.lam) == ex.T).all()
+    R = RF(3, ex.lam, ex.z)
+    assert R.is_extreme(ex.B1) and R.is_extreme(ex.B2)
+    assert is_psi_affinely_simplified(ex.B1, ex.z, ex.lam)
+    assert F(3, ex.lam, ex.z).is_extreme(ex.T)
+    assert RF(3, ex.lam3, ex.z3).is_extreme(ex.B3)
+    assert F(3, ex.lam3, ex.z3).contains(ex.T3) and not F(3, ex.lam3, ex.z3).is_extreme(ex.T3)
+    assert main(["explore", "example1"]) == 0
+    out = capsys.readouterr().out
+    assert "B1" in out and "B2" in out and "B3" in out and "not extreme" in out
