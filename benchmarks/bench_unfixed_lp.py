@@ -6,9 +6,8 @@ Measures (medians of repeated runs, wall-clock seconds):
   final ``Mechanism.check()``;
 - ``lp_optimum`` over F at n = 60 with ``highs-ds`` and ``highs-ipm``;
 - for each HiGHS method, the largest n solved within a time cap (60 s; 10 s
-  with ``--quick``): doubling from 60 until a run fails or exceeds the cap,
-  then bisection between the last success and the first failure while the
-  total budget lasts.
+  with ``--quick``): see :func:`largest_n` (the whole run takes about 5
+  minutes; 1.5 with ``--quick``).
 
 Writes ``benchmarks/results/unfixed_lp.json`` and prints a table. Run:
 ``python benchmarks/bench_unfixed_lp.py [--quick]``.
@@ -18,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -52,7 +52,7 @@ def bench_algorithm2(repeats: int) -> list[dict]:
         z = _z(n)
         for eps in (5.0, 0.01):
             fast, t_fast = _median_time(repeats, unfixed_optimum, z, eps=eps, check=False)
-            full, t_full = _median_time(max(1, repeats // 2), unfixed_optimum, z, eps=eps)
+            full, t_full = _median_time(1 if n > 1000 else repeats, unfixed_optimum, z, eps=eps)
             rows.append({"what": "unfixed_optimum", "n": n, "eps": eps, "median_s": fast,
                          "median_s_with_check": full, "times": t_fast, "times_with_check": t_full})
     return rows
@@ -80,21 +80,32 @@ def _solve_within(n: int, method: str, cap: float) -> tuple[bool, float]:
 
 
 def largest_n(method: str, cap: float, budget: float) -> dict:
-    """Doubling then bisection search for the largest n solved within ``cap`` seconds."""
+    """The largest n solved within ``cap`` seconds: double n from 60 while runs are
+    quick (under ``cap / 8``); near the cap, step to the n that the growth of the
+    last two runs predicts at 95% of the cap; after a failure, bisect. A run is
+    started only if the budget could absorb a full ``cap``."""
     start = time.perf_counter()
     tried: list[dict] = []
     good, bad, n = None, None, 60
-    while bad is None and time.perf_counter() - start < budget:
+    while n is not None and time.perf_counter() - start + cap <= budget:
         ok, sec = _solve_within(n, method, cap)
         tried.append({"n": n, "ok": ok, "seconds": sec})
-        good, bad = (n, None) if ok else (good, n)
-        n *= 2
-    while (good is not None and bad is not None and bad - good > max(4, good // 16)
-           and time.perf_counter() - start < budget):
-        mid = (good + bad) // 2
-        ok, sec = _solve_within(mid, method, cap)
-        tried.append({"n": mid, "ok": ok, "seconds": sec})
-        good, bad = (mid, bad) if ok else (good, mid)
+        if ok:
+            good = n
+        else:
+            bad = n
+        if bad is not None:
+            lo = good if good is not None else 0
+            n = (lo + bad) // 2 if bad - lo > max(4, lo // 16) else None
+            continue
+        wins = [t for t in tried if t["ok"]]
+        if sec < cap / 8 or len(wins) < 2:
+            n = 2 * n
+            continue
+        prev = wins[-2]
+        power = max(2.0, math.log(sec / prev["seconds"]) / math.log(n / prev["n"]))
+        factor = 0.95 * (cap / sec) ** (1 / power)
+        n = int(n * min(2.0, factor)) if factor >= 1.03 else None
     return {"what": "largest n for lp_optimum F", "method": method, "eps": LP_EPS,
             "cap_s": cap, "largest_n": good, "smallest_failed_n": bad, "tried": tried}
 
@@ -104,7 +115,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--quick", action="store_true", help="fewer repeats, 10 s cap, 1 min budget")
     args = p.parse_args(argv)
     repeats = 3 if args.quick else 5
-    cap, budget = (10.0, 30.0) if args.quick else (60.0, 130.0)
+    cap, budget = (10.0, 35.0) if args.quick else (60.0, 115.0)
     out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                        "loadavg_start": os.getloadavg()}, "quick": args.quick,
            "algorithm2": bench_algorithm2(repeats), "lp60": bench_lp60(repeats),
