@@ -15,6 +15,7 @@ test: $(STAMP)
 	$(BIN)/dpfix verify --quick
 
 run: $(STAMP)
+	$(BIN)/dpfix privatize --demo --out-dir $(RUN_OUT) --force
 	$(BIN)/dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6
 	$(BIN)/dpfix explore example1
 

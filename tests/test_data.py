@@ -87,3 +87,11 @@ def test_histogram_topcodes_and_synthetic_is_reproducible():
         histogram([1], 0)
     a, b = synthetic_counts(seed=3), synthetic_counts(seed=3)
     assert np.array_equal(a, b) and (a == 0).mean() > 0.3
+
+
+def test_histogram_file_refuses_fractional_and_negative_numbers(tmp_path):
+    for body, message in [("0,2.5\n", "non-negative integers"), ("0,-1\n", "non-negative"),
+                          ("0,1\nx,y\n", "expected 'count,number'"), ("count,number\n", "no rows")]:
+        (tmp_path / "h.csv").write_text(body)
+        with pytest.raises(ValueError, match=message):
+            read_histogram(tmp_path / "h.csv")

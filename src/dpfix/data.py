@@ -84,6 +84,15 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     return out
 
 
+def _histogram_row(line: str) -> tuple[int, float] | None:
+    """``(count, number)`` of a ``count,number`` line, or None if it is not one."""
+    cells = [c.strip() for c in line.split(",")]
+    try:
+        return int(cells[0]), float(cells[1])
+    except (ValueError, IndexError):
+        return None
+
+
 def read_histogram(path: str | Path) -> np.ndarray:
     """A histogram file as ``eta`` (``eta[i]`` categories with count ``i``).
 
@@ -95,20 +104,18 @@ def read_histogram(path: str | Path) -> np.ndarray:
         raise FileNotFoundError(f"histogram file {path} not found")
     pairs = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-        cells = [c.strip() for c in line.split(",")]
         if not line.strip():
             continue
-        try:
-            i, m = int(cells[0]), int(float(cells[1]))
-        except (ValueError, IndexError):
-            if lineno == 1 and not pairs:
+        row = _histogram_row(line)
+        if row is None:
+            if lineno == 1:
                 continue  # a header line
-            raise ValueError(
-                f"{path}, line {lineno}: expected 'count,number', got {line!r}"
-            ) from None
-        if i < 0 or m < 0:
-            raise ValueError(f"{path}, line {lineno}: negative entry in {line!r}")
-        pairs.append((i, m))
+            raise ValueError(f"{path}, line {lineno}: expected 'count,number', got {line!r}")
+        i, m = row
+        if i < 0 or m < 0 or not np.isfinite(m) or m != int(m):
+            raise ValueError(f"{path}, line {lineno}: counts and numbers must be non-negative "
+                             f"integers, got {line!r}")
+        pairs.append((i, int(m)))
     if not pairs:
         raise ValueError(f"histogram file {path} has no rows")
     eta = np.zeros(max(i for i, _ in pairs) + 1, dtype=np.int64)
