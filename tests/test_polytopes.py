@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dpfix.cases import LAMS, standard_z
 from dpfix.exact import ExactnessError, nullspace, rank
-from dpfix.polytopes import RF, RU, VERTEX_LIMITS, F, U
+from dpfix.polytopes import RF, RU, VERTEX_LIMITS, F, U, _sparse_rank
 from dpfix.scales import pattern_of, psi
 
 Fr = Fraction
@@ -164,12 +164,36 @@ def test_every_vertex_extreme_and_theorem2(n, lam):
             assert rank(V) == n
 
 
+@pytest.mark.parametrize("lam", LAMS)
+def test_theorem2_converse_n3(lam):
+    # columns a_j s_j for independent scales s_j with S a = 1, a > 0: a positive extreme T
+    P, S_all = poly("U", 3, lam), psi(3, lam)
+    built = 0
+    for cols in combinations(range(4), 3):
+        S = S_all[:, list(cols)]
+        N = nullspace(np.hstack([S, -np.ones((3, 1), dtype=object) * Fr(1)]))
+        if rank(S) < 3 or N.shape[1] != 1:
+            continue
+        a = N[:3, 0] / N[3, 0]
+        if all(v > 0 for v in a):
+            T = S * a  # column j scaled by a_j
+            assert P.is_extreme(T) and tuple(T.ravel()) in keyset(P.vertices())
+            built += 1
+    assert built > 0
+
+
 @pytest.mark.full
 @pytest.mark.parametrize("lam", LAMS)
 def test_every_vertex_extreme_n4(lam):
     for kind, zname in [("U", None), ("F", "asymmetric"), ("R_U", None)]:
         P = poly(kind, 4, lam, zname)
         assert all(P.is_extreme(V) for V in P.vertices())
+        if kind == "U":  # Theorem 2 on the positive vertices
+            positive = [V for V in P.vertices() if all(v > 0 for v in V.ravel())]
+            assert positive and all(rank(V) == 4 for V in positive)
+            for V in positive:
+                for j in range(4):
+                    pattern_of(V[:, j], lam)
 
 
 @pytest.mark.parametrize("kind,zname", [("F", "uniform"), ("F", "geometric"), ("F", "zero"),
@@ -409,3 +433,28 @@ def test_h_representation_attributes():
     R = RF(3, 2, ["1/3", "1/3", "1/3"])
     assert R.shape == (4, 3) and R.A_ub.shape == (12, 12) and R.A_eq.shape == (6, 12)
     assert RU(3, 2).z is None and repr(RU(3, 2)) == "R_U(n=3, lam=2)"
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.data())
+def test_sparse_rank_agrees_with_dense_rank(m, d, data):
+    entries = st.sampled_from([0, 0, 0, 1, -1, 2, Fr(1, 3), Fr(-3, 2)])
+    A = np.array(data.draw(st.lists(st.lists(entries, min_size=d, max_size=d),
+                                    min_size=m, max_size=m)), dtype=object)
+    rows = [{c: Fr(v) for c, v in enumerate(r)} for r in A]
+    assert _sparse_rank(rows) == rank(A)
+
+
+def test_sparse_rank_on_active_constraints():
+    P = poly("F", 3, Fr(2), "asymmetric")
+    for V in P.vertices()[:10]:
+        for X in (V, (V + P.vertices()[-1]) / 2):
+            assert _sparse_rank(P._active_rows(list(X.ravel()))) == rank(P.active_constraints(X))
+
+
+def test_accepts_exact_mechanism_refuses_float_one():
+    from dpfix.mechanism import Mechanism
+    T = Mechanism.from_matrix(M([["2/3", "1/3"], ["1/3", "2/3"]]), lam=2)
+    assert F(2, 2, ["1/2", "1/2"]).is_extreme(T)
+    with pytest.raises(ExactnessError):
+        U(2, 2).contains(Mechanism(matrix=None, log_matrix=np.log(np.full((2, 2), 0.5)),
+                                   eps=float(np.log(2))))

@@ -28,7 +28,8 @@ import cdd.gmp
 import networkx as nx
 import numpy as np
 
-from dpfix.exact import exact_array, exact_lam, nullspace, rank
+from dpfix.exact import ExactnessError, exact_array, exact_lam, nullspace
+from dpfix.mechanism import Mechanism
 from dpfix.scales import psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS"]
@@ -45,6 +46,33 @@ _WHY = {
 }
 
 Row = dict[int, Fraction]
+
+
+def _sparse_rank(rows: list[Row]) -> int:
+    """Exact rank of sparse rows (column -> Fraction) by forward elimination.
+
+    The same answer as :func:`dpfix.exact.rank` (the tests compare them), but the
+    constraint rows have 2 to ``n`` non-zeros each, so this is far quicker at
+    ``n`` around 10 than the dense Gauss-Jordan.
+    """
+    pivots: dict[int, Row] = {}  # leading column -> row scaled to 1 there
+    for row in rows:
+        r = {c: v for c, v in row.items() if v != 0}
+        while r:
+            c = min(r)
+            p = pivots.get(c)
+            if p is None:
+                inv = 1 / r[c]
+                pivots[c] = {k: v * inv for k, v in r.items()}
+                break
+            f = r[c]
+            for k, v in p.items():  # every k >= c, so r's leading column moves right
+                nv = r.get(k, 0) - f * v
+                if nv:
+                    r[k] = nv
+                else:
+                    r.pop(k, None)
+    return len(pivots)
 
 
 class Polytope:
@@ -96,7 +124,7 @@ class Polytope:
                     A[r, c] = v
             self._dense["A" + key[1:]] = A
             self._dense["b" + key[1:]] = np.array([b for _, b in rows], dtype=object)
-        return self._dense[key]
+        return self._dense[key].copy()  # callers may write to it; the rows stay intact
 
     @property
     def A_ub(self) -> np.ndarray:
@@ -120,7 +148,10 @@ class Polytope:
 
     # -- points --------------------------------------------------------------------------
     def _flat(self, X: Any, name: str = "X") -> list[Fraction]:
-        if getattr(X, "matrix", None) is not None and hasattr(X, "lam"):  # a Mechanism
+        if isinstance(X, Mechanism):
+            if X.matrix is None:
+                raise ExactnessError(f"{name}: a float Mechanism given where an exact one is "
+                                     "required; build it with a rational lam")
             X = X.matrix
         arr = exact_array(X, name)
         if arr.shape != self.shape:
@@ -134,6 +165,7 @@ class Polytope:
     def contains(self, X: Any) -> bool:
         """Whether the exact point ``X`` satisfies every constraint.
 
+        ``X`` is a matrix of :attr:`shape` or an exact :class:`~dpfix.mechanism.Mechanism`.
         Raises ``ValueError`` if ``X`` has the wrong shape and
         :class:`~dpfix.exact.ExactnessError` if it holds floats.
 
@@ -184,7 +216,7 @@ class Polytope:
         """
         if not self.contains(X):
             return False
-        return rank(self.active_constraints(X)) == self.num_variables
+        return _sparse_rank(self._active_rows(self._flat(X))) == self.num_variables
 
     # -- cdd ----------------------------------------------------------------------------
     def _cdd_matrix(self, objective: list[Fraction] | None = None) -> Any:
@@ -278,11 +310,7 @@ class Polytope:
             implicit = cdd.gmp.implicit_linearity_rows(self._cdd_matrix())
             m = len(self._eq)
             rows = [a for a, _ in self._eq] + [self._ub[r - m][0] for r in sorted(implicit)]
-            E = np.full((len(rows), self.num_variables), Fraction(0), dtype=object)
-            for r, coef in enumerate(rows):
-                for c, v in coef.items():
-                    E[r, c] = v
-            self._dimension = self.num_variables - rank(E)
+            self._dimension = self.num_variables - _sparse_rank(rows)
         return self._dimension
 
     # -- linear programs ----------------------------------------------------------------
@@ -317,10 +345,8 @@ class Polytope:
         At an optimum, every direction ``u`` in the nullspace of the active rows is
         feasible both ways, so ``<C, u> = 0``: the value never changes.
         """
-        while True:
+        while _sparse_rank(self._active_rows(x)) < self.num_variables:
             N = nullspace(self.active_constraints(np.array(x, dtype=object).reshape(self.shape)))
-            if N.shape[1] == 0:
-                return x
             u = list(N[:, 0])
             # Largest step t with every non-tight a.(x + t u) <= b; bounded since P is.
             steps = [(b - self._dot(a, x)) / au for a, b in self._ub
@@ -331,6 +357,7 @@ class Polytope:
                          if (au := self._dot(a, u)) > 0]
             t = min(steps)
             x = [xi + t * ui for xi, ui in zip(x, u, strict=True)]
+        return x
 
     def optimal_face_vertices(self, C: Any,
                               limit: int | None | Literal["default"] = "default"
