@@ -18,11 +18,11 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from dpfix.representation import psi_map
 
 from dpfix.cases import grid, ns_for
 from dpfix.exact import rank
 from dpfix.polytopes import RF, F
+from dpfix.representation import psi_map
 from dpfix.scales import psi
 
 RESULT = "Corollary 3"

@@ -14,10 +14,10 @@ from fractions import Fraction
 
 import cdd.gmp
 import numpy as np
-from dpfix.representation import decompose, psi_map
 
 from dpfix.cases import LAMS, ns_for, random_convex_point, random_lam
 from dpfix.polytopes import U
+from dpfix.representation import decompose, psi_map
 from dpfix.scales import psi
 
 RESULT = "Lemma 1"

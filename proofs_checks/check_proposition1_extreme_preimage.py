@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from dpfix.representation import extreme_preimage, psi_map
-
 from dpfix.cases import grid, ns_for
 from dpfix.polytopes import RF, F
+from dpfix.representation import extreme_preimage, psi_map
 
 RESULT = "Proposition 1"
 STATEMENT = "every extreme T of F is Psi B for some extreme B of R_F"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from dpfix.representation import decompose, psi_map
 
 from dpfix.cases import LAMS, ns_for, random_convex_point
 from dpfix.polytopes import RU, U
+from dpfix.representation import decompose, psi_map
 
 RESULT = "Theorem 10"
 STATEMENT = "Psi maps R_U onto U (both inclusions, on vertices and random points)"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from dpfix.representation import decompose, psi_map
 
 from dpfix.cases import grid, ns_for, random_convex_point, random_lam, random_z
 from dpfix.polytopes import RF, F
+from dpfix.representation import decompose, psi_map
 
 RESULT = "Theorem 3"
 STATEMENT = "Psi maps R_F onto F (both inclusions, on vertices and random points)"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from dpfix.representation import has_movement_in_support, is_psi_affinely_simplified
 
 from dpfix.cases import grid, midpoints, ns_for, random_convex_point
 from dpfix.polytopes import RF
+from dpfix.representation import has_movement_in_support, is_psi_affinely_simplified
 
 RESULT = "Lemma 2, Theorem 4"
 STATEMENT = "B in R_F is extreme iff Psi-affinely simplified iff no movement fits its support"
