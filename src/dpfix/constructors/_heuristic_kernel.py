@@ -19,6 +19,15 @@ sums, which is what makes a naive float implementation drift (its rows stop
 summing to 1 somewhere between n = 200 and 500). In floats every amount is a
 logarithm, so entries such as ``e^-50000`` (n = 10,000, eps = 5) stay
 representable.
+
+Floats hold ``r`` to about 1e-15 absolutely (each row's spent mass is exact to
+rounding), not relatively: where ``r`` falls to that level the exact ties can
+no longer be followed. Two rules keep the float run valid there: the last
+column takes ``c_j = z . r`` (the exact identity ``sum(c) = z . r``; the
+tracked ``c_j`` cannot see rows of tiny ``z``), and a block of ``r`` that a
+step spends is set to 0 and drops out of the constraints
+(:meth:`_Vectorised._kill`) instead of ending the run. The exact path asserts
+that neither rule ever changes anything there.
 """
 
 from __future__ import annotations
@@ -293,7 +302,7 @@ class _Vectorised:
             starts, amt = self.starts, self.amt
             ends = np.append(starts[1:] - 1, n - 1)
             s_f, s_e = ops.scale_at(s, starts), ops.scale_at(s, ends)
-            u = ends[:-1]  # the unlocked positions: block boundaries
+            u = ends[:-1]  # block boundaries: the unlocked positions (and dead ones)
             g_zero, g_u = ops.step_limits(amt, ops.times_lam_pow(amt, self.span), s_f, s_e,
                                           p[u] > 0)
             # Dead blocks (floats only) constrain nothing; see _kill.
