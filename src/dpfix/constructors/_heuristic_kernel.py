@@ -233,8 +233,8 @@ class LogOps:
         return zr
 
     def new_matrix(self, n: int) -> np.ndarray:
-        # row j holds column j of log T (contiguous writes), written whole when
-        # column j is first chosen; never-chosen rows are set to -inf at the end
+        # row j holds column j of log T (contiguous writes) until run() ends;
+        # written whole when column j is first chosen, the rest set to -inf
         return np.empty((n, n))
 
     def add_to_column(self, LT: np.ndarray, j: int, g: float, s: tuple, first: bool) -> None:
@@ -255,10 +255,10 @@ class LogOps:
 class Run:
     """What one run of Algorithm 1 produced.
 
-    ``matrix`` is the exact ``T`` (exact path) or ``log T`` transposed (float
-    path); ``steps[t] = (j, amount, locks)``: pass ``t`` added ``amount`` times
-    the scale whose pattern is the single-peaked pattern at ``j`` overridden by
-    the locks of the earlier passes; ``locks`` are the ``(a, direction)`` set by
+    ``matrix`` is the exact ``T`` (exact path) or ``log T`` (float path);
+    ``steps[t] = (j, amount, locks)``: pass ``t`` added ``amount`` times the
+    scale whose pattern is the single-peaked pattern at ``j`` overridden by the
+    locks of the earlier passes; ``locks`` are the ``(a, direction)`` set by
     pass ``t`` itself. Float amounts are natural logarithms.
     """
 
@@ -412,7 +412,22 @@ def run(ops: Any, n: int, choose: Callable[[np.ndarray, np.ndarray], int],
         unused = np.ones(n, dtype=bool)
         unused[out.order] = False
         out.matrix[unused] = -np.inf
+        _transpose_in_place(out.matrix)
     return filler.finish()
+
+
+def _transpose_in_place(A: np.ndarray, b: int = 256) -> None:
+    """Square ``A`` becomes ``A.T``, C-ordered, block by block: no second copy
+    of an 800 MB matrix, and the checks that follow read rows contiguously
+    (about 3x faster than on the transposed view)."""
+    n = A.shape[0]
+    for i in range(0, n, b):
+        d = A[i:i + b, i:i + b]
+        d[...] = d.T.copy()
+        for j in range(i + b, n, b):
+            upper = A[i:i + b, j:j + b].T.copy()
+            A[i:i + b, j:j + b] = A[j:j + b, i:i + b].T
+            A[j:j + b, i:i + b] = upper
 
 
 class _Compiled:

@@ -115,8 +115,7 @@ def _build(zv: np.ndarray, lam_x: Fraction | None, eps_f: float, selector: Any,
         mech = Mechanism(matrix=out.matrix, eps=eps_f, lam=lam_x, fixed_point=zv,
                          constructor="heuristic", params=params)
     else:
-        # the transposed view, not a copy: n = 10,000 makes T 800 MB
-        mech = Mechanism(log_matrix=out.matrix.T, eps=eps_f,
+        mech = Mechanism(log_matrix=out.matrix, eps=eps_f,
                          fixed_point=zv, constructor="heuristic", params=params)
     mech.check()
     mech.build_seconds = time.perf_counter() - start
