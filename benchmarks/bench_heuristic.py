@@ -11,8 +11,10 @@ compiled kernel) of
   without building and checking the Mechanism;
 - ``numpy``: the same without numba (the vectorised path), for n <= 2,000.
 
-Prints a table and the log-log slopes fitted from n = 500 to 10,000 (Algorithm 1
-is O(n^2): slope near 2), and writes ``benchmarks/results/heuristic.json``.
+Also the CPU time of each (``time.process_time``), steadier than wall-clock on a
+shared machine. Prints a table and the log-log slopes fitted from n = 500 to
+10,000 (Algorithm 1 is O(n^2): slope near 2), and writes
+``benchmarks/results/heuristic.json``.
 Run: ``python benchmarks/bench_heuristic.py [--repeats 3] [--quick]``.
 """
 
@@ -43,13 +45,16 @@ def _construct(z: np.ndarray, compiled: bool) -> None:
     run(ops, len(z), _selector("sandwich", z, ops, None), compiled)
 
 
-def _median(repeats: int, fn, *args) -> tuple[float, list[float]]:
-    times = []
+def _median(repeats: int, fn, *args) -> tuple[float, float, list[float]]:
+    """Median wall-clock and CPU seconds (CPU time is less disturbed by other
+    processes on a shared machine), and the wall-clock times."""
+    walls, cpus = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), times
+        cpus.append(time.process_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return statistics.median(walls), statistics.median(cpus), walls
 
 
 def _slope(ns: list[int], ts: list[float]) -> float:
@@ -64,21 +69,25 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [n for n in SIZES if not args.quick or n <= 2_000]
     heuristic(np.full(10, 0.1), EPS)  # warm-up: load (or compile) the numba kernel
     rows = []
-    print(f"{'n':>7} {'passes':>7} {'heuristic s':>12} {'construct s':>12} {'numpy s':>9}")
+    print(f"{'n':>7} {'passes':>7} {'heuristic s':>12} {'(cpu s)':>8} {'construct s':>12} "
+          f"{'(cpu s)':>8} {'numpy s':>8}")
     for n in sizes:
         z = np.full(n, 1.0 / n)
         passes = heuristic(z, EPS).params["passes"]
-        whole, t_whole = _median(args.repeats, heuristic, z, EPS)
-        core, t_core = _median(args.repeats, _construct, z, HAVE_NUMBA)
-        row = {"n": n, "eps": EPS, "passes": passes, "heuristic_s": whole, "construct_s": core,
+        whole, whole_cpu, t_whole = _median(args.repeats, heuristic, z, EPS)
+        core, core_cpu, t_core = _median(args.repeats, _construct, z, HAVE_NUMBA)
+        row = {"n": n, "eps": EPS, "passes": passes, "heuristic_s": whole,
+               "heuristic_cpu_s": whole_cpu, "construct_s": core, "construct_cpu_s": core_cpu,
                "heuristic_times": t_whole, "construct_times": t_core}
         if HAVE_NUMBA and n <= NUMPY_MAX_N:
-            row["numpy_s"], row["numpy_times"] = _median(args.repeats, _construct, z, False)
+            row["numpy_s"], _, row["numpy_times"] = _median(args.repeats, _construct, z, False)
         rows.append(row)
-        numpy_s = f"{row['numpy_s']:9.3f}" if "numpy_s" in row else f"{'-':>9}"
-        print(f"{n:>7} {passes:>7} {whole:12.3f} {core:12.3f} {numpy_s}", flush=True)
+        numpy_s = f"{row['numpy_s']:8.3f}" if "numpy_s" in row else f"{'-':>8}"
+        print(f"{n:>7} {passes:>7} {whole:12.3f} {whole_cpu:8.3f} {core:12.3f} {core_cpu:8.3f} "
+              f"{numpy_s}", flush=True)
     ns = [r["n"] for r in rows]
-    slopes = {key: _slope(ns, [r[key] for r in rows]) for key in ("heuristic_s", "construct_s")}
+    slopes = {key: _slope(ns, [r[key] for r in rows])
+              for key in ("heuristic_s", "heuristic_cpu_s", "construct_s", "construct_cpu_s")}
     print("log-log slope " + ", ".join(f"{k}: {v:.2f}" for k, v in slopes.items()))
     for n, target in TARGETS.items():
         hit = [r for r in rows if r["n"] == n]
