@@ -310,5 +310,6 @@ def test_float_n10000(eps):
     z = _hard_z(n, np.random.default_rng(3))
     m = heuristic(z, eps)
     float_ok(m, z, eps)
-    L = m.log_matrix
-    assert L[np.isfinite(L)].min() < -700 if eps == 5.0 else True  # e^-700 and beyond kept
+    if eps == 5.0:  # entries far below float64's range (e^-745) are kept in log space
+        L = m.log_matrix
+        assert L[np.isfinite(L)].min() < -1000
