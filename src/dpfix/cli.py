@@ -18,6 +18,7 @@ COMMANDS = {
     "explore": "dpfix.explore",
     "verify": "dpfix.verify",
     "privatize": "dpfix.privatize",
+    "reproduce": "dpfix.reproduce",
 }
 
 

@@ -1,0 +1,195 @@
+"""Run the experiments of the paper's Section 6 and write their CSVs and PNGs.
+
+Output folder layout (``--out``):
+
+=======================  ===========================================================
+``cells.jsonl``          every finished cell (the resumable cache)
+``privatizers.csv``      Figure 3 data; ``fig3_privatizers.png``
+``accuracy.csv``         Figures 5 and 6 data; ``fig5_wasserstein.png``,
+                         ``fig6_count_error.png``; ``comparison.csv`` / ``.md``: the
+                         paper's reported numbers beside ours
+``runtime.csv``          Figure 7 data; ``fig7_runtime.png``
+``split.csv``            every split ``f`` of Table 3's runs; ``table3.csv`` / ``.md``
+                         (best ``f``), ``table3_fit.csv`` (the fitted rule of
+                         thumb), ``fig8_split.png``
+``run.json``             configuration, cells computed and seconds per target
+=======================  ===========================================================
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dpfix.experiments import accuracy, privatizer_error, runtime, split
+from dpfix.experiments.cells import CellCache, run_cells
+from dpfix.experiments.config import Config
+from dpfix.experiments.runs import SYNTHETIC, required_files
+
+__all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "markdown_table"]
+
+TARGETS = ("fig3", "fig5", "fig6", "fig7", "table3")
+
+_DATASETS = {"fig3": ("crime",), "fig5": ("binomial", "crime"), "fig6": ("binomial", "crime"),
+             "fig7": ("crime",), "table3": SYNTHETIC}
+
+
+@dataclass
+class TargetReport:
+    """What one target did: files written, cells computed now and from the cache, seconds."""
+
+    target: str
+    files: list[str] = field(default_factory=list)
+    computed: int = 0
+    cached: int = 0
+    seconds: float = 0.0
+
+
+def check_data(targets: Any) -> None:
+    """Raise a one-line ``FileNotFoundError`` naming ``DPFIX_DATA`` if a data file is missing."""
+    from dpfix.data import data_path
+
+    names = sorted({d for t in targets for d in _DATASETS[t]})
+    for file in required_files(names):
+        try:
+            data_path(file)
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"{exc}; the experiments need the paper's data sets "
+                                    f"(set DPFIX_DATA to their folder)") from None
+
+
+def markdown_table(df: Any, digits: int = 3) -> str:
+    """A pandas DataFrame as a GitHub markdown table (floats rounded).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(markdown_table(pd.DataFrame({"a": [1.23456], "b": ["x"]})))
+    | a | b |
+    |---|---|
+    | 1.235 | x |
+    """
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return "" if math.isnan(v) else f"{v:.{digits}f}"
+        return str(v)
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |",
+             "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _write(df: Any, path: Path, report: TargetReport) -> None:
+    df.to_csv(path, index=False)
+    report.files.append(path.name)
+
+
+def _fig3(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+          report: TargetReport) -> None:
+    cells = privatizer_error.privatizer_cells(cfg)
+    results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet, desc="fig3")
+    summary = privatizer_error.privatizer_summary(cells, results)
+    _write(summary.sort_values(["method", "n"]), out / "privatizers.csv", report)
+    privatizer_error.draw_privatizers(summary, cfg, out / "fig3_privatizers.png")
+    report.files.append("fig3_privatizers.png")
+    report.cached = len(cells) - report.computed
+
+
+def _accuracy(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+              report: TargetReport, metric: str, png: str) -> None:
+    cells = accuracy.accuracy_cells(cfg)
+    results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet,
+                                         desc="fig5/6 accuracy")
+    report.cached = len(cells) - report.computed
+    summary = accuracy.accuracy_summary(cells, results)
+    _write(summary.sort_values(["dataset", "method", "postprocess", "eps"]),
+           out / "accuracy.csv", report)
+    accuracy.draw_accuracy(summary, cfg, metric, out / png)
+    report.files.append(png)
+    comp = accuracy.comparison(summary)
+    _write(comp, out / "comparison.csv", report)
+    (out / "comparison.md").write_text(markdown_table(comp) + "\n", encoding="utf-8")
+    report.files.append("comparison.md")
+
+
+def _fig7(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+          report: TargetReport) -> None:
+    cells, results, report.computed = runtime.run_runtime(cfg, cache, jobs, quiet)
+    report.cached = len(cells) - report.computed
+    summary = runtime.runtime_summary(cells, results)
+    _write(summary.sort_values(["method", "n"]), out / "runtime.csv", report)
+    runtime.draw_runtime(summary, cfg, out / "fig7_runtime.png")
+    report.files.append("fig7_runtime.png")
+
+
+def _table3(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+            report: TargetReport) -> None:
+    cells = split.split_cells(cfg)
+    results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet, desc="table3")
+    report.cached = len(cells) - report.computed
+    summary = split.split_summary(cells, results)
+    _write(summary.sort_values(["postprocess", "dataset", "eps", "f"]), out / "split.csv",
+           report)
+    best = split.best_splits(summary)
+    wide = best.assign(eps=best.eps.round(3)).pivot(index=["postprocess", "dataset"],
+                                                    columns="eps", values="f").reset_index()
+    _write(wide, out / "table3.csv", report)
+    (out / "table3.md").write_text(markdown_table(wide, 2) + "\n", encoding="utf-8")
+    report.files.append("table3.md")
+    fits = {pp: split.fit_rule(best[best.postprocess == pp]) for pp in cfg.postprocess}
+    import pandas as pd
+
+    fit_rows = [{"postprocess": pp, **fit} for pp, fit in fits.items()]
+    fit_rows.append({"postprocess": "paper", **split.RULE_OF_THUMB})
+    _write(pd.DataFrame(fit_rows), out / "table3_fit.csv", report)
+    split.draw_split(best, fits, cfg, out / "fig8_split.png")
+    report.files.append("fig8_split.png")
+
+
+_RUNNERS: dict[str, Callable[..., None]] = {
+    "fig3": _fig3,
+    "fig5": lambda *a: _accuracy(*a, metric="w1", png="fig5_wasserstein.png"),
+    "fig6": lambda *a: _accuracy(*a, metric="ce_abs", png="fig6_count_error.png"),
+    "fig7": _fig7,
+    "table3": _table3,
+}
+
+
+def reproduce(targets: Any, cfg: Config, out: str | Path, *, jobs: int = 1,
+              quiet: bool = False, log: Callable[[str], Any] | None = None
+              ) -> list[TargetReport]:
+    """Run the named targets (see :data:`TARGETS`) into the folder ``out``.
+
+    Finished cells are read from ``out/cells.jsonl`` and not recomputed.
+    Returns one :class:`TargetReport` per target and writes ``out/run.json``.
+    """
+    targets = list(targets)
+    unknown = [t for t in targets if t not in TARGETS]
+    if unknown:
+        raise ValueError(f"target: unknown {unknown[0]!r}; choose from "
+                         f"{', '.join(TARGETS)} or all")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: must be an integer >= 1, got {jobs!r}")
+    check_data(targets)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = CellCache(out / "cells.jsonl")
+    reports = []
+    for target in targets:
+        start = time.perf_counter()
+        report = TargetReport(target)
+        _RUNNERS[target](cfg, out, cache, jobs, quiet, report)
+        report.seconds = time.perf_counter() - start
+        reports.append(report)
+        if log is not None:
+            log(f"{target}: {report.computed} cells computed, {report.cached} from cache, "
+                f"{report.seconds:.1f} s -> {', '.join(report.files)}")
+    info = {"config": asdict(cfg), "jobs": jobs, "targets": [asdict(r) for r in reports]}
+    (out / "run.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    return reports
