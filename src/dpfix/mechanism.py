@@ -128,7 +128,19 @@ class Mechanism:
     @property
     def T(self) -> np.ndarray:
         """The transition matrix (float entries may underflow to 0 for large ``n*eps``)."""
-        return self.matrix if self.exact else np.exp(self.log_matrix)
+        if self.exact:
+            return self.matrix
+        blocks = [blk for _, blk in self._float_blocks()]
+        return np.concatenate(blocks) if blocks else np.zeros((0, 0))
+
+    def _float_blocks(self):
+        """``(start, exp(log T[start:start+_ROWS]))`` blocks; entries below e^-700
+        are set to 0 without calling exp (its subnormal range is slow, and they
+        add nothing at double precision next to the row's other entries)."""
+        L = self.log_matrix
+        for s in range(0, L.shape[0], _ROWS):
+            blk = L[s:s + _ROWS]
+            yield s, np.exp(blk, where=blk > -700.0, out=np.zeros_like(blk))
 
     def _z(self, z: Any) -> np.ndarray:
         if z is None:
@@ -147,8 +159,22 @@ class Mechanism:
         ``z`` defaults to the fixed point: the data holder's estimate, free of
         privacy cost.
         """
-        W = weight_matrix(weights, self._z(z))
-        return (W * self.T).sum()
+        zv = self._z(z)
+        if self.exact:
+            return (weight_matrix(weights, zv) * self.matrix).sum()
+        if isinstance(weights, str):  # build W block by block: n x n floats is 800 MB at 10^4
+            weight_matrix(weights, zv[:1])  # validates the name
+            cols = np.arange(self.n)
+
+            def rows(s: int, e: int) -> np.ndarray:
+                d = np.abs(np.arange(s, e)[:, None] - cols[None, :]).astype(float)
+                return zv[s:e, None] * (d if weights == "abs" else d * d)
+        else:
+            W = weight_matrix(weights, zv)
+
+            def rows(s: int, e: int) -> np.ndarray:
+                return W[s:e]
+        return float(sum((rows(s, s + len(blk)) * blk).sum() for s, blk in self._float_blocks()))
 
     def row_sum_error(self) -> Any:
         """``max_i |sum_j T[i, j] - 1|`` (exact, or computed in log space)."""
@@ -169,7 +195,10 @@ class Mechanism:
     def fixed_point_error(self, z: Any = None) -> Any:
         """``max_j |(z T)_j - z_j|``; exact on the exact path."""
         zv = self._z(z)
-        return np.max(np.abs(zv @ self.T - zv)) if self.n else 0
+        if self.exact:
+            return np.max(np.abs(zv @ self.matrix - zv)) if self.n else 0
+        zT = sum(zv[s:s + len(blk)] @ blk for s, blk in self._float_blocks())
+        return float(np.max(np.abs(zT - zv))) if self.n else 0.0
 
     def privacy_ratio(self) -> Fraction | float:
         """The largest ratio of neighbouring entries of a column (``inf`` if a
