@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from dpfix.cases import grid, ns_for
-from dpfix.polytopes import RF
+from dpfix.cases import rf_grid, rf_vertices
 
 RESULT = "Corollary 2"
 STATEMENT = "extreme B of R_F has between |P| and |P| + n - 1 positive entries"
@@ -19,9 +18,9 @@ STATEMENT = "extreme B of R_F has between |P| and |P| + n - 1 positive entries"
 def run(mode: str = "quick") -> int:
     cases = 0
     attained_low = attained_high = False
-    for n, lam, name, z in grid(ns_for(mode)):
+    for n, lam, name, z in rf_grid(mode):
         p = sum(1 for v in z if v > 0)
-        for B in RF(n, lam, z).vertices():
+        for B in rf_vertices(n, lam, z):
             k = sum(1 for v in B.flat if v > 0)
             assert p <= k <= p + n - 1, (f"{k} positive entries outside [{p}, {p + n - 1}]: "
                                          f"n={n}, lam={lam}, z={name}")

@@ -19,9 +19,8 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import grid, ns_for
+from dpfix.cases import polytope, rf_grid, rf_vertices
 from dpfix.exact import rank
-from dpfix.polytopes import RF, F
 from dpfix.representation import psi_map
 from dpfix.scales import psi
 
@@ -32,10 +31,10 @@ STATEMENT = ("Psi B is extreme in F iff some D = Psi^T C is maximised by B on a 
 
 def run(mode: str = "quick") -> int:
     cases = preserved = broken = 0
-    for n, lam, name, z in grid(ns_for(mode)):
-        Fz, Rz = F(n, lam, z), RF(n, lam, z)
+    for n, lam, name, z in rf_grid(mode):
+        Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
         P = psi(n, lam)
-        for B in Rz.vertices():
+        for B in rf_vertices(n, lam, z):
             T = psi_map(B, lam)
             where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
             x = T.ravel()
@@ -44,7 +43,7 @@ def run(mode: str = "quick") -> int:
             C = (Fz.A_ub[tight].sum(axis=0) if tight else np.zeros(n * n, dtype=object))
             C = C.reshape(n, n)
             D = P.T.dot(C)
-            face = Rz.optimal_face_vertices(D)
+            face = Rz.optimal_face_vertices(D, limit=None)
             assert any((V == B).all() for V in face), f"B does not maximise <D, .>: {where}"
             images = {tuple(psi_map(V, lam).ravel()) for V in face}
             if Fz.is_extreme(T):

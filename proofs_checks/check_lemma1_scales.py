@@ -15,8 +15,7 @@ from fractions import Fraction
 import cdd.gmp
 import numpy as np
 
-from dpfix.cases import LAMS, ns_for, random_convex_point, random_lam
-from dpfix.polytopes import U
+from dpfix.cases import LAMS, ns_for, polytope, random_convex_point, random_lam
 from dpfix.representation import decompose, psi_map
 from dpfix.scales import psi
 
@@ -57,7 +56,7 @@ def run(mode: str = "quick") -> int:
             cases += 1
     for n in ns_for(mode):
         for lam in LAMS:
-            poly = U(n, lam)
+            poly = polytope("U", n, lam)
             verts = poly.vertices()
             points = list(verts) + [random_convex_point(rng, verts) for _ in range(5)]
             for T in points:

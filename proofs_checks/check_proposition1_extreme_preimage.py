@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from dpfix.cases import grid, ns_for
-from dpfix.polytopes import RF, F
+from dpfix.cases import polytope, rf_grid, rf_vertices
 from dpfix.representation import extreme_preimage, psi_map
 
 RESULT = "Proposition 1"
@@ -18,9 +17,9 @@ STATEMENT = "every extreme T of F is Psi B for some extreme B of R_F"
 
 def run(mode: str = "quick") -> int:
     cases = 0
-    for n, lam, name, z in grid(ns_for(mode)):
-        Fz, Rz = F(n, lam, z), RF(n, lam, z)
-        images = {tuple(psi_map(B, lam).ravel()) for B in Rz.vertices()}
+    for n, lam, name, z in rf_grid(mode):
+        Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
+        images = {tuple(psi_map(B, lam).ravel()) for B in rf_vertices(n, lam, z)}
         for T in Fz.vertices():
             where = f"n={n}, lam={lam}, z={name}, T={T.tolist()}"
             assert tuple(T.ravel()) in images, f"no vertex of R_F maps to {where}"

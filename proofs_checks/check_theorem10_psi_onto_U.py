@@ -11,8 +11,7 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import LAMS, ns_for, random_convex_point
-from dpfix.polytopes import RU, U
+from dpfix.cases import LAMS, ns_for, polytope, random_convex_point
 from dpfix.representation import decompose, psi_map
 
 RESULT = "Theorem 10"
@@ -24,7 +23,7 @@ def run(mode: str = "quick") -> int:
     cases = 0
     for n in ns_for(mode):
         for lam in LAMS:
-            Un, Rn = U(n, lam), RU(n, lam)
+            Un, Rn = polytope("U", n, lam), polytope("RU", n, lam)
             try:
                 bverts = Rn.vertices()
             except ValueError:  # beyond the enumeration guard: random points of R_U only

@@ -16,9 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpfix.cases import LAMS, midpoints, ns_for
+from dpfix.cases import LAMS, midpoints, ns_for, polytope
 from dpfix.exact import nullspace, rank
-from dpfix.polytopes import U
 from dpfix.scales import pattern_of, psi
 
 RESULT = "Theorem 2"
@@ -58,7 +57,7 @@ def run(mode: str = "quick") -> int:
     cases = 0
     for n in ns_for(mode):
         for lam in LAMS:
-            poly = U(n, lam)
+            poly = polytope("U", n, lam)
             verts = poly.vertices()
             points = [V for V in verts if all(v > 0 for v in V.flat)]
             points += midpoints(verts, 40)

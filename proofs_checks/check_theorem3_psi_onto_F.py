@@ -11,8 +11,14 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import grid, ns_for, random_convex_point, random_lam, random_z
-from dpfix.polytopes import RF, F
+from dpfix.cases import (
+    polytope,
+    random_convex_point,
+    random_lam,
+    random_z,
+    rf_grid,
+    rf_vertices,
+)
 from dpfix.representation import decompose, psi_map
 
 RESULT = "Theorem 3"
@@ -20,9 +26,9 @@ STATEMENT = "Psi maps R_F onto F (both inclusions, on vertices and random points
 
 
 def check_case(n, lam, z, rng, random_points: int = 4) -> int:
-    Fz, Rz = F(n, lam, z), RF(n, lam, z)
+    Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
     cases = 0
-    bverts = Rz.vertices()
+    bverts = rf_vertices(n, lam, z)
     for B in bverts + [random_convex_point(rng, bverts) for _ in range(random_points)]:
         assert Fz.contains(psi_map(B, lam)), f"Psi B not in F: n={n}, lam={lam}, z={z}"
         cases += 1
@@ -38,7 +44,7 @@ def check_case(n, lam, z, rng, random_points: int = 4) -> int:
 def run(mode: str = "quick") -> int:
     rng = np.random.default_rng(3)
     cases = 0
-    for n, lam, _, z in grid(ns_for(mode)):
+    for n, lam, _, z in rf_grid(mode):
         cases += check_case(n, lam, z, rng)
     for _ in range(6 if mode == "full" else 3):  # random rational z and lam
         n = int(rng.integers(2, 4))

@@ -12,8 +12,7 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import grid, midpoints, ns_for, random_convex_point
-from dpfix.polytopes import RF
+from dpfix.cases import midpoints, polytope, random_convex_point, rf_grid, rf_vertices
 from dpfix.representation import has_movement_in_support, is_psi_affinely_simplified
 
 RESULT = "Lemma 2, Theorem 4"
@@ -23,9 +22,9 @@ STATEMENT = "B in R_F is extreme iff Psi-affinely simplified iff no movement fit
 def run(mode: str = "quick") -> int:
     rng = np.random.default_rng(4)
     cases = 0
-    for n, lam, name, z in grid(ns_for(mode)):
-        Rz = RF(n, lam, z)
-        verts = Rz.vertices()
+    for n, lam, name, z in rf_grid(mode):
+        Rz = polytope("RF", n, lam, z)
+        verts = rf_vertices(n, lam, z)
         keys = {tuple(V.ravel()) for V in verts}
         others = midpoints(verts, 25) + [random_convex_point(rng, verts, 4) for _ in range(5)]
         for B, expected in [(V, True) for V in verts] + [(X, None) for X in others]:

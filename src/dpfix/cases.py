@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from functools import cache
+from typing import Any
 
 import numpy as np
 
-__all__ = ["LAMS", "NS", "standard_z", "grid"]
+__all__ = ["LAMS", "NS", "standard_z", "grid", "ns_for", "random_z", "random_lam",
+           "random_convex_point", "midpoints", "polytope", "rf_grid", "rf_vertices", "RF_N4_Z"]
 
 LAMS: tuple[Fraction, ...] = (Fraction(3, 2), Fraction(2), Fraction(3))
 NS: tuple[int, ...] = (2, 3, 4)
@@ -105,3 +108,36 @@ def midpoints(vertices: list[np.ndarray], limit: int) -> list[np.ndarray]:
     """Midpoints of the first ``limit`` pairs of vertices (exact)."""
     pairs = ((a, b) for i, a in enumerate(vertices) for b in vertices[i + 1:])
     return [(a + b) / 2 for _, (a, b) in zip(range(limit), pairs, strict=False)]
+
+
+#: R_F at n = 4 is enumerated (full mode only) just for the z with a zero entry:
+#: 4421 vertices in about a minute, where the uniform z runs past 14 minutes.
+RF_N4_Z = ("zero",)
+
+
+@cache
+def _polytope(kind: str, n: int, lam: Fraction, z: tuple | None) -> Any:
+    from dpfix import polytopes
+
+    make = {"U": polytopes.U, "RU": polytopes.RU, "F": polytopes.F, "RF": polytopes.RF}[kind]
+    return make(n, lam) if z is None else make(n, lam, list(z))
+
+
+def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
+    """A cached polytope (``"U"``, ``"F"``, ``"RF"``, ``"RU"``), so that the checks
+    of one ``dpfix verify`` run enumerate each vertex set once."""
+    return _polytope(kind, n, Fraction(lam), None if z is None else tuple(z))
+
+
+def rf_grid(mode: str) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:
+    """The grid cases whose R_F vertex enumeration fits: every case with
+    ``n <= 3``, and at ``n = 4`` (full mode) the z named in :data:`RF_N4_Z`."""
+    for n, lam, name, z in grid(ns_for(mode)):
+        if n <= 3 or name in RF_N4_Z:
+            yield n, lam, name, z
+
+
+def rf_vertices(n: int, lam: Fraction, z: Any) -> list[np.ndarray]:
+    """Vertices of R_F for a case of :func:`rf_grid` (the guard is lifted at n = 4,
+    which :func:`rf_grid` admits only where enumeration is known to finish)."""
+    return polytope("RF", n, lam, z).vertices(limit=None)
