@@ -12,12 +12,18 @@ given ``eps``.
 """
 
 from dpfix.constructors.baselines import discrete_gaussian, staircase, truncated_geometric
-from dpfix.constructors.heuristic import heuristic, heuristic_steps, scale_representation
+from dpfix.constructors.heuristic import (
+    SELECTORS,
+    heuristic,
+    heuristic_steps,
+    scale_representation,
+)
 from dpfix.constructors.lp import lp_formulation, lp_optimum
 from dpfix.constructors.unfixed import sigma_amounts, unfixed_optimum
 
 __all__ = [
     "heuristic",
+    "SELECTORS",
     "heuristic_steps",
     "scale_representation",
     "unfixed_optimum",
