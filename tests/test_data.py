@@ -90,7 +90,7 @@ def test_histogram_topcodes_and_synthetic_is_reproducible():
 
 
 def test_histogram_file_refuses_fractional_and_negative_numbers(tmp_path):
-    for body, message in [("0,2.5\n", "non-negative integers"), ("0,-1\n", "non-negative"),
+    for body, message in [("0,2.5\n", "not an integer"), ("0,-1\n", "negative"),
                           ("0,1\nx,y\n", "expected 'count,number'"), ("count,number\n", "no rows")]:
         (tmp_path / "h.csv").write_text(body)
         with pytest.raises(ValueError, match=message):

@@ -112,9 +112,10 @@ def read_histogram(path: str | Path) -> np.ndarray:
                 continue  # a header line
             raise ValueError(f"{path}, line {lineno}: expected 'count,number', got {line!r}")
         i, m = row
-        if i < 0 or m < 0 or not np.isfinite(m) or m != int(m):
-            raise ValueError(f"{path}, line {lineno}: counts and numbers must be non-negative "
-                             f"integers, got {line!r}")
+        if i < 0 or m < 0:
+            raise ValueError(f"{path}, line {lineno}: negative entry in {line!r}")
+        if not np.isfinite(m) or m != int(m):
+            raise ValueError(f"{path}, line {lineno}: the number in {line!r} is not an integer")
         pairs.append((i, int(m)))
     if not pairs:
         raise ValueError(f"histogram file {path} has no rows")
