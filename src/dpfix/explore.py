@@ -91,7 +91,7 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
 
 def _run_example1() -> int:
     from dpfix.counterexamples import find_example1
-    from dpfix.representation import difference_vectors
+    from dpfix.representation import difference_vectors, is_psi_affinely_simplified
 
     ex = find_example1()
     print(f"Example 1 (paper, Appendix B.1), found by exact search of {ex.cases_searched} "
@@ -100,8 +100,10 @@ def _run_example1() -> int:
           f"z = ({', '.join(map(str, ex.z))})")
     for name, B in (("B1", ex.B1), ("B2", ex.B2)):
         H = difference_vectors(B, ex.z, ex.lam)
-        print(f"  {name} (rows: the scales in canonical order; {len(H)} independent "
-              f"difference vector(s), so Psi-affinely simplified, Theorem 4):")
+        verdict = ("linearly independent: Psi-affinely simplified, so extreme (Theorem 4)"
+                   if is_psi_affinely_simplified(B, ex.z, ex.lam) else "dependent")
+        print(f"  {name} (rows: the scales in canonical order; its {len(H)} difference "
+              f"vector(s) are {verdict}):")
         print(format_matrix(B))
     print("  Psi B1 = Psi B2 = T, an extreme point of F:")
     print(format_matrix(ex.T))
