@@ -16,6 +16,7 @@ from dpfix.experiments import CellCache, cell_seed, compute_cell, mean_ci, run_c
 from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.runs import eps_grid, load_counts, privatize
 from dpfix.experiments.split import best_splits, fit_rule, rule
+from dpfix.pipeline import privatize_counts
 
 
 def _shared_available() -> bool:
@@ -153,12 +154,45 @@ def test_results_do_not_depend_on_jobs_or_order(tmp_path):
 
 @needs_data
 def test_custom_path_matches_the_pipeline():
-    """The LP with a time limit runs outside privatize_counts: same seed, same release."""
+    """The LPs run outside privatize_counts: same seed, same release."""
     counts = load_counts("binomial")
-    a = privatize("lp-simplex", counts, 20, 0.5, seed=11)
+    a = privatize_counts(counts, 0.5, upper=20, constructor="lp", seed=11)
     b = privatize("lp-simplex", counts, 20, 0.5, seed=11, time_limit=100.0)
     assert np.array_equal(a.z, b.z) and np.array_equal(a.counts, b.counts)
-    assert not b.timed_out and b.eps_1 == a.eps_1
+    assert not b.timed_out and not b.retried and b.eps_1 == a.eps_1
+    c = privatize("heuristic-max", counts, 20, 0.5, seed=11)
+    assert np.array_equal(a.z, c.z)  # stage 1 shared by the two-stage methods
+
+
+def test_lp_failure_is_retried_without_presolve(monkeypatch):
+    import dpfix.constructors as C
+
+    real, seen = C.lp_optimum, []
+
+    def flaky(z, eps, **kw):
+        seen.append(kw.get("options"))
+        if len(seen) == 1:
+            raise RuntimeError("lp_optimum: HiGHS highs-ds did not solve the LP: Unknown")
+        return real(z, eps, **kw)
+    monkeypatch.setattr(C, "lp_optimum", flaky)
+    counts = np.array([0, 0, 1, 1, 2, 3, 3, 3])
+    r = privatize("lp-simplex", counts, 3, 1.0, seed=2)
+    assert r.retried and seen == [None, {"presolve": False}]
+    assert r.mechanism.in_F(r.z)
+
+
+def test_lp_time_limit_is_reported_not_retried(monkeypatch):
+    import dpfix.constructors as C
+
+    calls = []
+
+    def slow(z, eps, **kw):
+        calls.append(kw)
+        raise RuntimeError("lp_optimum: HiGHS highs-ds did not solve the LP: Time limit reached")
+    monkeypatch.setattr(C, "lp_optimum", slow)
+    r = privatize("lp-ipm", np.array([0, 1, 2, 2]), 2, 1.0, seed=2, time_limit=0.5)
+    assert r.timed_out and r.mechanism is None and len(calls) == 1
+    assert calls[0]["time_limit"] == 0.5 and calls[0]["method"] == "highs-ipm"
 
 
 # ------------------------------------------------------------------------------- resuming

@@ -49,11 +49,11 @@ _FULL = Config(
     fig3_n=(5, 10, 20, 51, 101, 201, 501, 1001),
     fig3_eps=1.0,
     fig3_methods=("laplace", "privelet", "hierarchical", "cyclic-laplace"),
-    fig7_n=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
+    fig7_n=(10, 20, 50, 100, 150, 200, 300, 500, 1000, 2000, 5000),
     fig7_methods=_FIG7_METHODS,
     fig7_lp_cap=60.0,
     fig7_replications=3,
-    split_f=tuple(round(0.05 * k, 2) for k in range(1, 20)),
+    split_f=(0.01, 0.02, 0.03, 0.04) + tuple(round(0.05 * k, 2) for k in range(1, 20)),
     split_eps_index=tuple(range(11)),
     split_method="heuristic-best",
 )

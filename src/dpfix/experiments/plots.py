@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["figure", "band", "save", "STYLES", "note", "MIN_CI_REPLICATIONS"]
+__all__ = ["figure", "band", "save", "STYLES", "note", "MIN_CI_REPLICATIONS", "legend_below"]
 
 #: CI bands are drawn from this many replications on (t with 1 df is 12.7: no use).
 MIN_CI_REPLICATIONS = 3
@@ -66,13 +66,26 @@ def note(fig: Any, text: str) -> None:
     fig.text(0.5, 0.005, text, ha="center", va="bottom", fontsize=7.5, wrap=True)
 
 
-def save(fig: Any, path: str | Path, dpi: int = 90) -> Path:
-    """Save as PNG (tight layout, room for the caption) and close the figure."""
+def legend_below(fig: Any, ax: Any, ncol: int = 4) -> float:
+    """One legend for the whole figure, under the panels (above the caption); returns
+    the share of the height it takes, for :func:`save`'s ``bottom``."""
+    handles, labels = ax.get_legend_handles_labels()
+    rows = -(-len(labels) // ncol)
+    height = fig.get_figheight()
+    share = (0.19 * rows + 0.3) / height
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False,
+               bbox_to_anchor=(0.5, 0.28 / height))
+    return share + 0.02
+
+
+def save(fig: Any, path: str | Path, dpi: int = 90, bottom: float = 0.05) -> Path:
+    """Save as PNG (tight layout, ``bottom`` of the height left for legend and caption)
+    and close the figure."""
     import matplotlib.pyplot as plt
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path

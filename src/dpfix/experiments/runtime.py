@@ -14,7 +14,15 @@ from typing import Any
 
 from dpfix.experiments.cells import CellCache, register, run_cells, summarise
 from dpfix.experiments.config import Config
-from dpfix.experiments.plots import MIN_CI_REPLICATIONS, STYLES, band, figure, note, save
+from dpfix.experiments.plots import (
+    MIN_CI_REPLICATIONS,
+    STYLES,
+    band,
+    figure,
+    legend_below,
+    note,
+    save,
+)
 from dpfix.experiments.runs import METHODS, load_counts, privatize
 
 __all__ = ["runtime_cells", "runtime_cell", "run_runtime", "draw_runtime", "RUNTIME_EPS"]
@@ -50,7 +58,8 @@ def runtime_cell(key: dict, seed: int) -> dict:
     limit = key["cap"] if key["method"].startswith("lp-") else None
     run = privatize(key["method"], counts, key["n"] - 1, key["eps"], seed, time_limit=limit)
     build = None if run.mechanism is None else run.mechanism.build_seconds
-    return {"seconds": run.seconds, "construct_seconds": build, "timed_out": run.timed_out}
+    return {"seconds": run.seconds, "construct_seconds": build, "timed_out": run.timed_out,
+            "lp_retried": run.retried}
 
 
 def run_runtime(cfg: Config, cache: CellCache, jobs: int, quiet: bool
@@ -83,8 +92,8 @@ def runtime_summary(cells: list[dict], results: list[dict]) -> Any:
 
 
 def draw_runtime(summary: Any, cfg: Config, path: Any) -> Any:
-    """Figure 7: seconds vs n, log-log; runs that hit the cap are not drawn."""
-    fig, axes = figure(1, 1, width=6.5, height=4.4)
+    """Figure 7: seconds vs n, log-log; where a run hit the cap, a triangle at the cap."""
+    fig, axes = figure(1, 1, width=7.5, height=5.0)
     ax = axes[0, 0]
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -93,14 +102,19 @@ def draw_runtime(summary: Any, cfg: Config, path: Any) -> Any:
         if len(m):
             band(ax, m.n, m.seconds, m.seconds_ci, METHODS[method][1], STYLES[method],
                  show=cfg.fig7_replications >= MIN_CI_REPLICATIONS)
+        over = summary[(summary.method == method) & summary.timed_out]
+        if len(over):
+            ax.plot(over.n, [cfg.fig7_lp_cap] * len(over), "^", ms=8, mfc="none",
+                    color=STYLES[method]["color"])
     ax.axhline(cfg.fig7_lp_cap, color="gray", lw=0.8, ls=":")
-    ax.text(min(cfg.fig7_n), cfg.fig7_lp_cap * 1.1, f"cap {cfg.fig7_lp_cap:g} s", fontsize=7)
+    ax.text(min(cfg.fig7_n), cfg.fig7_lp_cap * 1.15,
+            f"cap {cfg.fig7_lp_cap:g} s (open triangle: a run hit it)", fontsize=7)
     ax.set_xlabel("n (county homicides top-coded at n - 1)")
     ax.set_ylabel("seconds per privatization (N = 3,136 rows)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    bottom = legend_below(fig, ax, ncol=3)
     note(fig, f"eps_t = {RUNTIME_EPS:g}; stage 1 + construction (with its privacy check) + "
               f"drawing every row. Means of {cfg.fig7_replications} run(s); a method stops at "
               f"the first n where a run passes {cfg.fig7_lp_cap:g} s (HiGHS's time limit). "
               f"Timed on a shared 2-core machine beside other workers: upper bounds.")
-    return save(fig, path)
+    return save(fig, path, bottom=bottom)
