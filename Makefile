@@ -10,7 +10,7 @@ RUN_OUT ?= out/run
 .PHONY: test run verify verify-full lint bench sysdeps clean
 
 test: $(STAMP)
-	$(BIN)/ruff check src tests proofs_checks benchmarks
+	$(BIN)/ruff check src tests proofs_checks benchmarks notebooks
 	$(BIN)/python -m pytest
 	$(BIN)/dpfix verify --quick
 
@@ -23,7 +23,7 @@ verify-full: $(STAMP)
 	$(BIN)/dpfix verify --full
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests proofs_checks benchmarks
+	$(BIN)/ruff check src tests proofs_checks benchmarks notebooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
