@@ -13,7 +13,9 @@ the means over the replications, per data set and ``eps_t``: the sum of the
 two relative losses, each 1 at its own best split, weighting the two kinds of
 accuracy equally. The rule ``f = B + (A - B) exp(-K eps_t)`` is then fitted to
 all best splits by least squares (``scipy.optimize.curve_fit``) and compared
-with the paper's ``A = 0.639, B = 0.106, K = 2.869``. Within a replication all
+with the paper's ``A = 0.639, B = 0.106, K = 2.869``; ``table3_fit.csv`` also
+gives the fits for other weights of the W1 term (:data:`SENSITIVITY_WEIGHTS`),
+to show how much the constants depend on the criterion. Within a replication all
 ``f`` share one seed, so the noise is common to the whole ``f`` grid.
 """
 
@@ -33,7 +35,7 @@ from dpfix.metrics import wasserstein1
 from dpfix.pipeline import RULE_OF_THUMB
 
 __all__ = ["split_cells", "split_cell", "best_splits", "fit_rule", "rule", "draw_split",
-           "CRITERION"]
+           "CRITERION", "with_loss", "SENSITIVITY_WEIGHTS"]
 
 CRITERION = "argmin_f CE(f)/min CE + W1(f)/min W1 (sum of relative losses)"
 
@@ -73,17 +75,26 @@ def split_cell(key: dict, seed: int) -> dict:
             "w1_target": float(wasserstein1(zeta, run.z))}
 
 
+#: Weights of the W1 term tried in the sensitivity rows of ``table3_fit.csv``.
+SENSITIVITY_WEIGHTS = (0.5, 1.0, 2.0, 4.0)
+
+
 def split_summary(cells: list[dict], results: list[dict]) -> Any:
     """Means and CIs per (data set, eps_t, post-processing, f) with the criterion ``loss``."""
     df = summarise(cells, results, ["w1", "ce_abs", "w1_target"])
-    group = df.groupby(["dataset", "eps", "postprocess"])
-    df["loss"] = (df.ce_abs / group.ce_abs.transform("min")
-                  + df.w1 / group.w1.transform("min"))
-    return df
+    return with_loss(df)
+
+
+def with_loss(summary: Any, weight: float = 1.0) -> Any:
+    """``summary`` with ``loss = CE/min CE + weight * W1/min W1`` (per data set, eps_t,
+    post-processing); ``weight = 1`` is :data:`CRITERION`."""
+    group = summary.groupby(["dataset", "eps", "postprocess"])
+    return summary.assign(loss=summary.ce_abs / group.ce_abs.transform("min")
+                          + weight * summary.w1 / group.w1.transform("min"))
 
 
 def best_splits(summary: Any) -> Any:
-    """Table 3: the best ``f`` per (post-processing, data set, eps_t) by :data:`CRITERION`."""
+    """Table 3: the best ``f`` per (post-processing, data set, eps_t): least ``loss``."""
     idx = summary.groupby(["postprocess", "dataset", "eps"]).loss.idxmin()
     cols = ["postprocess", "dataset", "eps", "f", "loss", "ce_abs", "w1"]
     return summary.loc[idx, cols].reset_index(drop=True)

@@ -145,8 +145,14 @@ def _table3(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     fits = {pp: split.fit_rule(best[best.postprocess == pp]) for pp in cfg.postprocess}
     import pandas as pd
 
-    fit_rows = [{"postprocess": pp, **fit} for pp, fit in fits.items()]
-    fit_rows.append({"postprocess": "paper", **split.RULE_OF_THUMB})
+    fit_rows = [{"postprocess": pp, "w1_weight": 1.0, **fit} for pp, fit in fits.items()]
+    for weight in split.SENSITIVITY_WEIGHTS:  # how much the constants owe to the criterion
+        if weight != 1.0:
+            other = split.best_splits(split.with_loss(summary, weight))
+            fit_rows += [{"postprocess": pp, "w1_weight": weight,
+                          **split.fit_rule(other[other.postprocess == pp])}
+                         for pp in cfg.postprocess]
+    fit_rows.append({"postprocess": "paper", "w1_weight": math.nan, **split.RULE_OF_THUMB})
     _write(pd.DataFrame(fit_rows), out / "table3_fit.csv", report)
     split.draw_split(best, fits, cfg, out / "fig8_split.png")
     report.files.append("fig8_split.png")
