@@ -75,7 +75,15 @@ def grid_eps(index: int) -> float:
 
 
 def accuracy_cells(cfg: Config) -> list[dict]:
-    """The cells of Figures 5 and 6 for a configuration."""
+    """The cells of Figures 5 and 6 for a configuration.
+
+    Examples
+    --------
+    >>> from dpfix.experiments.config import make_config
+    >>> cells = accuracy_cells(make_config(quick=True))
+    >>> len(cells), cells[0]["method"], cells[0]["postprocess"], cells[0]["eps"]
+    (180, 'heuristic-max', 'isotonic-cdf', 0.1)
+    """
     cells = []
     for dataset in cfg.accuracy_datasets:
         for i in cfg.eps_index:

@@ -28,7 +28,15 @@ POSTPROCESS = ("clip-renormalise", "isotonic-cdf")
 
 
 def privatizer_cells(cfg: Config) -> list[dict]:
-    """The cells of Figure 3."""
+    """The cells of Figure 3.
+
+    Examples
+    --------
+    >>> from dpfix.experiments.config import make_config
+    >>> cells = privatizer_cells(make_config(quick=True))
+    >>> len(cells), sorted({c["n"] for c in cells})
+    (24, [10, 51, 201])
+    """
     return [{"experiment": "privatizers", "dataset": FIG3_DATASET, "method": method,
              "eps": cfg.fig3_eps, "replication": rep, "seed": cfg.seed, "n": n}
             for n in cfg.fig3_n for method in cfg.fig3_methods

@@ -32,7 +32,14 @@ RUNTIME_DATASET = "crime"
 
 
 def runtime_cells(cfg: Config, n: int, methods: Any) -> list[dict]:
-    """The cells of one wave (one ``n``) of Figure 7."""
+    """The cells of one wave (one ``n``) of Figure 7.
+
+    Examples
+    --------
+    >>> from dpfix.experiments.config import make_config
+    >>> [c["method"] for c in runtime_cells(make_config(quick=True), 50, ["unfixed", "lp-ipm"])]
+    ['unfixed', 'lp-ipm']
+    """
     return [{"experiment": "runtime", "dataset": RUNTIME_DATASET, "method": method,
              "eps": RUNTIME_EPS, "replication": rep, "seed": cfg.seed, "n": n,
              "cap": cfg.fig7_lp_cap}

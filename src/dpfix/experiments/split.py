@@ -52,7 +52,14 @@ def rule(eps: Any, A: float, B: float, K: float) -> Any:
 
 
 def split_cells(cfg: Config) -> list[dict]:
-    """The cells of Table 3 (every data set, eps_t, f, post-processing, replication)."""
+    """The cells of Table 3 (every data set, eps_t, f, post-processing, replication).
+
+    Examples
+    --------
+    >>> from dpfix.experiments.config import make_config
+    >>> len(split_cells(make_config(quick=True)))  # 6 data sets x 4 eps x 2 x 5 f x 2
+    480
+    """
     return [{"experiment": "split", "dataset": d, "method": cfg.split_method,
              "eps": grid_eps(i), "replication": rep, "seed": cfg.seed, "f": f,
              "postprocess": pp}
