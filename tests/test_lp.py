@@ -136,3 +136,39 @@ def test_highs_agrees_with_exact_at_n8(fixed):
         M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, method=method,
                        options={"presolve": True})
         assert abs(M.params["count_error"] - exact) <= 1e-9 * exact
+
+
+def test_highs_failure_is_retried_once_without_presolve(monkeypatch):
+    import dpfix.constructors.lp as lp_module
+
+    real, seen = lp_module.linprog, []
+
+    def flaky(*args, options=None, **kw):
+        seen.append(dict(options))
+        res = real(*args, options=options, **kw)
+        if len(seen) == 1:  # what HiGHS' presolve returns on some targets with zeros
+            res.status, res.x, res.message = 4, None, "HiGHS Status 15: model_status is Unknown"
+        return res
+
+    monkeypatch.setattr(lp_module, "linprog", flaky)
+    mech = lp_module.lp_optimum(np.array([0.5, 0.0, 0.25, 0.25]), 1.0)
+    assert [o.get("presolve", True) for o in seen] == [True, False]
+    assert mech.params["presolve_retry"] and "Unknown" in mech.params["first_attempt"]
+    assert mech.in_F()
+
+
+def test_time_limit_is_not_retried(monkeypatch):
+    import dpfix.constructors.lp as lp_module
+
+    real, seen = lp_module.linprog, []
+
+    def limited(*args, options=None, **kw):
+        seen.append(options)
+        res = real(*args, options=options, **kw)
+        res.status, res.x, res.message = 1, None, "Time limit reached"
+        return res
+
+    monkeypatch.setattr(lp_module, "linprog", limited)
+    with pytest.raises(RuntimeError, match="Time limit"):
+        lp_module.lp_optimum(np.array([0.5, 0.5]), 1.0, time_limit=1.0)
+    assert len(seen) == 1

@@ -164,23 +164,6 @@ def test_custom_path_matches_the_pipeline():
     assert np.array_equal(a.z, c.z)  # stage 1 shared by the two-stage methods
 
 
-def test_lp_failure_is_retried_without_presolve(monkeypatch):
-    import dpfix.constructors as C
-
-    real, seen = C.lp_optimum, []
-
-    def flaky(z, eps, **kw):
-        seen.append(kw.get("options"))
-        if len(seen) == 1:
-            raise RuntimeError("lp_optimum: HiGHS highs-ds did not solve the LP: Unknown")
-        return real(z, eps, **kw)
-    monkeypatch.setattr(C, "lp_optimum", flaky)
-    counts = np.array([0, 0, 1, 1, 2, 3, 3, 3])
-    r = privatize("lp-simplex", counts, 3, 1.0, seed=2)
-    assert r.retried and seen == [None, {"presolve": False}]
-    assert r.mechanism.in_F(r.z)
-
-
 def test_lp_time_limit_is_reported_not_retried(monkeypatch):
     import dpfix.constructors as C
 

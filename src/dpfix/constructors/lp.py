@@ -218,9 +218,21 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         if time_limit is not None:
             highs["time_limit"] = float(time_limit)
         highs.update(options or {})
-        res = linprog(np.asarray(W, dtype=float).ravel(), A_ub=A_ub, b_ub=np.zeros(m_ub),
-                      A_eq=A_eq, b_eq=f["b_eq"], bounds=(0, None), method=method,
-                      options=highs)
+
+        def solve(opts: dict[str, Any]) -> Any:
+            return linprog(np.asarray(W, dtype=float).ravel(), A_ub=A_ub, b_ub=np.zeros(m_ub),
+                           A_eq=A_eq, b_eq=f["b_eq"], bounds=(0, None), method=method,
+                           options=opts)
+
+        res = solve(highs)
+        # F is never empty (Algorithm 1 builds a point of it), yet HiGHS' presolve
+        # reports "Unknown", infeasible or a solve error on some targets with zero
+        # or tiny entries; the same LP then solves without presolve. A time or
+        # iteration limit (status 1) is not retried.
+        params["presolve_retry"] = res.status not in (0, 1) and highs.get("presolve", True)
+        if params["presolve_retry"]:
+            params["first_attempt"] = str(res.message)
+            res = solve({**highs, "presolve": False})
         params.update(status=int(res.status), message=str(res.message),
                       objective=float(res.fun) if res.x is not None else None)
         if res.status != 0 or res.x is None:

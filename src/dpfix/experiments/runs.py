@@ -119,30 +119,18 @@ class Run:
     eps_2: float
     seconds: float
     timed_out: bool = False
-    retried: bool = False  # the LP needed the second attempt (LP_RETRY_OPTIONS)
-
-
-#: HiGHS options of the second attempt when the first fails (not on a time limit).
-#: With presolve on, HiGHS 1.x returns "model status Unknown" for some targets with
-#: zeros at large eps (e.g. binomial, eps_t = 5); the same LP solves without presolve.
-LP_RETRY_OPTIONS = {"presolve": False}
+    retried: bool = False  # HiGHS needed its second attempt, without presolve
 
 
 def _lp(method: str, z: np.ndarray, eps: float, time_limit: float | None
         ) -> tuple[Mechanism, bool]:
-    """``(mechanism, retried)``: the LP optimum over F, retried once without presolve."""
+    """``(mechanism, retried)``: the LP optimum over F; ``retried`` when HiGHS
+    needed its second attempt without presolve (``lp_optimum`` does it)."""
     from dpfix.constructors import lp_optimum
 
     highs = {"lp-simplex": "highs-ds", "lp-ipm": "highs-ipm"}[method]
-    start = time.perf_counter()
-    try:
-        return lp_optimum(z, eps, fixed=True, method=highs, time_limit=time_limit), False
-    except RuntimeError as exc:
-        if "time limit" in str(exc).lower():
-            raise
-    left = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-3)
-    return lp_optimum(z, eps, fixed=True, method=highs, time_limit=left,
-                      options=LP_RETRY_OPTIONS), True
+    mech = lp_optimum(z, eps, fixed=True, method=highs, time_limit=time_limit)
+    return mech, bool(mech.params.get("presolve_retry"))
 
 
 def _custom(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: int,
