@@ -303,7 +303,6 @@ def test_compiled_matches_vectorised():
         assert a.params["passes"] == b.params["passes"]
 
 
-@pytest.mark.full
 @pytest.mark.parametrize("eps", [0.01, 5.0])
 def test_float_n10000(eps):
     n = 10_000

@@ -150,7 +150,6 @@ def test_float_large_n_is_safe(eps):
         assert M.privacy_level() <= eps * (1 + 1e-9) and M.row_sum_error() <= 1e-9
 
 
-@pytest.mark.full
 @pytest.mark.parametrize("eps", [5.0, 0.01])
 def test_float_n_10000_is_safe(eps):
     z = np.random.default_rng(2).dirichlet(np.ones(10_000))
