@@ -80,3 +80,16 @@ def test_distribution_metrics_by_hand():
     assert mean_squared_error(np.array([[0, 1], [1, 0]]), z) == pytest.approx(1)
     with pytest.raises(ValueError, match="one length"):
         wasserstein1([1, 0], [1, 0, 0])
+
+
+def test_metrics_stay_exact_and_refuse_mixed_floats():
+    from dpfix.exact import ExactnessError
+
+    assert wasserstein1([Fraction(1, 3), Fraction(2, 3)], ["0", "1"]) == Fraction(1, 3)
+    assert count_error(T2, ["1/2", "1/2"]) == Fraction(1, 3)
+    assert isinstance(count_error(T2, [1, 0]), Fraction)
+    with pytest.raises(ExactnessError):
+        wasserstein1([Fraction(1, 3), Fraction(2, 3)], [0.0, 1.0])
+    with pytest.raises(ExactnessError):
+        count_error(T2, [0.5, 0.5])
+    assert weight_matrix("abs", ["1/4", "3/4"])[1, 0] == Fraction(3, 4)

@@ -22,6 +22,7 @@ __all__ = [
     "exact_array",
     "is_exact_number",
     "is_exact_array",
+    "wants_exact",
     "exact_lam",
     "resolve_lam",
     "rank",
@@ -119,6 +120,27 @@ def exact_array(x: Any, name: str = "array", ndim: int | None = None) -> np.ndar
     for idx, v in np.ndenumerate(arr):
         out[idx] = to_fraction(v, name)
     return out
+
+
+def wants_exact(*xs: Any) -> bool:
+    """True when any argument holds exact numbers: an object array (Fractions),
+    strings such as ``"1/2"``, or Python/sympy rationals. Functions that serve
+    both paths then convert every argument with :func:`exact_array`, which
+    refuses floats, so an exact computation never mixes in a float.
+
+    Examples
+    --------
+    >>> wants_exact([Fraction(1, 2)], [0.5]), wants_exact([0.5], [1.0])
+    (True, False)
+    """
+    for x in xs:
+        a = x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
+        if a.dtype == object:
+            if any(isinstance(v, (Fraction, str)) or _is_sympy_rational(v) for v in a.flat):
+                return True
+        elif a.dtype.kind in "US":
+            return True
+    return False
 
 
 def is_exact_array(x: Any) -> bool:

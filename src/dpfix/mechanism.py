@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.exact import exact_array, to_fraction
+from dpfix.exact import exact_array, to_fraction, wants_exact
 
 __all__ = ["Mechanism", "weight_matrix", "FLOAT_RTOL"]
 
@@ -40,8 +40,8 @@ def weight_matrix(weights: Any, z: Any) -> np.ndarray:
     >>> weight_matrix("abs", [Fraction(1, 2), Fraction(1, 2)]).tolist()
     [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
     """
-    zv = np.asarray(z)
-    exact = zv.dtype == object
+    exact = wants_exact(z, weights if not isinstance(weights, str) else [])
+    zv = exact_array(z, "z", ndim=1) if exact else np.asarray(z, dtype=float)
     n = zv.shape[0]
     if isinstance(weights, str):
         idx = np.arange(n)
@@ -54,7 +54,7 @@ def weight_matrix(weights: Any, z: Any) -> np.ndarray:
             raise ValueError(f"weights: unknown name {weights!r}; use 'abs', 'squared' or a matrix")
         if exact:
             return zv[:, None] * base.astype(object)
-        return zv.astype(float)[:, None] * base
+        return zv[:, None] * base
     W = exact_array(weights, "weights") if exact else np.asarray(weights, dtype=float)
     if W.shape != (n, n):
         raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.exact import exact_array, wants_exact
 from dpfix.mechanism import weight_matrix
 
 __all__ = [
@@ -23,11 +24,10 @@ __all__ = [
 
 
 def _pair(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
-    pa, qa = np.asarray(p), np.asarray(q)
-    if pa.dtype != object:
-        pa = pa.astype(float)
-    if qa.dtype != object:
-        qa = qa.astype(float)
+    if wants_exact(p, q):  # exact on exact input; a float mixed in is refused
+        pa, qa = exact_array(p, "p"), exact_array(q, "q")
+    else:
+        pa, qa = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
     if pa.ndim != 1 or pa.shape != qa.shape:
         raise ValueError(
             f"distributions must be vectors of one length, got {pa.shape} and {qa.shape}"
@@ -46,9 +46,11 @@ def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
     >>> float(count_error(np.eye(3), [1/3, 1/3, 1/3]))
     0.0
     """
-    Tm = np.asarray(T)
-    W = weight_matrix(weights, z if Tm.dtype == object else np.asarray(z, dtype=float))
-    return (W * Tm).sum()
+    if wants_exact(T, z):
+        Tm, z = exact_array(T, "T", ndim=2), exact_array(z, "z", ndim=1)
+    else:
+        Tm = np.asarray(T, dtype=float)
+    return (weight_matrix(weights, z) * Tm).sum()
 
 
 def expected_absolute_deviation(T: Any, z: Any) -> Any:
