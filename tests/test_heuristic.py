@@ -179,6 +179,16 @@ def test_random_selector_is_seeded():
     assert a == b and sorted(a) == list(range(30)) and a != list(range(30))
 
 
+def test_random_selector_records_only_an_integer_seed():
+    z = np.full(6, 1 / 6)
+    assert heuristic(z, 1.0, selector="random", seed=np.int64(4)).params["seed"] == 4
+    assert heuristic(z, 1.0, selector="random").params["seed"] == (
+        "fresh OS randomness (not recorded)")
+    ss = np.random.SeedSequence()
+    kept = heuristic(z, 1.0, selector="random", seed=ss).params["seed"]
+    assert kept == "a seed object (not recorded)" and str(ss.entropy) not in repr(kept)
+
+
 def test_callable_selector():
     seen = []
 

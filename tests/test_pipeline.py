@@ -118,7 +118,7 @@ def test_public_report_is_json_and_names_the_samplers():
     assert "NOT FOR PRODUCTION" in seeded["samplers"]["stage2"]
     secure = privatize_counts(synthetic(), 1.0, upper=10).public_report()
     assert secure["stage1"]["secure"] is True and "OpenDP" in secure["samplers"]["stage1"]
-    assert "OS entropy" in secure["samplers"]["stage2"] and secure["seed"] is None
+    assert "fresh OS randomness" in secure["samplers"]["stage2"] and secure["seed"] is None
 
 
 def test_cyclic_gaussian_reports_its_delta():

@@ -412,3 +412,67 @@ def test_help_lists_every_method():
     text = " ".join(sub.format_help().split()).replace("- ", "-")
     for name in [*CONSTRUCTORS, *SELECTORS, *METHODS, *POSTPROCESSORS]:
         assert name in text, name
+
+
+# ------------------------------------------------------------------ random state
+def _unseeded_random_selector(table, tmp_path, capsys, monkeypatch):
+    """Run ``--selector random`` without ``--seed``; return the report text, the stage-2
+    generator's starting state and the seed handed to the heuristic."""
+    import copy
+    import re
+
+    import dpfix.pipeline as P
+
+    seen = {}
+    apply, heuristic = P.apply_mechanism, C.heuristic
+
+    def spy_apply(mech, counts, rng, *a, **k):
+        seen["seed_seq"] = rng.bit_generator.seed_seq
+        seen["state"] = copy.deepcopy(rng.bit_generator.state)
+        return apply(mech, counts, rng, *a, **k)
+
+    def spy_heuristic(z, eps, **kw):
+        seen["selector_seed"] = kw.get("seed")
+        return heuristic(z, eps, **kw)
+    monkeypatch.setattr(P, "apply_mechanism", spy_apply)
+    monkeypatch.setattr(C, "heuristic", spy_heuristic)
+    argv = base(table, tmp_path, "--selector", "random", "--report", tmp_path / "r.json")
+    del argv[argv.index("--seed"):argv.index("--seed") + 2]
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0, err
+    text = (tmp_path / "r.json").read_text()
+    return text, seen, [int(x) for x in re.findall(r"\d+", text)]
+
+
+def test_unseeded_random_selector_leaks_no_random_state(table, tmp_path, capsys, monkeypatch):
+    text, seen, _ = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
+    assert "entropy" not in text.lower() and "SeedSequence" not in text
+    r = json.loads(text)
+    assert r["mechanism"]["params"]["seed"] == "fresh OS randomness (not recorded)"
+    assert r["seed"] is None and str(seen["seed_seq"].entropy) not in text
+    # the selector's randomness is independent of stage 2's (not a sibling SeedSequence)
+    s = seen["selector_seed"]
+    assert not isinstance(s, np.random.SeedSequence) or s.entropy != seen["seed_seq"].entropy
+
+
+def test_stage2_generator_cannot_be_rebuilt_from_the_report(table, tmp_path, capsys,
+                                                            monkeypatch):
+    _, seen, numbers = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
+    assert numbers  # the report has numbers to try: every one as entropy, with any spawn key
+    for v in set(numbers):
+        for ss in [np.random.SeedSequence(v), *np.random.SeedSequence(v).spawn(3)]:
+            assert np.random.PCG64(ss).state != seen["state"]
+        for key in range(3):
+            ss = np.random.SeedSequence(v, spawn_key=(key,))
+            assert np.random.PCG64(ss).state != seen["state"]
+
+
+def test_report_writer_refuses_random_state():
+    from dpfix.privatize import _jsonable, _small_params
+
+    params = {"selector": "random", "seed": np.random.SeedSequence(),
+              "rng": np.random.default_rng(0), "passes": 3}
+    assert _small_params(params) == {"selector": "random", "passes": 3,
+                                     "omitted_random_state": ["seed", "rng"]}
+    with pytest.raises(TypeError, match="random state"):
+        _jsonable({"x": [np.random.SeedSequence()]})

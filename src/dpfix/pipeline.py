@@ -258,7 +258,7 @@ class PrivatizedCounts:
             s1 = (f"numpy {self.stage1.noise.get('distribution', '')} with seed {self.seed}: "
                   "NOT FOR PRODUCTION (tests and experiments only)")
         s2 = ("numpy PCG64 multinomial on float64 rows of T, "
-              + ("seeded from OS entropy" if self.seed is None
+              + ("seeded from fresh OS randomness (not recorded)" if self.seed is None
                  else f"seed {self.seed}: NOT FOR PRODUCTION"))
         return {"stage1": s1, "stage2": s2}
 
@@ -304,6 +304,19 @@ class PrivatizedCounts:
             "seed": self.seed,
             "output_distribution": self.output_distribution.tolist(),
         }
+
+
+def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
+    """Seeds of stage 1, stage 2 and the random selector.
+
+    With a seed, three children of ``SeedSequence(seed)`` (reproducible; the
+    seed is in the report anyway). Without one, three independent draws of OS
+    randomness: children of one ``SeedSequence()`` would share its entropy, so
+    whatever reveals the selector's randomness would rebuild stage 2's generator.
+    """
+    if seed is not None:
+        return tuple(np.random.SeedSequence(seed).spawn(3))
+    return np.random.SeedSequence(), np.random.SeedSequence(), None
 
 
 def _check_counts(counts: Any) -> np.ndarray:
@@ -430,7 +443,7 @@ def privatize_counts(
     eta, topcoded = histogram(d, upper)
     d = np.minimum(d, upper)
     n, N = upper + 1, int(d.size)
-    stage1_seed, stage2_seed, selector_seed = np.random.SeedSequence(seed).spawn(3)
+    stage1_seed, stage2_seed, selector_seed = _seeds(seed)
     stage = on_stage or (lambda name: None)
     seconds: dict[str, float] = {}
 

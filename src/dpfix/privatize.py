@@ -252,12 +252,34 @@ def _jsonable(x: Any) -> Any:
         return float(x) if math.isfinite(x) else str(float(x))
     if isinstance(x, Fraction):
         return str(x)
+    if isinstance(x, _SEED_LIKE):  # str() of a SeedSequence shows its entropy
+        raise TypeError(f"refusing to write random state {type(x).__name__} to a report")
     return x if x is None or isinstance(x, str) else str(x)
 
 
+#: Random state that must never reach a report: its entropy rebuilds the generators.
+_SEED_LIKE = (np.random.SeedSequence, np.random.Generator, np.random.BitGenerator,
+              np.random.RandomState)
+
+
+def _seed_like(x: Any) -> bool:
+    if isinstance(x, _SEED_LIKE):
+        return True
+    if isinstance(x, dict):
+        return any(_seed_like(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return any(_seed_like(v) for v in x)
+    return False
+
+
 def _small_params(params: dict) -> dict:
-    out = {}
+    """The constructor's parameters fit for the public report: no random state (skipped,
+    with its key listed), no long lists (the heuristic's steps)."""
+    out: dict[str, Any] = {}
     for key, value in params.items():
+        if _seed_like(value) or "entropy" in str(key).lower():
+            out.setdefault("omitted_random_state", []).append(str(key))
+            continue
         v = _jsonable(value)
         if len(json.dumps(v)) <= 2_000:  # long lists (the heuristic's steps) are left out
             out[key] = v

@@ -98,6 +98,16 @@ def _selector(selector: Any, z: np.ndarray, ops: Any, seed: Any) -> Callable:
     )
 
 
+def _seed_record(seed: Any) -> int | str:
+    """What ``params`` may record of the random selector's seed: an integer the caller
+    gave, else a description (never a SeedSequence, Generator or its entropy)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return int(seed)
+    if seed is None:
+        return "fresh OS randomness (not recorded)"
+    return "a seed object (not recorded)"
+
+
 def _build(zv: np.ndarray, lam_x: Fraction | None, eps_f: float, selector: Any,
            seed: Any, compiled: bool | None = None) -> Mechanism:
     start = time.perf_counter()
@@ -109,8 +119,8 @@ def _build(zv: np.ndarray, lam_x: Fraction | None, eps_f: float, selector: Any,
               "column_order": out.order, "steps": out.steps,
               "final_lock": tuple(int(v) for v in out.lock),
               "log_amounts": not ops.exact, "compiled": out.compiled}
-    if selector == "random":
-        params["seed"] = seed
+    if selector == "random":  # an int seed only: a SeedSequence's entropy would reveal it
+        params["seed"] = _seed_record(seed)
     if ops.exact:
         mech = Mechanism(matrix=out.matrix, eps=eps_f, lam=lam_x, fixed_point=zv,
                          constructor="heuristic", params=params)
@@ -143,7 +153,10 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
         ``z`` only, so costs no privacy; the paper, end of Section 5.2); or a
         callable ``selector(c, z) -> j`` with ``c`` a copy of the remaining
         column mass (Fractions, or float64 on the float path).
-    seed : seed of the ``"random"`` selector.
+    seed : seed of the ``"random"`` selector (anything ``default_rng`` takes).
+        ``params["seed"]`` records it only when it is an integer: a
+        SeedSequence or Generator is never stored (its entropy could rebuild
+        sibling generators).
 
     Returns
     -------
