@@ -11,12 +11,11 @@ from scipy.integrate import quad
 
 from dpfix.constructors.baselines import (
     discrete_gaussian,
-    discrete_gaussian_delta,
-    discrete_gaussian_sigma,
     staircase,
     staircase_pmf,
     truncated_geometric,
 )
+from dpfix.privatizers.calibration import discrete_gaussian_delta, discrete_gaussian_sigma
 
 LAMS = [Fraction(3, 2), Fraction(2), Fraction(3)]
 SQUARE_LAMS = [Fraction(9, 4), Fraction(4), Fraction(9)]

@@ -324,7 +324,43 @@ def test_calibration_refuses_bad_input():
     with pytest.raises(ValueError, match="delta"):
         analytic_gaussian_sigma(1.0, 0.0)
     with pytest.raises(ValueError, match="sensitivity"):
-        discrete_gaussian_delta(1.0, 1.0, sensitivity=0)
+        analytic_gaussian_delta(1.0, 1.0, sensitivity=0)
+    with pytest.raises(ValueError, match="sigma"):
+        discrete_gaussian_delta(0.0, 1.0)
+    with pytest.raises(ValueError, match="too large"):
+        discrete_gaussian_sigma(1e-12, 1e-6)
+
+
+def _hockey_stick_dg_delta(sigma, eps):
+    # independent: sum_y max(0, P(Y = y) - e^eps P(Y = y - 1)), Y ~ N_Z(0, sigma^2)
+    y = np.arange(-int(40 * sigma) - 3, int(40 * sigma) + 4)
+    w = np.exp(-y.astype(float) ** 2 / (2 * sigma**2))
+    p = w / w.sum()
+    return float(np.maximum(p[1:] - math.exp(eps) * p[:-1], 0).sum())
+
+
+@pytest.mark.parametrize("eps, delta", [(3.0, 0.01), (3.0, 1e-4), (1.0, 1e-3), (5.0, 1e-5),
+                                        (0.5, 1e-6)])
+def test_discrete_gaussian_sigma_is_smallest_on_a_grid(eps, delta):
+    # delta(sigma) is not monotone, so a bisection can stop at a too-large sigma
+    # (eps=3, delta=0.01: 0.866 instead of 0.7065); a fine grid finds the true smallest
+    s = discrete_gaussian_sigma(eps, delta)
+    grid = np.linspace(s / 20, 2 * s, 4000)
+    ok = [sg for sg in grid if _hockey_stick_dg_delta(sg, eps) <= delta]
+    first, step = ok[0], grid[1] - grid[0]
+    assert first - step < s <= first
+    assert _hockey_stick_dg_delta(s, eps) <= delta * (1 + 1e-9)
+    # and the secure cyclic Gaussian privatizer draws with exactly this sigma
+    assert cyclic_gaussian(ETA, eps, delta).noise["sigma"] == s
+
+
+def test_discrete_gaussian_sigma_known_value():
+    # eps = 3, delta = 0.01: the smallest sigma lies in (sigma_0, sigma_1] =
+    # (sqrt(1/6), sqrt(1/2)], where delta(sigma) = P[Y >= 2] - (e^3 - 1) P[Y >= 3];
+    # at sigma_1 = 0.7071 it is already below 0.01, just under it (0.7065) it is not
+    s = discrete_gaussian_sigma(3.0, 0.01)
+    assert s == pytest.approx(0.7065, abs=5e-5)
+    assert s < math.sqrt(0.5)
 
 
 # ------------------------------------------------------------------- Privelet

@@ -17,14 +17,17 @@ import numpy as np
 
 from dpfix.exact import resolve_lam
 from dpfix.mechanism import Mechanism
+from dpfix.privatizers.calibration import (
+    discrete_gaussian_delta,
+    discrete_gaussian_log_weights,
+    discrete_gaussian_sigma,
+)
 
 __all__ = [
     "truncated_geometric",
     "staircase",
     "staircase_pmf",
     "discrete_gaussian",
-    "discrete_gaussian_delta",
-    "discrete_gaussian_sigma",
 ]
 
 
@@ -183,99 +186,11 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
 
 
 # -- discrete Gaussian ----------------------------------------------------------------------
-def _dg_logs(sigma: float, top: int) -> tuple[np.ndarray, float]:
-    """``-y^2 / (2 sigma^2)`` for ``y = 0..K`` and ``log Z``, ``Z = sum_y e^(-y^2/(2 sigma^2))``,
-    ``K >= top`` and large enough that the first omitted term is below ``1e-30``.
-    Callers pass ``top`` at least ``12 sigma`` past the last tail they need, so
-    each tail's omitted terms are below ``e^-72`` of its first."""
-    K = max(top, int(math.ceil(sigma * math.sqrt(2 * 69.1))) + 1)
-    v = -np.arange(K + 1, dtype=float) ** 2 / (2 * sigma * sigma)
-    log_z = math.log(1 + 2 * float(np.exp(v[1:]).sum()))
-    return v, log_z
-
-
-def discrete_gaussian_delta(sigma: float, eps: float) -> float:
-    """The exact delta of ``N_Z(0, sigma^2)`` noise on a sensitivity-1 count at ``eps``.
-
-    Canonne, Kamath, Steinke 2020 ("The discrete Gaussian for differential
-    privacy", arXiv:2004.00010, Theorem 7, with Delta = 1):
-    ``delta = P[X > eps sigma^2 - 1/2] - e^eps P[X > eps sigma^2 + 1/2]``,
-    ``X ~ N_Z(0, sigma^2)``; for integer ``X``, ``P[X > t] = P[X >= floor(t) + 1]``.
-    Written as ``P[lo <= X < hi] - (e^eps - 1) P[X >= hi]`` to limit cancellation
-    (as in the authors' reference code, T. Steinke 2020, ``dg_delta``), with
-    ``hi = lo + 1`` exactly. ``tests/test_baselines.py`` checks it against the
-    hockey-stick divergence ``sum_y max(0, p(y) - e^eps p(y-1))``.
-
-    Examples
-    --------
-    >>> round(discrete_gaussian_delta(2.0, 1.0), 6)
-    0.007249
-    """
-    if not sigma > 0 or not eps > 0:
-        raise ValueError(f"sigma and eps must be > 0, got {sigma!r}, {eps!r}")
-    lo = math.floor(eps * sigma * sigma - 0.5) + 1
-    hi = lo + 1  # floor(t + 1/2) = floor(t - 1/2) + 1; rounding t +- 1/2 separately can break it
-    v, log_z = _dg_logs(sigma, hi + 1 + int(math.ceil(12 * sigma)))
-    p = np.exp(v - log_z)
-    K = len(p) - 1
-
-    def mass(a: int, b: int) -> float:  # P[a <= X <= b], by symmetry p(-y) = p(y)
-        a, b = max(a, -K), min(b, K)
-        ys = np.abs(np.arange(a, b + 1))
-        return float(p[ys].sum()) if b >= a else 0.0
-    return mass(lo, hi - 1) - math.expm1(eps) * mass(hi, K)
-
-
-def discrete_gaussian_sigma(eps: float, delta: float, *, rtol: float = 1e-12) -> float:
-    """The smallest ``sigma`` with :func:`discrete_gaussian_delta` ``<= delta``.
-
-    ``delta(sigma)`` is not monotone: it is continuous, but rises after each
-    breakpoint ``sigma_k = sqrt((k + 1/2) / eps)`` (where ``eps sigma^2 + 1/2``
-    passes an integer) and falls again before the next. Its values at the
-    breakpoints decrease, and between two breakpoints it rises then falls
-    (``tests/test_baselines.py`` checks both on a grid). So the first breakpoint
-    ``sigma_k`` with ``delta(sigma_k) <= delta`` is found by a galloping and binary
-    search on ``k``, and the answer by bisection on ``(sigma_{k-1}, sigma_k]``, where
-    the condition holds exactly on a final segment. Returns the upper end of the
-    final bracket (relative width ``rtol``), so the guarantee always holds.
-
-    Examples
-    --------
-    >>> s = discrete_gaussian_sigma(1.0, 1e-5)
-    >>> discrete_gaussian_delta(s, 1.0) <= 1e-5 < discrete_gaussian_delta(s * (1 - 1e-9), 1.0)
-    True
-    """
-    if not 0 < delta < 1:
-        raise ValueError(f"delta: must be in (0, 1), got {delta!r}")
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"eps: must be a finite number > 0, got {eps!r}")
-
-    def ok_at(k: int) -> bool:
-        return discrete_gaussian_delta(math.sqrt((k + 0.5) / eps), eps) <= delta
-
-    if ok_at(0):
-        lo, hi = 0.0, math.sqrt(0.5 / eps)
-    else:
-        bad, good = 0, 1
-        while not ok_at(good):
-            bad, good = good, 2 * good
-        while good - bad > 1:
-            mid = (bad + good) // 2
-            bad, good = (bad, mid) if ok_at(mid) else (mid, good)
-        lo, hi = math.sqrt((bad + 0.5) / eps), math.sqrt((good + 0.5) / eps)
-    while hi - lo > rtol * hi:
-        mid = (lo + hi) / 2
-        if discrete_gaussian_delta(mid, eps) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
     """The discrete Gaussian mechanism (Canonne, Kamath, Steinke 2020), clamped to ``[0, n-1]``.
 
-    ``sigma`` is :func:`discrete_gaussian_sigma` ``(eps, delta)``, the smallest with
+    ``sigma`` is ``dpfix.privatizers.calibration.discrete_gaussian_sigma(eps, delta)``
+    (the calibration shared with the cyclic Gaussian privatizer), the smallest with
     the exact (eps, delta) guarantee of CKS20 Theorem 7; the paper uses
     ``delta = 1/(N+1)``. ``T[i, j] = P(Y = j-i)`` inside and the tails
     ``P(Y >= k)`` at the clamped ends, from the pmf ``e^(-y^2/(2 sigma^2)) / Z``
@@ -291,7 +206,7 @@ def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
     n = _check_n(n)
     eps = float(eps)
     sigma = discrete_gaussian_sigma(eps, delta)
-    v, log_z = _dg_logs(sigma, n + int(math.ceil(12 * sigma)))
+    v, log_z = discrete_gaussian_log_weights(sigma, n + int(math.ceil(12 * sigma)))
     tails = np.logaddexp.accumulate(v[::-1])[::-1] - log_z  # log P(Y >= y), y = 0..K
     L = _clamped(n, lambda k: v[np.abs(k)] - log_z, lambda k: tails[k], False)
     mech = Mechanism(log_matrix=L, eps=eps, delta=float(delta), constructor="discrete_gaussian",

@@ -1,17 +1,24 @@
 """Gaussian noise calibration for (eps, delta)-DP (paper Appendix A, cyclic Gaussian).
 
+The one implementation of both calibrations: the cyclic Gaussian privatizer and
+the discrete Gaussian baseline (``dpfix.constructors.baselines``) import it.
+
 - Continuous Gaussian: the analytic Gaussian mechanism of Balle and Wang (2018,
   Theorem 8): ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``D`` is
   (eps, delta)-DP iff
   ``Phi(D/(2 sigma) - eps sigma/D) - e^eps Phi(-D/(2 sigma) - eps sigma/D) <= delta``.
+  This delta decreases in ``sigma`` (Balle and Wang, Lemma 7), so
+  :func:`analytic_gaussian_sigma` bisects on ``log sigma``.
 - Discrete Gaussian: Canonne, Kamath and Steinke (2020, Theorem 7): with
-  ``Y ~ N_Z(0, sigma^2)`` and integer sensitivity ``D``, the exact delta is
-  ``P[Y > eps sigma^2/D - D/2] - e^eps P[Y > eps sigma^2/D + D/2]``.
+  ``Y ~ N_Z(0, sigma^2)`` and sensitivity 1 (all dpfix needs: a move shifts one
+  integer coordinate by 1), the exact delta is
+  ``P[Y > eps sigma^2 - 1/2] - e^eps P[Y > eps sigma^2 + 1/2]``. This delta is
+  NOT monotone in ``sigma`` (it jumps up where ``eps sigma^2 + 1/2`` passes an
+  integer), so :func:`discrete_gaussian_sigma` searches over those breakpoints
+  first, then bisects inside one segment.
 
-Both deltas decrease in ``sigma``; ``*_sigma`` finds the smallest ``sigma``
-(relative precision ``SIGMA_RTOL``) by bisection on ``log sigma`` and returns
-the upper end of the final bracket, whose delta is checked to be at most the
-target, so the guarantee never rests on the bisection's tolerance.
+Both searches return the upper end of their final bracket, whose delta is at
+most the target, so the guarantee never rests on a search tolerance.
 """
 
 from __future__ import annotations
@@ -24,12 +31,13 @@ from scipy.special import log_ndtr
 
 from dpfix.privatizers._common import check_epsilon, check_probability
 
-__all__ = ["analytic_gaussian_delta", "analytic_gaussian_sigma",
-           "discrete_gaussian_delta", "discrete_gaussian_sigma", "SIGMA_RTOL"]
+__all__ = ["analytic_gaussian_delta", "analytic_gaussian_sigma", "discrete_gaussian_delta",
+           "discrete_gaussian_sigma", "discrete_gaussian_log_weights", "SIGMA_RTOL",
+           "MAX_DISCRETE_SIGMA"]
 
-#: Relative width of the final bisection bracket on sigma.
+#: Relative width of the final bisection bracket on sigma (both searches).
 SIGMA_RTOL = 1e-10
-#: Largest sigma whose discrete-Gaussian delta is summed directly (about 8e6 terms).
+#: Largest sigma of the discrete Gaussian (its pmf is summed directly, ~12 sigma terms).
 MAX_DISCRETE_SIGMA = 2e5
 
 
@@ -52,40 +60,6 @@ def analytic_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1
     d = check_epsilon(sensitivity, "sensitivity")
     a, b = d / (2 * sigma) - epsilon * sigma / d, -d / (2 * sigma) - epsilon * sigma / d
     return _difference(float(log_ndtr(a)), epsilon + float(log_ndtr(b)))
-
-
-def discrete_gaussian_delta(sigma: float, epsilon: float, sensitivity: int = 1) -> float:
-    """The exact delta of discrete Gaussian noise ``N_Z(0, sigma^2)`` (CKS20 Theorem 7).
-
-    The pmf is summed over ``|y| <= 39 sigma + 2``, beyond which
-    ``exp(-y^2/(2 sigma^2))`` is below the smallest float64.
-
-    Examples
-    --------
-    >>> round(discrete_gaussian_delta(1.0, 1.0), 6)
-    0.141351
-    """
-    sigma, epsilon = check_epsilon(sigma, "sigma"), check_epsilon(epsilon)
-    if isinstance(sensitivity, bool) or int(sensitivity) != sensitivity or sensitivity < 1:
-        raise ValueError(f"sensitivity: must be a positive integer, got {sensitivity!r}")
-    if sigma > MAX_DISCRETE_SIGMA:
-        raise ValueError(f"sigma: {sigma:g} exceeds {MAX_DISCRETE_SIGMA:g}, too large to sum "
-                         "the discrete Gaussian; use secure=False or the zCDP budget")
-    d = int(sensitivity)
-    top = int(math.ceil(39 * sigma)) + 2
-    y = np.arange(-top, top + 1)
-    w = np.exp(-(y.astype(float) ** 2) / (2 * sigma**2))
-    tail = np.cumsum(w[::-1])[::-1]  # tail[k] = sum_{y >= y[k]} w, summed small to large
-    total = tail[0]
-
-    def log_upper(t: float) -> float:  # log P[Y > t]
-        k = math.floor(t) + 1 + top  # index of the smallest integer above t
-        if k >= len(y):
-            return -math.inf
-        return math.log(tail[max(k, 0)] / total)
-
-    mid = epsilon * sigma**2 / d
-    return _difference(log_upper(mid - d / 2), epsilon + log_upper(mid + d / 2))
 
 
 def _bisect_sigma(delta_of: Callable[[float], float], delta: float, start: float,
@@ -125,16 +99,110 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     return _bisect_sigma(lambda s: analytic_gaussian_delta(s, epsilon, d), delta, start)
 
 
-def discrete_gaussian_sigma(epsilon: float, delta: float, sensitivity: int = 1) -> float:
-    """The smallest ``sigma`` of an (eps, delta)-DP discrete Gaussian (CKS20 Theorem 7).
+# -- discrete Gaussian ----------------------------------------------------------------------
+def discrete_gaussian_log_weights(sigma: float, top: int) -> tuple[np.ndarray, float]:
+    """``v[y] = -y^2 / (2 sigma^2)`` for ``y = 0..K`` and ``log Z``, ``Z = sum_y e^v[|y|]``.
+
+    ``K >= top``, and large enough that the first omitted term is below ``1e-30``
+    (so ``log Z`` is exact to float precision). Callers pass ``top`` at least
+    ``12 sigma`` past the last tail they need, so each tail's omitted terms are
+    below ``e^-72`` of its first. ``v - log Z`` is the log pmf of ``N_Z(0, sigma^2)``.
+
+    Examples
+    --------
+    >>> v, log_z = discrete_gaussian_log_weights(1.0, 3)
+    >>> v[:3].tolist(), round(log_z - math.log(math.sqrt(2 * math.pi)), 7)  # Poisson summation
+    ([-0.0, -0.5, -2.0], 0.0)
+    """
+    K = max(top, int(math.ceil(sigma * math.sqrt(2 * 69.1))) + 1)
+    v = -np.arange(K + 1, dtype=float) ** 2 / (2 * sigma * sigma)
+    log_z = math.log(1 + 2 * float(np.exp(v[1:]).sum()))
+    return v, log_z
+
+
+def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
+    """The exact delta of ``N_Z(0, sigma^2)`` noise on a sensitivity-1 count at ``epsilon``.
+
+    Canonne, Kamath, Steinke 2020 ("The discrete Gaussian for differential
+    privacy", arXiv:2004.00010, Theorem 7, with Delta = 1):
+    ``delta = P[X > eps sigma^2 - 1/2] - e^eps P[X > eps sigma^2 + 1/2]``,
+    ``X ~ N_Z(0, sigma^2)``; for integer ``X``, ``P[X > t] = P[X >= floor(t) + 1]``.
+    Written as ``P[lo <= X < hi] - (e^eps - 1) P[X >= hi]`` to limit cancellation
+    (as in the authors' reference code, T. Steinke 2020, ``dg_delta``), with
+    ``hi = lo + 1`` exactly. The tests check it against the hockey-stick
+    divergence ``sum_y max(0, p(y) - e^eps p(y-1))``.
+
+    Examples
+    --------
+    >>> round(discrete_gaussian_delta(2.0, 1.0), 6)
+    0.007249
+    """
+    sigma, epsilon = check_epsilon(sigma, "sigma"), check_epsilon(epsilon)
+    if sigma > MAX_DISCRETE_SIGMA:
+        raise ValueError(f"sigma: {sigma:g} exceeds {MAX_DISCRETE_SIGMA:g}, too large to sum "
+                         "the discrete Gaussian")
+    lo = math.floor(epsilon * sigma * sigma - 0.5) + 1
+    if lo > 40 * sigma + 2:  # delta <= P[X >= lo] < (sigma + 1) e^-800: zero in float64
+        return 0.0
+    hi = lo + 1  # floor(t + 1/2) = floor(t - 1/2) + 1; rounding t +- 1/2 separately can break it
+    v, log_z = discrete_gaussian_log_weights(sigma, hi + 1 + int(math.ceil(12 * sigma)))
+    p = np.exp(v - log_z)
+    K = len(p) - 1
+
+    def mass(a: int, b: int) -> float:  # P[a <= X <= b], by symmetry p(-y) = p(y)
+        a, b = max(a, -K), min(b, K)
+        ys = np.abs(np.arange(a, b + 1))
+        return float(p[ys].sum()) if b >= a else 0.0
+    return mass(lo, hi - 1) - math.expm1(epsilon) * mass(hi, K)
+
+
+def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
+    """The smallest ``sigma`` with :func:`discrete_gaussian_delta` ``<= delta`` (CKS20 Theorem 7).
+
+    ``delta(sigma)`` is not monotone: it is continuous, but rises after each
+    breakpoint ``sigma_k = sqrt((k + 1/2) / eps)`` (where ``eps sigma^2 + 1/2``
+    passes an integer) and falls again before the next. Its values at the
+    breakpoints decrease, and between two breakpoints it rises then falls (the
+    tests check both on a grid). So the first breakpoint ``sigma_k`` with
+    ``delta(sigma_k) <= delta`` is found by a galloping and binary search on
+    ``k``, and the answer by bisection on ``(sigma_{k-1}, sigma_k]``, where the
+    condition holds exactly on a final segment. Returns the upper end of the
+    final bracket (relative width ``SIGMA_RTOL``), so the guarantee always holds.
 
     Examples
     --------
     >>> s = discrete_gaussian_sigma(1.0, 1e-5)
-    >>> discrete_gaussian_delta(s, 1.0) <= 1e-5 < discrete_gaussian_delta(0.999 * s, 1.0)
+    >>> discrete_gaussian_delta(s, 1.0) <= 1e-5 < discrete_gaussian_delta(s * (1 - 1e-9), 1.0)
     True
+    >>> round(discrete_gaussian_sigma(3.0, 0.01), 4)  # a plain bisection would give 0.866
+    0.7065
     """
     epsilon, delta = check_epsilon(epsilon), check_probability(delta)
-    start = analytic_gaussian_sigma(epsilon, delta, float(sensitivity))
-    return _bisect_sigma(lambda s: discrete_gaussian_delta(s, epsilon, sensitivity), delta,
-                         start, MAX_DISCRETE_SIGMA)
+
+    def breakpoint(k: int) -> float:
+        s = math.sqrt((k + 0.5) / epsilon)
+        if s > MAX_DISCRETE_SIGMA:
+            raise ValueError(f"epsilon={epsilon:g}, delta={delta:g}: the discrete Gaussian "
+                             f"needs sigma above {MAX_DISCRETE_SIGMA:g}, too large to sum")
+        return s
+
+    def ok_at(k: int) -> bool:
+        return discrete_gaussian_delta(breakpoint(k), epsilon) <= delta
+
+    if ok_at(0):
+        lo, hi = 0.0, breakpoint(0)
+    else:
+        bad, good = 0, 1
+        while not ok_at(good):
+            bad, good = good, 2 * good
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            bad, good = (bad, mid) if ok_at(mid) else (mid, good)
+        lo, hi = breakpoint(bad), breakpoint(good)
+    while hi - lo > SIGMA_RTOL * hi:
+        mid = (lo + hi) / 2
+        if discrete_gaussian_delta(mid, epsilon) <= delta:
+            hi = mid
+        else:
+            lo = mid
+    return hi
