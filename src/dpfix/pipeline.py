@@ -214,7 +214,8 @@ class PrivatizedCounts:
     ``z`` and ``T`` are differentially private; ``n``, ``N`` and the budgets
     are public. ``topcoded`` (how many true counts exceeded ``upper``) is
     derived from the true data without noise: it is for the data holder and
-    :meth:`public_report` leaves it out.
+    :meth:`public_report` leaves it out, as it leaves out ``seconds`` (the
+    draw's time grows with the number of non-empty count groups).
     """
 
     counts: np.ndarray
