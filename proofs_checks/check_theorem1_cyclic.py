@@ -11,10 +11,13 @@ Key step, exactly for every n in the range and every neighbouring move
    and the smallest of them in L1 norm has norm 1: a unit shift of the single
    coordinate ``X_{i+1}``, never ``X_0``;
 3. density ratio: for the discrete Laplace ``P(k) = (1-r)/(1+r) r^|k|``,
-   ``r = 1/lam``, the product pmf ratio ``P(X)/P(X - e_{i+1})`` lies in
-   ``[1/lam, lam]`` exactly (Fractions) at random integer points and reaches
-   ``lam``; for the continuous Laplace, ``|x - 1| - |x|`` lies in ``[-1, 1]``
-   exactly at random rationals, so the log density ratio is at most ``eps``.
+   ``r = 1/lam``, the product pmf ratio ``P(X)/P(X - e_{i+1})`` at random
+   integer points is exactly ``lam`` if ``X_{i+1} <= 0`` and ``1/lam`` otherwise
+   (Fractions), and one draw per move forces ``X_{i+1} <= 0`` so ``lam`` is
+   reached; for the continuous Laplace, ``|x - 1| - |x|`` lies in ``[-1, 1]``
+   exactly at random rationals (equal to 1 iff ``x <= 0``), so the log density
+   ratio is at most ``eps``. The matrix ``D`` of steps 1-2 is checked against the
+   library's ``cyclic_difference`` column by column.
 
 And the theorem itself for small n: the exact output pmf
 ``P(V = v | eta) = sum_c prod_j P(x_j + c)`` (``x`` any solution of
@@ -45,9 +48,15 @@ def _frac_vector(rng, n, lo=-20, hi=20, den=7):
 
 
 def _cyclic_matrix(n):
-    """The matrix D with D x = x - roll(x, -1), as exact integers."""
-    return np.array([[Fraction(int(j == i) - int(j == (i + 1) % n)) for j in range(n)]
-                     for i in range(n)], dtype=object)
+    """The matrix D with D x = x - roll(x, -1), as exact integers; checked column by
+    column against the library's ``cyclic_difference`` (so steps 1-2 test the mechanism)."""
+    D = np.array([[Fraction(int(j == i) - int(j == (i + 1) % n)) for j in range(n)]
+                  for i in range(n)], dtype=object)
+    for j in range(n):
+        e = np.array([Fraction(int(k == j)) for k in range(n)], dtype=object)
+        assert (cyclic_difference(e) == D[:, j]).all(), \
+            f"n={n}: cyclic_difference(e_{j}) != column {j} of x - roll(x, -1)"
+    return D
 
 
 def _pmf(k, lam):
@@ -86,13 +95,19 @@ def check_absorption(n, rng, draws=3):
 
 
 def check_ratio(n, rng, draws=4):
-    """Step 3 at random points for every move at this n."""
+    """Step 3 at random points for every move at this n; each draw is one case.
+
+    The pmf ratio is exactly ``lam`` when ``X_{i+1} <= 0`` and ``1/lam`` otherwise
+    (only coordinate ``i+1`` differs); the last draw of each move forces
+    ``X_{i+1} <= 0``, so the bound ``lam`` is reached at a random point.
+    """
     cases = 0
     for lam in LAMS:
         for i in range(n - 1):
-            hit_top = False
-            for _ in range(draws):
+            for d in range(draws + 1):
                 X = [int(x) for x in rng.integers(-6, 7, n)]
+                if d == draws:
+                    X[i + 1] = -abs(X[i + 1])
                 X2 = list(X)
                 X2[i + 1] -= 1
                 num = den = Fraction(1)
@@ -101,13 +116,18 @@ def check_ratio(n, rng, draws=4):
                 ratio = num / den
                 assert 1 / lam <= ratio <= lam, \
                     f"n={n}, lam={lam}, move {i}, X={X}: pmf ratio {ratio} outside [1/lam, lam]"
-                hit_top |= ratio == lam
+                expected = lam if X[i + 1] <= 0 else 1 / lam
+                assert ratio == expected, \
+                    f"n={n}, lam={lam}, move {i}, X={X}: pmf ratio {ratio} != {expected}"
+                # continuous Laplace: log f(x)/f(x-1) = eps (|x-1| - |x|), in [-eps, eps],
+                # equal to eps exactly when x <= 0 (forced on the last draw)
                 x = Fraction(int(rng.integers(-60, 61)), int(rng.integers(1, 9)))
-                assert -1 <= abs(x - 1) - abs(x) <= 1, f"continuous Laplace at x={x}"
+                if d == draws:
+                    x = -abs(x)
+                gap = abs(x - 1) - abs(x)
+                assert -1 <= gap <= 1, f"continuous Laplace at x={x}: |x-1|-|x| = {gap}"
+                assert (gap == 1) == (x <= 0), f"continuous Laplace at x={x}: |x-1|-|x| = {gap}"
                 cases += 1
-            X = [0] * n  # X_{i+1} <= 0: the bound is reached
-            assert _pmf(0, lam) / _pmf(-1, lam) == lam, f"lam={lam}: ratio bound not reached"
-            cases += int(not hit_top)
     return cases
 
 
