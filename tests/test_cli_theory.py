@@ -72,3 +72,29 @@ def test_example1_both_phenomena_exactly(capsys):
     assert main(["explore", "example1"]) == 0
     out = capsys.readouterr().out
     assert "B1" in out and "B2" in out and "B3" in out and "not extreme" in out
+
+
+def test_verify_refuses_a_missing_or_empty_folder(tmp_path, capsys):
+    assert main(["verify", "--dir", str(tmp_path / "nope")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["verify", "--dir", str(tmp_path)]) == 2
+    assert "nothing would be verified" in capsys.readouterr().err
+
+
+def test_explore_refuses_large_n_and_skips_what_does_not_fit(capsys):
+    assert main(["explore", "--n", "13"]) == 2
+    assert "2..12" in capsys.readouterr().err
+    assert main(["explore", "--n", "7", "--lam", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "R_F[z]: skipped at n = 7 > 6" in out and "limited to n <= 4" in out
+
+
+def test_failures_are_one_line(monkeypatch, capsys):
+    import dpfix.explore
+
+    def broken(args):
+        raise RuntimeError("solver gave up")
+    monkeypatch.setattr(dpfix.explore, "run", broken)
+    assert main(["explore"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "dpfix explore: failed: RuntimeError: solver gave up"

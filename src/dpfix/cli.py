@@ -2,7 +2,8 @@
 
 Each sub-command lives in its own module exposing ``add_parser(subparsers)``
 and a ``run(args) -> int``; this file only wires them. Errors the user can fix
-end in a one-line message and exit code 2.
+end in a one-line message and exit code 2; a computation that fails (a solver
+that gives up, memory) ends in a one-line message and exit code 1.
 """
 
 from __future__ import annotations
@@ -44,9 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError, ExactnessError) as exc:
+    except (ValueError, OSError, ExactnessError) as exc:  # bad input or an unusable path
         print(f"dpfix {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except (RuntimeError, MemoryError, OverflowError) as exc:  # a computation that failed
+        print(f"dpfix {args.command}: failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

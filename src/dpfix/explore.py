@@ -21,6 +21,11 @@ __all__ = ["format_matrix", "polytope_summary", "add_parser", "run"]
 
 #: Graph diameters are computed only up to this many vertices (all-pairs BFS).
 DIAMETER_MAX_VERTICES = 1000
+#: Largest --n: the dimensions of U and F (cdd's implicit equalities) take
+#: seconds at n = 10 and minutes beyond 15.
+EXPLORE_MAX_N = 12
+#: R_F has n 2^(n-1) variables: its dimension takes 0.7 s at n = 6, 28 s at n = 7.
+RF_MAX_N = 6
 
 
 def format_matrix(M: Any, indent: str = "    ") -> str:
@@ -38,8 +43,12 @@ def format_matrix(M: Any, indent: str = "    ") -> str:
     return "\n".join(indent + "[" + "  ".join(c.rjust(width) for c in r) + "]" for r in rows)
 
 
-def polytope_summary(name: str, poly: Any) -> dict[str, Any]:
+def polytope_summary(name: str, poly: Any, max_n: int = EXPLORE_MAX_N) -> dict[str, Any]:
     """Vertex count, dimension and graph summary of one polytope (guarded)."""
+    if poly.n > max_n:
+        return {"polytope": name, "dimension": "skipped", "vertices": "skipped",
+                "note": f"skipped at n = {poly.n} > {max_n} (it has {poly.num_variables} "
+                        "variables; its dimension alone would take minutes)"}
     row: dict[str, Any] = {"polytope": name, "dimension": poly.dimension()}
     start = time.perf_counter()
     try:
@@ -71,13 +80,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
     from dpfix.polytopes import RF, F, U
 
-    if n < 2:
-        raise ValueError(f"--n: must be >= 2, got {n}")
+    if not 2 <= n <= EXPLORE_MAX_N:
+        raise ValueError(f"--n: must be in 2..{EXPLORE_MAX_N} (beyond, cdd's exact computations "
+                         f"on U and F take minutes), got {n}")
     lam = exact_lam(lam_text)
     z = exact_array(z_text if z_text else [f"1/{n}"] * n, "--z", ndim=1)
     print(f"n = {n}, lam = {lam} (eps = ln {lam}), z = ({', '.join(map(str, z))})")
     rows = [polytope_summary("U", U(n, lam)), polytope_summary("F[z]", F(n, lam, z)),
-            polytope_summary("R_F[z]", RF(n, lam, z))]
+            polytope_summary("R_F[z]", RF(n, lam, z), max_n=RF_MAX_N)]
     cols = ["polytope", "dimension", "vertices", "edges", "degree", "diameter", "seconds"]
     table = [[str(r.get(c, "-")) for c in cols] for r in rows]
     widths = [max(len(x) for x in col) for col in zip(cols, *table, strict=True)]

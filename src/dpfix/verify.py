@@ -43,7 +43,11 @@ class CheckOutcome:
 def find_checks_dir(path: str | None = None) -> Path:
     """The ``proofs_checks`` folder: ``path``, ``$DPFIX_CHECKS``, ``./proofs_checks``,
     or the one beside this source tree."""
-    candidates = [path, os.environ.get("DPFIX_CHECKS"), "proofs_checks",
+    if path is not None:  # an explicit folder is used or refused, never replaced
+        if not Path(path).is_dir():
+            raise FileNotFoundError(f"--dir {path}: no such folder")
+        return Path(path)
+    candidates = [os.environ.get("DPFIX_CHECKS"), "proofs_checks",
                   Path(__file__).resolve().parents[2] / "proofs_checks"]
     for c in candidates:
         if c and Path(c).is_dir():
@@ -64,6 +68,8 @@ def load_checks(directory: Path, only: str | None = None) -> list[tuple[str, Mod
             out.append((file.stem.removeprefix("check_"), module))
     if only is not None and not out:
         raise ValueError(f"--only {only!r} matches no check in {directory}")
+    if not out:
+        raise ValueError(f"no check_*.py script in {directory}: nothing would be verified")
     return out
 
 
