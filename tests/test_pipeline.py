@@ -266,3 +266,37 @@ def test_estimated_count_error_predicts_the_realized_one(large):
     # ||zeta - z||_1 (n - 1); the sample mean is within 6 standard errors of E.
     bound = np.abs(zeta - r.z).sum() * upper + 6 * err.std() / np.sqrt(len(d))
     assert abs(err.mean() - r.estimated_count_error) <= bound
+
+
+# ------------------------------------------------------------------ histogram input
+def test_histogram_input_matches_the_row_input():
+    d = synthetic(N=3000)
+    eta = np.bincount(d)
+    rows = privatize_counts(d, 1.0, upper=20, seed=3)
+    hist = P.privatize_histogram(eta, 1.0, upper=20, seed=3)
+    # same public target and mechanism (stage 1 sees the same top-coded eta)
+    assert np.array_equal(rows.z, hist.z) and hist.counts is None
+    assert np.array_equal(rows.mechanism.T, hist.mechanism.T)
+    assert (hist.N, hist.topcoded) == (rows.N, rows.topcoded)
+    assert np.array_equal(hist.joint.sum(axis=1), np.bincount(np.minimum(d, 20)))
+    assert hist.output_histogram.sum() == 3000 and len(hist.output_histogram) == 21
+
+
+def test_apply_histogram_is_a_sum_of_multinomials():
+    T = np.array([[0.5, 0.3, 0.2], [0.25, 0.5, 0.25], [0.2, 0.3, 0.5]])
+    M = Mechanism.from_matrix(T, eps=1.0)
+    eta = np.array([10**12, 0, 3 * 10**12])
+    joint = P.apply_histogram(M, eta, np.random.default_rng(1))
+    assert joint[1].sum() == 0 and (joint.sum(axis=1) == eta).all()
+    # each row is Mult(eta_i, T[i]): within 6 standard deviations of its mean
+    for i in (0, 2):
+        sd = np.sqrt(eta[i] * T[i] * (1 - T[i]))
+        assert (np.abs(joint[i] - eta[i] * T[i]) < 6 * sd).all()
+
+
+@pytest.mark.parametrize("eta, match", [([0, 0], "no rows"), ([1, -1], "non-negative"),
+                                        ([0.5, 1.0], "integers"),
+                                        ([2**62, 1], "exceeds the cap")])
+def test_bad_histograms_are_refused(eta, match):
+    with pytest.raises(ValueError, match=match):
+        P.privatize_histogram(np.array(eta), 1.0, upper=3, seed=0)

@@ -490,3 +490,31 @@ def test_report_writer_refuses_random_state():
                                      "omitted_random_state": ["seed", "rng"]}
     with pytest.raises(TypeError, match="random state"):
         _jsonable({"x": [np.random.SeedSequence()]})
+
+
+# ------------------------------------------------------------------ huge histograms
+def test_huge_histogram_is_never_expanded(tmp_path, capsys):
+    src = tmp_path / "h.csv"
+    src.write_text("count,number\n0,5\n1,99999999999999\n3,12345678901234567\n")
+    out, conf = tmp_path / "o.csv", tmp_path / "c.json"
+    rc, _, err = cli(capsys, "privatize", src, "--histogram", "--epsilon", "1", "--upper", "2",
+                     "--out", out, "--seed", "0", "--quiet", "--confidential-report", conf)
+    assert rc == 0, err
+    lines = out.read_text().splitlines()
+    assert lines[0] == "count,number"
+    got = [tuple(map(int, x.split(","))) for x in lines[1:]]
+    assert [i for i, _ in got] == [0, 1, 2]
+    assert sum(m for _, m in got) == 5 + 99999999999999 + 12345678901234567  # exact
+    c = json.loads(conf.read_text())
+    assert c["topcoded"] == 12345678901234567
+    assert 0 <= c["realized_count_error"]["abs"] <= 2
+
+
+@pytest.mark.parametrize("body, match", [("0,1\n1,9223372036854775808\n", "above 2^63"),
+                                         ("0,1\n20000000,1\n", "above the largest"),
+                                         ("0,4611686018427387904\n1,1\n", "exceeds the cap")])
+def test_histogram_too_large_is_one_line(body, match, tmp_path, capsys):
+    src = tmp_path / "h.csv"
+    src.write_text(body)
+    argv = [src, "--histogram", "--epsilon", "1", "--upper", "5", "--out", tmp_path / "o.csv"]
+    assert_refused(capsys, argv, match, tmp_path, [src])

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
-           "histogram", "synthetic_counts"]
+           "histogram", "synthetic_counts", "MAX_HISTOGRAM_COUNT"]
 
 
 def data_dir() -> Path:
@@ -84,45 +84,83 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     return out
 
 
-def _histogram_row(line: str) -> tuple[int, float] | None:
-    """``(count, number)`` of a ``count,number`` line, or None if it is not one."""
+#: Largest count value a histogram file may name (eta is a dense array: 80 MB).
+MAX_HISTOGRAM_COUNT = 10**7
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _histogram_row(line: str) -> tuple[int, int | float] | None:
+    """``(count, number)`` of a ``count,number`` line, or None if it is not one. The
+    number is read as an exact int when it is written as one (a float would round
+    numbers above 2^53)."""
     cells = [c.strip() for c in line.split(",")]
     try:
-        return int(cells[0]), float(cells[1])
+        i = int(cells[0])
     except (ValueError, IndexError):
+        return None
+    try:
+        return i, int(cells[1])
+    except IndexError:
+        return None
+    except ValueError:
+        pass
+    try:
+        return i, float(cells[1])
+    except ValueError:
         return None
 
 
-def read_histogram(path: str | Path) -> np.ndarray:
+def read_histogram(path: str | Path, with_header: bool = False) -> Any:
     """A histogram file as ``eta`` (``eta[i]`` categories with count ``i``).
 
     Rows ``count,number`` (the synthetic histograms), optionally after a header
-    line (``binom_hist_data.csv``). Missing count values are zero.
+    line (``binom_hist_data.csv``). Missing count values are zero. Numbers must
+    be integers (``3`` or ``3.0``) below 2^63; count values at most
+    :data:`MAX_HISTOGRAM_COUNT`. With ``with_header``, returns ``(eta, header)``,
+    ``header`` the skipped first line (None if there was none).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "h.csv"
+    >>> _ = p.write_text("count,number\\n0,3\\n2,12345678901234567\\n")
+    >>> read_histogram(p, with_header=True)
+    (array([               3,                0, 12345678901234567]), 'count,number')
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"histogram file {path} not found")
-    pairs = []
+    pairs, header = [], None
     for lineno, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
         if not line.strip():
             continue
         row = _histogram_row(line)
         if row is None:
             if lineno == 1:
-                continue  # a header line
+                header = line  # a header line
+                continue
             raise ValueError(f"{path}, line {lineno}: expected 'count,number', got {line!r}")
         i, m = row
         if i < 0 or m < 0:
             raise ValueError(f"{path}, line {lineno}: negative entry in {line!r}")
-        if not np.isfinite(m) or m != int(m):
+        if isinstance(m, float) and (not np.isfinite(m) or m != int(m)):
             raise ValueError(f"{path}, line {lineno}: the number in {line!r} is not an integer")
+        if i > MAX_HISTOGRAM_COUNT:
+            raise ValueError(f"{path}, line {lineno}: count value {i} above the largest "
+                             f"readable, {MAX_HISTOGRAM_COUNT}")
         pairs.append((i, int(m)))
     if not pairs:
         raise ValueError(f"histogram file {path} has no rows")
-    eta = np.zeros(max(i for i, _ in pairs) + 1, dtype=np.int64)
-    for i, m in pairs:
-        eta[i] += m
-    return eta
+    totals: dict[int, int] = {}
+    for i, m in pairs:  # Python ints: repeated count values cannot overflow
+        totals[i] = totals.get(i, 0) + m
+    big = [i for i, m in totals.items() if m > _INT64_MAX]
+    if big:
+        raise ValueError(f"{path}: the number for count {big[0]} is above 2^63 - 1")
+    eta = np.zeros(max(totals) + 1, dtype=np.int64)
+    for i, m in totals.items():
+        eta[i] = m
+    return (eta, header) if with_header else eta
 
 
 def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:

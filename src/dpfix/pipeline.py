@@ -40,8 +40,9 @@ from dpfix.data import histogram
 from dpfix.mechanism import FLOAT_RTOL, Mechanism
 
 __all__ = ["RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "build_mechanism",
-           "apply_mechanism", "privatize_counts", "PrivatizedCounts", "CONSTRUCTORS",
-           "EPS_MARGIN", "NotPrivateError", "check_choices"]
+           "apply_mechanism", "apply_histogram", "privatize_counts", "privatize_histogram",
+           "PrivatizedCounts", "CONSTRUCTORS", "EPS_MARGIN", "NotPrivateError",
+           "check_choices", "MAX_HISTOGRAM_N"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -59,6 +60,10 @@ CONSTRUCTORS = {
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
 EPS_MARGIN = 2 * FLOAT_RTOL
+
+#: A histogram input may describe up to this many rows (numpy's multinomial takes
+#: int64 trial counts; the rows themselves are never materialised).
+MAX_HISTOGRAM_N = 2**62
 
 
 class NotPrivateError(ValueError):
@@ -206,11 +211,43 @@ def apply_mechanism(mech: Mechanism, counts: Any, rng: np.random.Generator,
     return out
 
 
+def apply_histogram(mech: Mechanism, eta: Any, rng: np.random.Generator,
+                    progress: Callable[[int], Any] | None = None) -> np.ndarray:
+    """The joint histogram ``J[i, j]`` (rows with input ``i`` and output ``j``) of
+    applying ``T`` to ``eta[i]`` rows of each count ``i``, without materialising them.
+
+    Row ``i`` of ``J`` is one draw ``Mult(eta_i, T[i])``: the output histogram
+    ``J.sum(0)`` is a sum of multinomials, distributed exactly as the histogram
+    of :func:`apply_mechanism`'s output. ``O(n^2)`` whatever ``N = sum eta``.
+
+    Examples
+    --------
+    >>> M = Mechanism.from_matrix([[1.0, 0.0], [0.0, 1.0]], eps=1.0)
+    >>> apply_histogram(M, [10**15, 2], np.random.default_rng(0)).tolist()
+    [[1000000000000000, 0], [0, 2]]
+    """
+    eta = np.asarray(eta)
+    if eta.ndim != 1 or eta.dtype.kind not in "iu" or eta.shape[0] != mech.n:
+        raise ValueError(f"eta: expected {mech.n} integer counts, got {eta.dtype} of shape "
+                         f"{eta.shape}")
+    if eta.min() < 0:
+        raise ValueError("eta: must be non-negative")
+    joint = np.zeros((mech.n, mech.n), dtype=np.int64)
+    for i in np.flatnonzero(eta):
+        joint[i] = rng.multinomial(int(eta[i]), _row_probabilities(mech, i))
+    if progress is not None:
+        progress(int(sum(int(v) for v in eta)))
+    return joint
+
+
 @dataclass
 class PrivatizedCounts:
     """What :func:`privatize_counts` returns.
 
-    ``counts``, ``z``, the output distribution and everything derived from
+    ``counts`` (``None`` for a histogram input: then ``joint``, the ``n x n``
+    histogram of (input, output) pairs, whose column sums are the private
+    output histogram, while its rows are the true ``eta``: confidential), ``z``,
+    the output distribution and everything derived from
     ``z`` and ``T`` are differentially private; ``n``, ``N`` and the budgets
     are public. ``topcoded`` (how many true counts exceeded ``upper``) is
     derived from the true data without noise: it is for the data holder and
@@ -238,6 +275,7 @@ class PrivatizedCounts:
     delta: float = 0.0
     seed: int | None = None
     selector: str | None = None
+    joint: np.ndarray | None = None
 
     @property
     def epsilon(self) -> float:
@@ -247,7 +285,14 @@ class PrivatizedCounts:
     @property
     def output_distribution(self) -> np.ndarray:
         """``zhat``: the share of output rows at each count ``0 .. n-1`` (private)."""
-        return np.bincount(self.counts, minlength=self.n) / self.N
+        return self.output_histogram / self.N
+
+    @property
+    def output_histogram(self) -> np.ndarray:
+        """How many output rows have each count ``0 .. n-1`` (private)."""
+        if self.counts is None:
+            return self.joint.sum(axis=0)
+        return np.bincount(self.counts, minlength=self.n)
 
     def samplers(self) -> dict[str, str]:
         """How stage 1 and stage 2 drew their randomness (for the report)."""
@@ -359,6 +404,46 @@ def check_choices(constructor: str = "heuristic", selector: Any = "best",
                          f"{', '.join(POSTPROCESSORS)}")
 
 
+def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
+    """``(eta top-coded at upper, topcoded)`` for a histogram input, refusing bad ones."""
+    e = np.asarray(eta)
+    if e.ndim != 1 or e.size == 0:
+        raise ValueError(f"eta: expected a histogram (1 dimension, >= 1 entry), got shape "
+                         f"{e.shape}")
+    if e.dtype.kind not in "iu":
+        raise ValueError(f"eta: must be integers, got dtype {e.dtype}")
+    if e.min() < 0:
+        raise ValueError(f"eta: must be non-negative, got {e.min()}")
+    total = sum(int(v) for v in e)  # Python ints: no overflow
+    if total == 0:
+        raise ValueError("eta: the histogram has no rows (every number is 0)")
+    if total > MAX_HISTOGRAM_N:
+        raise ValueError(f"eta: N = {total} rows exceeds the cap {MAX_HISTOGRAM_N} (2^62)")
+    top = sum(int(v) for v in e[upper + 1:])
+    out = np.zeros(upper + 1, dtype=np.int64)
+    out[:min(e.size, upper + 1)] = e[:upper + 1]
+    out[upper] += top
+    return out, top
+
+
+def privatize_histogram(eta: Any, epsilon: float, *, upper: int,
+                        **options: Any) -> PrivatizedCounts:
+    """:func:`privatize_counts` for a table given as its histogram ``eta`` (``eta[i]``
+    rows with count ``i``), never materialising the ``N = sum eta`` rows.
+
+    The result has ``counts = None`` and ``joint``, whose column sums are the
+    private output histogram (one multinomial per input count, see
+    :func:`apply_histogram`); ``options`` as for :func:`privatize_counts`.
+
+    Examples
+    --------
+    >>> r = privatize_histogram([5 * 10**13, 3 * 10**13, 2 * 10**13], 1.0, upper=2, seed=0)
+    >>> r.N, r.counts, int(r.output_histogram.sum())
+    (100000000000000, None, 100000000000000)
+    """
+    return _privatize(None, eta, epsilon, upper=upper, **options)
+
+
 def privatize_counts(
     counts: Any,
     epsilon: float,
@@ -418,6 +503,20 @@ def privatize_counts(
     >>> bool(r.estimated_count_error == r.mechanism.count_error("abs", r.z))
     True
     """
+    return _privatize(counts, None, epsilon, upper=upper, constructor=constructor,
+                      selector=selector, split=split, privatizer=privatizer, seed=seed,
+                      delta=delta, postprocess=postprocess, progress=progress,
+                      on_stage=on_stage)
+
+
+def _privatize(counts: Any, eta_in: Any, epsilon: float, *, upper: int,
+               constructor: str = "heuristic", selector: str = "best",
+               split: Any = "rule-of-thumb", privatizer: str = "cyclic-laplace",
+               seed: int | None = None, delta: float | None = None,
+               postprocess: str | None = None, progress: Callable[[int], Any] | None = None,
+               on_stage: Callable[[str], Any] | None = None) -> PrivatizedCounts:
+    """The body of :func:`privatize_counts` (``counts``) and
+    :func:`privatize_histogram` (``eta_in``)."""
     from dpfix.privatizers import privatize_distribution
 
     eps_t = _check_epsilon(epsilon)
@@ -439,11 +538,17 @@ def privatize_counts(
         raise ValueError("delta: the cyclic Gaussian privatizer needs delta (eps_1, delta)")
     if delta is not None and (privatizer != "cyclic-gaussian" or not two_stage):
         raise ValueError(f"delta: privatizer {privatizer!r} is pure eps-DP; drop delta")
-    d = _check_counts(counts)
     upper = int(upper)
-    eta, topcoded = histogram(d, upper)
-    d = np.minimum(d, upper)
-    n, N = upper + 1, int(d.size)
+    n = upper + 1
+    if eta_in is None:
+        d = _check_counts(counts)
+        eta, topcoded = histogram(d, upper)
+        d = np.minimum(d, upper)
+        N = int(d.size)
+    else:
+        d = None
+        eta, topcoded = _check_histogram(eta_in, upper)
+        N = sum(int(v) for v in eta)
     stage1_seed, stage2_seed, selector_seed = _seeds(seed)
     stage = on_stage or (lambda name: None)
     seconds: dict[str, float] = {}
@@ -475,7 +580,12 @@ def privatize_counts(
 
     stage("draw")
     start = time.perf_counter()
-    out = apply_mechanism(mech, d, np.random.default_rng(stage2_seed), progress)
+    rng = np.random.default_rng(stage2_seed)
+    out = joint = None
+    if d is not None:
+        out = apply_mechanism(mech, d, rng, progress)
+    else:
+        joint = apply_histogram(mech, eta, rng, progress)
     seconds["apply"] = time.perf_counter() - start
     estimate = float(mech.count_error("abs", z)) if z is not None else None
     return PrivatizedCounts(
@@ -483,4 +593,4 @@ def privatize_counts(
         privatizer if two_stage else None, constructor, seconds, stage1,
         split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
         privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
-        selector=selector if constructor == "heuristic" else None)
+        selector=selector if constructor == "heuristic" else None, joint=joint)

@@ -13,7 +13,9 @@ Decisions
   (quoting is re-done minimally; a byte-order mark and CRLF line ends are
   kept). A Parquet file is read with its dtypes and written back with them.
 - **Histogram input** (``--histogram``: rows ``count,number`` with an optional
-  header line): it is expanded to ``N = sum(number)`` rows, privatized, and the
+  header line): its ``N = sum(number)`` rows are never materialised; the
+  ``number`` rows with count ``i`` get one multinomial draw from row ``i`` of
+  ``T`` (:func:`dpfix.pipeline.privatize_histogram`; ``N`` up to 2^62), and the
   histogram of the privatized counts is written in the same format: the header
   line if there was one, then ``count,number`` for every count ``0 .. upper``.
 - **Nothing derived from the true data without noise is printed or written**,
@@ -47,7 +49,13 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.pipeline import CONSTRUCTORS, PrivatizedCounts, check_choices, privatize_counts
+from dpfix.pipeline import (
+    CONSTRUCTORS,
+    PrivatizedCounts,
+    check_choices,
+    privatize_counts,
+    privatize_histogram,
+)
 
 __all__ = ["add_parser", "run", "privatize_file", "make_figure", "read_counts", "MAX_UPPER"]
 
@@ -66,12 +74,17 @@ class _Input:
 
     path: Path
     kind: str  # "csv", "parquet" or "histogram"
-    counts: np.ndarray
+    counts: np.ndarray | None  # None for a histogram: its rows are never materialised
     frame: Any = None  # the table (CSV: all text, header as row 0)
     col: Any = None  # CSV: column position; Parquet: column name
     header: str | None = None  # histogram header line
     bom: bool = False
     newline: str = "\n"
+    eta: np.ndarray | None = None  # histogram input: eta[i] rows with count i
+
+    @property
+    def rows(self) -> int:
+        return len(self.counts) if self.eta is None else sum(int(v) for v in self.eta)
 
 
 def _counts_of(values: Any, column: str) -> np.ndarray:
@@ -141,28 +154,12 @@ def _read_parquet(path: Path, column: str) -> _Input:
 def _read_histogram(path: Path) -> _Input:
     from dpfix.data import read_histogram
 
-    eta = read_histogram(path)
+    eta, header = read_histogram(path, with_header=True)
     if eta.sum() == 0:
         raise ValueError(f"histogram file {path} has no rows (every number is 0)")
-    raw = path.read_bytes()
-    header = None
-    lines = [(k, line) for k, line in enumerate(raw.decode("utf-8-sig").splitlines(), 1)
-             if line.strip()]
-    for k, line in lines:
-        cells = line.split(",")
-        try:
-            number = float(cells[1])
-            int(cells[0])
-        except (ValueError, IndexError):
-            if k == lines[0][0]:
-                header = line  # read_histogram skipped it too
-                continue
-            raise
-        if not number.is_integer():  # read_histogram would truncate it
-            raise ValueError(f"{path}, line {k}: the number {cells[1].strip()!r} is not an "
-                             "integer")
-    counts = np.repeat(np.arange(len(eta), dtype=np.int64), eta)
-    return _Input(path, "histogram", counts, header=header, bom=raw.startswith(codecs.BOM_UTF8))
+    with open(path, "rb") as f:
+        bom = f.read(3) == codecs.BOM_UTF8
+    return _Input(path, "histogram", None, eta=eta, header=header, bom=bom)
 
 
 def read_counts(path: str | Path, column: str | None, histogram: bool = False) -> _Input:
@@ -210,11 +207,12 @@ class _Staged:
         self.items = []
 
 
-def _write_output(inp: _Input, out: np.ndarray, n: int, dest: Path) -> None:
+def _write_output(inp: _Input, result: PrivatizedCounts, dest: Path) -> None:
     encoding = "utf-8-sig" if inp.bom else "utf-8"
+    out, n = result.counts, result.n
     if inp.kind == "histogram":
         lines = ([inp.header] if inp.header is not None else [])
-        lines += [f"{i},{m}" for i, m in enumerate(np.bincount(out, minlength=n))]
+        lines += [f"{i},{m}" for i, m in enumerate(result.output_histogram)]
         dest.write_text("\n".join(lines) + "\n", encoding=encoding)
     elif inp.kind == "csv":
         frame = inp.frame.copy()
@@ -367,15 +365,22 @@ def _confidential_report(result: PrivatizedCounts, inp: _Input, upper: int,
                          timings: dict) -> dict:
     from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
-    d = np.minimum(inp.counts, upper)
-    zeta = np.bincount(d, minlength=result.n) / result.N
     zhat = result.output_distribution
+    if result.joint is None:
+        d = np.minimum(inp.counts, upper)
+        zeta = np.bincount(d, minlength=result.n) / result.N
+        diff = (result.counts - d).astype(float)
+        realized = float(np.abs(diff).mean()), float((diff ** 2).mean())
+    else:  # joint[i, j]: rows moved from count i to count j
+        zeta = result.joint.sum(axis=1) / result.N
+        gap = np.abs(np.subtract.outer(np.arange(result.n), np.arange(result.n))).astype(float)
+        w = result.joint / result.N
+        realized = float((w * gap).sum()), float((w * gap**2).sum())
 
     def distances(p: np.ndarray) -> dict:
         return {"wasserstein1": float(wasserstein1(p, zeta)),
                 "total_variation": float(total_variation(p, zeta)),
                 "kolmogorov_smirnov": float(kolmogorov_smirnov(p, zeta))}
-    diff = result.counts - d
     return {
         "CONFIDENTIAL": "derived from the true data without noise",
         "warning": "not covered by the differential privacy guarantee: do not publish",
@@ -385,8 +390,7 @@ def _confidential_report(result: PrivatizedCounts, inp: _Input, upper: int,
         "true_distribution_zeta": zeta,
         "output_vs_true": distances(zhat),
         "target_vs_true": None if result.z is None else distances(result.z),
-        "realized_count_error": {"abs": float(np.abs(diff).mean()),
-                                 "squared": float((diff.astype(float) ** 2).mean()),
+        "realized_count_error": {"abs": realized[0], "squared": realized[1],
                                  "definition": "mean over rows of |output - top-coded input| "
                                                "(and of its square)"},
         "estimated_count_error": result.estimated_count_error,
@@ -537,10 +541,16 @@ def privatize_file(input_path: str | Path, *, column: str | None, epsilon: float
 
     inp = read_counts(input_path, column, histogram)
     read_seconds = time.perf_counter() - start
-    progress = _Progress(len(inp.counts), quiet, label or input_path.name)
+    progress = _Progress(inp.rows, quiet, label or input_path.name)
     try:
-        result = privatize_counts(inp.counts, epsilon, upper=upper, progress=progress.update,
-                                  on_stage=progress.stage, **options)
+        if inp.eta is not None:
+            result = privatize_histogram(inp.eta, epsilon, upper=upper,
+                                         progress=progress.update, on_stage=progress.stage,
+                                         **options)
+        else:
+            result = privatize_counts(inp.counts, epsilon, upper=upper,
+                                      progress=progress.update, on_stage=progress.stage,
+                                      **options)
     except BaseException:
         progress.close(failed=True)
         raise
@@ -549,7 +559,7 @@ def privatize_file(input_path: str | Path, *, column: str | None, epsilon: float
     staged = _Staged()
     try:
         write_start = time.perf_counter()
-        _write_output(inp, result.counts, result.n, staged.temp(paths["--out"]))
+        _write_output(inp, result, staged.temp(paths["--out"]))
         if fmt is not None:
             fig = make_figure(result, label or input_path.name)
             fig.savefig(staged.temp(paths["--plot"]), format=fmt, dpi=120)
