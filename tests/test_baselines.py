@@ -200,3 +200,30 @@ def test_dg_bad_input():
         discrete_gaussian_sigma(-1.0, 1e-3)
     with pytest.raises(ValueError, match="n"):
         truncated_geometric(0, 1.0)
+
+
+# -------------------------------------------------------------- very large eps
+@pytest.mark.parametrize("eps", [500.0, 1000.0])
+def test_large_eps_float_path(eps):
+    # e^(2 eps) and e^eps overflow float64 here; every constructor works in logs
+    from dpfix.constructors import heuristic, unfixed_optimum
+
+    n = 51
+    z = np.random.default_rng(3).dirichlet(np.ones(n))
+    mechs = [heuristic(z, eps), unfixed_optimum(z, eps), truncated_geometric(n, eps),
+             staircase(n, eps), discrete_gaussian(n, eps, 1e-3)]
+    for M in mechs:
+        assert M.log_matrix is not None and M.matrix is None
+        M.check(z if M.constructor == "heuristic" else None)  # heuristic: also z T = z
+        if M.delta == 0:
+            assert M.is_dp(eps)
+        # at this eps the mechanism is the identity up to e^-(eps/2) (staircase) or less
+        T = M.T
+        assert (T - np.diag(np.diag(T))).max() < 1e-100
+        assert np.abs(np.diag(T) - 1).max() < 1e-12
+    assert truncated_geometric(n, eps).log_matrix[0, 1] == pytest.approx(-eps, rel=1e-12)
+
+
+def test_staircase_beyond_float_range():
+    with pytest.raises(ValueError, match="eps"):
+        staircase(5, 2000.0)

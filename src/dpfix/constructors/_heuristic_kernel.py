@@ -159,7 +159,8 @@ class LogOps:
 
     def __init__(self, eps: float, z: np.ndarray) -> None:
         self.eps, self.z = float(eps), z
-        self.log_c2 = math.log(math.expm1(2 * self.eps))  # log(lam^2 - 1)
+        # log(lam^2 - 1), stable for large eps (expm1(2 eps) overflows past eps ~ 355)
+        self.log_c2 = 2 * self.eps + math.log1p(-math.exp(-2 * self.eps))
         self.zero, self.one = -np.inf, 0.0
 
     def from_values(self, v: np.ndarray) -> np.ndarray:

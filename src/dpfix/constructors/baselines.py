@@ -130,10 +130,12 @@ def staircase_pmf(eps: float | None = None, *, lam: Any = None) -> tuple[Any, An
                              f"(gamma = 1/(1+sqrt(lam))), got {lam_x}; pass eps instead")
         rho, gamma, half_minus = 1 / lam_x, 1 / (1 + root), (root - 1) / (2 * (1 + root))
     else:
+        if eps_f > 1400:  # C ~ e^(eps/2) / 4 is past float64's range from eps ~ 1420
+            raise ValueError(f"eps: the float staircase needs eps <= 1400, got {eps_f:g}")
         rho = math.exp(-eps_f)
-        e_half = math.exp(eps_f / 2) if eps_f < 1400 else math.inf
+        e_half = math.exp(eps_f / 2)
         gamma = 1 / (1 + e_half)
-        half_minus = 0.5 if e_half == math.inf else math.expm1(eps_f / 2) / (2 * (1 + e_half))
+        half_minus = math.expm1(eps_f / 2) / (2 * (1 + e_half))
     a = (1 - rho) / (2 * (gamma + rho * (1 - gamma)))
     p0 = 2 * a * (gamma + rho * half_minus)
     C = a * ((1 - half_minus) + rho * half_minus)  # 1/2 + gamma = 1 - (1/2 - gamma)

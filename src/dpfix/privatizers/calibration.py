@@ -153,7 +153,11 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
         a, b = max(a, -K), min(b, K)
         ys = np.abs(np.arange(a, b + 1))
         return float(p[ys].sum()) if b >= a else 0.0
-    return mass(lo, hi - 1) - math.expm1(epsilon) * mass(hi, K)
+    tail = mass(hi, K)
+    if tail == 0.0:
+        return mass(lo, hi - 1)
+    # (e^eps - 1) tail in logs: e^eps overflows past eps ~ 709, the product is <= p(lo) <= 1
+    return mass(lo, hi - 1) - math.exp(math.log(tail) + epsilon + math.log(-math.expm1(-epsilon)))
 
 
 def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
