@@ -518,3 +518,19 @@ def test_histogram_too_large_is_one_line(body, match, tmp_path, capsys):
     src.write_text(body)
     argv = [src, "--histogram", "--epsilon", "1", "--upper", "5", "--out", tmp_path / "o.csv"]
     assert_refused(capsys, argv, match, tmp_path, [src])
+
+
+# ------------------------------------------------------------------ internal failures
+@pytest.mark.parametrize("error, match", [
+    (RuntimeError("HiGHS: status Infeasible"), "internal failure"),
+    (RuntimeError("heuristic: 12 passes exceed the bound 11"), "exceed the bound"),
+    (MemoryError(), "out of memory"), (OverflowError("math range error"), "OverflowError")])
+def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tmp_path, capsys,
+                                                         monkeypatch):
+    def broken(*a, **k):
+        raise error
+    monkeypatch.setattr(C, "heuristic", broken)
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--confidential-report",
+                tmp_path / "c.json")
+    err = assert_refused(capsys, argv, match, tmp_path, [table])
+    assert "nothing written" in err

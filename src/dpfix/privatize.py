@@ -25,7 +25,8 @@ Decisions
   public report records the public bound and says where the count is. ``N``
   and ``n = upper + 1`` are public (MATH.md section 9).
 - **Bad input** ends in one line on stderr and exit code 2 with nothing
-  written: every output is written to a temporary file in its own folder and
+  written; so does an internal failure (a RuntimeError of the LP solver or of
+  a construction check, MemoryError, OverflowError): every output is written to a temporary file in its own folder and
   moved into place (``os.replace``) only after all of them are complete.
 - **Randomness.** Without ``--seed`` stage 1 uses OpenDP's secure samplers;
   ``--seed`` makes the run reproducible with numpy's samplers, labelled "not
@@ -648,13 +649,26 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``dpfix privatize`` (errors raise ValueError/FileNotFoundError: exit 2)."""
+    """Run ``dpfix privatize``: every error ends as one line and exit code 2.
+
+    Bad input raises ValueError/FileNotFoundError. An internal failure to
+    produce a valid mechanism (RuntimeError: the LP solver, the heuristic's
+    pass bound, a post-processing check), MemoryError and OverflowError are
+    mapped to a one-line ValueError too, so also exit 2 (``dpfix.cli`` has one
+    error code); no output is written in any of these cases.
+    """
     try:
         return _run(args)
     except (ValueError, OSError) as exc:  # one line, as dpfix.cli prints it
         text = " ".join(str(exc).split())
         raise (FileNotFoundError if isinstance(exc, FileNotFoundError) else ValueError)(text) \
             from None
+    except MemoryError:
+        raise ValueError("out of memory (try a smaller --upper); nothing written") from None
+    except (RuntimeError, OverflowError) as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise ValueError(f"internal failure, no valid mechanism or output produced "
+                         f"({type(exc).__name__}: {text}); nothing written") from None
 
 
 def _run(args: argparse.Namespace) -> int:
