@@ -67,6 +67,14 @@ def test_float_split_is_the_stage1_fraction_and_is_reported():
     ({"postprocess": "round"}, "postprocess"), ({"seed": -1}, "seed"),
     ({"privatizer": "cyclic-gaussian"}, "delta"), ({"delta": 1e-6}, "delta"),
     ({"constructor": "staircase", "split": 0.3}, "one-stage"),
+    ({"constructor": "staircase", "privatizer": "cyclic-gaussian", "delta": 1e-6},
+     "privatizer: does not apply"),
+    ({"constructor": "staircase", "delta": 1e-6}, "delta: does not apply"),
+    ({"constructor": "truncated-geometric", "postprocess": "clip-renormalise"},
+     "postprocess: does not apply"),
+    ({"constructor": "lp", "selector": "random"}, "selector: applies to the heuristic"),
+    ({"constructor": "unfixed", "selector": "max"}, "selector: applies to the heuristic"),
+    ({"constructor": "lp", "upper": 401}, "upper at most 400.*heuristic"),
 ])
 def test_bad_parameters_are_refused(kw, match):
     args = {"epsilon": 1.0, "upper": 10, **kw}

@@ -42,7 +42,7 @@ from dpfix.mechanism import FLOAT_RTOL, Mechanism
 __all__ = ["RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "build_mechanism",
            "apply_mechanism", "apply_histogram", "privatize_counts", "privatize_histogram",
            "PrivatizedCounts", "CONSTRUCTORS", "EPS_MARGIN", "NotPrivateError",
-           "check_choices", "MAX_HISTOGRAM_N"]
+           "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -60,6 +60,9 @@ CONSTRUCTORS = {
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
 EPS_MARGIN = 2 * FLOAT_RTOL
+
+#: Largest ``upper`` for ``constructor="lp"``: HiGHS solves n ~ 400 in about 60 s here.
+LP_MAX_UPPER = 400
 
 #: A histogram input may describe up to this many rows (numpy's multinomial takes
 #: int64 trial counts; the rows themselves are never materialised).
@@ -470,8 +473,11 @@ def privatize_counts(
     constructor : ``"heuristic"`` (Algorithm 1), ``"lp"`` (count-error optimum
         over F, HiGHS; small ``upper`` only), ``"unfixed"`` (Algorithm 2), or
         the one-stage baselines ``"truncated-geometric"``, ``"staircase"`` (all
-        of ``epsilon`` on the counts; no target, no split).
-    selector : the heuristic's column selector (``"best"`` by default).
+        of ``epsilon`` on the counts; no target, and a split, privatizer,
+        postprocess or delta is refused rather than ignored). ``"lp"`` takes
+        ``upper <= LP_MAX_UPPER``.
+    selector : the heuristic's column selector (``"best"`` by default); any
+        other value with another constructor is refused (it would be ignored).
     split : the fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"``
         (MATH.md section 10).
     privatizer : the distribution privatizer of stage 1.
@@ -526,17 +532,27 @@ def _privatize(counts: Any, eta_in: Any, epsilon: float, *, upper: int,
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
         raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
+    if constructor == "lp" and upper > LP_MAX_UPPER:
+        raise ValueError(f"upper: constructor 'lp' solves an LP with (upper + 1)^2 variables: "
+                         f"upper at most {LP_MAX_UPPER}, got {upper}; use the heuristic")
     two_stage = CONSTRUCTORS[constructor] == "two-stage"
-    if two_stage:
-        fraction, rule = _split_fraction(eps_t, split)
-    elif split != "rule-of-thumb":
-        raise ValueError(f"split: constructor {constructor!r} is one-stage (all of epsilon "
-                         "on the counts); drop the split")
-    else:
+    if selector != "best" and constructor != "heuristic":
+        raise ValueError(f"selector: applies to the heuristic constructor only, not "
+                         f"{constructor!r}; drop it")
+    if not two_stage:  # options of stage 1 would be silently ignored
+        one = f"constructor {constructor!r} is one-stage (all of epsilon on the counts)"
+        for name, value, default in (("split", split, "rule-of-thumb"),
+                                     ("privatizer", privatizer, "cyclic-laplace"),
+                                     ("postprocess", postprocess, None),
+                                     ("delta", delta, None)):
+            if value != default:
+                raise ValueError(f"{name}: does not apply: {one}; drop the {name}")
         fraction, rule = 0.0, "none (one-stage constructor)"
+    else:
+        fraction, rule = _split_fraction(eps_t, split)
     if privatizer == "cyclic-gaussian" and two_stage and delta is None:
         raise ValueError("delta: the cyclic Gaussian privatizer needs delta (eps_1, delta)")
-    if delta is not None and (privatizer != "cyclic-gaussian" or not two_stage):
+    if delta is not None and privatizer != "cyclic-gaussian":
         raise ValueError(f"delta: privatizer {privatizer!r} is pure eps-DP; drop delta")
     upper = int(upper)
     n = upper + 1

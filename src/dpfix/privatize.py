@@ -26,8 +26,9 @@ Decisions
   and ``n = upper + 1`` are public (MATH.md section 9).
 - **Bad input** ends in one line on stderr and exit code 2 with nothing
   written; so does an internal failure (a RuntimeError of the LP solver or of
-  a construction check, MemoryError, OverflowError): every output is written to a temporary file in its own folder and
-  moved into place (``os.replace``) only after all of them are complete.
+  a construction check, MemoryError, OverflowError): every output is written
+  to a temporary file in its own folder and moved into place (``os.replace``)
+  only after all of them are complete.
 - **Randomness.** Without ``--seed`` stage 1 uses OpenDP's secure samplers;
   ``--seed`` makes the run reproducible with numpy's samplers, labelled "not
   for production" in the report (and with a warning).
