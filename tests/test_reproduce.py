@@ -175,6 +175,8 @@ def test_lp_time_limit_is_reported_not_retried(monkeypatch):
     monkeypatch.setattr(C, "lp_optimum", slow)
     r = privatize("lp-ipm", np.array([0, 1, 2, 2]), 2, 1.0, seed=2, time_limit=0.5)
     assert r.timed_out and r.mechanism is None and len(calls) == 1
+    assert r.counts is None  # not the true (top-coded) counts: a timed-out run has no output
+    assert r.z is not None and r.z.shape == (3,) and r.eps_1 > 0 and r.eps_2 > 0
     assert calls[0]["time_limit"] == 0.5 and calls[0]["method"] == "highs-ipm"
 
 

@@ -110,11 +110,16 @@ def true_distribution(counts: np.ndarray, upper: int) -> np.ndarray:
 
 @dataclass
 class Run:
-    """One privatization of a table: the output counts and what made them."""
+    """One privatization of a table: the output counts and what made them.
 
-    counts: np.ndarray
+    A run whose LP hit its time limit (``timed_out``) has no output:
+    ``counts`` and ``mechanism`` are None (only ``z``, the budgets and
+    ``seconds`` are known).
+    """
+
+    counts: np.ndarray | None
     z: np.ndarray | None
-    mechanism: Mechanism
+    mechanism: Mechanism | None
     eps_1: float
     eps_2: float
     seconds: float
@@ -157,7 +162,7 @@ def _custom(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: int
         mech, retried = _lp(method, z, eps_2 * (1 - EPS_MARGIN), time_limit)
     except RuntimeError as exc:
         if time_limit is not None and "time limit" in str(exc).lower():
-            return Run(d, z, None, eps_1, eps_2, time.perf_counter() - start, timed_out=True)
+            return Run(None, z, None, eps_1, eps_2, time.perf_counter() - start, timed_out=True)
         raise
     if not mech.privacy_level() <= eps_2:  # the pipeline's gate: no tolerance
         raise NotPrivateError(f"{method}: privacy level exceeds eps_2 = {eps_2!r}")
@@ -175,7 +180,7 @@ def privatize(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: i
     section 10, by default) and use the cyclic Laplace privatizer with
     ``postprocess`` (None: the library default); one-stage ones spend all of
     ``eps_t`` on the counts. ``time_limit`` (seconds) applies to the LP: a run
-    that hits it comes back with ``timed_out=True`` and no mechanism.
+    that hits it comes back with ``timed_out=True``, no counts and no mechanism.
 
     Examples
     --------
