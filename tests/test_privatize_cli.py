@@ -179,6 +179,22 @@ def test_parquet_keeps_dtypes(tmp_path, capsys):
     assert got["k"].dtype == np.int32 and got["k"].between(0, 5).all()
 
 
+@pytest.mark.parametrize("dtype, written", [("Int64", "Int64"), ("UInt8", "UInt8"),
+                                            ("Float64", "Float64"), ("int8", "int8"),
+                                            ("string", "int64"), (object, "int64")])
+def test_parquet_privatized_column_dtype(dtype, written, tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    src, out = tmp_path / "t.parquet", tmp_path / "o.parquet"
+    k = [0, 4, 2, 9, 1] * 20
+    pd.DataFrame({"k": pd.Series([str(v) for v in k] if dtype in ("string", object) else k,
+                                 dtype=dtype)}).to_parquet(src)
+    rc, _, err = cli(capsys, "privatize", src, "--column", "k", "--epsilon", "1",
+                     "--upper", "5", "--out", out, "--seed", "0", "--quiet")
+    assert rc == 0, err
+    got = pd.read_parquet(out)["k"]
+    assert str(got.dtype) == written and got.between(0, 5).all() and len(got) == 100
+
+
 @pytest.mark.parametrize("header", [",0", None])
 def test_histogram_in_histogram_out(header, tmp_path, capsys):
     eta = [0, 3, 10, 25, 40, 25, 10, 3, 0, 1]

@@ -11,7 +11,10 @@ Decisions
 - **Other columns untouched.** A CSV file is read as text (every cell a
   string, no NaN parsing), so the other cells are written back byte for byte
   (quoting is re-done minimally; a byte-order mark and CRLF line ends are
-  kept). A Parquet file is read with its dtypes and written back with them.
+  kept). A Parquet file is read with its dtypes and written back with them;
+  the privatized column keeps its integer or float dtype (nullable ``Int64``
+  and the like too) when it can hold ``0 .. upper``, else (text, too narrow an
+  integer) it becomes int64.
 - **Histogram input** (``--histogram``: rows ``count,number`` with an optional
   header line): its ``N = sum(number)`` rows are never materialised; the
   ``number`` rows with count ``i`` get one multinomial draw from row ``i`` of
@@ -223,16 +226,25 @@ def _write_output(inp: _Input, result: PrivatizedCounts, dest: Path) -> None:
                      lineterminator=inp.newline)
     else:
         frame = inp.frame.copy()
-        frame[inp.col] = out.astype(_parquet_dtype(frame[inp.col].dtype, n))
+        import pandas as pd
+
+        dtype = _parquet_dtype(frame[inp.col].dtype, n)
+        frame[inp.col] = pd.Series(out, index=frame.index).astype(dtype)
         frame.to_parquet(dest)
 
 
 def _parquet_dtype(dtype: Any, n: int) -> Any:
-    """The input column's dtype when it holds 0..n-1 (floats stay floats), else int64."""
-    if isinstance(dtype, np.dtype):
-        if dtype.kind in "iu" and np.iinfo(dtype).max >= n - 1:
+    """The input column's dtype when it holds 0..n-1: numpy or pandas' nullable
+    integers (``Int64``, ...) and floats keep theirs; anything else (text,
+    integers too narrow for ``n - 1``) becomes int64."""
+    import pandas as pd
+
+    base = dtype.numpy_dtype if isinstance(dtype, pd.api.extensions.ExtensionDtype) and \
+        hasattr(dtype, "numpy_dtype") else dtype
+    if isinstance(base, np.dtype):
+        if base.kind in "iu" and np.iinfo(base).max >= n - 1:
             return dtype
-        if dtype.kind == "f":
+        if base.kind == "f":
             return dtype
     return np.int64
 
