@@ -322,3 +322,24 @@ def test_float_n10000(eps):
     if eps == 5.0:  # entries far below float64's range (e^-745) are kept in log space
         L = m.log_matrix
         assert L[np.isfinite(L)].min() < -1000
+
+
+def test_large_eps_float_failure_falls_back_to_exact_arithmetic():
+    # at eps = 20 the float passes lose about 9 digits: rows came out 3e-7 off
+    z = np.array([0.5, 0.25, 0.25])
+    m = heuristic(z, 20.0)
+    assert "exact_fallback" in m.params and not m.exact
+    m.check()
+    assert m.is_dp(20.0) and m.privacy_level() <= 20.0
+    exact = heuristic(["1/2", "1/4", "1/4"], lam=Fraction(np.nextafter(np.exp(20.0), 0)))
+    np.testing.assert_allclose(m.T, exact.matrix.astype(float), rtol=1e-12, atol=1e-300)
+    assert len(list(heuristic_steps(m))) == m.params["passes"]
+
+
+def test_exact_fallback_is_refused_beyond_its_limit(monkeypatch):
+    import sys
+
+    H = sys.modules["dpfix.constructors.heuristic"]  # the package re-exports the function
+    monkeypatch.setattr(H, "EXACT_FALLBACK_MAX_N", 2)
+    with pytest.raises(ValueError, match="exact fallback is limited"):
+        H.heuristic(np.array([0.5, 0.25, 0.25]), 20.0)

@@ -13,6 +13,7 @@ log space and checked before it is returned.
 
 from __future__ import annotations
 
+import math
 import operator
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +33,13 @@ __all__ = ["heuristic", "heuristic_steps", "scale_representation", "SELECTORS", 
 SELECTORS = ("max", "min", "sandwich", "random", "best")
 #: Float path: ``z`` must sum to 1 within this, and is then renormalised.
 Z_ATOL = 1e-9
+
+#: Largest n at which a float build that fails its check is redone in exact
+#: arithmetic (about 10 s at n = 51). The float passes lose about
+#: ``eps / ln 10`` digits where a step multiplies by ``lam`` and subtracts, so at
+#: ``eps >~ 10`` some targets come out invalid (rows off by 1e-7 at eps = 20).
+EXACT_FALLBACK_MAX_N = 64
+
 _BEST_OF = ("max", "min", "sandwich")
 
 
@@ -124,11 +132,46 @@ def _build(zv: np.ndarray, lam_x: Fraction | None, eps_f: float, selector: Any,
     if ops.exact:
         mech = Mechanism(matrix=out.matrix, eps=eps_f, lam=lam_x, fixed_point=zv,
                          constructor="heuristic", params=params)
+        mech.check()
     else:
         mech = Mechanism(log_matrix=out.matrix, eps=eps_f,
                          fixed_point=zv, constructor="heuristic", params=params)
-    mech.check()
+        try:
+            mech.check()
+        except ValueError as err:
+            mech = _exact_fallback(zv, eps_f, selector, seed, err)
     mech.build_seconds = time.perf_counter() - start
+    return mech
+
+
+def _exact_fallback(zv: np.ndarray, eps: float, selector: Any, seed: Any,
+                    err: ValueError) -> Mechanism:
+    """Redo a float build that failed its check in exact arithmetic.
+
+    ``lam`` is the largest float below ``e^eps`` (as a Fraction, so the result is
+    at most eps-DP) and ``z`` the Fractions of the float target renormalised to
+    sum to exactly 1; the exact matrix is returned in log space, where entries
+    far below float64's range stay finite. Refused beyond EXACT_FALLBACK_MAX_N.
+    """
+    n = len(zv)
+    if n > EXACT_FALLBACK_MAX_N:
+        raise ValueError(f"heuristic: the float path cannot build a valid mechanism for this "
+                         f"z at eps = {eps} ({err}); the exact fallback is limited to "
+                         f"n <= {EXACT_FALLBACK_MAX_N}") from None
+    lam = Fraction(math.nextafter(math.exp(eps), 0.0))
+    zx = np.array([Fraction(float(v)) for v in zv], dtype=object)
+    zx = zx / sum(zx)
+    exact = _build(zx, lam, float(np.log(float(lam))), selector, seed)
+
+    def log(v: Fraction) -> float:
+        return -math.inf if v == 0 else math.log(v.numerator) - math.log(v.denominator)
+
+    L = np.array([[log(v) for v in row] for row in exact.matrix], dtype=float)
+    steps = [(j, log(a), locks) for j, a, locks in exact.params["steps"]]
+    params = dict(exact.params, steps=steps, log_amounts=True, exact_fallback=str(err))
+    mech = Mechanism(log_matrix=L, eps=eps, fixed_point=zv, constructor="heuristic",
+                     params=params)
+    mech.check()
     return mech
 
 
