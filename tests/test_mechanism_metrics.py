@@ -93,3 +93,14 @@ def test_metrics_stay_exact_and_refuse_mixed_floats():
     with pytest.raises(ExactnessError):
         count_error(T2, [0.5, 0.5])
     assert weight_matrix("abs", ["1/4", "3/4"])[1, 0] == Fraction(3, 4)
+
+
+def test_normalised_rows_sum_to_one_in_log_space():
+    L = np.log(np.array([[0.5, 0.5], [0.3, 0.6]]))  # second row sums to 0.9
+    m = Mechanism(log_matrix=L, eps=1.0)
+    assert m.row_sum_error() == pytest.approx(0.1)
+    nm = m.normalised()
+    assert nm.row_sum_error() < 1e-15 and nm is not m
+    np.testing.assert_allclose(nm.T[1], [1 / 3, 2 / 3])
+    exact = Mechanism.from_matrix(T2, lam=2)
+    assert exact.normalised() is exact

@@ -11,7 +11,7 @@ within the stated tolerance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -180,7 +180,12 @@ class Mechanism:
         """``max_i |sum_j T[i, j] - 1|`` (exact, or computed in log space)."""
         if self.exact:
             return max(abs(s - 1) for s in self.matrix.sum(axis=1))
-        worst = 0.0
+        lse = self._row_logsumexp()
+        return float(np.max(np.abs(np.expm1(lse)), initial=0.0))
+
+    def _row_logsumexp(self) -> np.ndarray:
+        """``log sum_j T[i, j]`` for every row, from the log matrix, in row blocks."""
+        out = np.empty(self.n)
         for s in range(0, self.n, _ROWS):
             L = self.log_matrix[s:s + _ROWS]
             top = np.max(L, axis=1, keepdims=True)
@@ -188,9 +193,20 @@ class Mechanism:
             # terms below e^-700 add nothing at double precision; skipping them
             # avoids the slow subnormal range of exp (seconds at n = 10,000)
             terms = np.exp(d, where=d > -700.0, out=np.zeros_like(d))
-            lse = top[:, 0] + np.log(terms.sum(axis=1))
-            worst = max(worst, float(np.max(np.abs(np.expm1(lse)))))
-        return worst
+            out[s:s + len(L)] = top[:, 0] + np.log(terms.sum(axis=1))
+        return out
+
+    def normalised(self) -> Mechanism:
+        """The float mechanism with every row divided by its sum, in log space.
+
+        What a sampler draws from is the normalised row; checking the
+        normalised matrix checks what is sampled (rows differ from 1 by at most
+        FLOAT_RTOL before). Exact mechanisms are returned as they are.
+        """
+        if self.exact:
+            return self
+        L = self.log_matrix - self._row_logsumexp()[:, None]
+        return replace(self, log_matrix=L)
 
     def fixed_point_error(self, z: Any = None) -> Any:
         """``max_j |(z T)_j - z_j|``; exact on the exact path."""

@@ -16,7 +16,10 @@ silently:
   :data:`dpfix.mechanism.FLOAT_RTOL`, so ``T`` is built at
   ``eps_2 (1 - EPS_MARGIN)`` and its realized level ``privacy_level()`` is
   then required to be at most ``eps_2`` itself, with no tolerance, before any
-  row is touched (else :class:`NotPrivateError`);
+  row is touched (else :class:`NotPrivateError`); the level is that of ``T``
+  with its rows normalised in log space, the matrix the draws come from (a
+  known float limit: a probability below ``e^-745`` times its row's largest
+  is drawn as 0);
 - the progress callback is told of fixed shares of the rows, never of group
   sizes (these make up the histogram).
 
@@ -588,6 +591,7 @@ def _privatize(counts: Any, eta_in: Any, epsilon: float, *, upper: int,
     eps_build = eps_2 * (1 - EPS_MARGIN)
     mech = build_mechanism(z, eps_build, constructor, selector, n=n, seed=selector_seed)
     seconds["construct"] = time.perf_counter() - start
+    mech = mech.normalised()  # the matrix checked is the matrix sampled
     level = mech.privacy_level()
     if mech.delta or not level <= eps_2:  # no tolerance: the margin is already spent
         raise NotPrivateError(f"{mech.constructor}: privacy level {level!r} exceeds eps_2 = "
