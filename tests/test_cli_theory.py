@@ -98,3 +98,9 @@ def test_failures_are_one_line(monkeypatch, capsys):
     assert main(["explore"]) == 1
     err = capsys.readouterr().err
     assert err.strip() == "dpfix explore: failed: RuntimeError: solver gave up"
+
+
+def test_verify_only_matches_whole_words(capsys):
+    assert main(["verify", "--only", "Theorem 1"]) == 0
+    out = capsys.readouterr().out
+    assert "1 passed" in out and "Theorem 10" not in out

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import sys
 import time
 import traceback
@@ -56,7 +57,7 @@ def find_checks_dir(path: str | None = None) -> Path:
 
 
 def load_checks(directory: Path, only: str | None = None) -> list[tuple[str, ModuleType]]:
-    """Import every ``check_*.py`` (filtered by ``only``, a substring of the file
+    """Import every ``check_*.py`` (filtered by ``only``: whole words of the file
     name or of ``RESULT``, case-insensitive)."""
     out = []
     for file in sorted(directory.glob("check_*.py")):
@@ -64,7 +65,8 @@ def load_checks(directory: Path, only: str | None = None) -> list[tuple[str, Mod
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         key = f"{file.stem} {module.RESULT}".lower()
-        if only is None or only.lower() in key:
+        # whole words: "Theorem 1" selects Theorem 1, not Theorem 10
+        if only is None or re.search(rf"(?<!\w){re.escape(only.lower())}(?!\w)", key):
             out.append((file.stem.removeprefix("check_"), module))
     if only is not None and not out:
         raise ValueError(f"--only {only!r} matches no check in {directory}")
