@@ -23,6 +23,8 @@ __all__ = [
     "is_exact_number",
     "is_exact_array",
     "wants_exact",
+    "probability_vector",
+    "Z_ATOL",
     "exact_lam",
     "resolve_lam",
     "rank",
@@ -192,6 +194,55 @@ def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Fraction | None, floa
     if not np.isfinite(eps_f) or eps_f <= 0:
         raise ValueError(f"eps: must be a finite number > 0, got {eps!r}")
     return None, eps_f
+
+
+#: Float target distributions must sum to 1 within this (then are renormalised).
+Z_ATOL = 1e-9
+
+
+def probability_vector(z: Any, exact: bool, n: int | None = None, name: str = "z"
+                       ) -> np.ndarray:
+    """A target distribution: non-negative, summing to 1, of length ``n`` if given.
+
+    Exact (Fractions, floats refused, the sum exactly 1) or float64 (finite, the
+    sum within :data:`Z_ATOL` of 1, then renormalised). The one validator of
+    every module that takes a ``z``.
+
+    Examples
+    --------
+    >>> probability_vector(["1/4", "3/4"], exact=True).tolist()
+    [Fraction(1, 4), Fraction(3, 4)]
+    >>> probability_vector([0.5, 0.6], exact=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: z: must sum to 1 (within 1e-09), got 1.1
+    """
+    if exact:
+        zv = exact_array(z, name, ndim=1)
+    else:
+        try:
+            zv = np.asarray(z, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: expected a vector of numbers") from None
+        if zv.ndim != 1:
+            raise ValueError(f"{name}: expected 1 dimension, got shape {zv.shape}")
+        if not np.all(np.isfinite(zv)):
+            raise ValueError(f"{name}: entries must be finite")
+    if zv.shape[0] < 1:
+        raise ValueError(f"{name}: needs at least one entry (n >= 1)")
+    if n is not None and zv.shape[0] != n:
+        raise ValueError(f"{name}: expected length {n}, got {zv.shape[0]}")
+    if any(v < 0 for v in zv):
+        raise ValueError(f"{name}: entries must be non-negative (>= 0): a probability vector")
+    if exact:
+        total = sum(zv, Fraction(0))
+        if total != 1:
+            raise ValueError(f"{name}: must sum to 1 exactly (a probability vector), got {total}")
+        return zv
+    total = float(zv.sum())
+    if abs(total - 1) > Z_ATOL:
+        raise ValueError(f"{name}: must sum to 1 (within {Z_ATOL}), got {total!r}")
+    return zv / total
 
 
 def _row_echelon(M: np.ndarray) -> tuple[list[list[Fraction]], list[int]]:

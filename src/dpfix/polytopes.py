@@ -28,7 +28,7 @@ import cdd.gmp
 import networkx as nx
 import numpy as np
 
-from dpfix.exact import ExactnessError, exact_array, exact_lam, nullspace
+from dpfix.exact import ExactnessError, exact_array, exact_lam, nullspace, probability_vector
 from dpfix.mechanism import Mechanism
 from dpfix.scales import psi
 
@@ -386,17 +386,6 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-def _check_z(z: Any, n: int) -> np.ndarray:
-    zv = exact_array(z, "z", ndim=1)
-    if zv.shape != (n,):
-        raise ValueError(f"z: expected length {n}, got {zv.shape[0]}")
-    if any(v < 0 for v in zv):
-        raise ValueError("z: entries must be >= 0 (a probability vector)")
-    if sum(zv) != 1:
-        raise ValueError(f"z: entries must sum to 1, got {sum(zv)}")
-    return zv
-
-
 def _u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
     zero, one = Fraction(0), Fraction(1)
     ub: list[tuple[Row, Fraction]] = []
@@ -436,7 +425,7 @@ def F(n: int, lam: Any, z: Any) -> Polytope:
     (6, 9)
     """
     n, lam = _check_n(n), exact_lam(lam)
-    zv = _check_z(z, n)
+    zv = probability_vector(z, exact=True, n=n)
     ub, eq = _u_rows(n, lam)
     return Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
 
@@ -461,7 +450,7 @@ def RF(n: int, lam: Any, z: Any) -> Polytope:
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]]
     """
     n, lam = _check_n(n), exact_lam(lam)
-    zv = _check_z(z, n)
+    zv = probability_vector(z, exact=True, n=n)
     P, ub, eq = _r_rows(n, lam)
     W = zv @ P  # z Psi
     return Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + _fixed_point_rows(n, zv, W))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.exact import exact_array, exact_lam, nullspace, rank
+from dpfix.exact import exact_array, exact_lam, nullspace, probability_vector, rank
 from dpfix.scales import PSI_MAX_N, pattern_index, psi, scale
 
 __all__ = [
@@ -62,15 +62,6 @@ def _representation(B: Any, name: str = "B", *, square: bool = True) -> tuple[np
         if v < 0:
             raise ValueError(f"{name}: entry ({i}, {j}) is negative ({v}); B must be >= 0")
     return arr, n
-
-
-def _target(z: Any, n: int) -> np.ndarray:
-    zv = exact_array(z, "z", ndim=1)
-    if zv.shape[0] != n:
-        raise ValueError(f"z: expected length {n}, got {zv.shape[0]}")
-    if any(v < 0 for v in zv) or sum(zv) != 1:
-        raise ValueError("z: must be a probability vector (non-negative, summing to 1)")
-    return zv
 
 
 def _psi(n: int, lam: Any) -> np.ndarray:
@@ -151,7 +142,7 @@ def in_R_F(B: Any, z: Any, lam: Any) -> bool:
     n = _n_of_k(arr.shape[0], "B")
     if arr.shape[1] != n:
         raise ValueError(f"B: expected shape {(arr.shape[0], n)}, got {arr.shape}")
-    zv = _target(z, n)
+    zv = probability_vector(z, exact=True, n=n)
     if any(v < 0 for v in arr.flat):
         return False
     T = _psi(n, lam).dot(arr)
@@ -178,7 +169,7 @@ def difference_vectors(B: Any, z: Any, lam: Any) -> np.ndarray:
     """
     arr, n = _representation(B)
     P = _psi(n, lam)
-    w = _weights(_target(z, n), P)
+    w = _weights(probability_vector(z, exact=True, n=n), P)
     rows = []
     for j in range(n):
         idx = [i for i in range(arr.shape[0]) if arr[i, j] > 0]
@@ -228,7 +219,7 @@ def movement_space(z: Any, lam: Any, support: Any = None) -> list[np.ndarray]:
     n = zv.shape[0]
     if n < 1:
         raise ValueError("z: must have length >= 1")
-    zv = _target(zv, n)
+    zv = probability_vector(zv, exact=True, n=n)
     P = _psi(n, lam)
     k = P.shape[1]
     if support is None:
@@ -427,7 +418,7 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     n = arr.shape[0]
     if arr.shape != (n, n) or n < 1:
         raise ValueError(f"T: expected a square n x n matrix, got shape {arr.shape}")
-    zv = _target(z, n)
+    zv = probability_vector(z, exact=True, n=n)
     bad_row = next((i for i in range(n) if sum(arr[i]) != 1), None)
     if bad_row is not None:
         raise ValueError(f"T: not in F: row {bad_row} sums to {sum(arr[bad_row])}, not 1")

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors._heuristic_kernel import ExactOps, LogOps, run
-from dpfix.exact import exact_array, resolve_lam
+from dpfix.exact import Z_ATOL, probability_vector, resolve_lam
 from dpfix.mechanism import Mechanism
 from dpfix.scales import PSI_MAX_N, pattern_index
 
@@ -32,7 +32,6 @@ __all__ = ["heuristic", "heuristic_steps", "scale_representation", "SELECTORS", 
 #: The selectors known by name; a callable ``selector(c, z) -> j`` works too.
 SELECTORS = ("max", "min", "sandwich", "random", "best")
 #: Float path: ``z`` must sum to 1 within this, and is then renormalised.
-Z_ATOL = 1e-9
 
 #: Largest n at which a float build that fails its check is redone in exact
 #: arithmetic (about 10 s at n = 51). The float passes lose about
@@ -41,32 +40,6 @@ Z_ATOL = 1e-9
 EXACT_FALLBACK_MAX_N = 64
 
 _BEST_OF = ("max", "min", "sandwich")
-
-
-def _check_z(z: Any, exact: bool) -> np.ndarray:
-    if exact:
-        zv = exact_array(z, "z", ndim=1)
-    else:
-        try:
-            zv = np.asarray(z, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError("z: expected a vector of numbers") from None
-        if zv.ndim != 1:
-            raise ValueError(f"z: expected 1 dimension, got shape {zv.shape}")
-        if not np.all(np.isfinite(zv)):
-            raise ValueError("z: entries must be finite")
-    if zv.shape[0] < 1:
-        raise ValueError("z: needs at least one entry (n >= 1)")
-    if any(v < 0 for v in zv):
-        raise ValueError("z: entries must be non-negative")
-    total = sum(zv)
-    if exact and total != 1:
-        raise ValueError(f"z: must sum to 1 exactly, got {total}")
-    if not exact:
-        if abs(total - 1) > Z_ATOL:
-            raise ValueError(f"z: must sum to 1 (within {Z_ATOL}), got {total!r}")
-        zv = zv / zv.sum()
-    return zv
 
 
 def _selector(selector: Any, z: np.ndarray, ops: Any, seed: Any) -> Callable:
@@ -243,7 +216,7 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
     True
     """
     lam_x, eps_f = resolve_lam(eps, lam)
-    zv = _check_z(z, exact=lam_x is not None)
+    zv = probability_vector(z, exact=lam_x is not None)
     if isinstance(selector, str) and selector == "best":
         start = time.perf_counter()
         best, errors = None, {}

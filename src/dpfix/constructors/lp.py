@@ -35,8 +35,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-from dpfix.constructors.unfixed import as_target
-from dpfix.exact import resolve_lam
+from dpfix.exact import probability_vector, resolve_lam
 from dpfix.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
 
 __all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL"]
@@ -192,7 +191,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     lam_x, eps_f = resolve_lam(eps, lam)
     if method == "exact" and lam_x is None:
         raise ValueError("method='exact' needs a rational lam (e.g. lam=2), not eps")
-    zv = as_target(z, exact=method == "exact")
+    zv = probability_vector(z, exact=method == "exact")
     n = zv.shape[0]
     W = weight_matrix(weights, zv)
     params: dict[str, Any] = {"method": method, "fixed": fixed,

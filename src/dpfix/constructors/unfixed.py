@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.exact import exact_array, resolve_lam
-from dpfix.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
+from dpfix.exact import probability_vector, resolve_lam
+from dpfix.mechanism import Mechanism, weight_matrix
 from dpfix.scales import single_peaked
 
-__all__ = ["sigma_amounts", "check_weights", "placement", "unfixed_optimum", "as_target"]
+__all__ = ["sigma_amounts", "check_weights", "placement", "unfixed_optimum"]
 
 #: Relative tolerance of float comparisons of costs: a next column within this
 #: of the current one counts as "no worse" (ties go forward, as in exact arithmetic).
@@ -37,33 +37,6 @@ TIE_RTOL = 1e-12
 #: Tolerance of the float checks of row-wise convexity and concentration,
 #: relative to the largest ``|W|`` of the row.
 SHAPE_RTOL = 1e-12
-
-
-def as_target(z: Any, exact: bool) -> np.ndarray:
-    """A target distribution ``z``: exact Fractions or float64, ``>= 0``, summing to 1.
-
-    Examples
-    --------
-    >>> as_target(["1/4", "3/4"], exact=True).tolist()
-    [Fraction(1, 4), Fraction(3, 4)]
-    """
-    if exact:
-        zv = exact_array(z, "z", ndim=1)
-        total = sum(zv, Fraction(0))
-    else:
-        zv = np.asarray(np.asarray(z, dtype=object).astype(float), dtype=float)
-        if zv.ndim != 1:
-            raise ValueError(f"z: expected 1 dimension, got shape {zv.shape}")
-        if not np.all(np.isfinite(zv)):
-            raise ValueError("z: entries must be finite")
-        total = float(zv.sum())
-    if zv.shape[0] < 1:
-        raise ValueError("z: must have at least one entry")
-    if any(v < 0 for v in zv):
-        raise ValueError("z: entries must be >= 0 (a probability vector)")
-    if (total != 1) if exact else abs(total - 1) > FLOAT_RTOL:
-        raise ValueError(f"z: entries must sum to 1, got {total}")
-    return zv
 
 
 def _k_inv_ones(n: int, rho: Any) -> list:
@@ -349,7 +322,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     """
     start = time.perf_counter()
     lam_x, eps_f = resolve_lam(eps, lam)
-    zv = as_target(z, exact=lam_x is not None)
+    zv = probability_vector(z, exact=lam_x is not None)
     n = zv.shape[0]
     named = isinstance(weights, str)
     if named and lam_x is None and weights in ("abs", "squared"):

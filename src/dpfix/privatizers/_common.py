@@ -9,11 +9,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PrivatizedDistribution", "check_histogram", "check_epsilon", "check_probability",
-           "resolve_rng"]
+# Z_ATOL: the absolute tolerance on sum(z) = 1 and z >= 0 of every returned target,
+# the same as every constructor's (re-exported for the privatizer modules).
+from dpfix.exact import Z_ATOL
 
-#: Absolute tolerance on ``sum(z) = 1`` and ``z >= 0`` of every returned target.
-Z_ATOL = 1e-9
+__all__ = ["PrivatizedDistribution", "check_histogram", "check_epsilon", "check_probability",
+           "resolve_rng", "Z_ATOL"]
+
 
 
 @dataclass(frozen=True)
