@@ -34,9 +34,11 @@ sysdeps:
 	@missing=""; \
 	for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	command -v cc >/dev/null 2>&1 || missing="$$missing gcc"; \
-	inc=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
-	[ -f "$$inc/Python.h" ] || missing="$$missing python3-dev"; \
-	$(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	if command -v $(PYTHON) >/dev/null 2>&1; then \
+	  inc=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+	  [ -f "$$inc/Python.h" ] || missing="$$missing python3-dev"; \
+	  $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	else missing="$$missing python3 python3-dev python3-venv"; fi; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then \
 	    echo "dpfix: missing system packages:$$missing; install them with: sudo apt-get install$$missing" >&2; exit 1; \
