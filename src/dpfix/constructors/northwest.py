@@ -60,7 +60,7 @@ def northwest_plan(supply: Any, demand: Any) -> list[tuple[int, int, Any]]:
     pieces: list[tuple[int, int, Any]] = []
     k, left = 0, demand[cols[0]]
     for m, s in enumerate(supply):
-        share = 1 if isinstance(s, Fraction) else 1.0
+        share: Any = Fraction(1) if isinstance(s, Fraction) else 1.0
         while True:
             if left <= 0 and k < len(cols) - 1:
                 k += 1
