@@ -7,6 +7,8 @@ given ``eps``.
 - :func:`heuristic`: Algorithm 1, an extreme point of F in ``O(n^2)``;
 - :func:`unfixed_optimum`: Algorithm 2, the count-error optimum over U;
 - :func:`lp_optimum`: the count-error optimum over F (or U) by linear programming;
+- :func:`northwest_corner`: the optimum among ``T = Sigma A``, ``A >= 0``, in
+  ``O(n^2)``; conjectured optimal over all of F (``docs/open_questions.md``);
 - :func:`truncated_geometric`, :func:`staircase`, :func:`discrete_gaussian`:
   the unfixed one-stage baselines.
 """
@@ -19,6 +21,7 @@ from dpfix.constructors.heuristic import (
     scale_representation,
 )
 from dpfix.constructors.lp import lp_formulation, lp_optimum
+from dpfix.constructors.northwest import northwest_corner, northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts, unfixed_optimum
 
 __all__ = [
@@ -30,6 +33,8 @@ __all__ = [
     "sigma_amounts",
     "lp_optimum",
     "lp_formulation",
+    "northwest_corner",
+    "northwest_plan",
     "truncated_geometric",
     "staircase",
     "discrete_gaussian",
