@@ -55,6 +55,7 @@ RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
 CONSTRUCTORS = {
     "heuristic": "two-stage",
     "lp": "two-stage",
+    "northwest": "two-stage",
     "unfixed": "two-stage",
     "truncated-geometric": "one-stage",
     "staircase": "one-stage",
@@ -141,6 +142,8 @@ def build_mechanism(z: Any, eps: float, constructor: str = "heuristic",
         return C.heuristic(z, eps, selector=selector, seed=seed)
     if constructor == "lp":
         return C.lp_optimum(z, eps, fixed=True)
+    if constructor == "northwest":
+        return C.northwest_corner(z, eps)
     if constructor == "unfixed":
         return C.unfixed_optimum(z, eps)
     if constructor == "truncated-geometric":
@@ -474,7 +477,9 @@ def privatize_counts(
     upper : the public upper bound; counts above it are top-coded to it
         (``n = upper + 1`` count values).
     constructor : ``"heuristic"`` (Algorithm 1), ``"lp"`` (count-error optimum
-        over F, HiGHS; small ``upper`` only), ``"unfixed"`` (Algorithm 2), or
+        over F, HiGHS; small ``upper`` only), ``"northwest"`` (the northwest-corner
+        split, fixed point ``z``, ``O(n^2)``, conjectured optimal over F),
+        ``"unfixed"`` (Algorithm 2), or
         the one-stage baselines ``"truncated-geometric"``, ``"staircase"`` (all
         of ``epsilon`` on the counts; no target, and a split, privatizer,
         postprocess or delta is refused rather than ignored). ``"lp"`` takes
