@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.constructors.unfixed import sigma_amounts
+from dpfix.constructors.unfixed import _lae, _side_sums, sigma_amounts
 from dpfix.exact import probability_vector, resolve_lam
 from dpfix.mechanism import Mechanism
 from dpfix.scales import sigma
@@ -91,15 +91,6 @@ def _exact_matrix(zv: np.ndarray, lam: Fraction) -> tuple[np.ndarray, list]:
     return T, pieces
 
 
-def _lae(a: float, b: float) -> float:
-    """``log(e^a + e^b)`` on Python floats (``-inf`` allowed)."""
-    if a < b:
-        a, b = b, a
-    if b == -math.inf:
-        return a
-    return a + math.log1p(math.exp(b - a))
-
-
 def _float_supply(zv: np.ndarray, eps: float) -> tuple[list[float], list[float]]:
     """``log c_m`` and the supplies ``z . G[:, m] = c_m sum_i z_i rho^|i-m|``.
 
@@ -115,17 +106,8 @@ def _float_supply(zv: np.ndarray, eps: float) -> tuple[list[float], list[float]]
     inner = math.log(-math.expm1(-eps)) - math.log1p(rho)
     logc = [inner] * n
     logc[0] = logc[-1] = -math.log1p(rho)
-    z = zv.tolist()
-    left, right = [0.0] * n, [0.0] * n
-    acc = 0.0
-    for m in range(n):
-        acc = rho * acc + z[m]
-        left[m] = acc
-    acc = 0.0
-    for m in range(n - 1, -1, -1):
-        right[m] = acc
-        acc = rho * (acc + z[m])
-    return logc, [math.exp(c) * (a + b) for c, a, b in zip(logc, left, right, strict=True)]
+    left, right = _side_sums(zv, eps)  # logs of the two side sums (Algorithm 2's)
+    return logc, [math.exp(c + _lae(a, b)) for c, a, b in zip(logc, left, right, strict=True)]
 
 
 def _log_matrix(zv: np.ndarray, eps: float) -> tuple[np.ndarray, list]:
