@@ -29,7 +29,6 @@ import networkx as nx
 import numpy as np
 
 from dpfix.exact import ExactnessError, exact_array, exact_lam, nullspace, probability_vector
-from dpfix.mechanism import Mechanism
 from dpfix.scales import psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS"]
@@ -148,7 +147,9 @@ class Polytope:
 
     # -- points --------------------------------------------------------------------------
     def _flat(self, X: Any, name: str = "X") -> list[Fraction]:
-        if isinstance(X, Mechanism):
+        # A dpfix.mechanism.Mechanism (floor 3, so not imported here): duck-typed by
+        # its two storage attributes, exact ``matrix`` and float ``log_matrix``.
+        if hasattr(X, "matrix") and hasattr(X, "log_matrix"):
             if X.matrix is None:
                 raise ExactnessError(f"{name}: a float Mechanism given where an exact one is "
                                      "required; build it with a rational lam")
