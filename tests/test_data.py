@@ -8,11 +8,11 @@ from dpfix.data import (
     counts_from_column,
     data_dir,
     data_path,
-    histogram,
     read_histogram,
     read_table,
     synthetic_counts,
 )
+from dpfix.pipeline import histogram
 
 
 def _shared_available() -> bool:

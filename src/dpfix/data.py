@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
-           "histogram", "synthetic_counts", "MAX_HISTOGRAM_COUNT"]
+           "synthetic_counts", "MAX_HISTOGRAM_COUNT"]
 
 
 def data_dir() -> Path:
@@ -161,16 +161,6 @@ def read_histogram(path: str | Path, with_header: bool = False) -> Any:
     for i, m in totals.items():
         eta[i] = m
     return (eta, header) if with_header else eta
-
-
-def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
-    """``(eta, topcoded)``: the histogram of ``counts`` top-coded at ``upper``
-    (``n = upper + 1`` count values) and how many counts were above it."""
-    if upper < 1:
-        raise ValueError(f"upper: must be >= 1, got {upper}")
-    c = np.asarray(counts, dtype=np.int64)
-    top = int((c > upper).sum())
-    return np.bincount(np.minimum(c, upper), minlength=upper + 1), top
 
 
 def synthetic_counts(rows: int = 2000, seed: int = 7) -> np.ndarray:

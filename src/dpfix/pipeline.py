@@ -39,10 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.data import histogram
 from dpfix.mechanism import FLOAT_RTOL, Mechanism
 
-__all__ = ["RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "build_mechanism",
+__all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "build_mechanism",
            "apply_mechanism", "apply_histogram", "privatize_counts", "privatize_histogram",
            "PrivatizedCounts", "CONSTRUCTORS", "EPS_MARGIN", "NotPrivateError",
            "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER"]
@@ -75,6 +74,41 @@ MAX_HISTOGRAM_N = 2**62
 
 class NotPrivateError(ValueError):
     """The constructed mechanism is not ``eps_2``-DP; no row was drawn."""
+
+
+def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
+    """The histogram of ``counts`` top-coded at ``upper`` (step 1 of the pipeline).
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Non-negative integer counts, one per row.
+    upper : int
+        The public upper bound (``n = upper + 1`` count values ``0 .. upper``).
+
+    Returns
+    -------
+    eta : numpy.ndarray of int64
+        ``eta[i]`` rows with count ``i`` after top-coding (length ``upper + 1``).
+    topcoded : int
+        How many counts were above ``upper`` (derived from the data: confidential).
+
+    Raises
+    ------
+    ValueError
+        If ``upper < 1``.
+
+    Examples
+    --------
+    >>> eta, top = histogram([0, 1, 5, 9, 3], 4)
+    >>> eta.tolist(), top
+    ([1, 1, 0, 1, 2], 2)
+    """
+    if upper < 1:
+        raise ValueError(f"upper: must be >= 1, got {upper}")
+    c = np.asarray(counts, dtype=np.int64)
+    top = int((c > upper).sum())
+    return np.bincount(np.minimum(c, upper), minlength=upper + 1), top
 
 
 def rule_of_thumb_split(eps_t: float) -> float:

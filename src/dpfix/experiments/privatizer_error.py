@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.data import histogram
 from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import MIN_CI_REPLICATIONS, STYLES, band, figure, note, save
 from dpfix.experiments.runs import load_counts
 from dpfix.metrics import kolmogorov_smirnov, wasserstein1
+from dpfix.pipeline import histogram
 
 __all__ = ["privatizer_cells", "privatizer_cell", "draw_privatizers", "LABELS", "FIG3_DATASET"]
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.data import counts_from_column, data_path, histogram, read_histogram, read_table
+from dpfix.data import counts_from_column, data_path, read_histogram, read_table
 from dpfix.mechanism import Mechanism
-from dpfix.pipeline import EPS_MARGIN, NotPrivateError, privatize_counts, split_budget
+from dpfix.pipeline import EPS_MARGIN, NotPrivateError, histogram, privatize_counts, split_budget
 
 __all__ = ["DATASETS", "SYNTHETIC", "METHODS", "TWO_STAGE", "load_counts", "default_upper",
            "true_distribution", "privatize", "Run", "eps_grid", "required_files"]
