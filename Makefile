@@ -7,7 +7,7 @@ STAMP := $(VENV)/.dpfix-installed
 SYSTEM_PACKAGES := libcdd-dev libgmp-dev
 RUN_OUT ?= out/run
 
-.PHONY: test run verify verify-full lint bench sysdeps clean
+.PHONY: test run verify verify-full lint bench notebooks sysdeps clean
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests proofs_checks benchmarks notebooks
@@ -27,6 +27,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# Re-execute the notebooks in place: they are committed with their outputs.
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/execute.py
 
 # System packages: libcdd and GMP for pycddlib's exact arithmetic, a C compiler
 # and the Python headers to build it, venv support. Installed only when missing.
