@@ -2,11 +2,11 @@
 
 They are committed with their outputs (a reader of the repository sees the
 figures; ``make notebooks`` re-executes them in place) and executed again here
-with nbclient in a fresh kernel. nbclient's ``"python3"`` kernel starts ``sys.executable`` (the test's
-interpreter, so the venv's ipykernel and the installed dpfix); a test checks
-that, as a user-wide kernelspec could otherwise point elsewhere. Each notebook
-has a time budget: a cell running longer is stopped, and the whole notebook
-must finish within it.
+with nbclient in a fresh kernel. nbclient's ``"python3"`` kernel starts
+``sys.executable`` (the test's interpreter, so the venv's ipykernel and the
+installed dpfix); a test checks that, as a user-wide kernelspec could
+otherwise point elsewhere. Each notebook has a time budget: a cell running
+longer is stopped, and the whole notebook must finish within it.
 """
 
 from __future__ import annotations
