@@ -1,0 +1,914 @@
+"""Exact optimality certificates for count mechanisms over F and U (docs/optimum_of_F.md).
+
+Minimising the count error ``<W, T>`` over ``F`` (rows sum to 1, ``z T = z``,
+every column eps-DP) is a linear programme. Its dual has a variable ``u_i`` per
+row sum and ``v_j`` per fixed-point equation; eliminating the multipliers of
+the ratio constraints column by column, ``(u, v)`` is dual feasible iff for
+every column ``j`` the vector ``g_j = W[:, j] - u - v_j z`` is non-negative on
+the cone ``C = {t >= 0 : t_(i+1) / t_i in [1/lam, lam]}``. The extreme rays of
+``C`` are the eps-scales (the paper's Lemma 1), so the test is
+``min_h sum_i g_j(i) lam^(h_i) >= 0`` over lattice walks ``h`` (``h_0 = 0``,
+steps of +-1). That minimum is a backward recursion, ``O(n)`` per column:
+``Q_(n-1) = g(n-1)``, ``Q_i = g(i) + min(lam Q_(i+1), Q_(i+1) / lam)``
+(:func:`cone_minimum`). Weak duality: a feasible ``(u, v)`` proves
+``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for every ``T'`` in F; equality with
+``<W, T>`` proves ``T`` optimal. Over U drop ``v`` (Theorem 8's setting).
+
+The dual points:
+
+- over F, :func:`northwest_dual`: the explicit dual of the northwest corner
+  (docs/optimum_of_F.md, Theorem A), feasible for every Monge cost (every
+  ``W[i, j] = z_i f(i - j)`` with ``f`` convex) and then tight;
+- over U, the complementary-slackness dual of Algorithm 2 (Theorem 8):
+  ``s_m . u = min_j W[:, j] . s_m`` for every single-peaked scale ``s_m``;
+- for any other weights, the same points repaired to feasibility (each ``v_j``
+  lowered to the least ratio ``(W_j - u) . s / (z . s)`` over all scales, by
+  Dinkelbach's iteration on the recursion), and for small ``n`` the exact
+  optimum of the dual LP restricted to a growing set of scales (column
+  generation with the recursion as separation oracle, solved by cdd.gmp):
+  :func:`exact_optimum`.
+
+Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
+the interface; floats are refused with :class:`dpfix.exact.ExactnessError`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import cdd
+import cdd.gmp
+import numpy as np
+from flint import fmpq
+
+from dpfix.exact import ExactnessError, exact_array, exact_lam, probability_vector, to_fraction
+from dpfix.mechanism import Mechanism, weight_matrix
+
+__all__ = [
+    "Certificate",
+    "CertificateError",
+    "UniversalCertificate",
+    "NorthwestCounterexample",
+    "LOSSES",
+    "certify_optimal",
+    "certify_universal",
+    "cone_minimum",
+    "northwest_dual",
+    "exact_optimum",
+    "loss",
+    "weights_matrix",
+    "find_northwest_counterexample",
+]
+
+#: Largest ``n`` at which :func:`certify_optimal` (``dual="auto"``) falls back on
+#: the exact dual LP when the explicit dual point leaves a gap.
+LP_MAX_N = 10
+
+#: Named losses ``f(d)``, ``d = i - j`` (the count error ``z_i f(i - j)``). Some
+#: take a parameter after a colon: ``"capped:2"``, ``"hinge:-1"``.
+LOSSES = ("abs", "squared", "zero-one", "capped:c", "hinge:a", "sqrt")
+
+#: ``"sqrt"`` is ``sqrt|d|`` rounded down to this many decimals, computed by an
+#: integer square root (exact rationals; every ``<W, T>`` over F moves by at most
+#: ``10^-SQRT_DIGITS`` from the true ``sqrt`` loss, because ``sum_ij z_i T_ij = 1``).
+SQRT_DIGITS = 12
+
+
+class CertificateError(ValueError):
+    """A certificate failed its exact re-verification (:meth:`Certificate.check`)."""
+
+
+# ---------------------------------------------------------------- numbers
+def _q(x: Any, name: str = "value") -> fmpq:
+    """An exact number as ``fmpq`` (floats refused)."""
+    if isinstance(x, fmpq):
+        return x
+    f = to_fraction(x, name)
+    return fmpq(f.numerator, f.denominator)
+
+
+def _f(x: fmpq) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
+
+
+def _fractions(xs: Any) -> np.ndarray:
+    return np.array([_f(x) for x in xs], dtype=object)
+
+
+def _exact_matrix(M: Any, name: str) -> np.ndarray:
+    if isinstance(M, np.ndarray) and M.dtype.kind == "f":
+        raise ExactnessError(f"{name}: float array given where exact numbers are required")
+    return exact_array(M, name, ndim=2)
+
+
+# ---------------------------------------------------------------- losses
+def _isqrt_rational(d: int) -> Fraction:
+    scale = 10 ** SQRT_DIGITS
+    return Fraction(math.isqrt(d * scale * scale), scale)
+
+
+def loss(name: str) -> Callable[[int], Fraction]:
+    """The loss ``f(d)`` of a name in :data:`LOSSES` (exact values).
+
+    ``"abs"`` ``|d|``; ``"squared"`` ``d^2``; ``"zero-one"`` ``1[d != 0]``;
+    ``"capped:c"`` ``min(|d|, c)``; ``"hinge:a"`` ``(d - a)^+``; ``"sqrt"``
+    ``sqrt|d|`` rounded down to :data:`SQRT_DIGITS` decimals.
+
+    Examples
+    --------
+    >>> [loss("capped:2")(d) for d in (-3, -1, 0, 4)]
+    [Fraction(2, 1), Fraction(1, 1), Fraction(0, 1), Fraction(2, 1)]
+    >>> loss("hinge:-1")(1), loss("sqrt")(4)
+    (Fraction(2, 1), Fraction(2, 1))
+    """
+    base, _, arg = name.partition(":")
+    if base in ("capped", "hinge"):
+        if not arg:
+            raise ValueError(f"loss: {base!r} needs a parameter, e.g. '{base}:2'")
+        c = to_fraction(arg, f"{base} parameter")
+        if base == "capped":
+            return lambda d: min(Fraction(abs(d)), c)
+        return lambda d: max(Fraction(d) - c, Fraction(0))
+    if arg:
+        raise ValueError(f"loss: {base!r} takes no parameter")
+    table: dict[str, Callable[[int], Fraction]] = {
+        "abs": lambda d: Fraction(abs(d)),
+        "squared": lambda d: Fraction(d * d),
+        "zero-one": lambda d: Fraction(int(d != 0)),
+        "sqrt": lambda d: _isqrt_rational(abs(d)),
+    }
+    if base not in table:
+        raise ValueError(f"loss: unknown {name!r}; use one of {', '.join(LOSSES)}")
+    return table[base]
+
+
+def weights_matrix(weights: Any, z: Any) -> np.ndarray:
+    """The exact weight matrix: a name of :data:`LOSSES`, a callable ``f`` (``W[i, j] =
+    z_i f(i - j)``) or an ``n x n`` matrix of exact numbers.
+
+    Examples
+    --------
+    >>> weights_matrix("zero-one", ["1/2", "1/2"]).tolist()
+    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    """
+    zv = probability_vector(z, exact=True)
+    n = zv.shape[0]
+    if isinstance(weights, str) and weights in ("abs", "squared"):
+        return weight_matrix(weights, zv)
+    f = loss(weights) if isinstance(weights, str) else weights
+    if callable(f):
+        vals = {d: to_fraction(f(d), f"f({d})") for d in range(-(n - 1), n)}
+        W = np.empty((n, n), dtype=object)
+        for i in range(n):
+            for j in range(n):
+                W[i, j] = zv[i] * vals[i - j]
+        return W
+    W = _exact_matrix(weights, "weights")
+    if W.shape != (n, n):
+        raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")
+    return W
+
+
+def _weights_label(weights: Any) -> str:
+    if isinstance(weights, str):
+        return weights
+    return getattr(weights, "__name__", "callable") if callable(weights) else "matrix"
+
+
+# ---------------------------------------------------------------- the cone test
+def cone_minimum(g: Any, lam: Any) -> tuple[Fraction, tuple[int, ...]]:
+    """``min`` over lattice walks ``h`` (``h_0 = 0``, steps +-1) of ``sum_i g_i lam^(h_i)``.
+
+    ``g . t >= 0`` for every ``t`` in the cone ``C`` of eps-DP columns iff this
+    minimum is ``>= 0``: the extreme rays of ``C`` are the eps-scales (Lemma 1,
+    docs/optimum_of_F.md). Backward recursion, ``O(n)``. Returns the minimum
+    and the pattern (steps ``+1``/``-1``) of a walk attaining it.
+
+    Examples
+    --------
+    >>> cone_minimum([1, -3, 1], 2)  # the walk 0, 1, 0: 1 - 3 * 2 + 1
+    (Fraction(-4, 1), (1, -1))
+    >>> cone_minimum(["1/2", -1], 2)[0], cone_minimum(["1/2", 1], 2)[0] >= 0
+    (Fraction(-3, 2), True)
+    """
+    lq = _q(exact_lam(lam), "lam")
+    val, pat = _walk_min([_q(v, "g") for v in g], lq, 1 / lq)
+    return _f(val), pat
+
+
+def _walk_min(g: list, lam: fmpq, rho: fmpq) -> tuple[fmpq, tuple[int, ...]]:
+    n = len(g)
+    Q = g[-1]
+    steps = [0] * (n - 1)
+    for i in range(n - 2, -1, -1):
+        if Q < 0:
+            Q = g[i] + lam * Q
+            steps[i] = 1
+        else:
+            Q = g[i] + rho * Q
+            steps[i] = -1
+    return Q, tuple(steps)
+
+
+def _walk_weights(pattern: tuple[int, ...], lam: fmpq, rho: fmpq) -> list:
+    t = [fmpq(1)]
+    for p in pattern:
+        t.append(t[-1] * (lam if p == 1 else rho))
+    return t
+
+
+def _dot(a: list, b: list) -> fmpq:
+    s = fmpq(0)
+    for x, y in zip(a, b, strict=True):
+        s += x * y
+    return s
+
+
+def _least_ratio(a: list, d: list, start: fmpq, lam: fmpq, rho: fmpq) -> fmpq:
+    """The largest ``r <= start`` with ``a - r d`` non-negative on C (``d . s > 0`` on
+    every scale): ``start`` when feasible, else ``min_s (a . s) / (d . s)`` by
+    Dinkelbach's iteration (each step moves to a strictly smaller ratio of a scale)."""
+    r = start
+    while True:
+        val, pat = _walk_min([x - r * y for x, y in zip(a, d, strict=True)], lam, rho)
+        if val >= 0:
+            return r
+        t = _walk_weights(pat, lam, rho)
+        r = _dot(a, t) / _dot(d, t)
+
+
+# ---------------------------------------------------------------- dual points
+def _rho_sums(x: list, rho: fmpq) -> list:
+    """``sum_i rho^|i - m| x_i`` for every ``m``, by two geometric recursions."""
+    n = len(x)
+    out = [fmpq(0)] * n
+    acc = fmpq(0)
+    for m in range(n):
+        acc = acc * rho + x[m]
+        out[m] = acc
+    acc = fmpq(0)
+    for m in range(n - 2, -1, -1):
+        acc = (acc + x[m + 1]) * rho
+        out[m] += acc
+    return out
+
+
+def _crossings(zq: list, rho: fmpq) -> list[int]:
+    """``m*_l`` for ``l = 0 .. n-2``: the single-peaked scale at which the northwest
+    plan crosses from column ``l`` to ``l + 1`` (the first ``m`` whose cumulative
+    supply ``sum_(k<=m) w_k alpha_k`` reaches ``z_0 + .. + z_l``)."""
+    n = len(zq)
+    if n == 1:
+        return []
+    Kz = _rho_sums(zq, rho)
+    ends, inner = 1 / (1 + rho), (1 - rho) / (1 + rho)
+    supply = [Kz[m] * (ends if m in (0, n - 1) else inner) for m in range(n)]
+    out, m, S, cz = [], 0, supply[0], fmpq(0)
+    for j in range(n - 1):
+        cz += zq[j]
+        while S < cz and m < n - 1:
+            m += 1
+            S += supply[m]
+        out.append(m)
+    return out
+
+
+def _northwest_dual_q(zq: list, lam: fmpq, Wc: list[list]) -> tuple[list, list]:
+    """The explicit dual of the northwest corner (docs/optimum_of_F.md, Theorem A)."""
+    n = len(zq)
+    rho = 1 / lam
+    pw = [fmpq(1)]
+    for _ in range(n):
+        pw.append(pw[-1] * rho)
+    mstar = _crossings(zq, rho)
+    B = [fmpq(0)] * n
+    mu = []
+    for l, m in enumerate(mstar):
+        D = [a - b for a, b in zip(Wc[l], Wc[l + 1], strict=True)]
+        num = den = fmpq(0)
+        for i in range(n):
+            num += pw[abs(i - m)] * D[i]
+            den += pw[abs(i - m)] * zq[i]
+        mu_l = num / den
+        mu.append(mu_l)
+        acc = fmpq(0)
+        for i in range(m):
+            y = D[i] - mu_l * zq[i]
+            B[i] -= y
+            acc = (acc + y) * rho
+        B[m] += acc
+    u = [a - b for a, b in zip(Wc[n - 1], B, strict=True)]
+    v = [fmpq(0)] * n
+    for j in range(n - 2, -1, -1):
+        v[j] = v[j + 1] + mu[j]
+    return u, v
+
+
+def _unfixed_dual_q(lam: fmpq, Wc: list[list]) -> list:
+    """Algorithm 2's dual (Theorem 8): ``K u = c`` with ``c_m = min_j sum_i rho^|i-m| W_ij``."""
+    n = len(Wc)
+    rho = 1 / lam
+    sums = [_rho_sums(col, rho) for col in Wc]
+    c = [min(s[m] for s in sums) for m in range(n)]
+    if n == 1:
+        return c
+    k = 1 / (1 - rho * rho)
+    u = [(c[0] - rho * c[1]) * k]
+    for i in range(1, n - 1):
+        u.append(((1 + rho * rho) * c[i] - rho * (c[i - 1] + c[i + 1])) * k)
+    u.append((c[n - 1] - rho * c[n - 2]) * k)
+    return u
+
+
+def _repair(zq: list | None, lam: fmpq, Wc: list[list], u: list, v: list | None
+            ) -> tuple[list, list | None, int]:
+    """Make ``(u, v)`` dual feasible: over F lower each infeasible ``v_j`` to its least
+    ratio; over U shift ``u`` by the least (negative) ratio against ``1``. Returns the
+    repaired point and the number of columns that needed it."""
+    rho = 1 / lam
+    n = len(Wc)
+    repaired = 0
+    if zq is not None:
+        v = list(v)
+        for j in range(n):
+            a = [w - x for w, x in zip(Wc[j], u, strict=True)]
+            r = _least_ratio(a, zq, v[j], lam, rho)
+            if r != v[j]:
+                repaired += 1
+                v[j] = r
+        return u, v, repaired
+    ones = [fmpq(1)] * n
+    shift = fmpq(0)
+    for j in range(n):
+        a = [w - x for w, x in zip(Wc[j], u, strict=True)]
+        r = _least_ratio(a, ones, fmpq(0), lam, rho)
+        if r < 0:
+            repaired += 1
+            shift = min(shift, r)
+    return [x + shift for x in u], None, repaired
+
+
+def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, np.ndarray]:
+    """The explicit dual point ``(u, v)`` of the northwest corner over F.
+
+    For each boundary ``l`` between columns ``l`` and ``l + 1`` let ``m*_l`` be
+    the single-peaked scale the northwest plan splits there, ``D_l = W[:, l] -
+    W[:, l+1]``, ``mu_l = D_l . s_m* / z . s_m*`` and ``y_l = D_l - mu_l z``.
+    Then ``v_j = sum_(l >= j) mu_l`` and ``u = W[:, n-1] - sum_l b_l`` with
+    ``b_l(i) = -y_l(i)`` for ``i < m*_l``, ``b_l(m*_l) = sum_(k < m*_l)
+    rho^(m*_l - k) y_l(k)``. Feasible for every Monge cost (Theorem A of
+    docs/optimum_of_F.md), with dual value ``<W, T_nw>``. ``O(n^2)``.
+
+    Examples
+    --------
+    >>> u, v = northwest_dual(["1/2", "1/2"], 2)
+    >>> u.tolist(), v.tolist()
+    ([Fraction(1, 2), Fraction(0, 1)], [Fraction(-1, 3), Fraction(0, 1)])
+    >>> sum(u) + v.dot([Fraction(1, 2), Fraction(1, 2)])  # = <W, T> of the northwest corner
+    Fraction(1, 3)
+    """
+    zv = probability_vector(z, exact=True)
+    lq = _q(exact_lam(lam), "lam")
+    W = weights_matrix(weights, zv)
+    Wc = [[_q(x) for x in W[:, j]] for j in range(W.shape[1])]
+    u, v = _northwest_dual_q([_q(x) for x in zv], lq, Wc)
+    return _fractions(u), _fractions(v)
+
+
+# ---------------------------------------------------------------- exact dual LP
+def _scale_lp(zq: list | None, lam: fmpq, Wc: list[list], max_rounds: int = 10_000
+              ) -> tuple[list, list | None, np.ndarray, int]:
+    """The exact optimum of the dual LP by column generation over scales.
+
+    Maximise ``sum u + z . v`` subject to ``(W_j - u - v_j z) . s >= 0`` for the
+    scales ``s`` of a working set per column (at first the single-peaked ones;
+    the restricted primal is then feasible, so the LP is bounded), adding the
+    walk of :func:`cone_minimum` of every violated column until none is
+    violated. The restricted LPs are solved exactly by cdd.gmp; their
+    multipliers give a primal optimum ``T`` (columns: combinations of the
+    working scales). Over F, ``v_(n-1) = 0`` (the dual is invariant under
+    ``u + c z, v - c``). Returns ``u, v, T, rounds``.
+    """
+    n = len(Wc)
+    rho = 1 / lam
+    fixed = zq is not None
+    nv = n - 1 if fixed else 0
+    work: list[list[tuple[int, ...]]] = [
+        [tuple(1 if i < m else -1 for i in range(n - 1)) for m in range(n)] for _ in range(n)]
+    seen = [set(ps) for ps in work]
+    for rounds in range(1, max_rounds + 1):
+        rows, keys = [], []
+        for j in range(n):
+            for pat in work[j]:
+                t = _walk_weights(pat, lam, rho)
+                row = [_f(_dot(Wc[j], t))] + [-_f(x) for x in t] + [Fraction(0)] * nv
+                if fixed and j < n - 1:
+                    row[1 + n + j] = -_f(_dot(zq, t))
+                rows.append(row)
+                keys.append((j, t))
+        obj = [Fraction(0)] + [Fraction(1)] * n + ([_f(x) for x in zq[:n - 1]] if fixed else [])
+        mat = cdd.gmp.matrix_from_array(rows, rep_type=cdd.RepType.INEQUALITY,
+                                        obj_type=cdd.LPObjType.MAX, obj_func=obj)
+        lp = cdd.gmp.linprog_from_matrix(mat)
+        cdd.gmp.linprog_solve(lp)
+        if lp.status != cdd.LPStatusType.OPTIMAL:
+            raise RuntimeError(f"exact_optimum: cdd's exact LP ended with status {lp.status.name}")
+        x = [_q(val) for val in lp.primal_solution]
+        u = x[:n]
+        v = (x[n:] + [fmpq(0)]) if fixed else None
+        added = False
+        for j in range(n):
+            g = [w - a - ((v[j] * zz) if fixed else 0)
+                 for w, a, zz in zip(Wc[j], u, zq if fixed else [0] * n, strict=True)]
+            val, pat = _walk_min(g, lam, rho)
+            if val < 0 and pat not in seen[j]:
+                work[j].append(pat)
+                seen[j].add(pat)
+                added = True
+        if not added:
+            T = np.full((n, n), Fraction(0), dtype=object)
+            for r, y in lp.dual_solution:
+                j, t = keys[r]
+                yq = _q(y)
+                for i in range(n):
+                    T[i, j] += _f(yq * t[i])
+            return u, v, T, rounds
+    raise RuntimeError(f"exact_optimum: no convergence in {max_rounds} rounds")
+
+
+# ---------------------------------------------------------------- certificates
+@dataclass
+class Certificate:
+    """An exact certificate of (sub)optimality of a count mechanism over F or U.
+
+    Parameters
+    ----------
+    optimal : True iff ``gap == 0`` and the dual point is feasible (then ``T``
+        minimises ``<W, T>`` over F, resp. U).
+    value : ``<W, T>``, exact.
+    lower_bound : ``sum_i u_i + sum_j z_j v_j`` (over U: ``sum_i u_i``), a lower
+        bound on the optimum proved by the dual point (weak duality).
+    gap : ``value - lower_bound >= 0``; ``T`` is within ``gap`` of the optimum.
+    u, v : the dual point (``v`` all zero over U).
+    T, W, z, lam, over : what is certified (exact arrays, Fractions).
+    dual : how the dual point was found (``"northwest"``, ``"unfixed"``,
+        ``"repaired"``, ``"lp"``).
+    weights : a label of the weights; ``seconds``: time to build the certificate.
+
+    Examples
+    --------
+    >>> cert = certify_optimal([["2/3", "1/3"], ["1/3", "2/3"]], ["1/2", "1/2"], 2)
+    >>> cert.optimal, cert.value, cert.gap
+    (True, Fraction(1, 3), Fraction(0, 1))
+    >>> cert.check().optimal
+    True
+    """
+
+    optimal: bool
+    value: Fraction
+    lower_bound: Fraction
+    gap: Fraction
+    u: np.ndarray
+    v: np.ndarray
+    T: np.ndarray
+    W: np.ndarray
+    z: np.ndarray
+    lam: Fraction
+    over: str = "F"
+    dual: str = ""
+    weights: str = ""
+    seconds: float = 0.0
+    details: dict = field(default_factory=dict)
+
+    def check(self) -> Certificate:
+        """Re-verify everything from the stored numbers alone, in exact arithmetic.
+
+        Checks, independently of the code that built the dual point: ``T`` is in
+        F (resp. U) exactly; ``value == <W, T>``; every ``g_j = W[:, j] - u -
+        v_j z`` is non-negative on the cone of eps-DP columns (Lemma 1: the
+        minimum over lattice walks, by its own recursion); ``lower_bound == sum
+        u + z . v``; ``gap == value - lower_bound``; ``optimal == (gap == 0)``.
+
+        Returns
+        -------
+        Certificate
+            ``self``, when every check passes.
+
+        Raises
+        ------
+        CertificateError
+            Naming the first check that fails.
+        """
+        def fail(msg: str) -> None:
+            raise CertificateError(f"certificate ({self.over}, {self.weights}): {msg}")
+
+        if self.over not in ("F", "U"):
+            fail(f"over must be 'F' or 'U', not {self.over!r}")
+        lam = _q(self.lam, "lam")
+        if lam <= 1:
+            fail("lam must be > 1")
+        rho = 1 / lam
+        z = [_q(x, "z") for x in self.z]
+        T = [[_q(x, "T") for x in row] for row in np.asarray(self.T, dtype=object)]
+        W = [[_q(x, "W") for x in row] for row in np.asarray(self.W, dtype=object)]
+        u = [_q(x, "u") for x in self.u]
+        v = [_q(x, "v") for x in self.v]
+        n = len(z)
+        if not (len(T) == len(W) == len(u) == len(v) == n
+                and all(len(r) == n for r in T) and all(len(r) == n for r in W)):
+            fail("shapes of T, W, u, v and z do not agree")
+        if any(x < 0 for x in z) or sum(z, fmpq(0)) != 1:
+            fail("z is not a probability vector")
+        for i in range(n):
+            if any(x < 0 for x in T[i]):
+                fail(f"T has a negative entry in row {i}")
+            if sum(T[i], fmpq(0)) != 1:
+                fail(f"row {i} of T does not sum to 1")
+        for i in range(n - 1):
+            for j in range(n):
+                if T[i][j] > lam * T[i + 1][j] or T[i + 1][j] > lam * T[i][j]:
+                    fail(f"T is not eps-DP: column {j}, rows {i} and {i + 1}")
+        if self.over == "F":
+            for j in range(n):
+                if sum((z[i] * T[i][j] for i in range(n)), fmpq(0)) != z[j]:
+                    fail(f"z T != z in column {j}")
+        elif any(x != 0 for x in v):
+            fail("over U the dual point has no v: v must be 0")
+        value = fmpq(0)
+        for i in range(n):
+            for j in range(n):
+                value += W[i][j] * T[i][j]
+        if value != _q(self.value, "value"):
+            fail(f"value {self.value} != <W, T> = {_f(value)}")
+        for j in range(n):
+            Q = fmpq(0)
+            for i in range(n - 1, -1, -1):
+                g = W[i][j] - u[i] - v[j] * z[i]
+                Q = g + (Q * lam if Q < 0 else Q * rho) if i < n - 1 else g
+            if Q < 0:
+                fail(f"the dual point is infeasible: column {j} is negative on a scale "
+                     f"(minimum {_f(Q)})")
+        bound = sum(u, fmpq(0)) + _dot(z, v)
+        if bound != _q(self.lower_bound, "lower_bound"):
+            fail(f"lower_bound {self.lower_bound} != sum u + z.v = {_f(bound)}")
+        if _q(self.gap, "gap") != value - bound:
+            fail(f"gap {self.gap} != value - lower_bound = {_f(value - bound)}")
+        if bool(self.optimal) != (value == bound):
+            fail(f"optimal = {self.optimal} but the gap is {_f(value - bound)}")
+        return self
+
+    def __str__(self) -> str:
+        head = "optimal" if self.optimal else f"not proved optimal: gap <= {self.gap}"
+        return (f"{head} over {self.over} (n = {len(self.z)}, lam = {self.lam}, "
+                f"weights = {self.weights}): value {self.value}, lower bound "
+                f"{self.lower_bound} [{self.dual} dual, {self.seconds:.3g} s]")
+
+
+def _inputs(T: Any, z: Any, lam: Any, weights: Any, over: str
+            ) -> tuple[np.ndarray, np.ndarray, Fraction, np.ndarray]:
+    if over not in ("F", "U"):
+        raise ValueError(f"over: 'F' or 'U', got {over!r}")
+    if isinstance(T, Mechanism):
+        if not T.exact:
+            raise ExactnessError("T: a float mechanism; certificates need an exact one "
+                                 "(build it with a rational lam)")
+        z = T.fixed_point if z is None else z
+        lam = T.lam if lam is None else lam
+        T = T.matrix
+    if z is None or lam is None:
+        raise ValueError("give z and lam (or an exact Mechanism that holds them)")
+    Tm = _exact_matrix(T, "T")
+    zv = probability_vector(z, exact=True, n=Tm.shape[0])
+    lam_x = exact_lam(lam)
+    if Tm.shape != (zv.shape[0],) * 2:
+        raise ValueError(f"T: expected shape {(zv.shape[0],) * 2}, got {Tm.shape}")
+    return Tm, zv, lam_x, weights_matrix(weights, zv)
+
+
+def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over: str,
+           dual: str, lp_max_n: int, label: str, start: float) -> Certificate:
+    n = zv.shape[0]
+    lq = _q(lam_x)
+    zq = [_q(x) for x in zv]
+    Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
+    Tq = [[_q(x) for x in row] for row in Tm]
+    value = fmpq(0)
+    for i in range(n):
+        for j in range(n):
+            value += Wc[j][i] * Tq[i][j]
+    rho = 1 / lq
+    for i in range(n):  # refuse a T outside the polytope: its value bounds nothing
+        if any(x < 0 for x in Tq[i]) or sum(Tq[i], fmpq(0)) != 1:
+            raise ValueError(f"T: row {i} is not a probability vector")
+        if i < n - 1 and any(a > lq * b or b > lq * a for a, b in zip(Tq[i], Tq[i + 1],
+                                                                      strict=True)):
+            raise ValueError(f"T: not eps-DP between rows {i} and {i + 1} (lam = {lam_x})")
+    if over == "F" and any(_dot(zq, [Tq[i][j] for i in range(n)]) != zq[j] for j in range(n)):
+        raise ValueError("T: z T != z (not in F); use over='U' for mechanisms without "
+                         "the fixed point")
+    details: dict[str, Any] = {}
+    if dual == "lp":
+        u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
+        how = "lp"
+        details.update(lp_rounds=rounds, optimum_T=Topt)
+    else:
+        if over == "F":
+            u, v = _northwest_dual_q(zq, lq, Wc)
+        else:
+            u, v = _unfixed_dual_q(lq, Wc), None
+        u, v, repaired = _repair(zq if over == "F" else None, lq, Wc, u, v)
+        how = ("northwest" if over == "F" else "unfixed") if not repaired else "repaired"
+        details["repaired_columns"] = repaired
+        bound = sum(u, fmpq(0)) + (_dot(zq, v) if v is not None else 0)
+        if dual == "auto" and bound != value and n <= lp_max_n:
+            details["explicit_bound"] = _f(bound)
+            u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
+            how = "lp"
+            details.update(lp_rounds=rounds, optimum_T=Topt)
+    if v is None:
+        v = [fmpq(0)] * n
+    bound = sum(u, fmpq(0)) + _dot(zq, v)
+    gap = value - bound
+    if gap < 0:  # impossible for a feasible dual point and T in the polytope
+        raise RuntimeError(f"certify: negative gap {_f(gap)}: a bug, please report")
+    del rho
+    return Certificate(optimal=gap == 0, value=_f(value), lower_bound=_f(bound), gap=_f(gap),
+                       u=_fractions(u), v=_fractions(v), T=Tm, W=W, z=zv, lam=lam_x, over=over,
+                       dual=how, weights=label, seconds=time.perf_counter() - start,
+                       details=details)
+
+
+def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs",
+                    over: str = "F", *, dual: str = "auto", lp_max_n: int = LP_MAX_N
+                    ) -> Certificate:
+    """An exact certificate that ``T`` minimises ``<W, T>`` over F (or U), or of how far
+    it can be from the minimum.
+
+    Over F the dual point is the northwest corner's (Theorem A of
+    docs/optimum_of_F.md: feasible and tight for every Monge cost, so the
+    northwest corner gets ``optimal=True`` for every convex ``f``); over U it is
+    Algorithm 2's (Theorem 8). Dual feasibility is decided by the walk
+    recursion over eps-scales (Lemma 1). When the explicit point leaves a gap
+    (a suboptimal ``T``, or weights outside the theorem) it is repaired to
+    feasibility, so ``lower_bound`` is always a proved bound, and for
+    ``n <= lp_max_n`` replaced by the exact optimum of the dual LP: then
+    ``lower_bound`` is the optimum itself and ``gap`` the exact distance.
+
+    Parameters
+    ----------
+    T : an exact :class:`~dpfix.mechanism.Mechanism` or an ``n x n`` matrix of
+        exact numbers, in F (resp. U).
+    z : the target (defaults to the mechanism's fixed point); also weighs the
+        rows of the count error.
+    lam : rational ``lam = e^eps > 1`` (defaults to the mechanism's).
+    weights : ``"abs"``, ``"squared"``, another name of :data:`LOSSES`, a callable
+        ``f`` (``W[i, j] = z_i f(i - j)``, exact values) or an ``n x n`` matrix.
+    over : ``"F"`` (with the fixed point ``z``) or ``"U"`` (without).
+    dual : ``"auto"`` (explicit point, then the exact LP if a gap remains and
+        ``n <= lp_max_n``), ``"explicit"`` (never the LP) or ``"lp"`` (always).
+    lp_max_n : the largest ``n`` at which ``"auto"`` runs the exact LP.
+
+    Returns
+    -------
+    Certificate
+        Check it with :meth:`Certificate.check`.
+
+    Raises
+    ------
+    ExactnessError
+        A float ``T``, ``z``, ``lam`` or weight.
+    ValueError
+        ``T`` is not in F (resp. U), or bad arguments.
+
+    Examples
+    --------
+    >>> from dpfix.constructors import northwest_corner
+    >>> z = ["1/4", "1/8", "1/8", "1/2"]
+    >>> cert = certify_optimal(northwest_corner(z, lam=2), z, 2, weights="squared")
+    >>> cert.optimal, cert.dual, cert.gap
+    (True, 'northwest', Fraction(0, 1))
+    >>> from dpfix.constructors import heuristic
+    >>> bad = certify_optimal(heuristic(z, lam=2, selector="min"), z, 2)
+    >>> bad.optimal, bad.gap > 0, bad.check() is bad
+    (False, True, True)
+    """
+    start = time.perf_counter()
+    if dual not in ("auto", "explicit", "lp"):
+        raise ValueError(f"dual: 'auto', 'explicit' or 'lp', got {dual!r}")
+    Tm, zv, lam_x, W = _inputs(T, z, lam, weights, over)
+    return _build(Tm, zv, lam_x, W, over, dual, lp_max_n, _weights_label(weights), start)
+
+
+def exact_optimum(z: Any, lam: Any, weights: Any = "abs", over: str = "F") -> Certificate:
+    """The exact optimum of ``<W, T>`` over F (or U) and its certificate, for any weights.
+
+    Column generation on the dual LP (``2n`` variables), with the walk
+    recursion of :func:`cone_minimum` as the separation oracle (Lemma 1) and
+    cdd.gmp for the exact restricted LPs; the optimal ``T`` is read off their
+    multipliers. Far smaller LPs than the ``n^2``-variable primal of
+    :func:`dpfix.constructors.lp_optimum`; meant for ``n`` up to about 10.
+
+    Returns
+    -------
+    Certificate
+        Of the optimal ``T`` (``optimal=True``, ``dual="lp"``);
+        ``details["lp_rounds"]`` counts the LPs solved.
+
+    Examples
+    --------
+    >>> opt = exact_optimum(["1/3", "1/3", "1/3"], 2, weights="zero-one")
+    >>> opt.optimal, opt.value
+    (True, Fraction(10, 21))
+    """
+    start = time.perf_counter()
+    zv = probability_vector(z, exact=True)
+    lam_x = exact_lam(lam)
+    W = weights_matrix(weights, zv)
+    n = zv.shape[0]
+    lq = _q(lam_x)
+    zq = [_q(x) for x in zv]
+    Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
+    _, _, Topt, _ = _scale_lp(zq if over == "F" else None, lq, Wc)
+    cert = _build(Topt, zv, lam_x, W, over, "lp", n, _weights_label(weights), start)
+    cert.details.pop("optimum_T", None)
+    return cert
+
+
+# ---------------------------------------------------------------- universal
+@dataclass
+class UniversalCertificate:
+    """Certificates of the northwest corner for every hinge ``(d - a)^+``.
+
+    A convex ``f`` on ``-(n-1) .. n-1`` is an affine function plus a non-negative
+    combination of these hinges; the affine part is constant on F, so when every
+    hinge certificate is optimal the northwest corner is optimal for every
+    convex loss on this instance (docs/optimum_of_F.md).
+    """
+
+    optimal: bool
+    T: np.ndarray
+    z: np.ndarray
+    lam: Fraction
+    hinges: list[tuple[int, Certificate]]
+    seconds: float = 0.0
+
+    def check(self) -> UniversalCertificate:
+        """Re-verify every hinge certificate (:meth:`Certificate.check`), that all certify
+        this ``T``, ``z``, ``lam`` with the hinge weights, and the ``optimal`` flag."""
+        n = len(self.z)
+        have = sorted(a for a, _ in self.hinges)
+        if have != list(range(-(n - 1), n)):
+            raise CertificateError(f"universal: hinges {have} != -(n-1) .. n-1")
+        for a, cert in self.hinges:
+            cert.check()
+            W = weights_matrix(f"hinge:{a}", self.z)
+            if not ((cert.T == self.T).all() and (cert.W == W).all()
+                    and (cert.z == self.z).all() and cert.lam == self.lam and cert.over == "F"):
+                raise CertificateError(f"universal: hinge {a} certifies another instance")
+        if self.optimal != all(c.optimal for _, c in self.hinges):
+            raise CertificateError("universal: optimal flag disagrees with the hinges")
+        return self
+
+
+def certify_universal(z: Any, lam: Any, T: Any = None, *, dual: str = "explicit"
+                      ) -> UniversalCertificate:
+    """Certify the northwest corner of ``z`` for all ``2n - 1`` hinge losses at once.
+
+    ``optimal=True`` proves, on this instance, that the northwest corner
+    minimises ``sum_ij z_i f(i - j) T_ij`` over F for **every** convex ``f``
+    (the fixed-point analogue of Ghosh et al.'s universal optimality; Theorem A
+    of docs/optimum_of_F.md proves it for every instance).
+
+    Parameters
+    ----------
+    z, lam : exact target and rational ``lam > 1``.
+    T : the mechanism to certify (default: ``northwest_corner(z, lam=lam)``).
+    dual : passed to :func:`certify_optimal`.
+
+    Examples
+    --------
+    >>> uc = certify_universal(["1/2", "0", "1/4", "1/4"], "3/2")
+    >>> uc.optimal, len(uc.hinges), uc.check() is uc
+    (True, 7, True)
+    """
+    from dpfix.constructors import northwest_corner
+
+    start = time.perf_counter()
+    zv = probability_vector(z, exact=True)
+    lam_x = exact_lam(lam)
+    n = zv.shape[0]
+    Tm = northwest_corner(zv, lam=lam_x).matrix if T is None else T
+    hinges = [(a, certify_optimal(Tm, zv, lam_x, f"hinge:{a}", dual=dual))
+              for a in range(-(n - 1), n)]
+    Tx = hinges[0][1].T
+    return UniversalCertificate(optimal=all(c.optimal for _, c in hinges), T=Tx, z=zv,
+                                lam=lam_x, hinges=hinges, seconds=time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------- counterexamples
+@dataclass
+class NorthwestCounterexample:
+    """An exact instance where the northwest corner is not optimal over F.
+
+    ``gap = northwest_value - optimum > 0``; ``optimum_T`` attains ``optimum``
+    (``certificate`` proves it); ``searched`` counts the instances tried before.
+    """
+
+    weights: str
+    n: int
+    lam: Fraction
+    z: np.ndarray
+    northwest_value: Fraction
+    optimum: Fraction
+    gap: Fraction
+    northwest_T: np.ndarray
+    optimum_T: np.ndarray
+    certificate: Certificate
+    searched: int
+
+    def __str__(self) -> str:
+        def mat(M: np.ndarray) -> str:
+            return "\n".join("  [" + ", ".join(str(x) for x in row) + "]" for row in M)
+        return (f"weights {self.weights}: n = {self.n}, lam = {self.lam}, "
+                f"z = ({', '.join(str(x) for x in self.z)})\n"
+                f"northwest corner: {self.northwest_value}\noptimum over F: {self.optimum}\n"
+                f"gap: {self.gap} (~{float(self.gap):.6g}); "
+                f"{self.searched} instances searched\n"
+                f"northwest T:\n{mat(self.northwest_T)}\noptimal T:\n{mat(self.optimum_T)}")
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    for cut in itertools.combinations(range(total + parts - 1), parts - 1):
+        prev, out = -1, []
+        for c in (*cut, total + parts - 1):
+            out.append(c - prev - 1)
+            prev = c
+        yield tuple(out)
+
+
+def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
+                                  lams: tuple = (2, 3, Fraction(3, 2)),
+                                  denominator_max: int = 6,
+                                  limit: int | None = None) -> NorthwestCounterexample | None:
+    """The smallest exact instance where the northwest corner is not optimal over F.
+
+    Searches ``n = 2 .. n_max``; for each ``n`` the targets ``z = c / N`` for
+    ``N = 1 .. denominator_max`` and every composition ``c`` of ``N`` into ``n``
+    non-negative parts (zeros at the ends and inside included), and each ``lam``
+    in ``lams``, in this order; compares the northwest corner with the exact
+    optimum of :func:`exact_optimum`. "Smallest": least ``n``, then least ``N``.
+
+    Parameters
+    ----------
+    weights : a loss name (:data:`LOSSES`), a callable ``f`` or (fixed ``n``) a matrix.
+    n_max, lams, denominator_max : the search space.
+    limit : stop after this many instances (None: no limit).
+
+    Returns
+    -------
+    NorthwestCounterexample or None
+        None when every instance searched has the northwest corner optimal
+        (for a convex loss that is Theorem A; for others, evidence only).
+
+    Examples
+    --------
+    >>> ce = find_northwest_counterexample("zero-one", n_max=3)
+    >>> ce.n, ce.gap > 0
+    (3, True)
+    >>> find_northwest_counterexample("abs", n_max=3, denominator_max=3) is None
+    True
+    """
+    from dpfix.constructors import northwest_corner
+
+    searched = 0
+    seen: set[tuple] = set()
+    for n in range(2, n_max + 1):
+        for N in range(1, denominator_max + 1):
+            for comp in _compositions(N, n):
+                zv = np.array([Fraction(c, N) for c in comp], dtype=object)
+                key = tuple(zv)
+                if key in seen:
+                    continue
+                seen.add(key)
+                for lam in lams:
+                    if limit is not None and searched >= limit:
+                        return None
+                    searched += 1
+                    lam_x = exact_lam(lam)
+                    T = northwest_corner(zv, lam=lam_x).matrix
+                    W = weights_matrix(weights, zv)
+                    nw = (W * T).sum()
+                    opt = exact_optimum(zv, lam_x, weights)
+                    if opt.value < nw:
+                        return NorthwestCounterexample(
+                            weights=_weights_label(weights), n=n, lam=lam_x, z=zv,
+                            northwest_value=nw, optimum=opt.value, gap=nw - opt.value,
+                            northwest_T=T, optimum_T=opt.T, certificate=opt,
+                            searched=searched)
+    return None
