@@ -90,11 +90,11 @@ def test_explore_refuses_large_n_and_skips_what_does_not_fit(capsys):
 
 
 def test_failures_are_one_line(monkeypatch, capsys):
-    import dpfix.explore
+    import dpfix.cli.explore
 
     def broken(args):
         raise RuntimeError("solver gave up")
-    monkeypatch.setattr(dpfix.explore, "run", broken)
+    monkeypatch.setattr(dpfix.cli.explore, "run", broken)
     assert main(["explore"]) == 1
     err = capsys.readouterr().err
     assert err.strip() == "dpfix explore: failed: RuntimeError: solver gave up"

@@ -11,9 +11,9 @@ import pytest
 
 import dpfix.constructors as C
 from dpfix.cli import main
-from dpfix.data import data_path
+from dpfix.io import data_path
 from dpfix.mechanism import Mechanism
-from dpfix.privatize import make_figure
+from dpfix.reports import make_figure
 
 
 def _shared_available() -> bool:
@@ -234,13 +234,15 @@ BAD_VALUES = {"fraction": ("2.5", "not an integer"), "negative": ("-3", "negativ
               "text": ("abc", "not a number"), "inf": ("inf", "not an integer")}
 
 
-def assert_refused(capsys, argv, match, tmp_path, inputs):
+def assert_refused(capsys, argv, match, tmp_path, inputs, code=2):
+    """Exit code 2 (bad input, "error:") or 1 (internal failure, "failed:"), one line on
+    stderr, and no file created or changed."""
     before = {p: digest(p) for p in inputs}
     listing = sorted(p.name for p in tmp_path.iterdir())
     rc, out, err = cli(capsys, "privatize", *argv)
-    assert rc == 2
+    assert rc == code
     assert len(err.strip().splitlines()) == 1 and match in err, err
-    assert err.startswith("dpfix privatize: error:")
+    assert err.startswith("dpfix privatize: error:" if code == 2 else "dpfix privatize: failed:")
     for name in ("o.csv", "r.json", "p.png", "c.json"):  # none created (nor temporaries)
         assert name in listing or not (tmp_path / name).exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == listing
@@ -270,10 +272,10 @@ OPTION_CASES = {
     "eps text": (["--epsilon", "one"], "--epsilon"),
     "upper zero": (["--upper", "0"], "--upper"),
     "upper fraction": (["--upper", "2.5"], "--upper"),
-    "constructor": (["--constructor", "simplex"], "constructor: unknown 'simplex'"),
-    "selector": (["--selector", "median"], "selector: unknown 'median'"),
-    "privatizer": (["--privatizer", "gauss"], "privatizer: unknown 'gauss'"),
-    "postprocess": (["--postprocess", "round"], "postprocess: unknown 'round'"),
+    "constructor": (["--constructor", "simplex"], "--constructor: invalid choice: 'simplex'"),
+    "selector": (["--selector", "median"], "--selector: invalid choice: 'median'"),
+    "privatizer": (["--privatizer", "gauss"], "--privatizer: invalid choice: 'gauss'"),
+    "postprocess": (["--postprocess", "round"], "--postprocess: invalid choice: 'round'"),
     "split": (["--split", "1.5"], "--split"),
     "split text": (["--split", "half"], "--split"),
     "seed": (["--seed", "-4"], "--seed"),
@@ -394,7 +396,7 @@ def test_demo_writes_a_named_folder(tmp_path, capsys):
 
 def test_demo_without_shared_data(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("DPFIX_DATA", raising=False)
-    monkeypatch.setattr("dpfix.data.data_dir", lambda: (_ for _ in ()).throw(
+    monkeypatch.setattr("dpfix.io.data_dir", lambda: (_ for _ in ()).throw(
         FileNotFoundError("no data folder")))
     rc, out, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--seed",
                        "0", "--quiet")
@@ -410,7 +412,7 @@ def test_demo_refuses_inputs(tmp_path, capsys):
 def test_failure_while_writing_leaves_nothing_behind(table, tmp_path, capsys, monkeypatch):
     def broken(*a, **k):  # fails after the output table has been written to its temporary
         raise ValueError("plot: renderer failed")
-    monkeypatch.setattr("dpfix.privatize.make_figure", broken)
+    monkeypatch.setattr("dpfix.reports.make_figure", broken)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
     assert_refused(capsys, argv, "renderer failed", tmp_path, [table])
 
@@ -441,13 +443,12 @@ def test_ragged_csv_is_one_line(tmp_path, capsys):
 
 def test_help_lists_every_method():
     from dpfix.cli import build_parser
-    from dpfix.constructors.heuristic import SELECTORS
-    from dpfix.pipeline import CONSTRUCTORS
-    from dpfix.privatizers import METHODS, POSTPROCESSORS
+    from dpfix.constructors import CONSTRUCTORS, SELECTORS
+    from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS
 
     sub = build_parser()._subparsers._group_actions[0].choices["privatize"]
     text = " ".join(sub.format_help().split()).replace("- ", "-")
-    for name in [*CONSTRUCTORS, *SELECTORS, *METHODS, *POSTPROCESSORS]:
+    for name in [*CONSTRUCTORS, *SELECTORS, *PRIVATIZERS, *POSTPROCESSORS]:
         assert name in text, name
 
 
@@ -505,14 +506,14 @@ def test_stage2_generator_cannot_be_rebuilt_from_the_report(table, tmp_path, cap
 
 
 def test_report_writer_refuses_random_state():
-    from dpfix.privatize import _jsonable, _small_params
+    from dpfix.reports import jsonable, small_params
 
     params = {"selector": "random", "seed": np.random.SeedSequence(),
               "rng": np.random.default_rng(0), "passes": 3}
-    assert _small_params(params) == {"selector": "random", "passes": 3,
-                                     "omitted_random_state": ["seed", "rng"]}
+    assert small_params(params) == {"selector": "random", "passes": 3,
+                                    "omitted_random_state": ["seed", "rng"]}
     with pytest.raises(TypeError, match="random state"):
-        _jsonable({"x": [np.random.SeedSequence()]})
+        jsonable({"x": [np.random.SeedSequence()]})
 
 
 # ------------------------------------------------------------------ huge histograms
@@ -545,9 +546,10 @@ def test_histogram_too_large_is_one_line(body, match, tmp_path, capsys):
 
 # ------------------------------------------------------------------ internal failures
 @pytest.mark.parametrize("error, match", [
-    (RuntimeError("HiGHS: status Infeasible"), "internal failure"),
+    (RuntimeError("HiGHS: status Infeasible"), "RuntimeError: HiGHS: status Infeasible"),
     (RuntimeError("heuristic: 12 passes exceed the bound 11"), "exceed the bound"),
-    (MemoryError(), "out of memory"), (OverflowError("math range error"), "OverflowError")])
+    (MemoryError(), "out of memory"),
+    (OverflowError("math range error"), "OverflowError: math range error")])
 def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tmp_path, capsys,
                                                          monkeypatch):
     def broken(*a, **k):
@@ -555,5 +557,5 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
     monkeypatch.setattr(C, "heuristic", broken)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--confidential-report",
                 tmp_path / "c.json")
-    err = assert_refused(capsys, argv, match, tmp_path, [table])
+    err = assert_refused(capsys, argv, match, tmp_path, [table], code=1)
     assert "nothing written" in err

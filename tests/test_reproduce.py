@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpfix.cli import main
-from dpfix.data import data_path
 from dpfix.experiments import CellCache, cell_seed, compute_cell, mean_ci, run_cells
 from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.runs import eps_grid, load_counts, privatize
 from dpfix.experiments.split import best_splits, fit_rule, rule
+from dpfix.io import data_path
 from dpfix.pipeline import privatize_counts
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.data import counts_from_column, data_path, read_histogram, read_table
+from dpfix.io import counts_from_column, data_path, read_histogram, read_table
 from dpfix.mechanism import Mechanism
 from dpfix.pipeline import EPS_MARGIN, NotPrivateError, histogram, privatize_counts, split_budget
 

@@ -21,9 +21,12 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["add_parser", "run"]
+from dpfix.experiments import TARGETS
 
-_CHOICES = ("fig3", "fig5", "fig6", "fig7", "table3", "all")
+__all__ = ["add_parser", "run", "CHOICES"]
+
+#: Every target of :data:`dpfix.experiments.TARGETS`, and ``all`` of them.
+CHOICES = (*TARGETS, "all")
 
 
 def _positive_int(name: str, text: str) -> int:
@@ -37,8 +40,8 @@ def _positive_int(name: str, text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``dpfix reproduce`` (bad input raises ValueError/FileNotFoundError: exit 2)."""
-    from dpfix.experiments import TARGETS, make_config, reproduce
+    """Run ``dpfix reproduce`` (bad input raises ValueError or FileNotFoundError)."""
+    from dpfix.experiments import make_config, reproduce
 
     targets = list(TARGETS) if args.target == "all" else [args.target]
     jobs = (os.cpu_count() or 1) if args.jobs is None else _positive_int("--jobs", args.jobs)
@@ -71,7 +74,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "fitted rule of thumb), or all. Results are cached per cell in "
                     "OUT/cells.jsonl: a rerun computes only the missing cells.",
         epilog="example: dpfix reproduce all --quick --out out/quick")
-    p.add_argument("target", choices=_CHOICES, help="what to reproduce")
+    p.add_argument("target", choices=CHOICES, help="what to reproduce")
     p.add_argument("--quick", action="store_true",
                    help="small version (2 replications, 3 eps_t values, n <= 100 for fig7, "
                         "LP capped at 2 s): under 3 minutes on 2 cores")
@@ -82,5 +85,4 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--jobs", help="worker processes (default: the number of cores)")
     p.add_argument("--seed", default="0", help="base seed of every cell (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
-    p.set_defaults(func=run)
     return p

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpfix.data import (
+from dpfix.io import (
     counts_from_column,
     data_dir,
     data_path,

@@ -1,0 +1,134 @@
+"""The ``dpfix`` command line: one sub-command per module of this package.
+
+Each command module (``explore``, ``verify``, ``privatize``, ``reproduce``)
+exposes ``add_parser(subparsers)`` and ``run(args) -> int``; this file wires
+them (:data:`COMMANDS`) and holds the one error policy of every command:
+
+- **bad input, exit code 2, one line** ``dpfix CMD: error: ...``: argparse's
+  own errors (an unknown option, a value outside ``choices``), ``ValueError``
+  (a bad value, a table that cannot be read; also
+  :class:`dpfix.pipeline.NotPrivateError`, a ``ValueError``: a mechanism that
+  fails its eps-DP check is refused before any row is drawn, as the command's
+  tests have always required), :class:`dpfix.exact.ExactnessError` (a float
+  where an exact number is needed), ``OSError`` on a user's path (a missing
+  file, a folder without permission), and a missing optional dependency of
+  the ``production`` extra (the line names the extra to install);
+- **internal failure, exit code 1, one line** ``dpfix CMD: failed: TYPE: ...``:
+  ``RuntimeError`` (a solver that gives up, a construction that fails its own
+  check), ``MemoryError``, ``OverflowError``;
+- **a closed standard output** (``dpfix verify | head -1``) ends quietly with
+  exit code 141 (128 + SIGPIPE, what the shell reports for a program killed by
+  the closed pipe), without a traceback: standard output is redirected to
+  ``os.devnull`` so that Python's final flush does not fail again, as the
+  Python documentation of ``signal`` recommends;
+- ``Ctrl-C`` ends with ``dpfix CMD: interrupted`` and exit code 130.
+
+Any other exception is a bug in dpfix and keeps its traceback. Nothing in the
+library imports this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from dpfix import __version__
+from dpfix.cli import explore, privatize, reproduce, verify
+from dpfix.exact import ExactnessError
+
+__all__ = ["main", "build_parser", "COMMANDS", "PRODUCTION_MODULES"]
+
+#: The commands, in the order ``dpfix --help`` lists them: name -> module with
+#: ``add_parser(subparsers)`` and ``run(args) -> int``.
+COMMANDS = {
+    "explore": explore,
+    "verify": verify,
+    "privatize": privatize,
+    "reproduce": reproduce,
+}
+
+#: Top-level modules of the ``production`` extra: when one is missing, a command
+#: that needs it says which extra to install (exit code 2).
+PRODUCTION_MODULES = frozenset({"pandas", "pyarrow", "matplotlib", "tqdm", "opendp", "pywt",
+                                "numba"})
+
+#: Exit code of a command whose standard output was closed (128 + SIGPIPE).
+EXIT_CLOSED_PIPE = 141
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block), exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``dpfix`` parser with every command of :data:`COMMANDS`."""
+    parser = _Parser(
+        prog="dpfix",
+        description="Differentially private count mechanisms with fixed points: the exact "
+                    "theory of the paper (explore, verify) and the production pipeline "
+                    "(privatize, reproduce).",
+        epilog="dpfix COMMAND --help describes each command.")
+    parser.add_argument("--version", action="version", version=f"dpfix {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
+    for module in COMMANDS.values():
+        module.add_parser(sub)
+    return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe: send what is left of standard output to os.devnull."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dpfix`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code.
+
+    See the module docstring for the error policy. ``--help`` and
+    ``--version`` return 0 after printing.
+    """
+    prog = "dpfix"
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(None if argv is None else [str(a) for a in argv])
+        except SystemExit as exc:  # --help, --version, or a one-line usage error
+            sys.stdout.flush()
+            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        prog = f"dpfix {args.command}"
+        code = int(COMMANDS[args.command].run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's final flush
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_CLOSED_PIPE
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in PRODUCTION_MODULES:
+            raise
+        print(f"{prog}: error: needs the optional module {exc.name}: "
+              "pip install 'dpfix[production]'", file=sys.stderr)
+        return 2
+    except (ValueError, ExactnessError, OSError) as exc:  # bad input or an unusable path
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except (RuntimeError, MemoryError, OverflowError) as exc:  # a computation that failed
+        print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
+        return 1

@@ -1,0 +1,74 @@
+"""``dpfix explore``: look at the polytopes of a small case, or at the paper's Example 1.
+
+``dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6`` prints the vertex counts of
+U, F and R_F (those within the enumeration guard), their dimensions and a
+summary of each polytope graph (:func:`dpfix.reports.polytope_summary`);
+``dpfix explore example1`` prints exact instances of both phenomena of the
+paper's Example 1 (:func:`dpfix.counterexamples.find_example1`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dpfix.exact import exact_array, exact_lam
+from dpfix.reports import (
+    EXPLORE_MAX_N,
+    RF_MAX_N,
+    format_example1,
+    format_summaries,
+    polytope_summary,
+)
+
+__all__ = ["add_parser", "run", "WHAT"]
+
+#: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
+WHAT = ("example1",)
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``dpfix explore``."""
+    p = sub.add_parser(
+        "explore", help="vertex counts, dimensions and graphs of U, F and R_F, or the "
+                        "paper's Example 1",
+        description="Look at the polytopes of one small case: the dimension, vertex count "
+                    "and graph (edges, degrees, diameter) of U, F[z] and R_F[z] for n counts "
+                    "at lam = e^eps, computed exactly (enumerations beyond the guard are "
+                    f"skipped, R_F beyond n = {RF_MAX_N}). Or, with example1, the exact "
+                    "instances of both phenomena of the paper's Example 1.",
+        epilog="examples: dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6; dpfix explore example1")
+    p.add_argument("what", nargs="?", choices=WHAT,
+                   help="example1: search n = 3 for both phenomena of the paper's Example 1")
+    p.add_argument("--n", type=int, default=3,
+                   help=f"number of counts, 2..{EXPLORE_MAX_N} (default 3)")
+    p.add_argument("--lam", default="2", help="lam = e^eps, a rational above 1 such as 2 or "
+                   "3/2 (default 2)")
+    p.add_argument("--z", nargs="+", metavar="Z",
+                   help="target distribution: n rationals summing to 1 (default uniform)")
+    return p
+
+
+def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
+    from dpfix.polytopes import RF, F, U
+
+    if not 2 <= n <= EXPLORE_MAX_N:
+        raise ValueError(f"--n: must be in 2..{EXPLORE_MAX_N} (beyond, cdd's exact computations "
+                         f"on U and F take minutes), got {n}")
+    lam = exact_lam(lam_text)
+    z = exact_array(z_text if z_text else [f"1/{n}"] * n, "--z", ndim=1)
+    print(f"n = {n}, lam = {lam} (eps = ln {lam}), z = ({', '.join(map(str, z))})")
+    rows = [polytope_summary("U", U(n, lam)), polytope_summary("F[z]", F(n, lam, z)),
+            polytope_summary("R_F[z]", RF(n, lam, z), max_n=RF_MAX_N)]
+    print(format_summaries(rows))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``dpfix explore``."""
+    if args.what == "example1":
+        from dpfix.counterexamples import find_example1
+
+        print(format_example1(find_example1()))
+        return 0
+    return _run_polytopes(args.n, args.lam, args.z)

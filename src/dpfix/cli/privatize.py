@@ -1,0 +1,397 @@
+"""``dpfix privatize``: replace a column of counts by differentially private counts.
+
+``dpfix privatize INPUT --column COL --epsilon 1 --upper 50 --out OUTPUT`` runs
+the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on one column
+of a CSV or Parquet table and writes the same table, rows in the same order,
+with that column replaced. ``--demo`` runs it on the package's own synthetic
+table and, when the shared data folder exists, on the county homicides.
+
+Decisions
+---------
+- **Other columns untouched.** The table is read and written by
+  :mod:`dpfix.io` (:func:`~dpfix.io.read_counts`, :func:`~dpfix.io.write_counts`):
+  a CSV file as text, so the other cells are written back byte for byte; a
+  Parquet file with its dtypes.
+- **Histogram input** (``--histogram``: rows ``count,number`` with an optional
+  header line): its ``N = sum(number)`` rows are never materialised; the
+  histogram of the privatized counts is written in the same format.
+- **Nothing derived from the true data without noise is printed or written**,
+  except to ``--confidential-report`` (:mod:`dpfix.reports`). ``N`` and
+  ``n = upper + 1`` are public.
+- **Errors** follow :mod:`dpfix.cli`: bad input exits 2, an internal failure
+  (a RuntimeError of the LP solver or of a construction check, MemoryError,
+  OverflowError) exits 1, each with one line on stderr and nothing written:
+  every output goes to a temporary file in its own folder and is moved into
+  place only after all of them are complete (:class:`dpfix.io.StagedFiles`).
+- **Randomness.** Without ``--seed`` stage 1 uses OpenDP's secure samplers;
+  ``--seed`` makes the run reproducible with numpy's samplers, labelled "not
+  for production" in the report (and with a warning).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from dpfix.constructors import CONSTRUCTORS, SELECTORS
+from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
+
+__all__ = ["add_parser", "run", "MAX_UPPER"]
+
+#: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
+MAX_UPPER = 10_000
+DEMO_EPSILON = 1.0
+DEMO_SYNTHETIC_UPPER = 40
+DEMO_CRIME = ("crime_data.csv", "MURDER", 50)
+DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.json")
+
+
+# ------------------------------------------------------------------ options
+def _epsilon(text: Any) -> float:
+    try:
+        eps = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"--epsilon: not a number: {text!r}") from None
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"--epsilon: must be a finite number > 0, got {text!r}")
+    return eps
+
+
+def _upper(text: Any) -> int:
+    try:
+        upper = int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
+    if not 1 <= upper <= MAX_UPPER:
+        raise ValueError(f"--upper: must be an integer in 1..{MAX_UPPER}, got {text!r}")
+    return upper
+
+
+def _split(text: str) -> Any:
+    if text == "rule-of-thumb":
+        return text
+    try:
+        f = float(text)
+    except ValueError:
+        raise ValueError(f"--split: 'rule-of-thumb' or a fraction in (0, 1), got {text!r}") \
+            from None
+    if not 0 < f < 1:
+        raise ValueError(f"--split: the stage-1 fraction must be in (0, 1), got {text!r}")
+    return f
+
+
+def _seed(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        seed = int(text)
+    except ValueError:
+        raise ValueError(f"--seed: must be a non-negative integer, got {text!r}") from None
+    if seed < 0:
+        raise ValueError(f"--seed: must be a non-negative integer, got {text!r}")
+    return seed
+
+
+def _delta(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        delta = float(text)
+    except ValueError:
+        raise ValueError(f"--delta: not a number: {text!r}") from None
+    if not 0 < delta < 1:
+        raise ValueError(f"--delta: must be in (0, 1), got {text!r}")
+    return delta
+
+
+def _method_options(args: argparse.Namespace) -> dict:
+    """The pipeline's options (the names were checked by argparse's choices)."""
+    return {"constructor": args.constructor, "selector": args.selector,
+            "split": _split(args.split), "privatizer": args.privatizer,
+            "postprocess": args.postprocess, "seed": _seed(args.seed),
+            "delta": _delta(args.delta)}
+
+
+def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Path]) -> None:
+    """Refuse output paths that clash, overwrite an input, or exist without --force."""
+    seen: dict[Path, str] = {}
+    for flag, path in outputs.items():
+        if path is None:
+            continue
+        full = path.resolve()
+        if full in seen:
+            raise ValueError(f"{flag} and {seen[full]} name the same file {path}")
+        seen[full] = flag
+        if any(full == p.resolve() for p in inputs):
+            raise ValueError(f"{flag}: {path} is the input file; choose another path")
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"{flag}: folder {path.parent} does not exist")
+        if path.is_dir():
+            raise ValueError(f"{flag}: {path} is a folder")
+        if path.exists() and not force:
+            raise ValueError(f"{flag}: {path} exists (use --force to overwrite)")
+
+
+# ------------------------------------------------------------------ the job
+class _Progress:
+    """A tqdm bar on stderr, opened when the pipeline's first stage starts."""
+
+    def __init__(self, total: int, quiet: bool, label: str) -> None:
+        self.total, self.quiet, self.label, self.bar = total, quiet, label, None
+
+    def stage(self, name: str) -> None:
+        if self.quiet:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, unit="row", unit_scale=True, file=sys.stderr,
+                            mininterval=0.5, dynamic_ncols=True)
+        self.bar.set_description(f"{self.label}: {name}")
+
+    def update(self, rows: int) -> None:
+        if self.bar is not None:
+            self.bar.update(rows)
+
+    def close(self, failed: bool = False) -> None:
+        if self.bar is not None:
+            self.bar.leave = not failed  # an error message replaces the bar
+            self.bar.close()
+
+
+def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: float, upper: int,
+                    out: str | Path, histogram: bool = False, report: str | Path | None = None,
+                    plot: str | Path | None = None,
+                    confidential_report: str | Path | None = None, force: bool = False,
+                    quiet: bool = False, label: str | None = None, **options: Any) -> Any:
+    """Read, privatize and write: the body of ``dpfix privatize``.
+
+    No file is created unless all of them are written. ``options`` go to
+    :func:`dpfix.pipeline.privatize_counts`; returns its PrivatizedCounts.
+    """
+    from dpfix import reports
+    from dpfix.io import StagedFiles, is_parquet, read_counts, write_counts
+    from dpfix.pipeline import privatize_counts
+
+    start = time.perf_counter()
+    input_path = Path(input_path)
+    if not input_path.is_file():
+        raise FileNotFoundError(f"input file {input_path} not found")
+    paths = {"--out": Path(out), "--report": report and Path(report),
+             "--plot": plot and Path(plot),
+             "--confidential-report": confidential_report and Path(confidential_report)}
+    _check_outputs(paths, force, [input_path])
+    in_parquet = is_parquet(input_path) and not histogram
+    if is_parquet(paths["--out"]) != in_parquet:
+        raise ValueError(f"--out: {paths['--out']} must be "
+                         f"{'a Parquet' if in_parquet else 'a CSV'} file like the input")
+    fmt = reports.plot_format(paths["--plot"]) if paths["--plot"] is not None else None
+    if histogram and column is not None:
+        raise ValueError("--column: a histogram file has no columns; drop --column")
+    if not histogram and column is None:
+        raise ValueError("--column: name the column of counts (or give --histogram)")
+
+    table = read_counts(input_path, column, histogram)
+    read_seconds = time.perf_counter() - start
+    progress = _Progress(table.rows, quiet, label or input_path.name)
+    try:
+        result = privatize_counts(table.counts, epsilon, upper=upper, histogram=table.eta,
+                                  progress=progress.update, on_stage=progress.stage, **options)
+    except BaseException:
+        progress.close(failed=True)
+        raise
+    progress.close()
+
+    with StagedFiles() as staged:
+        write_start = time.perf_counter()
+        write_counts(table, result, staged.temp(paths["--out"]))
+        if fmt is not None:
+            fig = reports.make_figure(result, label or input_path.name)
+            fig.savefig(staged.temp(paths["--plot"]), format=fmt, dpi=120)
+        if paths["--confidential-report"] is not None:
+            now = time.perf_counter()
+            timings = {**result.seconds, "read": read_seconds, "write": now - write_start,
+                       "total": now - start}
+            reports.write_json(reports.confidential_report(result, table, upper, timings),
+                               staged.temp(paths["--confidential-report"]))
+        if paths["--report"] is not None:
+            reports.write_json(reports.public_report(result, table, column, upper,
+                                                     paths["--out"]),
+                               staged.temp(paths["--report"]))
+        staged.commit()
+    return result
+
+
+def _announce(result: Any, paths: list[Path | None]) -> None:
+    print(f"dpfix privatize: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
+          f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {result.constructor}, "
+          f"N = {result.N}, n = {result.n}")
+    for p in paths:
+        if p is not None:
+            print(f"  wrote {p}")
+
+
+def _warn(options: dict, quiet: bool) -> None:
+    """After a successful run (an error stays a single line on stderr)."""
+    if options["seed"] is not None and not quiet:
+        print("dpfix privatize: warning: --seed used numpy's seeded samplers: reproducible, "
+              "NOT FOR PRODUCTION", file=sys.stderr)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from dpfix import io
+
+    given = [flag for flag, v in (("INPUT", args.input), ("--column", args.column),
+                                  ("--upper", args.upper), ("--out", args.out),
+                                  ("--report", args.report), ("--plot", args.plot),
+                                  ("--confidential-report", args.confidential_report),
+                                  ("--histogram", args.histogram)) if v]
+    if given:
+        raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
+    options = _method_options(args)
+    eps = DEMO_EPSILON if args.epsilon is None else _epsilon(args.epsilon)
+    root = Path(args.out_dir or "out/privatize")
+    jobs = [("synthetic", root / "synthetic" / "input.csv", "count", DEMO_SYNTHETIC_UPPER)]
+    if os.environ.get("DPFIX_DATA"):
+        jobs.append(("crime", io.data_path(DEMO_CRIME[0]), *DEMO_CRIME[1:]))
+    else:
+        try:
+            io.data_dir()
+            jobs.append(("crime", io.data_path(DEMO_CRIME[0]), *DEMO_CRIME[1:]))
+        except FileNotFoundError:
+            print("dpfix privatize: shared data not found (set DPFIX_DATA): "
+                  "crime demo skipped")
+    for name, _, _, _ in jobs:
+        (root / name).mkdir(parents=True, exist_ok=True)
+    outs = {f"{name}/{f}": root / name / f for name, *_ in jobs for f in DEMO_FILES}
+    _check_outputs({"input.csv": jobs[0][1], **outs}, args.force,
+                   [p for _, p, _, _ in jobs[1:]])
+    table = pd.DataFrame({"category": [f"c{i:05d}" for i in range(2000)],
+                          "count": io.synthetic_counts()})
+    with io.StagedFiles() as staged:
+        table.to_csv(staged.temp(jobs[0][1]), index=False)
+        staged.commit()
+    for name, path, column, upper in jobs:
+        d = root / name
+        secret = d / DEMO_FILES[3] if name == "synthetic" else None
+        result = _privatize_file(path, column=column, epsilon=eps, upper=upper,
+                                 out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
+                                 plot=d / DEMO_FILES[2], confidential_report=secret,
+                                 force=args.force, quiet=args.quiet,
+                                 label=f"{name} ({column})", **options)
+        _announce(result, [d / f for f in DEMO_FILES[:3]] + ([secret] if secret else []))
+    print(f"dpfix privatize: demo outputs in {root}")
+    _warn(options, args.quiet)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``dpfix privatize``.
+
+    Bad input raises ValueError or OSError (exit code 2). An internal failure
+    to produce a valid mechanism (RuntimeError: the LP solver, the heuristic's
+    pass bound, a post-processing check), MemoryError and OverflowError are
+    re-raised with "nothing written" in their message (exit code 1): no
+    output exists in any of these cases.
+    """
+    try:
+        return _run(args)
+    except MemoryError:
+        raise MemoryError("out of memory (try a smaller --upper); nothing written") from None
+    except (RuntimeError, OverflowError) as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        kind = OverflowError if isinstance(exc, OverflowError) else RuntimeError
+        raise kind(f"{text}; no valid mechanism or output produced, nothing written") \
+            from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.demo:
+        return _demo(args)
+    if args.out_dir is not None:
+        raise ValueError("--out-dir: only with --demo; use --out")
+    if args.input is None:
+        raise ValueError("INPUT: name the table of counts (or use --demo)")
+    for flag, value in (("--epsilon", args.epsilon), ("--upper", args.upper),
+                        ("--out", args.out)):
+        if value is None:
+            raise ValueError(f"{flag} is required")
+    eps, upper = _epsilon(args.epsilon), _upper(args.upper)
+    options = _method_options(args)
+    result = _privatize_file(args.input, column=args.column, epsilon=eps, upper=upper,
+                             out=args.out, histogram=args.histogram, report=args.report,
+                             plot=args.plot, confidential_report=args.confidential_report,
+                             force=args.force, quiet=args.quiet, **options)
+    _announce(result, [Path(args.out), args.report, args.plot, args.confidential_report])
+    _warn(options, args.quiet)
+    return 0
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``dpfix privatize``."""
+    one_stage = [k for k, v in CONSTRUCTORS.items() if v.stage == "one-stage"]
+    p = sub.add_parser(
+        "privatize", help="privatize a column of counts (two-stage pipeline)",
+        description="Replace a column of counts by differentially private counts "
+                    "(paper Section 1.2: a private target distribution z, then a count "
+                    "mechanism T with fixed point z). Writes the same table with the column "
+                    "replaced. Nothing derived from the true data without noise is printed "
+                    "or written, except to --confidential-report.",
+        epilog="examples: dpfix privatize crime_data.csv --column MURDER --epsilon 1 "
+               "--upper 50 --out private.csv --report report.json --plot plot.png; "
+               "dpfix privatize --demo --out-dir out/run")
+    p.add_argument("input", nargs="?", metavar="INPUT",
+                   help="CSV or Parquet table of counts (or a histogram file with --histogram)")
+    p.add_argument("--column", help="the column of non-negative integer counts")
+    p.add_argument("--histogram", action="store_true",
+                   help="INPUT has rows count,number; the output is the histogram of the "
+                        "privatized counts in the same format")
+    p.add_argument("--epsilon", help="total privacy budget eps_t > 0 (split between stages)")
+    p.add_argument("--upper", help="public upper bound on the counts: a parameter you choose, "
+                   "not computed from the data (n = upper + 1 values, at most "
+                   f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
+                   "derived from the true data, so it is written to --confidential-report only")
+    p.add_argument("--out", help="output table (same format as INPUT); must not exist")
+    p.add_argument("--constructor", default="heuristic", choices=list(CONSTRUCTORS),
+                   metavar="NAME",
+                   help=f"stage 2, the count mechanism T: {', '.join(CONSTRUCTORS)}. "
+                        "Default heuristic (Algorithm 1); lp: small --upper only; "
+                        f"{', '.join(one_stage)}: one-stage, all of eps_t on the counts")
+    p.add_argument("--selector", default="best", choices=list(SELECTORS), metavar="NAME",
+                   help=f"the heuristic's column selector: {', '.join(SELECTORS)} "
+                        "(default best: every selector's mechanism, the least estimated "
+                        "count error)")
+    p.add_argument("--split", default="rule-of-thumb",
+                   help="fraction of eps_t for stage 1, or rule-of-thumb (default)")
+    p.add_argument("--privatizer", default="cyclic-laplace", choices=list(PRIVATIZERS),
+                   metavar="NAME",
+                   help=f"stage 1, the private target z: {', '.join(PRIVATIZERS)} "
+                        "(default cyclic-laplace; cyclic-gaussian needs --delta)")
+    p.add_argument("--postprocess", default=None, choices=list(POSTPROCESSORS), metavar="NAME",
+                   help=f"stage 1 post-processing: {', '.join(POSTPROCESSORS)} "
+                        f"(default {DEFAULT_POSTPROCESS})")
+    p.add_argument("--delta", help="the delta of an (eps, delta) method, required by "
+                   "--privatizer cyclic-gaussian (stage 1) and --constructor discrete-gaussian "
+                   "(the release)")
+    p.add_argument("--seed", help="reproducible run with numpy's samplers (NOT FOR "
+                   "PRODUCTION); without it stage 1 uses OpenDP's secure samplers")
+    p.add_argument("--report", help="JSON report: budgets and split, n, N, target z, "
+                   "estimated count error, realized privacy level of T, samplers, time to build T")
+    p.add_argument("--plot", help="plot of z and the output distribution (png, pdf, svg, ...)")
+    p.add_argument("--confidential-report", metavar="PATH",
+                   help="JSON derived from the true data WITHOUT noise (true distribution, "
+                        "realized errors, number of top-coded counts): do not publish")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
+    p.add_argument("--demo", action="store_true",
+                   help="run on the package's synthetic table and, when the shared data "
+                        "folder exists, on crime_data.csv (MURDER, upper 50)")
+    p.add_argument("--out-dir", help="folder of the --demo outputs (default out/privatize)")
+    return p
