@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
-from dpfix.privatizers import METHODS, POSTPROCESSORS, privatize_distribution
+from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
 
 EPSILONS = (0.1, 0.3, 1.0, 3.0)
 SYNTHETIC = ("uniform", "left-skewed", "right-skewed", "bimodal", "top-inflated",
@@ -176,7 +176,7 @@ def privatizer_table(results: dict, methods: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=200, help="releases per cell (>= 50)")
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--methods", nargs="+", default=list(PRIVATIZERS), choices=list(PRIVATIZERS))
     parser.add_argument("--metric", choices=list(METRICS), default="w1",
                         help="distribution error (default Wasserstein-1)")
     parser.add_argument("--write", metavar="FILE", help="Markdown file with bench markers")

@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpfix.cases import LAMS, grid, random_lam, random_z
-from dpfix.constructors.baselines import truncated_geometric
+from dpfix.constructors.additive import truncated_geometric
 from dpfix.constructors.lp import lp_optimum
 from dpfix.constructors.unfixed import unfixed_optimum
 from dpfix.exact import nullspace

@@ -50,7 +50,7 @@ def _sigma_coordinates(T, lam):
 @pytest.mark.parametrize("n, lam, name, z", GRID, ids=[f"{n}-{lam}-{nm}" for n, lam, nm, _ in GRID])
 def test_grid_in_F_and_equal_to_the_exact_lp_optimum(n, lam, name, z):
     M = northwest_corner(z, lam=lam)
-    assert M.exact and M.constructor == "northwest_corner"
+    assert M.exact and M.constructor == "northwest"
     assert F(n, lam, z).contains(M)  # rows sum to 1, z T = z, lam-DP: exactly
     assert M.privacy_ratio() <= lam
     A = _sigma_coordinates(M.matrix, lam)  # a non-negative combination of single-peaked scales

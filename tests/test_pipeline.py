@@ -281,7 +281,7 @@ def test_histogram_input_matches_the_row_input():
     d = synthetic(N=3000)
     eta = np.bincount(d)
     rows = privatize_counts(d, 1.0, upper=20, seed=3)
-    hist = P.privatize_histogram(eta, 1.0, upper=20, seed=3)
+    hist = privatize_counts(None, 1.0, upper=20, histogram=eta, seed=3)
     # same public target and mechanism (stage 1 sees the same top-coded eta)
     assert np.array_equal(rows.z, hist.z) and hist.counts is None
     assert np.array_equal(rows.mechanism.T, hist.mechanism.T)
@@ -307,16 +307,16 @@ def test_apply_histogram_is_a_sum_of_multinomials():
                                         ([2**62, 1], "exceeds the cap")])
 def test_bad_histograms_are_refused(eta, match):
     with pytest.raises(ValueError, match=match):
-        P.privatize_histogram(np.array(eta), 1.0, upper=3, seed=0)
+        privatize_counts(None, 1.0, upper=3, histogram=np.array(eta), seed=0)
 
 
 def test_northwest_constructor_end_to_end():
-    from dpfix.data import synthetic_counts
+    from dpfix.io import synthetic_counts
 
     counts = synthetic_counts(rows=3000, seed=5)
     r = privatize_counts(counts, 1.0, upper=40, constructor="northwest", seed=3)
     h = privatize_counts(counts, 1.0, upper=40, constructor="heuristic", seed=3)
-    assert r.mechanism.constructor == "northwest_corner" and r.privacy_level <= r.eps_2
+    assert r.mechanism.constructor == "northwest" and r.privacy_level <= r.eps_2
     assert np.array_equal(r.z, h.z)  # same stage 1
     assert r.mechanism.fixed_point_error(r.z) < 1e-9
     assert r.estimated_count_error <= h.estimated_count_error + 1e-12

@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.constructors.baselines import truncated_geometric
+from dpfix.constructors.additive import truncated_geometric
 from dpfix.constructors.lp import lp_optimum
 from dpfix.constructors.unfixed import (
-    _k_inv_ones,
     check_weights,
     placement,
     sigma_amounts,
@@ -21,6 +20,7 @@ from dpfix.constructors.unfixed import (
 )
 from dpfix.exact import ExactnessError, exact_array, nullspace, rank
 from dpfix.mechanism import weight_matrix
+from dpfix.numeric import geometric_amounts
 from dpfix.scales import sigma
 
 LAMS = [Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(7, 2)]
@@ -63,10 +63,10 @@ def _sigma_coefficients(col, n, lam):
 @pytest.mark.parametrize("lam", LAMS)
 @pytest.mark.parametrize("n", range(1, 9))
 def test_k_inverse_ones_closed_form_exact(n, lam):
-    # MATH.md's K^-1 1 = (1, 1-rho, ..., 1-rho, 1)/(1+rho): K x = 1 exactly, K invertible
+    # K^-1 1 = (1, 1-rho, ..., 1-rho, 1)/(1+rho) (docs/math_notes.md): K x = 1 exactly, K invertible
     rho = 1 / lam
     K = np.array([[rho ** abs(i - j) for j in range(n)] for i in range(n)], dtype=object)
-    x = np.array(_k_inv_ones(n, rho), dtype=object)
+    x = np.array(geometric_amounts(n, rho), dtype=object)
     assert rank(K) == n
     assert (K.dot(x) == 1).all()
 

@@ -1,4 +1,5 @@
-"""The two-stage pipeline (MATH.md section 10): privatize a table of counts.
+"""The two-stage pipeline (paper Section 1.2 and Appendix F; docs/math_notes.md): privatize
+a table of counts.
 
 1. the counts ``d`` (top-coded at the public bound ``upper``) give the histogram
    ``eta`` and the distribution of counts ``zeta = eta / N``;
@@ -8,8 +9,10 @@
 4. every row's count ``d_i`` is replaced by a draw from row ``d_i`` of ``T``.
 
 By sequential composition the release is ``eps_t = eps_1 + eps_2``-DP (plus
-the ``delta`` of stage 1 for the cyclic Gaussian). Privacy is never weakened
-silently:
+the ``delta`` of stage 1 for the cyclic Gaussian). The one-stage baselines skip
+steps 2 and spend all of ``eps_t`` on the counts; the discrete Gaussian among them
+is (eps_t, delta)-DP. The constructors are reached by their names in
+:data:`dpfix.constructors.CONSTRUCTORS`. Privacy is never weakened silently:
 
 - the split is reported (:attr:`PrivatizedCounts.split_rule`, ``split_fraction``);
 - the float constructors meet their own ``eps`` only within
@@ -31,7 +34,6 @@ sort is numpy's radix sort, linear for counts of 16 bits).
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,26 +41,19 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.calibration import discrete_gaussian_delta
+from dpfix.constructors import CONSTRUCTORS, SELECTORS, construct
 from dpfix.mechanism import FLOAT_RTOL, Mechanism
+from dpfix.numeric import check_fraction, check_positive, check_probability
+from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
 
-__all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "build_mechanism",
-           "apply_mechanism", "apply_histogram", "privatize_counts", "privatize_histogram",
-           "PrivatizedCounts", "CONSTRUCTORS", "EPS_MARGIN", "NotPrivateError",
-           "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER"]
+__all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
+           "apply_mechanism", "apply_histogram", "privatize_counts",
+           "PrivatizedCounts", "EPS_MARGIN", "NotPrivateError", "TimeLimitReached",
+           "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
-
-#: Fixed-point and two-stage constructors use stage 1; the others spend all of
-#: eps_t on the counts and need no target distribution.
-CONSTRUCTORS = {
-    "heuristic": "two-stage",
-    "lp": "two-stage",
-    "northwest": "two-stage",
-    "unfixed": "two-stage",
-    "truncated-geometric": "one-stage",
-    "staircase": "one-stage",
-}
 
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
@@ -67,6 +62,9 @@ EPS_MARGIN = 2 * FLOAT_RTOL
 #: Largest ``upper`` for ``constructor="lp"``: HiGHS solves n ~ 400 in about 60 s here.
 LP_MAX_UPPER = 400
 
+#: The HiGHS methods of ``constructor="lp"`` (``solver=``): dual simplex, interior point.
+LP_SOLVERS = ("highs-ds", "highs-ipm")
+
 #: A histogram input may describe up to this many rows (numpy's multinomial takes
 #: int64 trial counts; the rows themselves are never materialised).
 MAX_HISTOGRAM_N = 2**62
@@ -74,6 +72,25 @@ MAX_HISTOGRAM_N = 2**62
 
 class NotPrivateError(ValueError):
     """The constructed mechanism is not ``eps_2``-DP; no row was drawn."""
+
+
+class TimeLimitReached(RuntimeError):
+    """The LP constructor hit ``time_limit``; no row was drawn.
+
+    Attributes
+    ----------
+    z : numpy.ndarray
+        Stage 1's public target (differentially private).
+    eps_1, eps_2 : float
+        The budgets of the two stages.
+    seconds : dict
+        Time spent per stage.
+    """
+
+    def __init__(self, message: str, z: np.ndarray, eps_1: float, eps_2: float,
+                 seconds: dict) -> None:
+        super().__init__(message)
+        self.z, self.eps_1, self.eps_2, self.seconds = z, eps_1, eps_2, seconds
 
 
 def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
@@ -111,6 +128,9 @@ def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
     return np.bincount(np.minimum(c, upper), minlength=upper + 1), top
 
 
+_histogram = histogram  # privatize_counts' keyword ``histogram`` shadows the function
+
+
 def rule_of_thumb_split(eps_t: float) -> float:
     """The fraction ``f = eps_1 / eps_t`` of the paper's rule of thumb (Appendix F).
 
@@ -128,17 +148,29 @@ def _split_fraction(epsilon: float, split: Any) -> tuple[float, str]:
         if split != "rule-of-thumb":
             raise ValueError(f"split: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
         return rule_of_thumb_split(epsilon), "rule-of-thumb"
-    if isinstance(split, bool) or not isinstance(split, numbers.Real):
-        raise ValueError(f"split: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
-    f = float(split)
-    if not 0 < f < 1:
-        raise ValueError(f"split: the stage-1 fraction must be in (0, 1), got {split!r}")
-    return f, "fixed fraction"
+    return check_fraction(split), "fixed fraction"
 
 
 def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, float]:
-    """``(eps_1, eps_2)`` from the total budget and the split (a fraction in
-    (0, 1) for stage 1, or ``"rule-of-thumb"``); ``eps_1 + eps_2 = epsilon``.
+    """``(eps_1, eps_2)`` from the total budget and the split (paper Appendix F).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget ``eps_t``.
+    split : float or str
+        The stage-1 fraction in ``(0, 1)``, or ``"rule-of-thumb"``
+        (:func:`rule_of_thumb_split`).
+
+    Returns
+    -------
+    (float, float)
+        ``eps_1 + eps_2 = epsilon``.
+
+    Raises
+    ------
+    ValueError
+        On a bad split.
 
     Examples
     --------
@@ -148,43 +180,6 @@ def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, f
     f, _ = _split_fraction(epsilon, split)
     eps_1 = f * epsilon
     return eps_1, epsilon - eps_1
-
-
-def _check_epsilon(epsilon: Any) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise ValueError(f"epsilon: must be a number, got {epsilon!r}")
-    e = float(epsilon)
-    if not math.isfinite(e) or e <= 0:
-        raise ValueError(f"epsilon: must be a finite number > 0, got {epsilon!r}")
-    return e
-
-
-def build_mechanism(z: Any, eps: float, constructor: str = "heuristic",
-                    selector: str = "best", n: int | None = None,
-                    seed: Any = None) -> Mechanism:
-    """Stage 2 on the float path: the count mechanism for target ``z`` (or of
-    size ``n`` for the one-stage baselines, which ignore ``z``).
-
-    Examples
-    --------
-    >>> build_mechanism([0.5, 0.5], 1.0, "unfixed").constructor
-    'unfixed_optimum'
-    """
-    from dpfix import constructors as C
-
-    if constructor == "heuristic":
-        return C.heuristic(z, eps, selector=selector, seed=seed)
-    if constructor == "lp":
-        return C.lp_optimum(z, eps, fixed=True)
-    if constructor == "northwest":
-        return C.northwest_corner(z, eps)
-    if constructor == "unfixed":
-        return C.unfixed_optimum(z, eps)
-    if constructor == "truncated-geometric":
-        return C.truncated_geometric(n, eps)
-    if constructor == "staircase":
-        return C.staircase(n, eps)
-    raise ValueError(f"constructor: unknown {constructor!r}; choose from {sorted(CONSTRUCTORS)}")
 
 
 class _Ticks:
@@ -351,6 +346,12 @@ class PrivatizedCounts:
                  else f"seed {self.seed}: NOT FOR PRODUCTION"))
         return {"stage1": s1, "stage2": s2}
 
+    def _dp_check(self) -> str:
+        if self.mechanism.delta:
+            return ("(eps_2, delta): delta of the discrete Gaussian recomputed at eps_2 "
+                    "(CKS20 Theorem 7) and checked <= delta before any row was drawn")
+        return "privacy_level <= eps_2 checked before any row was drawn"
+
     def public_report(self) -> dict[str, Any]:
         """Budgets, target, estimate and provenance: public or private values only.
 
@@ -382,7 +383,7 @@ class PrivatizedCounts:
             "mechanism": {"constructor": self.constructor, "name": mech.constructor,
                           "selector": self.selector, "eps_construction": self.eps_construction,
                           "privacy_level": self.privacy_level,
-                          "dp_check": "privacy_level <= eps_2 checked before any row was drawn",
+                          "dp_check": self._dp_check(),
                           "fixed_point": mech.fixed_point is not None,
                           "row_sum_error": float(mech.row_sum_error()),
                           "fixed_point_error": None if mech.fixed_point is None
@@ -425,23 +426,30 @@ def check_choices(constructor: str = "heuristic", selector: Any = "best",
                   privatizer: str = "cyclic-laplace", postprocess: Any = None) -> None:
     """Raise ``ValueError`` naming the first unknown method name.
 
+    The names are those of :data:`dpfix.constructors.CONSTRUCTORS`,
+    :data:`dpfix.constructors.SELECTORS`, :data:`dpfix.privatizers.PRIVATIZERS`
+    and :data:`dpfix.privatizers.POSTPROCESSORS`.
+
+    Raises
+    ------
+    ValueError
+        The message names the option and its choices.
+
     Examples
     --------
     >>> check_choices(constructor="simplex")
     Traceback (most recent call last):
     ...
-    ValueError: constructor: unknown 'simplex'; choose from heuristic, lp, unfixed, ...
+    ValueError: constructor: unknown 'simplex'; choose from heuristic, lp, northwest, unfixed, ...
     """
-    from dpfix.constructors.heuristic import SELECTORS
-    from dpfix.privatizers import METHODS, POSTPROCESSORS
-
     if constructor not in CONSTRUCTORS:
         raise ValueError(f"constructor: unknown {constructor!r}; choose from "
                          f"{', '.join(CONSTRUCTORS)}")
     if isinstance(selector, str) and selector not in SELECTORS:
         raise ValueError(f"selector: unknown {selector!r}; choose from {', '.join(SELECTORS)}")
-    if privatizer not in METHODS:
-        raise ValueError(f"privatizer: unknown {privatizer!r}; choose from {', '.join(METHODS)}")
+    if privatizer not in PRIVATIZERS:
+        raise ValueError(f"privatizer: unknown {privatizer!r}; choose from "
+                         f"{', '.join(PRIVATIZERS)}")
     if isinstance(postprocess, str) and postprocess not in POSTPROCESSORS:
         raise ValueError(f"postprocess: unknown {postprocess!r}; choose from "
                          f"{', '.join(POSTPROCESSORS)}")
@@ -469,29 +477,12 @@ def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
     return out, top
 
 
-def privatize_histogram(eta: Any, epsilon: float, *, upper: int,
-                        **options: Any) -> PrivatizedCounts:
-    """:func:`privatize_counts` for a table given as its histogram ``eta`` (``eta[i]``
-    rows with count ``i``), never materialising the ``N = sum eta`` rows.
-
-    The result has ``counts = None`` and ``joint``, whose column sums are the
-    private output histogram (one multinomial per input count, see
-    :func:`apply_histogram`); ``options`` as for :func:`privatize_counts`.
-
-    Examples
-    --------
-    >>> r = privatize_histogram([5 * 10**13, 3 * 10**13, 2 * 10**13], 1.0, upper=2, seed=0)
-    >>> r.N, r.counts, int(r.output_histogram.sum())
-    (100000000000000, None, 100000000000000)
-    """
-    return _privatize(None, eta, epsilon, upper=upper, **options)
-
-
 def privatize_counts(
     counts: Any,
     epsilon: float,
     *,
     upper: int,
+    histogram: Any = None,
     constructor: str = "heuristic",
     selector: str = "best",
     split: Any = "rule-of-thumb",
@@ -499,38 +490,72 @@ def privatize_counts(
     seed: int | None = None,
     delta: float | None = None,
     postprocess: str | None = None,
+    solver: str | None = None,
+    time_limit: float | None = None,
     progress: Callable[[int], Any] | None = None,
     on_stage: Callable[[str], Any] | None = None,
 ) -> PrivatizedCounts:
     """Privatize a table of counts with the two-stage framework (paper Section 1.2).
 
+    The table is given either row by row (``counts``) or as its histogram
+    (``counts=None, histogram=eta``, ``eta[i]`` rows with count ``i``): then the
+    ``N = sum eta`` rows are never materialised, the result has ``counts=None``
+    and ``joint``, the ``n x n`` histogram of (input, output) pairs, whose column
+    sums are the private output histogram (one multinomial draw per input
+    count, :func:`apply_histogram`). Everything else is the same for both.
+
     Parameters
     ----------
-    counts : the non-negative integer counts, one per row (category).
-    epsilon : the total budget ``eps_t``.
-    upper : the public upper bound; counts above it are top-coded to it
+    counts : array_like of int or None
+        The non-negative integer counts, one per row (category); None when
+        ``histogram`` is given.
+    epsilon : float
+        The total budget ``eps_t``.
+    upper : int
+        The public upper bound; counts above it are top-coded to it
         (``n = upper + 1`` count values).
-    constructor : ``"heuristic"`` (Algorithm 1), ``"lp"`` (count-error optimum
-        over F, HiGHS; small ``upper`` only), ``"northwest"`` (the northwest-corner
-        split, fixed point ``z``, ``O(n^2)``, conjectured optimal over F),
-        ``"unfixed"`` (Algorithm 2), or
-        the one-stage baselines ``"truncated-geometric"``, ``"staircase"`` (all
-        of ``epsilon`` on the counts; no target, and a split, privatizer,
-        postprocess or delta is refused rather than ignored). ``"lp"`` takes
-        ``upper <= LP_MAX_UPPER``.
-    selector : the heuristic's column selector (``"best"`` by default); any
-        other value with another constructor is refused (it would be ignored).
-    split : the fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"``
-        (MATH.md section 10).
-    privatizer : the distribution privatizer of stage 1.
-    seed : makes the run reproducible (numpy's seeded samplers: tests and
+    histogram : array_like of int, optional
+        The table as a histogram instead of ``counts`` (at most
+        ``MAX_HISTOGRAM_N`` rows; entries above ``upper`` are top-coded).
+    constructor : str
+        A name in :data:`dpfix.constructors.CONSTRUCTORS`: ``"heuristic"``
+        (Algorithm 1, default), ``"lp"`` (count-error optimum over F, HiGHS;
+        ``upper <= LP_MAX_UPPER``), ``"northwest"`` (the northwest-corner split,
+        fixed point ``z``, ``O(n^2)``, conjectured optimal over F),
+        ``"unfixed"`` (Algorithm 2), or the one-stage baselines
+        ``"truncated-geometric"``, ``"staircase"`` and ``"discrete-gaussian"``
+        (all of ``epsilon`` on the counts, no target; a split, privatizer or
+        postprocess is refused rather than ignored).
+    selector : str
+        The heuristic's column selector (``"best"`` by default); any other
+        value with another constructor is refused (it would be ignored).
+    split : float or str
+        The fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"`` (paper
+        Appendix F, :func:`rule_of_thumb_split`).
+    privatizer : str
+        The distribution privatizer of stage 1, a name in
+        :data:`dpfix.privatizers.PRIVATIZERS`.
+    seed : int, optional
+        Makes the run reproducible (numpy's seeded samplers: tests and
         experiments); ``None`` (production) uses OpenDP's secure samplers for
         stage 1 and OS entropy for stage 2.
-    delta : the delta of stage 1 for ``privatizer="cyclic-gaussian"``
-        (an (eps_1, delta) guarantee); refused for the pure-DP privatizers.
-    postprocess : stage 1's post-processing (None: the privatizers' default).
-    progress : called with numbers of rows done (fixed shares of ``N``).
-    on_stage : called with ``"stage 1"``, ``"construct"``, ``"draw"``.
+    delta : float, optional
+        With ``privatizer="cyclic-gaussian"``: the delta of stage 1 (an
+        (eps_1, delta) guarantee). With ``constructor="discrete-gaussian"``
+        (required there): the delta of the release, (eps_t, delta)-DP; the
+        paper uses ``1 / (N + 1)``. Refused otherwise.
+    postprocess : str, optional
+        Stage 1's post-processing (None: the privatizers' default).
+    solver : str, optional
+        ``constructor="lp"`` only: ``"highs-ds"`` (dual simplex, default) or
+        ``"highs-ipm"`` (interior point).
+    time_limit : float, optional
+        ``constructor="lp"`` only: seconds for HiGHS; reaching it raises
+        :class:`TimeLimitReached` (no row is drawn).
+    progress : callable, optional
+        Called with numbers of rows done (fixed shares of ``N``).
+    on_stage : callable, optional
+        Called with ``"stage 1"``, ``"construct"``, ``"draw"``.
 
     Returns
     -------
@@ -539,7 +564,10 @@ def privatize_counts(
     Raises
     ------
     NotPrivateError
-        The mechanism's realized level exceeds ``eps_2``: no row is touched.
+        The mechanism's realized level exceeds ``eps_2`` (or the discrete
+        Gaussian's delta exceeds ``delta``): no row is touched.
+    TimeLimitReached
+        The LP hit ``time_limit``.
     ValueError
         On bad input.
 
@@ -550,26 +578,16 @@ def privatize_counts(
     (0.5, 0.5, 4, 5, 1, True)
     >>> bool(r.estimated_count_error == r.mechanism.count_error("abs", r.z))
     True
+    >>> h = privatize_counts(None, 1.0, upper=2, histogram=[5 * 10**13, 3 * 10**13, 2 * 10**13],
+    ...                      seed=0)
+    >>> h.N, h.counts, int(h.output_histogram.sum())
+    (100000000000000, None, 100000000000000)
     """
-    return _privatize(counts, None, epsilon, upper=upper, constructor=constructor,
-                      selector=selector, split=split, privatizer=privatizer, seed=seed,
-                      delta=delta, postprocess=postprocess, progress=progress,
-                      on_stage=on_stage)
-
-
-def _privatize(counts: Any, eta_in: Any, epsilon: float, *, upper: int,
-               constructor: str = "heuristic", selector: str = "best",
-               split: Any = "rule-of-thumb", privatizer: str = "cyclic-laplace",
-               seed: int | None = None, delta: float | None = None,
-               postprocess: str | None = None, progress: Callable[[int], Any] | None = None,
-               on_stage: Callable[[str], Any] | None = None) -> PrivatizedCounts:
-    """The body of :func:`privatize_counts` (``counts``) and
-    :func:`privatize_histogram` (``eta_in``)."""
-    from dpfix.privatizers import privatize_distribution
-
-    eps_t = _check_epsilon(epsilon)
+    eps_t = check_positive(epsilon)
     if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
         raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
+    if (counts is None) == (histogram is None):
+        raise ValueError("counts: give the counts or histogram=, not both and not neither")
     check_choices(constructor, selector, privatizer, postprocess)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
@@ -577,35 +595,50 @@ def _privatize(counts: Any, eta_in: Any, epsilon: float, *, upper: int,
     if constructor == "lp" and upper > LP_MAX_UPPER:
         raise ValueError(f"upper: constructor 'lp' solves an LP with (upper + 1)^2 variables: "
                          f"upper at most {LP_MAX_UPPER}, got {upper}; use the heuristic")
-    two_stage = CONSTRUCTORS[constructor] == "two-stage"
+    two_stage = CONSTRUCTORS[constructor].stage == "two-stage"
+    gaussian = constructor == "discrete-gaussian"
     if selector != "best" and constructor != "heuristic":
         raise ValueError(f"selector: applies to the heuristic constructor only, not "
                          f"{constructor!r}; drop it")
+    for name, value in (("solver", solver), ("time_limit", time_limit)):
+        if value is not None and constructor != "lp":
+            raise ValueError(f"{name}: applies to the lp constructor only, not "
+                             f"{constructor!r}; drop it")
+    if solver is not None and solver not in LP_SOLVERS:
+        raise ValueError(f"solver: unknown {solver!r}; choose from {', '.join(LP_SOLVERS)}")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
     if not two_stage:  # options of stage 1 would be silently ignored
         one = f"constructor {constructor!r} is one-stage (all of epsilon on the counts)"
         for name, value, default in (("split", split, "rule-of-thumb"),
                                      ("privatizer", privatizer, "cyclic-laplace"),
                                      ("postprocess", postprocess, None),
-                                     ("delta", delta, None)):
+                                     ("delta", None if gaussian else delta, None)):
             if value != default:
                 raise ValueError(f"{name}: does not apply: {one}; drop the {name}")
         fraction, rule = 0.0, "none (one-stage constructor)"
     else:
         fraction, rule = _split_fraction(eps_t, split)
-    if privatizer == "cyclic-gaussian" and two_stage and delta is None:
-        raise ValueError("delta: the cyclic Gaussian privatizer needs delta (eps_1, delta)")
-    if delta is not None and privatizer != "cyclic-gaussian":
-        raise ValueError(f"delta: privatizer {privatizer!r} is pure eps-DP; drop delta")
+    if gaussian:
+        if delta is None:
+            raise ValueError("delta: the discrete Gaussian is (eps, delta)-DP; give delta "
+                             "(the paper uses 1/(N+1))")
+        delta = check_probability(delta)
+    else:
+        if privatizer == "cyclic-gaussian" and two_stage and delta is None:
+            raise ValueError("delta: the cyclic Gaussian privatizer needs delta (eps_1, delta)")
+        if delta is not None and privatizer != "cyclic-gaussian":
+            raise ValueError(f"delta: privatizer {privatizer!r} is pure eps-DP; drop delta")
     upper = int(upper)
     n = upper + 1
-    if eta_in is None:
+    if histogram is None:
         d = _check_counts(counts)
-        eta, topcoded = histogram(d, upper)
+        eta, topcoded = _histogram(d, upper)
         d = np.minimum(d, upper)
         N = int(d.size)
     else:
         d = None
-        eta, topcoded = _check_histogram(eta_in, upper)
+        eta, topcoded = _check_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
     stage1_seed, stage2_seed, selector_seed = _seeds(seed)
     stage = on_stage or (lambda name: None)
@@ -627,12 +660,32 @@ def _privatize(counts: Any, eta_in: Any, epsilon: float, *, upper: int,
 
     stage("construct")
     start = time.perf_counter()
-    eps_build = eps_2 * (1 - EPS_MARGIN)
-    mech = build_mechanism(z, eps_build, constructor, selector, n=n, seed=selector_seed)
+    # the discrete Gaussian's guarantee is its delta, recomputed below at eps_2 itself
+    eps_build = eps_2 if gaussian else eps_2 * (1 - EPS_MARGIN)
+    options: dict[str, Any] = {}
+    if constructor == "heuristic":
+        options = {"selector": selector, "seed": selector_seed}
+    elif constructor == "lp":
+        options = {"fixed": True, "solver": solver or LP_SOLVERS[0], "time_limit": time_limit}
+    elif gaussian:
+        options = {"delta": delta}
+    try:
+        mech = construct(z, eps_build, method=constructor, n=None if two_stage else n,
+                         **options)
+    except RuntimeError as exc:
+        if time_limit is not None and "time limit" in str(exc).lower():
+            seconds["construct"] = time.perf_counter() - start
+            raise TimeLimitReached(str(exc), z, eps_1, eps_2, seconds) from exc
+        raise
     seconds["construct"] = time.perf_counter() - start
     mech = mech.normalised()  # the matrix checked is the matrix sampled
     level = mech.privacy_level()
-    if mech.delta or not level <= eps_2:  # no tolerance: the margin is already spent
+    if gaussian:
+        achieved = discrete_gaussian_delta(float(mech.params["sigma"]), eps_2)
+        if not (mech.delta == delta and achieved <= delta and mech.eps <= eps_2):
+            raise NotPrivateError(f"{mech.constructor}: delta {achieved!r} at eps_2 = {eps_2!r} "
+                                  f"exceeds delta = {delta!r}; refusing to apply it")
+    elif mech.delta or not level <= eps_2:  # no tolerance: the margin is already spent
         raise NotPrivateError(f"{mech.constructor}: privacy level {level!r} exceeds eps_2 = "
                               f"{eps_2!r}; refusing to apply it")
     mech.check(z if mech.fixed_point is not None else None)

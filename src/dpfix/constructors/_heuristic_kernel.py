@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numeric import log_add_exp
+
 try:  # optional: compiles the float passes (about 10x faster)
     import numba
 except ImportError:  # pragma: no cover - exercised where numba is absent
@@ -483,14 +485,7 @@ class _Compiled:
         return o
 
 
-def _log_add(x: float, y: float) -> float:
-    """``log(e^x + e^y)``."""
-    if x < y:
-        x, y = y, x
-    if y == -math.inf:
-        return x
-    d = y - x
-    return x + math.log1p(math.exp(d)) if d > -50.0 else x
+_log_add = log_add_exp  # compiled below when numba is installed
 
 
 def _log1m_exp(t: float) -> float:

@@ -164,7 +164,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     Returns
     -------
     Mechanism
-        ``constructor="lp_optimum"``; exact for ``"exact"``, float (log space) for
+        ``constructor="lp"``; exact for ``"exact"``, float (log space) for
         HiGHS. ``params`` holds the method, the solver's status, message and
         objective; for HiGHS also the raw solution's violations and the count
         error after the repair described in the module docstring.
@@ -202,7 +202,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         T = np.array(x, dtype=object).reshape(n, n)
         params.update(status=status, message="cdd.gmp dual simplex", objective=value)
         mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, fixed_point=zv if fixed else None,
-                         constructor="lp_optimum", params=params)
+                         constructor="lp", params=params)
         mech.check()
         if (W * T).sum() != value:
             raise RuntimeError(f"lp_optimum: cdd's value {value} != <W, T> = {(W * T).sum()}")
@@ -240,7 +240,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         X = res.x.reshape(n, n)
         params["raw_violations"] = _violations(X, lam_f, zv if fixed else None)
         mech = Mechanism(log_matrix=_repair(X, eps_f), eps=eps_f,
-                         fixed_point=zv if fixed else None, constructor="lp_optimum",
+                         fixed_point=zv if fixed else None, constructor="lp",
                          params=params)
         try:
             mech.check(rtol=FLOAT_RTOL)

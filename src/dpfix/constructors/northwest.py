@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.constructors.unfixed import _lae, _side_sums, sigma_amounts
+from dpfix.constructors.unfixed import log_side_sums, sigma_amounts
 from dpfix.exact import probability_vector, resolve_lam
 from dpfix.mechanism import Mechanism
+from dpfix.numeric import log_add_exp, log_geometric_amounts
 from dpfix.scales import sigma
 
 __all__ = ["northwest_corner", "northwest_plan", "WEIGHTS"]
@@ -102,12 +103,10 @@ def _float_supply(zv: np.ndarray, eps: float) -> tuple[list[float], list[float]]
     n = zv.shape[0]
     if n == 1:
         return [0.0], [1.0]
-    rho = math.exp(-eps)
-    inner = math.log(-math.expm1(-eps)) - math.log1p(rho)
-    logc = [inner] * n
-    logc[0] = logc[-1] = -math.log1p(rho)
-    left, right = _side_sums(zv, eps)  # logs of the two side sums (Algorithm 2's)
-    return logc, [math.exp(c + _lae(a, b)) for c, a, b in zip(logc, left, right, strict=True)]
+    logc = log_geometric_amounts(n, eps).tolist()
+    left, right = log_side_sums(zv, eps)  # logs of the two side sums (Algorithm 2's)
+    return logc, [math.exp(c + log_add_exp(a, b))
+                  for c, a, b in zip(logc, left, right, strict=True)]
 
 
 def _log_matrix(zv: np.ndarray, eps: float) -> tuple[np.ndarray, list]:
@@ -136,17 +135,17 @@ def _log_matrix(zv: np.ndarray, eps: float) -> tuple[np.ndarray, list]:
         lft, rgt = [0.0] * k, [0.0] * k
         acc = -math.inf
         for t in range(k):
-            acc = _lae(acc - eps, lv[t])
+            acc = log_add_exp(acc - eps, lv[t])
             lft[t] = acc
         acc = -math.inf
         for t in range(k - 1, -1, -1):
             rgt[t] = acc
-            acc = _lae(acc, lv[t]) - eps
+            acc = log_add_exp(acc, lv[t]) - eps
         for t in range(k):
-            inside.setdefault(ms[t], []).append((j, _lae(lft[t], rgt[t])))
+            inside.setdefault(ms[t], []).append((j, log_add_exp(lft[t], rgt[t])))
         first.append(ms[0])
         last.append(ms[-1])
-        top.append(_lae(lv[0], rgt[0]) - eps * ms[0])  # log T[i, j] = top + eps i, i < a
+        top.append(log_add_exp(lv[0], rgt[0]) - eps * ms[0])  # log T[i, j] = top + eps i, i < a
         bottom.append(lft[-1] + eps * ms[-1])  # log T[i, j] = bottom - eps i, i > b
     cols_a, first_a, last_a = np.array(cols), np.array(first), np.array(last)
     top_a, bottom_a = np.array(top), np.array(bottom)
@@ -191,7 +190,7 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
     Returns
     -------
     Mechanism
-        ``constructor="northwest_corner"``, ``fixed_point=z``, checked (rows
+        ``constructor="northwest"``, ``fixed_point=z``, checked (rows
         sum to 1, ``z T = z``, eps-DP: exactly, or within ``FLOAT_RTOL``).
         ``params``: ``weights``, ``pieces`` (positive entries of ``A``, at
         most ``2n - 1``), ``split_scales`` (scales sent to more than one
@@ -216,11 +215,11 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
     if lam_x is not None:
         T, pieces = _exact_matrix(zv, lam_x)
         mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, fixed_point=zv,
-                         constructor="northwest_corner")
+                         constructor="northwest")
     else:
         LT, pieces = _log_matrix(zv, eps_f)
         mech = Mechanism(log_matrix=LT, eps=eps_f, fixed_point=zv,
-                         constructor="northwest_corner")
+                         constructor="northwest")
     scales = [m for m, _, _ in pieces]
     mech.params = {"weights": weights, "pieces": len(pieces),
                    "split_scales": len(scales) - len(set(scales)), "optimality": _CLAIM}

@@ -27,9 +27,10 @@ import numpy as np
 
 from dpfix.exact import probability_vector, resolve_lam
 from dpfix.mechanism import Mechanism, weight_matrix
+from dpfix.numeric import geometric_amounts, log_add_exp
 from dpfix.scales import single_peaked
 
-__all__ = ["sigma_amounts", "check_weights", "placement", "unfixed_optimum"]
+__all__ = ["sigma_amounts", "check_weights", "placement", "unfixed_optimum", "log_side_sums"]
 
 #: Relative tolerance of float comparisons of costs: a next column within this
 #: of the current one counts as "no worse" (ties go forward, as in exact arithmetic).
@@ -37,14 +38,6 @@ TIE_RTOL = 1e-12
 #: Tolerance of the float checks of row-wise convexity and concentration,
 #: relative to the largest ``|W|`` of the row.
 SHAPE_RTOL = 1e-12
-
-
-def _k_inv_ones(n: int, rho: Any) -> list:
-    """``K^-1 1`` for ``K[i, j] = rho^|i-j|``: ``(1, 1-rho, ..., 1-rho, 1) / (1+rho)``."""
-    if n == 1:
-        return [rho ** 0]
-    inner = [(1 - rho) / (1 + rho)] * (n - 2)
-    return [1 / (1 + rho), *inner, 1 / (1 + rho)]
 
 
 def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
@@ -67,7 +60,7 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     if lam_x is not None:
         rho = 1 / lam_x
         Z = [(1 + rho - rho ** (m + 1) - rho ** (n - m)) / (1 - rho) for m in range(n)]
-        return np.array([a * b for a, b in zip(Z, _k_inv_ones(n, rho), strict=True)],
+        return np.array([a * b for a, b in zip(Z, geometric_amounts(n, rho), strict=True)],
                         dtype=object)
     if n == 1:
         return np.ones(1)
@@ -111,31 +104,45 @@ def check_weights(W: np.ndarray) -> None:
                              f"{up[0]} and {up[0] + 1}); Algorithm 2 is optimal only then")
 
 
-def _lae(a: float, b: float) -> float:
-    """``log(e^a + e^b)`` on Python floats (``-inf`` allowed)."""
-    if a < b:
-        a, b = b, a
-    if b == -math.inf:
-        return a
-    return a + math.log1p(math.exp(b - a))
+def log_side_sums(v: np.ndarray, eps: float) -> tuple[list[float], list[float]]:
+    """Logs of the side sums ``L[m] = sum_{i<=m} v_i rho^(m-i)`` and
+    ``R[m] = sum_{i>m} v_i rho^(i-m)``, ``rho = e^-eps``.
 
+    By the recursions ``L[m] = rho L[m-1] + v_m``, ``R[m] = rho (v_{m+1} + R[m+1])``,
+    in log space so that long runs of zeros do not underflow; ``L[m] + R[m]`` is
+    ``sum_i v_i rho^|i-m|``, the ``z . s_m`` of Algorithm 2 (paper Section 5.3) up to
+    the scale's normalisation. Shared with :mod:`dpfix.constructors.northwest`.
 
-def _side_sums(v: np.ndarray, eps: float) -> tuple[list[float], list[float]]:
-    """Logs of ``L[m] = sum_{i<=m} v_i rho^(m-i)`` and ``R[m] = sum_{i>m} v_i rho^(i-m)``
-    by the recursions ``L[m] = rho L[m-1] + v_m``, ``R[m] = rho (v_{m+1} + R[m+1])``,
-    in log space so that long runs of zeros do not underflow."""
+    Parameters
+    ----------
+    v : numpy.ndarray
+        Non-negative floats.
+    eps : float
+        ``eps > 0``.
+
+    Returns
+    -------
+    (list of float, list of float)
+        ``log L`` and ``log R`` (``-inf`` for an empty or zero sum).
+
+    Examples
+    --------
+    >>> L, R = log_side_sums(np.array([1.0, 1.0]), math.log(2))
+    >>> [round(math.exp(x), 12) for x in L + R]
+    [1.0, 1.5, 0.5, 0.0]
+    """
     with np.errstate(divide="ignore"):
         lv = np.log(v).tolist()
     n = len(lv)
     L, R = [0.0] * n, [0.0] * n
     acc = -math.inf
     for m in range(n):
-        acc = _lae(acc - eps, lv[m])
+        acc = log_add_exp(acc - eps, lv[m])
         L[m] = acc
     acc = -math.inf
     for m in range(n - 1, -1, -1):
         R[m] = acc
-        acc = _lae(acc, lv[m]) - eps
+        acc = log_add_exp(acc, lv[m]) - eps
     return L, R
 
 
@@ -147,8 +154,8 @@ def _named_diff(z: np.ndarray, eps: float, weights: str):
     factor ``1/Z_m``); ``S(m) = sum_i z_i rho^|i-m|``. abs: ``D = 2 A - S`` with
     ``A = sum_{i<=g} z_i rho^|i-m|``; squared: ``D = (2g+1) S - 2 sum_i i z_i rho^|i-m|``.
     """
-    L, R = _side_sums(z, eps)
-    logS = [_lae(a, b) for a, b in zip(L, R, strict=True)]
+    L, R = log_side_sums(z, eps)
+    logS = [log_add_exp(a, b) for a, b in zip(L, R, strict=True)]
     if weights == "abs":
         def diff(m: int, g: int) -> tuple[float, float]:
             if logS[m] == -math.inf:
@@ -159,8 +166,8 @@ def _named_diff(z: np.ndarray, eps: float, weights: str):
                 frac = -math.expm1(R[g] - eps * (g - m) - logS[m])
             return 2 * frac - 1, 1.0
         return diff
-    L1, R1 = _side_sums(z * np.arange(len(z)), eps)
-    mean = [math.exp(_lae(a, b) - s) if s > -math.inf else 0.0
+    L1, R1 = log_side_sums(z * np.arange(len(z)), eps)
+    mean = [math.exp(log_add_exp(a, b) - s) if s > -math.inf else 0.0
             for a, b, s in zip(L1, R1, logS, strict=True)]
 
     def diff_sq(m: int, g: int) -> tuple[float, float]:
@@ -215,14 +222,6 @@ def placement(diff, n: int) -> list[int]:
                 break
             g += 1
         out.append(g)
-    return out
-
-
-def _blocks(g: list[int], n: int) -> list[tuple[int, int] | None]:
-    """For each column, the range ``[a, b]`` of scales placed there (None if empty)."""
-    out: list[tuple[int, int] | None] = [None] * n
-    for m, col in enumerate(g):
-        out[col] = (m, m) if out[col] is None else (out[col][0], m)
     return out
 
 
@@ -303,7 +302,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     Returns
     -------
     Mechanism
-        ``constructor="unfixed_optimum"``, ``fixed_point=None``; ``params`` holds
+        ``constructor="unfixed"``, ``fixed_point=None``; ``params`` holds
         the placement ``g`` (scale ``m`` went to column ``g[m]``) and the number of
         cost comparisons made (at most ``2n - 1``, each ``O(n)``: Theorem 7).
 
@@ -341,10 +340,10 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
               "columns_used": len(set(g)), "cost_evaluations": calls[0]}
     if lam_x is not None:
         mech = Mechanism(matrix=_exact_matrix(g, n, lam_x), eps=eps_f, lam=lam_x,
-                         constructor="unfixed_optimum", params=params)
+                         constructor="unfixed", params=params)
     else:
         mech = Mechanism(log_matrix=_log_matrix(g, n, eps_f), eps=eps_f,
-                         constructor="unfixed_optimum", params=params)
+                         constructor="unfixed", params=params)
         if check:
             mech.check()
     mech.build_seconds = time.perf_counter() - start

@@ -43,6 +43,7 @@ from dpfix.experiments.runs import (
     true_distribution,
 )
 from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
+from dpfix.numeric import require
 
 __all__ = ["accuracy_cells", "accuracy_cell", "draw_accuracy", "comparison", "PAPER",
            "METRICS", "grid_eps"]
@@ -174,7 +175,7 @@ def comparison(summary: Any) -> Any:
     half-width under ``isotonic-cdf`` (ours) and ``clip-renormalise`` (paper's);
     one-stage methods have one value (no stage 1).
     """
-    import pandas as pd
+    pd = require("pandas")
 
     rows = []
     for dataset, idx, metric, methods, value, what in PAPER:

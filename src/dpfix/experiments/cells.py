@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numeric import require
+
 __all__ = ["KEY_FIELDS", "key_id", "cell_seed", "CellCache", "run_cells", "mean_ci",
            "register", "compute_cell", "summarise"]
 
@@ -171,7 +173,7 @@ def run_cells(cells: list[dict], cache: CellCache, *, jobs: int = 1, quiet: bool
             todo.append(key)
     bar = None
     if todo and not quiet:
-        from tqdm import tqdm
+        tqdm = require("tqdm").tqdm
 
         bar = tqdm(total=len(todo), desc=desc, file=sys.stderr, unit="cell",
                    mininterval=0.5, dynamic_ncols=True, leave=True)
@@ -261,7 +263,7 @@ def summarise(cells: list[dict], results: list[dict], metrics: Iterable[str]) ->
     >>> df[["method", "w1", "replications"]].values.tolist()
     [['m', 2.0, 3]]
     """
-    import pandas as pd
+    pd = require("pandas")
 
     metrics = list(metrics)
     groups: dict[str, tuple[dict, list[dict]]] = {}

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numeric import require
+
 __all__ = ["figure", "band", "save", "STYLES", "note", "MIN_CI_REPLICATIONS", "legend_below"]
 
 #: CI bands are drawn from this many replications on (t with 1 df is 12.7: no use).
@@ -33,10 +35,10 @@ STYLES: dict[str, dict[str, Any]] = {
 
 def figure(rows: int, cols: int, width: float = 5.0, height: float = 3.6) -> tuple[Any, Any]:
     """A figure of ``rows x cols`` panels (a 2-d array of axes)."""
-    import matplotlib
+    matplotlib = require("matplotlib")
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot")
 
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
     return fig, axes
@@ -81,7 +83,7 @@ def legend_below(fig: Any, ax: Any, ncol: int = 4) -> float:
 def save(fig: Any, path: str | Path, dpi: int = 90, bottom: float = 0.05) -> Path:
     """Save as PNG (tight layout, ``bottom`` of the height left for legend and caption)
     and close the figure."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot")
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

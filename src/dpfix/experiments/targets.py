@@ -30,6 +30,7 @@ from dpfix.experiments import accuracy, privatizer_error, runtime, split
 from dpfix.experiments.cells import CellCache, run_cells
 from dpfix.experiments.config import Config
 from dpfix.experiments.runs import SYNTHETIC, required_files
+from dpfix.numeric import require
 
 __all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "markdown_table"]
 
@@ -52,7 +53,7 @@ class TargetReport:
 
 def check_data(targets: Any) -> None:
     """Raise a one-line ``FileNotFoundError`` naming ``DPFIX_DATA`` if a data file is missing."""
-    from dpfix.data import data_path
+    from dpfix.io import data_path
 
     names = sorted({d for t in targets for d in _DATASETS[t]})
     for file in required_files(names):
@@ -143,7 +144,7 @@ def _table3(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     (out / "table3.md").write_text(markdown_table(wide, 2) + "\n", encoding="utf-8")
     report.files.append("table3.md")
     fits = {pp: split.fit_rule(best[best.postprocess == pp]) for pp in cfg.postprocess}
-    import pandas as pd
+    pd = require("pandas")
 
     fit_rows = [{"postprocess": pp, "w1_weight": 1.0, **fit} for pp, fit in fits.items()]
     for weight in split.SENSITIVITY_WEIGHTS:  # how much the constants owe to the criterion

@@ -1,4 +1,5 @@
-"""Distribution privatizers: stage 1 of the two-stage pipeline (MATH.md section 9).
+"""Distribution privatizers: stage 1 of the two-stage pipeline (paper Section 3, Appendix A;
+docs/postprocessing.md).
 
 Each privatizer takes the true histogram ``eta`` (``eta_i`` rows have count
 ``i``; ``N = sum eta`` is public), a budget and a random source, and returns a
@@ -23,21 +24,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dpfix.privatizers._common import PrivatizedDistribution
-from dpfix.privatizers.baselines import (
-    haar_weighted_coefficients,
-    laplace,
-    privelet,
-    privelet_sensitivity,
-)
-from dpfix.privatizers.calibration import (
+from dpfix.calibration import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
     discrete_gaussian_delta,
     discrete_gaussian_sigma,
 )
+from dpfix.privatizers.common import PrivatizedDistribution
 from dpfix.privatizers.cyclic import cyclic_difference, cyclic_gaussian, cyclic_laplace
 from dpfix.privatizers.hierarchical import consistent_leaves, hierarchical
+from dpfix.privatizers.laplace_baselines import (
+    haar_inverse,
+    haar_weighted_coefficients,
+    laplace,
+    privelet,
+    privelet_sensitivity,
+)
 from dpfix.privatizers.postprocess import (
     DEFAULT_POSTPROCESS,
     POSTPROCESSORS,
@@ -47,16 +49,16 @@ from dpfix.privatizers.postprocess import (
 )
 
 __all__ = [
-    "PrivatizedDistribution", "privatize_distribution", "METHODS",
+    "PrivatizedDistribution", "privatize_distribution", "PRIVATIZERS",
     "cyclic_laplace", "cyclic_gaussian", "laplace", "privelet", "hierarchical",
     "clip_renormalise", "project_simplex", "isotonic_cdf", "POSTPROCESSORS",
     "DEFAULT_POSTPROCESS", "analytic_gaussian_delta", "analytic_gaussian_sigma",
     "discrete_gaussian_delta", "discrete_gaussian_sigma", "cyclic_difference",
-    "haar_weighted_coefficients", "privelet_sensitivity", "consistent_leaves",
+    "haar_weighted_coefficients", "haar_inverse", "privelet_sensitivity", "consistent_leaves",
 ]
 
-#: method name -> privatizer
-METHODS: dict[str, Callable[..., PrivatizedDistribution]] = {
+#: privatizer name -> function (stage 1 of the pipeline)
+PRIVATIZERS: dict[str, Callable[..., PrivatizedDistribution]] = {
     "cyclic-laplace": cyclic_laplace,
     "cyclic-gaussian": cyclic_gaussian,
     "laplace": laplace,
@@ -74,7 +76,7 @@ def privatize_distribution(eta: Any, epsilon: float | None = None,
     eta : histogram of counts (``N = sum eta`` is public).
     epsilon : the budget ``eps_1`` (for ``"cyclic-gaussian"`` give ``delta=``
         too, or ``rho=`` instead).
-    method : one of :data:`METHODS`: ``"cyclic-laplace"`` (the paper's,
+    method : one of :data:`PRIVATIZERS`: ``"cyclic-laplace"`` (the paper's,
         Theorem 1), ``"cyclic-gaussian"``, ``"laplace"``, ``"privelet"``,
         ``"hierarchical"``.
     **kw : passed on: ``rng``, ``secure``, ``postprocess``, ``delta``,
@@ -95,10 +97,10 @@ def privatize_distribution(eta: Any, epsilon: float | None = None,
     ...
     ValueError: method: unknown 'wavelet'; use one of cyclic-laplace, cyclic-gaussian, ...
     """
-    if method not in METHODS:
-        raise ValueError(f"method: unknown {method!r}; use one of {', '.join(METHODS)}")
+    if method not in PRIVATIZERS:
+        raise ValueError(f"method: unknown {method!r}; use one of {', '.join(PRIVATIZERS)}")
     if method == "cyclic-gaussian":
         return cyclic_gaussian(eta, epsilon, **kw)
     if epsilon is None:
         raise ValueError(f"epsilon: required by method {method!r}")
-    return METHODS[method](eta, epsilon, **kw)
+    return PRIVATIZERS[method](eta, epsilon, **kw)

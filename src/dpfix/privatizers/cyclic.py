@@ -18,14 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.privatizers._common import (
+from dpfix.calibration import analytic_gaussian_sigma, discrete_gaussian_sigma
+from dpfix.numeric import check_positive, check_probability
+from dpfix.privatizers.common import (
     PrivatizedDistribution,
-    check_epsilon,
     check_histogram,
-    check_probability,
     resolve_rng,
 )
-from dpfix.privatizers.calibration import analytic_gaussian_sigma, discrete_gaussian_sigma
 from dpfix.privatizers.noise import add_gaussian, add_laplace
 from dpfix.privatizers.postprocess import DEFAULT_POSTPROCESS, finish
 
@@ -77,7 +76,7 @@ def cyclic_laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = 
     >>> bool(out.z.sum().round(12) == 1) and bool((out.z >= 0).all())
     True
     """
-    eta, epsilon = check_histogram(eta), check_epsilon(epsilon)
+    eta, epsilon = check_histogram(eta), check_positive(epsilon)
     gen = resolve_rng(rng, secure)
     zeros = np.zeros(len(eta), dtype=np.int64)
     X, loss = add_laplace(zeros, 1.0 / epsilon, rng=gen, sensitivity=1, budget=epsilon)
@@ -115,12 +114,12 @@ def cyclic_gaussian(eta: Any, epsilon: float | None = None, delta: float | None 
     if rho is not None:
         if epsilon is not None or delta is not None:
             raise ValueError("cyclic_gaussian: give either rho or (epsilon, delta), not both")
-        rho = check_epsilon(rho, "rho")
+        rho = check_positive(rho, "rho")
         sigma, notion = 1.0 / np.sqrt(2.0 * rho), "zCDP"
     elif epsilon is None or delta is None:
         raise ValueError("cyclic_gaussian: give rho, or both epsilon and delta")
     else:
-        epsilon, delta = check_epsilon(epsilon), check_probability(delta)
+        epsilon, delta = check_positive(epsilon), check_probability(delta)
         calibrate = discrete_gaussian_sigma if secure else analytic_gaussian_sigma
         sigma, notion = calibrate(epsilon, delta), "approx-DP"
     zeros = np.zeros(len(eta), dtype=np.int64)

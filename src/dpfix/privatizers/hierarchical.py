@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.privatizers._common import (
+from dpfix.numeric import check_positive
+from dpfix.privatizers.common import (
     PrivatizedDistribution,
-    check_epsilon,
     check_histogram,
     resolve_rng,
 )
@@ -109,7 +109,7 @@ def hierarchical(eta: Any, epsilon: float, branching: int = 16, *, rng: Any = No
     >>> out.method, out.noise["levels"], out.noise["scale"]
     ('hierarchical', 1, 2.0)
     """
-    eta, epsilon = check_histogram(eta), check_epsilon(epsilon)
+    eta, epsilon = check_histogram(eta), check_positive(epsilon)
     if isinstance(branching, bool) or not isinstance(branching, (int, np.integer)) \
             or branching < 2:
         raise ValueError(f"branching: must be an integer >= 2, got {branching!r}")

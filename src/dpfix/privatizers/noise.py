@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numeric import require
+
 __all__ = ["add_laplace", "add_gaussian", "MAP_RTOL"]
 
 #: OpenDP rounds its privacy maps up; a loss within this relative margin of the
@@ -31,7 +33,7 @@ MAP_RTOL = 1e-9
 
 @lru_cache(maxsize=1)
 def _dp() -> Any:
-    import opendp.prelude as dp
+    dp = require("opendp.prelude")
 
     dp.enable_features("contrib")
     return dp

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from dpfix.privatizers._common import Z_ATOL, PrivatizedDistribution
+from dpfix.privatizers.common import Z_ATOL, PrivatizedDistribution
 
 __all__ = ["clip_renormalise", "project_simplex", "isotonic_cdf", "POSTPROCESSORS",
            "DEFAULT_POSTPROCESS", "resolve_postprocess", "finish"]

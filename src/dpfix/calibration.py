@@ -1,7 +1,9 @@
 """Gaussian noise calibration for (eps, delta)-DP (paper Appendix A, cyclic Gaussian).
 
-The one implementation of both calibrations: the cyclic Gaussian privatizer and
-the discrete Gaussian baseline (``dpfix.constructors.baselines``) import it.
+The one implementation of both calibrations (floor 1): the cyclic Gaussian
+privatizer (:mod:`dpfix.privatizers.cyclic`) and the discrete Gaussian baseline
+(:mod:`dpfix.constructors.additive`) import it; see docs/postprocessing.md for the
+privatizers and their calibration.
 
 - Continuous Gaussian: the analytic Gaussian mechanism of Balle and Wang (2018,
   Theorem 8): ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``D`` is
@@ -29,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import log_ndtr
 
-from dpfix.privatizers._common import check_epsilon, check_probability
+from dpfix.numeric import check_positive, check_probability
 
 __all__ = ["analytic_gaussian_delta", "analytic_gaussian_sigma", "discrete_gaussian_delta",
            "discrete_gaussian_sigma", "discrete_gaussian_log_weights", "SIGMA_RTOL",
@@ -56,8 +58,8 @@ def analytic_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1
     >>> round(analytic_gaussian_delta(1.0, 1.0), 6)
     0.126937
     """
-    sigma, epsilon = check_epsilon(sigma, "sigma"), check_epsilon(epsilon)
-    d = check_epsilon(sensitivity, "sensitivity")
+    sigma, epsilon = check_positive(sigma, "sigma"), check_positive(epsilon)
+    d = check_positive(sensitivity, "sensitivity")
     a, b = d / (2 * sigma) - epsilon * sigma / d, -d / (2 * sigma) - epsilon * sigma / d
     return _difference(float(log_ndtr(a)), epsilon + float(log_ndtr(b)))
 
@@ -93,8 +95,8 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     >>> round(s, 4), analytic_gaussian_delta(s, 1.0) <= 1e-5
     (3.7306, True)
     """
-    epsilon, delta = check_epsilon(epsilon), check_probability(delta)
-    d = check_epsilon(sensitivity, "sensitivity")
+    epsilon, delta = check_positive(epsilon), check_probability(delta)
+    d = check_positive(sensitivity, "sensitivity")
     start = d * math.sqrt(2 * math.log(1.25 / delta)) / epsilon  # the classical bound
     return _bisect_sigma(lambda s: analytic_gaussian_delta(s, epsilon, d), delta, start)
 
@@ -137,7 +139,7 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
     >>> round(discrete_gaussian_delta(2.0, 1.0), 6)
     0.007249
     """
-    sigma, epsilon = check_epsilon(sigma, "sigma"), check_epsilon(epsilon)
+    sigma, epsilon = check_positive(sigma, "sigma"), check_positive(epsilon)
     if sigma > MAX_DISCRETE_SIGMA:
         raise ValueError(f"sigma: {sigma:g} exceeds {MAX_DISCRETE_SIGMA:g}, too large to sum "
                          "the discrete Gaussian")
@@ -181,7 +183,7 @@ def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
     >>> round(discrete_gaussian_sigma(3.0, 0.01), 4)  # a plain bisection would give 0.866
     0.7065
     """
-    epsilon, delta = check_epsilon(epsilon), check_probability(delta)
+    epsilon, delta = check_positive(epsilon), check_probability(delta)
 
     def breakpoint(k: int) -> float:
         s = math.sqrt((k + 0.5) / epsilon)

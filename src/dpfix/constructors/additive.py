@@ -1,4 +1,6 @@
-"""Unfixed baselines: truncated geometric, staircase, discrete Gaussian (MATH.md section 8).
+"""The additive one-stage baselines: truncated geometric, staircase, discrete Gaussian.
+
+Paper Section 6 (the unfixed baselines); docs/math_notes.md.
 
 Each adds noise to the count and clamps the result to ``[0, n-1]``; none needs
 a target ``z``, so each may spend the whole budget. Their transition matrices
@@ -15,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.exact import resolve_lam
-from dpfix.mechanism import Mechanism
-from dpfix.privatizers.calibration import (
+from dpfix.calibration import (
     discrete_gaussian_delta,
     discrete_gaussian_log_weights,
     discrete_gaussian_sigma,
 )
+from dpfix.exact import resolve_lam
+from dpfix.mechanism import Mechanism
+from dpfix.numeric import check_n, geometric_amounts, log_geometric_amounts
 
 __all__ = [
     "truncated_geometric",
@@ -29,12 +32,6 @@ __all__ = [
     "staircase_pmf",
     "discrete_gaussian",
 ]
-
-
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
-    return int(n)
 
 
 def _clamped(n: int, center, tail, exact: bool) -> np.ndarray:
@@ -79,19 +76,18 @@ def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) ->
 [Fraction(1, 6), Fraction(1, 6), Fraction(2, 3)]]
     """
     start = time.perf_counter()
-    n = _check_n(n)
+    n = check_n(n)
     lam_x, eps_f = resolve_lam(eps, lam)
+    dist = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])
     if lam_x is not None:
         rho = 1 / lam_x
-        c = (1 - rho) / (1 + rho)
-        T = _clamped(n, lambda k: c * rho ** abs(k), lambda k: rho ** k / (1 + rho), True)
-        mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, constructor="truncated_geometric")
+        c = geometric_amounts(n, rho)
+        T = np.array([[c[j] * rho ** int(dist[i, j]) for j in range(n)] for i in range(n)],
+                     dtype=object)
+        mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, constructor="truncated-geometric")
     else:
-        rho = math.exp(-eps_f)
-        log_c = math.log(-math.expm1(-eps_f)) - math.log1p(rho)
-        L = _clamped(n, lambda k: log_c - eps_f * np.abs(k),
-                     lambda k: -eps_f * k - math.log1p(rho), False)
-        mech = Mechanism(log_matrix=L, eps=eps_f, constructor="truncated_geometric")
+        L = log_geometric_amounts(n, eps_f)[None, :] - eps_f * dist
+        mech = Mechanism(log_matrix=L, eps=eps_f, constructor="truncated-geometric")
     mech.params = {"n": n}
     mech.build_seconds = time.perf_counter() - start
     return mech
@@ -158,7 +154,7 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
     ([Fraction(25, 32), Fraction(21, 128), Fraction(7, 128)], True)
     """
     start = time.perf_counter()
-    n = _check_n(n)
+    n = check_n(n)
     lam_x, eps_f = resolve_lam(eps, lam)
     p0, C, rho = staircase_pmf(eps, lam=lam)
     if lam_x is not None:
@@ -191,7 +187,7 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
 def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
     """The discrete Gaussian mechanism (Canonne, Kamath, Steinke 2020), clamped to ``[0, n-1]``.
 
-    ``sigma`` is ``dpfix.privatizers.calibration.discrete_gaussian_sigma(eps, delta)``
+    ``sigma`` is :func:`dpfix.calibration.discrete_gaussian_sigma` ``(eps, delta)``
     (the calibration shared with the cyclic Gaussian privatizer), the smallest with
     the exact (eps, delta) guarantee of CKS20 Theorem 7; the paper uses
     ``delta = 1/(N+1)``. ``T[i, j] = P(Y = j-i)`` inside and the tails
@@ -205,13 +201,13 @@ def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
     (0.001, True)
     """
     start = time.perf_counter()
-    n = _check_n(n)
+    n = check_n(n)
     eps = float(eps)
     sigma = discrete_gaussian_sigma(eps, delta)
     v, log_z = discrete_gaussian_log_weights(sigma, n + int(math.ceil(12 * sigma)))
     tails = np.logaddexp.accumulate(v[::-1])[::-1] - log_z  # log P(Y >= y), y = 0..K
     L = _clamped(n, lambda k: v[np.abs(k)] - log_z, lambda k: tails[k], False)
-    mech = Mechanism(log_matrix=L, eps=eps, delta=float(delta), constructor="discrete_gaussian",
+    mech = Mechanism(log_matrix=L, eps=eps, delta=float(delta), constructor="discrete-gaussian",
                      params={"n": n, "sigma": sigma,
                              "delta_achieved": discrete_gaussian_delta(sigma, eps)})
     mech.check()

@@ -1,4 +1,7 @@
-"""The result object and the input checks shared by every privatizer."""
+"""The result object and the input checks shared by every privatizer (stage 1).
+
+Budgets are checked by :func:`dpfix.numeric.check_positive` and
+:func:`dpfix.numeric.check_probability`."""
 
 from __future__ import annotations
 
@@ -13,9 +16,7 @@ import numpy as np
 # the same as every constructor's (re-exported for the privatizer modules).
 from dpfix.exact import Z_ATOL
 
-__all__ = ["PrivatizedDistribution", "check_histogram", "check_epsilon", "check_probability",
-           "resolve_rng", "Z_ATOL"]
-
+__all__ = ["PrivatizedDistribution", "check_histogram", "resolve_rng", "Z_ATOL"]
 
 
 @dataclass(frozen=True)
@@ -102,36 +103,6 @@ def check_histogram(eta: Any) -> np.ndarray:
     if arr.sum() <= 0:
         raise ValueError("eta: the total N = sum(eta) must be positive")
     return arr
-
-
-def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
-    """A positive finite float (bools, NaN, infinities and non-numbers refused).
-
-    Examples
-    --------
-    >>> check_epsilon(0.5)
-    0.5
-    >>> check_epsilon(0)
-    Traceback (most recent call last):
-    ...
-    ValueError: epsilon: must be positive and finite, got 0
-    """
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise ValueError(f"{name}: must be a positive finite number, got {epsilon!r}")
-    value = float(epsilon)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name}: must be positive and finite, got {epsilon!r}")
-    return value
-
-
-def check_probability(delta: Any, name: str = "delta") -> float:
-    """A number strictly between 0 and 1."""
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
-        raise ValueError(f"{name}: must be a number in (0, 1), got {delta!r}")
-    value = float(delta)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name}: must be in (0, 1), got {delta!r}")
-    return value
 
 
 def resolve_rng(rng: Any, secure: bool) -> np.random.Generator | None:

@@ -1,4 +1,4 @@
-"""Histogram baselines (paper Section 3): per-cell Laplace and Privelet.
+"""The Laplace histogram baselines (paper Section 3): per-cell Laplace and Privelet.
 
 Neighbouring (paper Section 3): one row's count moves by one, so the histogram
 changes by ``-1`` at ``i`` and ``+1`` at ``i+1`` (or the reverse) for some
@@ -38,18 +38,18 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pywt
 
-from dpfix.privatizers._common import (
+from dpfix.numeric import check_positive
+from dpfix.privatizers.common import (
     PrivatizedDistribution,
-    check_epsilon,
     check_histogram,
     resolve_rng,
 )
 from dpfix.privatizers.noise import add_laplace
 from dpfix.privatizers.postprocess import DEFAULT_POSTPROCESS, finish
 
-__all__ = ["laplace", "privelet", "haar_weighted_coefficients", "privelet_sensitivity"]
+__all__ = ["laplace", "privelet", "haar_weighted_coefficients", "haar_inverse",
+           "privelet_sensitivity"]
 
 
 def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
@@ -65,7 +65,7 @@ def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     >>> out.method, out.noise["scale"], out.n
     ('laplace', 2.0, 3)
     """
-    eta, epsilon = check_histogram(eta), check_epsilon(epsilon)
+    eta, epsilon = check_histogram(eta), check_positive(epsilon)
     gen = resolve_rng(rng, secure)
     raw, loss = add_laplace(eta, 2.0 / epsilon, rng=gen, sensitivity=2, budget=epsilon)
     noise = {"distribution": "discrete Laplace" if secure else "Laplace",
@@ -105,7 +105,24 @@ def haar_weighted_coefficients(x: Any) -> tuple[Any, list[np.ndarray]]:
     return x.sum() / len(x), details
 
 
-def _haar_inverse(base: float, weighted: list[np.ndarray]) -> np.ndarray:
+def haar_inverse(base: float, weighted: list[np.ndarray]) -> np.ndarray:
+    """The cells from the base coefficient and the weighted details of
+    :func:`haar_weighted_coefficients` (PyWavelets' orthonormal Haar inverse).
+
+    Raises
+    ------
+    ImportError
+        Without PyWavelets (the ``production`` extra).
+
+    Examples
+    --------
+    >>> base, details = haar_weighted_coefficients([3, 1, 0, 2])
+    >>> haar_inverse(float(base), [d.astype(float) for d in details]).round(12).tolist()
+    [3.0, 1.0, 0.0, 2.0]
+    """
+    from dpfix.numeric import require
+
+    pywt = require("pywt")
     L = len(weighted)
     if L == 0:
         return np.array([base])
@@ -142,7 +159,7 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     >>> out.method, out.noise["generalised_sensitivity"], out.noise["lam"]
     ('privelet', 4, 4.0)
     """
-    eta, epsilon = check_histogram(eta), check_epsilon(epsilon)
+    eta, epsilon = check_histogram(eta), check_positive(epsilon)
     gen = resolve_rng(rng, secure)
     n, L = len(eta), _levels(len(eta))
     gs = privelet_sensitivity(n)
@@ -155,7 +172,7 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
         flat, loss = add_laplace(np.concatenate(weighted), lam, rng=gen, sensitivity=gs,
                                  budget=epsilon)
         weighted = np.split(flat, np.cumsum([len(w) for w in weighted])[:-1])
-    raw = _haar_inverse(float(base), [np.asarray(w, dtype=float) for w in weighted])[:n]
+    raw = haar_inverse(float(base), [np.asarray(w, dtype=float) for w in weighted])[:n]
     noise = {"distribution": "discrete Laplace" if secure else "Laplace",
              "lam": lam, "generalised_sensitivity": gs, "padded_length": 2**L,
              "opendp_loss": loss}

@@ -1,0 +1,245 @@
+"""Small numeric helpers shared by several modules (floor 1: imports nothing of dpfix).
+
+- :func:`log_add_exp`: ``log(e^a + e^b)`` on Python floats, the step of every
+  log-space recursion (Algorithm 1's float kernel, Algorithm 2's side sums, the
+  northwest-corner columns);
+- :func:`geometric_amounts` and :func:`log_geometric_amounts`: the column
+  amounts ``c_m`` of the truncated geometric mechanism ``G[i, m] = c_m rho^|i-m|``,
+  ``c_m = (1-rho)/(1+rho)`` inside and ``1/(1+rho)`` at the ends (the paper's
+  Section 5.3; docs/math_notes.md);
+- the input checks of budgets, splits and sizes: :func:`check_positive`,
+  :func:`check_probability`, :func:`check_fraction`, :func:`check_n`;
+- :func:`require`: a lazy import of an optional dependency of the
+  ``production`` extra, failing with one line naming the extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import numbers
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+__all__ = ["log_add_exp", "geometric_amounts", "log_geometric_amounts", "check_positive",
+           "check_probability", "check_fraction", "check_n", "require", "PRODUCTION_EXTRA"]
+
+#: The optional dependencies of ``pip install 'dpfix[production]'`` (import name -> package).
+PRODUCTION_EXTRA = {"pywt": "PyWavelets", "pandas": "pandas", "pyarrow": "pyarrow",
+                    "opendp": "opendp", "matplotlib": "matplotlib", "tqdm": "tqdm",
+                    "numba": "numba"}
+
+
+def log_add_exp(a: float, b: float) -> float:
+    """``log(e^a + e^b)`` on Python floats, ``-inf`` standing for 0.
+
+    Parameters
+    ----------
+    a, b : float
+        Natural logarithms (``-inf`` allowed).
+
+    Returns
+    -------
+    float
+        ``max(a, b) + log1p(e^-|a - b|)``: no overflow, exact when one side is ``-inf``.
+
+    Examples
+    --------
+    >>> log_add_exp(0.0, 0.0) == math.log(2), log_add_exp(-math.inf, 1.5)
+    (True, 1.5)
+    """
+    if a < b:
+        a, b = b, a
+    if b == -math.inf:
+        return a
+    return a + math.log1p(math.exp(b - a))
+
+
+def geometric_amounts(n: int, rho: Any) -> list:
+    """The amounts ``c_m`` of the truncated geometric mechanism, ``m = 0 .. n-1``.
+
+    ``G[i, m] = c_m rho^|i-m|`` with ``c_m = (1-rho)/(1+rho)`` inside and
+    ``1/(1+rho)`` at the two ends (``c_0 = 1`` for ``n = 1``); equivalently
+    ``c = K^-1 1`` for ``K[i, j] = rho^|i-j|``, the vector behind Algorithm 2's
+    ``sigma_amounts`` (paper Section 5.3; docs/math_notes.md). Exact for a
+    Fraction ``rho``; floats for a float one (see :func:`log_geometric_amounts`
+    for large ``eps``).
+
+    Parameters
+    ----------
+    n : int
+        Size of the mechanism (``n >= 1``).
+    rho : Fraction or float
+        ``1 / lam = e^-eps``, in ``(0, 1)``.
+
+    Returns
+    -------
+    list
+        ``n`` amounts of the type of ``rho``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> geometric_amounts(3, Fraction(1, 2))
+    [Fraction(2, 3), Fraction(1, 3), Fraction(2, 3)]
+    """
+    if n == 1:
+        return [rho ** 0]
+    end = 1 / (1 + rho)
+    return [end, *[(1 - rho) / (1 + rho)] * (n - 2), end]
+
+
+def log_geometric_amounts(n: int, eps: float) -> np.ndarray:
+    """``log c_m`` of :func:`geometric_amounts` for ``rho = e^-eps``, stable for any ``eps > 0``.
+
+    ``log((1-rho)/(1+rho)) = log(-expm1(-eps)) - log1p(rho)`` (no cancellation for
+    small ``eps``), ``log(1/(1+rho)) = -log1p(rho)`` at the ends.
+
+    Examples
+    --------
+    >>> np.exp(log_geometric_amounts(3, math.log(2))).round(12).tolist()
+    [0.666666666667, 0.333333333333, 0.666666666667]
+    """
+    if n == 1:
+        return np.zeros(1)
+    rho = math.exp(-eps)
+    out = np.full(n, math.log(-math.expm1(-eps)) - math.log1p(rho))
+    out[0] = out[-1] = -math.log1p(rho)
+    return out
+
+
+def check_positive(value: Any, name: str = "epsilon") -> float:
+    """A positive finite float: a budget, a scale, a sensitivity.
+
+    Parameters
+    ----------
+    value : a real number (bools, NaN, infinities and non-numbers are refused).
+    name : str
+        How the error message names it.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Unless ``value`` is a finite real number ``> 0``.
+
+    Examples
+    --------
+    >>> check_positive(0.5)
+    0.5
+    >>> check_positive(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon: must be a finite number > 0, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
+    return v
+
+
+def check_probability(value: Any, name: str = "delta") -> float:
+    """A number strictly between 0 and 1 (a ``delta``).
+
+    Raises
+    ------
+    ValueError
+        Unless ``0 < value < 1``.
+
+    Examples
+    --------
+    >>> check_probability(1e-6)
+    1e-06
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: must be a number in (0, 1), got {value!r}")
+    v = float(value)
+    if not 0.0 < v < 1.0:
+        raise ValueError(f"{name}: must be in (0, 1), got {value!r}")
+    return v
+
+
+def check_fraction(split: Any, name: str = "split") -> float:
+    """A budget split: a fraction strictly between 0 and 1 (the stage-1 share).
+
+    Raises
+    ------
+    ValueError
+        Unless ``split`` is a real number in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> check_fraction(0.25)
+    0.25
+    >>> check_fraction(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: split: the stage-1 fraction must be in (0, 1), got 1
+    """
+    if isinstance(split, bool) or not isinstance(split, numbers.Real):
+        raise ValueError(f"{name}: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
+    f = float(split)
+    if not 0 < f < 1:
+        raise ValueError(f"{name}: the stage-1 fraction must be in (0, 1), got {split!r}")
+    return f
+
+
+def check_n(n: Any, name: str = "n") -> int:
+    """A size ``n >= 1`` (Python or numpy integer; bools refused).
+
+    Raises
+    ------
+    ValueError
+        Unless ``n`` is an integer ``>= 1``.
+
+    Examples
+    --------
+    >>> check_n(3)
+    3
+    >>> check_n(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n: must be an integer >= 1, got 0
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name}: must be an integer >= 1, got {n!r}")
+    return int(n)
+
+
+def require(module: str) -> ModuleType:
+    """Import an optional dependency where it is needed (never at import time of dpfix).
+
+    Parameters
+    ----------
+    module : str
+        The import name, e.g. ``"pywt"`` or ``"opendp.prelude"``.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    ImportError
+        One line naming the package and the extra to install:
+        ``pip install 'dpfix[production]'``.
+
+    Examples
+    --------
+    >>> require("math").sqrt(4.0)
+    2.0
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        top = module.split(".")[0]
+        package = PRODUCTION_EXTRA.get(top, top)
+        raise ImportError(f"{package} is not installed; it comes with the production extra: "
+                          f"pip install 'dpfix[production]'") from err
