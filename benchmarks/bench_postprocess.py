@@ -176,7 +176,8 @@ def privatizer_table(results: dict, methods: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=200, help="releases per cell (>= 50)")
-    parser.add_argument("--methods", nargs="+", default=list(PRIVATIZERS), choices=list(PRIVATIZERS))
+    parser.add_argument("--methods", nargs="+", default=list(PRIVATIZERS),
+                        choices=list(PRIVATIZERS))
     parser.add_argument("--metric", choices=list(METRICS), default="w1",
                         help="distribution error (default Wasserstein-1)")
     parser.add_argument("--write", metavar="FILE", help="Markdown file with bench markers")
