@@ -26,6 +26,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 __all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "format_table",
            "CHECKS_PACKAGE"]
@@ -164,13 +165,14 @@ def load_checks(directory: str | Path, only: str | None = None) -> list[tuple[st
     return out
 
 
-def run_checks(checks: list[tuple[str, ModuleType]], mode: str = "quick") -> list[CheckOutcome]:
+def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[CheckOutcome]:
     """Run the checks and collect their outcomes; a failure does not stop the rest.
 
     Parameters
     ----------
     checks : list of (str, module)
-        What :func:`load_checks` returns.
+        What :func:`load_checks` returns (any object with ``RESULT``,
+        ``STATEMENT`` and ``run`` will do).
     mode : str
         ``"quick"`` (the CI subset) or ``"full"`` (the exhaustive grid).
 
@@ -182,9 +184,15 @@ def run_checks(checks: list[tuple[str, ModuleType]], mode: str = "quick") -> lis
 
     Examples
     --------
-    >>> (row,) = run_checks(load_checks(find_checks_dir(), only="Theorem 1"))
-    >>> row.result, row.outcome, row.cases > 0
-    ('Theorem 1', 'ok', True)
+    >>> from types import SimpleNamespace
+    >>> def run(mode):
+    ...     assert mode == "quick", "the full grid fails at n = 9"
+    ...     return 12
+    >>> check = SimpleNamespace(RESULT="Lemma 0", STATEMENT="a toy check", run=run)
+    >>> [(r.result, r.outcome, r.cases) for r in run_checks([("lemma0", check)])]
+    [('Lemma 0', 'ok', 12)]
+    >>> [(r.outcome, r.detail) for r in run_checks([("lemma0", check)], mode="full")]
+    [('FAIL', 'the full grid fails at n = 9')]
     """
     rows = []
     for name, module in checks:
