@@ -1,5 +1,6 @@
 """The research commands: ``dpfix verify`` and ``dpfix explore``."""
 
+import sys
 import textwrap
 
 import pytest
@@ -104,3 +105,32 @@ def test_verify_only_matches_whole_words(capsys):
     assert main(["verify", "--only", "Theorem 1"]) == 0
     out = capsys.readouterr().out
     assert "1 passed" in out and "Theorem 10" not in out
+
+
+def test_verify_finds_the_checks_of_an_installed_package(tmp_path, monkeypatch, capsys):
+    """Outside a checkout (no ./proofs_checks, none beside the sources) the checks come from
+    the package dpfix.proofs_checks, as a wheel installs them; $DPFIX_CHECKS comes first."""
+    import dpfix
+    import dpfix.verification as V
+
+    installed = tmp_path / "site" / "proofs_checks"
+    installed.mkdir(parents=True)
+    (installed / "__init__.py").write_text("")
+    (installed / "check_toy.py").write_text(textwrap.dedent("""
+        RESULT = "Toy"
+        STATEMENT = "a check shipped in the package"
+        def run(mode):
+            return 3
+    """))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DPFIX_CHECKS", raising=False)
+    monkeypatch.setattr(V, "__file__", str(tmp_path / "lib" / "python" / "dpfix" / "v.py"))
+    monkeypatch.delitem(sys.modules, "dpfix.proofs_checks", raising=False)
+    with pytest.raises(FileNotFoundError, match="no proofs_checks folder"):
+        V.find_checks_dir()
+    monkeypatch.setattr(dpfix, "__path__", [*dpfix.__path__, str(tmp_path / "site")])
+    assert V.find_checks_dir() == installed
+    assert main(["verify"]) == 0
+    assert "Toy" in capsys.readouterr().out
+    monkeypatch.setenv("DPFIX_CHECKS", str(tmp_path))
+    assert V.find_checks_dir() == tmp_path
