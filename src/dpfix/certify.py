@@ -230,6 +230,53 @@ def _dot(a: list, b: list) -> fmpq:
     return s
 
 
+def _infeasible_columns(W: Any, u: Any, v: Any, z: Any, lam: Fraction,
+                        first_only: bool = True) -> list[int]:
+    """Columns ``j`` whose ``g_j = W[:, j] - u - v_j z`` is negative on some eps-scale.
+
+    The walk recursion of :func:`cone_minimum` in integers: with ``lam = p/q``,
+    ``A`` a common denominator of ``u``, ``v``, ``W`` and ``Z`` one of ``z``, the
+    integers ``G_i = A Z g_j(i)`` and ``S_i = (pq)^(n-1-i) A Z Q_i`` satisfy
+    ``S_(n-1) = G_(n-1)``, ``S_i = (pq)^(n-1-i) G_i + (p^2 if S_(i+1) < 0 else
+    q^2) S_(i+1)``, and ``S_0`` has the sign of the minimum. Entries are
+    Fractions (or ints); nothing is trusted but their values.
+    """
+    Wa = np.asarray(W, dtype=object)
+    n = len(z)
+    fr = [[to_fraction(x, "W") for x in row] for row in Wa]
+    uf = [to_fraction(x, "u") for x in u]
+    vf = [to_fraction(x, "v") for x in v]
+    zf = [to_fraction(x, "z") for x in z]
+    p, q = lam.numerator, lam.denominator
+    A = math.lcm(*(x.denominator for x in uf), *(x.denominator for x in vf),
+                 *{x.denominator for row in fr for x in row})
+    Zd = math.lcm(*(x.denominator for x in zf))
+    per: dict[int, int] = {}
+
+    def scaled(x: Fraction) -> int:
+        d = x.denominator
+        if d not in per:
+            per[d] = A // d
+        return per[d] * x.numerator
+
+    AU = [scaled(x) for x in uf]
+    AV = [scaled(x) for x in vf]
+    ZZ = [Zd // x.denominator * x.numerator for x in zf]
+    pw = [(p * q) ** k for k in range(n)]
+    p2, q2 = p * p, q * q
+    bad = []
+    for j in range(n):
+        S = 0
+        for i in range(n - 1, -1, -1):
+            G = Zd * (scaled(fr[i][j]) - AU[i]) - AV[j] * ZZ[i]
+            S = G if i == n - 1 else pw[n - 1 - i] * G + (p2 if S < 0 else q2) * S
+        if S < 0:
+            bad.append(j)
+            if first_only:
+                break
+    return bad
+
+
 def _least_ratio(a: list, d: list, start: fmpq, lam: fmpq, rho: fmpq) -> fmpq:
     """The largest ``r <= start`` with ``a - r d`` non-negative on C (``d . s > 0`` on
     every scale): ``start`` when feasible, else ``min_s (a . s) / (d . s)`` by
@@ -326,17 +373,18 @@ def _unfixed_dual_q(lam: fmpq, Wc: list[list]) -> list:
     return u
 
 
-def _repair(zq: list | None, lam: fmpq, Wc: list[list], u: list, v: list | None
-            ) -> tuple[list, list | None, int]:
-    """Make ``(u, v)`` dual feasible: over F lower each infeasible ``v_j`` to its least
-    ratio; over U shift ``u`` by the least (negative) ratio against ``1``. Returns the
-    repaired point and the number of columns that needed it."""
+def _repair(zq: list | None, lam: fmpq, Wc: list[list], u: list, v: list | None,
+            columns: list[int]) -> tuple[list, list | None, int]:
+    """Make ``(u, v)`` dual feasible, given the infeasible ``columns``: over F lower
+    each of their ``v_j`` to its least ratio; over U shift ``u`` by the least
+    (negative) ratio against ``1``. Returns the repaired point and the number of
+    columns that needed it."""
     rho = 1 / lam
     n = len(Wc)
     repaired = 0
     if zq is not None:
         v = list(v)
-        for j in range(n):
+        for j in columns:
             a = [w - x for w, x in zip(Wc[j], u, strict=True)]
             r = _least_ratio(a, zq, v[j], lam, rho)
             if r != v[j]:
@@ -345,7 +393,7 @@ def _repair(zq: list | None, lam: fmpq, Wc: list[list], u: list, v: list | None
         return u, v, repaired
     ones = [fmpq(1)] * n
     shift = fmpq(0)
-    for j in range(n):
+    for j in columns:
         a = [w - x for w, x in zip(Wc[j], u, strict=True)]
         r = _least_ratio(a, ones, fmpq(0), lam, rho)
         if r < 0:
@@ -513,7 +561,6 @@ class Certificate:
         lam = _q(self.lam, "lam")
         if lam <= 1:
             fail("lam must be > 1")
-        rho = 1 / lam
         z = [_q(x, "z") for x in self.z]
         T = [[_q(x, "T") for x in row] for row in np.asarray(self.T, dtype=object)]
         W = [[_q(x, "W") for x in row] for row in np.asarray(self.W, dtype=object)]
@@ -546,14 +593,10 @@ class Certificate:
                 value += W[i][j] * T[i][j]
         if value != _q(self.value, "value"):
             fail(f"value {self.value} != <W, T> = {_f(value)}")
-        for j in range(n):
-            Q = fmpq(0)
-            for i in range(n - 1, -1, -1):
-                g = W[i][j] - u[i] - v[j] * z[i]
-                Q = g + (Q * lam if Q < 0 else Q * rho) if i < n - 1 else g
-            if Q < 0:
-                fail(f"the dual point is infeasible: column {j} is negative on a scale "
-                     f"(minimum {_f(Q)})")
+        bad = _infeasible_columns(self.W, self.u, self.v, self.z, to_fraction(self.lam, "lam"))
+        if bad:
+            fail(f"the dual point is infeasible: column {bad[0]} of W - u - z v is negative "
+                 f"on an eps-scale")
         bound = sum(u, fmpq(0)) + _dot(z, v)
         if bound != _q(self.lower_bound, "lower_bound"):
             fail(f"lower_bound {self.lower_bound} != sum u + z.v = {_f(bound)}")
@@ -622,7 +665,9 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
             u, v = _northwest_dual_q(zq, lq, Wc)
         else:
             u, v = _unfixed_dual_q(lq, Wc), None
-        u, v, repaired = _repair(zq if over == "F" else None, lq, Wc, u, v)
+        bad = _infeasible_columns(W, _fractions(u), _fractions(v or [fmpq(0)] * n), zv,
+                                  lam_x, first_only=False)
+        u, v, repaired = _repair(zq if over == "F" else None, lq, Wc, u, v, bad)
         how = ("northwest" if over == "F" else "unfixed") if not repaired else "repaired"
         details["repaired_columns"] = repaired
         bound = sum(u, fmpq(0)) + (_dot(zq, v) if v is not None else 0)
