@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -320,3 +321,57 @@ def test_northwest_constructor_end_to_end():
     assert np.array_equal(r.z, h.z)  # same stage 1
     assert r.mechanism.fixed_point_error(r.z) < 1e-9
     assert r.estimated_count_error <= h.estimated_count_error + 1e-12
+
+
+# ------------------------------------------------------------------ registry options
+def test_discrete_gaussian_reports_and_checks_its_delta():
+    d = synthetic(N=2000)
+    delta = 1.0 / (d.size + 1)
+    r = privatize_counts(d, 1.0, upper=20, constructor="discrete-gaussian", delta=delta, seed=4)
+    assert r.mechanism.constructor == "discrete-gaussian" and r.z is None
+    assert r.eps_1 == 0.0 and r.eps_2 == 1.0 and r.delta == delta
+    report = r.public_report()
+    assert report["budget"]["delta"] == delta and "delta" in report["mechanism"]["dp_check"]
+    with pytest.raises(ValueError, match="give delta"):
+        privatize_counts(d, 1.0, upper=20, constructor="discrete-gaussian", seed=4)
+
+
+def test_discrete_gaussian_with_too_large_a_delta_is_refused(monkeypatch):
+    real = C.discrete_gaussian
+    drawn = []
+    monkeypatch.setattr(P, "apply_mechanism", lambda *a, **k: drawn.append(a))
+    # a constructor that calibrates for a delta 100 times the one asked for
+    monkeypatch.setattr(C, "discrete_gaussian",
+                        lambda n, eps, delta: replace(real(n, eps, delta * 100), delta=delta))
+    with pytest.raises(NotPrivateError, match="exceeds delta"):
+        privatize_counts(synthetic(), 1.0, upper=10, constructor="discrete-gaussian",
+                         delta=1e-6, seed=0)
+    assert drawn == []
+
+
+def test_lp_solver_and_time_limit_reach_lp_optimum(monkeypatch):
+    seen = []
+
+    def fake(z, eps, **kw):
+        seen.append(kw)
+        raise RuntimeError("lp_optimum: HiGHS highs-ipm did not solve the LP: Time limit reached")
+    monkeypatch.setattr(C, "lp_optimum", fake)
+    with pytest.raises(P.TimeLimitReached) as hit:
+        privatize_counts(synthetic(), 1.0, upper=10, constructor="lp", solver="highs-ipm",
+                         time_limit=2.0, seed=0)
+    assert seen[0]["method"] == "highs-ipm" and seen[0]["time_limit"] == 2.0
+    assert hit.value.z.shape == (11,) and hit.value.eps_1 > 0 and hit.value.eps_2 > 0
+
+
+@pytest.mark.parametrize("kw, match", [({"solver": "highs-ds"}, "lp constructor only"),
+                                       ({"time_limit": 1.0}, "lp constructor only")])
+def test_lp_options_are_refused_elsewhere(kw, match):
+    with pytest.raises(ValueError, match=match):
+        privatize_counts(synthetic(), 1.0, upper=10, seed=0, **kw)
+
+
+def test_counts_or_histogram_not_both():
+    with pytest.raises(ValueError, match="not both"):
+        privatize_counts([1, 2], 1.0, upper=3, histogram=[1, 1], seed=0)
+    with pytest.raises(ValueError, match="not both"):
+        privatize_counts(None, 1.0, upper=3, seed=0)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dpfix.cli import main
 from dpfix.experiments import CellCache, cell_seed, compute_cell, mean_ci, run_cells
 from dpfix.experiments.cells import register, summarise
-from dpfix.experiments.runs import eps_grid, load_counts, privatize
+from dpfix.experiments.runs import eps_grid, load_counts, run_method
 from dpfix.experiments.split import best_splits, fit_rule, rule
 from dpfix.io import data_path
 from dpfix.pipeline import privatize_counts
@@ -153,14 +153,14 @@ def test_results_do_not_depend_on_jobs_or_order(tmp_path):
 
 
 @needs_data
-def test_custom_path_matches_the_pipeline():
-    """The LPs run outside privatize_counts: same seed, same release."""
+def test_lp_method_is_the_pipeline():
+    """The LP methods run through privatize_counts: same seed, same release."""
     counts = load_counts("binomial")
     a = privatize_counts(counts, 0.5, upper=20, constructor="lp", seed=11)
-    b = privatize("lp-simplex", counts, 20, 0.5, seed=11, time_limit=100.0)
+    b = run_method("lp-simplex", counts, 20, 0.5, seed=11, time_limit=100.0)
     assert np.array_equal(a.z, b.z) and np.array_equal(a.counts, b.counts)
     assert not b.timed_out and not b.retried and b.eps_1 == a.eps_1
-    c = privatize("heuristic-max", counts, 20, 0.5, seed=11)
+    c = run_method("heuristic-max", counts, 20, 0.5, seed=11)
     assert np.array_equal(a.z, c.z)  # stage 1 shared by the two-stage methods
 
 
@@ -173,7 +173,7 @@ def test_lp_time_limit_is_reported_not_retried(monkeypatch):
         calls.append(kw)
         raise RuntimeError("lp_optimum: HiGHS highs-ds did not solve the LP: Time limit reached")
     monkeypatch.setattr(C, "lp_optimum", slow)
-    r = privatize("lp-ipm", np.array([0, 1, 2, 2]), 2, 1.0, seed=2, time_limit=0.5)
+    r = run_method("lp-ipm", np.array([0, 1, 2, 2]), 2, 1.0, seed=2, time_limit=0.5)
     assert r.timed_out and r.mechanism is None and len(calls) == 1
     assert r.counts is None  # not the true (top-coded) counts: a timed-out run has no output
     assert r.z is not None and r.z.shape == (3,) and r.eps_1 > 0 and r.eps_2 > 0

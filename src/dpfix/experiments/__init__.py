@@ -28,12 +28,12 @@ from dpfix.experiments.cells import (
     summarise,
 )
 from dpfix.experiments.config import Config, make_config
-from dpfix.experiments.runs import DATASETS, METHODS, eps_grid, load_counts, privatize
+from dpfix.experiments.runs import DATASETS, METHODS, eps_grid, load_counts, run_method
 from dpfix.experiments.targets import TARGETS, TargetReport, check_data, reproduce
 
 __all__ = [
     "reproduce", "TARGETS", "TargetReport", "check_data", "Config", "make_config",
     "CellCache", "cell_seed", "compute_cell", "key_id", "mean_ci", "run_cells", "summarise",
-    "DATASETS", "METHODS", "eps_grid", "load_counts", "privatize",
+    "DATASETS", "METHODS", "eps_grid", "load_counts", "run_method",
     "accuracy", "privatizer_error", "runtime", "split",
 ]

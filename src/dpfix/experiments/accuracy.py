@@ -39,7 +39,7 @@ from dpfix.experiments.runs import (
     default_upper,
     eps_grid,
     load_counts,
-    privatize,
+    run_method,
     true_distribution,
 )
 from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
@@ -89,7 +89,7 @@ def accuracy_cells(cfg: Config) -> list[dict]:
     for dataset in cfg.accuracy_datasets:
         for i in cfg.eps_index:
             for method in cfg.accuracy_methods:
-                two = METHODS[method][0] == "two-stage"
+                two = METHODS[method].stage == "two-stage"
                 for pp in (cfg.postprocess if two else ("none",)):
                     for rep in range(cfg.replications):
                         cells.append({"experiment": "accuracy", "dataset": dataset,
@@ -109,7 +109,7 @@ def accuracy_cell(key: dict, seed: int) -> dict:
     if isinstance(split, str) and split.startswith("f="):
         split = float(split[2:])
     pp = None if key["postprocess"] == "none" else key["postprocess"]
-    run = privatize(key["method"], counts, upper, key["eps"], seed, split=split, postprocess=pp)
+    run = run_method(key["method"], counts, upper, key["eps"], seed, split=split, postprocess=pp)
     zhat = np.bincount(run.counts, minlength=upper + 1) / run.counts.size
     mech = run.mechanism
     out = {"w1": float(wasserstein1(zeta, zhat)), "ks": float(kolmogorov_smirnov(zeta, zhat)),
@@ -129,7 +129,7 @@ def accuracy_cell(key: dict, seed: int) -> dict:
 
 
 def _label(method: str) -> str:
-    return METHODS[method][1]
+    return METHODS[method].label
 
 
 def draw_accuracy(summary: Any, cfg: Config, metric: str, path: Any) -> Any:
@@ -148,7 +148,7 @@ def draw_accuracy(summary: Any, cfg: Config, metric: str, path: Any) -> Any:
             ax.set_yscale("log")
             sub = summary[summary.dataset == dataset]
             for method in cfg.accuracy_methods:
-                two = METHODS[method][0] == "two-stage"
+                two = METHODS[method].stage == "two-stage"
                 m = sub[(sub.method == method) & (sub.postprocess == (pp if two else "none"))]
                 if len(m):
                     band(ax, m.eps, m[metric], m[f"{metric}_ci"], _label(method), STYLES[method],
@@ -184,7 +184,7 @@ def comparison(summary: Any) -> Any:
             row = {"dataset": dataset, "eps_t": round(eps, 3), "metric": metric, "what": what,
                    "method": method, "paper": value}
             for pp in ("isotonic-cdf", "clip-renormalise"):
-                want = pp if METHODS[method][0] == "two-stage" else "none"
+                want = pp if METHODS[method].stage == "two-stage" else "none"
                 m = summary[(summary.dataset == dataset) & (summary.method == method)
                             & (summary.postprocess == want) & np.isclose(summary.eps, eps)]
                 mean, ci = (float(m[metric].iloc[0]), float(m[f"{metric}_ci"].iloc[0])) \

@@ -17,8 +17,10 @@ experiment varies (``postprocess``, ``n``, ``f``, ...).
   restarted run reads it and computes only the missing keys. A line cut short
   by a crash is ignored (and recomputed).
 - **Parallelism.** ``concurrent.futures.ProcessPoolExecutor`` over ``jobs``
-  processes (``jobs = 1`` runs in this process); workers get only the key and
-  load the data themselves.
+  processes (``jobs = 1`` runs in this process); workers get the key and the
+  experiment's function (by reference: they import its module) and load the
+  data themselves. This module imports no experiment: each registers itself
+  here with :func:`register`.
 """
 
 from __future__ import annotations
@@ -99,14 +101,32 @@ def cell_seed(key: dict, fields: Iterable[str] | None = None) -> int:
     return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
-def compute_cell(key: dict) -> dict:
-    """Compute one cell (in a worker): its experiment's function, its seed, its wall time."""
+def _experiment(key: dict) -> tuple[Callable[[dict, int], dict], tuple[str, ...]]:
     name = key["experiment"]
     if name not in _EXPERIMENTS:
-        import dpfix.experiments  # noqa: F401  (a fresh worker registers the experiments)
-    if name not in _EXPERIMENTS:
-        raise ValueError(f"experiment: unknown {name!r}; known: {sorted(_EXPERIMENTS)}")
-    fn, fields = _EXPERIMENTS[name]
+        raise ValueError(f"experiment: unknown {name!r}; known: {sorted(_EXPERIMENTS)} (an "
+                         "experiment is registered when its module is imported)")
+    return _EXPERIMENTS[name]
+
+
+def compute_cell(key: dict) -> dict:
+    """Compute one cell: its experiment's function, its seed, its wall time.
+
+    The experiment must be registered (:func:`register`, run when its module
+    is imported, e.g. by :mod:`dpfix.experiments`).
+
+    Raises
+    ------
+    ValueError
+        An unknown experiment.
+    """
+    fn, fields = _experiment(key)
+    return _timed(fn, fields, key)
+
+
+def _timed(fn: Callable[[dict, int], dict], fields: tuple[str, ...], key: dict) -> dict:
+    """The cell function on its seed, timed. Runs in a worker process: ``fn`` is
+    pickled by reference, so the worker imports the experiment's module itself."""
     start = time.perf_counter()
     result = fn(dict(key), cell_seed(key, fields))
     result.setdefault("cell_seconds", time.perf_counter() - start)
@@ -165,6 +185,7 @@ def run_cells(cells: list[dict], cache: CellCache, *, jobs: int = 1, quiet: bool
     """
     for key in cells:
         _check_key(key)
+        _experiment(key)  # an unknown experiment is refused before any cell runs
     todo, seen = [], set()
     for key in cells:
         kid = key_id(key)
@@ -205,7 +226,7 @@ def _run_pool(todo: list[dict], cache: CellCache, jobs: int, bar: Any) -> None:
         while queue or running:
             while queue and len(running) < 2 * jobs:
                 key = queue.pop()
-                running[pool.submit(compute_cell, key)] = key
+                running[pool.submit(_timed, *_experiment(key), key)] = key
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 key = running.pop(fut)

@@ -1,13 +1,13 @@
 """The data sets and the privatization methods of the paper's Section 6.
 
-Every method privatizes a whole table of counts, as in the paper: the
-two-stage ones run :func:`dpfix.pipeline.privatize_counts` (cyclic Laplace in
-stage 1, numpy's seeded noise as in the paper's experiments). The LPs (for
-the HiGHS method, the time limit and a retry without presolve) and the
-discrete Gaussian (an (eps, delta) mechanism the pipeline's pure-DP gate
-refuses) run the same steps here with the same seeding
-(``SeedSequence(seed).spawn(3)``): for one seed all two-stage methods share
-the target ``z`` (tested against the pipeline).
+Every method privatizes a whole table of counts, as in the paper, through
+:func:`dpfix.pipeline.privatize_counts` (cyclic Laplace in stage 1, numpy's
+seeded noise as in the paper's experiments): a method is a constructor of the
+registry (:data:`dpfix.constructors.CONSTRUCTORS`) with its options, e.g. the
+heuristic with ``selector="max"``, the LP with ``solver="highs-ipm"`` and a
+time limit, or the discrete Gaussian with ``delta = 1/(N+1)``. The pipeline
+seeds stage 1 and stage 2 from ``SeedSequence(seed).spawn(3)``: for one seed
+all two-stage methods share the target ``z``.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.constructors import CONSTRUCTORS
 from dpfix.io import counts_from_column, data_path, read_histogram, read_table
 from dpfix.mechanism import Mechanism
-from dpfix.pipeline import EPS_MARGIN, NotPrivateError, histogram, privatize_counts, split_budget
+from dpfix.pipeline import TimeLimitReached, histogram, privatize_counts
 
-__all__ = ["DATASETS", "SYNTHETIC", "METHODS", "TWO_STAGE", "load_counts", "default_upper",
-           "true_distribution", "privatize", "Run", "eps_grid", "required_files"]
+__all__ = ["DATASETS", "SYNTHETIC", "Method", "METHODS", "TWO_STAGE", "load_counts",
+           "default_upper", "true_distribution", "run_method", "Run", "eps_grid",
+           "required_files"]
 
 #: name -> (file, column of a table or None for a histogram file, the paper's upper bound)
 DATASETS: dict[str, tuple[str, str | None, int]] = {
@@ -42,20 +44,44 @@ DATASETS: dict[str, tuple[str, str | None, int]] = {
 SYNTHETIC = ("uniform", "left-skewed", "right-skewed", "bimodal", "top-inflated",
              "zero-inflated")
 
-#: method -> (kind, plot label)
-METHODS: dict[str, tuple[str, str]] = {
-    "heuristic-max": ("two-stage", "heuristic (max)"),
-    "heuristic-min": ("two-stage", "heuristic (min)"),
-    "heuristic-sandwich": ("two-stage", "heuristic (sandwich)"),
-    "heuristic-best": ("two-stage", "heuristic (best of 3)"),
-    "lp-simplex": ("two-stage", "LP optimum over F (simplex)"),
-    "lp-ipm": ("two-stage", "LP optimum over F (interior point)"),
-    "unfixed": ("two-stage", "two-stage unfixed optimum"),
-    "truncated-geometric": ("one-stage", "truncated geometric"),
-    "staircase": ("one-stage", "staircase"),
-    "discrete-gaussian": ("one-stage", "discrete Gaussian (delta = 1/(N+1))"),
+@dataclass(frozen=True)
+class Method:
+    """A privatization method of the experiments: a registry constructor with options.
+
+    Attributes
+    ----------
+    constructor : a name in :data:`dpfix.constructors.CONSTRUCTORS`.
+    options : what :func:`dpfix.pipeline.privatize_counts` gets besides it
+        (``selector``, ``solver``).
+    label : the label of the figures.
+    """
+
+    constructor: str
+    options: tuple[tuple[str, str], ...]
+    label: str
+
+    @property
+    def stage(self) -> str:
+        """``"two-stage"`` or ``"one-stage"``, from the registry."""
+        return CONSTRUCTORS[self.constructor].stage
+
+
+#: method (the cell keys and figure legends) -> registry constructor, options, label
+METHODS: dict[str, Method] = {
+    "heuristic-max": Method("heuristic", (("selector", "max"),), "heuristic (max)"),
+    "heuristic-min": Method("heuristic", (("selector", "min"),), "heuristic (min)"),
+    "heuristic-sandwich": Method("heuristic", (("selector", "sandwich"),),
+                                 "heuristic (sandwich)"),
+    "heuristic-best": Method("heuristic", (("selector", "best"),), "heuristic (best of 3)"),
+    "lp-simplex": Method("lp", (("solver", "highs-ds"),), "LP optimum over F (simplex)"),
+    "lp-ipm": Method("lp", (("solver", "highs-ipm"),), "LP optimum over F (interior point)"),
+    "unfixed": Method("unfixed", (), "two-stage unfixed optimum"),
+    "truncated-geometric": Method("truncated-geometric", (), "truncated geometric"),
+    "staircase": Method("staircase", (), "staircase"),
+    "discrete-gaussian": Method("discrete-gaussian", (),
+                                "discrete Gaussian (delta = 1/(N+1))"),
 }
-TWO_STAGE = tuple(m for m, (kind, _) in METHODS.items() if kind == "two-stage")
+TWO_STAGE = tuple(m for m, spec in METHODS.items() if spec.stage == "two-stage")
 
 
 def eps_grid() -> np.ndarray:
@@ -127,78 +153,61 @@ class Run:
     retried: bool = False  # HiGHS needed its second attempt, without presolve
 
 
-def _lp(method: str, z: np.ndarray, eps: float, time_limit: float | None
-        ) -> tuple[Mechanism, bool]:
-    """``(mechanism, retried)``: the LP optimum over F; ``retried`` when HiGHS
-    needed its second attempt without presolve (``lp_optimum`` does it)."""
-    from dpfix.constructors import lp_optimum
-
-    highs = {"lp-simplex": "highs-ds", "lp-ipm": "highs-ipm"}[method]
-    mech = lp_optimum(z, eps, fixed=True, method=highs, time_limit=time_limit)
-    return mech, bool(mech.params.get("presolve_retry"))
-
-
-def _custom(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: int,
-            split: Any, postprocess: str | None, time_limit: float | None) -> Run:
-    """The pipeline's steps for what :func:`privatize_counts` does not offer."""
-    from dpfix.constructors import discrete_gaussian
-    from dpfix.pipeline import apply_mechanism
-    from dpfix.privatizers import privatize_distribution
-
-    start = time.perf_counter()
-    eta, _ = histogram(counts, upper)
-    d = np.minimum(counts, upper)
-    s1, s2, _ = np.random.SeedSequence(seed).spawn(3)
-    if method == "discrete-gaussian":
-        mech = discrete_gaussian(upper + 1, eps_t, 1.0 / (d.size + 1))
-        out = apply_mechanism(mech, d, np.random.default_rng(s2))
-        return Run(out, None, mech, 0.0, eps_t, time.perf_counter() - start)
-    eps_1, eps_2 = split_budget(eps_t, split)
-    extra = {} if postprocess is None else {"postprocess": postprocess}
-    stage1 = privatize_distribution(eta, eps_1, method="cyclic-laplace", secure=False,
-                                    rng=np.random.default_rng(s1), **extra)
-    z = np.asarray(stage1.z, dtype=float)
-    try:
-        mech, retried = _lp(method, z, eps_2 * (1 - EPS_MARGIN), time_limit)
-    except RuntimeError as exc:
-        if time_limit is not None and "time limit" in str(exc).lower():
-            return Run(None, z, None, eps_1, eps_2, time.perf_counter() - start, timed_out=True)
-        raise
-    if not mech.privacy_level() <= eps_2:  # the pipeline's gate: no tolerance
-        raise NotPrivateError(f"{method}: privacy level exceeds eps_2 = {eps_2!r}")
-    mech.check(z)
-    out = apply_mechanism(mech, d, np.random.default_rng(s2))
-    return Run(out, z, mech, eps_1, eps_2, time.perf_counter() - start, retried=retried)
-
-
-def privatize(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: int, *,
-              split: Any = "rule-of-thumb", postprocess: str | None = None,
-              time_limit: float | None = None) -> Run:
+def run_method(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: int, *,
+               split: Any = "rule-of-thumb", postprocess: str | None = None,
+               time_limit: float | None = None) -> Run:
     """Privatize a table of counts with one of :data:`METHODS` (paper Section 6).
 
-    Two-stage methods split ``eps_t`` by ``split`` (the rule of thumb, MATH.md
-    section 10, by default) and use the cyclic Laplace privatizer with
-    ``postprocess`` (None: the library default); one-stage ones spend all of
-    ``eps_t`` on the counts. ``time_limit`` (seconds) applies to the LP: a run
-    that hits it comes back with ``timed_out=True``, no counts and no mechanism.
+    One call of :func:`dpfix.pipeline.privatize_counts` with the method's
+    constructor and options. Two-stage methods split ``eps_t`` by ``split``
+    (the rule of thumb of the paper's Appendix F by default) and use the cyclic
+    Laplace privatizer with ``postprocess`` (None: the library default);
+    one-stage ones spend all of ``eps_t`` on the counts (the discrete Gaussian
+    with ``delta = 1/(N+1)``, as the paper). ``time_limit`` (seconds) applies to
+    the LP: a run that hits it comes back with ``timed_out=True``, no counts and
+    no mechanism.
+
+    Parameters
+    ----------
+    method : a key of :data:`METHODS`.
+    counts : the table's counts, one per row (top-coded at ``upper`` by the pipeline).
+    upper : the public bound (``n = upper + 1``).
+    eps_t : the total budget.
+    seed : the pipeline's seed.
+    split, postprocess : stage 1's split and post-processing (two-stage methods).
+    time_limit : seconds for the LP (LP methods only; ignored by the others).
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    ValueError
+        An unknown method, or bad input.
 
     Examples
     --------
-    >>> r = privatize("heuristic-sandwich", np.array([0, 0, 1, 2, 2]), 2, 1.0, seed=3)
+    >>> r = run_method("heuristic-sandwich", np.array([0, 0, 1, 2, 2]), 2, 1.0, seed=3)
     >>> r.counts.shape, round(r.eps_1 + r.eps_2, 12), r.mechanism.params["selector"]
     ((5,), 1.0, 'sandwich')
     """
     if method not in METHODS:
         raise ValueError(f"method: unknown {method!r}; choose from {', '.join(METHODS)}")
-    one_stage = METHODS[method][0] == "one-stage"
-    if method == "discrete-gaussian" or method.startswith("lp-"):
-        return _custom(method, counts, upper, eps_t, seed, split, postprocess, time_limit)
+    spec = METHODS[method]
+    kw: dict[str, Any] = dict(spec.options)
+    if spec.stage == "two-stage":
+        kw.update(split=split, postprocess=postprocess)
+    if spec.constructor == "lp":
+        kw["time_limit"] = time_limit
+    if spec.constructor == "discrete-gaussian":
+        kw["delta"] = 1.0 / (np.asarray(counts).size + 1)
     start = time.perf_counter()
-    if method.startswith("heuristic-"):
-        constructor, selector = "heuristic", method.split("-", 1)[1]
-    else:
-        constructor, selector = method, "best"
-    kw: dict[str, Any] = {} if one_stage else {"split": split, "postprocess": postprocess}
-    r = privatize_counts(counts, eps_t, upper=upper, constructor=constructor,
-                         selector=selector, seed=seed, **kw)
-    return Run(r.counts, r.z, r.mechanism, r.eps_1, r.eps_2, time.perf_counter() - start)
+    try:
+        r = privatize_counts(counts, eps_t, upper=upper, constructor=spec.constructor,
+                             seed=seed, **kw)
+    except TimeLimitReached as hit:
+        return Run(None, hit.z, None, hit.eps_1, hit.eps_2, time.perf_counter() - start,
+                   timed_out=True)
+    return Run(r.counts, r.z, r.mechanism, r.eps_1, r.eps_2, time.perf_counter() - start,
+               retried=bool(r.mechanism.params.get("presolve_retry")))

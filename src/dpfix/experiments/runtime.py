@@ -23,7 +23,7 @@ from dpfix.experiments.plots import (
     note,
     save,
 )
-from dpfix.experiments.runs import METHODS, load_counts, privatize
+from dpfix.experiments.runs import METHODS, load_counts, run_method
 
 __all__ = ["runtime_cells", "runtime_cell", "run_runtime", "draw_runtime", "RUNTIME_EPS"]
 
@@ -60,10 +60,10 @@ def runtime_cell(key: dict, seed: int) -> dict:
     """
     counts = load_counts(key["dataset"])
     if key["method"] not in _WARM:
-        privatize(key["method"], counts, 9, key["eps"], seed)
+        run_method(key["method"], counts, 9, key["eps"], seed)
         _WARM.add(key["method"])
     limit = key["cap"] if key["method"].startswith("lp-") else None
-    run = privatize(key["method"], counts, key["n"] - 1, key["eps"], seed, time_limit=limit)
+    run = run_method(key["method"], counts, key["n"] - 1, key["eps"], seed, time_limit=limit)
     build = None if run.mechanism is None else run.mechanism.build_seconds
     return {"seconds": run.seconds, "construct_seconds": build, "timed_out": run.timed_out,
             "lp_retried": run.retried}
@@ -107,7 +107,7 @@ def draw_runtime(summary: Any, cfg: Config, path: Any) -> Any:
     for method in cfg.fig7_methods:
         m = summary[(summary.method == method) & ~summary.timed_out]
         if len(m):
-            band(ax, m.n, m.seconds, m.seconds_ci, METHODS[method][1], STYLES[method],
+            band(ax, m.n, m.seconds, m.seconds_ci, METHODS[method].label, STYLES[method],
                  show=cfg.fig7_replications >= MIN_CI_REPLICATIONS)
         over = summary[(summary.method == method) & summary.timed_out]
         if len(over):

@@ -30,7 +30,7 @@ from dpfix.experiments.accuracy import grid_eps
 from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import figure, note, save
-from dpfix.experiments.runs import SYNTHETIC, default_upper, load_counts, privatize
+from dpfix.experiments.runs import SYNTHETIC, default_upper, load_counts, run_method
 from dpfix.metrics import wasserstein1
 from dpfix.pipeline import RULE_OF_THUMB
 
@@ -74,7 +74,7 @@ def split_cell(key: dict, seed: int) -> dict:
     upper = default_upper(key["dataset"])
     eta = np.bincount(np.minimum(counts, upper), minlength=upper + 1)
     zeta = eta / eta.sum()
-    run = privatize(key["method"], counts, upper, key["eps"], seed, split=key["f"],
+    run = run_method(key["method"], counts, upper, key["eps"], seed, split=key["f"],
                     postprocess=key["postprocess"])
     zhat = np.bincount(run.counts, minlength=upper + 1) / run.counts.size
     return {"w1": float(wasserstein1(zeta, zhat)),

@@ -1,0 +1,92 @@
+"""The constructor registry: dpfix.constructors.construct and CONSTRUCTORS."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import dpfix.constructors as C
+from dpfix.constructors import CONSTRUCTORS, construct
+
+NAMES = ["heuristic", "lp", "northwest", "unfixed", "truncated-geometric", "staircase",
+         "discrete-gaussian"]
+Z = ["1/2", "1/6", "1/3"]
+
+
+def test_the_registry_holds_exactly_the_plan_names():
+    assert list(CONSTRUCTORS) == NAMES
+    for info in CONSTRUCTORS.values():
+        assert callable(getattr(C, info.function))
+        assert info.stage in ("two-stage", "one-stage")
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if CONSTRUCTORS[n].stage == "two-stage"])
+def test_two_stage_exact_and_float_carry_the_registry_name(name):
+    exact = construct(Z, lam=2, method=name)
+    assert exact.exact and exact.constructor == name and exact.lam == 2
+    floats = construct([0.5, 1 / 6, 1 / 3], float(np.log(2)), method=name)
+    assert not floats.exact and floats.constructor == name
+    assert np.abs(floats.T - exact.matrix.astype(float)).max() < 1e-9
+    assert (exact.fixed_point is not None) == CONSTRUCTORS[name].fixed_point
+
+
+@pytest.mark.parametrize("name", ["truncated-geometric", "staircase"])
+def test_one_stage_take_n_or_a_z_of_length_n(name):
+    a = construct(None, lam=4, method=name, n=3)
+    b = construct(Z, lam=4, method=name)
+    assert a.constructor == name and a.exact and (a.matrix == b.matrix).all()
+    with pytest.raises(ValueError, match="needs n"):
+        construct(None, lam=4, method=name)
+    with pytest.raises(ValueError, match="does not match"):
+        construct(Z, lam=4, method=name, n=4)
+
+
+def test_discrete_gaussian_needs_delta_and_eps():
+    M = construct(None, 1.0, method="discrete-gaussian", n=5, delta=1e-4)
+    assert M.constructor == "discrete-gaussian" and M.delta == 1e-4
+    with pytest.raises(ValueError, match="give delta"):
+        construct(None, 1.0, method="discrete-gaussian", n=5)
+    with pytest.raises(ValueError, match="no exact path"):
+        construct(None, lam=2, method="discrete-gaussian", n=5, delta=1e-4)
+
+
+def test_default_is_northwest_and_equals_the_function():
+    M = construct(Z, lam=Fraction(3, 2))
+    assert M.constructor == "northwest"
+    assert (M.matrix == C.northwest_corner(Z, lam=Fraction(3, 2)).matrix).all()
+
+
+def test_options_are_passed_and_checked():
+    M = construct([0.25] * 4, 1.0, method="heuristic", selector="max")
+    assert M.params["selector"] == "max"
+    with pytest.raises(ValueError, match="selector: not an option of method 'unfixed'"):
+        construct([0.25] * 4, 1.0, method="unfixed", selector="max")
+    with pytest.raises(ValueError, match="takes no options"):
+        construct(None, 1.0, method="staircase", n=3, weights="abs")
+
+
+def test_lp_solver_defaults_by_number_type():
+    assert construct(Z, lam=2, method="lp").params["method"] == "exact"
+    assert construct([0.5, 0.5], 1.0, method="lp").params["method"] == "highs-ds"
+    assert construct([0.5, 0.5], 1.0, method="lp", solver="highs-ipm").params["method"] \
+        == "highs-ipm"
+
+
+def test_unknown_method_names_the_choices():
+    with pytest.raises(ValueError, match="unknown 'simplex'; choose from heuristic, lp, "
+                                         "northwest, unfixed, truncated-geometric"):
+        construct(Z, lam=2, method="simplex")
+
+
+def test_two_stage_needs_z():
+    with pytest.raises(ValueError, match="needs a target distribution"):
+        construct(None, 1.0, method="heuristic", n=3)
+
+
+def test_a_replaced_function_is_used(monkeypatch):
+    calls = []
+    real = C.unfixed_optimum
+    monkeypatch.setattr(C, "unfixed_optimum", lambda z, eps, **kw: calls.append(kw)
+                        or real(z, eps, **kw))
+    construct([0.5, 0.5], 1.0, method="unfixed")
+    assert len(calls) == 1
