@@ -103,20 +103,28 @@ def test_crime_data_end_to_end(tmp_path, capsys):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("constructor", ["heuristic", "lp", "unfixed", "truncated-geometric",
-                                         "staircase"])
+@pytest.mark.parametrize("constructor", list(C.CONSTRUCTORS))
 def test_each_constructor_end_to_end(constructor, table, tmp_path, capsys):
     upper = "8" if constructor == "lp" else "30"
-    args = base(table, tmp_path, "--constructor", constructor, "--report", tmp_path / "r.json")
+    extra = ["--delta", "1e-6"] if constructor == "discrete-gaussian" else []
+    args = base(table, tmp_path, "--constructor", constructor, "--report", tmp_path / "r.json",
+                *extra)
     args[args.index("--upper") + 1] = upper
     rc, _, err = cli(capsys, "privatize", *args)
     assert rc == 0, err
     r = json.loads((tmp_path / "r.json").read_text())
     assert r["mechanism"]["constructor"] == constructor
-    assert r["mechanism"]["privacy_level"] <= r["budget"]["eps_2"]
-    assert r["mechanism"]["fixed_point"] is (constructor in ("heuristic", "lp"))
-    one_stage = constructor in ("truncated-geometric", "staircase")
+    if extra:  # (eps, delta)-DP: its delta at eps_2 is checked, not a pure privacy level
+        assert 0 < r["mechanism"]["params"]["delta_achieved"] <= 1e-6
+        assert "delta" in r["mechanism"]["dp_check"]
+    else:
+        assert r["mechanism"]["privacy_level"] <= r["budget"]["eps_2"]
+    assert r["mechanism"]["fixed_point"] is (constructor in ("heuristic", "lp", "northwest"))
+    one_stage = C.CONSTRUCTORS[constructor].stage == "one-stage"
+    assert one_stage is (constructor in ("truncated-geometric", "staircase",
+                                         "discrete-gaussian"))
     assert (r["target_z"] is None) is one_stage and (r["budget"]["eps_1"] == 0) is one_stage
+    assert r["budget"]["delta"] == (1e-6 if extra else 0)
     k = pd.read_csv(tmp_path / "o.csv")["k"]
     assert len(k) == 300 and k.between(0, int(upper)).all()
 
