@@ -16,8 +16,9 @@ import pytest
 import dpfix
 import dpfix.cli
 import dpfix.constructors as C
-from dpfix.cli import COMMANDS, PRODUCTION_MODULES, build_parser, main
+from dpfix.cli import COMMANDS, build_parser, main
 from dpfix.exact import ExactnessError
+from dpfix.numeric import PRODUCTION_EXTRA, require
 
 SRC = Path(dpfix.__file__).resolve().parent
 
@@ -150,7 +151,18 @@ def test_missing_production_module_names_the_extra(monkeypatch, capsys):
     _failing(monkeypatch, ModuleNotFoundError("No module named 'pandas'", name="pandas"))
     rc, _, err = cli(capsys, "explore")
     line = one_line(err)
-    assert rc == 2 and "pandas" in line and "pip install 'dpfix[production]'" in line
+    assert rc == 2 and line == ("dpfix explore: error: pandas is not installed; it comes with "
+                                "the production extra: pip install 'dpfix[production]'")
+
+
+def test_missing_extra_through_require(monkeypatch, capsys):
+    """dpfix.numeric.require's ImportError (the library's lazy imports) is one line too."""
+    monkeypatch.setitem(sys.modules, "pywt", None)
+    with pytest.raises(ImportError) as info:
+        require("pywt")
+    _failing(monkeypatch, info.value)
+    rc, _, err = cli(capsys, "explore")
+    assert rc == 2 and "PyWavelets is not installed" in one_line(err)
 
 
 def test_a_bug_keeps_its_traceback(monkeypatch):
@@ -159,10 +171,13 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
     _failing(monkeypatch, ModuleNotFoundError("No module named 'dpfix.nope'", name="dpfix.nope"))
     with pytest.raises(ModuleNotFoundError):
         main(["explore"])
+    _failing(monkeypatch, ImportError("cannot import name 'nope' from 'dpfix.scales'",
+                                      name="dpfix.scales"))
+    with pytest.raises(ImportError):
+        main(["explore"])
     _failing(monkeypatch, KeyError("x"))
     with pytest.raises(KeyError):
         main(["explore"])
-    assert "pandas" in PRODUCTION_MODULES and "numpy" not in PRODUCTION_MODULES
 
 
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path):
@@ -220,7 +235,7 @@ def test_closed_stdout_pipe_ends_quietly():
 
 
 # ------------------------------------------------------------------ without the extras
-BLOCKED = ", ".join(repr(m) for m in sorted(PRODUCTION_MODULES))
+BLOCKED = ", ".join(repr(m) for m in sorted(PRODUCTION_EXTRA))
 NO_EXTRAS = (f"import sys\nfor m in ({BLOCKED},):\n    sys.modules[m] = None\n"
              "from dpfix.cli import main\nsys.exit(main(sys.argv[1:]))\n")
 

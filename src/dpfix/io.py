@@ -17,8 +17,8 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   temporary file beside its destination and all of them are moved into place
   together, so a failure leaves no partial output.
 
-pandas (and pyarrow for Parquet) are imported only when a table is read: the
-``production`` extra.
+pandas (and pyarrow for Parquet) are imported only when a table is read; without
+them the error names the ``production`` extra (:func:`dpfix.numeric.require`).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from dpfix.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.pipeline import PrivatizedCounts
@@ -184,7 +186,7 @@ def read_table(path: str | Path) -> Any:
     >>> list(read_table(p).columns)
     ['name', 'k']
     """
-    import pandas as pd
+    pd = require("pandas")
 
     path = Path(path)
     if not path.is_file():
@@ -286,7 +288,7 @@ def counts_of(values: Any, column: str) -> np.ndarray:
     ...
     ValueError: column 'k', row 1: missing value (NaN)
     """
-    import pandas as pd
+    pd = require("pandas")
 
     if values.dtype == bool:
         raise ValueError(f"column {column!r} holds booleans, not counts")
@@ -439,7 +441,7 @@ class TableInput:
 
 
 def _read_csv(path: Path, column: str) -> TableInput:
-    import pandas as pd
+    pd = require("pandas")
 
     with open(path, "rb") as f:
         head = f.read(1 << 16)
@@ -468,12 +470,13 @@ def _read_csv(path: Path, column: str) -> TableInput:
 
 
 def _read_parquet(path: Path, column: str) -> TableInput:
-    import pandas as pd
+    pd = require("pandas")
 
     try:
         frame = pd.read_parquet(path)
     except ImportError:
-        raise ValueError("reading Parquet needs pyarrow (pip install pyarrow)") from None
+        raise ValueError("reading Parquet needs pyarrow, which comes with the production "
+                         "extra: pip install 'dpfix[production]'") from None
     except Exception as exc:  # pyarrow's errors name no common base
         raise ValueError(f"input file {path} is not a readable Parquet file: {exc}") from None
     if column not in frame.columns:
@@ -556,7 +559,7 @@ def parquet_dtype(dtype: Any, n: int) -> Any:
     >>> parquet_dtype(pd.Int32Dtype(), 51)
     Int32Dtype()
     """
-    import pandas as pd
+    pd = require("pandas")
 
     base = dtype.numpy_dtype if isinstance(dtype, pd.api.extensions.ExtensionDtype) and \
         hasattr(dtype, "numpy_dtype") else dtype
@@ -610,7 +613,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) 
         frame.to_csv(dest, header=False, index=False, encoding=encoding,
                      lineterminator=table.newline)
     else:
-        import pandas as pd
+        pd = require("pandas")
 
         frame = table.frame.copy()
         dtype = parquet_dtype(frame[table.col].dtype, result.n)

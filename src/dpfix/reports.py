@@ -15,7 +15,8 @@
   matrices as text (:func:`format_matrix`) and the paper's Example 1
   (:func:`format_example1`).
 
-matplotlib (the ``production`` extra) is imported only when a figure is drawn.
+matplotlib (the ``production`` extra) is imported only when a figure is drawn
+(:func:`dpfix.numeric.require`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from dpfix.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.io import TableInput
@@ -300,8 +303,8 @@ def make_figure(result: PrivatizedCounts, title: str) -> Any:
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     ['public target z', 'output distribution of counts']
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg").FigureCanvasAgg
+    Figure = require("matplotlib.figure").Figure
 
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
@@ -337,8 +340,8 @@ def plot_format(path: str | Path) -> str:
     ...
     ValueError: --plot: unsupported file type '.xyz'; use one of ...
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg").FigureCanvasAgg
+    Figure = require("matplotlib.figure").Figure
 
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")

@@ -37,8 +37,9 @@ from collections.abc import Sequence
 from dpfix import __version__
 from dpfix.cli import explore, privatize, reproduce, verify
 from dpfix.exact import ExactnessError
+from dpfix.numeric import PRODUCTION_EXTRA
 
-__all__ = ["main", "build_parser", "COMMANDS", "PRODUCTION_MODULES"]
+__all__ = ["main", "build_parser", "COMMANDS", "EXIT_CLOSED_PIPE"]
 
 #: The commands, in the order ``dpfix --help`` lists them: name -> module with
 #: ``add_parser(subparsers)`` and ``run(args) -> int``.
@@ -48,11 +49,6 @@ COMMANDS = {
     "privatize": privatize,
     "reproduce": reproduce,
 }
-
-#: Top-level modules of the ``production`` extra: when one is missing, a command
-#: that needs it says which extra to install (exit code 2).
-PRODUCTION_MODULES = frozenset({"pandas", "pyarrow", "matplotlib", "tqdm", "opendp", "pywt",
-                                "numba"})
 
 #: Exit code of a command whose standard output was closed (128 + SIGPIPE).
 EXIT_CLOSED_PIPE = 141
@@ -79,6 +75,16 @@ def build_parser() -> argparse.ArgumentParser:
     for module in COMMANDS.values():
         module.add_parser(sub)
     return parser
+
+
+def _missing_extra(exc: ImportError) -> str | None:
+    """The package of the production extra whose absence raised ``exc`` (directly, or
+    through :func:`dpfix.numeric.require`), or None: then the ImportError is a bug."""
+    for e in (exc, exc.__cause__):
+        name = getattr(e, "name", None) if isinstance(e, ImportError) else None
+        if name and name.split(".")[0] in PRODUCTION_EXTRA:
+            return PRODUCTION_EXTRA[name.split(".")[0]]
+    return None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -120,11 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in PRODUCTION_MODULES:
+    except ImportError as exc:
+        package = _missing_extra(exc)
+        if package is None:
             raise
-        print(f"{prog}: error: needs the optional module {exc.name}: "
-              "pip install 'dpfix[production]'", file=sys.stderr)
+        print(f"{prog}: error: {package} is not installed; it comes with the production "
+              "extra: pip install 'dpfix[production]'", file=sys.stderr)
         return 2
     except (ValueError, ExactnessError, OSError) as exc:  # bad input or an unusable path
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
+from dpfix.numeric import require
 from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER"]
@@ -148,8 +149,7 @@ class _Progress:
         if self.quiet:
             return
         if self.bar is None:
-            from tqdm import tqdm
-
+            tqdm = require("tqdm").tqdm
             self.bar = tqdm(total=self.total, unit="row", unit_scale=True, file=sys.stderr,
                             mininterval=0.5, dynamic_ncols=True)
         self.bar.set_description(f"{self.label}: {name}")
@@ -244,9 +244,9 @@ def _warn(options: dict, quiet: bool) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from dpfix import io
+
+    pd = require("pandas")
 
     given = [flag for flag, v in (("INPUT", args.input), ("--column", args.column),
                                   ("--upper", args.upper), ("--out", args.out),
