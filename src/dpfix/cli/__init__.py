@@ -8,8 +8,9 @@ them (:data:`COMMANDS`) and holds the one error policy of every command:
   own errors (an unknown option, a value outside ``choices``), ``ValueError``
   (a bad value, a table that cannot be read; also
   :class:`dpfix.pipeline.NotPrivateError`, a ``ValueError``: a mechanism that
-  fails its eps-DP check is refused before any row is drawn, as the command's
-  tests have always required), :class:`dpfix.exact.ExactnessError` (a float
+  fails its eps-DP check for the requested budget is refused before any row is
+  drawn, with exit code 2 as ``dpfix privatize`` has always done and its tests
+  require), :class:`dpfix.exact.ExactnessError` (a float
   where an exact number is needed), ``OSError`` on a user's path (a missing
   file, a folder without permission), and a missing optional dependency of
   the ``production`` extra (the line names the extra to install);
@@ -42,7 +43,8 @@ from dpfix.numeric import PRODUCTION_EXTRA
 __all__ = ["main", "build_parser", "COMMANDS", "EXIT_CLOSED_PIPE"]
 
 #: The commands, in the order ``dpfix --help`` lists them: name -> module with
-#: ``add_parser(subparsers)`` and ``run(args) -> int``.
+#: ``add_parser(subparsers)`` and ``run(args) -> int``. A new command is a module in
+#: this folder and one entry here (tests/test_cli.py checks that the two agree).
 COMMANDS = {
     "explore": explore,
     "verify": verify,

@@ -13,10 +13,7 @@ from typing import Any
 
 from dpfix.verification import find_checks_dir, format_table, load_checks, run_checks
 
-__all__ = ["add_parser", "run", "MODES"]
-
-#: --quick (the default) and --full.
-MODES = ("quick", "full")
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
