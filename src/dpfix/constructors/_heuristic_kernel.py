@@ -5,7 +5,8 @@ ask an arithmetic object: :class:`ExactOps` (Fractions, a rational ``lam``) or
 :class:`LogOps` (float64 natural logarithms, ``-inf`` for zero, given ``eps``),
 as pycddlib runs one implementation over two number types. When numba is
 installed, the float passes of a column run in a compiled loop
-(:func:`_fill_column_jit`) that keeps the same state and is tested against the
+(:func:`_fill_column_loop`, compiled by :func:`_fill_column_jit` on first use, so
+that importing dpfix never imports numba) that keeps the same state and is tested against the
 vectorised path and the exact one.
 
 Why the remaining row mass ``r`` is held in blocks: wherever ``r`` has become
@@ -32,6 +33,8 @@ that neither rule ever changes anything there.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,14 +45,11 @@ import numpy as np
 
 from dpfix.numeric import log_add_exp
 
-try:  # optional: compiles the float passes (about 10x faster)
-    import numba
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    numba = None
-
 __all__ = ["ExactOps", "LogOps", "Run", "run", "TIE_RTOL", "HAVE_NUMBA"]
 
-HAVE_NUMBA = numba is not None
+#: numba (optional: compiles the float passes, about 10x faster) is installed; it is
+#: imported only when a float mechanism is first built.
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 
 #: Float path: step lengths closer than this (relative) count as a tie. A tie
 #: missed by rounding costs one more pass of length about zero, which then
@@ -460,7 +460,7 @@ class _Compiled:
         self.counters = np.array([0, out.max_passes, 0], dtype=np.int64)  # passes, bound, locks
 
     def fill(self, j: int, last: bool) -> bool:
-        self.nb, status = _fill_column_jit(
+        self.nb, status = _fill_column_jit()(
             j, last, self.ops.z, self.ops.eps, self.ops.log_c2, self.table, self.kcap, TIE_RTOL,
             self.lock, self.p, self.h, self.h1, self.starts, self.amt, self.span, self.changed,
             self.dying, self.Lp, self.Lm, self.g_u, self.nb, self.seg_start, self.seg_A, self.c,
@@ -681,10 +681,14 @@ def _fill_column_loop(j, last, z, eps, log_c2, table, kcap, tol, lock, p, h, h1,
     return nb, status
 
 
-if HAVE_NUMBA:
-    _log_add = numba.njit(cache=True)(_log_add)
-    _log1m_exp = numba.njit(cache=True)(_log1m_exp)
-    _log_z_dot_r = numba.njit(cache=True)(_log_z_dot_r)
-    _fill_column_jit = numba.njit(cache=True)(_fill_column_loop)
-else:  # pragma: no cover
-    _fill_column_jit = _fill_column_loop
+@functools.cache
+def _fill_column_jit() -> Callable:
+    """:func:`_fill_column_loop` compiled by numba (imported here, on first use); its
+    helpers are compiled first and replace their Python versions in this module,
+    where the compiled loop looks them up."""
+    import numba
+
+    g = globals()
+    for name in ("_log_add", "_log1m_exp", "_log_z_dot_r"):
+        g[name] = numba.njit(cache=True)(g[name])
+    return numba.njit(cache=True)(_fill_column_loop)

@@ -1,0 +1,168 @@
+"""The floors of src/dpfix (issue 13): a module imports only from its own floor or lower.
+
+Every import statement of every module is parsed (at module level, inside
+functions and under ``if TYPE_CHECKING``). Floors:
+
+1. exact, scales, numeric, calibration
+2. polytopes, representation, cases, counterexamples, enumeration
+3. constructors/, mechanism, metrics, certify
+4. privatizers/, pipeline
+5. experiments/, io, reports, verification
+6. cli/ (the roof: nothing else imports it)
+
+The package's ``__init__`` (the top-level exports, imported lazily) sits on
+the roof too, and nothing in src imports it by its bare name except its
+``__version__`` constant (the ``__init__`` imports no dpfix module).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
+
+#: the second component of a module name -> its floor
+FLOORS = {
+    "exact": 1, "scales": 1, "numeric": 1, "calibration": 1,
+    "polytopes": 2, "representation": 2, "cases": 2, "counterexamples": 2, "enumeration": 2,
+    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3,
+    "privatizers": 4, "pipeline": 4,
+    "experiments": 5, "io": 5, "reports": 5, "verification": 5,
+    "cli": 6,
+}
+ROOF = 6
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        parts = ("dpfix", *path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def floor(module: str) -> int | None:
+    """The floor of a dpfix module name (None: not in the table)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return ROOF  # the package's __init__: top-level exports
+    return FLOORS.get(parts[1])
+
+
+def _is_package(module: str) -> bool:
+    return module in MODULES and MODULES[module].name == "__init__.py"
+
+
+def imports(module: str, source: str | None = None) -> list[tuple[int, str]]:
+    """``(line, imported dpfix module)`` for every import statement of ``module``
+    (its file, or ``source``)."""
+    if source is None:
+        source = MODULES[module].read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    package = module if _is_package(module) else module.rsplit(".", 1)[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            for a in node.names:
+                if base == "dpfix" and a.name == "__version__":
+                    continue  # a constant of the package's __init__, which imports nothing
+                sub = f"{base}.{a.name}"
+                out.append((node.lineno, sub if sub in MODULES else base))
+    return [(line, name) for line, name in out if name == "dpfix" or name.startswith("dpfix.")]
+
+
+def test_every_module_has_a_floor():
+    missing = [m for m in MODULES if floor(m) is None]
+    assert not missing, f"modules not in the floor table (issue 13's layout): {missing}"
+
+
+def test_the_table_names_the_planned_modules():
+    for name in ("certify", "enumeration", "io", "reports", "verification", "cli"):
+        assert name in FLOORS
+
+
+def test_no_import_goes_upward():
+    bad = []
+    for module in MODULES:
+        own = floor(module)
+        if own is None:
+            continue
+        for line, target in imports(module):
+            their = floor(target)
+            if their is None:
+                bad.append(f"{module}:{line} imports {target} (not in the floor table)")
+            elif target == "dpfix" and module != "dpfix":
+                bad.append(f"{module}:{line} imports the top-level package dpfix (use the "
+                           "module that defines the name)")
+            elif their > own:
+                bad.append(f"{module} (floor {own}):{line} imports {target} (floor {their})")
+            elif target.startswith("dpfix.cli") and not module.startswith("dpfix.cli"):
+                bad.append(f"{module}:{line} imports {target}: nothing imports the CLI")
+    assert not bad, "imports that go upward:\n" + "\n".join(bad)
+
+
+def test_the_package_init_imports_no_dpfix_module():
+    assert imports("dpfix") == []
+
+
+def test_no_argparse_outside_the_cli():
+    bad = []
+    for module, path in MODULES.items():
+        if module.startswith("dpfix.cli"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) else [])
+            if any(n and n.split(".")[0] == "argparse" for n in names):
+                bad.append(f"{module}:{node.lineno}")
+    assert not bad, f"argparse outside src/dpfix/cli: {bad}"
+
+
+def test_the_checker_sees_every_kind_of_import():
+    code = ("import dpfix.exact\n"
+            "def f():\n    from dpfix.pipeline import privatize_counts\n"
+            "    from . import heuristic\n    from .. import mechanism\n"
+            "    if True:\n        import dpfix.cli\n")
+    found = sorted(name for _, name in imports("dpfix.constructors.probe", code))
+    assert found == ["dpfix.cli", "dpfix.constructors.heuristic", "dpfix.exact",
+                     "dpfix.mechanism", "dpfix.pipeline"]
+    assert floor("dpfix.pipeline") > floor("dpfix.constructors.probe") == 3
+    assert floor("dpfix.cli.privatize") == ROOF and floor("dpfix.data") is None
+
+
+OPTIONAL = ("pywt", "pandas", "opendp", "numba", "tqdm", "matplotlib")
+
+
+@pytest.mark.parametrize("module", ["dpfix", "dpfix.constructors", "dpfix.pipeline",
+                                    "dpfix.polytopes", "dpfix.representation"])
+def test_research_path_imports_no_production_extra(module):
+    code = (f"import sys, {module}; "
+            f"print(' '.join(m for m in {OPTIONAL!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "", f"import {module} imported {out}"
+
+
+def test_a_missing_extra_is_one_line_naming_it(monkeypatch):
+    from dpfix.numeric import require
+
+    monkeypatch.setitem(sys.modules, "pywt", None)  # as if PyWavelets were not installed
+    with pytest.raises(ImportError, match=r"PyWavelets is not installed; .*"
+                                          r"pip install 'dpfix\[production\]'"):
+        require("pywt")
