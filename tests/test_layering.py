@@ -166,3 +166,40 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch):
     with pytest.raises(ImportError, match=r"PyWavelets is not installed; .*"
                                           r"pip install 'dpfix\[production\]'"):
         require("pywt")
+
+
+def test_top_level_exports():
+    import dpfix
+    from dpfix import (
+        RF,
+        RU,
+        ExactnessError,
+        F,
+        Mechanism,
+        U,
+        __version__,
+        construct,
+        privatize_counts,
+        psi,
+        scale,
+    )
+    from dpfix.constructors import construct as construct_
+    from dpfix.exact import ExactnessError as ExactnessError_
+    from dpfix.mechanism import Mechanism as Mechanism_
+    from dpfix.pipeline import privatize_counts as privatize_counts_
+    from dpfix.polytopes import RF as RF_
+    from dpfix.polytopes import RU as RU_
+    from dpfix.polytopes import F as F_
+    from dpfix.polytopes import U as U_
+    from dpfix.scales import psi as psi_
+    from dpfix.scales import scale as scale_
+
+    assert (U, F, RF, RU, scale, psi) == (U_, F_, RF_, RU_, scale_, psi_)
+    assert (construct, Mechanism, privatize_counts, ExactnessError) == \
+        (construct_, Mechanism_, privatize_counts_, ExactnessError_)
+    assert __version__ == dpfix.__version__ and sorted(dpfix.__all__) == sorted(
+        ["U", "F", "RF", "RU", "scale", "psi", "construct", "Mechanism", "privatize_counts",
+         "ExactnessError", "__version__"])
+    assert construct([0.5, 0.5], 1.0).constructor == "northwest"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        dpfix.nothing  # noqa: B018
