@@ -429,6 +429,41 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     return _fractions(u), _fractions(v)
 
 
+def _highs_dual(zv: np.ndarray | None, lam: Fraction, W: np.ndarray
+                ) -> tuple[list, list | None] | None:
+    """A guess of the optimal dual point from HiGHS (floats), read exactly.
+
+    Solves the primal LP of :func:`dpfix.constructors.lp_formulation` in floats and
+    takes the marginals of its equalities (``u``: row sums, ``v``: fixed point,
+    ``v_(n-1) = 0``) as exact binary fractions. Nothing is trusted: the point is
+    then repaired to exact feasibility and its bound re-verified like any other.
+    Returns None when HiGHS fails.
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    from dpfix.constructors import lp_formulation
+
+    n = W.shape[0]
+    lam_f = float(lam)
+    zf = None if zv is None else np.array([float(x) for x in zv])
+    f = lp_formulation(n, lam_f, zf)
+    m_ub = 2 * n * (n - 1)
+    A_ub = sparse.csr_matrix((f["ub"][2], f["ub"][:2]), shape=(m_ub, n * n))
+    A_eq = sparse.csr_matrix((f["eq"][2], f["eq"][:2]), shape=(len(f["b_eq"]), n * n))
+    c = np.array([float(x) for x in W.flat])
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(m_ub), A_eq=A_eq, b_eq=f["b_eq"],
+                  bounds=(0, None), method="highs-ds",
+                  options={"primal_feasibility_tolerance": 1e-10,
+                           "dual_feasibility_tolerance": 1e-10})
+    if res.status != 0 or getattr(res, "eqlin", None) is None:
+        return None
+    y = [fmpq(*Fraction(float(x)).as_integer_ratio()) for x in res.eqlin.marginals]
+    u = y[:n]
+    v = (y[n:2 * n - 1] + [fmpq(0)]) if zv is not None else None
+    return u, v
+
+
 # ---------------------------------------------------------------- exact dual LP
 def _scale_lp(zq: list | None, lam: fmpq, Wc: list[list], max_rounds: int = 10_000
               ) -> tuple[list, list | None, np.ndarray, int]:
@@ -676,6 +711,18 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
             u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
             how = "lp"
             details.update(lp_rounds=rounds, optimum_T=Topt)
+        elif dual == "auto" and bound != value:
+            details["explicit_bound"] = _f(bound)
+            guess = _highs_dual(zv if over == "F" else None, lam_x, W)
+            if guess is not None:
+                gu, gv = guess
+                bad = _infeasible_columns(W, _fractions(gu), _fractions(gv or [fmpq(0)] * n),
+                                          zv, lam_x, first_only=False)
+                gu, gv, grep = _repair(zq if over == "F" else None, lq, Wc, gu, gv, bad)
+                gbound = sum(gu, fmpq(0)) + (_dot(zq, gv) if gv is not None else 0)
+                if gbound > bound:
+                    u, v, how = gu, gv, "highs"
+                    details["repaired_columns"] = grep
     if v is None:
         v = [fmpq(0)] * n
     bound = sum(u, fmpq(0)) + _dot(zq, v)
