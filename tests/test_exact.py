@@ -67,3 +67,21 @@ def test_rank_and_nullspace_agree_with_sympy(rows):
     assert (exact_array(rows, "M").dot(N) == 0).all()
     if N.shape[1]:
         assert rank(N.T) == N.shape[1]
+    # the very basis sympy gives (free variable 1, the others 0)
+    ref = [[Fraction(int(x.p), int(x.q)) for x in v] for v in M.nullspace()]
+    assert N.T.tolist() == ref
+
+
+@given(st.integers(1, 6).flatmap(lambda c: st.lists(
+    st.lists(st.fractions(min_value=-10**6, max_value=10**6, max_denominator=10**6),
+             min_size=c, max_size=c), min_size=1, max_size=7)))
+def test_rank_agrees_with_sympy_on_large_rationals(rows):
+    assert rank(rows) == sympy.Matrix(rows).rank()
+
+
+def test_rank_and_nullspace_of_empty_and_zero_matrices():
+    assert rank([[0, 0], [0, 0]]) == 0 and rank(np.empty((0, 3), dtype=object)) == 0
+    assert nullspace([[0, 0]]).T.tolist() == [[1, 0], [0, 1]]
+    assert nullspace(np.empty((0, 2), dtype=object)).shape == (2, 2)
+    with pytest.raises(ExactnessError):
+        rank([[0.5, 1]])

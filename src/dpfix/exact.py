@@ -1,4 +1,4 @@
-"""Exact numbers: conversion, refusal of floats, exact rank and nullspace.
+"""Exact numbers: conversion, refusal of floats, exact rank and nullspace (python-flint).
 
 dpfix represents an exact matrix as a numpy array of dtype ``object`` holding
 :class:`fractions.Fraction` entries. Numpy's arithmetic on such arrays is exact,
@@ -14,6 +14,7 @@ import numbers
 from fractions import Fraction
 from typing import Any
 
+import flint
 import numpy as np
 
 __all__ = [
@@ -245,34 +246,40 @@ def probability_vector(z: Any, exact: bool, n: int | None = None, name: str = "z
     return zv / total
 
 
-def _row_echelon(M: np.ndarray) -> tuple[list[list[Fraction]], list[int]]:
-    """Reduced row echelon form over the rationals; returns (rows, pivot columns)."""
-    rows = [[to_fraction(v, "matrix") for v in row] for row in np.asarray(M, dtype=object)]
-    if not rows:
+def _reduced_rows(arr: np.ndarray) -> tuple[list[list[Fraction]], list[int]]:
+    """The non-zero rows of the reduced row echelon form (python-flint's exact
+    ``fmpq_mat.rref``) as Fractions, and their pivot columns."""
+    m, n = arr.shape
+    if m == 0 or n == 0:
         return [], []
-    ncols = len(rows[0])
-    pivots: list[int] = []
-    r = 0
-    for c in range(ncols):
-        piv = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv] = rows[piv], rows[r]
-        inv = 1 / rows[r][c]
-        rows[r] = [v * inv for v in rows[r]]
-        for i in range(len(rows)):
-            if i != r and rows[i][c] != 0:
-                f = rows[i][c]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[r], strict=True)]
-        pivots.append(c)
-        r += 1
-        if r == len(rows):
-            break
-    return rows[:r], pivots
+    entries = [flint.fmpq(v.numerator, v.denominator) for v in arr.flat]
+    reduced, r = flint.fmpq_mat(m, n, entries).rref()
+    rows = [[Fraction(int(x.p), int(x.q)) for x in row] for row in reduced.tolist()[:r]]
+    pivots = [next(c for c, v in enumerate(row) if v != 0) for row in rows]
+    return rows, pivots
 
 
 def rank(M: Any) -> int:
-    """Exact rank of a matrix of exact numbers (Gauss-Jordan over Fractions).
+    """The exact rank of a matrix of exact numbers.
+
+    Computed by python-flint's ``fmpq_mat`` (exact rational arithmetic, FLINT);
+    the tests check it against sympy's. Extremality in the paper's polytopes is
+    decided by such ranks (Theorem 2, Lemma 2; docs/math_notes.md).
+
+    Parameters
+    ----------
+    M : array_like
+        A matrix of exact numbers (ints, Fractions, strings); floats are refused.
+
+    Returns
+    -------
+    int
+        0 for an empty matrix.
+
+    Raises
+    ------
+    ExactnessError
+        If ``M`` holds a float.
 
     Examples
     --------
@@ -282,11 +289,34 @@ def rank(M: Any) -> int:
     arr = exact_array(M, "matrix")
     if arr.ndim != 2 or arr.size == 0:
         return 0
-    return len(_row_echelon(arr)[1])
+    return len(_reduced_rows(arr)[1])
 
 
 def nullspace(M: Any) -> np.ndarray:
     """An exact basis of the right nullspace, as the columns of a Fraction array.
+
+    The basis read off the reduced row echelon form (python-flint's
+    ``fmpq_mat.rref``): one column per free variable, 1 there and 0 at the
+    other free variables; the same basis as sympy's ``Matrix.nullspace``
+    (checked by the tests). Used for movements (Lemma 2, Theorem 4;
+    docs/math_notes.md).
+
+    Parameters
+    ----------
+    M : array_like
+        A 2-dimensional matrix of exact numbers; floats are refused.
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions of shape ``(ncols, nullity)``.
+
+    Raises
+    ------
+    ValueError
+        If ``M`` is not 2-dimensional.
+    ExactnessError
+        If ``M`` holds a float.
 
     Examples
     --------
@@ -297,7 +327,7 @@ def nullspace(M: Any) -> np.ndarray:
     if arr.ndim != 2:
         raise ValueError(f"matrix: expected 2 dimensions, got shape {arr.shape}")
     ncols = arr.shape[1]
-    rows, pivots = _row_echelon(arr) if arr.shape[0] else ([], [])
+    rows, pivots = _reduced_rows(arr)
     free = [c for c in range(ncols) if c not in set(pivots)]
     basis = np.empty((ncols, len(free)), dtype=object)
     basis[:] = Fraction(0)
