@@ -64,6 +64,8 @@ __all__ = [
     "loss",
     "weights_matrix",
     "find_northwest_counterexample",
+    "remap_of",
+    "northwest_survey",
 ]
 
 #: Largest ``n`` at which :func:`certify_optimal` (``dual="auto"``) falls back on
@@ -1004,3 +1006,115 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
                             northwest_T=T, optimum_T=opt.T, certificate=opt,
                             searched=searched)
     return None
+
+
+def remap_of(T: Any, lam: Any) -> np.ndarray:
+    """``R`` with ``T = G R``, ``G`` the truncated geometric mechanism (exact).
+
+    ``R = diag(alpha)^-1 Sigma^-1 T`` (``Sigma^-1 = diag(Z) K^-1``, ``K^-1``
+    tridiagonal), so its rows sum to 1; ``T`` is the geometric mechanism
+    followed by a (randomised) remapping iff ``R >= 0``.
+
+    Examples
+    --------
+    >>> from dpfix.constructors import northwest_corner
+    >>> remap_of(northwest_corner(["1/2", "1/2"], lam=2).matrix, 2).tolist()
+    [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+    """
+    lam_x = exact_lam(lam)
+    Tm = _exact_matrix(T, "T")
+    n = Tm.shape[0]
+    rho = 1 / lam_x
+    if n == 1:
+        return Tm.copy()
+    k = 1 / (1 - rho * rho)
+    KiT = np.empty((n, n), dtype=object)
+    for i in range(n):
+        row = Tm[i] * (1 + rho * rho if 0 < i < n - 1 else 1)
+        if i > 0:
+            row = row - rho * Tm[i - 1]
+        if i < n - 1:
+            row = row - rho * Tm[i + 1]
+        KiT[i] = row * k
+    Z = [sum(rho ** abs(i - m) for i in range(n)) for m in range(n)]
+    ends, inner = 1 / (1 + rho), (1 - rho) / (1 + rho)
+    alpha = [Z[m] * (ends if m in (0, n - 1) else inner) for m in range(n)]
+    return np.array([KiT[m] * (Z[m] / alpha[m]) for m in range(n)], dtype=object)
+
+
+def _monotone(R: np.ndarray) -> bool:
+    """Support of ``R`` a staircase: row ``m``'s columns all at or left of row ``m+1``'s."""
+    last = -1
+    for row in R:
+        cols = [j for j, x in enumerate(row) if x != 0]
+        if cols[0] < last:
+            return False
+        last = cols[-1]
+    return True
+
+
+def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2, 3),
+                     denominator_max: int = 4) -> dict[str, Any]:
+    """How far the northwest corner is from the optimum over F, on every small instance.
+
+    The instances of :func:`find_northwest_counterexample` (``z = c / N``, every
+    composition ``c``, ``N <= denominator_max``) for each ``n`` and ``lam``; the
+    optimum by :func:`exact_optimum`. For the instances where the northwest
+    corner is not optimal, also the shape of the optimum found: whether it is
+    the truncated geometric mechanism followed by a remapping (``R >= 0``,
+    :func:`remap_of`) and whether that remapping is monotone.
+
+    Returns
+    -------
+    dict
+        ``instances``, ``not_optimal``, ``max_gap``, ``max_relative_gap``,
+        ``worst`` (``n, lam, z, gap``), ``geometric_remap`` and ``monotone_remap``
+        (counts among the non-optimal instances), ``by_n`` (``n -> [instances,
+        not optimal]``).
+
+    Examples
+    --------
+    >>> s = northwest_survey("zero-one", n_values=(3,), lams=(3,), denominator_max=4)
+    >>> s["instances"], s["not_optimal"], s["max_gap"], s["geometric_remap"], s["monotone_remap"]
+    (22, 2, Fraction(1, 252), 2, 0)
+    """
+    from dpfix.constructors import northwest_corner
+
+    out: dict[str, Any] = {"weights": _weights_label(weights), "instances": 0,
+                           "not_optimal": 0, "max_gap": Fraction(0),
+                           "max_relative_gap": Fraction(0), "worst": None,
+                           "geometric_remap": 0, "monotone_remap": 0, "by_n": {}}
+    for n in n_values:
+        seen: set[tuple] = set()
+        counts = [0, 0]
+        for N in range(1, denominator_max + 1):
+            for comp in _compositions(N, n):
+                zv = np.array([Fraction(c, N) for c in comp], dtype=object)
+                if tuple(zv) in seen:
+                    continue
+                seen.add(tuple(zv))
+                for lam in lams:
+                    lam_x = exact_lam(lam)
+                    T = northwest_corner(zv, lam=lam_x).matrix
+                    nw = (weights_matrix(weights, zv) * T).sum()
+                    opt = exact_optimum(zv, lam_x, weights)
+                    counts[0] += 1
+                    if opt.value == nw:
+                        continue
+                    counts[1] += 1
+                    gap = nw - opt.value
+                    rel = gap / opt.value if opt.value else Fraction(0)
+                    if gap > out["max_gap"]:
+                        out["max_gap"] = gap
+                    if rel > out["max_relative_gap"]:
+                        out["max_relative_gap"] = rel
+                        out["worst"] = {"n": n, "lam": lam_x, "z": list(zv), "gap": gap,
+                                        "northwest": nw, "optimum": opt.value}
+                    R = remap_of(opt.T, lam_x)
+                    if all(x >= 0 for x in R.flat):
+                        out["geometric_remap"] += 1
+                        out["monotone_remap"] += _monotone(R)
+        out["by_n"][n] = counts
+        out["instances"] += counts[0]
+        out["not_optimal"] += counts[1]
+    return out
