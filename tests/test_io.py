@@ -95,3 +95,59 @@ def test_histogram_file_refuses_fractional_and_negative_numbers(tmp_path):
         (tmp_path / "h.csv").write_text(body)
         with pytest.raises(ValueError, match=message):
             read_histogram(tmp_path / "h.csv")
+
+
+def test_staged_files_move_together_or_not_at_all(tmp_path):
+    from dpfix.io import StagedFiles
+
+    (tmp_path / "a.txt").write_text("old")
+    with pytest.raises(RuntimeError), StagedFiles() as staged:
+        staged.temp(tmp_path / "a.txt").write_text("new")
+        staged.temp(tmp_path / "b.txt").write_text("new")
+        raise RuntimeError("failed before the commit")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]  # no temporaries left
+    assert (tmp_path / "a.txt").read_text() == "old"
+    with StagedFiles() as staged:
+        staged.temp(tmp_path / "a.txt").write_text("new")
+        staged.temp(tmp_path / "b.txt").write_text("new")
+        staged.commit()
+    assert [p.read_text() for p in sorted(tmp_path.iterdir())] == ["new", "new"]
+
+
+def test_histogram_file_round_trip(tmp_path):
+    from dpfix.io import read_counts, write_counts
+    from dpfix.pipeline import privatize_counts
+
+    src = tmp_path / "h.csv"
+    src.write_bytes(b"\xef\xbb\xbfcount,number\n0,7\n3,5\n1,4\n")
+    table = read_counts(src, None, histogram=True)
+    assert (table.kind, table.eta.tolist(), table.rows, table.bom) == \
+        ("histogram", [7, 4, 0, 5], 16, True)
+    result = privatize_counts(None, 1.0, upper=4, histogram=table.eta, seed=0)
+    write_counts(table, result, tmp_path / "o.csv")
+    raw = (tmp_path / "o.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfcount,number\n")
+    pairs = [tuple(map(int, line.split(","))) for line in raw.decode("utf-8-sig").split()[1:]]
+    assert [i for i, _ in pairs] == [0, 1, 2, 3, 4] and sum(m for _, m in pairs) == 16
+
+
+@pytest.mark.parametrize("dtype, n, kept", [("int8", 51, True), ("int8", 200, False),
+                                            ("uint16", 1000, True), ("Int64", 51, True),
+                                            ("Float32", 51, True), ("float64", 51, True),
+                                            ("object", 51, False), ("string", 51, False)])
+def test_parquet_dtype_keeps_what_holds_the_counts(dtype, n, kept):
+    from dpfix.io import parquet_dtype
+
+    d = pd.Series([], dtype=dtype).dtype
+    assert (parquet_dtype(d, n) == d) is kept and (kept or parquet_dtype(d, n) is np.int64)
+
+
+def test_counts_of_text_and_numbers():
+    from dpfix.io import counts_of
+
+    assert counts_of(pd.Series([" 3", "0 ", "12"]), "k").tolist() == [3, 0, 12]
+    assert counts_of(pd.Series([3.0, 0.0, 1e30]), "k").tolist() == [3, 0, 2**62]
+    with pytest.raises(ValueError, match="booleans"):
+        counts_of(pd.Series([True, False]), "k")
+    with pytest.raises(ValueError, match="row 2: '1.5' is not an integer"):
+        counts_of(pd.Series(["1", "2", "1.5"]), "k")
