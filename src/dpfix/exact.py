@@ -17,6 +17,8 @@ from typing import Any
 import flint
 import numpy as np
 
+from dpfix.numeric import check_positive
+
 __all__ = [
     "ExactnessError",
     "to_fraction",
@@ -191,10 +193,7 @@ def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Fraction | None, floa
         else:
             value = exact_lam(lam)
             return value, float(np.log(float(value)))
-    eps_f = float(eps)
-    if not np.isfinite(eps_f) or eps_f <= 0:
-        raise ValueError(f"eps: must be a finite number > 0, got {eps!r}")
-    return None, eps_f
+    return None, check_positive(eps, "eps")
 
 
 #: Float target distributions must sum to 1 within this (then are renormalised).

@@ -131,17 +131,8 @@ def _log_matrix(zv: np.ndarray, eps: float) -> tuple[np.ndarray, list]:
     for j in cols:
         ms = [m for m, _ in blocks[j]]
         lv = [v for _, v in blocks[j]]
-        k = len(ms)
-        lft, rgt = [0.0] * k, [0.0] * k
-        acc = -math.inf
-        for t in range(k):
-            acc = log_add_exp(acc - eps, lv[t])
-            lft[t] = acc
-        acc = -math.inf
-        for t in range(k - 1, -1, -1):
-            rgt[t] = acc
-            acc = log_add_exp(acc, lv[t]) - eps
-        for t in range(k):
+        lft, rgt = log_side_sums(lv, eps, logs=True)  # the block's scales are consecutive
+        for t in range(len(ms)):
             inside.setdefault(ms[t], []).append((j, log_add_exp(lft[t], rgt[t])))
         first.append(ms[0])
         last.append(ms[-1])

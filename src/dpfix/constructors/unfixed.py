@@ -104,7 +104,7 @@ def check_weights(W: np.ndarray) -> None:
                              f"{up[0]} and {up[0] + 1}); Algorithm 2 is optimal only then")
 
 
-def log_side_sums(v: np.ndarray, eps: float) -> tuple[list[float], list[float]]:
+def log_side_sums(v: Any, eps: float, *, logs: bool = False) -> tuple[list[float], list[float]]:
     """Logs of the side sums ``L[m] = sum_{i<=m} v_i rho^(m-i)`` and
     ``R[m] = sum_{i>m} v_i rho^(i-m)``, ``rho = e^-eps``.
 
@@ -115,10 +115,12 @@ def log_side_sums(v: np.ndarray, eps: float) -> tuple[list[float], list[float]]:
 
     Parameters
     ----------
-    v : numpy.ndarray
-        Non-negative floats.
+    v : array_like
+        Non-negative floats, or their natural logs when ``logs``.
     eps : float
         ``eps > 0``.
+    logs : bool
+        ``v`` holds ``log v`` (``-inf`` for 0).
 
     Returns
     -------
@@ -131,8 +133,11 @@ def log_side_sums(v: np.ndarray, eps: float) -> tuple[list[float], list[float]]:
     >>> [round(math.exp(x), 12) for x in L + R]
     [1.0, 1.5, 0.5, 0.0]
     """
-    with np.errstate(divide="ignore"):
-        lv = np.log(v).tolist()
+    if logs:
+        lv = [float(x) for x in v]
+    else:
+        with np.errstate(divide="ignore"):
+            lv = np.log(v).tolist()
     n = len(lv)
     L, R = [0.0] * n, [0.0] * n
     acc = -math.inf
