@@ -1,8 +1,8 @@
 """The ``dpfix`` command line: one sub-command per module of this package.
 
-Each command module (``explore``, ``verify``, ``privatize``, ``reproduce``)
-exposes ``add_parser(subparsers)`` and ``run(args) -> int``; this file wires
-them (:data:`COMMANDS`) and holds the one error policy of every command:
+Each command module (``explore``, ``verify``, ``privatize``, ``reproduce``,
+``certify``) exposes ``add_parser(subparsers)`` and ``run(args) -> int``; this
+file wires them (:data:`COMMANDS`) and holds the one error policy of every command:
 
 - **bad input, exit code 2, one line** ``dpfix CMD: error: ...``: argparse's
   own errors (an unknown option, a value outside ``choices``), ``ValueError``
@@ -36,7 +36,7 @@ import sys
 from collections.abc import Sequence
 
 from dpfix import __version__
-from dpfix.cli import explore, privatize, reproduce, verify
+from dpfix.cli import certify, explore, privatize, reproduce, verify
 from dpfix.exact import ExactnessError
 from dpfix.numeric import PRODUCTION_EXTRA
 
@@ -50,6 +50,7 @@ COMMANDS = {
     "verify": verify,
     "privatize": privatize,
     "reproduce": reproduce,
+    "certify": certify,
 }
 
 #: Exit code of a command whose standard output was closed (128 + SIGPIPE).
@@ -68,8 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dpfix",
         description="Differentially private count mechanisms with fixed points: the exact "
-                    "theory of the paper (explore, verify) and the production pipeline "
-                    "(privatize, reproduce).",
+                    "theory of the paper (explore, verify, certify) and the production "
+                    "pipeline (privatize, reproduce).",
         epilog="dpfix COMMAND --help describes each command.")
     parser.add_argument("--version", action="version", version=f"dpfix {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
