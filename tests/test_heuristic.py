@@ -33,7 +33,7 @@ DETERMINISTIC = ("max", "min", "sandwich")
 
 
 def active_rank(T: np.ndarray, z: np.ndarray, lam: Fraction) -> int:
-    """Exact rank of the constraints of F active at T (MATH.md section 4): the n
+    """Exact rank of the constraints of F active at T (paper Section 4): the n
     row sums, the n fixed-point equalities and every tight neighbour inequality,
     over the n^2 entries of T (row-major)."""
     n = T.shape[0]
@@ -159,7 +159,7 @@ def test_larger_exact_n():
 
 # ---------------------------------------------------------------- selectors
 def test_max_selector_is_the_papers_max_z():
-    # MATH.md: largest remaining c_j; the paper: largest z_j. The same, since a
+    # docs/math_notes.md: largest remaining c_j; the paper: largest z_j. The same, since a
     # column's c_j stays z_j until it is chosen.
     z = [F(1, 10), F(3, 10), F(1, 10), F(4, 10), F(1, 10)]
     order = heuristic(z, lam=2, selector="max").params["column_order"]

@@ -39,7 +39,7 @@ def level_from_logs(L):
 
 # ------------------------------------------------------------------ budgets
 def test_rule_of_thumb_by_hand():
-    # f = 0.106 + (0.639 - 0.106) e^(-2.869 eps_t), MATH.md section 10
+    # f = 0.106 + (0.639 - 0.106) e^(-2.869 eps_t), paper Section 1.2 and Appendix F
     for eps in (0.1, 1.0, 5.0):
         assert rule_of_thumb_split(eps) == pytest.approx(0.106 + 0.533 * math.exp(-2.869 * eps),
                                                          rel=1e-15)

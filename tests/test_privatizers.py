@@ -1,4 +1,4 @@
-"""Distribution privatizers (MATH.md section 9, paper Section 3 and Appendix A).
+"""Distribution privatizers (paper Section 3 and Appendix A; docs/postprocessing.md).
 
 Statistical tests are seeded (secure=False) unless they test OpenDP's secure
 samplers; each states its tolerance in standard errors (SE). A 5-SE band fails

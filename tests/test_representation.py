@@ -2,7 +2,7 @@
 
 Everything is exact. Independent checks: hand-derived n = 2 answers, exact
 vertex enumeration of R_F and F with cdd.gmp (n = 3), and extremeness in R_F
-by the active-constraint rank (MATH.md section 4), which uses neither H(B_j)
+by the active-constraint rank (paper Section 4), which uses neither H(B_j)
 nor movement matrices.
 """
 
@@ -96,7 +96,7 @@ def f_vertices(z_key, lam=LAM):
 
 
 def extreme_in_rf_by_rank(B, z, lam=LAM):
-    """MATH.md section 4: B is extreme iff equalities + tight B >= 0 have rank k n."""
+    """paper Section 4: B is extreme iff equalities + tight B >= 0 have rank k n."""
     eqs, k = _rf_rows(z, lam)
     n = len(z)
     rows = [r[1:] for r in eqs]

@@ -1,4 +1,4 @@
-"""Scales, Psi and Sigma (MATH.md section 2): exact known answers and properties."""
+"""Scales, Psi and Sigma (paper Section 4.2, Definition 6): exact known answers and properties."""
 
 from fractions import Fraction
 

@@ -46,6 +46,14 @@ def _is_sympy_rational(x: Any) -> bool:
 def is_exact_number(x: Any) -> bool:
     """True for ints, Fractions, sympy Rationals and strings such as ``"3/2"``.
 
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> is_exact_number(Fraction(3, 2)), is_exact_number("3/2"), is_exact_number(1.5)
@@ -68,6 +76,26 @@ def is_exact_number(x: Any) -> bool:
 
 def to_fraction(x: Any, name: str = "value") -> Fraction:
     """Convert an exact number to a Fraction; refuse floats.
+
+    Parameters
+    ----------
+    x : int, Fraction, sympy Rational or str
+        An exact number (``"3/2"``, ``" 2 "``).
+    name : str
+        How error messages name it.
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ExactnessError
+        For a float (never converted: an exact result is never computed from one).
+    ValueError
+        For a string that is not a rational number.
+    TypeError
+        For a bool or another type.
 
     Examples
     --------
@@ -105,6 +133,27 @@ def exact_array(x: Any, name: str = "array", ndim: int | None = None) -> np.ndar
     """An object array of Fractions from nested lists of exact numbers.
 
     Floats (including float64 arrays) are refused with :class:`ExactnessError`.
+
+    Parameters
+    ----------
+    x : array_like
+        Nested lists or an object array of exact numbers.
+    name : str
+        How error messages name it.
+    ndim : int, optional
+        The number of dimensions required.
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions.
+
+    Raises
+    ------
+    ExactnessError
+        For a float or a float array.
+    ValueError, TypeError
+        For a wrong number of dimensions, a string, or an entry that is no number.
 
     Examples
     --------
@@ -149,13 +198,38 @@ def wants_exact(*xs: Any) -> bool:
 
 
 def is_exact_array(x: Any) -> bool:
-    """True when every entry of ``x`` is an exact number (no floats)."""
+    """True when every entry of ``x`` is an exact number (no floats).
+
+    Parameters
+    ----------
+    x : array_like
+
+    Returns
+    -------
+    bool
+    """
     arr = np.asarray(x, dtype=object)
     return all(is_exact_number(v) for v in arr.flat)
 
 
 def exact_lam(lam: Any) -> Fraction:
     """``lam = e^eps`` as a Fraction greater than 1 (refuses floats).
+
+    Parameters
+    ----------
+    lam : int, Fraction or str
+        ``e^eps`` (the paper's ``lambda``).
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ExactnessError
+        For a float.
+    ValueError
+        Unless ``lam > 1``.
 
     Examples
     --------
@@ -175,6 +249,18 @@ def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Fraction | None, floa
     path (``lam`` rational and ``eps`` not given) and None on the float path
     (``eps`` given, or ``lam`` a float); ``eps_float`` is always ``log(lam)`` as
     a float, for reporting.
+
+    Parameters
+    ----------
+    eps : float, optional
+        The privacy parameter (float path).
+    lam : int, Fraction, str or float, optional
+        ``e^eps``: rational (exact path) or float (float path).
+
+    Raises
+    ------
+    ValueError
+        Both or neither given, ``lam <= 1`` or ``eps`` not a finite number ``> 0``.
 
     Examples
     --------
@@ -207,6 +293,29 @@ def probability_vector(z: Any, exact: bool, n: int | None = None, name: str = "z
     Exact (Fractions, floats refused, the sum exactly 1) or float64 (finite, the
     sum within :data:`Z_ATOL` of 1, then renormalised). The one validator of
     every module that takes a ``z``.
+
+    Parameters
+    ----------
+    z : array_like
+        The target distribution.
+    exact : bool
+        Exact path (Fractions) or float path.
+    n : int, optional
+        The length required.
+    name : str
+        How error messages name it.
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions, or float64 renormalised to sum to 1.
+
+    Raises
+    ------
+    ValueError
+        Negative entries, a wrong length, or a sum other than 1.
+    ExactnessError
+        A float on the exact path.
 
     Examples
     --------

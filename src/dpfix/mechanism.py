@@ -29,7 +29,7 @@ _ROWS = 64
 
 
 def weight_matrix(weights: Any, z: Any) -> np.ndarray:
-    """Count-error weights ``W`` (MATH.md section 11).
+    """Count-error weights ``W`` (paper Section 1.1).
 
     ``"abs"``: ``W[i, j] = z_i |i - j|`` (expected absolute deviation);
     ``"squared"``: ``z_i (i - j)^2`` (mean squared error); or a given matrix.
@@ -154,7 +154,7 @@ class Mechanism:
 
     # -------------------------------------------------------------- measures
     def count_error(self, weights: Any = "abs", z: Any = None) -> Any:
-        """``<W, T>`` (MATH.md section 11); exact on the exact path.
+        """``<W, T>`` (paper Section 1.1); exact on the exact path.
 
         ``z`` defaults to the fixed point: the data holder's estimate, free of
         privacy cost.

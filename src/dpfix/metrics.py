@@ -1,4 +1,4 @@
-"""Error measures (MATH.md section 11): count error and distribution error.
+"""Error measures (paper Section 1.1): count error and distribution error.
 
 Distribution errors compare two distributions of counts ``p`` and ``q`` over
 ``0 .. n-1`` (row vectors); they are exact on Fraction input.

@@ -97,6 +97,18 @@ def log_geometric_amounts(n: int, eps: float) -> np.ndarray:
     ``log((1-rho)/(1+rho)) = log(-expm1(-eps)) - log1p(rho)`` (no cancellation for
     small ``eps``), ``log(1/(1+rho)) = -log1p(rho)`` at the ends.
 
+    Parameters
+    ----------
+    n : int
+        Size (``n >= 1``).
+    eps : float
+        ``eps > 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` float64 logs.
+
     Examples
     --------
     >>> np.exp(log_geometric_amounts(3, math.log(2))).round(12).tolist()
@@ -148,6 +160,16 @@ def check_positive(value: Any, name: str = "epsilon") -> float:
 def check_probability(value: Any, name: str = "delta") -> float:
     """A number strictly between 0 and 1 (a ``delta``).
 
+    Parameters
+    ----------
+    value : a real number.
+    name : str
+        How the error message names it.
+
+    Returns
+    -------
+    float
+
     Raises
     ------
     ValueError
@@ -168,6 +190,16 @@ def check_probability(value: Any, name: str = "delta") -> float:
 
 def check_fraction(split: Any, name: str = "split") -> float:
     """A budget split: a fraction strictly between 0 and 1 (the stage-1 share).
+
+    Parameters
+    ----------
+    split : a real number.
+    name : str
+        How the error message names it.
+
+    Returns
+    -------
+    float
 
     Raises
     ------
@@ -193,6 +225,16 @@ def check_fraction(split: Any, name: str = "split") -> float:
 
 def check_n(n: Any, name: str = "n") -> int:
     """A size ``n >= 1`` (Python or numpy integer; bools refused).
+
+    Parameters
+    ----------
+    n : int
+    name : str
+        How the error message names it.
+
+    Returns
+    -------
+    int
 
     Raises
     ------

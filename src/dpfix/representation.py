@@ -1,4 +1,6 @@
-"""The representation polytope ``R_F``: scales, movements, extreme points (MATH.md 3-4).
+"""The representation polytope ``R_F``: scales, movements, extreme points.
+
+Paper Section 4 (Theorems 3 and 4, Lemma 2); docs/math_notes.md.
 
 A representation matrix ``B`` (``k x n``, ``k = 2^(n-1)``, rows indexed by the
 scales in the canonical order of :func:`dpfix.scales.psi`) says how much of
@@ -128,7 +130,7 @@ def scale_count(B: Any) -> int:
 
 
 def in_R_F(B: Any, z: Any, lam: Any) -> bool:
-    """True when ``B >= 0``, ``z Psi B = z`` and ``Psi B 1 = 1`` (MATH.md section 3).
+    """True when ``B >= 0``, ``z Psi B = z`` and ``Psi B 1 = 1`` (paper Section 4).
 
     Raises ``ValueError`` for a malformed ``B`` or ``z``, not for a ``B``
     outside ``R_F``.
@@ -157,7 +159,7 @@ def difference_vectors(B: Any, z: Any, lam: Any) -> np.ndarray:
 
     For column ``j`` with positive entries at scale indices ``i_0 < i_1 < ...``,
     ``H(B_j)`` holds ``Psi_{i_l} / (z . Psi_{i_l}) - Psi_{i_0} / (z . Psi_{i_0})``
-    for ``l >= 1`` (MATH.md section 4; the paper's Definition 8). Rows are
+    for ``l >= 1`` (paper Section 4; the paper's Definition 8). Rows are
     ordered by ``j``, then ``l``; the result has shape ``(N, n)``, ``N`` being
     ``scale_count(B)`` minus the number of non-zero columns. Every row ``h``
     satisfies ``z h = 0``. ``B`` must be ``k x n`` and non-negative.
@@ -282,7 +284,7 @@ def _peel(v: list[Fraction], lam: Fraction) -> dict[int, Fraction]:
       (e.g. ``p[a] = +1``: ``lam s[a] - s[a+1] = 0``), so it stays tight;
       the other one is ``(lam^2 - 1) r[a] >= 0`` while ``r >= 0``;
     - at a free ``a`` one constraint has coefficient 0 and the other shrinks
-      linearly to 0 at ``g_a > 0`` (MATH.md section 5's formula).
+      linearly to 0 at ``g_a > 0`` (the paper's Section 5.2 formula).
     With free positions, ``g = min g_a`` keeps ``r - g s`` indistinguishable
     (if ``r - g' s`` reached 0 at some ``g' < g``, every free slack would be
     0 there, so ``g_a <= g'``) and tightens at least one new position; with no

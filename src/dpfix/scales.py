@@ -1,4 +1,4 @@
-"""eps-scales: the building blocks of DP count mechanisms (MATH.md section 2).
+"""eps-scales: the building blocks of DP count mechanisms (paper Section 4.2, Definition 6).
 
 A pattern ``p`` in ``{-1, +1}^(n-1)`` has heights ``h[0] = 0``,
 ``h[i+1] = h[i] + p[i]``; its scale is ``s[i] = lam^h[i] / sum_k lam^h[k]``
@@ -46,6 +46,21 @@ def _check_pattern(pattern: Sequence[int]) -> tuple[int, ...]:
 def heights(pattern: Sequence[int]) -> np.ndarray:
     """Heights ``h`` of a pattern: ``h[0] = 0``, ``h[i+1] = h[i] + p[i]``.
 
+    Parameters
+    ----------
+    pattern : sequence of int
+        Entries ``-1`` or ``+1`` (length ``n - 1``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` int64 heights.
+
+    Raises
+    ------
+    ValueError
+        An entry other than ``-1`` or ``+1``.
+
     Examples
     --------
     >>> heights([1, -1, -1]).tolist()
@@ -58,6 +73,21 @@ def heights(pattern: Sequence[int]) -> np.ndarray:
 def pattern_index(pattern: Sequence[int]) -> int:
     """Column of ``psi`` holding this pattern's scale: bit ``i`` set iff ``p[i] = +1``.
 
+    Parameters
+    ----------
+    pattern : sequence of int
+        Entries ``-1`` or ``+1`` (length ``n - 1``).
+
+    Returns
+    -------
+    int
+        In ``0 .. 2^(n-1) - 1``.
+
+    Raises
+    ------
+    ValueError
+        An entry other than ``-1`` or ``+1``.
+
     Examples
     --------
     >>> pattern_index([1, -1, 1])
@@ -69,6 +99,22 @@ def pattern_index(pattern: Sequence[int]) -> int:
 
 def pattern_from_index(m: int, n: int) -> tuple[int, ...]:
     """Inverse of :func:`pattern_index` for scales of length ``n``.
+
+    Parameters
+    ----------
+    m : int
+        The column of ``psi``.
+    n : int
+        The scale's length.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    ValueError
+        ``n < 1`` or ``m`` outside ``0 .. 2^(n-1) - 1``.
 
     Examples
     --------
@@ -85,6 +131,22 @@ def pattern_from_index(m: int, n: int) -> tuple[int, ...]:
 def single_peaked_pattern(j: int, n: int) -> tuple[int, ...]:
     """Pattern of the single-peaked scale at ``j``: up before ``j``, down after.
 
+    Parameters
+    ----------
+    j : int
+        The peak, in ``0 .. n-1``.
+    n : int
+        The scale's length.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    ValueError
+        ``j`` outside ``0 .. n-1``.
+
     Examples
     --------
     >>> single_peaked_pattern(1, 4)
@@ -99,6 +161,25 @@ def scale(pattern: Sequence[int], lam: Any = None, *, eps: float | None = None) 
     """The eps-scale with the given pattern (Definition 6), a probability vector.
 
     Exact (Fractions) for rational ``lam``; float64 for float ``lam`` or ``eps``.
+
+    Parameters
+    ----------
+    pattern : sequence of int
+        Entries ``-1`` or ``+1`` (length ``n - 1``).
+    lam : int, Fraction, str or float, optional
+        ``e^eps``: rational for Fractions, float for float64.
+    eps : float, optional
+        The privacy parameter instead of ``lam`` (float64).
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions, or float64; sums to 1.
+
+    Raises
+    ------
+    ValueError
+        A bad pattern, or bad ``lam``/``eps`` (see :func:`dpfix.exact.resolve_lam`).
 
     Examples
     --------
@@ -124,6 +205,18 @@ def log_scale(pattern: Sequence[int], eps: float) -> np.ndarray:
     Representable for any ``n * eps`` (entries such as ``e^-50000`` that
     underflow float64 stay finite here).
 
+    Parameters
+    ----------
+    pattern : sequence of int
+        Entries ``-1`` or ``+1`` (length ``n - 1``).
+    eps : float
+        The privacy parameter.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 logs.
+
     Examples
     --------
     >>> float(log_scale([1], 1.0)[1] - log_scale([1], 1.0)[0])
@@ -138,7 +231,26 @@ def psi(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
     """The ``n x 2^(n-1)`` matrix of all eps-scales, in canonical column order.
 
     Column ``m`` is the scale whose pattern has ``p[i] = +1`` iff bit ``i`` of
-    ``m`` is set (MATH.md section 2).
+    ``m`` is set (paper Section 4.2, Definition 6).
+
+    Parameters
+    ----------
+    n : int
+        The length of the scales (``n <= PSI_MAX_N``).
+    lam : int, Fraction, str or float, optional
+        ``e^eps``: rational for Fractions, float for float64.
+    eps : float, optional
+        The privacy parameter instead of ``lam`` (float64).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x 2^(n-1)``, exact or float64.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1`` or ``n > PSI_MAX_N``.
 
     Examples
     --------
@@ -159,6 +271,26 @@ def psi(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
 def single_peaked(j: int, n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
     """The single-peaked scale at ``j``: ``s[i]`` proportional to ``lam^-|i-j|``.
 
+    Parameters
+    ----------
+    j : int
+        The peak.
+    n : int
+        The length.
+    lam : int, Fraction, str or float, optional
+        ``e^eps``: rational for Fractions, float for float64.
+    eps : float, optional
+        The privacy parameter instead of ``lam`` (float64).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        ``j`` outside ``0 .. n-1``.
+
     Examples
     --------
     >>> single_peaked(0, 3, 2).tolist()
@@ -169,6 +301,25 @@ def single_peaked(j: int, n: int, lam: Any = None, *, eps: float | None = None) 
 
 def sigma(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
     """``Sigma``: the ``n x n`` matrix whose column ``j`` is the single-peaked scale at ``j``.
+
+    Parameters
+    ----------
+    n : int
+        The size.
+    lam : int, Fraction, str or float, optional
+        ``e^eps``: rational for Fractions, float for float64.
+    eps : float, optional
+        The privacy parameter instead of ``lam`` (float64).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x n``, exact or float64.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1``.
 
     Examples
     --------
@@ -188,6 +339,26 @@ def pattern_of(
     Raises ``ValueError`` otherwise. Exact comparison for rational ``lam``;
     for floats, each neighbour ratio must match ``lam`` or ``1/lam`` within the
     relative tolerance ``rtol`` (compared in log space).
+
+    Parameters
+    ----------
+    s : array_like
+        A positive vector.
+    lam : int, Fraction, str or float, optional
+        ``e^eps``: rational for Fractions, float for float64.
+    eps : float, optional
+        The privacy parameter instead of ``lam`` (float64).
+    rtol : float
+        Float path: relative tolerance of the neighbour ratios, in log space.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    ValueError
+        ``s`` is not a positive multiple of a scale.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Algorithm 1's single code path and its two number types (MATH.md section 5).
+"""Algorithm 1's single code path and its two number types (paper Section 5.2).
 
 :func:`run` is the algorithm. Its passes never touch a number themselves but
 ask an arithmetic object: :class:`ExactOps` (Fractions, a rational ``lam``) or
@@ -104,7 +104,7 @@ class ExactOps:
 
     def step_limits(self, amt, r_end, s_f, s_e, up):
         """Largest steps keeping each block of ``r - g s`` non-negative, and
-        each unlocked neighbour inequality of ``r - g s`` (MATH.md section 5)."""
+        each unlocked neighbour inequality of ``r - g s`` (paper Section 5.2)."""
         g_zero = amt / s_f
         hi = np.where(up, amt[1:], r_end[:-1])  # the side that must stay >= lo / lam
         lo = np.where(up, r_end[:-1], amt[1:])
@@ -388,7 +388,7 @@ class _Vectorised:
 
 def run(ops: Any, n: int, choose: Callable[[np.ndarray, np.ndarray], int],
         compiled: bool | None = None) -> Run:
-    """Algorithm 1 (MATH.md section 5) on either number type.
+    """Algorithm 1 (paper Section 5.2) on either number type.
 
     ``choose(c, remaining)`` returns the next column (the caller validates it);
     ``c`` is in the ops' representation (Fractions, or logs). ``compiled``:

@@ -66,7 +66,7 @@ def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) ->
     ``T[i, j] = c_j rho^|i-j|`` with ``c_j = (1-rho)/(1+rho)`` inside and
     ``1/(1+rho)`` at ``j = 0, n-1`` (the clamped tails). Exact for a rational
     ``lam``; float (log space) for ``eps``. It is eps-DP and its columns are
-    the single-peaked scales times the amounts of Algorithm 2 (MATH.md section 6).
+    the single-peaked scales times the amounts of Algorithm 2 (paper Section 5.3).
 
     Examples
     --------
@@ -107,7 +107,7 @@ def staircase_pmf(eps: float | None = None, *, lam: Any = None) -> tuple[Any, An
     ``a`` on ``[0, gamma)``, ``a rho`` on ``[gamma, 1)``, repeating on
     ``[k, k+1)`` times ``rho^k``, symmetric, with
     ``a = (1 - rho) / (2 (gamma + rho (1 - gamma)))`` and
-    ``gamma = 1 / (1 + e^(eps/2))`` (MATH.md section 8). As ``gamma < 1/2``,
+    ``gamma = 1 / (1 + e^(eps/2))`` (paper Section 6). As ``gamma < 1/2``,
     ``[k - 1/2, k + 1/2)`` meets density ``a rho^k`` for length ``1/2 + gamma`` and
     ``a rho^(k+1)`` for ``1/2 - gamma`` (``k >= 1``), and ``[-1/2, 1/2)`` is twice
     ``[0, 1/2)``. Exact when ``lam`` is the square of a rational (then ``gamma``

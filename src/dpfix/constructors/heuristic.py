@@ -1,4 +1,4 @@
-"""The heuristic fixed-point constructor: the paper's Algorithm 1 (MATH.md section 5).
+"""The heuristic fixed-point constructor: the paper's Algorithm 1 (paper Section 5.2).
 
 Algorithm 1 fills the columns of ``T`` one at a time with positive multiples
 of eps-scales: the single-peaked scale at the chosen column, its pattern
@@ -192,7 +192,7 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
     Notes
     -----
     The paper's "max probability" selector takes the remaining column of
-    largest ``z_j``, MATH.md's the largest remaining ``c_j``: the same column,
+    largest ``z_j``, our notes (docs/math_notes.md) the largest remaining ``c_j``: the same column,
     since ``c_j = z_j`` until column ``j`` is chosen. Exact results tie every
     position that ties (no pass of length zero). Float results are checked to
     ``FLOAT_RTOL = 1e-9`` (rows sum to 1, ``z T = z``, eps-DP) and are eps-DP by

@@ -1,4 +1,6 @@
-"""Count-error optima by linear programming over ``F[z]`` or ``U`` (MATH.md section 7).
+"""Count-error optima by linear programming over ``F[z]`` or ``U``.
+
+Paper Sections 5 and 6; docs/math_notes.md (HiGHS tolerances and presolve).
 
 Minimise ``<W, T>`` over the ``n^2`` entries of ``T``: ``2n(n-1)`` neighbour
 inequalities with two non-zeros each, ``n`` row sums and, over ``F``, ``n - 1``
@@ -151,7 +153,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     z : target distribution (length ``n``); exact numbers for ``method="exact"``.
     eps, lam : float ``eps``, or rational ``lam = e^eps`` (required by ``"exact"``;
         the HiGHS methods use ``float(lam)``).
-    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix (MATH.md section 11).
+    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix (paper Section 1.1).
     fixed : optimise over ``F[z]`` (True) or ``U`` (False).
     method : ``"highs-ds"`` (dual simplex), ``"highs-ipm"`` (interior point) or
         ``"exact"`` (cdd.gmp, rational arithmetic; small ``n`` only).

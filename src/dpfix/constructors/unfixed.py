@@ -1,4 +1,4 @@
-"""Algorithm 2: the two-stage unfixed optimum (MATH.md section 6, paper Section 5.3).
+"""Algorithm 2: the two-stage unfixed optimum (paper Section 5.3; docs/math_notes.md).
 
 The truncated geometric mechanism is ``Sigma diag(alpha)``: its column ``m`` is
 the single-peaked scale at ``m`` times the amount ``alpha_m``, where
@@ -41,7 +41,7 @@ SHAPE_RTOL = 1e-12
 
 
 def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
-    """The amounts ``alpha`` with ``Sigma alpha = 1`` (MATH.md section 6), in closed form.
+    """The amounts ``alpha`` with ``Sigma alpha = 1`` (paper Section 5.3), in closed form.
 
     ``alpha_m = Z_m (K^-1 1)_m`` with ``Z_m = sum_i rho^|i-m|`` and ``rho = 1/lam``:
     ``alpha_m = (1 - rho^n) / (1 - rho^2)`` at the ends ``m = 0, n-1`` and

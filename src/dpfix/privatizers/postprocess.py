@@ -1,4 +1,6 @@
-"""Post-processing a noisy vector into a probability vector (MATH.md section 9).
+"""Post-processing a noisy vector into a probability vector.
+
+Paper Section 3; the choice of the default is measured in docs/postprocessing.md.
 
 Each function takes a real vector ``v`` (the noisy counts divided by ``N``;
 it need not sum to 1) and returns a float64 probability vector. Being
