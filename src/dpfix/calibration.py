@@ -53,6 +53,25 @@ def _difference(log_a: float, log_b: float) -> float:
 def analytic_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
     """The exact delta of ``N(0, sigma^2)`` noise at ``epsilon`` (Balle and Wang 2018).
 
+    Parameters
+    ----------
+    sigma : float
+        The noise's standard deviation (``> 0``).
+    epsilon : float
+        ``> 0``.
+    sensitivity : float
+        The query's L2 sensitivity ``D`` (``> 0``).
+
+    Returns
+    -------
+    float
+        Balle and Wang's (2018, Theorem 8) exact delta.
+
+    Raises
+    ------
+    ValueError
+        A non-positive or non-finite argument.
+
     Examples
     --------
     >>> round(analytic_gaussian_delta(1.0, 1.0), 6)
@@ -89,6 +108,25 @@ def _bisect_sigma(delta_of: Callable[[float], float], delta: float, start: float
 def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
     """The smallest ``sigma`` of an (eps, delta)-DP Gaussian mechanism (Balle and Wang 2018).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``> 0``.
+    delta : float
+        In ``(0, 1)``.
+    sensitivity : float
+        The L2 sensitivity (``> 0``).
+
+    Returns
+    -------
+    float
+        The upper end of the final bisection bracket: its delta is at most ``delta``.
+
+    Raises
+    ------
+    ValueError
+        On bad input.
+
     Examples
     --------
     >>> s = analytic_gaussian_sigma(1.0, 1e-5)
@@ -109,6 +147,18 @@ def discrete_gaussian_log_weights(sigma: float, top: int) -> tuple[np.ndarray, f
     (so ``log Z`` is exact to float precision). Callers pass ``top`` at least
     ``12 sigma`` past the last tail they need, so each tail's omitted terms are
     below ``e^-72`` of its first. ``v - log Z`` is the log pmf of ``N_Z(0, sigma^2)``.
+
+    Parameters
+    ----------
+    sigma : float
+        The discrete Gaussian's scale.
+    top : int
+        The largest ``y`` needed.
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+        ``v`` (length ``K + 1``) and ``log Z``.
 
     Examples
     --------
@@ -133,6 +183,22 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
     (as in the authors' reference code, T. Steinke 2020, ``dg_delta``), with
     ``hi = lo + 1`` exactly. The tests check it against the hockey-stick
     divergence ``sum_y max(0, p(y) - e^eps p(y-1))``.
+
+    Parameters
+    ----------
+    sigma : float
+        The scale (``0 < sigma <= MAX_DISCRETE_SIGMA``).
+    epsilon : float
+        ``> 0``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        On bad input or ``sigma > MAX_DISCRETE_SIGMA``.
 
     Examples
     --------
@@ -174,6 +240,22 @@ def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
     ``k``, and the answer by bisection on ``(sigma_{k-1}, sigma_k]``, where the
     condition holds exactly on a final segment. Returns the upper end of the
     final bracket (relative width ``SIGMA_RTOL``), so the guarantee always holds.
+
+    Parameters
+    ----------
+    epsilon : float
+        ``> 0``.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        On bad input, or when ``sigma`` would exceed ``MAX_DISCRETE_SIGMA``.
 
     Examples
     --------

@@ -35,6 +35,23 @@ def weight_matrix(weights: Any, z: Any) -> np.ndarray:
     ``"squared"``: ``z_i (i - j)^2`` (mean squared error); or a given matrix.
     Exact when ``z`` is exact.
 
+    Parameters
+    ----------
+    weights : str or array_like
+        ``"abs"``, ``"squared"`` or an ``n x n`` matrix.
+    z : array_like
+        The distribution the weights use (exact numbers give an exact result).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x n``: object array of Fractions when exact, else float64.
+
+    Raises
+    ------
+    ValueError
+        An unknown name or a matrix of the wrong shape.
+
     Examples
     --------
     >>> weight_matrix("abs", [Fraction(1, 2), Fraction(1, 2)]).tolist()
@@ -96,7 +113,23 @@ class Mechanism:
     # ------------------------------------------------------------------ build
     @classmethod
     def from_matrix(cls, T: Any, *, lam: Any = None, eps: float | None = None, **kw: Any):
-        """Wrap a given matrix: exact when ``lam`` is rational, else float."""
+        """Wrap a given matrix: exact when ``lam`` is rational, else float.
+
+        Parameters
+        ----------
+        T : array_like
+            The ``n x n`` transition matrix.
+        lam : int, Fraction, str or float, optional
+            Rational: an exact mechanism; float: a float one.
+        eps : float, optional
+            The privacy parameter of a float mechanism.
+        **kw
+            Further fields (``fixed_point``, ``constructor``, ``params``, ...).
+
+        Returns
+        -------
+        Mechanism
+        """
         if lam is not None and not isinstance(lam, (float, np.floating)):
             lam_x = to_fraction(lam, "lam")
             return cls(matrix=exact_array(T, "T", ndim=2), eps=float(np.log(float(lam_x))),
@@ -158,6 +191,22 @@ class Mechanism:
 
         ``z`` defaults to the fixed point: the data holder's estimate, free of
         privacy cost.
+
+        Parameters
+        ----------
+        weights : str or array_like
+            ``"abs"``, ``"squared"`` or a matrix (:func:`weight_matrix`).
+        z : array_like, optional
+            The distribution of the inputs (default: the fixed point).
+
+        Returns
+        -------
+        Fraction or float
+
+        Raises
+        ------
+        ValueError
+            No ``z`` and no fixed point, or a ``z`` of the wrong length.
         """
         zv = self._z(z)
         if self.exact:
@@ -209,7 +258,22 @@ class Mechanism:
         return replace(self, log_matrix=L)
 
     def fixed_point_error(self, z: Any = None) -> Any:
-        """``max_j |(z T)_j - z_j|``; exact on the exact path."""
+        """``max_j |(z T)_j - z_j|``; exact on the exact path.
+
+        Parameters
+        ----------
+        z : array_like, optional
+            Default: the fixed point.
+
+        Returns
+        -------
+        Fraction or float
+
+        Raises
+        ------
+        ValueError
+            No ``z`` and no fixed point.
+        """
         zv = self._z(z)
         if self.exact:
             return np.max(np.abs(zv @ self.matrix - zv)) if self.n else 0
@@ -254,6 +318,20 @@ class Mechanism:
         Exact comparison against a rational ``lam``; against a float ``eps``,
         ``privacy_level() <= eps * (1 + rtol)``. Defaults to the mechanism's own
         ``lam`` (exact) or ``eps``.
+
+        Parameters
+        ----------
+        eps : float, optional
+            Compare the privacy level with ``eps (1 + rtol)``.
+        lam : int, Fraction or str, optional
+            Compare the privacy ratio with ``lam`` exactly (exact mechanisms).
+        rtol : float
+            Relative tolerance of the float comparison.
+
+        Returns
+        -------
+        bool
+            False for an (eps, delta) mechanism (``delta > 0``).
         """
         if self.delta:
             return False
@@ -267,7 +345,19 @@ class Mechanism:
         return self.privacy_level() <= float(eps) * (1 + rtol)
 
     def in_F(self, z: Any = None, *, rtol: float = FLOAT_RTOL) -> bool:
-        """Rows sum to 1, ``z T = z``, no negative entry (exact or within ``rtol``)."""
+        """Rows sum to 1, ``z T = z``, no negative entry (exact or within ``rtol``).
+
+        Parameters
+        ----------
+        z : array_like, optional
+            Default: the fixed point.
+        rtol : float
+            Float tolerance.
+
+        Returns
+        -------
+        bool
+        """
         if self.exact:
             return (self.row_sum_error() == 0 and self.fixed_point_error(z) == 0
                     and all(v >= 0 for v in self.matrix.flat))
@@ -275,7 +365,20 @@ class Mechanism:
 
     def check(self, z: Any = None, *, rtol: float = FLOAT_RTOL) -> None:
         """Raise ``ValueError`` unless the mechanism is valid: row-stochastic,
-        eps-DP for its own eps, and with its fixed point when it has one."""
+        eps-DP for its own eps, and with its fixed point when it has one.
+
+        Parameters
+        ----------
+        z : array_like, optional
+            Also require ``z T = z`` (default: the fixed point, if any).
+        rtol : float
+            Float tolerance (exact mechanisms are checked exactly).
+
+        Raises
+        ------
+        ValueError
+            NaN entries, rows not summing to 1, not eps-DP, or ``z T != z``.
+        """
         if not self.exact and np.isnan(self.log_matrix).any():
             raise ValueError(f"{self.constructor}: the matrix has NaN entries")
         err = self.row_sum_error()

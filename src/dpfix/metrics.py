@@ -41,6 +41,19 @@ def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
     With the true distribution ``zeta`` as ``z`` it is the expected count error
     of a row; with the public target ``z`` it is the data holder's estimate.
 
+    Parameters
+    ----------
+    T : array_like
+        The ``n x n`` transition matrix.
+    z : array_like
+        The distribution of the inputs.
+    weights : str or array_like
+        ``"abs"``, ``"squared"`` or a matrix.
+
+    Returns
+    -------
+    Fraction or float
+
     Examples
     --------
     >>> float(count_error(np.eye(3), [1/3, 1/3, 1/3]))
@@ -54,17 +67,55 @@ def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
 
 
 def expected_absolute_deviation(T: Any, z: Any) -> Any:
-    """``sum_ij z_i |i - j| T_ij``: the expected ``|output - input|``."""
+    """``sum_ij z_i |i - j| T_ij``: the expected ``|output - input|``.
+
+    Parameters
+    ----------
+    T : array_like
+        The ``n x n`` transition matrix.
+    z : array_like
+        The distribution of the inputs.
+
+    Returns
+    -------
+    Fraction or float
+    """
     return count_error(T, z, "abs")
 
 
 def mean_squared_error(T: Any, z: Any) -> Any:
-    """``sum_ij z_i (i - j)^2 T_ij``: the expected squared error."""
+    """``sum_ij z_i (i - j)^2 T_ij``: the expected squared error.
+
+    Parameters
+    ----------
+    T : array_like
+        The ``n x n`` transition matrix.
+    z : array_like
+        The distribution of the inputs.
+
+    Returns
+    -------
+    Fraction or float
+    """
     return count_error(T, z, "squared")
 
 
 def wasserstein1(p: Any, q: Any) -> Any:
     """Wasserstein-1 distance on ``0 .. n-1``: ``sum_k |CDF_p(k) - CDF_q(k)|``.
+
+    Parameters
+    ----------
+    p, q : array_like
+        Distributions over ``0 .. n-1`` (exact numbers give an exact result).
+
+    Returns
+    -------
+    Fraction or float
+
+    Raises
+    ------
+    ValueError
+        Vectors of different lengths.
 
     Examples
     --------
@@ -78,6 +129,20 @@ def wasserstein1(p: Any, q: Any) -> Any:
 def total_variation(p: Any, q: Any) -> Any:
     """Total variation distance ``1/2 sum_k |p_k - q_k|``.
 
+    Parameters
+    ----------
+    p, q : array_like
+        Distributions over ``0 .. n-1`` (exact numbers give an exact result).
+
+    Returns
+    -------
+    Fraction or float
+
+    Raises
+    ------
+    ValueError
+        Vectors of different lengths.
+
     Examples
     --------
     >>> float(total_variation([1, 0], [0.5, 0.5]))
@@ -89,6 +154,20 @@ def total_variation(p: Any, q: Any) -> Any:
 
 def kolmogorov_smirnov(p: Any, q: Any) -> Any:
     """Kolmogorov-Smirnov distance ``max_k |CDF_p(k) - CDF_q(k)|``.
+
+    Parameters
+    ----------
+    p, q : array_like
+        Distributions over ``0 .. n-1`` (exact numbers give an exact result).
+
+    Returns
+    -------
+    Fraction or float
+
+    Raises
+    ------
+    ValueError
+        Vectors of different lengths.
 
     Examples
     --------

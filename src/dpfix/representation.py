@@ -96,6 +96,25 @@ def psi_map(B: Any, lam: Any) -> np.ndarray:
     ``B`` is ``k x m`` with ``k = 2^(n-1)`` (``n`` is read from ``k``; usually
     ``m = n``) and may be any exact matrix, not only a non-negative one.
 
+    Parameters
+    ----------
+    B : array_like
+        A ``k x m`` exact matrix, ``k = 2^(n-1)``.
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x m`` object array of Fractions.
+
+    Raises
+    ------
+    ValueError
+        ``k`` is not a power of two.
+    ExactnessError
+        A float where an exact number is required.
+
     Examples
     --------
     >>> psi_map([[1, 0], [0, 1]], 2).tolist()
@@ -109,6 +128,15 @@ def psi_map(B: Any, lam: Any) -> np.ndarray:
 def positive_support(B: Any) -> np.ndarray:
     """Boolean mask of the positive entries of ``B``.
 
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
     Examples
     --------
     >>> positive_support([[0, "1/2"], [1, 0]]).tolist()
@@ -120,6 +148,15 @@ def positive_support(B: Any) -> np.ndarray:
 
 def scale_count(B: Any) -> int:
     """Number of positive entries of ``B`` (scale uses; Corollary 2 bounds it).
+
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -134,6 +171,24 @@ def in_R_F(B: Any, z: Any, lam: Any) -> bool:
 
     Raises ``ValueError`` for a malformed ``B`` or ``z``, not for a ``B``
     outside ``R_F``.
+
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+    z : array_like
+        The target distribution (exact numbers, summing to 1).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        A malformed ``B`` or ``z``.
 
     Examples
     --------
@@ -164,6 +219,25 @@ def difference_vectors(B: Any, z: Any, lam: Any) -> np.ndarray:
     ``scale_count(B)`` minus the number of non-zero columns. Every row ``h``
     satisfies ``z h = 0``. ``B`` must be ``k x n`` and non-negative.
 
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+    z : array_like
+        The target distribution (exact numbers, summing to 1).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N, n)`` object array of Fractions.
+
+    Raises
+    ------
+    ValueError
+        A malformed or negative ``B``, or a bad ``z``.
+
     Examples
     --------
     >>> difference_vectors([[0, 1], ["3/5", "2/5"]], ["1/3", "2/3"], 2).tolist()
@@ -190,6 +264,24 @@ def is_psi_affinely_simplified(B: Any, z: Any, lam: Any) -> bool:
     holds; by Lemma 2 it holds iff no non-zero movement matrix vanishes where
     ``B`` does (:func:`has_movement_in_support`). Exact rank.
 
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+    z : array_like
+        The target distribution (exact numbers, summing to 1).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        A malformed or negative ``B``, or a bad ``z``.
+
     Examples
     --------
     >>> z = ["1/2", "1/2"]
@@ -211,6 +303,24 @@ def movement_space(z: Any, lam: Any, support: Any = None) -> list[np.ndarray]:
     ``{0}``). Without a mask the dimension is ``k n - 2n + 1``: the ``2n``
     constraints have one dependency (``z`` times the second block equals the
     sum of the first).
+
+    Parameters
+    ----------
+    z : array_like
+        The target distribution (exact numbers, summing to 1).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+    support : array_like of bool, optional
+        A ``k x n`` mask.
+
+    Returns
+    -------
+    list of numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        A bad ``z`` or a mask of the wrong shape.
 
     Examples
     --------
@@ -258,6 +368,19 @@ def has_movement_in_support(B: Any, z: Any, lam: Any) -> bool:
     sums to 0, and then ``Psi mu 1`` is the combination of the ``H(B_j)``
     vectors with coefficients ``c_{i_l, j}`` (``l >= 1``); so it holds for
     every ``B >= 0``.
+
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+    z : array_like
+        The target distribution (exact numbers, summing to 1).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -331,6 +454,18 @@ def decompose(T: Any, lam: Any) -> np.ndarray:
     Each non-zero column uses at most ``n`` scales, and they are linearly
     independent, so ``B`` is a vertex of the fibre ``{B' >= 0 : Psi B' = T}``.
 
+    Parameters
+    ----------
+    T : array_like
+        An ``n x m`` exact matrix with eps-neighbour-indistinguishable columns.
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``k x m`` object array of Fractions.
+
     Raises
     ------
     ValueError
@@ -372,6 +507,18 @@ def fibre_vertex(B: Any, lam: Any) -> np.ndarray:
     The support shrinks each time; at the end every column's scales are
     linearly independent, which characterises the fibre's vertices.
 
+    Parameters
+    ----------
+    B : array_like
+        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``k x n`` object array of Fractions, ``Psi`` of it equal to ``Psi B``.
+
     Examples
     --------
     >>> fibre_vertex([[1, 0], [0, 1]], 2).tolist()
@@ -404,6 +551,20 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     Hence a returned ``B`` is always extreme in ``R_F``. A returned ``B`` does
     not prove ``T`` extreme (the paper's Example 1: an extreme ``B`` can map to
     a non-extreme ``T``).
+
+    Parameters
+    ----------
+    T : array_like
+        An exact matrix in ``F[z]``.
+    z : array_like
+        The target distribution (exact numbers, summing to 1).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``k x n`` object array of Fractions.
 
     Raises
     ------
