@@ -68,6 +68,25 @@ def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) ->
     ``lam``; float (log space) for ``eps``. It is eps-DP and its columns are
     the single-peaked scales times the amounts of Algorithm 2 (paper Section 5.3).
 
+    Parameters
+    ----------
+    n : int
+        The size (``n >= 1``).
+    eps : float, optional
+        The privacy parameter: the float path (log space).
+    lam : int, Fraction or str, optional
+        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+
+    Returns
+    -------
+    Mechanism
+        ``constructor="truncated-geometric"``, no fixed point.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1`` or bad ``lam``/``eps``.
+
     Examples
     --------
     >>> truncated_geometric(3, lam=2).matrix.tolist()
@@ -113,6 +132,23 @@ def staircase_pmf(eps: float | None = None, *, lam: Any = None) -> tuple[Any, An
     ``[0, 1/2)``. Exact when ``lam`` is the square of a rational (then ``gamma``
     is rational); floats otherwise.
 
+    Parameters
+    ----------
+    eps : float, optional
+        The privacy parameter: the float path (log space).
+    lam : int, Fraction or str, optional
+        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+
+    Returns
+    -------
+    (Fraction or float, Fraction or float, Fraction or float)
+        ``(p0, C, rho)``.
+
+    Raises
+    ------
+    ValueError
+        An exact ``lam`` that is not the square of a rational, or ``eps > 1400``.
+
     Examples
     --------
     >>> staircase_pmf(lam=4)
@@ -146,6 +182,25 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
     tails, ``P(K <= 0) = p0 + P(K >= 1)`` at the corners. Rounding and clamping
     are post-processing, so it is eps-DP (and :meth:`Mechanism.check` verifies
     it); ``params["privacy_level"]`` records the level the matrix really has.
+
+    Parameters
+    ----------
+    n : int
+        The size (``n >= 1``).
+    eps : float, optional
+        The privacy parameter: the float path (log space).
+    lam : int, Fraction or str, optional
+        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+
+    Returns
+    -------
+    Mechanism
+        ``constructor="staircase"``, checked eps-DP.
+
+    Raises
+    ------
+    ValueError
+        As :func:`staircase_pmf`, or ``n < 1``.
 
     Examples
     --------
@@ -193,6 +248,26 @@ def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
     ``delta = 1/(N+1)``. ``T[i, j] = P(Y = j-i)`` inside and the tails
     ``P(Y >= k)`` at the clamped ends, from the pmf ``e^(-y^2/(2 sigma^2)) / Z``
     in log space. ``params`` holds ``sigma`` and the delta it achieves.
+
+    Parameters
+    ----------
+    n : int
+        The size (``n >= 1``).
+    eps : float
+        ``> 0``.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    Mechanism
+        ``constructor="discrete-gaussian"``, ``delta`` set; ``params["sigma"]`` and
+        ``params["delta_achieved"]``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``n``, ``eps`` or ``delta``, or a ``sigma`` too large to sum.
 
     Examples
     --------

@@ -249,6 +249,21 @@ def heuristic_steps(mech: Mechanism) -> Iterator[tuple[int, tuple[int, ...], Any
     Fractions; float ones are floats (zero for the rare float pass of length
     zero that only records a lock).
 
+    Parameters
+    ----------
+    mech : Mechanism
+        Built by :func:`heuristic`.
+
+    Yields
+    ------
+    (int, tuple of int, Fraction or float)
+        The column, the scale's pattern and the amount of one pass.
+
+    Raises
+    ------
+    ValueError
+        ``mech`` was not built by :func:`heuristic`.
+
     Examples
     --------
     >>> list(heuristic_steps(heuristic(["1/2", "1/2"], lam=3)))
@@ -271,6 +286,21 @@ def scale_representation(mech: Mechanism) -> np.ndarray:
 
     Row ``m`` is the scale with ``pattern_index(pattern) = m``. Exact for an
     exact mechanism. Only for ``n <= PSI_MAX_N``.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        Built by :func:`heuristic`, ``n <= PSI_MAX_N``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``2^(n-1) x n``, exact for an exact mechanism.
+
+    Raises
+    ------
+    ValueError
+        ``mech`` was not built by :func:`heuristic`, or ``n > PSI_MAX_N``.
 
     Examples
     --------

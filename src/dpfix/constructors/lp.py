@@ -55,6 +55,19 @@ def lp_formulation(n: int, lam: Any, z: Any = None) -> dict[str, Any]:
     are object arrays of Fractions when ``lam`` and ``z`` are exact, else float.
     ``z=None`` gives ``U``; a target ``z`` gives ``F[z]``.
 
+    Parameters
+    ----------
+    n : int
+        The size.
+    lam : int, Fraction or float
+        ``e^eps``; a float gives float coefficients.
+    z : array_like, optional
+        The target (over ``F[z]``); None: ``U``.
+
+    Returns
+    -------
+    dict
+
     Examples
     --------
     >>> f = lp_formulation(3, 2, ["1/3", "1/3", "1/3"])

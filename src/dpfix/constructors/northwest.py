@@ -49,6 +49,22 @@ def northwest_plan(supply: Any, demand: Any) -> list[tuple[int, int, Any]]:
     nothing. In floats, a supply too small to register (underflow, or a rounding
     excess once the demand is used up) goes whole to the current column.
 
+    Parameters
+    ----------
+    supply : sequence
+        The supplies ``w_m alpha_m`` (Fractions or floats), summing to 1.
+    demand : sequence
+        The demands ``z_j``, summing to 1.
+
+    Returns
+    -------
+    list of (int, int, Fraction or float)
+
+    Raises
+    ------
+    ValueError
+        No positive demand.
+
     Examples
     --------
     >>> F = Fraction

@@ -49,6 +49,25 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     rational ``lam``; in floats every difference is an ``expm1``, so no
     cancellation for small ``eps`` and no overflow for large ``n * eps``.
 
+    Parameters
+    ----------
+    n : int
+        The size (``n >= 1``).
+    eps : float, optional
+        The privacy parameter: the float path (log space).
+    lam : int, Fraction or str, optional
+        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` amounts: Fractions (exact) or float64.
+
+    Raises
+    ------
+    ValueError
+        ``n < 1`` or bad ``lam``/``eps``.
+
     Examples
     --------
     >>> sigma_amounts(3, 2).tolist()
@@ -78,6 +97,16 @@ def check_weights(W: np.ndarray) -> None:
     concentrating: ``W[i, j]`` non-decreasing in ``|i - j|`` (for a convex row:
     column ``i`` is a minimum). Exact for exact ``W``; floats within
     ``SHAPE_RTOL`` of the row's largest ``|W|``.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        ``n x n`` weights, exact (object array) or float.
+
+    Raises
+    ------
+    ValueError
+        Naming the first row that is not convex or not concentrating.
 
     Examples
     --------
@@ -213,6 +242,18 @@ def placement(diff, n: int) -> list[int]:
     ``m`` from column ``g`` to ``g+1``; the sweep moves while ``D <= TIE_RTOL *
     scale`` (exact ``D <= 0`` when ``scale`` is 0), so each ``g(m)`` is the largest
     minimiser of a convex cost, and ``g`` is non-decreasing.
+
+    Parameters
+    ----------
+    diff : callable
+        ``diff(m, g) -> (D, scale)``.
+    n : int
+        The size.
+
+    Returns
+    -------
+    list of int
+        ``g(0) <= g(1) <= ... <= g(n-1)``.
 
     Examples
     --------
