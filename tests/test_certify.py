@@ -230,3 +230,55 @@ def test_callable_and_matrix_weights_agree():
     a = certify_optimal(T, z, "5/2", lambda d: Fraction(abs(d)) ** 3)
     b = certify_optimal(T, z, "5/2", weights_matrix(lambda d: abs(d) ** 3, z))
     assert a.optimal and b.optimal and a.value == b.value
+
+
+def test_highs_guided_bound_beyond_the_exact_lp():
+    z = [Fraction(1, 7)] * 7
+    T = northwest_corner(z, lam=3)
+    best = exact_optimum(z, 3, "zero-one").value
+    cert = certify_optimal(T, z, 3, "zero-one", lp_max_n=0).check()
+    assert cert.dual in ("highs", "repaired") and not cert.optimal
+    assert best - Fraction(1, 10**6) <= cert.lower_bound <= best < cert.value
+    assert cert.lower_bound >= cert.details["explicit_bound"]
+
+
+def test_remap_and_survey():
+    from dpfix.certify import northwest_survey, remap_of
+
+    z = ["1/4", "0", "1/4", "1/2"]
+    R = remap_of(northwest_corner(z, lam=3).matrix, 3)
+    assert all(x >= 0 for x in R.flat) and all(sum(r) == 1 for r in R)
+    s = northwest_survey("abs", n_values=(3,), lams=(2,), denominator_max=3)
+    assert s["instances"] > 0 and s["not_optimal"] == 0  # Theorem A
+    s = northwest_survey("capped:2", n_values=(4,), lams=(3,), denominator_max=4)
+    assert s["not_optimal"] > 0 and s["max_gap"] > 0
+
+
+def _cli(argv):
+    import argparse
+
+    from dpfix.cli import certify as command
+
+    parser = argparse.ArgumentParser()
+    command.add_parser(parser.add_subparsers(dest="command"))
+    return command.run(parser.parse_args(["certify", *argv]))
+
+
+def test_cli(capsys):
+    assert _cli(["--n", "12", "--lam", "3/2", "--weights", "squared"]) == 0
+    out = capsys.readouterr().out
+    assert "OPTIMAL over F" in out and "northwest dual" in out and "time:" in out
+    assert _cli(["--z", "1/4", "1/8", "1/8", "1/2", "--constructor", "heuristic",
+                 "--selector", "min"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT proved optimal" in out and "23/728" in out
+    assert _cli(["--n", "5", "--constructor", "unfixed"]) == 0
+    assert "OPTIMAL over U" in capsys.readouterr().out
+    assert _cli(["--z", "zero", "--n", "6", "--universal"]) == 0
+    assert "every convex loss" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="over U"):
+        _cli(["--constructor", "unfixed", "--over", "F"])
+    with pytest.raises(ValueError, match="lam"):
+        _cli(["--lam", "1"])
+    assert _cli(["--n", "3", "--lam", "1.5"]) == 0  # a decimal string is exact: 3/2
+    assert "lam = 3/2" in capsys.readouterr().out
