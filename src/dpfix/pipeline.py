@@ -134,6 +134,16 @@ _histogram = histogram  # privatize_counts' keyword ``histogram`` shadows the fu
 def rule_of_thumb_split(eps_t: float) -> float:
     """The fraction ``f = eps_1 / eps_t`` of the paper's rule of thumb (Appendix F).
 
+    Parameters
+    ----------
+    eps_t : float
+        The total budget.
+
+    Returns
+    -------
+    float
+        ``f = B + (A - B) exp(-K eps_t)`` with :data:`RULE_OF_THUMB`.
+
     Examples
     --------
     >>> round(rule_of_thumb_split(1.0), 4)
@@ -216,6 +226,27 @@ def apply_mechanism(mech: Mechanism, counts: Any, rng: np.random.Generator,
     of fixed shares of the ``N`` rows as the phases end: never of group
     sizes, which make up the histogram.
 
+    Parameters
+    ----------
+    mech : Mechanism
+        ``T``, exact or float.
+    counts : array_like of int
+        One count per row, in ``0 .. n-1``.
+    rng : numpy.random.Generator
+        The randomness of the draws.
+    progress : callable, optional
+        Told of fixed shares of the rows.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 output counts, in the rows' order.
+
+    Raises
+    ------
+    ValueError
+        Counts that are not integers in ``0 .. n-1``.
+
     Examples
     --------
     >>> M = Mechanism.from_matrix([[1.0, 0.0], [0.0, 1.0]], eps=1.0)
@@ -257,6 +288,27 @@ def apply_histogram(mech: Mechanism, eta: Any, rng: np.random.Generator,
     Row ``i`` of ``J`` is one draw ``Mult(eta_i, T[i])``: the output histogram
     ``J.sum(0)`` is a sum of multinomials, distributed exactly as the histogram
     of :func:`apply_mechanism`'s output. ``O(n^2)`` whatever ``N = sum eta``.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        ``T``, exact or float.
+    eta : array_like of int
+        ``n`` non-negative counts of rows per input count.
+    rng : numpy.random.Generator
+        The randomness of the draws.
+    progress : callable, optional
+        Told of the number of rows once.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x n`` int64 joint histogram.
+
+    Raises
+    ------
+    ValueError
+        A histogram of the wrong length, not integers, or negative.
 
     Examples
     --------
@@ -429,6 +481,11 @@ def check_choices(constructor: str = "heuristic", selector: Any = "best",
     The names are those of :data:`dpfix.constructors.CONSTRUCTORS`,
     :data:`dpfix.constructors.SELECTORS`, :data:`dpfix.privatizers.PRIVATIZERS`
     and :data:`dpfix.privatizers.POSTPROCESSORS`.
+
+    Parameters
+    ----------
+    constructor, selector, privatizer, postprocess : str
+        The names to check (a callable selector or postprocess is not checked).
 
     Raises
     ------

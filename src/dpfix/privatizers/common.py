@@ -75,6 +75,19 @@ class PrivatizedDistribution:
 def check_histogram(eta: Any) -> np.ndarray:
     """``eta`` as an int64 vector: non-empty, non-negative integers, positive total.
 
+    Parameters
+    ----------
+    eta : array_like
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        Empty, not integers, negative, or a zero total.
+
     Examples
     --------
     >>> check_histogram([3, 0, 2]).tolist()
@@ -110,6 +123,20 @@ def resolve_rng(rng: Any, secure: bool) -> np.random.Generator | None:
 
     OpenDP's samplers take no seed, so a seed together with ``secure=True`` is
     refused rather than silently ignored.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator, int or None
+    secure : bool
+
+    Returns
+    -------
+    numpy.random.Generator or None
+
+    Raises
+    ------
+    ValueError
+        A seed with ``secure=True``, or an rng of another type.
     """
     if secure:
         if rng is not None:

@@ -34,6 +34,15 @@ __all__ = ["cyclic_laplace", "cyclic_gaussian", "cyclic_difference"]
 def cyclic_difference(X: Any) -> np.ndarray:
     """``X_i - X_{(i+1) mod n}``: the noise the cyclic mechanisms add to ``eta``.
 
+    Parameters
+    ----------
+    X : array_like
+        The latent noise.
+
+    Returns
+    -------
+    numpy.ndarray
+
     Examples
     --------
     >>> cyclic_difference(np.array([1, 4, 2])).tolist()
@@ -100,6 +109,28 @@ def cyclic_gaussian(eta: Any, epsilon: float | None = None, delta: float | None 
     Gaussian of Balle and Wang 2018 for the continuous noise of
     ``secure=False``, Canonne-Kamath-Steinke's Theorem 7 for OpenDP's discrete
     Gaussian when secure).
+
+    Parameters
+    ----------
+    eta : array_like of int
+        The histogram of counts.
+    epsilon, delta : float, optional
+        An (eps, delta) budget: give both, or ``rho`` instead.
+    rho : float, optional
+        A rho-zCDP budget.
+    rng, secure, postprocess
+        As :func:`cyclic_laplace`.
+
+    Returns
+    -------
+    PrivatizedDistribution
+
+    Raises
+    ------
+    ValueError
+        A bad histogram, budget, rng or post-processing.
+    ImportError
+        The secure path without OpenDP (``pip install 'dpfix[production]'``).
 
     Examples
     --------

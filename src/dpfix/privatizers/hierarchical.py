@@ -44,6 +44,17 @@ __all__ = ["hierarchical", "tree_levels", "tree_counts", "consistent_leaves"]
 def tree_levels(n: int, branching: int) -> int:
     """The number ``h >= 1`` of non-root levels: ``branching^h`` is the first power ``>= n``.
 
+    Parameters
+    ----------
+    n : int
+        The number of leaves needed.
+    branching : int
+        ``b >= 2``.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> tree_levels(51, 16), tree_levels(256, 16), tree_levels(257, 16), tree_levels(1, 16)
@@ -57,6 +68,17 @@ def tree_levels(n: int, branching: int) -> int:
 
 def tree_counts(leaves: Any, branching: int) -> list[np.ndarray]:
     """Node counts of levels ``1 .. h`` (root excluded), top level first.
+
+    Parameters
+    ----------
+    leaves : array_like
+        ``b^h`` leaf counts.
+    branching : int
+        ``b``.
+
+    Returns
+    -------
+    list of numpy.ndarray
 
     Examples
     --------
@@ -73,6 +95,20 @@ def consistent_leaves(noisy: list[np.ndarray], root: float, branching: int) -> n
     """Weighted averaging then mean consistency (Hay et al. 2010) from an exact ``root``.
 
     ``noisy`` holds equally noisy counts of levels ``1 .. h``, top level first.
+
+    Parameters
+    ----------
+    noisy : list of numpy.ndarray
+        Levels ``1 .. h``, top first.
+    root : float
+        The exact root count ``N``.
+    branching : int
+        ``b``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The consistent leaves.
 
     Examples
     --------
@@ -102,6 +138,32 @@ def hierarchical(eta: Any, epsilon: float, branching: int = 16, *, rng: Any = No
     OpenDP's discrete Laplace on the integer node counts, whose privacy map at
     the total sensitivity ``2h`` is checked against ``epsilon``); the leaves
     after constrained inference, cut to the first ``n``, are ``raw``.
+
+    Parameters
+    ----------
+    eta : array_like of int
+        The histogram of counts (``N = sum eta`` is public).
+    epsilon : float
+        The budget ``eps_1``.
+    rng : numpy.random.Generator or int, optional
+        The seeded path (``secure=False``) only.
+    secure : bool
+        OpenDP's secure samplers (default) or seeded numpy noise.
+    postprocess : str or callable
+        A name in ``POSTPROCESSORS`` or a function.
+    branching : int
+        The tree's branching factor ``b >= 2`` (16).
+
+    Returns
+    -------
+    PrivatizedDistribution
+
+    Raises
+    ------
+    ValueError
+        A bad histogram, budget, rng or post-processing.
+    ImportError
+        The secure path without OpenDP (``pip install 'dpfix[production]'``).
 
     Examples
     --------

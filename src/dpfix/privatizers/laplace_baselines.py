@@ -59,6 +59,30 @@ def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
 
     L1 sensitivity 2 under a one-unit move. Secure: OpenDP's discrete Laplace.
 
+    Parameters
+    ----------
+    eta : array_like of int
+        The histogram of counts (``N = sum eta`` is public).
+    epsilon : float
+        The budget ``eps_1``.
+    rng : numpy.random.Generator or int, optional
+        The seeded path (``secure=False``) only.
+    secure : bool
+        OpenDP's secure samplers (default) or seeded numpy noise.
+    postprocess : str or callable
+        A name in ``POSTPROCESSORS`` or a function.
+
+    Returns
+    -------
+    PrivatizedDistribution
+
+    Raises
+    ------
+    ValueError
+        A bad histogram, budget, rng or post-processing.
+    ImportError
+        The secure path without OpenDP (``pip install 'dpfix[production]'``).
+
     Examples
     --------
     >>> out = laplace([5, 3, 2], 1.0, secure=False, rng=0)
@@ -88,6 +112,20 @@ def haar_weighted_coefficients(x: Any) -> tuple[Any, list[np.ndarray]]:
     runs from the root (``s = 2^L`` leaves) down to the pairs (``s = 2``). The
     base coefficient is ``mean(x)``.
 
+    Parameters
+    ----------
+    x : array_like
+        Length ``2^L``.
+
+    Returns
+    -------
+    (number, list of numpy.ndarray)
+
+    Raises
+    ------
+    ValueError
+        A length that is not a power of two.
+
     Examples
     --------
     >>> base, details = haar_weighted_coefficients([3, 1, 0, 2])
@@ -108,6 +146,17 @@ def haar_weighted_coefficients(x: Any) -> tuple[Any, list[np.ndarray]]:
 def haar_inverse(base: float, weighted: list[np.ndarray]) -> np.ndarray:
     """The cells from the base coefficient and the weighted details of
     :func:`haar_weighted_coefficients` (PyWavelets' orthonormal Haar inverse).
+
+    Parameters
+    ----------
+    base : float
+        The base coefficient (the mean).
+    weighted : list of numpy.ndarray
+        The weighted details, root first.
+
+    Returns
+    -------
+    numpy.ndarray
 
     Raises
     ------
@@ -134,6 +183,15 @@ def haar_inverse(base: float, weighted: list[np.ndarray]) -> np.ndarray:
 def privelet_sensitivity(n: int) -> int:
     """Privelet's generalised sensitivity under a one-unit move: ``2 log2 m``, ``m = 2^L >= n``.
 
+    Parameters
+    ----------
+    n : int
+        The number of cells.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> privelet_sensitivity(51), privelet_sensitivity(64), privelet_sensitivity(1)
@@ -152,6 +210,30 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     sensitivity ``2 L`` of a one-unit move, derived in the module docstring),
     keeps the base coefficient ``N / m`` exact (``N`` is public), inverts the
     transform and keeps the first ``n`` cells as ``raw``.
+
+    Parameters
+    ----------
+    eta : array_like of int
+        The histogram of counts (``N = sum eta`` is public).
+    epsilon : float
+        The budget ``eps_1``.
+    rng : numpy.random.Generator or int, optional
+        The seeded path (``secure=False``) only.
+    secure : bool
+        OpenDP's secure samplers (default) or seeded numpy noise.
+    postprocess : str or callable
+        A name in ``POSTPROCESSORS`` or a function.
+
+    Returns
+    -------
+    PrivatizedDistribution
+
+    Raises
+    ------
+    ValueError
+        A bad histogram, budget, rng or post-processing.
+    ImportError
+        The secure path without OpenDP (``pip install 'dpfix[production]'``).
 
     Examples
     --------

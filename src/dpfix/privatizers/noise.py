@@ -65,6 +65,30 @@ def add_laplace(values: Any, scale: float, *, rng: np.random.Generator | None,
     ``map(sensitivity)`` is returned and, with ``budget``, required to be at
     most ``budget``. Seeded: numpy's continuous Laplace (loss None).
 
+    Parameters
+    ----------
+    values : array_like
+        What to release.
+    scale : float
+        The Laplace scale.
+    rng : numpy.random.Generator or None
+        None: OpenDP's secure sampler.
+    sensitivity : float, optional
+        The L1 sensitivity, for OpenDP's privacy map.
+    budget : float, optional
+        The loss allowed.
+
+    Returns
+    -------
+    (numpy.ndarray, float or None)
+
+    Raises
+    ------
+    RuntimeError
+        OpenDP reports a loss above ``budget``.
+    ImportError
+        The secure path without OpenDP.
+
     Examples
     --------
     >>> x, loss = add_laplace(np.zeros(3, dtype=int), 2.0, rng=None, sensitivity=2, budget=1.0)
@@ -88,6 +112,30 @@ def add_gaussian(values: Any, sigma: float, *, rng: np.random.Generator | None,
     When ``sensitivity`` (L2) is given on the secure path, the measurement's
     zCDP ``map(sensitivity)`` (``sensitivity^2 / (2 sigma^2)``) is returned
     and, with ``rho``, required to be at most ``rho``.
+
+    Parameters
+    ----------
+    values : array_like of int
+        What to release.
+    sigma : float
+        The noise scale.
+    rng : numpy.random.Generator or None
+        None: OpenDP's secure sampler.
+    sensitivity : int, optional
+        The L2 sensitivity.
+    rho : float, optional
+        The zCDP loss allowed.
+
+    Returns
+    -------
+    (numpy.ndarray, float or None)
+
+    Raises
+    ------
+    ValueError
+        Float values on the secure path.
+    RuntimeError
+        OpenDP reports a loss above ``rho``.
 
     Examples
     --------
