@@ -58,7 +58,7 @@ def bench(n: int, lam: Fraction, repeats: int) -> dict:
         _, t = _timed(cert.check)
         checks.append(t)
         assert cert.optimal, f"n = {n}, lam = {lam}: the northwest corner was not certified"
-    digits = max(len(str(x.denominator)) for x in cert.u)
+    digits = max(int(x.denominator.bit_length() * 0.30103) + 1 for x in cert.u)
     return {"n": n, "lam": str(lam), "weights": "abs", "optimal": cert.optimal,
             "dual": cert.dual, "build_median_s": statistics.median(builds),
             "certify_median_s": statistics.median(certs),

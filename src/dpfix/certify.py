@@ -647,10 +647,14 @@ class Certificate:
         return self
 
     def __str__(self) -> str:
-        head = "optimal" if self.optimal else f"not proved optimal: gap <= {self.gap}"
+        def num(x: Fraction) -> str:
+            if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 120:
+                return str(x)
+            return f"~{float(x):.12g}"
+        head = "optimal" if self.optimal else f"not proved optimal: gap <= {num(self.gap)}"
         return (f"{head} over {self.over} (n = {len(self.z)}, lam = {self.lam}, "
-                f"weights = {self.weights}): value {self.value}, lower bound "
-                f"{self.lower_bound} [{self.dual} dual, {self.seconds:.3g} s]")
+                f"weights = {self.weights}): value {num(self.value)}, lower bound "
+                f"{num(self.lower_bound)} [{self.dual} dual, {self.seconds:.3g} s]")
 
 
 def _inputs(T: Any, z: Any, lam: Any, weights: Any, over: str

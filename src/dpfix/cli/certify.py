@@ -12,6 +12,7 @@ from scratch (:meth:`dpfix.certify.Certificate.check`) before it is reported.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
@@ -100,11 +101,14 @@ def _build(args: argparse.Namespace, z: list, lam: Any, over: str) -> Any:
 
 def _num(x: Any, full: bool) -> str:
     """An exact number: in full when short (or asked), else a decimal and its size."""
-    text = str(x)
-    if full or len(text) <= 40:
+    bits = max(abs(x.numerator).bit_length(), x.denominator.bit_length())
+    if full or bits <= 120:
+        if full and hasattr(sys, "set_int_max_str_digits"):
+            sys.set_int_max_str_digits(0)  # --exact: print fractions of any length
+        text = str(x)
         return f"{text} (~{float(x):.12g})" if "/" in text else text
-    digits = len(str(x.denominator))
-    return f"~{float(x):.12g} (exact: a fraction with a {digits}-digit denominator)"
+    digits = int(x.denominator.bit_length() * 0.30103) + 1
+    return f"~{float(x):.12g} (exact: a fraction with a denominator of about {digits} digits)"
 
 
 def run(args: argparse.Namespace) -> int:
