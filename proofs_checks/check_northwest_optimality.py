@@ -13,7 +13,9 @@ Every case is exact (rational lam, Fractions and python-flint fmpq) and checks:
   :func:`dpfix.certify.certify_universal`) and random Monge costs that are not
   functions of ``i - j``;
 - an independent second opinion at small ``n``: the northwest count error equals
-  the exact LP optimum over F of :func:`dpfix.constructors.lp_optimum` (cdd.gmp);
+  the exact LP optimum over F of :func:`dpfix.constructors.lp_optimum` (cdd.gmp),
+  and for the squared loss (strictly Monge) the LP's optimum equals the northwest
+  corner on every row with ``z_i > 0`` (Corollary A1: uniqueness);
 - Theorem 8 the same way over U: Algorithm 2 certified optimal by its own dual.
 
 Cases: ``n`` in 2..12 (quick; 2..16, 20, 24, 30 and random targets up to 24 in full),
@@ -101,6 +103,11 @@ def _check(n: int, lam: Fraction, z: np.ndarray, label: str, rng: np.random.Gene
             opt = lp_optimum(z, lam=lam, weights=weights, method="exact")
             assert opt.params["objective"] == certify_optimal(T, z, lam, weights).value, (
                 f"{label}, {weights}: the exact LP disagrees with the certificate")
+            if weights == "squared":  # Corollary A1: strictly Monge, so a unique optimum
+                pos = [i for i in range(n) if z[i] > 0]
+                assert (opt.matrix[pos] == T[pos]).all(), (
+                    f"{label}: the LP's squared-loss optimum differs from the northwest "
+                    f"corner on a row with z_i > 0 (Corollary A1)")
     return 1
 
 
