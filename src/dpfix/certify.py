@@ -120,7 +120,23 @@ def loss(name: str) -> Callable[[int], Fraction]:
 
     ``"abs"`` ``|d|``; ``"squared"`` ``d^2``; ``"zero-one"`` ``1[d != 0]``;
     ``"capped:c"`` ``min(|d|, c)``; ``"hinge:a"`` ``(d - a)^+``; ``"sqrt"``
-    ``sqrt|d|`` rounded down to :data:`SQRT_DIGITS` decimals.
+    ``sqrt|d|`` rounded down to :data:`SQRT_DIGITS` decimals. Convex: abs,
+    squared, hinge (Theorem A of docs/optimum_of_F.md applies); the others are
+    not.
+
+    Parameters
+    ----------
+    name : a name of :data:`LOSSES`, with its parameter after a colon.
+
+    Returns
+    -------
+    callable
+        ``f(d) -> Fraction`` for integers ``d``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name or a missing parameter.
 
     Examples
     --------
@@ -153,6 +169,21 @@ def loss(name: str) -> Callable[[int], Fraction]:
 def weights_matrix(weights: Any, z: Any) -> np.ndarray:
     """The exact weight matrix: a name of :data:`LOSSES`, a callable ``f`` (``W[i, j] =
     z_i f(i - j)``) or an ``n x n`` matrix of exact numbers.
+
+    Parameters
+    ----------
+    weights : see above (the count error of docs/optimum_of_F.md section 1).
+    z : the exact target (weighs the rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x n`` object array of Fractions.
+
+    Raises
+    ------
+    ExactnessError
+        A float target, matrix entry or loss value.
 
     Examples
     --------
@@ -191,6 +222,16 @@ def cone_minimum(g: Any, lam: Any) -> tuple[Fraction, tuple[int, ...]]:
     minimum is ``>= 0``: the extreme rays of ``C`` are the eps-scales (Lemma 1,
     docs/optimum_of_F.md). Backward recursion, ``O(n)``. Returns the minimum
     and the pattern (steps ``+1``/``-1``) of a walk attaining it.
+
+    Parameters
+    ----------
+    g : a vector of exact numbers.
+    lam : rational ``lam > 1``.
+
+    Returns
+    -------
+    tuple
+        ``(minimum, pattern)``: a Fraction and a tuple of ``n - 1`` steps.
 
     Examples
     --------
@@ -414,6 +455,16 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     ``b_l(i) = -y_l(i)`` for ``i < m*_l``, ``b_l(m*_l) = sum_(k < m*_l)
     rho^(m*_l - k) y_l(k)``. Feasible for every Monge cost (Theorem A of
     docs/optimum_of_F.md), with dual value ``<W, T_nw>``. ``O(n^2)``.
+
+    Parameters
+    ----------
+    z : exact target; lam : rational ``lam > 1``.
+    weights : as in :func:`weights_matrix`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(u, v)``, Fractions; feasible (and optimal) when the cost is Monge.
 
     Examples
     --------
@@ -809,6 +860,12 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs"
 def exact_optimum(z: Any, lam: Any, weights: Any = "abs", over: str = "F") -> Certificate:
     """The exact optimum of ``<W, T>`` over F (or U) and its certificate, for any weights.
 
+    Parameters
+    ----------
+    z : exact target; lam : rational ``lam > 1``.
+    weights : as in :func:`weights_matrix` (any weights, convex or not).
+    over : ``"F"`` or ``"U"``.
+
     Column generation on the dual LP (``2n`` variables), with the walk
     recursion of :func:`cone_minimum` as the separation oracle (Lemma 1) and
     cdd.gmp for the exact restricted LPs; the optimal ``T`` is read off their
@@ -967,7 +1024,7 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
 
     Parameters
     ----------
-    weights : a loss name (:data:`LOSSES`), a callable ``f`` or (fixed ``n``) a matrix.
+    weights : a loss name (:data:`LOSSES`) or a callable ``f`` (``z_i f(i - j)``).
     n_max, lams, denominator_max : the search space.
     limit : stop after this many instances (None: no limit).
 
@@ -1020,7 +1077,17 @@ def remap_of(T: Any, lam: Any) -> np.ndarray:
 
     ``R = diag(alpha)^-1 Sigma^-1 T`` (``Sigma^-1 = diag(Z) K^-1``, ``K^-1``
     tridiagonal), so its rows sum to 1; ``T`` is the geometric mechanism
-    followed by a (randomised) remapping iff ``R >= 0``.
+    followed by a (randomised) remapping iff ``R >= 0`` (docs/optimum_of_F.md
+    section 5).
+
+    Parameters
+    ----------
+    T : an exact ``n x n`` matrix; lam : rational ``lam > 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``R``, Fractions.
 
     Examples
     --------
@@ -1071,6 +1138,11 @@ def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2
     mechanism followed by a randomised remapping, i.e. ``T = Sigma A``,
     ``A >= 0``: the exact LP over single-peaked scales), to tell whether an
     optimum of that form exists and whether a monotone remapping suffices.
+
+    Parameters
+    ----------
+    weights : a loss name (:data:`LOSSES`) or a callable ``f``.
+    n_values, lams, denominator_max : the instances.
 
     Returns
     -------
