@@ -203,3 +203,37 @@ def test_top_level_exports():
     assert construct([0.5, 0.5], 1.0).constructor == "northwest"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         dpfix.nothing  # noqa: B018
+
+
+def test_no_import_cycles():
+    """No module reaches itself through imports (e.g. a package's ``__init__`` and a
+    submodule that imports the package back)."""
+    graph = {m: {t for _, t in imports(m) if t in MODULES and t != m} for m in MODULES}
+    cycles, index, low, stack, on, counter = [], {}, {}, [], set(), [0]
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert not cycles, f"import cycles: {cycles}"
