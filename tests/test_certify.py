@@ -197,6 +197,9 @@ def test_counterexample_search():
     assert find_northwest_counterexample("abs", n_max=3, denominator_max=3) is None
     ce = find_northwest_counterexample("zero-one", n_max=3)
     assert ce is not None and ce.n == 3 and ce.gap > 0
+    assert (ce.lam, list(ce.z)) == (3, [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)])
+    assert (ce.northwest_value, ce.optimum) == (Fraction(85, 252), Fraction(1, 3))
+    assert _opt(list(ce.z), ce.lam, "zero-one") == ce.optimum  # the n^2-variable exact LP
     assert ce.gap == ce.northwest_value - ce.optimum
     ce.certificate.check()
     assert (ce.certificate.T == ce.optimum_T).all() and "northwest corner" in str(ce)
