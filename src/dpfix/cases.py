@@ -29,6 +29,16 @@ def _normalised(weights: list[int]) -> np.ndarray:
 def standard_z(n: int) -> dict[str, np.ndarray]:
     """Named exact target distributions of length ``n``.
 
+    Parameters
+    ----------
+    n : int
+        The size.
+
+    Returns
+    -------
+    dict
+        Name -> object array of Fractions summing to 1.
+
     Examples
     --------
     >>> sorted(standard_z(3))
@@ -54,7 +64,19 @@ def standard_z(n: int) -> dict[str, np.ndarray]:
 
 def grid(ns: tuple[int, ...] = NS, lams: tuple[Fraction, ...] = LAMS
          ) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:
-    """Every ``(n, lam, z_name, z)`` of the standard grid."""
+    """Every ``(n, lam, z_name, z)`` of the standard grid.
+
+    Parameters
+    ----------
+    ns : tuple of int
+        The sizes.
+    lams : tuple of Fraction
+        The values of ``lam``.
+
+    Yields
+    ------
+    (int, Fraction, str, numpy.ndarray)
+    """
     for n in ns:
         for lam in lams:
             for name, z in standard_z(n).items():
@@ -62,7 +84,22 @@ def grid(ns: tuple[int, ...] = NS, lams: tuple[Fraction, ...] = LAMS
 
 
 def ns_for(mode: str) -> tuple[int, ...]:
-    """The ``n`` of the grid in a verify mode: (2, 3) quick, (2, 3, 4) full."""
+    """The ``n`` of the grid in a verify mode: (2, 3) quick, (2, 3, 4) full.
+
+    Parameters
+    ----------
+    mode : str
+        ``"quick"`` or ``"full"``.
+
+    Returns
+    -------
+    tuple of int
+
+    Raises
+    ------
+    ValueError
+        Another mode.
+    """
     if mode not in ("quick", "full"):
         raise ValueError(f"mode: 'quick' or 'full', got {mode!r}")
     return NS if mode == "full" else NS[:2]
@@ -72,6 +109,21 @@ def random_z(rng: np.random.Generator, n: int, zeros: int = 0, denominator: int 
              ) -> np.ndarray:
     """A random exact probability vector with ``zeros`` zero entries (at least one
     entry stays positive).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        The size.
+    zeros : int
+        How many entries are 0.
+    denominator : int
+        The largest denominator of the random weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array of Fractions summing to 1.
 
     Examples
     --------
@@ -87,7 +139,16 @@ def random_z(rng: np.random.Generator, n: int, zeros: int = 0, denominator: int 
 
 
 def random_lam(rng: np.random.Generator) -> Fraction:
-    """A random rational ``lam`` in ``(1, 4]`` with a small denominator."""
+    """A random rational ``lam`` in ``(1, 4]`` with a small denominator.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    Fraction
+    """
     q = int(rng.integers(1, 5))
     p = int(rng.integers(q + 1, 4 * q + 1))
     return Fraction(p, q)
@@ -97,7 +158,20 @@ def random_convex_point(rng: np.random.Generator, vertices: list[np.ndarray], k:
                         ) -> np.ndarray:
     """An exact random convex combination of ``k`` distinct vertices (all
     weights positive), a point that is not extreme when ``k >= 2`` and the
-    vertices are distinct."""
+    vertices are distinct.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    vertices : list of numpy.ndarray
+        Exact vertices.
+    k : int
+        How many to combine.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     idx = rng.choice(len(vertices), size=min(k, len(vertices)), replace=False)
     w = [Fraction(int(rng.integers(1, 6))) for _ in idx]
     total = sum(w)
@@ -105,7 +179,19 @@ def random_convex_point(rng: np.random.Generator, vertices: list[np.ndarray], k:
 
 
 def midpoints(vertices: list[np.ndarray], limit: int) -> list[np.ndarray]:
-    """Midpoints of the first ``limit`` pairs of vertices (exact)."""
+    """Midpoints of the first ``limit`` pairs of vertices (exact).
+
+    Parameters
+    ----------
+    vertices : list of numpy.ndarray
+        Exact vertices.
+    limit : int
+        How many pairs.
+
+    Returns
+    -------
+    list of numpy.ndarray
+    """
     pairs = ((a, b) for i, a in enumerate(vertices) for b in vertices[i + 1:])
     return [(a + b) / 2 for _, (a, b) in zip(range(limit), pairs, strict=False)]
 
@@ -125,13 +211,39 @@ def _polytope(kind: str, n: int, lam: Fraction, z: tuple | None) -> Any:
 
 def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
     """A cached polytope (``"U"``, ``"F"``, ``"RF"``, ``"RU"``), so that the checks
-    of one ``dpfix verify`` run enumerate each vertex set once."""
+    of one ``dpfix verify`` run enumerate each vertex set once.
+
+    Parameters
+    ----------
+    kind : str
+        ``"U"``, ``"F"``, ``"RF"`` or ``"RU"``.
+    n : int
+        The size.
+    lam : Fraction
+        ``e^eps``.
+    z : array_like, optional
+        The target (``F`` and ``RF``).
+
+    Returns
+    -------
+    a polytope of :mod:`dpfix.polytopes`
+    """
     return _polytope(kind, n, Fraction(lam), None if z is None else tuple(z))
 
 
 def rf_grid(mode: str) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:
     """The grid cases whose R_F vertex enumeration fits: every case with
-    ``n <= 3``, and at ``n = 4`` (full mode) the z named in :data:`RF_N4_Z`."""
+    ``n <= 3``, and at ``n = 4`` (full mode) the z named in :data:`RF_N4_Z`.
+
+    Parameters
+    ----------
+    mode : str
+        ``"quick"`` or ``"full"``.
+
+    Yields
+    ------
+    (int, Fraction, str, numpy.ndarray)
+    """
     for n, lam, name, z in grid(ns_for(mode)):
         if n <= 3 or name in RF_N4_Z:
             yield n, lam, name, z
@@ -139,5 +251,19 @@ def rf_grid(mode: str) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:
 
 def rf_vertices(n: int, lam: Fraction, z: Any) -> list[np.ndarray]:
     """Vertices of R_F for a case of :func:`rf_grid` (the guard is lifted at n = 4,
-    which :func:`rf_grid` admits only where enumeration is known to finish)."""
+    which :func:`rf_grid` admits only where enumeration is known to finish).
+
+    Parameters
+    ----------
+    n : int
+        The size.
+    lam : Fraction
+        ``e^eps``.
+    z : array_like
+        The target.
+
+    Returns
+    -------
+    list of numpy.ndarray
+    """
     return polytope("RF", n, lam, z).vertices(limit=None)

@@ -54,6 +54,19 @@ def fibre_of_extreme_points(n: int, lam: Any, z: Any) -> dict[tuple, list[np.nda
     Returns a dict from ``Psi B`` (flattened, as a tuple of Fractions) to the
     list of extreme ``B`` mapping to it.
 
+    Parameters
+    ----------
+    n : int
+        The size (the R_F enumeration guard applies: ``n <= 3``).
+    lam : int, Fraction or str
+        ``e^eps``, rational ``> 1``.
+    z : array_like
+        The exact target distribution.
+
+    Returns
+    -------
+    dict
+
     Examples
     --------
     >>> groups = fibre_of_extreme_points(2, 2, ["1/2", "1/2"])
@@ -77,6 +90,21 @@ def find_example1(
     For each ``lam`` and ``z`` the vertices of ``R_F`` are enumerated exactly
     (cddlib), mapped by ``Psi``, and each image is tested for extremality in
     ``F`` by exact rank. The first instance of each phenomenon is returned.
+
+    Parameters
+    ----------
+    n : int
+        The size searched (3: the paper's Example 1).
+    lams : iterable
+        The rational ``lam`` tried, in order.
+    zs : iterable, optional
+        The exact targets tried (default: :func:`dpfix.cases.standard_z`).
+
+    Returns
+    -------
+    Example1
+        The first instance of each phenomenon (paper Section 4, Example 1;
+        ``dpfix explore example1``).
 
     Raises
     ------
