@@ -50,7 +50,20 @@ _EXPERIMENTS: dict[str, tuple[Callable[[dict, int], dict], tuple[str, ...]]] = {
 
 
 def register(name: str, seed_fields: tuple[str, ...]) -> Callable:
-    """Decorator: ``compute(key, seed) -> result`` is the cell function of ``name``."""
+    """Decorator: ``compute(key, seed) -> result`` is the cell function of ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The experiment's name (a cell key's ``experiment``).
+    seed_fields : tuple of str
+        The key fields the cell's random stream depends on.
+
+    Returns
+    -------
+    callable
+        The decorator (it returns the function unchanged).
+    """
     def wrap(fn: Callable[[dict, int], dict]) -> Callable[[dict, int], dict]:
         _EXPERIMENTS[name] = (fn, tuple(seed_fields))
         return fn
@@ -59,6 +72,14 @@ def register(name: str, seed_fields: tuple[str, ...]) -> Callable:
 
 def key_id(key: dict) -> str:
     """The canonical text of a key (sorted JSON): equal keys, equal text.
+
+    Parameters
+    ----------
+    key : dict
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -80,6 +101,22 @@ def _check_key(key: dict) -> None:
 def cell_seed(key: dict, fields: Iterable[str] | None = None) -> int:
     """The 63-bit seed of a cell: ``SeedSequence`` of the base seed ``key["seed"]``
     and a SHA-256 digest of the named key fields (default: all of them).
+
+    Parameters
+    ----------
+    key : dict
+        A cell key (holds :data:`KEY_FIELDS`; ``seed`` a non-negative int).
+    fields : iterable of str, optional
+        The fields the seed depends on.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        A malformed key or seed.
 
     Examples
     --------
@@ -114,6 +151,15 @@ def compute_cell(key: dict) -> dict:
 
     The experiment must be registered (:func:`register`, run when its module
     is imported, e.g. by :mod:`dpfix.experiments`).
+
+    Parameters
+    ----------
+    key : dict
+
+    Returns
+    -------
+    dict
+        The cell's result, with ``cell_seconds``.
 
     Raises
     ------
@@ -182,6 +228,30 @@ def run_cells(cells: list[dict], cache: CellCache, *, jobs: int = 1, quiet: bool
     Results are stored as they finish, so an interrupted run loses at most the
     cells in flight. A cell that raises stops the run with a ``RuntimeError``
     naming it.
+
+    Parameters
+    ----------
+    cells : list of dict
+        Cell keys.
+    cache : CellCache
+        The finished cells (results are added as they finish).
+    jobs : int
+        Worker processes (1: this process).
+    quiet : bool
+        No progress bar.
+    desc : str
+        The progress bar's label.
+
+    Returns
+    -------
+    (list of dict, int)
+
+    Raises
+    ------
+    ValueError
+        A malformed key or an unknown experiment.
+    RuntimeError
+        A cell failed (named in the message).
     """
     for key in cells:
         _check_key(key)
@@ -249,6 +319,21 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float]
     standard deviation of the ``R`` values; NaN for ``R = 1`` (no spread to
     estimate). NaN values are dropped.
 
+    Parameters
+    ----------
+    values : iterable of float
+    level : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    (float, float)
+
+    Raises
+    ------
+    ValueError
+        A level outside ``(0, 1)``.
+
     Examples
     --------
     >>> m, h = mean_ci([1.0, 2.0, 3.0])  # s = 1, t_{0.975, 2} = 4.302653
@@ -275,6 +360,15 @@ def summarise(cells: list[dict], results: list[dict], metrics: Iterable[str]) ->
     Returns a pandas DataFrame with the key fields (but ``replication``), then
     for each metric ``m`` the columns ``m`` (mean) and ``m_ci`` (half-width of
     :func:`mean_ci`), and ``replications`` (how many were averaged).
+
+    Parameters
+    ----------
+    cells : list of dict
+        Cell keys.
+    results : list of dict
+        Their results, in the same order.
+    metrics : iterable of str
+        The result fields to average.
 
     Examples
     --------

@@ -96,7 +96,17 @@ def eps_grid() -> np.ndarray:
 
 
 def required_files(names: Any) -> list[str]:
-    """The data files the named data sets read."""
+    """The data files the named data sets read.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Keys of :data:`DATASETS`.
+
+    Returns
+    -------
+    list of str
+    """
     return sorted({DATASETS[name][0] for name in names})
 
 
@@ -117,19 +127,65 @@ def _raw_counts(name: str) -> np.ndarray:
 
 def load_counts(name: str) -> np.ndarray:
     """The table of counts of a data set (one count per row, not top-coded; a
-    histogram file is expanded to ``N = sum(eta)`` rows). Read-only, cached."""
+    histogram file is expanded to ``N = sum(eta)`` rows). Read-only, cached.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Read-only int64 counts.
+
+    Raises
+    ------
+    ValueError
+        An unknown data set.
+    FileNotFoundError
+        Its file is missing.
+    """
     return _raw_counts(name)
 
 
 def default_upper(name: str) -> int:
-    """The paper's top-coding bound of a data set (``n = upper + 1``)."""
+    """The paper's top-coding bound of a data set (``n = upper + 1``).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        An unknown data set.
+    """
     if name not in DATASETS:
         raise ValueError(f"dataset: unknown {name!r}; choose from {', '.join(DATASETS)}")
     return DATASETS[name][2]
 
 
 def true_distribution(counts: np.ndarray, upper: int) -> np.ndarray:
-    """``zeta``: the distribution of the counts top-coded at ``upper``."""
+    """``zeta``: the distribution of the counts top-coded at ``upper``.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        One count per row.
+    upper : int
+        The top-coding bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``eta / N`` (length ``upper + 1``).
+    """
     eta, _ = histogram(counts, upper)
     return eta / eta.sum()
 

@@ -52,7 +52,18 @@ class TargetReport:
 
 
 def check_data(targets: Any) -> None:
-    """Raise a one-line ``FileNotFoundError`` naming ``DPFIX_DATA`` if a data file is missing."""
+    """Raise a one-line ``FileNotFoundError`` naming ``DPFIX_DATA`` if a data file is missing.
+
+    Parameters
+    ----------
+    targets : iterable of str
+        Names in :data:`TARGETS`.
+
+    Raises
+    ------
+    FileNotFoundError
+        A data file the targets read is missing.
+    """
     from dpfix.io import data_path
 
     names = sorted({d for t in targets for d in _DATASETS[t]})
@@ -175,6 +186,32 @@ def reproduce(targets: Any, cfg: Config, out: str | Path, *, jobs: int = 1,
 
     Finished cells are read from ``out/cells.jsonl`` and not recomputed.
     Returns one :class:`TargetReport` per target and writes ``out/run.json``.
+
+    Parameters
+    ----------
+    targets : str or iterable of str
+        Names in :data:`TARGETS` (``"all"`` for every one).
+    cfg : Config
+        The experiment's configuration (:func:`dpfix.experiments.config.make_config`).
+    out : str or Path
+        The output folder (cells, CSV tables, figures, ``run.json``).
+    jobs : int
+        Worker processes.
+    quiet : bool
+        No progress bars.
+    log : callable, optional
+        Told one line per finished target.
+
+    Returns
+    -------
+    list of TargetReport
+
+    Raises
+    ------
+    ValueError
+        An unknown target, or ``jobs < 1``.
+    FileNotFoundError
+        A data file is missing (one line naming ``DPFIX_DATA``).
     """
     targets = list(targets)
     unknown = [t for t in targets if t not in TARGETS]
