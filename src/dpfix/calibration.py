@@ -194,6 +194,7 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
     Returns
     -------
     float
+        The exact delta (Balle and Wang 2018, Theorem 8).
 
     Raises
     ------
@@ -243,14 +244,14 @@ def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
 
     Parameters
     ----------
-    epsilon : float
-        ``> 0``.
-    delta : float
-        In ``(0, 1)``.
+    epsilon, delta
+        The target (eps, delta), as for :func:`analytic_gaussian_sigma`
+        (sensitivity 1).
 
     Returns
     -------
     float
+        The exact delta of CKS20 Theorem 7 (0.0 once below float64's range).
 
     Raises
     ------

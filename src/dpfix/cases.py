@@ -94,6 +94,7 @@ def ns_for(mode: str) -> tuple[int, ...]:
     Returns
     -------
     tuple of int
+        The sizes of that mode.
 
     Raises
     ------
@@ -148,6 +149,7 @@ def random_lam(rng: np.random.Generator) -> Fraction:
     Returns
     -------
     Fraction
+        A rational in ``(1, 4]``.
     """
     q = int(rng.integers(1, 5))
     p = int(rng.integers(q + 1, 4 * q + 1))
@@ -171,6 +173,7 @@ def random_convex_point(rng: np.random.Generator, vertices: list[np.ndarray], k:
     Returns
     -------
     numpy.ndarray
+        The exact convex combination.
     """
     idx = rng.choice(len(vertices), size=min(k, len(vertices)), replace=False)
     w = [Fraction(int(rng.integers(1, 6))) for _ in idx]
@@ -191,6 +194,7 @@ def midpoints(vertices: list[np.ndarray], limit: int) -> list[np.ndarray]:
     Returns
     -------
     list of numpy.ndarray
+        Exact midpoints.
     """
     pairs = ((a, b) for i, a in enumerate(vertices) for b in vertices[i + 1:])
     return [(a + b) / 2 for _, (a, b) in zip(range(limit), pairs, strict=False)]
@@ -227,6 +231,7 @@ def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
     Returns
     -------
     a polytope of :mod:`dpfix.polytopes`
+        Built once per argument tuple.
     """
     return _polytope(kind, n, Fraction(lam), None if z is None else tuple(z))
 
@@ -265,5 +270,6 @@ def rf_vertices(n: int, lam: Fraction, z: Any) -> list[np.ndarray]:
     Returns
     -------
     list of numpy.ndarray
+        The exact vertices (cdd.gmp).
     """
     return polytope("RF", n, lam, z).vertices(limit=None)

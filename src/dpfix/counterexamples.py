@@ -66,6 +66,7 @@ def fibre_of_extreme_points(n: int, lam: Any, z: Any) -> dict[tuple, list[np.nda
     Returns
     -------
     dict
+        ``Psi B`` (flattened) -> the extreme ``B`` mapping to it.
 
     Examples
     --------

@@ -53,6 +53,7 @@ def is_exact_number(x: Any) -> bool:
     Returns
     -------
     bool
+        Whether ``x`` is an exact (rational) number.
 
     Examples
     --------
@@ -87,6 +88,7 @@ def to_fraction(x: Any, name: str = "value") -> Fraction:
     Returns
     -------
     Fraction
+        The exact value of ``x``.
 
     Raises
     ------
@@ -207,6 +209,7 @@ def is_exact_array(x: Any) -> bool:
     Returns
     -------
     bool
+        Whether no entry is a float.
     """
     arr = np.asarray(x, dtype=object)
     return all(is_exact_number(v) for v in arr.flat)
@@ -223,6 +226,7 @@ def exact_lam(lam: Any) -> Fraction:
     Returns
     -------
     Fraction
+        The rational ``lam > 1``.
 
     Raises
     ------

@@ -129,6 +129,7 @@ class Mechanism:
         Returns
         -------
         Mechanism
+            Exact or float (log space), per ``lam``/``eps``.
         """
         if lam is not None and not isinstance(lam, (float, np.floating)):
             lam_x = to_fraction(lam, "lam")
@@ -202,6 +203,7 @@ class Mechanism:
         Returns
         -------
         Fraction or float
+            ``<W, T>``: exact on the exact path.
 
         Raises
         ------
@@ -268,6 +270,7 @@ class Mechanism:
         Returns
         -------
         Fraction or float
+            ``max_j |(z T)_j - z_j|``.
 
         Raises
         ------
@@ -357,6 +360,7 @@ class Mechanism:
         Returns
         -------
         bool
+            Row-stochastic with ``z T = z`` (and no negative entry).
         """
         if self.exact:
             return (self.row_sum_error() == 0 and self.fixed_point_error(z) == 0

@@ -53,6 +53,7 @@ def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
     Returns
     -------
     Fraction or float
+        Exact when ``T`` or ``z`` holds exact numbers.
 
     Examples
     --------
@@ -71,14 +72,13 @@ def expected_absolute_deviation(T: Any, z: Any) -> Any:
 
     Parameters
     ----------
-    T : array_like
-        The ``n x n`` transition matrix.
-    z : array_like
-        The distribution of the inputs.
+    T, z
+        As for :func:`count_error`.
 
     Returns
     -------
     Fraction or float
+        Exact for exact ``T`` and ``z``.
     """
     return count_error(T, z, "abs")
 
@@ -88,14 +88,13 @@ def mean_squared_error(T: Any, z: Any) -> Any:
 
     Parameters
     ----------
-    T : array_like
-        The ``n x n`` transition matrix.
-    z : array_like
-        The distribution of the inputs.
+    T, z
+        The mechanism and the input distribution (:func:`count_error`).
 
     Returns
     -------
     Fraction or float
+        ``<W, T>`` for ``W[i, j] = z_i (i - j)^2``.
     """
     return count_error(T, z, "squared")
 
@@ -111,11 +110,12 @@ def wasserstein1(p: Any, q: Any) -> Any:
     Returns
     -------
     Fraction or float
+        Exact on exact input.
 
     Raises
     ------
     ValueError
-        Vectors of different lengths.
+        ``p`` and ``q`` of different lengths.
 
     Examples
     --------
@@ -132,16 +132,17 @@ def total_variation(p: Any, q: Any) -> Any:
     Parameters
     ----------
     p, q : array_like
-        Distributions over ``0 .. n-1`` (exact numbers give an exact result).
+        As for :func:`wasserstein1`.
 
     Returns
     -------
     Fraction or float
+        In ``[0, 1]``.
 
     Raises
     ------
     ValueError
-        Vectors of different lengths.
+        As :func:`wasserstein1`.
 
     Examples
     --------
@@ -157,17 +158,18 @@ def kolmogorov_smirnov(p: Any, q: Any) -> Any:
 
     Parameters
     ----------
-    p, q : array_like
-        Distributions over ``0 .. n-1`` (exact numbers give an exact result).
+    p, q
+        Two distributions of counts, as for :func:`wasserstein1`.
 
     Returns
     -------
     Fraction or float
+        The largest gap between the two CDFs.
 
     Raises
     ------
     ValueError
-        Vectors of different lengths.
+        Vectors of unequal length.
 
     Examples
     --------

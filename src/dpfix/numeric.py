@@ -127,6 +127,13 @@ def log_geometric_amounts(n: int, eps: float) -> np.ndarray:
     return out
 
 
+def _real(value: Any, name: str, expected: str) -> float:
+    """``float(value)`` for a real number (not a bool), else ValueError ``name: expected``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: {expected}, got {value!r}")
+    return float(value)
+
+
 def check_positive(value: Any, name: str = "epsilon") -> float:
     """A positive finite float: a budget, a scale, a sensitivity.
 
@@ -139,6 +146,7 @@ def check_positive(value: Any, name: str = "epsilon") -> float:
     Returns
     -------
     float
+        ``value`` as a float.
 
     Raises
     ------
@@ -154,9 +162,7 @@ def check_positive(value: Any, name: str = "epsilon") -> float:
     ...
     ValueError: epsilon: must be a finite number > 0, got 0
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
-    v = float(value)
+    v = _real(value, name, "must be a finite number > 0")
     if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
     return v
@@ -174,6 +180,7 @@ def check_probability(value: Any, name: str = "delta") -> float:
     Returns
     -------
     float
+        The probability as a float.
 
     Raises
     ------
@@ -185,9 +192,7 @@ def check_probability(value: Any, name: str = "delta") -> float:
     >>> check_probability(1e-6)
     1e-06
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}: must be a number in (0, 1), got {value!r}")
-    v = float(value)
+    v = _real(value, name, "must be a number in (0, 1)")
     if not 0.0 < v < 1.0:
         raise ValueError(f"{name}: must be in (0, 1), got {value!r}")
     return v
@@ -205,6 +210,7 @@ def check_fraction(split: Any, name: str = "split") -> float:
     Returns
     -------
     float
+        The stage-1 fraction as a float.
 
     Raises
     ------
@@ -220,9 +226,7 @@ def check_fraction(split: Any, name: str = "split") -> float:
     ...
     ValueError: split: the stage-1 fraction must be in (0, 1), got 1
     """
-    if isinstance(split, bool) or not isinstance(split, numbers.Real):
-        raise ValueError(f"{name}: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
-    f = float(split)
+    f = _real(split, name, "'rule-of-thumb' or a fraction in (0, 1)")
     if not 0 < f < 1:
         raise ValueError(f"{name}: the stage-1 fraction must be in (0, 1), got {split!r}")
     return f
@@ -240,6 +244,7 @@ def check_n(n: Any, name: str = "n") -> int:
     Returns
     -------
     int
+        ``n`` as a Python int.
 
     Raises
     ------
@@ -271,6 +276,7 @@ def require(module: str) -> ModuleType:
     Returns
     -------
     module
+        The imported module.
 
     Raises
     ------

@@ -617,6 +617,7 @@ def privatize_counts(
     Returns
     -------
     PrivatizedCounts
+        The private output, the budgets, the mechanism and the reports.
 
     Raises
     ------

@@ -131,11 +131,12 @@ def positive_support(B: Any) -> np.ndarray:
     Parameters
     ----------
     B : array_like
-        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+        Any exact matrix.
 
     Returns
     -------
     numpy.ndarray of bool
+        ``True`` where ``B > 0``.
 
     Examples
     --------
@@ -152,11 +153,12 @@ def scale_count(B: Any) -> int:
     Parameters
     ----------
     B : array_like
-        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+        A representation matrix (exact).
 
     Returns
     -------
     int
+        How many scales ``B`` uses.
 
     Examples
     --------
@@ -184,6 +186,7 @@ def in_R_F(B: Any, z: Any, lam: Any) -> bool:
     Returns
     -------
     bool
+        Membership in ``R_F`` (exact).
 
     Raises
     ------
@@ -221,12 +224,9 @@ def difference_vectors(B: Any, z: Any, lam: Any) -> np.ndarray:
 
     Parameters
     ----------
-    B : array_like
-        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
-    z : array_like
-        The target distribution (exact numbers, summing to 1).
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    B, z, lam
+        The non-negative representation matrix, the target and ``lam``, as for
+        :func:`in_R_F`.
 
     Returns
     -------
@@ -236,7 +236,7 @@ def difference_vectors(B: Any, z: Any, lam: Any) -> np.ndarray:
     Raises
     ------
     ValueError
-        A malformed or negative ``B``, or a bad ``z``.
+        A negative or malformed ``B``, or a ``z`` that is no probability vector.
 
     Examples
     --------
@@ -266,21 +266,18 @@ def is_psi_affinely_simplified(B: Any, z: Any, lam: Any) -> bool:
 
     Parameters
     ----------
-    B : array_like
-        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
-    z : array_like
-        The target distribution (exact numbers, summing to 1).
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    B, z, lam
+        As for :func:`difference_vectors`.
 
     Returns
     -------
     bool
+        Whether the ``H(B_j)`` are linearly independent (Definition 8).
 
     Raises
     ------
     ValueError
-        A malformed or negative ``B``, or a bad ``z``.
+        As :func:`difference_vectors`.
 
     Examples
     --------
@@ -306,16 +303,15 @@ def movement_space(z: Any, lam: Any, support: Any = None) -> list[np.ndarray]:
 
     Parameters
     ----------
-    z : array_like
-        The target distribution (exact numbers, summing to 1).
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    z, lam
+        The target distribution and the rational ``lam`` (see :func:`in_R_F`).
     support : array_like of bool, optional
         A ``k x n`` mask.
 
     Returns
     -------
     list of numpy.ndarray
+        ``k x n`` exact matrices spanning the (masked) movement space.
 
     Raises
     ------
@@ -371,16 +367,13 @@ def has_movement_in_support(B: Any, z: Any, lam: Any) -> bool:
 
     Parameters
     ----------
-    B : array_like
-        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
-    z : array_like
-        The target distribution (exact numbers, summing to 1).
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    B, z, lam
+        Any ``B >= 0`` (its support matters), the target and ``lam``.
 
     Returns
     -------
     bool
+        True when ``B`` is not Psi-affinely simplified (Lemma 2).
 
     Examples
     --------
@@ -459,12 +452,12 @@ def decompose(T: Any, lam: Any) -> np.ndarray:
     T : array_like
         An ``n x m`` exact matrix with eps-neighbour-indistinguishable columns.
     lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+        The rational ``e^eps`` of the scales to peel.
 
     Returns
     -------
     numpy.ndarray
-        ``k x m`` object array of Fractions.
+        ``B``, ``k x m`` (``k = 2^(n-1)``), Fractions.
 
     Raises
     ------
@@ -510,9 +503,9 @@ def fibre_vertex(B: Any, lam: Any) -> np.ndarray:
     Parameters
     ----------
     B : array_like
-        A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
+        A non-negative ``k x n`` exact matrix.
     lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+        The rational ``e^eps``.
 
     Returns
     -------
@@ -556,10 +549,8 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     ----------
     T : array_like
         An exact matrix in ``F[z]``.
-    z : array_like
-        The target distribution (exact numbers, summing to 1).
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    z, lam
+        The target and the rational ``lam``.
 
     Returns
     -------

@@ -76,7 +76,7 @@ def pattern_index(pattern: Sequence[int]) -> int:
     Parameters
     ----------
     pattern : sequence of int
-        Entries ``-1`` or ``+1`` (length ``n - 1``).
+        As for :func:`heights`.
 
     Returns
     -------
@@ -86,7 +86,7 @@ def pattern_index(pattern: Sequence[int]) -> int:
     Raises
     ------
     ValueError
-        An entry other than ``-1`` or ``+1``.
+        As :func:`heights`: a bad pattern.
 
     Examples
     --------
@@ -110,6 +110,7 @@ def pattern_from_index(m: int, n: int) -> tuple[int, ...]:
     Returns
     -------
     tuple of int
+        The pattern of column ``m``.
 
     Raises
     ------
@@ -141,6 +142,7 @@ def single_peaked_pattern(j: int, n: int) -> tuple[int, ...]:
     Returns
     -------
     tuple of int
+        ``+1`` before ``j``, ``-1`` after.
 
     Raises
     ------
@@ -237,10 +239,8 @@ def psi(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
     ----------
     n : int
         The length of the scales (``n <= PSI_MAX_N``).
-    lam : int, Fraction, str or float, optional
-        ``e^eps``: rational for Fractions, float for float64.
-    eps : float, optional
-        The privacy parameter instead of ``lam`` (float64).
+    lam, eps
+        As for :func:`scale`: a rational ``lam`` gives Fractions, a float one or ``eps`` float64.
 
     Returns
     -------
@@ -277,19 +277,18 @@ def single_peaked(j: int, n: int, lam: Any = None, *, eps: float | None = None) 
         The peak.
     n : int
         The length.
-    lam : int, Fraction, str or float, optional
-        ``e^eps``: rational for Fractions, float for float64.
-    eps : float, optional
-        The privacy parameter instead of ``lam`` (float64).
+    lam, eps
+        As for :func:`scale`: a rational ``lam`` gives Fractions, a float one or ``eps`` float64.
 
     Returns
     -------
     numpy.ndarray
+        The single-peaked scale at ``j``, a probability vector.
 
     Raises
     ------
     ValueError
-        ``j`` outside ``0 .. n-1``.
+        As :func:`single_peaked_pattern`: no peak ``j`` in ``0 .. n-1``.
 
     Examples
     --------
@@ -306,10 +305,8 @@ def sigma(n: int, lam: Any = None, *, eps: float | None = None) -> np.ndarray:
     ----------
     n : int
         The size.
-    lam : int, Fraction, str or float, optional
-        ``e^eps``: rational for Fractions, float for float64.
-    eps : float, optional
-        The privacy parameter instead of ``lam`` (float64).
+    lam, eps
+        As for :func:`scale`: a rational ``lam`` gives Fractions, a float one or ``eps`` float64.
 
     Returns
     -------
@@ -344,16 +341,15 @@ def pattern_of(
     ----------
     s : array_like
         A positive vector.
-    lam : int, Fraction, str or float, optional
-        ``e^eps``: rational for Fractions, float for float64.
-    eps : float, optional
-        The privacy parameter instead of ``lam`` (float64).
+    lam, eps
+        As for :func:`scale`: a rational ``lam`` gives Fractions, a float one or ``eps`` float64.
     rtol : float
         Float path: relative tolerance of the neighbour ratios, in log space.
 
     Returns
     -------
     tuple of int
+        The pattern ``p`` with ``s`` proportional to the scale of ``p``.
 
     Raises
     ------

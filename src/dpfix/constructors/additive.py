@@ -134,10 +134,8 @@ def staircase_pmf(eps: float | None = None, *, lam: Any = None) -> tuple[Any, An
 
     Parameters
     ----------
-    eps : float, optional
-        The privacy parameter: the float path (log space).
-    lam : int, Fraction or str, optional
-        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+    eps, lam
+        As for :func:`truncated_geometric`.
 
     Returns
     -------
@@ -187,10 +185,8 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
     ----------
     n : int
         The size (``n >= 1``).
-    eps : float, optional
-        The privacy parameter: the float path (log space).
-    lam : int, Fraction or str, optional
-        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+    eps, lam
+        As for :func:`truncated_geometric`.
 
     Returns
     -------

@@ -67,6 +67,7 @@ def lp_formulation(n: int, lam: Any, z: Any = None) -> dict[str, Any]:
     Returns
     -------
     dict
+        ``ub`` and ``eq`` as coordinate triples, and ``b_eq``.
 
     Examples
     --------

@@ -59,6 +59,7 @@ def northwest_plan(supply: Any, demand: Any) -> list[tuple[int, int, Any]]:
     Returns
     -------
     list of (int, int, Fraction or float)
+        Pieces ``(m, j, share)`` in plan order.
 
     Raises
     ------

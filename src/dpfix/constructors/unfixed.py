@@ -53,10 +53,8 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     ----------
     n : int
         The size (``n >= 1``).
-    eps : float, optional
-        The privacy parameter: the float path (log space).
-    lam : int, Fraction or str, optional
-        ``e^eps`` as a rational ``> 1``: the exact path (Fractions).
+    lam, eps
+        A rational ``lam = e^eps`` (exact amounts) or a float ``eps`` (float64).
 
     Returns
     -------
@@ -66,7 +64,7 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     Raises
     ------
     ValueError
-        ``n < 1`` or bad ``lam``/``eps``.
+        ``n < 1``, or ``lam``/``eps`` refused by :func:`dpfix.exact.resolve_lam`.
 
     Examples
     --------
@@ -106,7 +104,7 @@ def check_weights(W: np.ndarray) -> None:
     Raises
     ------
     ValueError
-        Naming the first row that is not convex or not concentrating.
+        The message names the first row that is not convex, or not concentrating.
 
     Examples
     --------

@@ -80,6 +80,7 @@ def key_id(key: dict) -> str:
     Returns
     -------
     str
+        Sorted JSON.
 
     Examples
     --------
@@ -112,6 +113,7 @@ def cell_seed(key: dict, fields: Iterable[str] | None = None) -> int:
     Returns
     -------
     int
+        A seed below ``2^63``.
 
     Raises
     ------
@@ -245,6 +247,7 @@ def run_cells(cells: list[dict], cache: CellCache, *, jobs: int = 1, quiet: bool
     Returns
     -------
     (list of dict, int)
+        The results in the order of ``cells`` and how many were computed now.
 
     Raises
     ------
@@ -328,6 +331,7 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float]
     Returns
     -------
     (float, float)
+        The mean and the half-width (NaN for a single value).
 
     Raises
     ------

@@ -106,6 +106,7 @@ def required_files(names: Any) -> list[str]:
     Returns
     -------
     list of str
+        The file names, sorted.
     """
     return sorted({DATASETS[name][0] for name in names})
 
@@ -155,11 +156,12 @@ def default_upper(name: str) -> int:
     Parameters
     ----------
     name : str
-        A key of :data:`DATASETS`.
+        The data set (see :data:`DATASETS`).
 
     Returns
     -------
     int
+        The paper's ``upper`` of that data set.
 
     Raises
     ------
@@ -236,6 +238,7 @@ def run_method(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: 
     Returns
     -------
     Run
+        The output counts, target, mechanism, budgets and seconds.
 
     Raises
     ------

@@ -205,6 +205,7 @@ def reproduce(targets: Any, cfg: Config, out: str | Path, *, jobs: int = 1,
     Returns
     -------
     list of TargetReport
+        One per target.
 
     Raises
     ------

@@ -82,6 +82,7 @@ def check_histogram(eta: Any) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        int64, as given.
 
     Raises
     ------
@@ -132,6 +133,7 @@ def resolve_rng(rng: Any, secure: bool) -> np.random.Generator | None:
     Returns
     -------
     numpy.random.Generator or None
+        None on the secure path.
 
     Raises
     ------

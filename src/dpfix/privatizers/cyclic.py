@@ -42,6 +42,7 @@ def cyclic_difference(X: Any) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        ``X - roll(X, -1)``.
 
     Examples
     --------
@@ -124,13 +125,14 @@ def cyclic_gaussian(eta: Any, epsilon: float | None = None, delta: float | None 
     Returns
     -------
     PrivatizedDistribution
+        ``notion`` is ``"zCDP"`` or ``"approx-DP"``.
 
     Raises
     ------
     ValueError
-        A bad histogram, budget, rng or post-processing.
+        Both or neither budget, or bad input.
     ImportError
-        The secure path without OpenDP (``pip install 'dpfix[production]'``).
+        The secure path without OpenDP.
 
     Examples
     --------

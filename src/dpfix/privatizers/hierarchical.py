@@ -54,6 +54,7 @@ def tree_levels(n: int, branching: int) -> int:
     Returns
     -------
     int
+        The number of noisy levels.
 
     Examples
     --------
@@ -79,6 +80,7 @@ def tree_counts(leaves: Any, branching: int) -> list[np.ndarray]:
     Returns
     -------
     list of numpy.ndarray
+        Level ``1`` (the root's children) first, the leaves last.
 
     Examples
     --------
@@ -141,29 +143,22 @@ def hierarchical(eta: Any, epsilon: float, branching: int = 16, *, rng: Any = No
 
     Parameters
     ----------
-    eta : array_like of int
-        The histogram of counts (``N = sum eta`` is public).
-    epsilon : float
-        The budget ``eps_1``.
-    rng : numpy.random.Generator or int, optional
-        The seeded path (``secure=False``) only.
-    secure : bool
-        OpenDP's secure samplers (default) or seeded numpy noise.
-    postprocess : str or callable
-        A name in ``POSTPROCESSORS`` or a function.
+    eta, epsilon, rng, secure, postprocess
+        As for :func:`dpfix.privatizers.laplace`.
     branching : int
         The tree's branching factor ``b >= 2`` (16).
 
     Returns
     -------
     PrivatizedDistribution
+        ``noise`` holds the scale, the levels ``h`` and the branching.
 
     Raises
     ------
     ValueError
-        A bad histogram, budget, rng or post-processing.
+        A bad histogram, budget, branching or rng.
     ImportError
-        The secure path without OpenDP (``pip install 'dpfix[production]'``).
+        Secure without OpenDP.
 
     Examples
     --------

@@ -75,6 +75,7 @@ def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     Returns
     -------
     PrivatizedDistribution
+        ``noise`` holds the scale ``2/epsilon`` and OpenDP's loss.
 
     Raises
     ------
@@ -120,6 +121,7 @@ def haar_weighted_coefficients(x: Any) -> tuple[Any, list[np.ndarray]]:
     Returns
     -------
     (number, list of numpy.ndarray)
+        The base coefficient and the details, root level first.
 
     Raises
     ------
@@ -157,6 +159,7 @@ def haar_inverse(base: float, weighted: list[np.ndarray]) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        The ``2^L`` cells.
 
     Raises
     ------
@@ -191,6 +194,7 @@ def privelet_sensitivity(n: int) -> int:
     Returns
     -------
     int
+        The generalised sensitivity.
 
     Examples
     --------
@@ -213,27 +217,18 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
 
     Parameters
     ----------
-    eta : array_like of int
-        The histogram of counts (``N = sum eta`` is public).
-    epsilon : float
-        The budget ``eps_1``.
-    rng : numpy.random.Generator or int, optional
-        The seeded path (``secure=False``) only.
-    secure : bool
-        OpenDP's secure samplers (default) or seeded numpy noise.
-    postprocess : str or callable
-        A name in ``POSTPROCESSORS`` or a function.
+    eta, epsilon, rng, secure, postprocess
+        As for :func:`laplace`.
 
     Returns
     -------
     PrivatizedDistribution
+        ``noise`` holds ``lam``, the generalised sensitivity and the padded length.
 
     Raises
     ------
-    ValueError
-        A bad histogram, budget, rng or post-processing.
-    ImportError
-        The secure path without OpenDP (``pip install 'dpfix[production]'``).
+    ValueError, ImportError
+        As :func:`laplace`; also without PyWavelets (``pywt``).
 
     Examples
     --------

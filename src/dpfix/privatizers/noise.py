@@ -81,6 +81,7 @@ def add_laplace(values: Any, scale: float, *, rng: np.random.Generator | None,
     Returns
     -------
     (numpy.ndarray, float or None)
+        The noisy values and OpenDP's reported loss (None when seeded).
 
     Raises
     ------
@@ -129,6 +130,7 @@ def add_gaussian(values: Any, sigma: float, *, rng: np.random.Generator | None,
     Returns
     -------
     (numpy.ndarray, float or None)
+        The noisy values and OpenDP's zCDP loss (None when seeded).
 
     Raises
     ------

@@ -93,17 +93,17 @@ def clip_renormalise(v: Any) -> np.ndarray:
     Parameters
     ----------
     v : array_like
-        A finite real vector (the noisy counts over ``N``).
+        As for :func:`project_simplex`.
 
     Returns
     -------
     numpy.ndarray
-        A float64 probability vector.
+        ``max(v, 0) / sum`` (a float64 probability vector).
 
     Raises
     ------
     ValueError
-        Not a non-empty finite vector.
+        As :func:`project_simplex`.
 
     Examples
     --------
@@ -143,17 +143,17 @@ def isotonic_cdf(v: Any) -> np.ndarray:
     Parameters
     ----------
     v : array_like
-        A finite real vector (the noisy counts over ``N``).
+        The noisy counts over ``N`` (finite, non-empty).
 
     Returns
     -------
     numpy.ndarray
-        A float64 probability vector.
+        The increments of the fitted CDF.
 
     Raises
     ------
     ValueError
-        Not a non-empty finite vector.
+        An empty or non-finite ``v``.
 
     Examples
     --------
@@ -196,6 +196,7 @@ def resolve_postprocess(postprocess: str | Callable[[Any], np.ndarray]
     Returns
     -------
     (str, callable)
+        The name and the function.
 
     Raises
     ------
@@ -230,6 +231,7 @@ def finish(raw: Any, eta: np.ndarray, method: str,
     Returns
     -------
     PrivatizedDistribution
+        The checked target ``z`` with its provenance.
 
     Raises
     ------
