@@ -1,0 +1,23 @@
+"""Exact, private-by-construction sampling of count mechanisms (issue 12; docs/sampling.md).
+
+- :mod:`dpfix.sampling.source`: random words (secure by default; seeded for
+  tests and reproductions, not for release), exact uniform integers, and the
+  rational ``lam = p/q <= e^eps`` the samplers use (proved exactly);
+- :mod:`dpfix.sampling.geometric`: the exact two-sided geometric sampler.
+"""
+
+from __future__ import annotations
+
+from dpfix.sampling.geometric import TwoSidedGeometric, two_sided_geometric_pmf
+from dpfix.sampling.source import (
+    MAX_LAM,
+    RandomSource,
+    SecureSource,
+    SeededSource,
+    lam_at_most_exp,
+    random_source,
+    rational_lam,
+)
+
+__all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source", "rational_lam",
+           "lam_at_most_exp", "MAX_LAM", "TwoSidedGeometric", "two_sided_geometric_pmf"]

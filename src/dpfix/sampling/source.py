@@ -1,0 +1,246 @@
+"""Random bits and exact uniform integers; the rational ``lam <= e^eps`` (docs/sampling.md).
+
+A :class:`RandomSource` hands out 64-bit words: :class:`SecureSource` reads
+the operating system's CSPRNG (``os.urandom``, the source of Python's
+``secrets``) and is the default; :class:`SeededSource` draws them from a seeded
+numpy PCG64 generator, for tests and reproductions only (**not for release**:
+whoever knows the seed knows the noise). Everything sampled in
+:mod:`dpfix.sampling` is computed from these words with integer operations
+only, so the distribution drawn is exactly the one stated, whatever the float
+rounding of the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source",
+           "rational_lam", "lam_at_most_exp", "MAX_LAM"]
+
+_TWO64 = 1 << 64
+
+#: Largest ``lam`` the samplers use: a larger budget is spent as ``log(MAX_LAM)``
+#: (about 20.8), which is private (less noise is never needed at such budgets: a
+#: count moves with probability below ``1e-9``).
+MAX_LAM = Fraction(1 << 30)
+
+
+class RandomSource:
+    """Hands out uniform 64-bit words and exact uniform integers below a bound.
+
+    Attributes
+    ----------
+    secure : bool
+        True for a cryptographically secure source.
+    description : str
+        For the report.
+    """
+
+    secure = False
+    description = ""
+
+    def words(self, size: int) -> np.ndarray:  # pragma: no cover - abstract
+        """``size`` independent uniform ``uint64`` words."""
+        raise NotImplementedError
+
+    def below(self, bound: int, size: int) -> np.ndarray:
+        """``size`` independent integers uniform on ``0 .. bound-1``, exactly (``uint64``).
+
+        A power of two takes the top bits of a word; any other ``bound`` (at most
+        ``2^63``) keeps the words below the largest multiple of ``bound`` under
+        ``2^64`` (rejection, at most half of them refused) and reduces them
+        modulo ``bound``: every value has exactly ``floor(2^64 / bound)``
+        preimages.
+
+        Parameters
+        ----------
+        bound : int
+            ``1 <= bound <= 2^63``.
+        size : int
+            How many.
+
+        Returns
+        -------
+        numpy.ndarray of uint64
+
+        Examples
+        --------
+        >>> v = SeededSource(0).below(6, 1000)
+        >>> int(v.min()), int(v.max())
+        (0, 5)
+        """
+        bound = int(bound)
+        if not 1 <= bound <= 1 << 63:
+            raise ValueError(f"bound: must lie in 1 .. 2^63, got {bound}")
+        if bound & (bound - 1) == 0:
+            shift = 64 - (bound.bit_length() - 1)
+            w = self.words(size)
+            return (w >> np.uint64(shift)) if shift < 64 else np.zeros(size, np.uint64)
+        limit = _TWO64 - _TWO64 % bound  # a multiple of bound, > 2^63
+        lim, b = np.uint64(limit - 1), np.uint64(bound)
+        w = self.words(size)
+        out = w % b
+        todo = np.flatnonzero(w > lim)  # rare: fewer than 1 word in 2
+        while todo.size:
+            w = self.words(todo.size)
+            ok = w <= lim
+            out[todo[ok]] = w[ok] % b
+            todo = todo[~ok]
+        return out
+
+
+class SecureSource(RandomSource):
+    """The operating system's CSPRNG (``os.urandom``): the default, for releases."""
+
+    secure = True
+    description = "os.urandom (the operating system's CSPRNG; secure)"
+
+    def words(self, size: int) -> np.ndarray:
+        """``size`` uniform ``uint64`` words read from ``os.urandom``."""
+        return np.frombuffer(os.urandom(8 * int(size)), dtype=np.uint64)
+
+
+class SeededSource(RandomSource):
+    """Words of a seeded numpy PCG64 generator: tests and reproductions, NOT FOR RELEASE.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.SeedSequence
+        The seed (recorded in the report by the caller).
+    """
+
+    secure = False
+
+    def __init__(self, seed: Any) -> None:
+        self.bit_generator = np.random.PCG64(seed)
+        label = seed if isinstance(seed, (int, np.integer)) else "a SeedSequence"
+        self.description = (f"numpy PCG64 seeded with {label}: NOT FOR RELEASE "
+                            "(reproducible; whoever knows the seed knows the noise)")
+
+    def words(self, size: int) -> np.ndarray:
+        """``size`` uniform ``uint64`` words of the generator."""
+        return self.bit_generator.random_raw(int(size))
+
+
+def random_source(seed: Any = None) -> RandomSource:
+    """The secure source when ``seed`` is None, else a seeded one (not for release).
+
+    Parameters
+    ----------
+    seed : None, int, numpy.random.SeedSequence or RandomSource
+
+    Returns
+    -------
+    RandomSource
+
+    Examples
+    --------
+    >>> random_source().secure, random_source(1).secure
+    (True, False)
+    """
+    if isinstance(seed, RandomSource):
+        return seed
+    return SecureSource() if seed is None else SeededSource(seed)
+
+
+# ------------------------------------------------------------------ lam = p/q <= e^eps
+def _exp_bounds(x: Fraction, terms: int) -> tuple[Fraction, Fraction]:
+    """Rational bounds ``lo <= e^x <= hi`` for ``0 <= x < terms + 1`` (Taylor)."""
+    total, term = Fraction(0), Fraction(1)
+    for k in range(terms + 1):
+        total += term
+        term = term * x / (k + 1)  # x^(k+1) / (k+1)!
+    # remainder sum_{k > K} x^k/k! <= x^(K+1)/(K+1)! * 1 / (1 - x/(K+2))
+    return total, total + term / (1 - x / (terms + 2))
+
+
+def lam_at_most_exp(lam: Any, eps: float) -> bool:
+    """Decide exactly whether the rational ``lam <= e^eps`` (``eps`` a float, taken exactly).
+
+    ``e^eps`` is bounded by Taylor sums in Fractions (all terms positive; the
+    remainder by a geometric series), with more terms until the bounds decide.
+    ``e^eps`` is irrational for every float ``eps != 0`` (Lindemann), so the
+    answer is never a tie.
+
+    Parameters
+    ----------
+    lam : int, Fraction or str
+        A rational ``> 0``.
+    eps : float
+        ``> 0``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> lam_at_most_exp(Fraction(271828, 100000), 1.0), lam_at_most_exp(Fraction(2719, 1000), 1.0)
+    (True, False)
+    """
+    lam, x = Fraction(lam), Fraction(float(eps))
+    terms = max(16, 2 * math.ceil(float(x)) + 8)
+    while True:
+        lo, hi = _exp_bounds(x, terms)
+        if lam <= lo:
+            return True
+        if lam > hi:
+            return False
+        terms *= 2
+
+
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The fraction of least denominator in ``[lo, hi]`` (``0 < lo <= hi``; continued fractions)."""
+    fl = math.floor(lo)
+    if fl == lo or fl + 1 <= hi:
+        return Fraction(fl if fl == lo else fl + 1)
+    return fl + 1 / _simplest_between(1 / (hi - fl), 1 / (lo - fl))
+
+
+def rational_lam(eps: float, rtol: float = 1e-9) -> Fraction:
+    """The simplest rational ``lam = p/q`` with ``e^(eps (1 - rtol)) <= lam <= e^eps``, proved.
+
+    Small ``p`` and ``q`` make the exact samplers fast (more base-``p`` digits
+    per 64-bit word); ``rtol`` bounds the budget given up (``log lam >= eps (1 -
+    rtol)``, up to float rounding of the lower end, which is harmless). The
+    upper end is proved exactly (:func:`lam_at_most_exp`). Capped at
+    :data:`MAX_LAM`.
+
+    Parameters
+    ----------
+    eps : float
+        ``> 0``.
+    rtol : float
+        The relative share of ``eps`` that may be given up, in ``(0, 1)``.
+
+    Returns
+    -------
+    Fraction
+
+    Examples
+    --------
+    >>> rational_lam(math.log(2) + 1e-12)
+    Fraction(2, 1)
+    >>> lam = rational_lam(1.0); lam, lam_at_most_exp(lam, 1.0)
+    (Fraction(75117, 27634), True)
+    """
+    eps = float(eps)
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError(f"eps: must be a finite number > 0, got {eps!r}")
+    if not 0 < rtol < 1:
+        raise ValueError(f"rtol: must lie in (0, 1), got {rtol!r}")
+    if eps >= math.log(float(MAX_LAM)):
+        return MAX_LAM
+    hi = Fraction(math.exp(eps))
+    while not lam_at_most_exp(hi, eps):  # libm's exp may round up
+        hi = Fraction(math.nextafter(float(hi), 0.0))
+    lo = min(Fraction(math.exp(eps * (1 - rtol))), hi)
+    lam = _simplest_between(max(lo, Fraction(1) + Fraction(1, 1 << 40)), hi)
+    if not (lam > 1 and lam_at_most_exp(lam, eps)):  # pragma: no cover - proved above
+        raise AssertionError(f"rational_lam: {lam} is not in (1, e^{eps}]")
+    return lam

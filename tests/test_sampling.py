@@ -1,0 +1,140 @@
+"""Exact samplers (issue 12; docs/sampling.md): the noise, the structured mechanisms, the tables."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpfix.sampling import (
+    SecureSource,
+    SeededSource,
+    TwoSidedGeometric,
+    lam_at_most_exp,
+    random_source,
+    rational_lam,
+    two_sided_geometric_pmf,
+)
+
+#: chi-square tests fail with probability ALPHA when the sampler is right
+ALPHA = 1e-4
+
+
+def chisquare_against(counts, probs, min_expected=5.0):
+    """p-value of a chi-square goodness-of-fit test, pooling cells expected below 5."""
+    counts, probs = np.asarray(counts, dtype=float), np.asarray(probs, dtype=float)
+    assert abs(probs.sum() - 1) < 1e-9
+    expected = probs * counts.sum()
+    keep = expected >= min_expected
+    obs = np.append(counts[keep], counts[~keep].sum())
+    exp = np.append(expected[keep], expected[~keep].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    return stats.chisquare(obs, exp).pvalue
+
+
+# ------------------------------------------------------------------ sources and lam
+def test_uniform_below_is_uniform_and_in_range():
+    src = SeededSource(3)
+    for bound in (1, 2, 3, 6, 2**20, 3 * 2**40 + 1, 2**63):
+        v = src.below(bound, 20000)
+        assert v.dtype == np.uint64 and int(v.max()) < bound
+    v = src.below(7, 70000)
+    assert chisquare_against(np.bincount(v.astype(np.int64), minlength=7), [1 / 7] * 7) > ALPHA
+    # a bound just above 2^63 / 1.5 refuses about a third of the words: still uniform
+    b = (1 << 64) // 3 + 1
+    top = (src.below(b, 30000) * np.uint64(3) // np.uint64(b)).astype(np.int64)
+    assert chisquare_against(np.bincount(top, minlength=3), [1 / 3] * 3) > ALPHA
+    with pytest.raises(ValueError, match="bound"):
+        src.below(0, 1)
+
+
+def test_sources_secure_by_default_and_seeded_reproducible():
+    assert isinstance(random_source(), SecureSource) and random_source().secure
+    a, b = random_source(5), random_source(5)
+    assert not a.secure and "NOT FOR RELEASE" in a.description
+    assert (a.words(10) == b.words(10)).all()
+    assert random_source(np.random.SeedSequence(5)).words(3).shape == (3,)
+    s = SecureSource()
+    assert s.words(1000).dtype == np.uint64 and len(set(s.words(1000).tolist())) == 1000
+
+
+@pytest.mark.parametrize("eps", [1e-3, 0.05, 0.1, 0.5, 1.0, math.log(2), 3.0, 10.0, 19.0, 30.0])
+def test_rational_lam_is_at_most_e_eps_and_close(eps):
+    lam = rational_lam(eps)
+    assert isinstance(lam, Fraction) and lam > 1 and lam_at_most_exp(lam, eps)
+    if eps < 20:
+        assert math.log(lam) >= eps * (1 - 2e-9)
+    # a rational a hair above e^eps is refused
+    up = Fraction(math.exp(eps)) * (1 + Fraction(1, 10**12))
+    assert not lam_at_most_exp(up, eps)
+
+
+def test_lam_at_most_exp_decides_close_calls():
+    e = Fraction(2718281828459045, 10**15)  # e = 2.718281828459045235...
+    assert lam_at_most_exp(e, 1.0) and not lam_at_most_exp(e + Fraction(1, 10**15), 1.0)
+    assert lam_at_most_exp(2, math.log(2) + 1e-15) and not lam_at_most_exp(2, math.log(2))
+    with pytest.raises(ValueError):
+        rational_lam(0.0)
+
+
+# ------------------------------------------------------------------ the two-sided geometric
+@pytest.mark.parametrize("lam", [2, Fraction(3, 2), Fraction(11, 10), Fraction(84457, 35739), 7])
+def test_two_sided_geometric_matches_its_pmf(lam):
+    g = TwoSidedGeometric(lam)
+    x = g.sample(200_000, SeededSource(11))
+    lo, hi = int(x.min()), int(x.max())
+    ks = np.arange(lo, hi + 1)
+    probs = np.array([float(two_sided_geometric_pmf(lam, k)) for k in ks])
+    counts = np.bincount(x - lo, minlength=len(ks))
+    # mass outside [lo, hi] goes to the pooled cell
+    probs = np.append(probs, 1 - probs.sum())
+    counts = np.append(counts, 0)
+    assert chisquare_against(counts, probs) > ALPHA
+    assert abs(x.mean()) < 5 * x.std() / math.sqrt(x.size)
+
+
+def test_two_sided_geometric_cap_is_the_clamped_law():
+    lam, cap = Fraction(11, 10), 4
+    x = TwoSidedGeometric(lam).sample(100_000, SeededSource(2), cap=cap)
+    assert x.min() >= -cap and x.max() <= cap
+    probs = [float(two_sided_geometric_pmf(lam, k)) for k in range(-cap + 1, cap)]
+    tail = (1 - sum(probs)) / 2
+    probs = [tail, *probs, tail]
+    assert chisquare_against(np.bincount(x + cap, minlength=2 * cap + 1), probs) > ALPHA
+
+
+def test_two_sided_geometric_secure_source_and_refusals():
+    x = TwoSidedGeometric(rational_lam(1.0)).sample(50_000)  # secure by default
+    ks = np.arange(-8, 9)
+    probs = [float(two_sided_geometric_pmf(rational_lam(1.0), k)) for k in ks]
+    counts = np.bincount(np.clip(x, -9, 9) + 9, minlength=19)
+    assert chisquare_against(counts, [(1 - sum(probs)) / 2, *probs, (1 - sum(probs)) / 2]) \
+        > ALPHA
+    with pytest.raises(ValueError, match="lam"):
+        TwoSidedGeometric(1)
+    with pytest.raises(ValueError, match="too large"):
+        TwoSidedGeometric(Fraction(2**60))
+
+
+def test_two_sided_geometric_matches_opendp_discrete_laplace():
+    """Two-sample chi-square against OpenDP's exact discrete Laplace sampler (secure)."""
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib")
+    lam = rational_lam(0.7)
+    size = 30_000
+    meas = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T="i64")),
+                             dp.l1_distance(T="i64"), scale=1 / math.log(lam))
+    theirs = np.asarray(meas([0] * size), dtype=np.int64)
+    ours = TwoSidedGeometric(lam).sample(size)  # both secure
+    lo, hi = -6, 6
+    table = np.array([np.bincount(np.clip(s, lo, hi) - lo, minlength=hi - lo + 1)
+                      for s in (ours, theirs)])
+    assert stats.chi2_contingency(table).pvalue > ALPHA
+    # and OpenDP's draws fit our exact pmf
+    probs = [float(two_sided_geometric_pmf(lam, k)) for k in range(lo + 1, hi)]
+    probs = [(1 - sum(probs)) / 2, *probs, (1 - sum(probs)) / 2]
+    assert chisquare_against(table[1], probs) > ALPHA
