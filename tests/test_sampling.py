@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpfix.constructors import northwest_corner, truncated_geometric, unfixed_optimum
 from dpfix.sampling import (
     SecureSource,
     SeededSource,
@@ -18,6 +19,7 @@ from dpfix.sampling import (
     rational_lam,
     two_sided_geometric_pmf,
 )
+from dpfix.sampling.structured import Remap, structured_sampler
 
 #: chi-square tests fail with probability ALPHA when the sampler is right
 ALPHA = 1e-4
@@ -138,3 +140,74 @@ def test_two_sided_geometric_matches_opendp_discrete_laplace():
     probs = [float(two_sided_geometric_pmf(lam, k)) for k in range(lo + 1, hi)]
     probs = [(1 - sum(probs)) / 2, *probs, (1 - sum(probs)) / 2]
     assert chisquare_against(table[1], probs) > ALPHA
+
+
+# ------------------------------------------------------------------ structured: T = G R
+TARGETS = [["1/4"] * 4, ["1/10", "0", "3/10", "1/5", "1/5", "1/5"], ["0", "1/2", "0", "1/2"],
+           ["1/3", "1/6", "0", "0", "1/6", "1/3"], ["1"], ["0", "0", "1", "0", "0"]]
+
+
+@pytest.mark.parametrize("lam", [2, Fraction(3, 2), Fraction(11, 10)])
+@pytest.mark.parametrize("z", TARGETS)
+def test_remap_reproduces_the_mechanism_exactly(z, lam):
+    """G R == northwest_corner(z, lam) and Algorithm 2's unfixed optimum, in Fractions."""
+    s = structured_sampler("northwest", z, lam=lam)
+    assert (s.matrix() == northwest_corner(z, lam=lam).matrix).all()
+    assert s.remap.cols.size <= 2 * len(z) - 1
+    u = structured_sampler("unfixed", z, lam=lam)
+    assert (u.matrix() == unfixed_optimum(z, lam=lam).matrix).all()
+    g = structured_sampler("truncated-geometric", lam=lam, n=len(z))
+    assert (g.matrix() == truncated_geometric(len(z), lam=lam).matrix).all()
+
+
+def test_float_remap_matches_the_float_mechanisms():
+    rng = np.random.default_rng(4)
+    lam = rational_lam(0.8)
+    eps = math.log(lam)
+    for n in (2, 7, 30):
+        z = rng.dirichlet(np.ones(n))
+        z[n // 2] = 0
+        z /= z.sum()
+        s = structured_sampler("northwest", z, lam=lam)
+        M = northwest_corner(z, eps=eps)
+        assert np.abs(s.matrix(drawn=True).astype(float) - M.T).max() < 1e-12
+        assert s.count_error() == pytest.approx(M.count_error(), rel=1e-10)
+        u = structured_sampler("unfixed", z, lam=lam)
+        U = unfixed_optimum(z, eps=eps)
+        assert tuple(u.remap.cols) == U.params["placement"]
+        assert u.count_error() == pytest.approx(U.count_error(z=z), rel=1e-10)
+
+
+@pytest.mark.parametrize("constructor", ["northwest", "unfixed", "truncated-geometric"])
+def test_sampled_rows_match_the_mechanism(constructor):
+    """Chi-square on 10^6 draws per row, a few rows, n = 6: the rows drawn are the rows of T."""
+    z = ["1/10", "0", "3/10", "1/5", "1/5", "1/5"]
+    lam = Fraction(3, 2)
+    s = structured_sampler(constructor, z, lam=lam, n=6)
+    T = s.matrix(drawn=True)
+    src = SeededSource(7)
+    for i in (0, 2, 5):
+        out = s.sample(np.full(1_000_000, i), src)
+        counts = np.bincount(out, minlength=6)
+        assert counts[[j for j in range(6) if T[i, j] == 0]].sum() == 0
+        assert chisquare_against(counts, [float(t) for t in T[i]]) > ALPHA
+
+
+def test_structured_sampler_float_target_large_n_and_refusals():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    z = rng.dirichlet(np.ones(n))
+    s = structured_sampler("northwest", z, lam=rational_lam(0.5))
+    d = rng.integers(0, n, 50_000)
+    out = s.sample(d)  # secure source
+    assert out.min() >= 0 and out.max() < n and np.abs(out - d).mean() < 50
+    assert 0 < s.count_error() < 10
+    assert "post-processing" in s.describe(SecureSource())["privacy_statement"]
+    one = structured_sampler("northwest", ["1"], lam=2)
+    assert one.sample([0, 0]).tolist() == [0, 0]
+    with pytest.raises(ValueError, match="counts"):
+        s.sample([n])
+    with pytest.raises(ValueError, match="not sampled as G R"):
+        structured_sampler("heuristic", z, lam=2)
+    with pytest.raises(ValueError, match="pieces"):
+        Remap.from_pieces(2, [(1, 0, Fraction(1))])

@@ -3,7 +3,10 @@
 - :mod:`dpfix.sampling.source`: random words (secure by default; seeded for
   tests and reproductions, not for release), exact uniform integers, and the
   rational ``lam = p/q <= e^eps`` the samplers use (proved exactly);
-- :mod:`dpfix.sampling.geometric`: the exact two-sided geometric sampler.
+- :mod:`dpfix.sampling.geometric`: the exact two-sided geometric sampler;
+- :mod:`dpfix.sampling.structured`: the northwest corner, Algorithm 2 and the
+  truncated geometric mechanism sampled as ``G R`` (noise, clamp, public remap)
+  in ``O(n)`` memory, never building ``T``.
 """
 
 from __future__ import annotations
@@ -18,6 +21,15 @@ from dpfix.sampling.source import (
     random_source,
     rational_lam,
 )
+from dpfix.sampling.structured import (
+    STRUCTURED,
+    Remap,
+    StructuredSampler,
+    privacy_statement,
+    structured_sampler,
+)
 
 __all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source", "rational_lam",
-           "lam_at_most_exp", "MAX_LAM", "TwoSidedGeometric", "two_sided_geometric_pmf"]
+           "lam_at_most_exp", "MAX_LAM", "TwoSidedGeometric", "two_sided_geometric_pmf",
+           "STRUCTURED", "Remap", "StructuredSampler", "structured_sampler",
+           "privacy_statement"]

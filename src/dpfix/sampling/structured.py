@@ -1,0 +1,405 @@
+"""Structured mechanisms sampled as ``T = G R``: exact geometric noise, then a public remap.
+
+The northwest corner (Theorem A of docs/optimum_of_F.md), Algorithm 2's
+unfixed optimum (Theorems 7-8) and the truncated geometric mechanism are all
+``T = G R``: ``G`` adds two-sided geometric noise to the count and clamps it to
+``0 .. n-1`` (the truncated geometric mechanism, ``G[i, m] = c_m rho^|i-m|``),
+and ``R`` is a remap of the clamped value ``m`` that depends only on the
+public target ``z``: for the northwest corner the pieces of the
+northwest-corner plan (at most ``2n - 1`` in all, each scale ``m`` sent to
+consecutive columns), for Algorithm 2 the placement ``g(m)``, for the
+truncated geometric mechanism the identity. A row is drawn as
+``j = R(clamp(d + k, 0, n-1))`` with ``k`` from
+:class:`dpfix.sampling.geometric.TwoSidedGeometric`: ``T`` is never built,
+memory is ``O(n)`` and time ``O(1)`` per row.
+
+Privacy is that of ``G``, exactly ``log(lam)``-DP for the rational ``lam``
+the noise is drawn with, by post-processing, whatever the float accuracy of
+``R`` (docs/sampling.md section 2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dpfix.constructors import northwest_plan, sigma_amounts, unfixed_optimum
+from dpfix.constructors.unfixed import log_side_sums, placement
+from dpfix.exact import probability_vector
+from dpfix.numeric import log_add_exp
+from dpfix.sampling.geometric import TwoSidedGeometric
+from dpfix.sampling.source import RandomSource, random_source
+from dpfix.scales import sigma
+
+__all__ = ["Remap", "StructuredSampler", "structured_sampler", "STRUCTURED",
+           "privacy_statement"]
+
+#: The constructors sampled as ``G R``.
+STRUCTURED = ("northwest", "unfixed", "truncated-geometric")
+
+def _bits(n: int) -> int:
+    """Resolution of the shares: ``(m << bits) + u`` stays below ``2^63`` for ``m < n``."""
+    return 62 - max(int(n), 1).bit_length()
+
+
+@dataclass
+class Remap:
+    """A remap ``R`` of ``0 .. n-1`` given by pieces ``(m, j, share)`` sorted by ``m``.
+
+    Piece ``t`` of scale ``m`` is drawn when ``(m << bits) + u`` falls in
+    ``[keys[t-1], keys[t])`` for ``u`` uniform below ``2^bits``: one
+    ``searchsorted`` over all rows, integer comparisons only.
+
+    Attributes
+    ----------
+    n : int
+    start : numpy.ndarray
+        ``n + 1`` offsets: the pieces of ``m`` are ``start[m] .. start[m+1]-1``.
+    cols : numpy.ndarray
+        The column ``j`` of each piece.
+    thresholds : numpy.ndarray
+        int64 cumulative shares within each ``m``, out of ``2^bits`` (the last
+        of each ``m`` is ``2^bits``).
+    bits : int
+        ``62 - bit_length(n)``: the shares' resolution (post-processing: it
+        does not bear on privacy).
+    shares : list, optional
+        The exact shares (Fractions; None for float shares), for :meth:`matrix`.
+    """
+
+    n: int
+    start: np.ndarray
+    cols: np.ndarray
+    thresholds: np.ndarray
+    bits: int
+    shares: list | None = None
+
+    def __post_init__(self) -> None:
+        ms = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.start))
+        self.keys = (ms << self.bits) + self.thresholds
+        self.deterministic = bool((np.diff(self.start) == 1).all())
+
+    @classmethod
+    def from_pieces(cls, n: int, pieces: list[tuple[int, int, Any]]) -> Remap:
+        """From ``(m, j, share)`` pieces covering every ``m`` (shares of ``m`` sum to 1).
+
+        Examples
+        --------
+        >>> R = Remap.from_pieces(2, [(0, 0, Fraction(1, 3)), (0, 1, Fraction(2, 3)),
+        ...                           (1, 1, Fraction(1))])
+        >>> R.matrix().tolist()
+        [[Fraction(1, 3), Fraction(2, 3)], [Fraction(0, 1), Fraction(1, 1)]]
+        """
+        ms = np.array([m for m, _, _ in pieces], dtype=np.int64)
+        if ms.size == 0 or (np.diff(ms) < 0).any() or not np.array_equal(np.unique(ms),
+                                                                         np.arange(n)):
+            raise ValueError("pieces: must cover 0 .. n-1 in order")
+        start = np.searchsorted(ms, np.arange(n + 1), side="left").astype(np.int64)
+        cols = np.array([j for _, j, _ in pieces], dtype=np.int64)
+        shares = [r for _, _, r in pieces]
+        bits = _bits(n)
+        one = 1 << bits
+        if all(isinstance(r, Fraction) for r in shares):
+            thresholds = np.empty(len(pieces), dtype=np.int64)
+            for m in range(n):
+                acc = Fraction(0)
+                for t in range(int(start[m]), int(start[m + 1])):
+                    acc += shares[t]
+                    thresholds[t] = min(math.floor(acc * one), one)
+            return cls(n, start, cols, thresholds, bits, shares)
+        r = np.asarray(shares, dtype=float)
+        cs = np.cumsum(r)  # non-decreasing: so are the thresholds within each m
+        cum = cs - (cs[start[:-1]] - r[start[:-1]])[ms]
+        thresholds = np.clip(np.floor(cum * one), 0, one).astype(np.int64)
+        thresholds[start[1:] - 1] = one
+        return cls(n, start, cols, thresholds, bits, None)
+
+    @classmethod
+    def from_placement(cls, g: Any) -> Remap:
+        """A deterministic remap ``m -> g[m]`` (Algorithm 2's placement; identity for ``G``)."""
+        g = np.asarray(g, dtype=np.int64)
+        n = g.shape[0]
+        bits = _bits(n)
+        return cls(n, np.arange(n + 1, dtype=np.int64), g.copy(),
+                   np.full(n, 1 << bits, dtype=np.int64), bits,
+                   [Fraction(1)] * n if n <= 4096 else None)
+
+    def apply(self, m: np.ndarray, source: RandomSource) -> np.ndarray:
+        """``j`` drawn from ``R[m, :]`` for every entry of ``m`` (int64).
+
+        Examples
+        --------
+        >>> R = Remap.from_placement([0, 0, 1])
+        >>> R.apply(np.array([2, 1, 0]), random_source(0)).tolist()
+        [1, 0, 0]
+        """
+        if self.deterministic:
+            return self.cols[m]
+        key = (source.words(m.size) >> np.uint64(64 - self.bits)).astype(np.int64)
+        key += m << self.bits
+        return self.cols[np.searchsorted(self.keys, key, side="right")]
+
+    def drawn_shares(self) -> np.ndarray:
+        """The probability each piece is drawn with (int64 numerators out of ``2^bits``)."""
+        prev = np.concatenate([[0], self.thresholds[:-1]])
+        prev[self.start[:-1]] = 0
+        return self.thresholds - prev
+
+    def matrix(self, drawn: bool = False) -> np.ndarray:
+        """``R`` as an ``n x n`` matrix of Fractions (small ``n``).
+
+        The exact shares, or with ``drawn`` (or float shares) the probabilities
+        the thresholds draw, out of ``2^bits``.
+        """
+        exact = self.shares is not None and not drawn
+        one = 1 << self.bits
+        shares = self.shares if exact else [Fraction(int(v), one) for v in self.drawn_shares()]
+        R = np.full((self.n, self.n), Fraction(0), dtype=object)
+        for m in range(self.n):
+            for t in range(int(self.start[m]), int(self.start[m + 1])):
+                R[m, int(self.cols[t])] += shares[t]
+        return R
+
+
+def _geometric_amounts(n: int, rho: float) -> np.ndarray:
+    c = np.full(n, (1 - rho) / (1 + rho))
+    c[0] = c[-1] = 1 / (1 + rho)
+    if n == 1:
+        c[0] = 1.0
+    return c
+
+
+def _side_sums(v: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
+    """``A[m] = sum_{i<=m} v_i rho^(m-i)`` and ``B[m] = sum_{i>m} v_i rho^(i-m)``, ``O(n)``.
+
+    Linear recursions of non-negative terms (``scipy.signal.lfilter``): no
+    cancellation; terms below float64's range underflow to 0.
+    """
+    from scipy.signal import lfilter
+
+    A = lfilter([1.0], [1.0, -rho], v)
+    D = lfilter([1.0], [1.0, -rho], v[::-1])[::-1]  # sum_{i>=m} v_i rho^(i-m)
+    B = np.zeros_like(A)
+    B[:-1] = rho * D[1:]
+    return A, B
+
+
+def _northwest_pieces(zv: np.ndarray, lam: Fraction, exact: bool) -> list:
+    n = zv.shape[0]
+    if exact:
+        supply = list(zv.dot(sigma(n, lam)) * sigma_amounts(n, lam))
+        return northwest_plan(supply, list(zv))
+    rho = float(1 / lam)
+    A, B = _side_sums(zv, rho)
+    supply = _geometric_amounts(n, rho) * (A + B)  # z . G[:, m]
+    return northwest_plan(supply.tolist(), zv.tolist())
+
+
+def _abs_placement(zv: np.ndarray, eps: float) -> list[int]:
+    """Algorithm 2's placement for ``W[i, j] = z_i |i - j|`` in floats, ``O(n)`` memory.
+
+    The forward sweep :func:`dpfix.constructors.unfixed.placement` with the
+    cost change of moving scale ``m`` from column ``g`` to ``g + 1``,
+    ``2 P(I_m <= g) - 1`` (``I_m`` distributed as ``z_i rho^|i-m|``), from the
+    side sums in log space: the comparison :func:`unfixed_optimum` makes.
+    """
+    L, R = log_side_sums(zv, eps)
+    logS = [log_add_exp(a, b) for a, b in zip(L, R, strict=True)]
+
+    def diff(m: int, g: int) -> tuple[float, float]:
+        if logS[m] == -math.inf:
+            return 0.0, 0.0
+        if g < m:
+            frac = math.exp(L[g] - eps * (m - g) - logS[m])
+        else:
+            frac = -math.expm1(R[g] - eps * (g - m) - logS[m])
+        return 2 * frac - 1, 1.0
+    return placement(diff, zv.shape[0])
+
+
+@dataclass
+class StructuredSampler:
+    """Draws rows of ``T = G R`` without building ``T``.
+
+    Attributes
+    ----------
+    constructor : str
+        ``"northwest"``, ``"unfixed"`` or ``"truncated-geometric"``.
+    n : int
+    lam : Fraction
+        The noise's ``lam = p/q``; ``G`` is exactly ``log(lam)``-DP.
+    remap : Remap
+    z : numpy.ndarray or None
+        The public target ``R`` was computed from.
+    """
+
+    constructor: str
+    n: int
+    lam: Fraction
+    remap: Remap
+    z: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.noise = TwoSidedGeometric(self.lam)
+
+    @property
+    def eps(self) -> float:
+        """``log(lam)``, the exact privacy level of what is sampled."""
+        return math.log(self.lam)
+
+    def sample(self, counts: Any, source: RandomSource | None = None) -> np.ndarray:
+        """``R(clamp(d + k, 0, n-1))`` for every count ``d`` (int64, ``O(1)`` per row).
+
+        Parameters
+        ----------
+        counts : array_like of int
+            In ``0 .. n-1``.
+        source : RandomSource, optional
+            Default: the secure source.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+
+        Examples
+        --------
+        >>> s = structured_sampler("truncated-geometric", lam=2, n=3)
+        >>> s.sample([0, 1, 2], random_source(0)).tolist()
+        [0, 1, 2]
+        """
+        source = random_source(None) if source is None else source
+        d = np.asarray(counts)
+        if d.ndim != 1 or (d.size and d.dtype.kind not in "iu"):
+            raise ValueError("counts: expected a vector of integers")
+        d = d.astype(np.int64, copy=False)
+        if d.size and (d.min() < 0 or d.max() >= self.n):
+            raise ValueError(f"counts: must lie in 0..{self.n - 1}")
+        if self.n == 1:
+            return np.zeros(d.size, dtype=np.int64)
+        m = self.noise.sample(d.size, source, cap=self.n - 1)
+        m += d
+        np.clip(m, 0, self.n - 1, out=m)
+        return self.remap.apply(m, source)
+
+    def matrix(self, drawn: bool = False) -> np.ndarray:
+        """``G R`` in Fractions (small ``n``): with ``drawn``, exactly the ``T`` sampled.
+
+        Without ``drawn`` the remap's exact shares (when it has them) are used:
+        the mechanism ``T`` itself; with it, the shares its thresholds draw.
+        """
+        from dpfix.constructors import truncated_geometric
+
+        G = truncated_geometric(self.n, lam=self.lam).matrix
+        return G.dot(self.remap.matrix(drawn))
+
+    def count_error(self, z: Any = None) -> float:
+        """``<W, G R>`` for ``W[i, j] = z_i |i - j|`` in ``O(n + pieces)`` floats (no ``T``).
+
+        With ``S(m, j) = sum_i z_i rho^|i-m| |i - j|`` from the side sums of
+        ``z`` and ``i z`` (docs/sampling.md section 2), the error is
+        ``sum over pieces (m, j, r) of c_m r S(m, j)``.
+
+        Examples
+        --------
+        >>> s = structured_sampler("northwest", [0.25] * 4, lam=2)
+        >>> round(s.count_error(), 12)
+        0.716666666667
+        """
+        zv = np.asarray(self.z if z is None else z, dtype=float)
+        n, rho = self.n, float(1 / self.lam)
+        A0, B0 = _side_sums(zv, rho)
+        A1, B1 = _side_sums(zv * np.arange(n), rho)
+        c = _geometric_amounts(n, rho)
+        R = self.remap
+        ms = np.repeat(np.arange(n), np.diff(R.start))
+        js = R.cols
+        share = R.drawn_shares() / float(1 << R.bits)
+        fwd = js >= ms
+        decay = np.exp(-np.abs(js - ms) * math.log(self.lam))
+        S = np.where(fwd,
+                     js * A0[ms] - A1[ms] + js * B0[ms] - B1[ms]
+                     + 2 * decay * (B1[js] - js * B0[js]),
+                     B1[ms] - js * B0[ms] + A1[ms] - js * A0[ms]
+                     + 2 * decay * (js * A0[js] - A1[js]))
+        return float((c[ms] * share * S).sum())
+
+    def describe(self, source: RandomSource) -> dict[str, Any]:
+        """The sampler for a report: kind, ``lam``, source and the privacy statement."""
+        return {"kind": "structured G R", "constructor": self.constructor,
+                "lam": f"{self.lam.numerator}/{self.lam.denominator}", "eps_sampled": self.eps,
+                "noise": "exact two-sided geometric, integer thresholds",
+                "source": source.description, "secure": source.secure,
+                "remap_pieces": int(self.remap.cols.size),
+                "privacy_statement": privacy_statement(self, source)}
+
+
+def privacy_statement(sampler: StructuredSampler, source: RandomSource) -> str:
+    """One paragraph for the report: why what is sampled is exactly ``log(lam)``-DP."""
+    lam = sampler.lam
+    return (f"Every output is R(clamp(d + k, 0, {sampler.n - 1})) with k drawn from the exact "
+            f"two-sided geometric law P(k) proportional to lam^-|k|, lam = "
+            f"{lam.numerator}/{lam.denominator} <= e^eps (proved in rational arithmetic), by "
+            f"integer comparisons of uniform integers from {source.description}: the "
+            f"truncated geometric mechanism G, exactly ln(lam) = {math.log(lam):.12g}-DP. R "
+            f"({sampler.constructor}) depends only on the public target z: post-processing, "
+            "so the release is ln(lam)-DP whatever the float accuracy of R "
+            "(docs/sampling.md).")
+
+
+def structured_sampler(constructor: str, z: Any = None, *, lam: Any, n: int | None = None
+                       ) -> StructuredSampler:
+    """The ``G R`` sampler of a structured constructor, in ``O(n)`` memory.
+
+    Parameters
+    ----------
+    constructor : str
+        ``"northwest"``, ``"unfixed"`` (Algorithm 2, absolute deviation) or
+        ``"truncated-geometric"``.
+    z : array_like, optional
+        The public target (floats, or exact numbers for an exact remap); not
+        for ``"truncated-geometric"``.
+    lam : int, Fraction or str
+        The rational ``lam = p/q > 1`` of the noise (``R`` is computed for it).
+    n : int, optional
+        The size when ``z`` is None.
+
+    Returns
+    -------
+    StructuredSampler
+
+    Examples
+    --------
+    >>> s = structured_sampler("northwest", ["1/4"] * 4, lam=2)
+    >>> s.matrix()[0].tolist()
+    [Fraction(8, 15), Fraction(3, 10), Fraction(1, 10), Fraction(1, 15)]
+    """
+    if constructor not in STRUCTURED:
+        raise ValueError(f"constructor: {constructor!r} is not sampled as G R; choose from "
+                         f"{', '.join(STRUCTURED)}")
+    lam = Fraction(lam)
+    if not lam > 1:
+        raise ValueError(f"lam: must be a rational > 1, got {lam}")
+    if constructor == "truncated-geometric":
+        if n is None:
+            if z is None:
+                raise ValueError("n: give n (or z) for the truncated geometric mechanism")
+            n = len(z)
+        return StructuredSampler(constructor, int(n), lam,
+                                 Remap.from_placement(np.arange(int(n))))
+    if z is None:
+        raise ValueError(f"z: constructor {constructor!r} needs the public target z")
+    exact = all(not isinstance(v, (float, np.floating)) for v in np.asarray(z, dtype=object).flat)
+    zv = probability_vector(z, exact=exact)
+    n = zv.shape[0]
+    if constructor == "northwest":
+        remap = Remap.from_pieces(n, _northwest_pieces(zv, lam, exact))
+    elif exact:
+        remap = Remap.from_placement(unfixed_optimum(zv, lam=lam).params["placement"])
+    else:
+        remap = Remap.from_placement(_abs_placement(zv, math.log(lam)))
+    return StructuredSampler(constructor, n, lam, remap,
+                             np.array([float(v) for v in zv]) if exact else zv)
