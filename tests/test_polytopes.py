@@ -13,8 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpfix.cases import LAMS, standard_z
+from dpfix.enumeration import normaliz_available
 from dpfix.exact import ExactnessError, nullspace, rank
-from dpfix.polytopes import RF, RU, VERTEX_LIMITS, F, U, _sparse_rank
+from dpfix.polytopes import LIMITS, RF, RU, VERTEX_LIMITS, F, U, _sparse_rank
 from dpfix.scales import pattern_of, psi
 
 Fr = Fraction
@@ -411,12 +412,20 @@ def test_bad_input():
 
 
 def test_size_guard():
-    with pytest.raises(ValueError, match=r"n <= 4.*limit=None"):
-        U(5, 2).vertices()
+    with pytest.raises(ValueError, match=r"n <= 4 with backend 'cdd'.*limit=None"):
+        U(5, 2).vertices(backend="cdd")
     with pytest.raises(ValueError, match=r"R_F\(n=4\)\.graph\(\).*limit=None"):
-        RF(4, 2, standard_z(4)["uniform"]).graph()
+        RF(4, 2, standard_z(4)["uniform"]).graph(backend="cdd")
     with pytest.raises(ValueError, match="n <= 2"):
         U(3, 2).vertices(limit=2)
+    if normaliz_available():  # Normaliz's guards (LIMITS) sit one n higher, per request
+        with pytest.raises(ValueError, match=r"F\(n=5\)\.vertices\(\).*n <= 4.*10 GB"):
+            F(5, 2, standard_z(5)["uniform"]).vertices()
+        with pytest.raises(ValueError, match=r"U\(n=5\)\.graph\(\).*degree_range"):
+            U(5, 2).graph()
+        with pytest.raises(ValueError, match=r"U\(n=6\)\.count_vertices\(\).*n <= 5"):
+            U(6, 2).count_vertices()
+        assert LIMITS["normaliz"]["count"]["F"] == 5
     assert len(U(3, 2).vertices(limit=None)) == 27
     assert VERTEX_LIMITS["R_F"] == 3
     # the guard is about enumeration only: membership and extremality still work at n = 5

@@ -28,20 +28,46 @@ import cdd.gmp
 import networkx as nx
 import numpy as np
 
+from dpfix import enumeration as _en
+from dpfix.enumeration import HRep, Symmetry, VertexArray, resolve_backend
 from dpfix.exact import ExactnessError, exact_array, exact_lam, nullspace, probability_vector
 from dpfix.scales import psi
 
-__all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS"]
+__all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS"]
 
-#: Largest ``n`` at which :meth:`Polytope.vertices` runs without ``limit=None``:
-#: every case up to it takes seconds, the next ``n`` takes more than minutes.
+#: Largest ``n`` at which :meth:`Polytope.vertices` and :meth:`Polytope.graph` run
+#: with cdd without ``limit=None``: every case up to it takes seconds, the next ``n``
+#: takes more than minutes.
 VERTEX_LIMITS: dict[str, int] = {"U": 4, "F": 4, "R_F": 3, "R_U": 4}
 
-_WHY = {  # cdd.gmp, lam = 2, uniform z, a shared 2-core machine
-    "U": "U at n = 4 has 664 vertices in 0.2 s; at n = 5 cdd ran over 10 minutes",
-    "F": "F at n = 4 has up to 1924 vertices in about 1 s; at n = 5 cdd ran over 5 minutes",
-    "R_F": "R_F at n = 3 takes 0.01 s; at n = 4 (32 variables) cdd ran over 14 minutes",
-    "R_U": "R_U at n = 4 has 2192 vertices in 4 s; at n = 5 cdd ran over 5 minutes",
+#: The default guards by backend and by what is asked: ``"vertices"`` (the list of
+#: Fraction matrices), ``"graph"`` (the whole graph) and ``"count"`` (counts, compact
+#: vertex arrays, orbits, degree ranges). Normaliz at n = 5: U has 55,725 vertices
+#: (3-4 s), F(uniform z) 1,169,850 (about a minute, 1.5 GB; too many to hold as
+#: Fractions: about 10 GB); U's whole graph would take about 30 minutes (its
+#: degree range by orbits takes seconds); R_F at n = 5 ran over 8 minutes.
+LIMITS: dict[str, dict[str, dict[str, int]]] = {
+    "cdd": {"vertices": VERTEX_LIMITS, "graph": VERTEX_LIMITS, "count": VERTEX_LIMITS},
+    "normaliz": {"vertices": {"U": 5, "F": 4, "R_F": 4, "R_U": 4},
+                 "graph": {"U": 4, "F": 4, "R_F": 4, "R_U": 4},
+                 "count": {"U": 5, "F": 5, "R_F": 4, "R_U": 4}},
+}
+
+_WHY = {  # a shared 2-core machine, lam = 2, uniform z
+    "cdd": {
+        "U": "U at n = 4 has 664 vertices in 0.2 s; at n = 5 cdd ran over 10 minutes",
+        "F": "F at n = 4 has up to 1924 vertices in about 1 s; at n = 5 cdd ran over 5 minutes",
+        "R_F": "R_F at n = 3 takes 0.01 s; at n = 4 (32 variables) cdd ran over 14 minutes",
+        "R_U": "R_U at n = 4 has 2192 vertices in 4 s; at n = 5 cdd ran over 5 minutes",
+    },
+    "normaliz": {
+        "U": "Normaliz: U at n = 5 has 55,725 vertices in seconds (its whole graph would take "
+             "about 30 minutes: use count_vertices or degree_range); n = 6 is beyond reach",
+        "F": "Normaliz: F at n = 5 has about 1.2 million vertices (a minute, 1.5 GB; use "
+             "count_vertices or vertex_array: as Fractions they would need about 10 GB)",
+        "R_F": "Normaliz: R_F at n = 4 takes about 2 s; at n = 5 it ran over 8 minutes",
+        "R_U": "Normaliz: R_U at n = 4 takes under a second; n = 5 is not measured",
+    },
 }
 
 Row = dict[int, Fraction]
@@ -104,10 +130,15 @@ class Polytope:
         self.num_variables = shape[0] * shape[1]
         self._ub, self._eq = ub, eq
         self._dense: dict[str, np.ndarray] = {}
-        self._poly: Any = None
-        self._vertices: list[np.ndarray] | None = None
-        self._graph: nx.Graph | None = None
+        self._raw: dict[str, VertexArray] = {}  # backend -> vertices in its own order
+        self._sorted: dict[str, VertexArray] = {}  # backend -> vertices sorted by value
+        self._cdd_adjacency: list[set[int]] | None = None
+        self._graphs: dict[str, nx.Graph] = {}
+        self._masks: dict[str, np.ndarray] = {}
+        self._orbits: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._dimension: int | None = None
+        #: The symmetry group (set by U, F, RF and RU; None: no structure is used).
+        self.symmetry: Symmetry | None = None
 
     def __repr__(self) -> str:
         zs = "" if self.z is None else ", z=[" + ", ".join(str(v) for v in self.z) + "]"
@@ -219,58 +250,51 @@ class Polytope:
             return False
         return _sparse_rank(self._active_rows(self._flat(X))) == self.num_variables
 
-    # -- cdd ----------------------------------------------------------------------------
-    def _cdd_matrix(self, objective: list[Fraction] | None = None) -> Any:
-        d = self.num_variables
-        rows, lin = [], []
-        for r, (coef, b) in enumerate(self._eq + self._ub):
-            row = [b] + [Fraction(0)] * d  # b - a.x >= 0 (or = 0)
-            for c, v in coef.items():
-                row[c + 1] = -v
-            rows.append(row)
-            if r < len(self._eq):
-                lin.append(r)
-        kw: dict[str, Any] = {}
-        if objective is not None:
-            kw = {"obj_type": cdd.LPObjType.MAX, "obj_func": [Fraction(0)] + objective}
-        return cdd.gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.INEQUALITY, **kw)
+    # -- enumeration ----------------------------------------------------------------------
+    @property
+    def hrep(self) -> HRep:
+        """The H-representation as a :class:`dpfix.enumeration.HRep` (sparse exact rows)."""
+        return HRep(self.num_variables, self._ub, self._eq)
 
-    def _guard(self, what: str, limit: int | None | Literal["default"]) -> None:
+    def _cdd_matrix(self, objective: list[Fraction] | None = None) -> Any:
+        return _en._cdd_matrix(self.hrep, objective)
+
+    def _guard(self, what: str, limit: int | None | Literal["default"], backend: str,
+               method: str) -> None:
         if limit == "default":
-            limit = VERTEX_LIMITS[self.name]
+            limit = LIMITS[backend][what].get(self.name, VERTEX_LIMITS.get(self.name, 4))
         if limit is not None and self.n > limit:
+            why = _WHY[backend].get(self.name, "")
             raise ValueError(
-                f"{self.name}(n={self.n}).{what}(): vertex enumeration is limited to "
-                f"n <= {limit} ({_WHY[self.name]}); pass limit=None to lift the guard"
+                f"{self.name}(n={self.n}).{method}(): vertex enumeration is limited to "
+                f"n <= {limit} with backend {backend!r} ({why}); pass limit=None to lift "
+                "the guard"
             )
 
-    def _enumerate(self) -> None:
-        if self._vertices is not None:
-            return
-        self._poly = cdd.gmp.polyhedron_from_matrix(self._cdd_matrix())
-        gens = cdd.gmp.copy_generators(self._poly)
-        arr = gens.array
-        # A bounded polyhedron has only points (t = 1): no rays, no lines.
-        if gens.lin_set or any(row[0] != 1 for row in arr):
-            raise RuntimeError(f"{self!r}: cdd returned rays or lines; the polytope is unbounded")
-        order = sorted(range(len(arr)), key=lambda i: tuple(arr[i][1:]))
-        self._vertices = [np.array(arr[i][1:], dtype=object).reshape(self.shape) for i in order]
-        new = {old: pos for pos, old in enumerate(order)}
-        adjacency = cdd.gmp.copy_adjacency(self._poly)
-        G = nx.Graph()
-        for pos, V in enumerate(self._vertices):
-            G.add_node(pos, matrix=V)
-        for old, nbrs in enumerate(adjacency):
-            G.add_edges_from((new[old], new[o]) for o in nbrs)
-        self._graph = G
+    def _raw_vertices(self, backend: str) -> VertexArray:
+        if backend not in self._raw:
+            if backend == "cdd":
+                va, self._cdd_adjacency = _en.cdd_enumerate(self.hrep, self.shape)
+            else:
+                va = _en.enumerate_vertices(self.hrep, self.shape, backend)
+            self._raw[backend] = va
+        return self._raw[backend]
 
-    def vertices(self, limit: int | None | Literal["default"] = "default") -> list[np.ndarray]:
-        """Exact vertices (cdd.gmp double description), sorted lexicographically.
+    def _sorted_vertices(self, backend: str) -> VertexArray:
+        if backend not in self._sorted:
+            self._sorted[backend] = self._raw_vertices(backend).sorted()
+        return self._sorted[backend]
+
+    def vertices(self, limit: int | None | Literal["default"] = "default",
+                 backend: str = "auto") -> list[np.ndarray]:
+        """Exact vertices, sorted lexicographically (the same list from either backend).
 
         Parameters
         ----------
         limit : refuse (``ValueError``) when ``n`` exceeds it; ``"default"`` uses
-            ``VERTEX_LIMITS[name]``; ``None`` lifts the guard.
+            ``LIMITS[backend]["vertices"][name]``; ``None`` lifts the guard.
+        backend : ``"auto"`` (Normaliz when installed, see :mod:`dpfix.enumeration`),
+            ``"cdd"`` (cdd.gmp double description) or ``"normaliz"``.
 
         Examples
         --------
@@ -278,24 +302,129 @@ class Polytope:
         [[[Fraction(1, 3), Fraction(2, 3)], [Fraction(2, 3), Fraction(1, 3)]], \
 [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]]
         """
-        self._guard("vertices", limit)
-        self._enumerate()
-        assert self._vertices is not None
-        return [V.copy() for V in self._vertices]
+        which = resolve_backend(backend, "vertices", self.num_variables)
+        self._guard("vertices", limit, which, "vertices")
+        return self._sorted_vertices(which).to_list()
 
-    def graph(self, limit: int | None | Literal["default"] = "default") -> nx.Graph:
+    def vertex_array(self, limit: int | None | Literal["default"] = "default",
+                     backend: str = "auto") -> VertexArray:
+        """The vertices held compactly (:class:`dpfix.enumeration.VertexArray`: integer
+        numerators, one denominator per vertex), in the backend's order; for vertex
+        sets too large for :meth:`vertices` (F at n = 5).
+
+        Examples
+        --------
+        >>> va = U(3, 2).vertex_array()
+        >>> len(va), va.numerators.shape
+        (27, (27, 9))
+        """
+        which = resolve_backend(backend, "count", self.num_variables)
+        self._guard("count", limit, which, "vertex_array")
+        return self._raw_vertices(which)
+
+    def count_vertices(self, limit: int | None | Literal["default"] = "default",
+                       backend: str = "auto") -> int:
+        """The number of vertices. With Normaliz the vertices are never brought into
+        Python (Normaliz counts them; memory stays Normaliz's: 1.5 GB for the
+        1,169,850 vertices of F(5, 2, uniform z)).
+
+        Examples
+        --------
+        >>> U(3, 2).count_vertices(), F(3, 2, ["1/3"] * 3).count_vertices(backend="cdd")
+        (27, 36)
+        """
+        which = resolve_backend(backend, "count", self.num_variables)
+        self._guard("count", limit, which, "count_vertices")
+        if which in self._raw:
+            return len(self._raw[which])
+        return _en.count_vertices(self.hrep, which)
+
+    def _incidence(self, backend: str) -> np.ndarray:
+        if backend not in self._masks:
+            self._masks[backend] = _en.tight_masks(self.hrep, self._sorted_vertices(backend))
+        return self._masks[backend]
+
+    def graph(self, limit: int | None | Literal["default"] = "default",
+              backend: str = "auto") -> nx.Graph:
         """The vertex-edge graph: nodes are indices into :meth:`vertices` (attribute
-        ``"matrix"``), edges are cdd's vertex adjacencies.
+        ``"matrix"``). cdd returns the adjacency with the vertices; with Normaliz it is
+        computed from the incidence of vertices and inequalities
+        (:func:`dpfix.enumeration.neighbours`). Both give the same graph.
 
         Examples
         --------
         >>> sorted(U(2, 2).graph().degree())
         [(0, 2), (1, 2), (2, 2), (3, 2)]
         """
-        self._guard("graph", limit)
-        self._enumerate()
-        assert self._graph is not None
-        return self._graph.copy()
+        which = resolve_backend(backend, "graph", self.num_variables)
+        self._guard("graph", limit, which, "graph")
+        if which not in self._graphs:
+            va = self._sorted_vertices(which)
+            G = nx.Graph()
+            for pos, V in enumerate(va):
+                G.add_node(pos, matrix=V)
+            if which == "cdd":
+                raw = self._raw["cdd"]
+                where = {k: pos for pos, k in enumerate(map(tuple, va.full_rows().tolist()))}
+                new = [where[k] for k in map(tuple, raw.full_rows().tolist())]
+                assert self._cdd_adjacency is not None
+                for old, nbrs in enumerate(self._cdd_adjacency):
+                    G.add_edges_from((new[old], new[o]) for o in nbrs)
+            else:
+                G.add_edges_from(_en.edges(self._incidence(which), self.dimension()))
+            self._graphs[which] = G
+        return self._graphs[which].copy()
+
+    # -- symmetry -------------------------------------------------------------------------
+    def orbits(self, limit: int | None | Literal["default"] = "default",
+               backend: str = "auto") -> tuple[VertexArray, np.ndarray]:
+        """The vertices up to :attr:`symmetry`: one representative per orbit (a
+        :class:`~dpfix.enumeration.VertexArray`) and the orbit sizes.
+
+        U is invariant under permuting its columns and reversing its rows (a group of
+        order ``2 n!``); F and R_F keep the column permutations that fix z and the
+        reversal when z is symmetric; R_U keeps both (the reversal permutes the scales).
+
+        Examples
+        --------
+        >>> reps, sizes = U(3, 2).orbits()
+        >>> len(reps), int(sizes.sum()), U(3, 2).symmetry.order
+        (4, 27, 12)
+        """
+        which = resolve_backend(backend, "count", self.num_variables)
+        self._guard("count", limit, which, "orbits")
+        va = self._raw_vertices(which)
+        if which not in self._orbits:
+            sym = self.symmetry or Symmetry(((*range(self.shape[0]),),),
+                                            tuple((j,) for j in range(self.shape[1])))
+            self._orbits[which] = _en.orbits(va, sym)
+        first, sizes = self._orbits[which]
+        return va.take(first), sizes.copy()
+
+    def degree_range(self, limit: int | None | Literal["default"] = "default",
+                     backend: str = "auto") -> tuple[int, int, int]:
+        """``(min degree, max degree, edges)`` of the vertex-edge graph without building
+        it: degrees are computed for one vertex per orbit of :attr:`symmetry` (an
+        automorphism keeps degrees) from the incidence; ``edges`` is
+        ``sum(orbit size * degree) / 2``.
+
+        Examples
+        --------
+        >>> U(3, 2).degree_range()
+        (6, 10, 102)
+        """
+        which = resolve_backend(backend, "count", self.num_variables)
+        self._guard("count", limit, which, "degree_range")
+        va = self._raw_vertices(which)
+        if not len(va):
+            return 0, 0, 0
+        _, sizes = self.orbits(limit, which)
+        first = self._orbits[which][0]
+        masks = _en.tight_masks(self.hrep, va)  # raw order, as the orbit representatives
+        dim = self.dimension()
+        degrees = [len(_en.neighbours(masks, int(u), dim)) for u in first]
+        total = sum(int(s) * d for s, d in zip(sizes, degrees, strict=True))
+        return min(degrees), max(degrees), total // 2
 
     def dimension(self) -> int:
         """Exact dimension: ``num_variables`` minus the rank of all equalities,
@@ -361,8 +490,8 @@ class Polytope:
         return x
 
     def optimal_face_vertices(self, C: Any,
-                              limit: int | None | Literal["default"] = "default"
-                              ) -> list[np.ndarray]:
+                              limit: int | None | Literal["default"] = "default",
+                              backend: str = "auto") -> list[np.ndarray]:
         """The vertices maximising ``<C, X>`` (the optimal face's vertices), in
         :meth:`vertices` order; used to check Corollary 3.
 
@@ -371,11 +500,12 @@ class Polytope:
         >>> len(U(2, 2).optimal_face_vertices([[1, 0], [1, 0]]))
         1
         """
-        c = np.array(self._flat(C, "C"), dtype=object).reshape(self.shape)
-        verts = self.vertices(limit)
-        values = [(c * V).sum() for V in verts]
-        best = max(values)
-        return [V for V, v in zip(verts, values, strict=True) if v == best]
+        c = self._flat(C, "C")
+        which = resolve_backend(backend, "vertices", self.num_variables)
+        self._guard("vertices", limit, which, "optimal_face_vertices")
+        va = self._sorted_vertices(which)
+        _, hits = _en.best_values(va, c)  # exact, in integers
+        return [va[int(i)] for i in hits]
 
 
 # -- constructors -------------------------------------------------------------------------
@@ -404,6 +534,30 @@ def _fixed_point_rows(n: int, z: np.ndarray, W: np.ndarray) -> list[tuple[Row, F
     return [({m * n + j: W[m] for m in range(len(W)) if W[m] != 0}, z[j]) for j in range(n)]
 
 
+def _column_blocks(z: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """Columns with equal ``z_j``: permuting them keeps ``z T = z``."""
+    blocks: dict[Fraction, list[int]] = {}
+    for j, v in enumerate(z):
+        blocks.setdefault(v, []).append(j)
+    return tuple(tuple(b) for b in blocks.values())
+
+
+def _reversals(reverse: tuple[int, ...], z: np.ndarray | None) -> tuple[tuple[int, ...], ...]:
+    """The row permutations kept: the identity, and ``reverse`` when z is symmetric
+    (reversing the rows of T maps ``z T = z`` to ``z R T = z``, the same when ``z R = z``)."""
+    identity = tuple(range(len(reverse)))
+    if z is None or list(z) == list(z[::-1]):
+        return (identity, reverse) if reverse != identity else (identity,)
+    return (identity,)
+
+
+def _scale_reversal(P: np.ndarray) -> tuple[int, ...]:
+    """The permutation ``pi`` of the scales with ``R Psi = Psi Pi``: reversing a scale
+    gives a scale, so reversing the rows of ``T = Psi B`` permutes the rows of ``B``."""
+    where = {tuple(P[:, m]): m for m in range(P.shape[1])}
+    return tuple(where[tuple(P[::-1, m])] for m in range(P.shape[1]))
+
+
 def U(n: int, lam: Any) -> Polytope:
     """``U``: the eps-DP count mechanisms (row-stochastic, neighbour-indistinguishable columns).
 
@@ -414,7 +568,9 @@ def U(n: int, lam: Any) -> Polytope:
     """
     n, lam = _check_n(n), exact_lam(lam)
     ub, eq = _u_rows(n, lam)
-    return Polytope("U", n, lam, None, (n, n), ub, eq)
+    P = Polytope("U", n, lam, None, (n, n), ub, eq)
+    P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
+    return P
 
 
 def F(n: int, lam: Any, z: Any) -> Polytope:
@@ -428,7 +584,9 @@ def F(n: int, lam: Any, z: Any) -> Polytope:
     n, lam = _check_n(n), exact_lam(lam)
     zv = probability_vector(z, exact=True, n=n)
     ub, eq = _u_rows(n, lam)
-    return Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
+    P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
+    P.symmetry = Symmetry(_reversals(tuple(range(n))[::-1], zv), _column_blocks(zv))
+    return P
 
 
 def _r_rows(n: int, lam: Fraction) -> tuple[np.ndarray, list[tuple[Row, Fraction]],
@@ -454,7 +612,9 @@ def RF(n: int, lam: Any, z: Any) -> Polytope:
     zv = probability_vector(z, exact=True, n=n)
     P, ub, eq = _r_rows(n, lam)
     W = zv @ P  # z Psi
-    return Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + _fixed_point_rows(n, zv, W))
+    R = Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + _fixed_point_rows(n, zv, W))
+    R.symmetry = Symmetry(_reversals(_scale_reversal(P), zv), _column_blocks(zv))
+    return R
 
 
 def RU(n: int, lam: Any) -> Polytope:
@@ -467,4 +627,6 @@ def RU(n: int, lam: Any) -> Polytope:
     """
     n, lam = _check_n(n), exact_lam(lam)
     P, ub, eq = _r_rows(n, lam)
-    return Polytope("R_U", n, lam, None, P.shape[::-1], ub, eq)
+    R = Polytope("R_U", n, lam, None, P.shape[::-1], ub, eq)
+    R.symmetry = Symmetry(_reversals(_scale_reversal(P), None), (tuple(range(n)),))
+    return R
