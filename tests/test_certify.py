@@ -20,10 +20,10 @@ from dpfix.certify import (
     exact_optimum,
     find_northwest_counterexample,
     northwest_dual,
-    weights_matrix,
 )
 from dpfix.constructors import heuristic, lp_optimum, northwest_corner, unfixed_optimum
 from dpfix.exact import ExactnessError
+from dpfix.mechanism import weight_matrix
 from dpfix.scales import pattern_from_index, scale
 
 
@@ -43,7 +43,7 @@ NONCONVEX = ("zero-one", "capped:1", "capped:2", "sqrt")
 
 
 def _opt(z, lam, weights, fixed=True):
-    W = weights_matrix(weights, z)
+    W = weight_matrix(weights, z, exact=True)
     return lp_optimum(z, lam=lam, weights=W, method="exact", fixed=fixed).params["objective"]
 
 
@@ -231,7 +231,7 @@ def test_callable_and_matrix_weights_agree():
     z = ["1/6", "1/3", "0", "1/2"]
     T = northwest_corner(z, lam="5/2")
     a = certify_optimal(T, z, "5/2", lambda d: Fraction(abs(d)) ** 3)
-    b = certify_optimal(T, z, "5/2", weights_matrix(lambda d: abs(d) ** 3, z))
+    b = certify_optimal(T, z, "5/2", weight_matrix(lambda d: abs(d) ** 3, z, exact=True))
     assert a.optimal and b.optimal and a.value == b.value
 
 

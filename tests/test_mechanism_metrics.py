@@ -62,7 +62,7 @@ def test_check_catches_rows_and_fixed_point():
 def test_weight_matrix_and_refusals():
     W = weight_matrix("squared", np.array([0.25, 0.75]))
     np.testing.assert_allclose(W, [[0, 0.25], [0.75, 0]])
-    with pytest.raises(ValueError, match="unknown name"):
+    with pytest.raises(ValueError, match="unknown loss .cubic."):
         weight_matrix("cubic", [H, H])
     with pytest.raises(ValueError, match="shape"):
         weight_matrix([[1]], [H, H])

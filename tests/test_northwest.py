@@ -13,10 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.cases import grid, random_z
+from dpfix.constructors import construct
 from dpfix.constructors.heuristic import heuristic
 from dpfix.constructors.lp import lp_optimum
 from dpfix.constructors.northwest import northwest_corner, northwest_plan
 from dpfix.exact import ExactnessError
+from dpfix.mechanism import weight_matrix
 from dpfix.polytopes import F
 from dpfix.scales import sigma
 
@@ -139,8 +141,8 @@ def test_plan_is_a_monotone_transport_plan(case):
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="Monge"):
-        northwest_corner(["1/2", "1/2"], lam=2, weights="linf")
+    with pytest.raises(ValueError, match="not an option of method .northwest."):
+        construct(["1/2", "1/2"], lam=2, method="northwest", weights="abs")
     with pytest.raises(ExactnessError):
         northwest_corner([0.5, 0.5], lam=2)
     with pytest.raises(ValueError, match="not both"):
@@ -149,8 +151,24 @@ def test_bad_input():
         northwest_corner(["1/2", "1/3"], lam=2)
 
 
-def test_weights_do_not_change_the_plan():
-    z = random_z(np.random.default_rng(3), 5, zeros=1)
-    a = northwest_corner(z, lam=2, weights="abs")
-    b = northwest_corner(z, lam=2, weights="squared")
-    assert (a.matrix == b.matrix).all() and b.params["weights"] == "squared"
+@pytest.mark.parametrize("weights", ["hinge:1", "hinge:-2", lambda d: abs(d) ** 3,
+                                     lambda d: 2 * d if d > 0 else -d])
+def test_theorem_a_other_convex_losses_equal_the_exact_lp(weights):
+    """Theorem A covers every convex loss, not only abs and squared: the plan does not
+    depend on the loss, and its count error is the exact LP optimum (cdd) for each."""
+    rng = np.random.default_rng(5)
+    for n in (3, 4, 5):
+        z = random_z(rng, n, zeros=1)
+        M = northwest_corner(z, lam=Fraction(3, 2))
+        W = weight_matrix(weights, z, exact=True)
+        opt = lp_optimum(z, lam=Fraction(3, 2), method="exact", weights=W)
+        assert M.count_error(W) == opt.params["objective"], (n, z)
+
+
+def test_a_non_convex_loss_is_not_covered():
+    """The smallest zero-one counterexample of docs/optimum_of_F.md section 5."""
+    z = [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)]
+    M = northwest_corner(z, lam=3)
+    opt = lp_optimum(z, lam=3, method="exact", weights="zero-one")
+    assert M.count_error("zero-one") == Fraction(85, 252)
+    assert opt.params["objective"] == Fraction(1, 3)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -55,14 +55,11 @@ __all__ = [
     "CertificateError",
     "UniversalCertificate",
     "NorthwestCounterexample",
-    "LOSSES",
     "certify_optimal",
     "certify_universal",
     "cone_minimum",
     "northwest_dual",
     "exact_optimum",
-    "loss",
-    "weights_matrix",
     "find_northwest_counterexample",
     "remap_of",
     "northwest_survey",
@@ -71,15 +68,6 @@ __all__ = [
 #: Largest ``n`` at which :func:`certify_optimal` (``dual="auto"``) falls back on
 #: the exact dual LP when the explicit dual point leaves a gap.
 LP_MAX_N = 10
-
-#: Named losses ``f(d)``, ``d = i - j`` (the count error ``z_i f(i - j)``). Some
-#: take a parameter after a colon: ``"capped:2"``, ``"hinge:-1"``.
-LOSSES = ("abs", "squared", "zero-one", "capped:c", "hinge:a", "sqrt")
-
-#: ``"sqrt"`` is ``sqrt|d|`` rounded down to this many decimals, computed by an
-#: integer square root (exact rationals; every ``<W, T>`` over F moves by at most
-#: ``10^-SQRT_DIGITS`` from the true ``sqrt`` loss, because ``sum_ij z_i T_ij = 1``).
-SQRT_DIGITS = 12
 
 
 class CertificateError(ValueError):
@@ -109,103 +97,10 @@ def _exact_matrix(M: Any, name: str) -> np.ndarray:
     return exact_array(M, name, ndim=2)
 
 
-# ---------------------------------------------------------------- losses
-def _isqrt_rational(d: int) -> Fraction:
-    scale = 10 ** SQRT_DIGITS
-    return Fraction(math.isqrt(d * scale * scale), scale)
-
-
-def loss(name: str) -> Callable[[int], Fraction]:
-    """The loss ``f(d)`` of a name in :data:`LOSSES` (exact values).
-
-    ``"abs"`` ``|d|``; ``"squared"`` ``d^2``; ``"zero-one"`` ``1[d != 0]``;
-    ``"capped:c"`` ``min(|d|, c)``; ``"hinge:a"`` ``(d - a)^+``; ``"sqrt"``
-    ``sqrt|d|`` rounded down to :data:`SQRT_DIGITS` decimals. Convex: abs,
-    squared, hinge (Theorem A of docs/optimum_of_F.md applies); the others are
-    not.
-
-    Parameters
-    ----------
-    name : a name of :data:`LOSSES`, with its parameter after a colon.
-
-    Returns
-    -------
-    callable
-        ``f(d) -> Fraction`` for integers ``d``.
-
-    Raises
-    ------
-    ValueError
-        An unknown name or a missing parameter.
-
-    Examples
-    --------
-    >>> [loss("capped:2")(d) for d in (-3, -1, 0, 4)]
-    [Fraction(2, 1), Fraction(1, 1), Fraction(0, 1), Fraction(2, 1)]
-    >>> loss("hinge:-1")(1), loss("sqrt")(4)
-    (Fraction(2, 1), Fraction(2, 1))
-    """
-    base, _, arg = name.partition(":")
-    if base in ("capped", "hinge"):
-        if not arg:
-            raise ValueError(f"loss: {base!r} needs a parameter, e.g. '{base}:2'")
-        c = to_fraction(arg, f"{base} parameter")
-        if base == "capped":
-            return lambda d: min(Fraction(abs(d)), c)
-        return lambda d: max(Fraction(d) - c, Fraction(0))
-    if arg:
-        raise ValueError(f"loss: {base!r} takes no parameter")
-    table: dict[str, Callable[[int], Fraction]] = {
-        "abs": lambda d: Fraction(abs(d)),
-        "squared": lambda d: Fraction(d * d),
-        "zero-one": lambda d: Fraction(int(d != 0)),
-        "sqrt": lambda d: _isqrt_rational(abs(d)),
-    }
-    if base not in table:
-        raise ValueError(f"loss: unknown {name!r}; use one of {', '.join(LOSSES)}")
-    return table[base]
-
-
-def weights_matrix(weights: Any, z: Any) -> np.ndarray:
-    """The exact weight matrix: a name of :data:`LOSSES`, a callable ``f`` (``W[i, j] =
-    z_i f(i - j)``) or an ``n x n`` matrix of exact numbers.
-
-    Parameters
-    ----------
-    weights : see above (the count error of docs/optimum_of_F.md section 1).
-    z : the exact target (weighs the rows).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``n x n`` object array of Fractions.
-
-    Raises
-    ------
-    ExactnessError
-        A float target, matrix entry or loss value.
-
-    Examples
-    --------
-    >>> weights_matrix("zero-one", ["1/2", "1/2"]).tolist()
-    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
-    """
-    zv = probability_vector(z, exact=True)
-    n = zv.shape[0]
-    if isinstance(weights, str) and weights in ("abs", "squared"):
-        return weight_matrix(weights, zv)
-    f = loss(weights) if isinstance(weights, str) else weights
-    if callable(f):
-        vals = {d: to_fraction(f(d), f"f({d})") for d in range(-(n - 1), n)}
-        W = np.empty((n, n), dtype=object)
-        for i in range(n):
-            for j in range(n):
-                W[i, j] = zv[i] * vals[i - j]
-        return W
-    W = _exact_matrix(weights, "weights")
-    if W.shape != (n, n):
-        raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")
-    return W
+def _weights(weights: Any, z: Any) -> np.ndarray:
+    """The exact weight matrix (:func:`dpfix.mechanism.weight_matrix` on the exact
+    target: a float loss value or matrix entry is refused)."""
+    return weight_matrix(weights, probability_vector(z, exact=True), exact=True)
 
 
 def _weights_label(weights: Any) -> str:
@@ -459,7 +354,7 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     Parameters
     ----------
     z : exact target; lam : rational ``lam > 1``.
-    weights : as in :func:`weights_matrix`.
+    weights : as in :func:`dpfix.mechanism.weight_matrix`.
 
     Returns
     -------
@@ -476,7 +371,7 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     """
     zv = probability_vector(z, exact=True)
     lq = _q(exact_lam(lam), "lam")
-    W = weights_matrix(weights, zv)
+    W = _weights(weights, zv)
     Wc = [[_q(x) for x in W[:, j]] for j in range(W.shape[1])]
     u, v = _northwest_dual_q([_q(x) for x in zv], lq, Wc)
     return _fractions(u), _fractions(v)
@@ -726,7 +621,7 @@ def _inputs(T: Any, z: Any, lam: Any, weights: Any, over: str
     lam_x = exact_lam(lam)
     if Tm.shape != (zv.shape[0],) * 2:
         raise ValueError(f"T: expected shape {(zv.shape[0],) * 2}, got {Tm.shape}")
-    return Tm, zv, lam_x, weights_matrix(weights, zv)
+    return Tm, zv, lam_x, _weights(weights, zv)
 
 
 def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over: str,
@@ -819,7 +714,7 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs"
     z : the target (defaults to the mechanism's fixed point); also weighs the
         rows of the count error.
     lam : rational ``lam = e^eps > 1`` (defaults to the mechanism's).
-    weights : ``"abs"``, ``"squared"``, another name of :data:`LOSSES`, a callable
+    weights : ``"abs"``, ``"squared"``, another name of :data:`dpfix.mechanism.LOSSES`, a callable
         ``f`` (``W[i, j] = z_i f(i - j)``, exact values) or an ``n x n`` matrix.
     over : ``"F"`` (with the fixed point ``z``) or ``"U"`` (without).
     dual : ``"auto"`` (explicit point, then the exact LP if a gap remains and
@@ -863,7 +758,7 @@ def exact_optimum(z: Any, lam: Any, weights: Any = "abs", over: str = "F") -> Ce
     Parameters
     ----------
     z : exact target; lam : rational ``lam > 1``.
-    weights : as in :func:`weights_matrix` (any weights, convex or not).
+    weights : as in :func:`dpfix.mechanism.weight_matrix` (any weights, convex or not).
     over : ``"F"`` or ``"U"``.
 
     Column generation on the dual LP (``2n`` variables), with the walk
@@ -887,7 +782,7 @@ def exact_optimum(z: Any, lam: Any, weights: Any = "abs", over: str = "F") -> Ce
     start = time.perf_counter()
     zv = probability_vector(z, exact=True)
     lam_x = exact_lam(lam)
-    W = weights_matrix(weights, zv)
+    W = _weights(weights, zv)
     n = zv.shape[0]
     lq = _q(lam_x)
     zq = [_q(x) for x in zv]
@@ -925,7 +820,7 @@ class UniversalCertificate:
             raise CertificateError(f"universal: hinges {have} != -(n-1) .. n-1")
         for a, cert in self.hinges:
             cert.check()
-            W = weights_matrix(f"hinge:{a}", self.z)
+            W = _weights(f"hinge:{a}", self.z)
             if not ((cert.T == self.T).all() and (cert.W == W).all()
                     and (cert.z == self.z).all() and cert.lam == self.lam and cert.over == "F"):
                 raise CertificateError(f"universal: hinge {a} certifies another instance")
@@ -1024,7 +919,7 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
 
     Parameters
     ----------
-    weights : a loss name (:data:`LOSSES`) or a callable ``f`` (``z_i f(i - j)``).
+    weights : a loss name (:data:`dpfix.mechanism.LOSSES`) or a callable ``f`` (``z_i f(i - j)``).
     n_max, lams, denominator_max : the search space.
     limit : stop after this many instances (None: no limit).
 
@@ -1060,7 +955,7 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
                     searched += 1
                     lam_x = exact_lam(lam)
                     T = northwest_corner(zv, lam=lam_x).matrix
-                    W = weights_matrix(weights, zv)
+                    W = _weights(weights, zv)
                     nw = (W * T).sum()
                     opt = exact_optimum(zv, lam_x, weights)
                     if opt.value < nw:
@@ -1141,7 +1036,7 @@ def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2
 
     Parameters
     ----------
-    weights : a loss name (:data:`LOSSES`) or a callable ``f``.
+    weights : a loss name (:data:`dpfix.mechanism.LOSSES`) or a callable ``f``.
     n_values, lams, denominator_max : the instances.
 
     Returns
@@ -1180,7 +1075,7 @@ def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2
                 for lam in lams:
                     lam_x = exact_lam(lam)
                     T = northwest_corner(zv, lam=lam_x).matrix
-                    W = weights_matrix(weights, zv)
+                    W = _weights(weights, zv)
                     nw = (W * T).sum()
                     opt = exact_optimum(zv, lam_x, W)
                     counts[0] += 1

@@ -11,6 +11,8 @@ within the stated tolerance.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -19,7 +21,7 @@ import numpy as np
 
 from dpfix.exact import exact_array, to_fraction, wants_exact
 
-__all__ = ["Mechanism", "weight_matrix", "FLOAT_RTOL"]
+__all__ = ["Mechanism", "weight_matrix", "loss", "LOSSES", "SQRT_DIGITS", "FLOAT_RTOL"]
 
 #: Relative tolerance of every float check (rows sum to 1, zT = z, eps-DP).
 FLOAT_RTOL = 1e-9
@@ -28,19 +30,89 @@ FLOAT_RTOL = 1e-9
 _ROWS = 64
 
 
-def weight_matrix(weights: Any, z: Any) -> np.ndarray:
-    """Count-error weights ``W`` (paper Section 1.1).
+#: Named losses ``f(d)``, ``d = i - j`` (the count error ``z_i f(i - j)``): ``"abs"``
+#: ``|d|``, ``"squared"`` ``d^2``, ``"zero-one"`` ``1[d != 0]``, ``"capped:c"``
+#: ``min(|d|, c)``, ``"hinge:a"`` ``(d - a)^+`` and ``"sqrt"`` ``sqrt|d|``. abs,
+#: squared and the hinges are convex, so the northwest corner is optimal for them
+#: (Theorem A, docs/optimum_of_F.md); the other three are not.
+LOSSES = ("abs", "squared", "zero-one", "capped:c", "hinge:a", "sqrt")
 
-    ``"abs"``: ``W[i, j] = z_i |i - j|`` (expected absolute deviation);
-    ``"squared"``: ``z_i (i - j)^2`` (mean squared error); or a given matrix.
-    Exact when ``z`` is exact.
+#: ``"sqrt"`` is ``sqrt|d|`` rounded down to this many decimals, by an integer
+#: square root (exact rationals; every ``<W, T>`` over F moves by at most
+#: ``10^-SQRT_DIGITS`` from the true ``sqrt`` loss, because ``sum_ij z_i T_ij = 1``).
+SQRT_DIGITS = 12
+
+
+def _isqrt_rational(d: int) -> Fraction:
+    scale = 10**SQRT_DIGITS
+    return Fraction(math.isqrt(d * scale * scale), scale)
+
+
+def loss(name: str) -> Callable[[int], Fraction]:
+    """The loss ``f(d)`` of a name in :data:`LOSSES`, with exact values.
 
     Parameters
     ----------
-    weights : str or array_like
-        ``"abs"``, ``"squared"`` or an ``n x n`` matrix.
+    name : str
+        A name of :data:`LOSSES`, with its parameter after a colon
+        (``"capped:2"``, ``"hinge:-1"``).
+
+    Returns
+    -------
+    callable
+        ``f(d) -> Fraction`` for integers ``d``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name or a missing parameter.
+
+    Examples
+    --------
+    >>> [loss("capped:2")(d) for d in (-3, -1, 0, 4)]
+    [Fraction(2, 1), Fraction(1, 1), Fraction(0, 1), Fraction(2, 1)]
+    >>> loss("hinge:-1")(1), loss("sqrt")(4)
+    (Fraction(2, 1), Fraction(2, 1))
+    """
+    base, _, arg = name.partition(":")
+    if base in ("capped", "hinge"):
+        if not arg:
+            raise ValueError(f"loss: {base!r} needs a parameter, e.g. '{base}:2'")
+        c = to_fraction(arg, f"{base} parameter")
+        if base == "capped":
+            return lambda d: min(Fraction(abs(d)), c)
+        return lambda d: max(Fraction(d) - c, Fraction(0))
+    if arg:
+        raise ValueError(f"loss: {base!r} takes no parameter")
+    table: dict[str, Callable[[int], Fraction]] = {
+        "abs": lambda d: Fraction(abs(d)),
+        "squared": lambda d: Fraction(d * d),
+        "zero-one": lambda d: Fraction(int(d != 0)),
+        "sqrt": lambda d: _isqrt_rational(abs(d)),
+    }
+    if base not in table:
+        raise ValueError(f"weights: unknown loss {name!r}; use one of {', '.join(LOSSES)} "
+                         "or a matrix")
+    return table[base]
+
+
+def weight_matrix(weights: Any, z: Any, exact: bool | None = None) -> np.ndarray:
+    """Count-error weights ``W`` (paper Section 1.1; docs/optimum_of_F.md section 1).
+
+    ``W[i, j] = z_i f(i - j)`` for a loss ``f`` given by name (:data:`LOSSES`:
+    ``"abs"`` the expected absolute deviation, ``"squared"`` the mean squared
+    error, ...) or as a callable on the integers; or a given ``n x n`` matrix.
+
+    Parameters
+    ----------
+    weights : str, callable or array_like
+        A name of :data:`LOSSES`, a callable ``f(d)``, or an ``n x n`` matrix.
     z : array_like
         The distribution the weights use (exact numbers give an exact result).
+    exact : bool, optional
+        Force the exact path (a float loss value or matrix entry is then
+        refused with :class:`dpfix.exact.ExactnessError`); default: exact
+        when ``z`` and a given matrix are exact.
 
     Returns
     -------
@@ -56,26 +128,26 @@ def weight_matrix(weights: Any, z: Any) -> np.ndarray:
     --------
     >>> weight_matrix("abs", [Fraction(1, 2), Fraction(1, 2)]).tolist()
     [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    >>> weight_matrix("zero-one", [0.5, 0.5]).tolist()
+    [[0.0, 0.5], [0.5, 0.0]]
     """
-    exact = wants_exact(z, weights if not isinstance(weights, str) else [])
+    matrix = not (isinstance(weights, str) or callable(weights))
+    if exact is None:
+        exact = wants_exact(z, weights if matrix else [])
     zv = exact_array(z, "z", ndim=1) if exact else np.asarray(z, dtype=float)
     n = zv.shape[0]
-    if isinstance(weights, str):
-        idx = np.arange(n)
-        dist = np.abs(idx[:, None] - idx[None, :])
-        if weights == "abs":
-            base = dist
-        elif weights == "squared":
-            base = dist**2
-        else:
-            raise ValueError(f"weights: unknown name {weights!r}; use 'abs', 'squared' or a matrix")
-        if exact:
-            return zv[:, None] * base.astype(object)
-        return zv[:, None] * base
-    W = exact_array(weights, "weights") if exact else np.asarray(weights, dtype=float)
-    if W.shape != (n, n):
-        raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")
-    return W
+    if matrix:
+        W = exact_array(weights, "weights") if exact else np.asarray(weights, dtype=float)
+        if W.shape != (n, n):
+            raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")
+        return W
+    f = loss(weights) if isinstance(weights, str) else weights
+    d = np.arange(n)[:, None] - np.arange(n)[None, :]
+    if exact:
+        values = {k: to_fraction(f(k), f"f({k})") for k in range(-(n - 1), n)}
+        return zv[:, None] * np.vectorize(values.__getitem__, otypes=[object])(d)
+    values_f = np.array([float(f(k)) for k in range(-(n - 1), n)])
+    return zv[:, None] * values_f[d + n - 1]
 
 
 @dataclass

@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from dpfix.constructors import SELECTORS
 from dpfix.exact import exact_array, exact_lam
 
 __all__ = ["add_parser", "run", "CONSTRUCTORS", "NAMED_Z"]
@@ -51,7 +52,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--constructor", choices=CONSTRUCTORS, default="northwest",
                    help="northwest (default), heuristic (Algorithm 1, see --selector), lp "
                         "(the exact LP optimum; small n), unfixed (Algorithm 2, over U)")
-    p.add_argument("--selector", default="max", help="Algorithm 1's selector (default max)")
+    p.add_argument("--selector", default="max", choices=SELECTORS,
+                   help="Algorithm 1's selector (default max)")
     p.add_argument("--over", choices=("F", "U"),
                    help="certify over F (fixed point z) or U (default: U for unfixed, else F)")
     p.add_argument("--dual", choices=("auto", "explicit", "lp"), default="auto",
@@ -88,12 +90,10 @@ def _build(args: argparse.Namespace, z: list, lam: Any, over: str) -> Any:
     if name == "northwest":
         return c.northwest_corner(z, lam=lam)
     if name == "heuristic":
-        if args.selector not in c.SELECTORS:
-            raise ValueError(f"--selector: one of {', '.join(c.SELECTORS)}, got {args.selector!r}")
         return c.heuristic(z, lam=lam, selector=args.selector)
-    from dpfix.certify import weights_matrix
+    from dpfix.mechanism import weight_matrix
 
-    W = weights_matrix(args.weights, z)
+    W = weight_matrix(args.weights, z, exact=True)
     if name == "lp":
         return c.lp_optimum(z, lam=lam, weights=W, method="exact", fixed=over == "F")
     return c.unfixed_optimum(z, lam=lam, weights=W)

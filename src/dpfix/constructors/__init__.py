@@ -88,7 +88,7 @@ CONSTRUCTORS: dict[str, ConstructorInfo] = {
         ("weights", "fixed", "solver", "time_limit", "options"),
         "the least count error over F by linear programming (small n)"),
     "northwest": ConstructorInfo(
-        "northwest_corner", "two-stage", True, ("weights",),
+        "northwest_corner", "two-stage", True, (),
         "the northwest-corner split of the geometric mechanism: fixed point z, O(n^2)"),
     "unfixed": ConstructorInfo(
         "unfixed_optimum", "two-stage", False, ("weights", "check"),
@@ -148,8 +148,8 @@ def construct(z: Any, eps: float | None = None, *, lam: Any = None, method: str 
     -----
     The constructors and the results they implement: Algorithm 1 (Theorems 5
     and 6), Algorithm 2 (Theorems 7, 8 and 12), the LP optimum over F, and the
-    northwest-corner split, optimal among ``T = Sigma A`` and conjectured
-    optimal over F (docs/open_questions.md section 4); docs/math_notes.md.
+    northwest-corner split, optimal over F for every convex loss (Theorem A,
+    docs/optimum_of_F.md); docs/math_notes.md.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""The northwest-corner split of the geometric mechanism (docs/open_questions.md section 4).
+"""The northwest-corner split of the geometric mechanism: the optimum of F (Theorem A).
 
 A mechanism ``T = Sigma A`` with ``A >= 0`` (``Sigma``: the single-peaked scales)
 is eps-DP by construction, and it lies in F iff ``A 1 = alpha`` (``Sigma alpha
@@ -10,8 +10,11 @@ f(i - j)`` with ``f`` convex the cost is Monge and the northwest-corner plan
 is optimal among these mechanisms (proved). Equivalently ``T = G R``: the
 truncated geometric mechanism ``G = Sigma diag(alpha)`` followed by the
 monotone, z-preserving remapping ``R`` that spreads scale ``m`` over
-consecutive columns. That it is optimal over all of F is a CONJECTURE, checked
-exactly on every case tried (the paper's open question, Section 7).
+consecutive columns. It is optimal over all of F for every Monge cost, so for
+every convex loss at once (Theorem A of docs/optimum_of_F.md, proved: the
+northwest corner has the largest joint CDF in F), which answers the paper's
+open question of Section 7 for convex losses; for non-convex losses (zero-one,
+capped, ``sqrt|d|``) it is not optimal in general (same page, section 5).
 """
 
 from __future__ import annotations
@@ -29,15 +32,11 @@ from dpfix.mechanism import Mechanism
 from dpfix.numeric import log_add_exp, log_geometric_amounts
 from dpfix.scales import sigma
 
-__all__ = ["northwest_corner", "northwest_plan", "WEIGHTS"]
+__all__ = ["northwest_corner", "northwest_plan"]
 
-#: The weights the Monge argument covers (``z_i f(i - j)``, ``f`` convex). The
-#: plan itself does not depend on them; the name only states the optimality claim.
-WEIGHTS = ("abs", "squared")
-
-_CLAIM = ("least count error among T = Sigma A, A >= 0 (northwest-corner rule on a Monge "
-          "cost: proved, for W[i, j] = z_i f(i - j), f convex); least over all of F: "
-          "CONJECTURED (docs/open_questions.md section 4)")
+_CLAIM = ("least count error over F for every Monge cost, in particular z_i f(i - j) with "
+          "f convex (Theorem A, docs/optimum_of_F.md: proved); not in general for "
+          "non-convex losses")
 
 
 def northwest_plan(supply: Any, demand: Any) -> list[tuple[int, int, Any]]:
@@ -174,35 +173,31 @@ def _log_matrix(zv: np.ndarray, eps: float) -> tuple[np.ndarray, list]:
     return LT, pieces
 
 
-def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
-                     weights: str = "abs") -> Mechanism:
+def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None) -> Mechanism:
     """The northwest-corner split of the geometric mechanism: a mechanism in F.
 
     ``T = Sigma A`` with ``A`` the northwest-corner plan of the transportation
     problem of docs/open_questions.md section 4: single-peaked scale ``m`` (the
     building blocks of Algorithm 2, Theorems 7-8) is spread over consecutive
-    columns until each column ``j`` has received ``z_j``. Among the mechanisms
-    ``Sigma A`` with ``A >= 0`` it has the least count error (proved: Monge
-    cost); that it is the least over all of F is a **conjecture** (the paper's
-    Section 7 question), supported by exact LP checks. ``O(n^2)``.
+    columns until each column ``j`` has received ``z_j``. It has the least
+    count error over all of F for every convex loss at once (Theorem A,
+    docs/optimum_of_F.md; :func:`dpfix.certify.certify_optimal` certifies it
+    exactly). ``O(n^2)``.
 
     Parameters
     ----------
     z : the target distribution, length ``n``; exact numbers with ``lam``.
     eps, lam : float ``eps`` (float path, ``log T`` stored) or rational
         ``lam = e^eps`` (exact path, Fractions end to end).
-    weights : ``"abs"`` or ``"squared"``, the count errors ``z_i f(i - j)``
-        (``f`` convex) the optimality argument covers. The construction does
-        not depend on it; it is recorded in ``params``.
 
     Returns
     -------
     Mechanism
         ``constructor="northwest"``, ``fixed_point=z``, checked (rows
         sum to 1, ``z T = z``, eps-DP: exactly, or within ``FLOAT_RTOL``).
-        ``params``: ``weights``, ``pieces`` (positive entries of ``A``, at
-        most ``2n - 1``), ``split_scales`` (scales sent to more than one
-        column) and ``optimality`` (what is proved and what is conjectured).
+        ``params``: ``pieces`` (positive entries of ``A``, at most
+        ``2n - 1``), ``split_scales`` (scales sent to more than one column)
+        and ``optimality`` (what is proved, Theorem A).
 
     Examples
     --------
@@ -215,9 +210,6 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
     0.716666666667
     """
     start = time.perf_counter()
-    if weights not in WEIGHTS:
-        raise ValueError(f"weights: {weights!r} is not covered by the Monge argument; "
-                         f"use one of {WEIGHTS}")
     lam_x, eps_f = resolve_lam(eps, lam)
     zv = probability_vector(z, exact=lam_x is not None)
     if lam_x is not None:
@@ -229,7 +221,7 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
         mech = Mechanism(log_matrix=LT, eps=eps_f, fixed_point=zv,
                          constructor="northwest")
     scales = [m for m, _, _ in pieces]
-    mech.params = {"weights": weights, "pieces": len(pieces),
+    mech.params = {"pieces": len(pieces),
                    "split_scales": len(scales) - len(set(scales)), "optimality": _CLAIM}
     mech.check()
     mech.build_seconds = time.perf_counter() - start
