@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import dpfix.constructors as C
 from dpfix.constructors import northwest_corner, truncated_geometric, unfixed_optimum
 from dpfix.sampling import (
     SecureSource,
@@ -20,6 +21,7 @@ from dpfix.sampling import (
     two_sided_geometric_pmf,
 )
 from dpfix.sampling.structured import Remap, structured_sampler
+from dpfix.sampling.table import CheckedTable, SamplingCheckError, checked_table
 
 #: chi-square tests fail with probability ALPHA when the sampler is right
 ALPHA = 1e-4
@@ -211,3 +213,73 @@ def test_structured_sampler_float_target_large_n_and_refusals():
         structured_sampler("heuristic", z, lam=2)
     with pytest.raises(ValueError, match="pieces"):
         Remap.from_pieces(2, [(1, 0, Fraction(1))])
+
+
+# ------------------------------------------------------------------ checked tables
+def _table_mechanisms():
+    rng = np.random.default_rng(5)
+    z = rng.dirichlet(np.ones(8))
+    eps = 0.9
+    build = eps * (1 - 2e-9)  # the pipeline's margin
+    return [
+        ("heuristic exact", C.heuristic(["1/2", "1/4", "1/8", "1/8"], lam=Fraction(3, 2)), None),
+        ("heuristic float", C.construct(z, build, method="heuristic").normalised(), eps),
+        ("lp float", C.construct(z, build, method="lp").normalised(), eps),
+        ("staircase", C.staircase(8, eps=build).normalised(), eps),
+        ("staircase exact", C.staircase(5, lam=4), None),
+    ]
+
+
+@pytest.mark.parametrize("name, mech, eps", _table_mechanisms(), ids=lambda x: x
+                         if isinstance(x, str) else "")
+def test_checked_table_is_close_exact_checked_and_sampled(name, mech, eps):
+    t = checked_table(mech, eps)
+    t.check()
+    D = 1 << t.bits
+    assert (t.weights.sum(axis=1) == D).all()
+    if eps is not None:
+        assert lam_at_most_exp(t.lam, eps) and math.log(t.lam) >= eps * (1 - 1e-9)
+    else:
+        assert t.lam == mech.lam
+    T = np.array([[float(x) for x in r] for r in mech.matrix]) if mech.exact else mech.T
+    assert np.abs(t.weights / D - T).max() < 1e-8
+    # exact privacy on the integers, recomputed here with Fractions on a few rows
+    for i in range(min(3, t.n - 1)):
+        for j in range(t.n):
+            a, b = int(t.weights[i, j]), int(t.weights[i + 1, j])
+            assert Fraction(a) <= t.lam * b and Fraction(b) <= t.lam * a
+    src = SeededSource(9)
+    for i in (0, t.n - 1):
+        out = t.sample(np.full(200_000, i), src)
+        assert chisquare_against(np.bincount(out, minlength=t.n), t.weights[i] / D) > ALPHA
+    assert "checked exactly" in t.describe(src)["privacy_statement"]
+
+
+def test_perturbed_tables_fail_the_exact_check():
+    t = checked_table(C.heuristic(["1/2", "1/4", "1/8", "1/8"], lam=Fraction(3, 2)))
+    t.check()
+    j = int(np.argmin(t.weights[1]))
+    # move mass so that w[1, j] / w[0, j] exceeds lam: rows still sum to 2^bits
+    bad = t.weights.copy()
+    delta = int(bad[0, j] * t.lam) - int(bad[1, j]) + 1
+    k = int(np.argmax(bad[1]))
+    bad[1, j] += delta
+    bad[1, k] -= delta
+    with pytest.raises(SamplingCheckError, match="differ by more than lam"):
+        CheckedTable(bad, t.bits, t.lam, t.eps).check()
+    one_off = t.weights.copy()
+    one_off[2, 0] += 1  # a row that no longer sums to 2^bits
+    with pytest.raises(SamplingCheckError, match="sums to"):
+        CheckedTable(one_off, t.bits, t.lam, t.eps).check()
+    neg = t.weights.copy()
+    neg[0, 0], neg[0, 1] = -1, neg[0, 1] + neg[0, 0] + 1
+    with pytest.raises(SamplingCheckError, match="negative"):
+        CheckedTable(neg, t.bits, t.lam, t.eps).check()
+    # lam above e^eps: refused even though the integers are fine
+    with pytest.raises(SamplingCheckError, match="exceeds"):
+        CheckedTable(t.weights, t.bits, t.lam, math.log(1.49)).check()
+    # a float mechanism at exactly eps cannot be checked at a rational below e^eps
+    with pytest.raises(SamplingCheckError, match="margin"):
+        checked_table(C.staircase(8, eps=0.9), 0.9)
+    with pytest.raises(ValueError, match="delta"):
+        checked_table(C.discrete_gaussian(5, 1.0, 1e-3))

@@ -6,7 +6,9 @@
 - :mod:`dpfix.sampling.geometric`: the exact two-sided geometric sampler;
 - :mod:`dpfix.sampling.structured`: the northwest corner, Algorithm 2 and the
   truncated geometric mechanism sampled as ``G R`` (noise, clamp, public remap)
-  in ``O(n)`` memory, never building ``T``.
+  in ``O(n)`` memory, never building ``T``;
+- :mod:`dpfix.sampling.table`: every other pure eps-DP mechanism sampled from
+  integer weights checked exactly ``log(lam)``-DP before any draw.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from dpfix.sampling.structured import (
     privacy_statement,
     structured_sampler,
 )
+from dpfix.sampling.table import CheckedTable, SamplingCheckError, checked_table
 
 __all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source", "rational_lam",
            "lam_at_most_exp", "MAX_LAM", "TwoSidedGeometric", "two_sided_geometric_pmf",
            "STRUCTURED", "Remap", "StructuredSampler", "structured_sampler",
-           "privacy_statement"]
+           "privacy_statement", "CheckedTable", "SamplingCheckError", "checked_table"]
