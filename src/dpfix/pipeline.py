@@ -578,7 +578,7 @@ def privatize_counts(
         A name in :data:`dpfix.constructors.CONSTRUCTORS`: ``"heuristic"``
         (Algorithm 1, default), ``"lp"`` (count-error optimum over F, HiGHS;
         ``upper <= LP_MAX_UPPER``), ``"northwest"`` (the northwest-corner split,
-        fixed point ``z``, ``O(n^2)``, conjectured optimal over F),
+        fixed point ``z``, ``O(n^2)``, optimal over F for every convex loss: Theorem A),
         ``"unfixed"`` (Algorithm 2), or the one-stage baselines
         ``"truncated-geometric"``, ``"staircase"`` and ``"discrete-gaussian"``
         (all of ``epsilon`` on the counts, no target; a split, privatizer or
