@@ -1,5 +1,10 @@
 """Reading tables and histograms; the shared data sets when present."""
 
+import errno
+import os
+import signal
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -101,13 +106,13 @@ def test_staged_files_move_together_or_not_at_all(tmp_path):
     from dpfix.io import StagedFiles
 
     (tmp_path / "a.txt").write_text("old")
-    with pytest.raises(RuntimeError), StagedFiles() as staged:
+    with pytest.raises(RuntimeError), StagedFiles(force=True) as staged:
         staged.temp(tmp_path / "a.txt").write_text("new")
         staged.temp(tmp_path / "b.txt").write_text("new")
         raise RuntimeError("failed before the commit")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]  # no temporaries left
     assert (tmp_path / "a.txt").read_text() == "old"
-    with StagedFiles() as staged:
+    with StagedFiles(force=True) as staged:
         staged.temp(tmp_path / "a.txt").write_text("new")
         staged.temp(tmp_path / "b.txt").write_text("new")
         staged.commit()
@@ -151,3 +156,235 @@ def test_counts_of_text_and_numbers():
         counts_of(pd.Series([True, False]), "k")
     with pytest.raises(ValueError, match="row 2: '1.5' is not an integer"):
         counts_of(pd.Series(["1", "2", "1.5"]), "k")
+
+
+# ------------------------------------------------------------------ all or nothing (issue 11)
+def _listing(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_commit_refuses_a_file_created_during_the_run(tmp_path):
+    from dpfix.io import StagedFiles
+
+    with StagedFiles() as staged:
+        staged.temp(tmp_path / "a.txt", "--out").write_text("new")
+        (tmp_path / "a.txt").write_text("someone else's")  # appears after the start
+        with pytest.raises(FileExistsError, match="--out: .*a.txt was created during the run"):
+            staged.commit()
+    assert (tmp_path / "a.txt").read_text() == "someone else's"
+    assert _listing(tmp_path) == ["a.txt"]
+
+
+def test_commit_checks_every_target_before_renaming_any(tmp_path):
+    from dpfix.io import StagedFiles
+
+    with StagedFiles() as staged:
+        staged.temp(tmp_path / "a.txt").write_text("a")
+        staged.temp(tmp_path / "b.txt", "--report").write_text("b")
+        (tmp_path / "b.txt").mkdir()  # the path turned into a folder during the run
+        with pytest.raises(IsADirectoryError, match="--report: .*b.txt is a folder"):
+            staged.commit()
+    assert _listing(tmp_path) == ["b.txt"]  # a.txt was not committed, no temporaries left
+
+
+def test_commit_rolls_back_and_restores_replaced_files(tmp_path, monkeypatch):
+    """--force: a failure in the middle of the renames restores every replaced file."""
+    from dpfix import io
+
+    (tmp_path / "a.txt").write_text("old a")
+    real_replace = os.replace
+
+    def replace(src, dst):  # the second rename fails (a full disk, a vanished folder, ...)
+        if Path(dst).name == "b.txt":
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+    monkeypatch.setattr(io.os, "replace", replace)
+    with io.StagedFiles(force=True) as staged:
+        staged.temp(tmp_path / "a.txt").write_text("new a")
+        staged.temp(tmp_path / "b.txt").write_text("new b")
+        (tmp_path / "b.txt").write_text("old b")
+        with pytest.raises(OSError, match="No space left"):
+            staged.commit()
+    assert [p.read_text() for p in sorted(tmp_path.iterdir())] == ["old a", "old b"]
+    assert _listing(tmp_path) == ["a.txt", "b.txt"]  # no temporaries, no backups
+
+
+def test_commit_rolls_back_new_files(tmp_path, monkeypatch):
+    from dpfix import io
+
+    real_link = os.link
+
+    def link(src, dst):
+        if Path(dst).name == "c.txt":
+            raise PermissionError(13, "Permission denied", str(dst))
+        return real_link(src, dst)
+    monkeypatch.setattr(io.os, "link", link)
+    with io.StagedFiles() as staged:
+        for name in ("a.txt", "b.txt", "c.txt"):
+            staged.temp(tmp_path / name).write_text(name)
+        with pytest.raises(PermissionError):
+            staged.commit()
+    assert _listing(tmp_path) == []
+
+
+def test_force_replaces_and_leaves_no_backup(tmp_path):
+    from dpfix.io import StagedFiles
+
+    (tmp_path / "a.txt").write_text("old")
+    with StagedFiles(force=True) as staged:
+        staged.temp(tmp_path / "a.txt").write_text("new")
+        staged.commit()
+    assert _listing(tmp_path) == ["a.txt"] and (tmp_path / "a.txt").read_text() == "new"
+
+
+def test_without_hard_links_the_error_is_clear(tmp_path, monkeypatch):
+    from dpfix import io
+
+    def no_link(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+    monkeypatch.setattr(io.os, "link", no_link)
+    with io.StagedFiles() as staged:
+        staged.temp(tmp_path / "a.txt", "--out").write_text("a")
+        with pytest.raises(OSError, match="--out: .*hard links.*--force"):
+            staged.commit()
+    assert _listing(tmp_path) == []
+    with io.StagedFiles(force=True) as staged:  # --force needs no link
+        staged.temp(tmp_path / "a.txt").write_text("a")
+        staged.commit()
+    assert _listing(tmp_path) == ["a.txt"]
+
+
+def test_a_leftover_temporary_does_not_trip_the_next_run(tmp_path, monkeypatch):
+    """A run killed by SIGKILL may leave ``.a.txt.<hex>.part``; the next run draws another
+    name (also when the random name collides) and leaves the leftover alone."""
+    from dpfix import io
+
+    leftover = tmp_path / ".a.txt.0123456789ab.part"
+    leftover.write_text("first rows of a killed run")
+    names = iter(["0123456789ab", "ba9876543210"])
+    monkeypatch.setattr(io.secrets, "token_hex", lambda k: next(names))
+    with io.StagedFiles() as staged:
+        staged.temp(tmp_path / "a.txt").write_text("a")
+        staged.commit()
+    assert _listing(tmp_path) == [leftover.name, "a.txt"]
+    assert leftover.read_text() == "first rows of a killed run"
+
+
+def test_a_signal_during_the_commit_is_delivered_after_it(tmp_path, monkeypatch):
+    """The renames and their rollback are not cut in half by a signal: it is held until
+    the commit is complete, then handled as it would have been."""
+    from dpfix import io
+
+    got = []
+
+    def handler(signum, frame):
+        got.append((signum, sorted(p.name for p in tmp_path.iterdir())))
+    old = signal.signal(signal.SIGTERM, handler)
+    real_link = os.link
+
+    def link(src, dst):  # SIGTERM arrives between the two renames
+        real_link(src, dst)
+        if Path(dst).name == "a.txt":
+            os.kill(os.getpid(), signal.SIGTERM)
+    monkeypatch.setattr(io.os, "link", link)
+    try:
+        with io.StagedFiles() as staged:
+            staged.temp(tmp_path / "a.txt").write_text("a")
+            staged.temp(tmp_path / "b.txt").write_text("b")
+            staged.commit()
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert got == [(signal.SIGTERM, ["a.txt", "b.txt"])]
+    assert signal.getsignal(signal.SIGTERM) is old
+
+
+# ------------------------------------------------------------------ strict inputs (issue 11)
+@pytest.mark.parametrize("text, value", [("3", 3), (" 12 ", 12), ("3.0", 3), ("7.000", 7),
+                                         ("0", 0), ("9007199254740993", 2**53 + 1),
+                                         ("99999999999999999999999", 2**62)])
+def test_text_counts_are_parsed_exactly(text, value):
+    from dpfix.io import counts_of
+
+    assert counts_of(pd.Series(["1", text]), "k").tolist() == [1, value]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3.0000000000000001", "not an integer"), ("1e-400", "not an integer"),
+    ("1e3", "not an integer"), ("2.5", "not an integer"), ("0x10", "not a number"),
+    ("1_000", "not a number"), ("-3", "negative"), (".0", "not an integer"),
+    ("nan", "missing value"), ("inf", "not an integer"), ("", "missing value")])
+def test_text_counts_refused_by_row(text, message):
+    from dpfix.io import counts_of
+
+    with pytest.raises(ValueError, match=f"column 'k', row 1: .*{message}"):
+        counts_of(pd.Series(["1", text]), "k")
+
+
+@pytest.mark.parametrize("values, name", [
+    (pd.to_datetime(["2020-01-01", "2020-01-02"]), "datetime"),
+    (pd.to_timedelta([1, 2], unit="s"), "timedelta"),
+    (pd.Series([True, False]), "bool"),
+    (pd.Series([True, None], dtype="boolean"), "bool")])
+def test_non_integer_logical_types_are_refused_by_name(values, name):
+    from dpfix.io import counts_of
+
+    with pytest.raises(ValueError, match=f"column 'k' .*{name}"):
+        counts_of(pd.Series(values), "k")
+
+
+def test_parquet_logical_types(tmp_path):
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from dpfix.io import read_counts
+
+    D = decimal.Decimal
+    cases = {"ts": (pa.array([0, 10**9], pa.timestamp("ns")), "timestamp"),
+             "day": (pa.array([0, 1], pa.date32()), "date32"),
+             "dur": (pa.array([1, 2], pa.duration("s")), "duration"),
+             "flag": (pa.array([True, False]), "bool"),
+             "money": (pa.array([D("3.00"), D("1.50")], pa.decimal128(10, 2)),
+                       "decimal128\\(10, 2\\)")}
+    for column, (array, name) in cases.items():
+        path = tmp_path / f"{column}.parquet"
+        pq.write_table(pa.table({column: array}), path)
+        with pytest.raises(ValueError, match=f"column '{column}' .*{name}"):
+            read_counts(path, column)
+    path = tmp_path / "whole.parquet"  # a decimal without a fraction holds integers
+    pq.write_table(pa.table({"k": pa.array([D(3), D(12345678901234567)], pa.decimal128(20, 0))}),
+                   path)
+    assert read_counts(path, "k").counts.tolist() == [3, 12345678901234567]
+
+
+# ------------------------------------------------------------------ the header rule (issue 11)
+@pytest.mark.parametrize("body, eta, header", [
+    ("0.0,5\n1,3\n", [5, 3], None),              # data: a number in every cell
+    ("0,5\n1,3\n", [5, 3], None),
+    ("count,number\n0,5\n1,3\n", [5, 3], "count,number"),
+    (",0\n0,5\n1,3\n", [5, 3], ",0"),            # binom_hist_data.csv's header
+    ("count,\n0,5\n", [5], "count,")])
+def test_histogram_header_is_detected_only_when_the_line_cannot_be_data(tmp_path, body, eta,
+                                                                         header):
+    (tmp_path / "h.csv").write_text(body)
+    got, head = read_histogram(tmp_path / "h.csv", with_header=True)
+    assert got.tolist() == eta and head == header
+
+
+def test_histogram_header_explicit(tmp_path):
+    (tmp_path / "h.csv").write_text("0,9\n0,5\n1,3\n")
+    assert read_histogram(tmp_path / "h.csv", header=True).tolist() == [5, 3]
+    assert read_histogram(tmp_path / "h.csv", header=False).tolist() == [14, 3]
+    (tmp_path / "h.csv").write_text("count,number\n0,5\n")
+    with pytest.raises(ValueError, match="line 1: expected 'count,number'"):
+        read_histogram(tmp_path / "h.csv", header=False)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("0.5,5\n", "line 1: .*not an integer"), ("0,5\n1,3.0000000000000001\n", "line 2"),
+    ("0,5,7\n", "line 1: expected 'count,number'"), ("0,1e3\n", "line 1: .*not an integer"),
+    ("0,1\n1_0,3\n", "line 2: expected 'count,number'"), ("nan,3\n", "line 1")])
+def test_histogram_cells_are_exact_integers(tmp_path, body, message):
+    (tmp_path / "h.csv").write_text(body)
+    with pytest.raises(ValueError, match=message):
+        read_histogram(tmp_path / "h.csv")

@@ -24,8 +24,15 @@ them the error names the ``production`` extra (:func:`dpfix.numeric.require`).
 from __future__ import annotations
 
 import codecs
+import decimal
+import errno
+import fractions
+import math
 import os
+import re
 import secrets
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,13 +47,21 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
            "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
-           "StagedFiles"]
+           "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
+           "parquet_logical_type", "histogram_line_is_data"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Largest count value a histogram file may name (eta is a dense array: 80 MB).
 MAX_HISTOGRAM_COUNT = 10**7
 _INT64_MAX = int(np.iinfo(np.int64).max)
+#: Counts above this are clipped to it when read (the pipeline top-codes them anyway).
+_CLIP = 2**62
+#: A count written as text: digits, optionally a decimal point followed by zeros only.
+_INTEGER_TEXT = re.compile(r"([+-]?[0-9]+)(?:\.0*)?")
+#: Text that is a number, but not necessarily an integer (``2.5``, ``1e3``, ``inf``).
+_NUMBER_TEXT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                          r"|inf|infinity)", re.IGNORECASE)
 
 
 def is_parquet(path: str | Path) -> bool:
@@ -199,8 +214,84 @@ def read_table(path: str | Path) -> Any:
         raise ValueError(f"input file {path} is empty") from None
 
 
+def _count_error(v: Any) -> str | None:
+    """Why the cell ``v`` is not a count (None if it is one): :func:`parse_count`'s rule."""
+    try:
+        parse_count(v)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def parse_count(v: Any) -> int:
+    """One count, parsed exactly: a non-negative integer, never rounded through a float.
+
+    Text is an integer written in digits (surrounding blanks allowed), optionally
+    followed by a decimal point and zeros only (``3``, ``3.0``, ``3.000``);
+    ``3.0000000000000001``, ``1e3``, ``1e-400``, ``0x10`` and ``1_000`` are
+    refused. Numbers: Python and numpy integers, floats, ``Decimal`` and
+    ``Fraction`` values whose value is an integer. Booleans are refused.
+
+    Parameters
+    ----------
+    v : str, int, float, decimal.Decimal, fractions.Fraction or a numpy scalar
+
+    Returns
+    -------
+    int
+        The count (a Python int, exact at any size).
+
+    Raises
+    ------
+    ValueError
+        ``missing value (NaN)``, ``'2.5' is not an integer count``, ``'x' is not a
+        number`` or ``negative count '-3'``.
+
+    Examples
+    --------
+    >>> parse_count(" 12 "), parse_count("7.000"), parse_count(9007199254740993)
+    (12, 7, 9007199254740993)
+    >>> parse_count("3.0000000000000001")
+    Traceback (most recent call last):
+    ...
+    ValueError: '3.0000000000000001' is not an integer count
+    """
+    if v is None or type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        raise ValueError("missing value (NaN)")
+    if isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{v!r} is a boolean, not a count")
+    if isinstance(v, (int, np.integer)):
+        value = int(v)
+    elif isinstance(v, str):
+        text = v.strip()
+        match = _INTEGER_TEXT.fullmatch(text)
+        if match is None:
+            if text == "" or text.lower() in ("nan", "-nan", "+nan"):
+                raise ValueError("missing value (NaN)")
+            if _NUMBER_TEXT.fullmatch(text):
+                raise ValueError(f"{v!r} is not an integer count")
+            raise ValueError(f"{v!r} is not a number")
+        value = int(match.group(1))
+    elif isinstance(v, (float, np.floating, decimal.Decimal, fractions.Fraction)):
+        if isinstance(v, (float, np.floating, decimal.Decimal)) and v != v:
+            raise ValueError("missing value (NaN)")
+        if isinstance(v, (float, np.floating)) and not math.isfinite(v):
+            raise ValueError(f"{v!r} is not an integer count")
+        if isinstance(v, decimal.Decimal) and not v.is_finite():
+            raise ValueError(f"{v!r} is not an integer count")
+        exact = fractions.Fraction(v) if not isinstance(v, fractions.Fraction) else v
+        if exact.denominator != 1:
+            raise ValueError(f"{v!r} is not an integer count")
+        value = int(exact)
+    else:
+        raise ValueError(f"{v!r} is not a number")
+    if value < 0:
+        raise ValueError(f"negative count {v!r}")
+    return value
+
+
 def counts_from_column(table: Any, column: str) -> np.ndarray:
-    """The integer counts of one column of a table, checked row by row.
+    """The integer counts of one column of a table, checked row by row (:func:`parse_count`).
 
     Parameters
     ----------
@@ -211,13 +302,16 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        The counts as int64.
+        The counts as int64 (counts above 2^62 are clipped to 2^62: any such count
+        is top-coded by the pipeline anyway).
 
     Raises
     ------
     ValueError
         Naming the first bad row: a missing (NaN), non-numeric, non-integer or
-        negative value; or an unknown column, or a table without rows.
+        negative value; a column of a type that holds no counts (dates, times,
+        durations, booleans: :func:`non_count_type`); an unknown column, or a
+        table without rows.
 
     Examples
     --------
@@ -233,31 +327,90 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
         raise ValueError(f"column {column!r} not found; columns are {list(table.columns)}")
     if len(table) == 0:
         raise ValueError("the table has no rows")
-    raw = table[column]
-    values = np.asarray(raw.to_numpy(), dtype=object)
+    kind = non_count_type(table[column].dtype)
+    if kind is not None:
+        raise ValueError(f"column {column!r} holds {kind}, not counts")
+    values = np.asarray(table[column].to_numpy(), dtype=object)
     out = np.empty(len(values), dtype=np.int64)
-    missing = np.asarray(raw.isna().to_numpy(), dtype=bool)
     for i, v in enumerate(values):
-        if missing[i]:
-            raise ValueError(f"column {column!r}, row {i}: missing value (NaN)")
         try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"column {column!r}, row {i}: {v!r} is not a number") from None
-        if np.isnan(f):
-            raise ValueError(f"column {column!r}, row {i}: missing value (NaN)")
-        if not np.isfinite(f) or f != int(f):
-            raise ValueError(f"column {column!r}, row {i}: {v!r} is not an integer count")
-        if f < 0:
-            raise ValueError(f"column {column!r}, row {i}: negative count {v!r}")
-        out[i] = int(f)
+            out[i] = min(parse_count(v), _CLIP)
+        except ValueError as exc:
+            raise ValueError(f"column {column!r}, row {i}: {exc}") from None
     return out
 
 
-def counts_of(values: Any, column: str) -> np.ndarray:
-    """Integer counts of a pandas Series, vectorised (millions of rows in a second).
+def non_count_type(dtype: Any) -> str | None:
+    """What a column of ``dtype`` holds when it cannot hold counts, else None.
 
-    An empty or blank text cell is a missing value. Counts above 2^62 are
+    Dates and times (``datetime64``, with a time zone, periods), durations
+    (``timedelta64``), intervals and booleans (``bool``, ``boolean``) are no
+    counts even though numpy can turn them into integers (nanoseconds, 0/1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> non_count_type(np.dtype("datetime64[ns]")), non_count_type(np.dtype("int8"))
+    ('datetime values (datetime64[ns])', None)
+    >>> non_count_type(pd.BooleanDtype())
+    'booleans (boolean)'
+    """
+    pd = require("pandas")
+
+    name = str(dtype)
+    if pd.api.types.is_bool_dtype(dtype):
+        return f"booleans ({name})"
+    if isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_datetime64_any_dtype(dtype):
+        return f"datetime values ({name})"
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return f"timedelta values ({name})"
+    if isinstance(dtype, (pd.IntervalDtype, pd.CategoricalDtype)):
+        return f"{'intervals' if isinstance(dtype, pd.IntervalDtype) else 'categories'} ({name})"
+    return None
+
+
+def _text_counts(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised :func:`parse_count` of plain ASCII cells ``123`` or ``123.000``:
+    ``(values, ok)``; the rows not ``ok`` (blanks, signs, long numbers, anything else)
+    are left to :func:`parse_count`."""
+    out = np.zeros(len(text), dtype=np.int64)
+    ok = np.zeros(len(text), dtype=bool)
+    try:
+        b = text.astype("S")
+    except (UnicodeEncodeError, ValueError, TypeError):
+        return out, ok
+    w = b.dtype.itemsize
+    if w == 0:
+        return out, ok
+    step = max(1, (1 << 24) // w)  # about 16 MB of characters at a time
+    cols = np.arange(w)
+    for lo in range(0, len(b), step):
+        M = b[lo:lo + step].view(np.uint8).reshape(-1, w)
+        digit = (M >= 48) & (M <= 57)
+        nul = M == 0
+        nondigit = ~digit
+        intlen = np.where(nondigit.any(axis=1), nondigit.argmax(axis=1), w)
+        rows = np.arange(len(M))
+        nxt = np.where(intlen < w, M[rows, np.minimum(intlen, w - 1)], 0)
+        tail = (cols[None, :] > intlen[:, None]) & ~nul
+        good = (intlen >= 1) & (intlen <= 18) & ((nxt == 0) | (nxt == 46))
+        good &= ~(tail & (M != 48)).any(axis=1)  # after the point: zeros only
+        good &= ~(nul[:, :-1] & ~nul[:, 1:]).any(axis=1)  # padding only at the end
+        v = np.zeros(len(M), dtype=np.int64)
+        for j in range(min(w, 18)):
+            v = np.where(j < intlen, v * 10 + (M[:, j].astype(np.int64) - 48), v)
+        out[lo:lo + len(M)] = np.where(good, v, 0)
+        ok[lo:lo + len(M)] = good
+    return out, ok
+
+
+def counts_of(values: Any, column: str) -> np.ndarray:
+    """Integer counts of a pandas Series, exact and vectorised (millions of rows in a second).
+
+    Text cells follow :func:`parse_count` (``3`` and ``3.0`` are counts;
+    ``3.0000000000000001`` and ``1e-400`` are not: text is never parsed through a
+    float); an empty or blank cell is a missing value. Numeric columns must hold
+    whole non-negative numbers without missing values. Counts above 2^62 are
     clipped to 2^62 (any such count is top-coded by the pipeline anyway).
 
     Parameters
@@ -275,68 +428,126 @@ def counts_of(values: Any, column: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        For a boolean column, or naming the first bad row (as
+        For a column of dates, times, durations or booleans (named:
+        :func:`non_count_type`), or naming the first bad row (as
         :func:`counts_from_column` does).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> counts_of(pd.Series(["3", " 0", "12"]), "k").tolist()
+    >>> counts_of(pd.Series(["3", " 0", "12.00"]), "k").tolist()
     [3, 0, 12]
     >>> counts_of(pd.Series(["3", ""]), "k")
     Traceback (most recent call last):
     ...
     ValueError: column 'k', row 1: missing value (NaN)
+    >>> counts_of(pd.Series(["1", "1e-400"]), "k")
+    Traceback (most recent call last):
+    ...
+    ValueError: column 'k', row 1: '1e-400' is not an integer count
     """
     pd = require("pandas")
 
-    if values.dtype == bool:
-        raise ValueError(f"column {column!r} holds booleans, not counts")
-    if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
-        text = values.astype(str).str.strip()
-        values = values.where(text != "", np.nan)  # an empty cell is a missing value
-    a = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    ok = np.isfinite(a).all() and (a >= 0).all() and (a == np.floor(a)).all()
-    if not ok:  # the slow reader names the first bad row
-        counts_from_column(pd.DataFrame({column: values.reset_index(drop=True)}), column)
-        raise ValueError(f"column {column!r}: not all values are non-negative integers")
-    return np.minimum(a, 2.0**62).astype(np.int64)
+    kind = non_count_type(values.dtype)
+    if kind is not None:
+        raise ValueError(f"column {column!r} holds {kind}, not counts")
+    values = values.reset_index(drop=True)
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+
+    def by_row() -> np.ndarray:  # exact, names the first bad row
+        return counts_from_column(pd.DataFrame({column: values}), column)
+
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        if values.isna().any():
+            return by_row()
+        if pd.api.types.is_integer_dtype(values.dtype):
+            a = values.to_numpy(dtype=values.dtype.numpy_dtype
+                                if hasattr(values.dtype, "numpy_dtype") else None)
+            if a.dtype.kind == "i":
+                if (a < 0).any():
+                    return by_row()
+                return np.minimum(a.astype(np.int64), _CLIP)
+            return np.minimum(a.astype(np.uint64), np.uint64(_CLIP)).astype(np.int64)
+        a = values.to_numpy(dtype=float)
+        if not (np.isfinite(a).all() and (a >= 0).all() and (a == np.floor(a)).all()):
+            return by_row()
+        return np.minimum(a, float(_CLIP)).astype(np.int64)
+    cells = values.to_numpy(dtype=object)
+    if not all(type(c) is str for c in cells):  # mixed objects (Decimal, int, ...)
+        return by_row()
+    out, ok = _text_counts(cells)
+    for i in np.flatnonzero(~ok):  # blanks, signs, long numbers: one by one, exactly
+        try:
+            out[i] = min(parse_count(cells[i]), _CLIP)
+        except ValueError as exc:
+            raise ValueError(f"column {column!r}, row {i}: {exc}") from None
+    return out
 
 
 # ------------------------------------------------------------------ histograms
-def _histogram_row(line: str) -> tuple[int, int | float] | None:
-    """``(count, number)`` of a ``count,number`` line, or None if it is not one. The
-    number is read as an exact int when it is written as one (a float would round
-    numbers above 2^53)."""
+def histogram_line_is_data(line: str) -> bool:
+    """Whether a histogram file's first line may be data, by the header rule.
+
+    The rule (``dpfix privatize --histogram``; ``--header``/``--no-header``
+    override it): the first line is a header exactly when one of its
+    comma-separated cells is empty or is not a number. A line of numbers only
+    (``0,5``, ``0.0,5``, even ``0.5,5``) is data, and is then read (or refused) as
+    a row ``count,number``; it is never dropped because a value is odd.
+
+    Examples
+    --------
+    >>> [histogram_line_is_data(x) for x in ("0.0,5", "count,number", ",0", "2.5,1")]
+    [True, False, False, True]
+    """
     cells = [c.strip() for c in line.split(",")]
-    try:
-        i = int(cells[0])
-    except (ValueError, IndexError):
-        return None
-    try:
-        return i, int(cells[1])
-    except IndexError:
-        return None
-    except ValueError:
-        pass
-    try:
-        return i, float(cells[1])
-    except ValueError:
-        return None
+    return all(_NUMBER_TEXT.fullmatch(c) or c.lower() == "nan" for c in cells)
 
 
-def read_histogram(path: str | Path, with_header: bool = False) -> Any:
+def _histogram_row(line: str) -> tuple[int, int]:
+    """``(count, number)`` of a ``count,number`` line, exactly (:func:`parse_count`);
+    ValueError without the line's position."""
+    cells = line.split(",")
+    if len(cells) != 2:
+        raise ValueError(f"expected 'count,number', got {line!r}")
+    i, m = (_histogram_cell(c, what, line) for c, what in zip(cells, ("count", "number"),
+                                                                 strict=True))
+    return i, m
+
+
+def _histogram_cell(cell: str, what: str, line: str) -> int:
+    try:
+        return parse_count(cell)
+    except ValueError as exc:
+        text = str(exc)
+        if "negative" in text:
+            raise ValueError(f"negative entry in {line!r}") from None
+        if "not a number" in text or "missing" in text:
+            raise ValueError(f"expected 'count,number', got {line!r}") from None
+        raise ValueError(f"the {what} in {line!r} is not an integer") from None
+
+
+def read_histogram(path: str | Path, with_header: bool = False,
+                   header: bool | None = None) -> Any:
     """A histogram file as ``eta`` (``eta[i]`` categories with count ``i``).
 
     Rows ``count,number`` (the synthetic histograms), optionally after a header
     line (``binom_hist_data.csv``). Missing count values are zero; a count
-    value given twice has its numbers added.
+    value given twice has its numbers added. Every cell is an integer parsed
+    exactly (:func:`parse_count`: ``3`` or ``3.0``, never ``1e3``).
+
+    **Header rule.** With ``header=None`` the first non-blank line is a header
+    exactly when it cannot be data: one of its cells is empty or is not a
+    number (:func:`histogram_line_is_data`). ``header=True`` always skips the
+    first line, ``header=False`` always reads it as data.
 
     Parameters
     ----------
     path : str or pathlib.Path
     with_header : bool
         Also return the skipped first line.
+    header : bool or None
+        Whether the file has a header line; None (default): by the rule above.
 
     Returns
     -------
@@ -361,29 +572,30 @@ def read_histogram(path: str | Path, with_header: bool = False) -> Any:
     >>> _ = p.write_text("count,number\\n0,3\\n2,12345678901234567\\n")
     >>> read_histogram(p, with_header=True)
     (array([               3,                0, 12345678901234567]), 'count,number')
+    >>> _ = p.write_text("0.0,5\\n1,3\\n")  # numbers only: data, not a header
+    >>> read_histogram(p).tolist()
+    [5, 3]
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"histogram file {path} not found")
-    pairs, header = [], None
+    pairs, head, first = [], None, True
     for lineno, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
         if not line.strip():
             continue
-        row = _histogram_row(line)
-        if row is None:
-            if lineno == 1:
-                header = line  # a header line
+        if first:
+            first = False
+            if header or (header is None and not histogram_line_is_data(line)):
+                head = line
                 continue
-            raise ValueError(f"{path}, line {lineno}: expected 'count,number', got {line!r}")
-        i, m = row
-        if i < 0 or m < 0:
-            raise ValueError(f"{path}, line {lineno}: negative entry in {line!r}")
-        if isinstance(m, float) and (not np.isfinite(m) or m != int(m)):
-            raise ValueError(f"{path}, line {lineno}: the number in {line!r} is not an integer")
+        try:
+            i, m = _histogram_row(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}, line {lineno}: {exc}") from None
         if i > MAX_HISTOGRAM_COUNT:
             raise ValueError(f"{path}, line {lineno}: count value {i} above the largest "
                              f"readable, {MAX_HISTOGRAM_COUNT}")
-        pairs.append((i, int(m)))
+        pairs.append((i, m))
     if not pairs:
         raise ValueError(f"histogram file {path} has no rows")
     totals: dict[int, int] = {}
@@ -395,7 +607,7 @@ def read_histogram(path: str | Path, with_header: bool = False) -> Any:
     eta = np.zeros(max(totals) + 1, dtype=np.int64)
     for i, m in totals.items():
         eta[i] = m
-    return (eta, header) if with_header else eta
+    return (eta, head) if with_header else eta
 
 
 # ------------------------------------------------------------------ one input, to write back
@@ -469,6 +681,35 @@ def _read_csv(path: Path, column: str) -> TableInput:
                       newline="\r\n" if first.endswith(b"\r") else "\n")
 
 
+def parquet_logical_type(path: Path, column: str) -> str | None:
+    """Why the Parquet column cannot hold counts, by its stored (logical) type, or None.
+
+    Dates, times, timestamps, durations, intervals, booleans and decimals with
+    a fraction (``decimal128(10, 2)``) are refused by name, before any value is
+    read: pandas would turn a timestamp into nanoseconds, a boolean into 0/1.
+    Integers, floats (whole values checked later), text and decimals of scale 0 pass.
+    """
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+
+    try:
+        schema = pq.read_schema(path)
+    except Exception:  # pyarrow's errors name no common base; pandas reports them below
+        return None
+    if column not in schema.names:
+        return None
+    t = schema.field(column).type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_boolean(t):
+        return f"booleans (Parquet type {t})"
+    if pa.types.is_temporal(t) or pa.types.is_interval(t):
+        return f"dates, times or durations (Parquet type {t})"
+    if pa.types.is_decimal(t) and t.scale > 0:
+        return f"decimals with a fraction (Parquet type {t})"
+    return None
+
+
 def _read_parquet(path: Path, column: str) -> TableInput:
     pd = require("pandas")
 
@@ -481,13 +722,16 @@ def _read_parquet(path: Path, column: str) -> TableInput:
         raise ValueError(f"input file {path} is not a readable Parquet file: {exc}") from None
     if column not in frame.columns:
         raise ValueError(f"column {column!r} not found; columns are {list(frame.columns)}")
+    kind = parquet_logical_type(path, column)
+    if kind is not None:
+        raise ValueError(f"column {column!r} holds {kind}, not counts")
     if len(frame) == 0:
         raise ValueError(f"input file {path}: the table has no rows")
     return TableInput(path, "parquet", counts_of(frame[column], column), frame, column)
 
 
-def _read_histogram_input(path: Path) -> TableInput:
-    eta, header = read_histogram(path, with_header=True)
+def _read_histogram_input(path: Path, header: bool | None) -> TableInput:
+    eta, header = read_histogram(path, with_header=True, header=header)
     if eta.sum() == 0:
         raise ValueError(f"histogram file {path} has no rows (every number is 0)")
     with open(path, "rb") as f:
@@ -495,7 +739,8 @@ def _read_histogram_input(path: Path) -> TableInput:
     return TableInput(path, "histogram", None, eta=eta, header=header, bom=bom)
 
 
-def read_counts(path: str | Path, column: str | None, histogram: bool = False) -> TableInput:
+def read_counts(path: str | Path, column: str | None, histogram: bool = False,
+                header: bool | None = None) -> TableInput:
     """Read the counts of ``column`` of a CSV/Parquet table, or of a histogram file.
 
     A CSV file is read as text (every cell a string, no NaN parsing), so that
@@ -511,6 +756,9 @@ def read_counts(path: str | Path, column: str | None, histogram: bool = False) -
         The column of non-negative integer counts (ignored for a histogram).
     histogram : bool
         ``path`` is a histogram file (:func:`read_histogram`).
+    header : bool or None
+        A histogram file's header line: present, absent, or (None) by the
+        header rule of :func:`read_histogram`.
 
     Returns
     -------
@@ -537,7 +785,7 @@ def read_counts(path: str | Path, column: str | None, histogram: bool = False) -
     if not path.is_file():
         raise FileNotFoundError(f"input file {path} not found")
     if histogram:
-        return _read_histogram_input(path)
+        return _read_histogram_input(path, header)
     if is_parquet(path):
         return _read_parquet(path, column)
     return _read_csv(path, column)
@@ -621,14 +869,96 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) 
         frame.to_parquet(dest)
 
 
-class StagedFiles:
-    """Files written beside their destinations, moved into place together.
+#: The signals held back while staged files are created, moved into place or removed:
+#: the ones a user or a system sends to stop a program (SIGKILL cannot be held).
+HELD_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+_held = threading.local()
+#: errno values of a file system without hard links (os.link refused as such).
+_NO_LINK = {getattr(errno, name) for name in ("EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS")
+            if hasattr(errno, name)}
 
-    :meth:`temp` creates an empty temporary file in the destination's folder
-    (so that the final :func:`os.replace` is atomic); :meth:`commit` moves
-    every temporary onto its destination; :meth:`discard` (also on leaving a
-    ``with`` block) deletes the temporaries not committed. A failure before
-    the commit therefore leaves no output at all.
+
+class held_signals:
+    """Hold SIGINT, SIGTERM and SIGHUP back during a few file operations, then deliver them.
+
+    Inside the block a signal is only recorded; on leaving it the previous
+    handlers are back and each recorded signal is raised again
+    (:func:`signal.raise_signal`), so it has exactly the effect it would have
+    had, a moment later: a Python handler runs (``Ctrl-C``'s
+    KeyboardInterrupt), the default action ends the program, an ignored signal
+    stays ignored. Nested blocks hold until the outermost ends. Outside the
+    main thread (where no handler can be set) the block does nothing.
+
+    Examples
+    --------
+    >>> import signal
+    >>> seen = []
+    >>> old = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
+    >>> with held_signals():
+    ...     signal.raise_signal(signal.SIGTERM)
+    ...     seen
+    []
+    >>> seen == [signal.SIGTERM]
+    True
+    >>> _ = signal.signal(signal.SIGTERM, old)
+    """
+
+    def __enter__(self) -> held_signals:
+        depth = getattr(_held, "depth", 0)
+        _held.depth = depth + 1
+        if depth == 0:
+            _held.pending, _held.saved = [], {}
+            if threading.current_thread() is threading.main_thread():
+                for signum in HELD_SIGNALS:
+                    _held.saved[signum] = signal.signal(signum, self._record)
+        return self
+
+    @staticmethod
+    def _record(signum: int, frame: Any) -> None:
+        if signum not in _held.pending:
+            _held.pending.append(signum)
+
+    def __exit__(self, *exc: object) -> None:
+        _held.depth -= 1
+        if _held.depth:
+            return
+        for signum, old in _held.saved.items():
+            signal.signal(signum, old)
+        pending, _held.pending, _held.saved = _held.pending, [], {}
+        for signum in pending:
+            signal.raise_signal(signum)
+
+
+class StagedFiles:
+    """Files written beside their destinations, then moved into place all together or not at all.
+
+    :meth:`temp` creates an empty temporary file ``.NAME.HEX.part`` in the
+    destination's folder (so that the final move is atomic); :meth:`commit`
+    moves every temporary onto its destination; :meth:`discard` (also on
+    leaving a ``with`` block, whatever the exception) deletes the temporaries
+    not committed. Guarantees:
+
+    - **all or nothing**: :meth:`commit` first checks every destination (its
+      folder exists, it is not a folder, and without ``force`` no file is
+      there), then moves the files; if a move fails, the files already moved
+      are taken back and every file ``force`` replaced is restored (a hard link
+      to it is kept until the end);
+    - **no silent replacement**: without ``force`` a file is moved into place
+      by :func:`os.link` and the temporary then removed, which fails atomically
+      (FileExistsError) when a file of that name appeared during the run. On a
+      file system without hard links the commit stops with an error that says
+      so (``force`` does not need them);
+    - **signals**: SIGINT, SIGTERM and SIGHUP are held back while a temporary
+      is created, while the files are moved and while temporaries are removed
+      (:class:`held_signals`), so that these steps are never cut in half. Only
+      SIGKILL (or a power cut) can leave a ``.part`` file; its random name never
+      clashes with a later run, which leaves it alone.
+
+    Parameters
+    ----------
+    force : bool
+        Replace existing destinations (``--force``).
 
     Examples
     --------
@@ -647,33 +977,141 @@ class StagedFiles:
     ...     # an error here: nothing is committed
     >>> sorted(p.name for p in d.iterdir())
     ['a.txt', 'b.txt']
+    >>> with StagedFiles() as staged:
+    ...     _ = staged.temp(d / "a.txt").write_text("new")
+    Traceback (most recent call last):
+    ...
+    FileExistsError: ...a.txt exists (use --force to overwrite)
     """
 
-    def __init__(self) -> None:
-        self.items: list[tuple[Path, Path]] = []
+    def __init__(self, force: bool = False) -> None:
+        self.force = bool(force)
+        self.items: list[tuple[Path, Path, str]] = []
+        #: The destinations of the last successful :meth:`commit`.
+        self.committed: list[Path] = []
 
-    def temp(self, final: str | Path) -> Path:
-        """A new empty temporary file beside ``final``, moved onto it by :meth:`commit`."""
+    @staticmethod
+    def _where(final: Path, label: str) -> str:
+        return f"{label}: {final}" if label else str(final)
+
+    def temp(self, final: str | Path, label: str = "") -> Path:
+        """A new empty temporary file beside ``final``, moved onto it by :meth:`commit`.
+
+        ``label`` (an option name such as ``--out``) starts the error messages
+        about this file. Without ``force``, an existing ``final`` is refused here.
+        """
         final = Path(final)
-        tmp = final.parent / f".{final.name}.{secrets.token_hex(6)}.part"
-        tmp.touch(exist_ok=False)
-        self.items.append((tmp, final))
-        return tmp
+        where = self._where(final, label)
+        if final.is_dir():
+            raise IsADirectoryError(f"{where} is a folder")
+        if not self.force and os.path.lexists(final):
+            raise FileExistsError(f"{where} exists (use --force to overwrite)")
+        with held_signals():
+            for _ in range(100):
+                tmp = final.parent / f".{final.name}.{secrets.token_hex(6)}.part"
+                try:
+                    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                except FileExistsError:  # a leftover of a killed run: another name
+                    continue
+                self.items.append((tmp, final, label))
+                return tmp
+        raise FileExistsError(f"{where}: no free temporary name in {final.parent}")
+
+    def _check(self, final: Path, label: str) -> None:
+        where = self._where(final, label)
+        if not final.parent.is_dir():
+            raise FileNotFoundError(f"{label + ': ' if label else ''}folder {final.parent} "
+                                    "does not exist any more")
+        if final.is_dir():
+            raise IsADirectoryError(f"{where} is a folder")
+        if not self.force and os.path.lexists(final):
+            raise FileExistsError(f"{where} was created during the run (use --force to "
+                                  "overwrite)")
+
+    def _move(self, tmp: Path, final: Path, label: str) -> tuple[Path, Path | None]:
+        """Move one temporary into place; returns ``(final, backup of the replaced file)``."""
+        if self.force:
+            backup, linked = None, True
+            if os.path.lexists(final):
+                backup = final.parent / f".{final.name}.{secrets.token_hex(6)}.bak"
+                try:
+                    os.link(final, backup, follow_symlinks=False)
+                except OSError:  # no hard links here: keep the old file by renaming it
+                    os.rename(final, backup)
+                    linked = False
+            try:
+                os.replace(tmp, final)  # atomic: on failure final is as it was
+            except BaseException:
+                if backup is not None:
+                    _quietly(os.unlink if linked else os.replace,
+                             *((backup,) if linked else (backup, final)))
+                raise
+            return final, backup
+        try:
+            os.link(tmp, final)
+        except FileExistsError:
+            raise FileExistsError(f"{self._where(final, label)} was created during the run "
+                                  "(use --force to overwrite)") from None
+        except OSError as exc:
+            if exc.errno in _NO_LINK:
+                raise OSError(exc.errno, f"{self._where(final, label)}: the file system of "
+                              f"{final.parent} has no hard links, which dpfix needs to refuse "
+                              "a file created during the run; use --force to replace any "
+                              "such file") from None
+            raise
+        _quietly(os.unlink, tmp)
+        return final, None
 
     def commit(self) -> None:
-        """Move every temporary onto its destination (``os.replace``)."""
-        for tmp, final in self.items:
-            os.replace(tmp, final)
-        self.items = []
+        """Check every destination, then move every temporary onto it; all or nothing.
+
+        Raises
+        ------
+        OSError
+            FileExistsError (without ``force``: a destination appeared during
+            the run), IsADirectoryError, FileNotFoundError (its folder is gone),
+            or the error of a move; then no destination has changed.
+        """
+        with held_signals():
+            try:
+                for _, final, label in self.items:
+                    self._check(final, label)
+                done: list[tuple[Path, Path | None]] = []
+                try:
+                    for tmp, final, label in self.items:
+                        done.append(self._move(tmp, final, label))
+                except BaseException:
+                    for final, backup in reversed(done):  # take back what was moved
+                        if backup is not None:
+                            _quietly(os.replace, backup, final)
+                        else:
+                            _quietly(os.unlink, final)
+                    raise
+                for _, backup in done:
+                    if backup is not None:
+                        _quietly(os.unlink, backup)
+                self.committed = [final for final, _ in done]
+                self.items = []
+            finally:
+                self.discard()
 
     def discard(self) -> None:
         """Delete the temporaries not yet committed."""
-        for tmp, _ in self.items:
-            tmp.unlink(missing_ok=True)
-        self.items = []
+        with held_signals():
+            for tmp, _, _ in self.items:
+                _quietly(os.unlink, tmp)
+            self.items = []
 
     def __enter__(self) -> StagedFiles:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.discard()
+
+
+def _quietly(op: Any, *paths: Any) -> None:
+    """A clean-up step that must not hide the error being handled."""
+    try:
+        op(*paths)
+    except OSError:
+        pass
