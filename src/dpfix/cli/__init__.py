@@ -21,8 +21,22 @@ file wires them (:data:`COMMANDS`) and holds the one error policy of every comma
   exit code 141 (128 + SIGPIPE, what the shell reports for a program killed by
   the closed pipe), without a traceback: standard output is redirected to
   ``os.devnull`` so that Python's final flush does not fail again, as the
-  Python documentation of ``signal`` recommends;
-- ``Ctrl-C`` ends with ``dpfix CMD: interrupted`` and exit code 130.
+  Python documentation of ``signal`` recommends; a standard output that cannot
+  be written (``> /dev/full``) is an error like any unusable path, exit code 2;
+- **signals**: for the duration of a command SIGINT (``Ctrl-C``), SIGTERM and
+  SIGHUP raise :class:`Interrupted` (a KeyboardInterrupt), so that every
+  clean-up runs (``dpfix privatize`` removes its temporaries:
+  :class:`dpfix.io.StagedFiles`); the run ends with one line
+  ``dpfix CMD: interrupted[ by SIGTERM][; OUTCOME]`` (the command says what
+  was written: ``nothing written``) and exit code 128 + the signal's number:
+  130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP). A signal that the caller set to
+  be ignored (``nohup``, a background job's SIGINT) stays ignored; the
+  previous handlers are restored when :func:`main` returns;
+- **warnings** never reach the terminal as Python warnings: a command module
+  with ``STRICT_WARNINGS = True`` (``privatize``) turns numerical
+  RuntimeWarnings into errors (exit code 1, one line); other commands print
+  each distinct warning as one line ``dpfix CMD: warning: ...`` after a run
+  that did not fail (deprecation notices of libraries are dropped).
 
 Any other exception is a bug in dpfix and keeps its traceback. Nothing in the
 library imports this package.
@@ -32,15 +46,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from dpfix import __version__
 from dpfix.cli import certify, explore, privatize, reproduce, verify
 from dpfix.exact import ExactnessError
 from dpfix.numeric import PRODUCTION_EXTRA
 
-__all__ = ["main", "build_parser", "COMMANDS", "EXIT_CLOSED_PIPE"]
+__all__ = ["main", "build_parser", "COMMANDS", "EXIT_CLOSED_PIPE", "Interrupted",
+           "STOP_SIGNALS"]
 
 #: The commands, in the order ``dpfix --help`` lists them: name -> module with
 #: ``add_parser(subparsers)`` and ``run(args) -> int``. A new command is a module in
@@ -55,6 +74,62 @@ COMMANDS = {
 
 #: Exit code of a command whose standard output was closed (128 + SIGPIPE).
 EXIT_CLOSED_PIPE = 141
+#: The signals turned into :class:`Interrupted` while a command runs.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+#: Warnings meant for developers, not for a user of the command line.
+_DEVELOPER_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A command stopped by a signal (SIGINT, SIGTERM or SIGHUP); ``signum`` is its number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+
+@contextmanager
+def _signals_raise() -> Iterator[None]:
+    """While the block runs, :data:`STOP_SIGNALS` raise :class:`Interrupted` (in the main
+    thread only, and not the ones the caller ignores); the old handlers come back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise Interrupted(signum)
+    saved = {}
+    for signum in STOP_SIGNALS:
+        old = signal.getsignal(signum)
+        if old is signal.SIG_IGN or old is None:  # nohup, a background job: stay ignored
+            continue
+        saved[signum] = signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum, old in saved.items():
+            signal.signal(signum, old)
+
+
+def _interrupted(prog: str, exc: KeyboardInterrupt) -> int:
+    signum = getattr(exc, "signum", signal.SIGINT)
+    by = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
+    outcome = getattr(exc, "outcome", None)
+    print(f"{prog}: interrupted{by}{'; ' + outcome if outcome else ''}", file=sys.stderr)
+    return 128 + int(signum)
+
+
+def _report_warnings(prog: str, caught: list) -> None:
+    """Each distinct warning of a run that did not fail, as one line on stderr."""
+    seen = set()
+    for w in caught:
+        if issubclass(w.category, _DEVELOPER_WARNINGS):
+            continue
+        line = f"{prog}: warning: {w.category.__name__}: {_one_line(w.message)}"
+        if line not in seen:
+            seen.add(line)
+            print(line, file=sys.stderr)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,6 +186,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     See the module docstring for the error policy. ``--help`` and
     ``--version`` return 0 after printing.
     """
+    state = {"prog": "dpfix", "quiet": False}
+    with _signals_raise(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for category in _DEVELOPER_WARNINGS:
+            warnings.simplefilter("ignore", category)
+        try:
+            code = _main(argv, state)
+            if code in (0, 1) and not state["quiet"]:
+                _report_warnings(state["prog"], caught)
+        except KeyboardInterrupt as exc:  # a second signal while the first was reported
+            code = 128 + int(getattr(exc, "signum", signal.SIGINT))
+    try:
+        sys.stdout.flush()
+    except OSError:  # reported already: the interpreter's final flush must not fail again
+        _quiet_stdout()
+    return code
+
+
+def _main(argv: Sequence[str] | None, state: dict) -> int:
     prog = "dpfix"
     try:
         parser = build_parser()
@@ -119,16 +213,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exc:  # --help, --version, or a one-line usage error
             sys.stdout.flush()
             return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-        prog = f"dpfix {args.command}"
-        code = int(COMMANDS[args.command].run(args) or 0)
+        prog = state["prog"] = f"dpfix {args.command}"
+        state["quiet"] = bool(getattr(args, "quiet", False))
+        module = COMMANDS[args.command]
+        if getattr(module, "STRICT_WARNINGS", False):
+            warnings.simplefilter("error", RuntimeWarning)
+        code = int(module.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in Python's final flush
         return code
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_CLOSED_PIPE
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _interrupted(prog, exc)
     except ImportError as exc:
         package = _missing_extra(exc)
         if package is None:
@@ -139,6 +236,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, ExactnessError, OSError) as exc:  # bad input or an unusable path
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except (RuntimeError, MemoryError, OverflowError) as exc:  # a computation that failed
+    except (RuntimeError, MemoryError, OverflowError, Warning) as exc:  # a computation failed
         print(f"{prog}: failed: {type(exc).__name__}: {_one_line(exc)}", file=sys.stderr)
         return 1

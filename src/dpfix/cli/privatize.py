@@ -14,15 +14,30 @@ Decisions
   Parquet file with its dtypes.
 - **Histogram input** (``--histogram``: rows ``count,number`` with an optional
   header line): its ``N = sum(number)`` rows are never materialised; the
-  histogram of the privatized counts is written in the same format.
+  histogram of the privatized counts is written in the same format. The first
+  line is a header exactly when one of its cells is empty or not a number
+  (``count,number``, ``,0``); a line of numbers (``0.0,5``) is data.
+  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.read_histogram`).
 - **Nothing derived from the true data without noise is printed or written**,
   except to ``--confidential-report`` (:mod:`dpfix.reports`). ``N`` and
   ``n = upper + 1`` are public.
 - **Errors** follow :mod:`dpfix.cli`: bad input exits 2, an internal failure
   (a RuntimeError of the LP solver or of a construction check, MemoryError,
-  OverflowError) exits 1, each with one line on stderr and nothing written:
-  every output goes to a temporary file in its own folder and is moved into
-  place only after all of them are complete (:class:`dpfix.io.StagedFiles`).
+  OverflowError, a numerical RuntimeWarning, which is an error here) exits 1,
+  each with one line on stderr and nothing written.
+- **All or nothing.** Every output goes to a temporary file in its own folder
+  (:class:`dpfix.io.StagedFiles`). When all of them are complete the summary
+  is printed (so a full disk or a closed pipe on standard output stops the run
+  before any file is in place), then every destination is checked and the
+  files are moved into place together; a failure takes back the ones moved and
+  restores any file ``--force`` replaced. Without ``--force`` a file that
+  appears at an output path during the run is never replaced. SIGINT
+  (Ctrl-C), SIGTERM and SIGHUP remove the temporaries and end the run with
+  one line and exit code 130, 143 or 129 (:mod:`dpfix.cli`).
+- **Budget range.** ``--epsilon`` must lie in :data:`EPSILON_RANGE` of the
+  constructor (measured: below it the float constructions or the privacy
+  check lose every digit, above it ``e^eps`` overflows the float privacy
+  check), and with a split each stage gets at least :data:`MIN_STAGE_EPSILON`.
 - **Randomness.** Without ``--seed`` stage 1 uses OpenDP's secure samplers;
   ``--seed`` makes the run reproducible with numpy's samplers, labelled "not
   for production" in the report (and with a warning).
@@ -42,7 +57,8 @@ from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numeric import require
 from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
-__all__ = ["add_parser", "run", "MAX_UPPER"]
+__all__ = ["add_parser", "run", "MAX_UPPER", "EPSILON_RANGE", "MIN_STAGE_EPSILON",
+           "STRICT_WARNINGS"]
 
 #: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
 MAX_UPPER = 10_000
@@ -50,17 +66,47 @@ DEMO_EPSILON = 1.0
 DEMO_SYNTHETIC_UPPER = 40
 DEMO_CRIME = ("crime_data.csv", "MURDER", 50)
 DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.json")
+#: Usable --epsilon (eps_t) per constructor, measured on every constructor and privatizer
+#: at a grid of eps from 1e-300 to 1e6 (warnings as errors): the two-stage constructors
+#: work from about 1e-15 (the float log-space amounts need eps above rounding) and the
+#: one-stage ones (truncated geometric, staircase, discrete Gaussian) fail below 1e-3;
+#: from eps ~ 700 on, e^eps overflows the float privacy check of T. The bounds keep a
+#: margin to both failures.
+EPSILON_RANGE = {name: ((1e-3, 500.0) if info.stage == "one-stage" else (1e-6, 500.0))
+                 for name, info in CONSTRUCTORS.items()}
+#: With a split, eps_1 and eps_2 each at least this (the same failures, per stage).
+MIN_STAGE_EPSILON = 1e-9
+#: dpfix.cli turns numerical RuntimeWarnings (overflow, invalid value) into errors here:
+#: a privacy mechanism built through an overflow is refused, not released.
+STRICT_WARNINGS = True
 
 
 # ------------------------------------------------------------------ options
-def _epsilon(text: Any) -> float:
+def _epsilon(text: Any, constructor: str = "heuristic") -> float:
     try:
         eps = float(text)
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps) and eps > 0):
         raise ValueError(f"--epsilon: must be a finite number > 0, got {text!r}")
+    lo, hi = EPSILON_RANGE.get(constructor, EPSILON_RANGE["heuristic"])
+    if not lo <= eps <= hi:
+        raise ValueError(f"--epsilon: the usable range is {lo:g} to {hi:g} (with "
+                         f"--constructor {constructor}), got {text!r}")
     return eps
+
+
+def _stage_budgets(eps: float, options: dict) -> None:
+    """Refuse a split that leaves a stage less than :data:`MIN_STAGE_EPSILON`."""
+    from dpfix.pipeline import split_budget
+
+    if CONSTRUCTORS[options["constructor"]].stage == "one-stage":
+        return
+    eps_1, eps_2 = split_budget(eps, options["split"])
+    if min(eps_1, eps_2) < MIN_STAGE_EPSILON:
+        raise ValueError(f"--split: gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; each "
+                         f"stage needs at least {MIN_STAGE_EPSILON:g} (a split nearer 0.5 or "
+                         "a larger --epsilon)")
 
 
 def _upper(text: Any) -> int:
@@ -118,8 +164,10 @@ def _method_options(args: argparse.Namespace) -> dict:
             "delta": _delta(args.delta)}
 
 
-def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Path]) -> None:
-    """Refuse output paths that clash, overwrite an input, or exist without --force."""
+def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Path],
+                   missing_folders_ok: bool = False) -> None:
+    """Refuse output paths that clash, overwrite an input, or exist without --force (at the
+    start, so that no work is wasted; :class:`dpfix.io.StagedFiles` checks again at the end)."""
     seen: dict[Path, str] = {}
     for flag, path in outputs.items():
         if path is None:
@@ -130,7 +178,7 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
         seen[full] = flag
         if any(full == p.resolve() for p in inputs):
             raise ValueError(f"{flag}: {path} is the input file; choose another path")
-        if not path.parent.is_dir():
+        if not path.parent.is_dir() and not missing_folders_ok:
             raise FileNotFoundError(f"{flag}: folder {path.parent} does not exist")
         if path.is_dir():
             raise ValueError(f"{flag}: {path} is a folder")
@@ -165,22 +213,28 @@ class _Progress:
 
 
 def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: float, upper: int,
-                    out: str | Path, histogram: bool = False, report: str | Path | None = None,
+                    out: str | Path, staged: Any, histogram: bool = False,
+                    header: bool | None = None, report: str | Path | None = None,
                     plot: str | Path | None = None,
                     confidential_report: str | Path | None = None, force: bool = False,
-                    quiet: bool = False, label: str | None = None, **options: Any) -> Any:
-    """Read, privatize and write: the body of ``dpfix privatize``.
+                    quiet: bool = False, label: str | None = None,
+                    read_from: str | Path | None = None, **options: Any) -> Any:
+    """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
-    No file is created unless all of them are written. ``options`` go to
-    :func:`dpfix.pipeline.privatize_counts`; returns its PrivatizedCounts.
+    Every output is written to a temporary of ``staged`` (a
+    :class:`dpfix.io.StagedFiles`); the caller commits them. ``read_from`` is
+    the file actually read when it is not ``input_path`` yet (the demo's staged
+    input). ``options`` go to :func:`dpfix.pipeline.privatize_counts`; returns
+    its PrivatizedCounts.
     """
     from dpfix import reports
-    from dpfix.io import StagedFiles, is_parquet, read_counts, write_counts
+    from dpfix.io import is_parquet, read_counts, write_counts
     from dpfix.pipeline import privatize_counts
 
     start = time.perf_counter()
     input_path = Path(input_path)
-    if not input_path.is_file():
+    source = Path(read_from) if read_from is not None else input_path
+    if not source.is_file():
         raise FileNotFoundError(f"input file {input_path} not found")
     paths = {"--out": Path(out), "--report": report and Path(report),
              "--plot": plot and Path(plot),
@@ -195,8 +249,12 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
         raise ValueError("--column: a histogram file has no columns; drop --column")
     if not histogram and column is None:
         raise ValueError("--column: name the column of counts (or give --histogram)")
+    if header is not None and not histogram:
+        raise ValueError("--header/--no-header: only with --histogram (a table's first line "
+                         "is always its header)")
 
-    table = read_counts(input_path, column, histogram)
+    table = read_counts(source, column, histogram, header=header)
+    table.path = input_path
     read_seconds = time.perf_counter() - start
     progress = _Progress(table.rows, quiet, label or input_path.name)
     try:
@@ -207,43 +265,59 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
         raise
     progress.close()
 
-    with StagedFiles() as staged:
-        write_start = time.perf_counter()
-        write_counts(table, result, staged.temp(paths["--out"]))
-        if fmt is not None:
-            fig = reports.make_figure(result, label or input_path.name)
-            fig.savefig(staged.temp(paths["--plot"]), format=fmt, dpi=120)
-        if paths["--confidential-report"] is not None:
-            now = time.perf_counter()
-            timings = {**result.seconds, "read": read_seconds, "write": now - write_start,
-                       "total": now - start}
-            reports.write_json(reports.confidential_report(result, table, upper, timings),
-                               staged.temp(paths["--confidential-report"]))
-        if paths["--report"] is not None:
-            reports.write_json(reports.public_report(result, table, column, upper,
-                                                     paths["--out"]),
-                               staged.temp(paths["--report"]))
-        staged.commit()
+    write_start = time.perf_counter()
+    write_counts(table, result, staged.temp(paths["--out"], "--out"))
+    if fmt is not None:
+        fig = reports.make_figure(result, label or input_path.name)
+        fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
+    if paths["--confidential-report"] is not None:
+        now = time.perf_counter()
+        timings = {**result.seconds, "read": read_seconds, "write": now - write_start,
+                   "total": now - start}
+        reports.write_json(reports.confidential_report(result, table, upper, timings),
+                           staged.temp(paths["--confidential-report"],
+                                       "--confidential-report"))
+    if paths["--report"] is not None:
+        reports.write_json(reports.public_report(result, table, column, upper,
+                                                 paths["--out"]),
+                           staged.temp(paths["--report"], "--report"))
     return result
 
 
-def _announce(result: Any, paths: list[Path | None]) -> None:
+def _announce(result: Any, paths: dict[str, Path | None]) -> None:
+    """The summary, printed before the outputs are moved into place."""
     print(f"dpfix privatize: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
           f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {result.constructor}, "
           f"N = {result.N}, n = {result.n}")
-    for p in paths:
+    for what, p in paths.items():
         if p is not None:
-            print(f"  wrote {p}")
+            print(f"  {what}: {p}")
 
 
 def _warn(options: dict, quiet: bool) -> None:
-    """After a successful run (an error stays a single line on stderr)."""
+    """A run that succeeds (an error stays a single line on stderr)."""
     if options["seed"] is not None and not quiet:
         print("dpfix privatize: warning: --seed used numpy's seeded samplers: reproducible, "
               "NOT FOR PRODUCTION", file=sys.stderr)
 
 
-def _demo(args: argparse.Namespace) -> int:
+def _commit(staged: Any) -> None:
+    """Deliver the summary, then move every output into place (all or nothing).
+
+    Standard output is flushed first: when it cannot be written (``> /dev/full``)
+    the run ends with an error and no file; a closed pipe ends it with exit code
+    141 (:mod:`dpfix.cli`), no file either.
+    """
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OSError(f"standard output: {exc.strerror or exc}; nothing written") from None
+    staged.commit()
+
+
+def _demo(args: argparse.Namespace, staged: Any) -> int:
     from dpfix import io
 
     pd = require("pandas")
@@ -252,11 +326,13 @@ def _demo(args: argparse.Namespace) -> int:
                                   ("--upper", args.upper), ("--out", args.out),
                                   ("--report", args.report), ("--plot", args.plot),
                                   ("--confidential-report", args.confidential_report),
-                                  ("--histogram", args.histogram)) if v]
+                                  ("--histogram", args.histogram),
+                                  ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
     options = _method_options(args)
-    eps = DEMO_EPSILON if args.epsilon is None else _epsilon(args.epsilon)
+    eps = DEMO_EPSILON if args.epsilon is None else _epsilon(args.epsilon, args.constructor)
+    _stage_budgets(eps, options)
     root = Path(args.out_dir or "out/privatize")
     jobs = [("synthetic", root / "synthetic" / "input.csv", "count", DEMO_SYNTHETIC_UPPER)]
     if os.environ.get("DPFIX_DATA"):
@@ -268,27 +344,40 @@ def _demo(args: argparse.Namespace) -> int:
         except FileNotFoundError:
             print("dpfix privatize: shared data not found (set DPFIX_DATA): "
                   "crime demo skipped")
-    for name, _, _, _ in jobs:
-        (root / name).mkdir(parents=True, exist_ok=True)
     outs = {f"{name}/{f}": root / name / f for name, *_ in jobs for f in DEMO_FILES}
     _check_outputs({"input.csv": jobs[0][1], **outs}, args.force,
-                   [p for _, p, _, _ in jobs[1:]])
-    table = pd.DataFrame({"category": [f"c{i:05d}" for i in range(2000)],
-                          "count": io.synthetic_counts()})
-    with io.StagedFiles() as staged:
-        table.to_csv(staged.temp(jobs[0][1]), index=False)
-        staged.commit()
-    for name, path, column, upper in jobs:
-        d = root / name
-        secret = d / DEMO_FILES[3] if name == "synthetic" else None
-        result = _privatize_file(path, column=column, epsilon=eps, upper=upper,
-                                 out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
-                                 plot=d / DEMO_FILES[2], confidential_report=secret,
-                                 force=args.force, quiet=args.quiet,
-                                 label=f"{name} ({column})", **options)
-        _announce(result, [d / f for f in DEMO_FILES[:3]] + ([secret] if secret else []))
-    print(f"dpfix privatize: demo outputs in {root}")
-    _warn(options, args.quiet)
+                   [p for _, p, _, _ in jobs[1:]], missing_folders_ok=True)
+    created = [d for d in [root, *(root / name for name, *_ in jobs)] if not d.exists()]
+    for d in created:
+        d.mkdir(parents=True, exist_ok=True)
+    try:
+        table = pd.DataFrame({"category": [f"c{i:05d}" for i in range(2000)],
+                              "count": io.synthetic_counts()})
+        synthetic_input = staged.temp(jobs[0][1], "input.csv")
+        table.to_csv(synthetic_input, index=False)
+        for name, path, column, upper in jobs:
+            d = root / name
+            secret = d / DEMO_FILES[3] if name == "synthetic" else None
+            result = _privatize_file(path, column=column, epsilon=eps, upper=upper,
+                                     out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
+                                     plot=d / DEMO_FILES[2], confidential_report=secret,
+                                     force=args.force, quiet=args.quiet, staged=staged,
+                                     label=f"{name} ({column})",
+                                     read_from=synthetic_input if name == "synthetic" else None,
+                                     **options)
+            _announce(result, {"out": d / DEMO_FILES[0], "report": d / DEMO_FILES[1],
+                               "plot": d / DEMO_FILES[2], "confidential-report": secret})
+        print(f"dpfix privatize: demo outputs in {root}")
+        _warn(options, args.quiet)
+        _commit(staged)
+    except BaseException:
+        staged.discard()
+        for d in reversed(created):  # the folders this run made, if still empty
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise
     return 0
 
 
@@ -297,24 +386,36 @@ def run(args: argparse.Namespace) -> int:
 
     Bad input raises ValueError or OSError (exit code 2). An internal failure
     to produce a valid mechanism (RuntimeError: the LP solver, the heuristic's
-    pass bound, a post-processing check), MemoryError and OverflowError are
-    re-raised with "nothing written" in their message (exit code 1): no
-    output exists in any of these cases.
+    pass bound, a post-processing check; a numerical RuntimeWarning),
+    MemoryError and OverflowError are re-raised with "nothing written" in
+    their message (exit code 1). An interruption (KeyboardInterrupt, also the
+    SIGTERM and SIGHUP of :mod:`dpfix.cli`) gets the attribute ``outcome``:
+    "nothing written", or the files already in place when it came after the
+    commit. No output exists in any failure before the commit.
     """
+    from dpfix.io import StagedFiles
+
+    staged = StagedFiles(force=bool(getattr(args, "force", False)))
     try:
-        return _run(args)
+        with staged:
+            return _demo(args, staged) if args.demo else _run(args, staged)
+    except KeyboardInterrupt as exc:
+        exc.outcome = (f"the outputs were complete and are in place "
+                       f"({', '.join(map(str, staged.committed))})" if staged.committed
+                       else "nothing written")
+        raise
     except MemoryError:
         raise MemoryError("out of memory (try a smaller --upper); nothing written") from None
-    except (RuntimeError, OverflowError) as exc:
+    except (RuntimeError, OverflowError, RuntimeWarning) as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, Warning):
+            text = f"numerical problem ({type(exc).__name__}: {text})"
         kind = OverflowError if isinstance(exc, OverflowError) else RuntimeError
         raise kind(f"{text}; no valid mechanism or output produced, nothing written") \
             from None
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.demo:
-        return _demo(args)
+def _run(args: argparse.Namespace, staged: Any) -> int:
     if args.out_dir is not None:
         raise ValueError("--out-dir: only with --demo; use --out")
     if args.input is None:
@@ -323,14 +424,18 @@ def _run(args: argparse.Namespace) -> int:
                         ("--out", args.out)):
         if value is None:
             raise ValueError(f"{flag} is required")
-    eps, upper = _epsilon(args.epsilon), _upper(args.upper)
+    eps, upper = _epsilon(args.epsilon, args.constructor), _upper(args.upper)
     options = _method_options(args)
+    _stage_budgets(eps, options)
     result = _privatize_file(args.input, column=args.column, epsilon=eps, upper=upper,
-                             out=args.out, histogram=args.histogram, report=args.report,
-                             plot=args.plot, confidential_report=args.confidential_report,
+                             out=args.out, histogram=args.histogram, header=args.header,
+                             report=args.report, plot=args.plot,
+                             confidential_report=args.confidential_report, staged=staged,
                              force=args.force, quiet=args.quiet, **options)
-    _announce(result, [Path(args.out), args.report, args.plot, args.confidential_report])
+    _announce(result, {"out": Path(args.out), "report": args.report, "plot": args.plot,
+                       "confidential-report": args.confidential_report})
     _warn(options, args.quiet)
+    _commit(staged)
     return 0
 
 
@@ -353,7 +458,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--histogram", action="store_true",
                    help="INPUT has rows count,number; the output is the histogram of the "
                         "privatized counts in the same format")
-    p.add_argument("--epsilon", help="total privacy budget eps_t > 0 (split between stages)")
+    p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --histogram: the first line is (--header) or is not (--no-header) "
+                        "a header. Default: a header exactly when one of its cells is empty or "
+                        "not a number (count,number or ,0); a line of numbers such as 0.0,5 "
+                        "is data")
+    names = {r: ", ".join(k for k, v in EPSILON_RANGE.items() if v == r)
+             for r in EPSILON_RANGE.values()}
+    ranges = "; ".join(f"{lo:g} to {hi:g} for {who}" for (lo, hi), who in names.items())
+    p.add_argument("--epsilon", help="total privacy budget eps_t > 0, split between the "
+                   f"stages; usable range {ranges}")
     p.add_argument("--upper", help="public upper bound on the counts: a parameter you choose, "
                    "not computed from the data (n = upper + 1 values, at most "
                    f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
