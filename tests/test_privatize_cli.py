@@ -2,7 +2,11 @@
 
 import csv
 import hashlib
+import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -568,3 +572,212 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
                 tmp_path / "c.json")
     err = assert_refused(capsys, argv, match, tmp_path, [table], code=1)
     assert "nothing written" in err
+
+
+# ------------------------------------------------------------------ all or nothing (issue 11)
+def _during_the_run(monkeypatch, action):
+    """Run ``action()`` right after the output table has been staged (the run is not over)."""
+    import dpfix.io
+
+    real = dpfix.io.write_counts
+
+    def write_counts(*a, **k):
+        real(*a, **k)
+        action()
+    monkeypatch.setattr(dpfix.io, "write_counts", write_counts)
+
+
+def test_file_created_during_the_run_is_not_replaced(table, tmp_path, capsys, monkeypatch):
+    _during_the_run(monkeypatch, lambda: (tmp_path / "o.csv").write_text("someone else's\n"))
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", tmp_path / "r.json"))
+    assert rc == 2 and len(err.splitlines()) == 1 and "was created during the run" in err
+    assert (tmp_path / "o.csv").read_text() == "someone else's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv", "t.csv"]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_output_turned_into_a_folder_commits_nothing(force, table, tmp_path, capsys,
+                                                     monkeypatch):
+    if force:
+        (tmp_path / "o.csv").write_text("old\n")
+    _during_the_run(monkeypatch, lambda: (tmp_path / "r.json").mkdir())
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png",
+                *(["--force"] if force else []))
+    rc, out, err = cli(capsys, "privatize", *argv)
+    assert rc == 2 and len(err.splitlines()) == 1 and "r.json is a folder" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv", "r.json", "t.csv"][1 - force:]
+    if force:
+        assert (tmp_path / "o.csv").read_text() == "old\n"  # restored
+
+
+def test_a_failed_move_restores_what_force_replaced(table, tmp_path, capsys, monkeypatch):
+    import dpfix.io
+
+    for name in ("o.csv", "r.json"):
+        (tmp_path / name).write_text(f"old {name}\n")
+    real = os.replace
+
+    def replace(src, dst):  # the report's move fails after the table's succeeded
+        if Path(dst).name == "r.json" and Path(src).suffix == ".part":
+            raise OSError(5, "Input/output error")
+        return real(src, dst)
+    monkeypatch.setattr(dpfix.io.os, "replace", replace)
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", tmp_path / "r.json",
+                                                "--force"))
+    assert rc == 2 and "Input/output error" in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv", "r.json", "t.csv"]
+    assert [(tmp_path / n).read_text() for n in ("o.csv", "r.json")] == ["old o.csv\n",
+                                                                         "old r.json\n"]
+
+
+class _Stdout(io.TextIOBase):
+    """A standard output that cannot be written: a closed pipe or a full device."""
+
+    def __init__(self, error: OSError) -> None:
+        self.error = error
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+    def flush(self) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize("error, code", [(BrokenPipeError(32, "Broken pipe"), 141),
+                                         (OSError(28, "No space left on device"), 2)])
+def test_unwritable_stdout_writes_no_file(error, code, table, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _Stdout(error))
+    rc = main(["privatize", *map(str, base(table, tmp_path, "--report", tmp_path / "r.json"))])
+    err = capsys.readouterr().err
+    assert rc == code and sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+    if code == 2:
+        assert err == ("dpfix privatize: error: standard output: No space left on device; "
+                       "nothing written\n")
+    else:
+        assert err == ""
+
+
+def test_stdout_to_dev_full_in_a_shell(table, tmp_path):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "dpfix.cli", "privatize",
+                               *map(str, base(table, tmp_path))], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == ("dpfix privatize: error: standard output: No space left on device; "
+                           "nothing written\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_ctrl_c_is_one_line_and_writes_nothing(table, tmp_path, capsys, monkeypatch):
+    def interrupted(*a, **k):  # Ctrl-C while the figure is drawn (the table is staged)
+        raise KeyboardInterrupt
+    monkeypatch.setattr("dpfix.reports.make_figure", interrupted)
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
+    rc, out, err = cli(capsys, "privatize", *argv)
+    assert (rc, out, err) == (130, "", "dpfix privatize: interrupted; nothing written\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_an_interrupt_after_the_commit_says_so(table, tmp_path, capsys, monkeypatch):
+    import dpfix.io
+
+    real = dpfix.io.StagedFiles.commit
+
+    def commit(self):
+        real(self)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(dpfix.io.StagedFiles, "commit", commit)
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path))
+    assert rc == 130 and err.startswith("dpfix privatize: interrupted; the outputs were "
+                                        "complete and are in place")
+    assert (tmp_path / "o.csv").is_file()
+
+
+# ------------------------------------------------------------------ strict inputs (issue 11)
+@pytest.mark.parametrize("eps", ["1000", "1e6", "1e-300", "501", "1e-7"])
+def test_extreme_epsilon_is_one_line_with_the_range(eps, table, tmp_path, capsys):
+    argv = base(table, tmp_path)
+    argv[argv.index("--epsilon") + 1] = eps
+    err = assert_refused(capsys, argv, "--epsilon: the usable range is 1e-06 to 500", tmp_path,
+                         [table])
+    assert repr(eps) in err
+
+
+def test_one_stage_constructors_have_their_range(table, tmp_path, capsys):
+    argv = base(table, tmp_path, "--constructor", "staircase")
+    argv[argv.index("--epsilon") + 1] = "1e-4"
+    assert_refused(capsys, argv, "usable range is 0.001 to 500 (with --constructor staircase)",
+                   tmp_path, [table])
+
+
+def test_a_split_that_starves_a_stage_is_refused(table, tmp_path, capsys):
+    argv = base(table, tmp_path, "--split", "1e-12")
+    assert_refused(capsys, argv, "--split: gives eps_1 = 1e-12", tmp_path, [table])
+
+
+@pytest.mark.parametrize("eps", ["1000", "1e-300"])
+def test_extreme_epsilon_prints_no_python_warning(eps, table, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "dpfix.cli", "privatize", table, "--column",
+                           "k", "--epsilon", eps, "--upper", "30", "--out", tmp_path / "o.csv",
+                           "--seed", "0", "--quiet"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert "Warning" not in proc.stderr and "usable range" in proc.stderr
+
+
+def test_a_numerical_warning_is_a_one_line_failure(table, tmp_path, capsys, monkeypatch):
+    import warnings
+
+    real = C.heuristic
+
+    def noisy(*a, **k):
+        warnings.warn("overflow encountered in expm1", RuntimeWarning, stacklevel=1)
+        return real(*a, **k)
+    monkeypatch.setattr(C, "heuristic", noisy)
+    err = assert_refused(capsys, base(table, tmp_path), "numerical problem (RuntimeWarning: "
+                         "overflow encountered in expm1)", tmp_path, [table], code=1)
+    assert "nothing written" in err
+
+
+@pytest.mark.parametrize("value", ["3.0000000000000001", "1e-400", "1e3", "0x1F"])
+def test_csv_counts_are_integers_exactly(value, table, tmp_path, capsys):
+    frame = pd.read_csv(table, dtype=str, keep_default_na=False)
+    frame.loc[4, "k"] = value
+    frame.to_csv(table, index=False)
+    assert_refused(capsys, base(table, tmp_path), "column 'k', row 4", tmp_path, [table])
+
+
+def test_csv_counts_with_zero_decimals_are_read(table, tmp_path, capsys):
+    frame = pd.read_csv(table, dtype=str, keep_default_na=False)
+    frame["k"] = frame["k"] + ".000"
+    frame.to_csv(table, index=False)
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path))
+    assert rc == 0, err
+
+
+def test_parquet_datetime_column_is_refused_by_name(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    src = tmp_path / "t.parquet"
+    pd.DataFrame({"k": pd.to_datetime(["2020-01-01", "2021-06-01"])}).to_parquet(src)
+    assert_refused(capsys, [src, "--column", "k", "--epsilon", "1", "--upper", "5", "--out",
+                            tmp_path / "o.parquet"], "timestamp", tmp_path, [src])
+
+
+@pytest.mark.parametrize("flag, total", [(None, 5 + 43), ("--header", 43), ("--no-header", 48)])
+def test_histogram_first_line_of_numbers_is_data(flag, total, tmp_path, capsys):
+    src = tmp_path / "h.csv"
+    src.write_text("0.0,5\n1,10\n2,30\n3,3\n")
+    argv = ["privatize", src, "--histogram", "--epsilon", "1", "--upper", "3", "--out",
+            tmp_path / "o.csv", "--seed", "0", "--quiet", *([flag] if flag else [])]
+    rc, _, err = cli(capsys, *argv)
+    assert rc == 0, err
+    lines = (tmp_path / "o.csv").read_text().splitlines()
+    assert (lines[0] == "0.0,5") is (flag == "--header")
+    assert sum(int(x.split(",")[1]) for x in lines[flag == "--header":]) == total
+
+
+def test_header_option_needs_a_histogram(table, tmp_path, capsys):
+    assert_refused(capsys, base(table, tmp_path, "--no-header"), "only with --histogram",
+                   tmp_path, [table])

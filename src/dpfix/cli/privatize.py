@@ -301,14 +301,15 @@ def _warn(options: dict, quiet: bool) -> None:
               "NOT FOR PRODUCTION", file=sys.stderr)
 
 
-def _commit(staged: Any) -> None:
-    """Deliver the summary, then move every output into place (all or nothing).
+def _commit(staged: Any, say: Any) -> None:
+    """Print the summary (``say()``), then move every output into place (all or nothing).
 
-    Standard output is flushed first: when it cannot be written (``> /dev/full``)
-    the run ends with an error and no file; a closed pipe ends it with exit code
-    141 (:mod:`dpfix.cli`), no file either.
+    Standard output is written and flushed first: when it cannot be written
+    (``> /dev/full``) the run ends with an error and no file; a closed pipe ends
+    it with exit code 141 (:mod:`dpfix.cli`), no file either.
     """
     try:
+        say()
         sys.stdout.flush()
     except BrokenPipeError:
         raise
@@ -354,6 +355,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
         table = pd.DataFrame({"category": [f"c{i:05d}" for i in range(2000)],
                               "count": io.synthetic_counts()})
         synthetic_input = staged.temp(jobs[0][1], "input.csv")
+        summary = []
         table.to_csv(synthetic_input, index=False)
         for name, path, column, upper in jobs:
             d = root / name
@@ -365,11 +367,15 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                      label=f"{name} ({column})",
                                      read_from=synthetic_input if name == "synthetic" else None,
                                      **options)
-            _announce(result, {"out": d / DEMO_FILES[0], "report": d / DEMO_FILES[1],
-                               "plot": d / DEMO_FILES[2], "confidential-report": secret})
-        print(f"dpfix privatize: demo outputs in {root}")
-        _warn(options, args.quiet)
-        _commit(staged)
+            summary.append((result, {"out": d / DEMO_FILES[0], "report": d / DEMO_FILES[1],
+                                     "plot": d / DEMO_FILES[2], "confidential-report": secret}))
+
+        def say() -> None:
+            for result, paths in summary:
+                _announce(result, paths)
+            print(f"dpfix privatize: demo outputs in {root}")
+            _warn(options, args.quiet)
+        _commit(staged, say)
     except BaseException:
         staged.discard()
         for d in reversed(created):  # the folders this run made, if still empty
@@ -432,10 +438,12 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                              report=args.report, plot=args.plot,
                              confidential_report=args.confidential_report, staged=staged,
                              force=args.force, quiet=args.quiet, **options)
-    _announce(result, {"out": Path(args.out), "report": args.report, "plot": args.plot,
-                       "confidential-report": args.confidential_report})
-    _warn(options, args.quiet)
-    _commit(staged)
+
+    def say() -> None:
+        _announce(result, {"out": Path(args.out), "report": args.report, "plot": args.plot,
+                           "confidential-report": args.confidential_report})
+        _warn(options, args.quiet)
+    _commit(staged, say)
     return 0
 
 
