@@ -127,7 +127,8 @@ def test_public_report_is_json_and_names_the_samplers():
     assert "NOT FOR PRODUCTION" in seeded["samplers"]["stage2"]
     secure = privatize_counts(synthetic(), 1.0, upper=10).public_report()
     assert secure["stage1"]["secure"] is True and "OpenDP" in secure["samplers"]["stage1"]
-    assert "fresh OS randomness" in secure["samplers"]["stage2"] and secure["seed"] is None
+    assert "os.urandom" in secure["samplers"]["stage2"] and secure["seed"] is None
+    assert "post-processing" in secure["samplers"]["privacy_statement"]
 
 
 def test_cyclic_gaussian_reports_its_delta():
@@ -147,7 +148,8 @@ def test_non_dp_mechanism_is_refused_before_any_row_is_drawn(monkeypatch):
         return Mechanism.from_matrix(np.eye(n), eps=eps, fixed_point=np.asarray(z))
     monkeypatch.setattr(C, "heuristic", identity)
     with pytest.raises(NotPrivateError, match="exceeds eps_2"):
-        privatize_counts(synthetic(), 1.0, upper=10, seed=0, progress=told.append)
+        privatize_counts(synthetic(), 1.0, upper=10, constructor="heuristic", seed=0,
+                         progress=told.append)
     assert drawn == [] and told == []
 
 
@@ -158,7 +160,7 @@ def test_mechanism_private_only_at_the_total_budget_is_refused(monkeypatch):
     # a constructor that silently spends eps_t instead of eps_2
     monkeypatch.setattr(C, "heuristic", lambda z, eps, **kw: real(z, 1.0, **kw))
     with pytest.raises(NotPrivateError):
-        privatize_counts(synthetic(), 1.0, upper=10, seed=0)
+        privatize_counts(synthetic(), 1.0, upper=10, constructor="heuristic", seed=0)
     assert drawn == []
 
 
@@ -177,7 +179,7 @@ def test_realized_level_is_at_most_eps_2_without_tolerance(constructor):
 @pytest.mark.parametrize("upper", [50, 500])
 def test_heuristic_float_path_is_eps2_dp_at_extreme_budgets(eps_t, upper):
     d = synthetic(N=3000) * (10 if upper == 500 else 1)
-    r = privatize_counts(d, eps_t, upper=upper, seed=11)
+    r = privatize_counts(d, eps_t, upper=upper, constructor="heuristic", seed=11)
     mech = r.mechanism
     assert mech.constructor == "heuristic" and not mech.exact
     assert level_from_logs(mech.log_matrix) <= r.eps_2  # strict: no tolerance

@@ -11,6 +11,7 @@ from scipy import stats
 
 import dpfix.constructors as C
 from dpfix.constructors import northwest_corner, truncated_geometric, unfixed_optimum
+from dpfix.constructors.remap import structured_sampler
 from dpfix.sampling import (
     SecureSource,
     SeededSource,
@@ -20,7 +21,7 @@ from dpfix.sampling import (
     rational_lam,
     two_sided_geometric_pmf,
 )
-from dpfix.sampling.structured import Remap, structured_sampler
+from dpfix.sampling.structured import Remap
 from dpfix.sampling.table import CheckedTable, SamplingCheckError, checked_table
 
 #: chi-square tests fail with probability ALPHA when the sampler is right
@@ -59,7 +60,7 @@ def test_uniform_below_is_uniform_and_in_range():
 def test_sources_secure_by_default_and_seeded_reproducible():
     assert isinstance(random_source(), SecureSource) and random_source().secure
     a, b = random_source(5), random_source(5)
-    assert not a.secure and "NOT FOR RELEASE" in a.description
+    assert not a.secure and "not for release" in a.description
     assert (a.words(10) == b.words(10)).all()
     assert random_source(np.random.SeedSequence(5)).words(3).shape == (3,)
     s = SecureSource()
@@ -216,6 +217,12 @@ def test_structured_sampler_float_target_large_n_and_refusals():
 
 
 # ------------------------------------------------------------------ checked tables
+def table_of(mech, eps=None):
+    if mech.exact:
+        return checked_table(mech.matrix, lam=mech.lam)
+    return checked_table(log_T=mech.log_matrix, eps=eps)
+
+
 def _table_mechanisms():
     rng = np.random.default_rng(5)
     z = rng.dirichlet(np.ones(8))
@@ -233,7 +240,7 @@ def _table_mechanisms():
 @pytest.mark.parametrize("name, mech, eps", _table_mechanisms(), ids=lambda x: x
                          if isinstance(x, str) else "")
 def test_checked_table_is_close_exact_checked_and_sampled(name, mech, eps):
-    t = checked_table(mech, eps)
+    t = table_of(mech, eps)
     t.check()
     D = 1 << t.bits
     assert (t.weights.sum(axis=1) == D).all()
@@ -256,7 +263,7 @@ def test_checked_table_is_close_exact_checked_and_sampled(name, mech, eps):
 
 
 def test_perturbed_tables_fail_the_exact_check():
-    t = checked_table(C.heuristic(["1/2", "1/4", "1/8", "1/8"], lam=Fraction(3, 2)))
+    t = table_of(C.heuristic(["1/2", "1/4", "1/8", "1/8"], lam=Fraction(3, 2)))
     t.check()
     j = int(np.argmin(t.weights[1]))
     # move mass so that w[1, j] / w[0, j] exceeds lam: rows still sum to 2^bits
@@ -280,6 +287,66 @@ def test_perturbed_tables_fail_the_exact_check():
         CheckedTable(t.weights, t.bits, t.lam, math.log(1.49)).check()
     # a float mechanism at exactly eps cannot be checked at a rational below e^eps
     with pytest.raises(SamplingCheckError, match="margin"):
-        checked_table(C.staircase(8, eps=0.9), 0.9)
-    with pytest.raises(ValueError, match="delta"):
-        checked_table(C.discrete_gaussian(5, 1.0, 1e-3))
+        table_of(C.staircase(8, eps=0.9), 0.9)
+    with pytest.raises(ValueError, match="not both"):
+        checked_table(np.eye(2), log_T=np.zeros((2, 2)), eps=1.0)
+    with pytest.raises(ValueError, match="eps"):
+        checked_table(log_T=np.zeros((2, 2)))
+
+
+# ------------------------------------------------------------------ the pipeline uses them
+def test_pipeline_default_is_northwest_drawn_exactly_and_securely():
+    from dpfix.pipeline import privatize_counts
+
+    d = np.random.default_rng(0).negative_binomial(2, 0.25, 4000)
+    r = privatize_counts(d, 1.0, upper=30)
+    assert r.constructor == "northwest" and r.sampler["kind"] == "structured G R"
+    assert r.sampler["secure"] and "os.urandom" in r.sampler["source"]
+    report = r.public_report()
+    assert "post-processing" in report["samplers"]["privacy_statement"]
+    lam = Fraction(r.sampler["lam"])
+    assert lam_at_most_exp(lam, r.eps_2) and r.eps_construction == math.log(lam)
+    a, b = (privatize_counts(d, 1.0, upper=30, seed=4) for _ in range(2))
+    assert np.array_equal(a.counts, b.counts) and not a.sampler["secure"]
+    assert "NOT FOR PRODUCTION" in a.public_report()["samplers"]["stage2"]
+
+
+@pytest.mark.parametrize("constructor", ["heuristic", "staircase", "lp"])
+def test_pipeline_draws_other_mechanisms_from_a_checked_table(constructor):
+    from dpfix.pipeline import privatize_counts
+
+    d = np.random.default_rng(1).negative_binomial(2, 0.25, 3000)
+    r = privatize_counts(d, 1.0, upper=12, constructor=constructor, seed=2)
+    assert r.sampler["kind"] == "checked table"
+    assert "checked exactly" in r.public_report()["samplers"]["privacy_statement"]
+    assert lam_at_most_exp(Fraction(r.sampler["lam"]), r.eps_2)
+    assert r.counts.min() >= 0 and r.counts.max() <= 12
+
+
+def test_pipeline_upper_beyond_T_builds_no_T():
+    from dpfix.pipeline import STRUCTURED_T_MAX, privatize_counts
+
+    rng = np.random.default_rng(2)
+    upper = 3 * STRUCTURED_T_MAX
+    d = rng.integers(0, upper, 30_000)
+    r = privatize_counts(d, 2.0, upper=upper, seed=1)
+    assert r.mechanism is None and r.counts.shape == d.shape
+    assert 0 < r.estimated_count_error < upper
+    import json
+
+    report = r.public_report()
+    json.dumps(report, allow_nan=False)
+    assert report["mechanism"]["built"] is False and report["mechanism"]["fixed_point"]
+
+
+def test_pipeline_histogram_input_is_drawn_exactly_up_to_the_cap():
+    from dpfix.pipeline import privatize_counts
+
+    eta = np.array([500, 300, 0, 200])
+    h = privatize_counts(None, 1.0, upper=3, histogram=eta, seed=0)
+    assert h.sampler["kind"] == "structured G R"
+    assert (h.joint.sum(axis=1) == eta).all() and h.output_histogram.sum() == 1000
+    big = privatize_counts(None, 1.0, upper=2, histogram=[5 * 10**13, 3 * 10**13, 2 * 10**13],
+                           seed=0)
+    assert big.sampler["kind"] == "float multinomial"
+    assert "multinomial" in big.public_report()["samplers"]["stage2"]

@@ -20,15 +20,25 @@ is (eps_t, delta)-DP. The constructors are reached by their names in
   ``eps_2 (1 - EPS_MARGIN)`` and its realized level ``privacy_level()`` is
   then required to be at most ``eps_2`` itself, with no tolerance, before any
   row is touched (else :class:`NotPrivateError`); the level is that of ``T``
-  with its rows normalised in log space, the matrix the draws come from (a
-  known float limit: a probability below ``e^-745`` times its row's largest
-  is drawn as 0);
+  with its rows normalised in log space;
+- what is drawn is itself exactly private (:mod:`dpfix.sampling`,
+  docs/sampling.md): the northwest corner, Algorithm 2 and the truncated
+  geometric mechanism are drawn as ``G R`` (exact two-sided geometric noise
+  with a rational ``lam = p/q <= e^eps_2``, clamped, then a remap that depends
+  only on the public ``z``: post-processing), in ``O(n)`` memory without
+  building ``T`` beyond ``n = STRUCTURED_T_MAX``; every other pure-DP
+  mechanism from integer weights checked exactly ``log(lam)``-DP before any
+  draw; the randomness is the operating system's CSPRNG, or a seeded
+  generator when ``seed`` is given (not for release). Only the discrete
+  Gaussian (an (eps, delta) mechanism) is still drawn by numpy's multinomial on
+  float rows of ``T``, as is a histogram input above ``EXACT_HISTOGRAM_MAX_N`` rows;
 - the progress callback is told of fixed shares of the rows, never of group
   sizes (these make up the histogram).
 
-Drawing is grouped by input count: one multinomial draw per count value, its
-outcomes shuffled onto the group's rows; ``O(N + n^2)`` in all (the grouping
-sort is numpy's radix sort, linear for counts of 16 bits).
+The float path (:func:`apply_mechanism`) groups rows by input count: one
+multinomial draw per count value, its outcomes shuffled onto the group's rows;
+``O(N + n^2)`` in all (the grouping sort is numpy's radix sort, linear for
+counts of 16 bits).
 """
 
 from __future__ import annotations
@@ -43,14 +53,23 @@ import numpy as np
 
 from dpfix.calibration import discrete_gaussian_delta
 from dpfix.constructors import CONSTRUCTORS, SELECTORS, construct
+from dpfix.constructors.remap import structured_sampler
 from dpfix.mechanism import FLOAT_RTOL, Mechanism
 from dpfix.numeric import check_fraction, check_positive, check_probability
 from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
+from dpfix.sampling import (
+    STRUCTURED,
+    SamplingCheckError,
+    checked_table,
+    random_source,
+    rational_lam,
+)
 
 __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "apply_mechanism", "apply_histogram", "privatize_counts",
            "PrivatizedCounts", "EPS_MARGIN", "NotPrivateError", "TimeLimitReached",
-           "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS"]
+           "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS",
+           "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -68,6 +87,17 @@ LP_SOLVERS = ("highs-ds", "highs-ipm")
 #: A histogram input may describe up to this many rows (numpy's multinomial takes
 #: int64 trial counts; the rows themselves are never materialised).
 MAX_HISTOGRAM_N = 2**62
+
+#: The structured constructors (sampled as ``G R``) build ``T`` itself, for the
+#: report, only up to this ``n``; beyond it ``mechanism`` is None (nothing needs it).
+STRUCTURED_T_MAX = 10_001
+
+#: A histogram input up to this many rows is drawn row by row with the exact
+#: samplers; above it, by numpy's multinomial on float rows of ``T`` (labelled).
+EXACT_HISTOGRAM_MAX_N = 10**8
+
+#: Rows drawn per chunk by the exact samplers (memory ``O(chunk)``; progress ticks).
+_CHUNK = 1 << 21
 
 
 class NotPrivateError(ValueError):
@@ -330,6 +360,35 @@ def apply_histogram(mech: Mechanism, eta: Any, rng: np.random.Generator,
     return joint
 
 
+def _draw_rows(sampler: Any, d: np.ndarray, source: Any,
+               progress: Callable[[int], Any] | None) -> np.ndarray:
+    """Every row's draw from the exact sampler, in chunks (progress told of fixed shares)."""
+    N = d.shape[0]
+    ticks = _Ticks(progress, N)
+    out = np.empty(N, dtype=np.int64)
+    for s in range(0, N, _CHUNK):
+        e = min(s + _CHUNK, N)
+        out[s:e] = sampler.sample(d[s:e], source)
+        ticks.reach(e / N)
+    return out
+
+
+def _draw_histogram(sampler: Any, eta: np.ndarray, n: int, source: Any,
+                    progress: Callable[[int], Any] | None) -> np.ndarray:
+    """The joint histogram drawn row by row with the exact sampler (``N`` at most
+    :data:`EXACT_HISTOGRAM_MAX_N`), without materialising more than a chunk of rows."""
+    joint = np.zeros((n, n), dtype=np.int64)
+    for i in np.flatnonzero(eta):
+        left = int(eta[i])
+        while left:
+            m = min(left, _CHUNK)
+            joint[i] += np.bincount(sampler.sample(np.full(m, i), source), minlength=n)
+            left -= m
+    if progress is not None:
+        progress(int(sum(int(v) for v in eta)))
+    return joint
+
+
 @dataclass
 class PrivatizedCounts:
     """What :func:`privatize_counts` returns.
@@ -343,13 +402,17 @@ class PrivatizedCounts:
     derived from the true data without noise: it is for the data holder and
     :meth:`public_report` leaves it out, as it leaves out ``seconds`` (the
     draw's time grows with the number of non-empty count groups).
+    ``mechanism`` is None for a structured constructor above
+    :data:`STRUCTURED_T_MAX` (``T`` is not built); ``sampler`` describes how
+    stage 2 drew its rows, with its privacy statement (None: numpy's
+    multinomial on float rows of ``T``).
     """
 
     counts: np.ndarray
     z: np.ndarray | None
     eps_1: float
     eps_2: float
-    mechanism: Mechanism
+    mechanism: Mechanism | None
     estimated_count_error: float | None
     n: int
     N: int
@@ -366,6 +429,7 @@ class PrivatizedCounts:
     seed: int | None = None
     selector: str | None = None
     joint: np.ndarray | None = None
+    sampler: dict | None = None
 
     @property
     def epsilon(self) -> float:
@@ -393,15 +457,28 @@ class PrivatizedCounts:
         else:
             s1 = (f"numpy {self.stage1.noise.get('distribution', '')} with seed {self.seed}: "
                   "NOT FOR PRODUCTION (tests and experiments only)")
-        s2 = ("numpy PCG64 multinomial on float64 rows of T, "
-              + ("seeded from fresh OS randomness (not recorded)" if self.seed is None
-                 else f"seed {self.seed}: NOT FOR PRODUCTION"))
-        return {"stage1": s1, "stage2": s2}
+        if self.sampler is None or self.sampler.get("kind") == "float multinomial":
+            s2 = ("numpy PCG64 multinomial on float64 rows of T, "
+                  + ("seeded from fresh OS randomness (not recorded)" if self.seed is None
+                     else f"seed {self.seed}: NOT FOR PRODUCTION"))
+            return {"stage1": s1, "stage2": s2}
+        s = self.sampler
+        s2 = f"{s['kind']} ({s['constructor']}, lam = {s['lam']}): {s['source']}"
+        return {"stage1": s1, "stage2": s2, "privacy_statement": s["privacy_statement"]}
 
     def _dp_check(self) -> str:
-        if self.mechanism.delta:
+        if self.constructor == "discrete-gaussian":
             return ("(eps_2, delta): delta of the discrete Gaussian recomputed at eps_2 "
                     "(CKS20 Theorem 7) and checked <= delta before any row was drawn")
+        kind = (self.sampler or {}).get("kind")
+        if kind == "structured G R":
+            return (f"noise drawn exactly with lam = {self.sampler['lam']} <= e^eps_2 (proved "
+                    "in rational arithmetic); the remap is post-processing"
+                    + ("; privacy_level of T <= eps_2 checked" if self.mechanism else ""))
+        if kind == "checked table":
+            return ("privacy_level <= eps_2 checked, and the integer sampling table checked "
+                    f"exactly ln(lam)-DP with lam = {self.sampler['lam']} <= e^eps_2, before "
+                    "any row was drawn")
         return "privacy_level <= eps_2 checked before any row was drawn"
 
     def public_report(self) -> dict[str, Any]:
@@ -432,15 +509,18 @@ class PrivatizedCounts:
                 "value": self.estimated_count_error, "weights": "abs",
                 "definition": "<W, T>, W[i, j] = z_i |i - j|: expected |output - input| "
                               "when counts follow z; from z and T only, no privacy cost"},
-            "mechanism": {"constructor": self.constructor, "name": mech.constructor,
+            "mechanism": {"constructor": self.constructor,
+                          "name": self.constructor if mech is None else mech.constructor,
                           "selector": self.selector, "eps_construction": self.eps_construction,
                           "privacy_level": self.privacy_level,
                           "dp_check": self._dp_check(),
-                          "fixed_point": mech.fixed_point is not None,
-                          "row_sum_error": float(mech.row_sum_error()),
-                          "fixed_point_error": None if mech.fixed_point is None
+                          "fixed_point": CONSTRUCTORS[self.constructor].fixed_point,
+                          "row_sum_error": None if mech is None
+                          else float(mech.row_sum_error()),
+                          "fixed_point_error": None if mech is None or mech.fixed_point is None
                           else float(mech.fixed_point_error()),
-                          "build_seconds": mech.build_seconds},
+                          "build_seconds": None if mech is None else mech.build_seconds,
+                          "built": mech is not None},
             "stage1": stage1,
             "samplers": self.samplers(),
             "seed": self.seed,
@@ -540,7 +620,7 @@ def privatize_counts(
     *,
     upper: int,
     histogram: Any = None,
-    constructor: str = "heuristic",
+    constructor: str = "northwest",
     selector: str = "best",
     split: Any = "rule-of-thumb",
     privatizer: str = "cyclic-laplace",
@@ -575,11 +655,12 @@ def privatize_counts(
         The table as a histogram instead of ``counts`` (at most
         ``MAX_HISTOGRAM_N`` rows; entries above ``upper`` are top-coded).
     constructor : str
-        A name in :data:`dpfix.constructors.CONSTRUCTORS`: ``"heuristic"``
-        (Algorithm 1, default), ``"lp"`` (count-error optimum over F, HiGHS;
-        ``upper <= LP_MAX_UPPER``), ``"northwest"`` (the northwest-corner split,
-        fixed point ``z``, ``O(n^2)``, optimal over F for every convex loss: Theorem A),
-        ``"unfixed"`` (Algorithm 2), or the one-stage baselines
+        A name in :data:`dpfix.constructors.CONSTRUCTORS`: ``"northwest"``
+        (default: the northwest-corner split, fixed point ``z``, optimal over F
+        for every convex loss, docs/optimum_of_F.md Theorem A; drawn as ``G R``
+        in ``O(n)`` memory, so any ``upper``), ``"heuristic"`` (Algorithm 1, the
+        paper's), ``"lp"`` (count-error optimum over F, HiGHS;
+        ``upper <= LP_MAX_UPPER``), ``"unfixed"`` (Algorithm 2), or the one-stage baselines
         ``"truncated-geometric"``, ``"staircase"`` and ``"discrete-gaussian"``
         (all of ``epsilon`` on the counts, no target; a split, privatizer or
         postprocess is refused rather than ignored).
@@ -593,9 +674,11 @@ def privatize_counts(
         The distribution privatizer of stage 1, a name in
         :data:`dpfix.privatizers.PRIVATIZERS`.
     seed : int, optional
-        Makes the run reproducible (numpy's seeded samplers: tests and
-        experiments); ``None`` (production) uses OpenDP's secure samplers for
-        stage 1 and OS entropy for stage 2.
+        Makes the run reproducible (numpy's seeded samplers in stage 1, a
+        seeded PCG64 feeding the exact samplers of stage 2: tests and
+        experiments, not for release); ``None`` (production) uses OpenDP's
+        secure samplers for stage 1 and the operating system's CSPRNG for the
+        exact samplers of stage 2 (:mod:`dpfix.sampling`).
     delta : float, optional
         With ``privatizer="cyclic-gaussian"``: the delta of stage 1 (an
         (eps_1, delta) guarantee). With ``constructor="discrete-gaussian"``
@@ -622,8 +705,9 @@ def privatize_counts(
     Raises
     ------
     NotPrivateError
-        The mechanism's realized level exceeds ``eps_2`` (or the discrete
-        Gaussian's delta exceeds ``delta``): no row is touched.
+        The mechanism's realized level exceeds ``eps_2``, its sampling table
+        fails the exact check (or the discrete Gaussian's delta exceeds
+        ``delta``): no row is touched.
     TimeLimitReached
         The LP hit ``time_limit``.
     ValueError
@@ -720,6 +804,11 @@ def privatize_counts(
     start = time.perf_counter()
     # the discrete Gaussian's guarantee is its delta, recomputed below at eps_2 itself
     eps_build = eps_2 if gaussian else eps_2 * (1 - EPS_MARGIN)
+    structured = constructor in STRUCTURED
+    lam_s = None
+    if structured:  # G R is drawn with lam_s <= e^eps_build (proved); T is built for it
+        lam_s = rational_lam(eps_build)
+        eps_build = math.log(lam_s)
     options: dict[str, Any] = {}
     if constructor == "heuristic":
         options = {"selector": selector, "seed": selector_seed}
@@ -727,40 +816,73 @@ def privatize_counts(
         options = {"fixed": True, "solver": solver or LP_SOLVERS[0], "time_limit": time_limit}
     elif gaussian:
         options = {"delta": delta}
-    try:
-        mech = construct(z, eps_build, method=constructor, n=None if two_stage else n,
-                         **options)
-    except RuntimeError as exc:
-        if time_limit is not None and "time limit" in str(exc).lower():
-            seconds["construct"] = time.perf_counter() - start
-            raise TimeLimitReached(str(exc), z, eps_1, eps_2, seconds) from exc
-        raise
+    mech = None
+    level = eps_build
+    if not structured or n <= STRUCTURED_T_MAX:
+        try:
+            mech = construct(z, eps_build, method=constructor, n=None if two_stage else n,
+                             **options)
+        except RuntimeError as exc:
+            if time_limit is not None and "time limit" in str(exc).lower():
+                seconds["construct"] = time.perf_counter() - start
+                raise TimeLimitReached(str(exc), z, eps_1, eps_2, seconds) from exc
+            raise
+        mech = mech.normalised()  # the matrix checked is the matrix sampled
+        level = mech.privacy_level()
+        if gaussian:
+            achieved = discrete_gaussian_delta(float(mech.params["sigma"]), eps_2)
+            if not (mech.delta == delta and achieved <= delta and mech.eps <= eps_2):
+                raise NotPrivateError(f"{mech.constructor}: delta {achieved!r} at eps_2 = "
+                                      f"{eps_2!r} exceeds delta = {delta!r}; refusing to "
+                                      "apply it")
+        elif mech.delta or not level <= eps_2:  # no tolerance: the margin is already spent
+            raise NotPrivateError(f"{mech.constructor}: privacy level {level!r} exceeds eps_2 "
+                                  f"= {eps_2!r}; refusing to apply it")
+        mech.check(z if mech.fixed_point is not None else None)
+    sampler: Any = None
+    if structured:
+        sampler = structured_sampler(constructor, z, lam=lam_s, n=n)
+    elif not gaussian:
+        try:
+            sampler = checked_table(log_T=mech.log_matrix, eps=eps_2,
+                                    constructor=constructor) if not mech.exact else \
+                checked_table(mech.matrix, eps=eps_2, lam=mech.lam, constructor=constructor)
+        except SamplingCheckError as exc:
+            raise NotPrivateError(f"{constructor}: {exc}; refusing to apply it") from exc
     seconds["construct"] = time.perf_counter() - start
-    mech = mech.normalised()  # the matrix checked is the matrix sampled
-    level = mech.privacy_level()
-    if gaussian:
-        achieved = discrete_gaussian_delta(float(mech.params["sigma"]), eps_2)
-        if not (mech.delta == delta and achieved <= delta and mech.eps <= eps_2):
-            raise NotPrivateError(f"{mech.constructor}: delta {achieved!r} at eps_2 = {eps_2!r} "
-                                  f"exceeds delta = {delta!r}; refusing to apply it")
-    elif mech.delta or not level <= eps_2:  # no tolerance: the margin is already spent
-        raise NotPrivateError(f"{mech.constructor}: privacy level {level!r} exceeds eps_2 = "
-                              f"{eps_2!r}; refusing to apply it")
-    mech.check(z if mech.fixed_point is not None else None)
 
     stage("draw")
     start = time.perf_counter()
-    rng = np.random.default_rng(stage2_seed)
+    source = random_source(None if seed is None else stage2_seed)
     out = joint = None
-    if d is not None:
-        out = apply_mechanism(mech, d, rng, progress)
+    exact_rows = sampler is not None and (d is not None or N <= EXACT_HISTOGRAM_MAX_N)
+    if not exact_rows:
+        if mech is None:
+            raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N} for the "
+                             f"exact samplers and T is not built above n = {STRUCTURED_T_MAX}")
+        rng = np.random.default_rng(stage2_seed)
+        if d is not None:
+            out = apply_mechanism(mech, d, rng, progress)
+        else:
+            joint = apply_histogram(mech, eta, rng, progress)
+        described = {"kind": "float multinomial"}
     else:
-        joint = apply_histogram(mech, eta, rng, progress)
+        if d is not None:
+            out = _draw_rows(sampler, d, source, progress)
+        else:
+            joint = _draw_histogram(sampler, eta, n, source, progress)
+        described = sampler.describe(source)
     seconds["apply"] = time.perf_counter() - start
-    estimate = float(mech.count_error("abs", z)) if z is not None else None
+    if z is None:
+        estimate = None
+    elif mech is not None:
+        estimate = float(mech.count_error("abs", z))
+    else:
+        estimate = sampler.count_error(z)  # O(n), no T
     return PrivatizedCounts(
         out, z, eps_1, eps_2, mech, estimate, n, N, topcoded,
         privatizer if two_stage else None, constructor, seconds, stage1,
         split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
         privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
-        selector=selector if constructor == "heuristic" else None, joint=joint)
+        selector=selector if constructor == "heuristic" else None, joint=joint,
+        sampler=described)

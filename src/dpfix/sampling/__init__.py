@@ -4,11 +4,14 @@
   tests and reproductions, not for release), exact uniform integers, and the
   rational ``lam = p/q <= e^eps`` the samplers use (proved exactly);
 - :mod:`dpfix.sampling.geometric`: the exact two-sided geometric sampler;
-- :mod:`dpfix.sampling.structured`: the northwest corner, Algorithm 2 and the
-  truncated geometric mechanism sampled as ``G R`` (noise, clamp, public remap)
-  in ``O(n)`` memory, never building ``T``;
+- :mod:`dpfix.sampling.structured`: ``T = G R`` sampled as noise, clamp and a
+  public remap in ``O(n)`` memory, never building ``T`` (the remaps of the
+  northwest corner, Algorithm 2 and the truncated geometric mechanism are
+  computed by :mod:`dpfix.constructors.remap`);
 - :mod:`dpfix.sampling.table`: every other pure eps-DP mechanism sampled from
   integer weights checked exactly ``log(lam)``-DP before any draw.
+
+Floor 1 (tests/test_layering.py): it imports no other dpfix module.
 """
 
 from __future__ import annotations
@@ -28,11 +31,10 @@ from dpfix.sampling.structured import (
     Remap,
     StructuredSampler,
     privacy_statement,
-    structured_sampler,
 )
 from dpfix.sampling.table import CheckedTable, SamplingCheckError, checked_table
 
 __all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source", "rational_lam",
            "lam_at_most_exp", "MAX_LAM", "TwoSidedGeometric", "two_sided_geometric_pmf",
-           "STRUCTURED", "Remap", "StructuredSampler", "structured_sampler",
-           "privacy_statement", "CheckedTable", "SamplingCheckError", "checked_table"]
+           "STRUCTURED", "Remap", "StructuredSampler", "privacy_statement", "CheckedTable",
+           "SamplingCheckError", "checked_table"]

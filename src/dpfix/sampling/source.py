@@ -119,8 +119,8 @@ class SeededSource(RandomSource):
     def __init__(self, seed: Any) -> None:
         self.bit_generator = np.random.PCG64(seed)
         label = seed if isinstance(seed, (int, np.integer)) else "a SeedSequence"
-        self.description = (f"numpy PCG64 seeded with {label}: NOT FOR RELEASE "
-                            "(reproducible; whoever knows the seed knows the noise)")
+        self.description = (f"numpy PCG64 seeded with {label}: NOT FOR PRODUCTION, not for "
+                            "release (reproducible; whoever knows the seed knows the noise)")
 
     def words(self, size: int) -> np.ndarray:
         """``size`` uniform ``uint64`` words of the generator."""

@@ -15,7 +15,9 @@ memory is ``O(n)`` and time ``O(1)`` per row.
 
 Privacy is that of ``G``, exactly ``log(lam)``-DP for the rational ``lam``
 the noise is drawn with, by post-processing, whatever the float accuracy of
-``R`` (docs/sampling.md section 2).
+``R`` (docs/sampling.md section 2). The remaps themselves are computed by
+:func:`dpfix.constructors.remap.structured_sampler` (this floor knows no
+constructor).
 """
 
 from __future__ import annotations
@@ -27,16 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.constructors import northwest_plan, sigma_amounts, unfixed_optimum
-from dpfix.constructors.unfixed import log_side_sums, placement
-from dpfix.exact import probability_vector
-from dpfix.numeric import log_add_exp
 from dpfix.sampling.geometric import TwoSidedGeometric
 from dpfix.sampling.source import RandomSource, random_source
-from dpfix.scales import sigma
 
-__all__ = ["Remap", "StructuredSampler", "structured_sampler", "STRUCTURED",
-           "privacy_statement"]
+__all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "side_sums",
+           "geometric_amounts"]
 
 #: The constructors sampled as ``G R``.
 STRUCTURED = ("northwest", "unfixed", "truncated-geometric")
@@ -165,7 +162,9 @@ class Remap:
         return R
 
 
-def _geometric_amounts(n: int, rho: float) -> np.ndarray:
+def geometric_amounts(n: int, rho: float) -> np.ndarray:
+    """The amounts ``c_m`` of ``G[i, m] = c_m rho^|i-m|`` as floats (``(1-rho)/(1+rho)``
+    inside, ``1/(1+rho)`` at the ends)."""
     c = np.full(n, (1 - rho) / (1 + rho))
     c[0] = c[-1] = 1 / (1 + rho)
     if n == 1:
@@ -173,7 +172,7 @@ def _geometric_amounts(n: int, rho: float) -> np.ndarray:
     return c
 
 
-def _side_sums(v: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
+def side_sums(v: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
     """``A[m] = sum_{i<=m} v_i rho^(m-i)`` and ``B[m] = sum_{i>m} v_i rho^(i-m)``, ``O(n)``.
 
     Linear recursions of non-negative terms (``scipy.signal.lfilter``): no
@@ -186,39 +185,6 @@ def _side_sums(v: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
     B = np.zeros_like(A)
     B[:-1] = rho * D[1:]
     return A, B
-
-
-def _northwest_pieces(zv: np.ndarray, lam: Fraction, exact: bool) -> list:
-    n = zv.shape[0]
-    if exact:
-        supply = list(zv.dot(sigma(n, lam)) * sigma_amounts(n, lam))
-        return northwest_plan(supply, list(zv))
-    rho = float(1 / lam)
-    A, B = _side_sums(zv, rho)
-    supply = _geometric_amounts(n, rho) * (A + B)  # z . G[:, m]
-    return northwest_plan(supply.tolist(), zv.tolist())
-
-
-def _abs_placement(zv: np.ndarray, eps: float) -> list[int]:
-    """Algorithm 2's placement for ``W[i, j] = z_i |i - j|`` in floats, ``O(n)`` memory.
-
-    The forward sweep :func:`dpfix.constructors.unfixed.placement` with the
-    cost change of moving scale ``m`` from column ``g`` to ``g + 1``,
-    ``2 P(I_m <= g) - 1`` (``I_m`` distributed as ``z_i rho^|i-m|``), from the
-    side sums in log space: the comparison :func:`unfixed_optimum` makes.
-    """
-    L, R = log_side_sums(zv, eps)
-    logS = [log_add_exp(a, b) for a, b in zip(L, R, strict=True)]
-
-    def diff(m: int, g: int) -> tuple[float, float]:
-        if logS[m] == -math.inf:
-            return 0.0, 0.0
-        if g < m:
-            frac = math.exp(L[g] - eps * (m - g) - logS[m])
-        else:
-            frac = -math.expm1(R[g] - eps * (g - m) - logS[m])
-        return 2 * frac - 1, 1.0
-    return placement(diff, zv.shape[0])
 
 
 @dataclass
@@ -267,7 +233,8 @@ class StructuredSampler:
 
         Examples
         --------
-        >>> s = structured_sampler("truncated-geometric", lam=2, n=3)
+        >>> s = StructuredSampler("truncated-geometric", 3, Fraction(2),
+        ...                       Remap.from_placement([0, 1, 2]))
         >>> s.sample([0, 1, 2], random_source(0)).tolist()
         [0, 1, 2]
         """
@@ -291,9 +258,11 @@ class StructuredSampler:
         Without ``drawn`` the remap's exact shares (when it has them) are used:
         the mechanism ``T`` itself; with it, the shares its thresholds draw.
         """
-        from dpfix.constructors import truncated_geometric
-
-        G = truncated_geometric(self.n, lam=self.lam).matrix
+        n, rho = self.n, 1 / self.lam
+        c = [Fraction(1)] if n == 1 else (
+            [1 / (1 + rho)] + [(1 - rho) / (1 + rho)] * (n - 2) + [1 / (1 + rho)])
+        G = np.array([[c[m] * rho ** abs(i - m) for m in range(n)] for i in range(n)],
+                     dtype=object)
         return G.dot(self.remap.matrix(drawn))
 
     def count_error(self, z: Any = None) -> float:
@@ -305,15 +274,16 @@ class StructuredSampler:
 
         Examples
         --------
-        >>> s = structured_sampler("northwest", [0.25] * 4, lam=2)
-        >>> round(s.count_error(), 12)
-        0.716666666667
+        >>> s = StructuredSampler("truncated-geometric", 3, Fraction(2),
+        ...                       Remap.from_placement([0, 1, 2]))
+        >>> s.count_error([0.5, 0.0, 0.5])  # rows 0, 2: (1/6 * 1 + 1/6 * 2) each
+        0.5
         """
         zv = np.asarray(self.z if z is None else z, dtype=float)
         n, rho = self.n, float(1 / self.lam)
-        A0, B0 = _side_sums(zv, rho)
-        A1, B1 = _side_sums(zv * np.arange(n), rho)
-        c = _geometric_amounts(n, rho)
+        A0, B0 = side_sums(zv, rho)
+        A1, B1 = side_sums(zv * np.arange(n), rho)
+        c = geometric_amounts(n, rho)
         R = self.remap
         ms = np.repeat(np.arange(n), np.diff(R.start))
         js = R.cols
@@ -348,58 +318,3 @@ def privacy_statement(sampler: StructuredSampler, source: RandomSource) -> str:
             f"({sampler.constructor}) depends only on the public target z: post-processing, "
             "so the release is ln(lam)-DP whatever the float accuracy of R "
             "(docs/sampling.md).")
-
-
-def structured_sampler(constructor: str, z: Any = None, *, lam: Any, n: int | None = None
-                       ) -> StructuredSampler:
-    """The ``G R`` sampler of a structured constructor, in ``O(n)`` memory.
-
-    Parameters
-    ----------
-    constructor : str
-        ``"northwest"``, ``"unfixed"`` (Algorithm 2, absolute deviation) or
-        ``"truncated-geometric"``.
-    z : array_like, optional
-        The public target (floats, or exact numbers for an exact remap); not
-        for ``"truncated-geometric"``.
-    lam : int, Fraction or str
-        The rational ``lam = p/q > 1`` of the noise (``R`` is computed for it).
-    n : int, optional
-        The size when ``z`` is None.
-
-    Returns
-    -------
-    StructuredSampler
-
-    Examples
-    --------
-    >>> s = structured_sampler("northwest", ["1/4"] * 4, lam=2)
-    >>> s.matrix()[0].tolist()
-    [Fraction(8, 15), Fraction(3, 10), Fraction(1, 10), Fraction(1, 15)]
-    """
-    if constructor not in STRUCTURED:
-        raise ValueError(f"constructor: {constructor!r} is not sampled as G R; choose from "
-                         f"{', '.join(STRUCTURED)}")
-    lam = Fraction(lam)
-    if not lam > 1:
-        raise ValueError(f"lam: must be a rational > 1, got {lam}")
-    if constructor == "truncated-geometric":
-        if n is None:
-            if z is None:
-                raise ValueError("n: give n (or z) for the truncated geometric mechanism")
-            n = len(z)
-        return StructuredSampler(constructor, int(n), lam,
-                                 Remap.from_placement(np.arange(int(n))))
-    if z is None:
-        raise ValueError(f"z: constructor {constructor!r} needs the public target z")
-    exact = all(not isinstance(v, (float, np.floating)) for v in np.asarray(z, dtype=object).flat)
-    zv = probability_vector(z, exact=exact)
-    n = zv.shape[0]
-    if constructor == "northwest":
-        remap = Remap.from_pieces(n, _northwest_pieces(zv, lam, exact))
-    elif exact:
-        remap = Remap.from_placement(unfixed_optimum(zv, lam=lam).params["placement"])
-    else:
-        remap = Remap.from_placement(_abs_placement(zv, math.log(lam)))
-    return StructuredSampler(constructor, n, lam, remap,
-                             np.array([float(v) for v in zv]) if exact else zv)

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.mechanism import Mechanism
 from dpfix.sampling.source import RandomSource, lam_at_most_exp, random_source, rational_lam
 
 __all__ = ["CheckedTable", "checked_table", "SamplingCheckError"]
@@ -160,11 +159,9 @@ class CheckedTable:
                     "(docs/sampling.md).")}
 
 
-def _rows(mech: Mechanism, s: int, e: int) -> np.ndarray:
-    """Rows ``s .. e-1`` of ``T`` normalised, as floats (from the log matrix on the float path)."""
-    if mech.exact:
-        return np.array([[float(x) for x in row] for row in mech.matrix[s:e]])
-    L = mech.log_matrix[s:e]
+def _rows(log_T: np.ndarray, s: int, e: int) -> np.ndarray:
+    """Rows ``s .. e-1`` of ``T`` normalised, as floats, from ``log T`` (``-inf`` for 0)."""
+    L = log_T[s:e]
     top = L.max(axis=1, keepdims=True)
     P = np.exp(L - top, where=L - top > -745.0, out=np.zeros_like(L))
     return P / P.sum(axis=1, keepdims=True)
@@ -193,23 +190,28 @@ def _exact_row(row: np.ndarray, total: int) -> np.ndarray:
     return a
 
 
-def checked_table(mech: Mechanism, eps: float | None = None, *, lam: Any = None,
-                  rtol: float = 1e-10) -> CheckedTable:
-    """Quantise ``T`` to integer weights and check them exactly ``log(lam)``-DP.
+def checked_table(T: Any = None, *, log_T: Any = None, eps: float | None = None,
+                  lam: Any = None, rtol: float = 1e-10,
+                  constructor: str = "given") -> CheckedTable:
+    """Quantise a mechanism ``T`` to integer weights and check them exactly ``log(lam)``-DP.
 
     Parameters
     ----------
-    mech : Mechanism
-        Exact or float; pure eps-DP (``delta = 0``).
+    T : array_like of Fractions, optional
+        An exact ``n x n`` mechanism (rows summing to 1).
+    log_T : array_like of float, optional
+        Instead of ``T``: ``log T`` of a float mechanism (``-inf`` for 0).
     eps : float, optional
-        The budget: ``lam = rational_lam(eps, rtol)`` (default: the mechanism's
-        ``eps``; an exact mechanism uses its own ``lam``).
+        The budget: ``lam = rational_lam(eps, rtol)`` is checked. Required with
+        ``log_T``; with an exact ``T`` and ``lam``, the budget ``lam`` is proved
+        against (default: just above ``log(lam)``).
     lam : int, Fraction or str, optional
-        The ratio bound to check, instead of ``eps`` (must be ``<= e^eps`` for
-        the mechanism's ``eps``).
+        The ratio bound to check instead of one chosen from ``eps``.
     rtol : float
         The share of ``eps`` that may be given up choosing ``lam``; ``T``'s own
-        neighbour ratios must stay below ``lam``.
+        neighbour ratios must stay below ``lam`` (build ``T`` with a margin).
+    constructor : str
+        Provenance, for the report.
 
     Returns
     -------
@@ -221,38 +223,43 @@ def checked_table(mech: Mechanism, eps: float | None = None, *, lam: Any = None,
     SamplingCheckError
         The quantised table is not ``log(lam)``-DP (``T``'s ratios exceed ``lam``).
     ValueError
-        An (eps, delta) mechanism.
+        Neither or both of ``T`` and ``log_T``, or no ``eps``/``lam``.
 
     Examples
     --------
-    >>> from dpfix.constructors import heuristic
-    >>> t = checked_table(heuristic(["1/2", "1/4", "1/4"], lam=2))
-    >>> t.lam, t.bits, [int(x) for x in t.weights.sum(axis=1)] == [2 ** 60] * 3
+    >>> T = [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
+    >>> t = checked_table(T, lam=2)
+    >>> t.lam, t.bits, [int(x) for x in t.weights.sum(axis=1)] == [2 ** 60] * 2
     (Fraction(2, 1), 60, True)
     """
-    if mech.delta:
-        raise ValueError(f"{mech.constructor}: an (eps, delta) mechanism has no ratio check; "
-                         "it is not sampled from a checked table")
+    if (T is None) == (log_T is None):
+        raise ValueError("give T (exact) or log_T (float), not both and not neither")
+    exact = T is not None
+    M = np.asarray(T, dtype=object) if exact else np.asarray(log_T, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"T: expected a square matrix, got shape {M.shape}")
     if lam is not None:
         lam_s = Fraction(lam)
-        budget = float(mech.eps) if eps is None else float(eps)
-    elif mech.exact and eps is None:
-        lam_s, budget = mech.lam, math.log(mech.lam)
-        budget = math.nextafter(budget, math.inf)  # float log(lam) may round down
-        while not lam_at_most_exp(lam_s, budget):
-            budget = math.nextafter(budget, math.inf)
+        if eps is None:
+            budget = math.nextafter(math.log(lam_s), math.inf)  # float log may round down
+            while not lam_at_most_exp(lam_s, budget):
+                budget = math.nextafter(budget, math.inf)
+        else:
+            budget = float(eps)
+    elif eps is None:
+        raise ValueError("eps: give the budget eps (or lam)")
     else:
-        budget = float(mech.eps) if eps is None else float(eps)
+        budget = float(eps)
         lam_s = rational_lam(budget, rtol)
     p = lam_s.numerator
     bits = 62 - p.bit_length()
     if bits < 20:
         raise ValueError(f"lam: {lam_s} has too large a numerator for a 2^20 resolution")
-    n, total = mech.n, 1 << bits
-    if mech.exact:
-        positive = np.array([any(x > 0 for x in mech.matrix[:, j]) for j in range(n)])
+    n, total = M.shape[0], 1 << bits
+    if exact:
+        positive = np.array([any(x > 0 for x in M[:, j]) for j in range(n)], dtype=bool)
     else:
-        positive = np.isfinite(mech.log_matrix).any(axis=0)
+        positive = np.isfinite(M).any(axis=0)
     k = int(positive.sum())
     ratio = float(lam_s)
     c = 2.0
@@ -263,12 +270,12 @@ def checked_table(mech: Mechanism, eps: float | None = None, *, lam: Any = None,
         worst = 0.0
         for s in range(0, n, 256):
             e = min(s + 256, n)
-            if mech.exact:
+            if exact:
                 for i in range(s, e):
-                    W[i, positive] = _exact_row(mech.matrix[i, positive], share)
+                    W[i, positive] = _exact_row(M[i, positive], share)
                 worst = max(worst, 1.0)
                 continue
-            P = _rows(mech, s, e)[:, positive]
+            P = _rows(M, s, e)[:, positive]
             for t in range(e - s):
                 v = P[t] * share
                 a = _apportion(v, share)
@@ -278,8 +285,8 @@ def checked_table(mech: Mechanism, eps: float | None = None, *, lam: Any = None,
             break
         c = 2 * worst
     else:  # pragma: no cover - the rounding error is at most a few units
-        raise SamplingCheckError(f"{mech.constructor}: rounding error {worst} units persists")
+        raise SamplingCheckError(f"{constructor}: rounding error {worst} units persists")
     W[:, positive] += F
-    table = CheckedTable(W, bits, lam_s, budget, mech.constructor, F)
+    table = CheckedTable(W, bits, lam_s, budget, constructor, F)
     table.check()
     return table
