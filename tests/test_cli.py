@@ -279,3 +279,75 @@ def test_nothing_imports_the_cli_and_argparse_stays_in_it():
         names = _imports(path)
         assert not any(n == "dpfix.cli" or n.startswith("dpfix.cli.") for n in names), path
         assert "argparse" not in names, path
+
+
+# ------------------------------------------------------------------ signals and warnings
+def _sends(monkeypatch, signum):
+    """explore.run sends ``signum`` to this process, then waits for it to act."""
+    import os
+    import signal
+    import time
+
+    def run(args):
+        os.kill(os.getpid(), signum)
+        time.sleep(5)  # the handler interrupts this
+        return 0
+    monkeypatch.setattr(dpfix.cli.explore, "run", run)
+    return signal
+
+
+@pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
+def test_stop_signals_are_one_line_with_128_plus_the_signal(name, code, monkeypatch, capsys):
+    import signal
+
+    signum = getattr(signal, name)
+    before = signal.getsignal(signum)
+    _sends(monkeypatch, signum)
+    rc, out, err = cli(capsys, "explore")
+    by = "" if name == "SIGINT" else f" by {name}"
+    assert (rc, out, err) == (code, "", f"dpfix explore: interrupted{by}\n")
+    assert signal.getsignal(signum) is before  # the handlers are restored
+
+
+def test_an_ignored_signal_stays_ignored(monkeypatch, capsys):
+    """``nohup dpfix ...``: SIGHUP is ignored by the caller, and stays so."""
+    import signal
+
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        def run(args):
+            import os
+            os.kill(os.getpid(), signal.SIGHUP)
+            return 0
+        monkeypatch.setattr(dpfix.cli.explore, "run", run)
+        assert cli(capsys, "explore") == (0, "", "")
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, old)
+
+
+def test_warnings_are_one_line_notes(monkeypatch, capsys):
+    import warnings
+
+    def run(args):
+        for _ in range(3):
+            warnings.warn("a UserWarning from a library", UserWarning, stacklevel=1)
+        warnings.warn("old API", DeprecationWarning, stacklevel=1)
+        print("done")
+        return 0
+    monkeypatch.setattr(dpfix.cli.explore, "run", run)
+    rc, out, err = cli(capsys, "explore")
+    assert (rc, out) == (0, "done\n")
+    assert err == "dpfix explore: warning: UserWarning: a UserWarning from a library\n"
+
+
+def test_reproduce_says_what_an_interrupt_keeps(monkeypatch, capsys, tmp_path):
+    import dpfix.experiments
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(dpfix.experiments, "reproduce", interrupted)
+    rc, _, err = cli(capsys, "reproduce", "fig3", "--quick", "--out", tmp_path / "r")
+    assert rc == 130
+    assert one_line(err) == (f"dpfix reproduce: interrupted; finished cells are kept in "
+                             f"{tmp_path / 'r' / 'cells.jsonl'} (a rerun continues from them)")

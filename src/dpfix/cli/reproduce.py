@@ -58,7 +58,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"dpfix reproduce: {message}", file=sys.stderr)
 
-    reproduce(targets, cfg, args.out, jobs=jobs, quiet=args.quiet, log=log)
+    try:
+        reproduce(targets, cfg, args.out, jobs=jobs, quiet=args.quiet, log=log)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP (dpfix.cli): say what is kept
+        exc.outcome = (f"finished cells are kept in {os.path.join(args.out, 'cells.jsonl')} "
+                       "(a rerun continues from them)")
+        raise
     print(f"dpfix reproduce: {args.target} done in {time.perf_counter() - start:.1f} s; "
           f"outputs in {args.out}")
     return 0
