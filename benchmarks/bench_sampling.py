@@ -1,0 +1,176 @@
+"""Benchmark: exact, secure stage-2 sampling (``dpfix.sampling``; issue 12) against the float path.
+
+Every case runs in its own subprocess, so that its peak memory
+(``ru_maxrss``) is its own. Cases (wall-clock seconds; medians where repeated):
+
+- ``noise``: the exact two-sided geometric sampler (10^7 draws, secure source)
+  against OpenDP's discrete Laplace (``make_laplace`` on a vector of 10^5
+  integer zeros), microseconds per sample;
+- ``rows-1e7``: ``privatize_counts`` on 10^7 rows, upper 50, the northwest
+  corner (the default), secure: stage 2 is ``G R`` with exact noise; against
+  today's float path in the same process (the same northwest ``T``, rows drawn
+  by ``apply_mechanism``: numpy's multinomial on float rows);
+- ``upper-1e6``: 10^6 rows, upper 10^6 (``T`` would be 8 TB: the float path
+  cannot run; it refuses ``upper`` above 10,000);
+- ``upper-1e4``: 10^6 rows, upper 10^4, exact ``G R`` against the float path
+  (build ``T``, multinomial rows), each in its own process (peak memory).
+
+Writes ``benchmarks/results/sampling.json`` and prints a table. The machine
+is a 2-core box shared with other jobs while this runs: figures are noisy.
+Run: ``python benchmarks/bench_sampling.py [--quick]`` (``--quick``: one
+repeat, 10^6 instead of 10^7 rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results" / "sampling.json"
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB (Linux: ru_maxrss is in kB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def counts(N: int, upper: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    scale = max(1, upper // 50)
+    d = rng.negative_binomial(2, 0.25, size=N) * scale + rng.integers(0, scale, N)
+    d[rng.random(N) < 0.35] = 0
+    return np.minimum(d, upper)
+
+
+def case_noise(rows: int) -> dict:
+    from dpfix.privatizers.noise import add_laplace
+    from dpfix.sampling import SecureSource, TwoSidedGeometric, rational_lam
+
+    lam = rational_lam(1.0)
+    g = TwoSidedGeometric(lam)
+    src = SecureSource()
+    g.sample(1000, src)
+    ours = []
+    for _ in range(3):
+        start = time.perf_counter()
+        g.sample(rows, src)
+        ours.append((time.perf_counter() - start) / rows * 1e6)
+    m = 100_000
+    theirs = []
+    for _ in range(3):
+        start = time.perf_counter()
+        add_laplace(np.zeros(m, dtype=np.int64), 1 / math.log(lam), rng=None)
+        theirs.append((time.perf_counter() - start) / m * 1e6)
+    o, t = statistics.median(ours), statistics.median(theirs)
+    return {"case": "noise", "lam": str(lam), "ours_us_per_sample": o, "ours_draws": rows,
+            "opendp_us_per_sample": t, "opendp_draws": m, "speedup": t / o,
+            "peak_mb": peak_mb()}
+
+
+def case_rows(rows: int, repeats: int) -> dict:
+    from dpfix.constructors import construct
+    from dpfix.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts
+
+    d = counts(rows, 50)
+    privatize_counts(d[:1000], 1.0, upper=50)  # warm-up
+    exact, phases = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        r = privatize_counts(d, 1.0, upper=50)  # secure, northwest, exact G R
+        exact.append(time.perf_counter() - start)
+        phases.append(r.seconds)
+    mech = construct(r.z, r.eps_2 * (1 - EPS_MARGIN), method="northwest").normalised()
+    floats = []
+    for k in range(repeats):
+        start = time.perf_counter()
+        apply_mechanism(mech, d, np.random.default_rng(k))
+        floats.append(time.perf_counter() - start)
+    apply_exact = statistics.median(p["apply"] for p in phases)
+    return {"case": "rows-1e7" if rows == 10**7 else f"rows-{rows}", "rows": rows, "upper": 50,
+            "constructor": "northwest", "source": r.sampler["source"], "lam": r.sampler["lam"],
+            "total_seconds": statistics.median(exact),
+            "stage1_seconds": statistics.median(p["stage1"] for p in phases),
+            "construct_seconds": statistics.median(p["construct"] for p in phases),
+            "stage2_exact_seconds": apply_exact,
+            "stage2_float_seconds": statistics.median(floats),
+            "ratio_exact_over_float": apply_exact / statistics.median(floats),
+            "repeats": repeats, "peak_mb": peak_mb()}
+
+
+def case_upper(rows: int, upper: int, path: str) -> dict:
+    from dpfix.constructors import construct
+    from dpfix.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts, split_budget
+
+    d = counts(rows, upper)
+    start = time.perf_counter()
+    if path == "exact":
+        r = privatize_counts(d, 1.0, upper=upper)
+        total = time.perf_counter() - start
+        return {"case": f"upper-{upper}-exact", "rows": rows, "upper": upper, "path": path,
+                "total_seconds": total, "seconds": r.seconds, "T_built": r.mechanism is not None,
+                "estimated_count_error": r.estimated_count_error, "peak_mb": peak_mb()}
+    # today's float path: the same stage 1, T built in floats, multinomial rows
+    r = privatize_counts(d[:10], 1.0, upper=upper, seed=0)  # a target z of the right size
+    _, eps_2 = split_budget(1.0)
+    t0 = time.perf_counter()
+    mech = construct(r.z, eps_2 * (1 - EPS_MARGIN), method="northwest").normalised()
+    t1 = time.perf_counter()
+    apply_mechanism(mech, d, np.random.default_rng(0))
+    t2 = time.perf_counter()
+    return {"case": f"upper-{upper}-float", "rows": rows, "upper": upper, "path": path,
+            "construct_seconds": t1 - t0, "stage2_seconds": t2 - t1,
+            "total_seconds": t2 - start, "peak_mb": peak_mb()}
+
+
+def run_case(args: list[str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--case", *args], capture_output=True,
+                         text=True, check=False)
+    if out.returncode:
+        return {"case": " ".join(args), "error": out.stderr.strip().splitlines()[-1:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--case", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.case:
+        name, *rest = args.case
+        if name == "noise":
+            res = case_noise(int(rest[0]))
+        elif name == "rows":
+            res = case_rows(int(rest[0]), int(rest[1]))
+        else:
+            res = case_upper(int(rest[0]), int(rest[1]), rest[2])
+        print(json.dumps(res))
+        return 0
+    big = 10**6 if args.quick else 10**7
+    reps = "1" if args.quick else "3"
+    cases = [run_case(["noise", str(big)]), run_case(["rows", str(big), reps]),
+             run_case(["upper", "1000000", "1000000", "exact"]),
+             run_case(["upper", "1000000", "10000", "exact"]),
+             run_case(["upper", "1000000", "10000", "float"])]
+    for c in cases:
+        print(json.dumps(c))
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+                    "note": "2 cores shared with 4-5 other agents' jobs while measured"},
+        "quick": args.quick, "cases": cases}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
