@@ -388,3 +388,21 @@ def test_histogram_cells_are_exact_integers(tmp_path, body, message):
     (tmp_path / "h.csv").write_text(body)
     with pytest.raises(ValueError, match=message):
         read_histogram(tmp_path / "h.csv")
+
+
+def test_numeric_columns_exactly():
+    import decimal
+
+    from dpfix.io import counts_of
+
+    big = pd.Series(np.array([3, 2**63 + 5, 2**64 - 1], dtype=np.uint64))
+    assert counts_of(big, "k").tolist() == [3, 2**62, 2**62]  # clipped, never wrapped
+    assert counts_of(pd.Series([1, 7], dtype="Int8"), "k").tolist() == [1, 7]
+    with pytest.raises(ValueError, match="column 'k', row 1: missing value"):
+        counts_of(pd.Series([1, None, 3], dtype="Int64"), "k")
+    exact = pd.Series([decimal.Decimal("4.00"), 2**53 + 1, "12"], dtype=object)
+    assert counts_of(exact, "k").tolist() == [4, 2**53 + 1, 12]
+    with pytest.raises(ValueError, match="row 0: Decimal\\('4.5'\\) is not an integer"):
+        counts_of(pd.Series([decimal.Decimal("4.5")], dtype=object), "k")
+    with pytest.raises(ValueError, match="row 1: True is a boolean"):
+        counts_of(pd.Series([1, True], dtype=object), "k")

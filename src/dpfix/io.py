@@ -15,7 +15,25 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   file keeps its dtypes;
 - staged atomic writing (:class:`StagedFiles`): every output goes to a
   temporary file beside its destination and all of them are moved into place
-  together, so a failure leaves no partial output.
+  together, so a failure leaves no partial output (see the class for the
+  guarantees: rollback, no silent replacement, signals held during the moves).
+
+Inputs are strict:
+
+- **counts are integers, parsed exactly** (:func:`parse_count`): a text cell
+  is digits, optionally followed by a decimal point and zeros only (``3``,
+  ``3.0``); ``3.0000000000000001``, ``1e3``, ``1e-400``, ``0x10`` are refused
+  with their row, never rounded through a float. Numeric columns must hold
+  whole non-negative values without missing ones;
+- **columns of other logical types are refused by name** before any value is
+  read: dates, times, timestamps, durations, booleans, and (Parquet) decimals
+  with a fraction (:func:`non_count_type`, :func:`parquet_logical_type`);
+- **the header rule of a histogram file**: the first line is a header exactly
+  when one of its comma-separated cells is empty or is not a number
+  (``count,number``, ``,0``); a line of numbers only (``0,5``, ``0.0,5``) is
+  data and is read or refused as such, never dropped. ``header=True``/``False``
+  (``dpfix privatize --header``/``--no-header``) decide instead
+  (:func:`read_histogram`, :func:`histogram_line_is_data`).
 
 pandas (and pyarrow for Parquet) are imported only when a table is read; without
 them the error names the ``production`` extra (:func:`dpfix.numeric.require`).
@@ -327,10 +345,12 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
         raise ValueError(f"column {column!r} not found; columns are {list(table.columns)}")
     if len(table) == 0:
         raise ValueError("the table has no rows")
-    kind = non_count_type(table[column].dtype)
-    if kind is not None:
-        raise ValueError(f"column {column!r} holds {kind}, not counts")
-    values = np.asarray(table[column].to_numpy(), dtype=object)
+    return counts_of(table[column], column)
+
+
+def _counts_by_row(values: Any, column: str) -> np.ndarray:
+    """:func:`parse_count` row by row: exact, and names the first bad row."""
+    values = np.asarray(values.to_numpy(), dtype=object)
     out = np.empty(len(values), dtype=np.int64)
     for i, v in enumerate(values):
         try:
@@ -456,7 +476,7 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
 
     def by_row() -> np.ndarray:  # exact, names the first bad row
-        return counts_from_column(pd.DataFrame({column: values}), column)
+        return _counts_by_row(values, column)
 
     if pd.api.types.is_numeric_dtype(values.dtype):
         if values.isna().any():
