@@ -926,12 +926,18 @@ class held_signals:
 
     def __enter__(self) -> held_signals:
         depth = getattr(_held, "depth", 0)
-        _held.depth = depth + 1
         if depth == 0:
             _held.pending, _held.saved = [], {}
-            if threading.current_thread() is threading.main_thread():
-                for signum in HELD_SIGNALS:
-                    _held.saved[signum] = signal.signal(signum, self._record)
+            try:
+                if threading.current_thread() is threading.main_thread():
+                    for signum in HELD_SIGNALS:
+                        _held.saved[signum] = signal.signal(signum, self._record)
+            except BaseException:  # a signal before every handler was set: undo, re-raise
+                for signum, old in _held.saved.items():
+                    signal.signal(signum, old)
+                _held.saved = {}
+                raise
+        _held.depth = depth + 1
         return self
 
     @staticmethod
