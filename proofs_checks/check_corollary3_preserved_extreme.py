@@ -12,6 +12,13 @@ maximising <C, .> is the smallest face of F containing T:
   so for every C whose face contains T, the face contains a segment through T
   and its preimage cannot map to one point; the check also confirms that the
   maximising face for this D maps to two or more points.
+
+Full mode takes R_F at n = 4 for every z (Normaliz) and adds n = 5 with the
+uniform z, sampled: vertices B of R_F(5) (extreme preimages of sampled
+vertices of F(5), and exact LP optima), where the maximising face of R_F(5)
+(beyond enumeration) is a polytope of its own (Polytope.face) and "maps to one
+point" is decided by exact LPs: the least and the greatest value over the face
+of every entry of Psi B.
 """
 
 from __future__ import annotations
@@ -20,13 +27,18 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import polytope, rf_grid, rf_vertices
+from dpfix.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
+from dpfix.enumeration import normaliz_available
 from dpfix.exact import rank
-from dpfix.representation import psi_map
+from dpfix.representation import extreme_preimage, psi_map
 from dpfix.scales import psi
 
 #: Vertices of R_F checked per case when there are more (n = 4, full mode).
 SAMPLE = 150
+#: Vertices B of R_F(5, lam, uniform z) per lam (full mode): from extreme preimages of
+#: vertices of F, and from LPs with random objectives.
+N5_PREIMAGES = 2
+N5_LPS = 2
 
 RESULT = "Corollary 3"
 STATEMENT = ("Psi B is extreme in F iff some D = Psi^T C is maximised by B on a face "
@@ -35,22 +47,15 @@ STATEMENT = ("Psi B is extreme in F iff some D = Psi^T C is maximised by B on a 
 
 def run(mode: str = "quick") -> int:
     cases = preserved = broken = 0
-    for n, lam, name, z in rf_grid(mode):
+    # R_F at n = 4 for every z needs Normaliz (cdd: the zero-entry z only)
+    for n, lam, name, z in grid(ns_for(mode)) if normaliz_available() else rf_grid(mode):
         Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
-        P = psi(n, lam)
-        verts = rf_vertices(n, lam, z)
-        if len(verts) > SAMPLE:  # each face costs a pass over all vertices: sample at n = 4
-            rng = np.random.default_rng(len(verts))
-            verts = [verts[int(i)] for i in rng.choice(len(verts), SAMPLE, replace=False)]
+        verts = Rz.sample_vertices(SAMPLE, seed=n, limit=None)  # every vertex at n <= 3
         for B in verts:
             T = psi_map(B, lam)
             where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
             x = T.ravel()
-            slack = Fz.b_ub - Fz.A_ub.dot(x)
-            tight = [i for i, s in enumerate(slack) if s == 0]
-            C = (Fz.A_ub[tight].sum(axis=0) if tight else np.zeros(n * n, dtype=object))
-            C = C.reshape(n, n)
-            D = P.T.dot(C)
+            D = face_objective(Fz, T, lam)
             face = Rz.optimal_face_vertices(D, limit=None)
             assert any((V == B).all() for V in face), f"B does not maximise <D, .>: {where}"
             images = {tuple(psi_map(V, lam).ravel()) for V in face}
@@ -63,8 +68,63 @@ def run(mode: str = "quick") -> int:
                 assert len(images) >= 2, f"face of a non-extreme image maps to a point: {where}"
                 broken += 1
             cases += 1
+    if mode == "full":
+        p5, b5, c5 = check_n5()
+        preserved, broken, cases = preserved + p5, broken + b5, cases + c5
     assert preserved and broken, "the grid lacks one side of Corollary 3"
     return cases
+
+
+def face_objective(Fz, T, lam):
+    """D = Psi^T C with C the sum of the normals of F's inequalities tight at T (the
+    face of F maximising <C, .> is the smallest face containing T)."""
+    n = Fz.n
+    slack = Fz.b_ub - Fz.A_ub.dot(T.ravel())
+    tight = [i for i, s in enumerate(slack) if s == 0]
+    C = (Fz.A_ub[tight].sum(axis=0) if tight else np.zeros(n * n, dtype=object))
+    return psi(n, lam).T.dot(C.reshape(n, n))
+
+
+def check_n5(lams=LAMS) -> tuple[int, int, int]:
+    """Sampled B of R_F(5, lam, uniform z); the face of R_F maximising D is a polytope
+    of its own, and its image under Psi is a point iff every entry of Psi B takes one
+    value on it (2 n^2 exact LPs)."""
+    n, z = 5, standard_z(5)["uniform"]
+    preserved = broken = cases = 0
+    rng = np.random.default_rng(53)
+    for lam in lams:
+        Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
+        P = psi(n, lam)
+        bs = [extreme_preimage(T, z, lam) for T in Fz.sample_vertices(N5_PREIMAGES, seed=3)]
+        bs += [Rz.maximize(rng.integers(-9, 10, size=Rz.shape).astype(object))[1]
+               for _ in range(N5_LPS)]
+        for B in bs:
+            assert Rz.is_extreme(B)
+            T = psi_map(B, lam)
+            where = f"n=5, lam={lam}, z=uniform, B={B.tolist()}"
+            D = face_objective(Fz, T, lam)
+            face = Rz.face(D)
+            assert face.contains(B), f"B does not maximise <D, .>: {where}"
+            one_point = True
+            for i in range(n):
+                for j in range(n):
+                    E = np.zeros((n, n), dtype=object)
+                    E[i, j] = 1
+                    G = P.T.dot(E)  # <G, B'> = (Psi B')[i, j]
+                    hi, lo = face.maximize(G)[0], -face.maximize(-G)[0]
+                    one_point &= hi == lo == T[i, j]
+                    if not one_point:
+                        break
+                if not one_point:
+                    break
+            if Fz.is_extreme(T):
+                assert one_point, f"the face of an extreme image maps to more points: {where}"
+                preserved += 1
+            else:
+                assert not one_point, f"face of a non-extreme image maps to a point: {where}"
+                broken += 1
+            cases += 1
+    return preserved, broken, cases
 
 
 if __name__ == "__main__":

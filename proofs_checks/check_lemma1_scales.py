@@ -4,7 +4,9 @@ exactly the 2^(n-1) scales.
 
 Checked exactly: Q's vertices enumerated by cddlib equal the columns of Psi
 (as sets); every vertex of U, and random exact points of U, decompose as
-T = Psi B with B >= 0.
+T = Psi B with B >= 0. Full mode adds U at n = 5 (55,725 vertices for each lam,
+enumerated by Normaliz): a seeded sample of N5_SAMPLE of its vertices and
+random points between them decompose.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ import numpy as np
 from dpfix.cases import LAMS, ns_for, polytope, random_convex_point, random_lam
 from dpfix.representation import decompose, psi_map
 from dpfix.scales import psi
+
+#: Vertices of U(5, lam) decomposed per lam in full mode (of 55,725).
+N5_SAMPLE = 300
 
 RESULT = "Lemma 1"
 STATEMENT = "columns of T in U are conic combinations of scales; ex(Q) = the scales"
@@ -54,10 +59,14 @@ def run(mode: str = "quick") -> int:
             got = cone_vertices(n, lam)
             assert got == scales, f"ex(Q) != scales at n={n}, lam={lam}"
             cases += 1
-    for n in ns_for(mode):
+    for n in ns_for(mode) + ((5,) if mode == "full" else ()):
         for lam in LAMS:
             poly = polytope("U", n, lam)
-            verts = poly.vertices()
+            if n <= 4:
+                verts = poly.vertices()
+            else:  # n = 5: every vertex is enumerated, a seeded sample is decomposed
+                verts = poly.sample_vertices(N5_SAMPLE, seed=n)
+                assert poly.count_vertices() > len(verts)
             points = list(verts) + [random_convex_point(rng, verts) for _ in range(5)]
             for T in points:
                 B = decompose(T, lam)

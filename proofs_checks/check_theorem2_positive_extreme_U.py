@@ -5,7 +5,9 @@ Checked exactly both ways: (a) on every vertex of U with positive entries and
 on points of U that are not extreme (midpoints of two vertices, the centroid);
 (b) on matrices built as S diag(a) from n chosen scales S with S a = 1, a > 0,
 singular and non-singular: U.is_extreme (exact rank of active constraints)
-must agree with the scale condition.
+must agree with the scale condition. Full mode adds U at n = 5 (Normaliz
+enumerates its 55,725 vertices for each lam): a seeded sample of N5_SAMPLE
+positive vertices, midpoints and the centroid of the sample, and built matrices.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import numpy as np
 from dpfix.cases import LAMS, midpoints, ns_for, polytope
 from dpfix.exact import nullspace, rank
 from dpfix.scales import pattern_of, psi
+
+#: Positive vertices of U(5, lam) checked per lam in full mode.
+N5_SAMPLE = 300
 
 RESULT = "Theorem 2"
 STATEMENT = "positive T in U is extreme iff its columns are independent multiples of scales"
@@ -55,10 +60,19 @@ def scale_built_matrices(n: int, lam: Fraction, limit: int) -> list[np.ndarray]:
 
 def run(mode: str = "quick") -> int:
     cases = 0
-    for n in ns_for(mode):
+    for n in ns_for(mode) + ((5,) if mode == "full" else ()):
         for lam in LAMS:
             poly = polytope("U", n, lam)
-            verts = poly.vertices()
+            if n <= 4:
+                verts = poly.vertices()
+            else:  # n = 5: the positive vertices of the whole enumeration, sampled
+                va = poly.vertex_array()
+                positive = va.take((va.numerators > 0).all(axis=1))
+                assert len(positive), f"U(5, {lam}) has no positive vertex"
+                pick = np.random.default_rng(5).choice(len(positive),
+                                                       min(N5_SAMPLE, len(positive)),
+                                                       replace=False)
+                verts = [positive[int(i)] for i in np.sort(pick)]
             points = [V for V in verts if all(v > 0 for v in V.flat)]
             points += midpoints(verts, 40)
             points.append(sum(verts) / len(verts))

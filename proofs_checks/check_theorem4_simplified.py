@@ -2,8 +2,11 @@
 iff no non-zero movement matrix vanishes wherever B vanishes.
 
 Checked exactly on every vertex of R_F and on points of R_F that are not
-extreme (midpoints of vertices, random interior points), against cddlib's
-vertex enumeration and the exact rank test of RF.is_extreme.
+extreme (midpoints of vertices, random interior points), against the exact
+vertex enumeration (cddlib or Normaliz) and the exact rank test of
+RF.is_extreme. Full mode takes R_F at n = 4 for every z (Normaliz, up to 44,358
+vertices): a seeded sample of SAMPLE vertices, with membership of the whole
+vertex set decided on its exact integer rows.
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import midpoints, polytope, random_convex_point, rf_grid, rf_vertices
+from dpfix.cases import grid, midpoints, ns_for, polytope, random_convex_point, rf_grid
+from dpfix.enumeration import normaliz_available
 from dpfix.representation import has_movement_in_support, is_psi_affinely_simplified
+
+#: Vertices of R_F checked per case when there are more (n = 4, full mode).
+SAMPLE = 300
 
 RESULT = "Lemma 2, Theorem 4"
 STATEMENT = "B in R_F is extreme iff Psi-affinely simplified iff no movement fits its support"
@@ -22,14 +29,14 @@ STATEMENT = "B in R_F is extreme iff Psi-affinely simplified iff no movement fit
 def run(mode: str = "quick") -> int:
     rng = np.random.default_rng(4)
     cases = 0
-    for n, lam, name, z in rf_grid(mode):
+    # R_F at n = 4 for every z needs Normaliz (cdd: the zero-entry z only)
+    for n, lam, name, z in grid(ns_for(mode)) if normaliz_available() else rf_grid(mode):
         Rz = polytope("RF", n, lam, z)
-        verts = rf_vertices(n, lam, z)
-        keys = {tuple(V.ravel()) for V in verts}
+        verts = Rz.sample_vertices(SAMPLE, seed=n, limit=None)  # every vertex at n <= 3
         others = midpoints(verts, 25) + [random_convex_point(rng, verts, 4) for _ in range(5)]
         for B, expected in [(V, True) for V in verts] + [(X, None) for X in others]:
             where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
-            is_vertex = tuple(B.ravel()) in keys
+            is_vertex = Rz.has_vertex(B)  # exact, against the whole enumeration
             if expected is not None:
                 assert is_vertex
             simplified = is_psi_affinely_simplified(B, z, lam)

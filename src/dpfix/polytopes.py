@@ -136,6 +136,7 @@ class Polytope:
         self._graphs: dict[str, nx.Graph] = {}
         self._masks: dict[str, np.ndarray] = {}
         self._orbits: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._keys: dict[str, set[tuple[int, ...]]] = {}
         self._dimension: int | None = None
         #: The symmetry group (set by U, F, RF and RU; None: no structure is used).
         self.symmetry: Symmetry | None = None
@@ -339,6 +340,42 @@ class Polytope:
             return len(self._raw[which])
         return _en.count_vertices(self.hrep, which)
 
+    def sample_vertices(self, k: int, seed: int = 0,
+                        limit: int | None | Literal["default"] = "default",
+                        backend: str = "auto") -> list[np.ndarray]:
+        """``k`` vertices drawn (seeded, without replacement) from the whole enumeration,
+        as exact matrices; every vertex, in :meth:`vertices` order, when there are at
+        most ``k``. For the checks at sizes where the vertices are too many to test
+        one by one (F at n = 5).
+
+        Examples
+        --------
+        >>> len(U(3, 2).sample_vertices(5)), len(U(3, 2).sample_vertices(100))
+        (5, 27)
+        """
+        which = resolve_backend(backend, "count", self.num_variables)
+        self._guard("count", limit, which, "sample_vertices")
+        va = self._raw_vertices(which)
+        if len(va) <= k:
+            return self._sorted_vertices(which).to_list()
+        idx = np.sort(np.random.default_rng(seed).choice(len(va), k, replace=False))
+        return [va[int(i)] for i in idx]
+
+    def has_vertex(self, X: Any, backend: str = "auto") -> bool:
+        """Whether ``X`` is one of the enumerated vertices (exact; by their integer rows,
+        so it works on :meth:`vertex_array` sizes). Enumerates without a guard.
+
+        Examples
+        --------
+        >>> U(2, 2).has_vertex([[1, 0], [1, 0]]), U(2, 2).has_vertex([["1/2"] * 2] * 2)
+        (True, False)
+        """
+        which = resolve_backend(backend, "count", self.num_variables)
+        if which not in self._keys:
+            self._keys[which] = self._raw_vertices(which).keys()
+        key = next(iter(VertexArray.from_matrices([self._flat(X)], self.shape).keys()))
+        return key in self._keys[which]
+
     def _incidence(self, backend: str) -> np.ndarray:
         if backend not in self._masks:
             self._masks[backend] = _en.tight_masks(self.hrep, self._sorted_vertices(backend))
@@ -488,6 +525,27 @@ class Polytope:
             t = min(steps)
             x = [xi + t * ui for xi, ui in zip(x, u, strict=True)]
         return x
+
+    def face(self, C: Any) -> Polytope:
+        """The face maximising ``<C, X>`` as a polytope of its own: these constraints
+        plus the equation ``<C, X> = max`` (the maximum by an exact LP). Its vertices
+        are the optimal face's vertices, found without enumerating this polytope
+        (Corollary 3 at n = 5, where R_F is beyond enumeration).
+
+        Examples
+        --------
+        >>> P = U(3, 2)
+        >>> P.face([[1, 0, 0], [0, 0, 0], [0, 0, 0]]).vertices()[0].tolist()  # T[0,0] = 1
+        [[Fraction(1, 1), Fraction(0, 1), Fraction(0, 1)], \
+[Fraction(1, 1), Fraction(0, 1), Fraction(0, 1)], [Fraction(1, 1), Fraction(0, 1), Fraction(0, 1)]]
+        >>> P.face([[1, 1, 1]] * 3).count_vertices()  # <1, T> = 3 on all of U
+        27
+        """
+        c = self._flat(C, "C")
+        value, _ = self.maximize(C)
+        row = {i: v for i, v in enumerate(c) if v != 0}
+        eq = self._eq + ([(row, value)] if row else [])
+        return Polytope(self.name, self.n, self.lam, self.z, self.shape, self._ub, eq)
 
     def optimal_face_vertices(self, C: Any,
                               limit: int | None | Literal["default"] = "default",
