@@ -43,7 +43,14 @@ import cdd
 import cdd.gmp
 import numpy as np
 
-from dpfix.exact import ExactnessError, exact_array, exact_lam, probability_vector, to_fraction
+from dpfix.exact import (
+    ExactnessError,
+    exact_array,
+    exact_lam,
+    probability_vector,
+    rank,
+    to_fraction,
+)
 from dpfix.polytopes import Polytope
 from dpfix.scales import pattern_from_index, psi, scale
 
@@ -67,6 +74,9 @@ __all__ = [
     "RF_delta",
     "representation_of",
     "face_dimensions",
+    "tight_budgets",
+    "column_pieces",
+    "is_extreme_by_pieces",
     "vertex_type",
     "catalogue",
     "delta_northwest",
@@ -559,56 +569,147 @@ def _is_truncated_scale(t: np.ndarray, lam: Fraction) -> bool:
                for i in range(support[0], support[-1]))
 
 
-def vertex_type(T: Any, lam: Any, delta: Any) -> dict[str, Any]:
-    """The type of a mechanism ``T`` in ``U_delta`` (used for vertices):
+def tight_budgets(T: Any, lam: Any, delta: Any) -> list[bool]:
+    """Per pair and order ``2i + d`` (as :func:`positive_parts`): is the budget tight,
+    ``sum_j max(0, T_aj - lam T_bj) = delta``? At ``delta = 0`` every one is (the
+    ratio constraints are the eps-DP ones, all present).
 
-    - ``tight``: the number of pairs and orders whose budget is exhausted
-      (``sum_j positive part = delta``; at ``delta = 0`` only those with a positive
-      ratio constraint active, i.e. all of them: reported as ``2(n-1)``);
-    - ``faces``: the sorted :func:`face_dimensions` of the columns;
-    - ``pieces``: their sum; ``zeros``: the number of zero entries;
-    - ``truncated``: how many columns are multiples of one truncated scale
-      (``scales``: of one full eps-scale);
+    Examples
+    --------
+    >>> tight_budgets([["1/10", "9/10"], [0, 1]], 2, "1/10")
+    [True, False]
+    """
+    delta = check_delta(delta)
+    return [sum(row, _ZERO) == delta for row in positive_parts(T, lam)]
+
+
+def column_pieces(T: Any, lam: Any, delta: Any) -> list[list[tuple[int, int]]]:
+    """Per column, its pieces: the intervals ``[p, q]`` of the components of the graph
+    on its positive entries with an edge ``i - 1 -- i`` when the ratio is exactly
+    ``lam`` or ``1/lam`` in an order whose budget is tight (:func:`tight_budgets`).
+
+    On a piece the column is a multiple of a truncated scale. Theorem 2_delta
+    (docs/open_questions.md section 5): ``T`` is extreme iff the pieces' amounts are
+    fixed by the row sums and the tight budgets (:func:`is_extreme_by_pieces`). At
+    ``delta = 0`` a positive extreme column is one piece, a scale (Theorem 2).
+
+    Examples
+    --------
+    >>> column_pieces([["1/10", "9/10"], [0, 1]], 2, "1/10")
+    [[(0, 0)], [(0, 0), (1, 1)]]
+    """
+    Tm = exact_array(T, "T", ndim=2)
+    lam = exact_lam(lam)
+    tight = tight_budgets(Tm, lam, delta)
+    out = []
+    for j in range(Tm.shape[1]):
+        t, pieces = Tm[:, j], []
+        for i, v in enumerate(t):
+            if v <= 0:
+                continue
+            linked = i > 0 and t[i - 1] > 0 and (
+                (t[i - 1] == lam * v and tight[2 * (i - 1)])
+                or (v == lam * t[i - 1] and tight[2 * (i - 1) + 1]))
+            if linked:
+                pieces[-1] = (pieces[-1][0], i)
+            else:
+                pieces.append((i, i))
+        out.append(pieces)
+    return out
+
+
+def is_extreme_by_pieces(T: Any, lam: Any, delta: Any, z: Any = None) -> bool:
+    """Theorem 2_delta: ``T`` in ``U_delta`` (``F_delta[z]`` when ``z`` is given) is
+    extreme iff the only way to move the amounts of its :func:`column_pieces` keeping
+    every row sum, every tight budget (the sum over its positive columns) and
+    ``z T`` is not to move them: the pieces-by-constraints matrix has full column rank.
+
+    Independent of the polytope's rank test (:meth:`Polytope.is_extreme`); the tests
+    compare the two. Points outside the polytope give False.
+
+    Examples
+    --------
+    >>> is_extreme_by_pieces([["1/10", "9/10"], [0, 1]], 2, "1/10")
+    True
+    >>> is_extreme_by_pieces([["1/2", "1/2"], ["1/2", "1/2"]], 2, "1/10")
+    False
+    """
+    Tm = exact_array(T, "T", ndim=2)
+    lam, delta = exact_lam(lam), check_delta(delta)
+    n = Tm.shape[0]
+    rowsums_ok = all(sum(row, _ZERO) == 1 for row in Tm)
+    if not (rowsums_ok and is_approximately_dp(Tm, lam, delta)):
+        return False
+    zv = None if z is None else probability_vector(z, exact=True, n=n)
+    if zv is not None and any(v != w for v, w in zip(zv.dot(Tm), zv, strict=True)):
+        return False
+    pieces = [(j, p, q) for j, ps in enumerate(column_pieces(Tm, lam, delta)) for p, q in ps]
+    tight = tight_budgets(Tm, lam, delta) if delta > 0 else [False] * (2 * n - 2)
+    cols = []
+    for j, p, q in pieces:
+        u = [Tm[i, j] if p <= i <= q else _ZERO for i in range(n)]
+        col = list(u)  # row sums: row i moves by u_i
+        for k, (a, b) in enumerate(_pairs(n)):
+            if tight[k]:  # the budget's active row: its positive columns
+                col.append(u[a] - lam * u[b] if Tm[a, j] - lam * Tm[b, j] > 0 else _ZERO)
+        if zv is not None:
+            col += [sum((zv[i] * u[i] for i in range(n)), _ZERO) if jj == j else _ZERO
+                    for jj in range(n)]
+        cols.append(col)
+    if not cols:
+        return True
+    M = np.array(cols, dtype=object).T
+    return rank(M) == len(pieces)
+
+
+def vertex_type(T: Any, lam: Any, delta: Any) -> dict[str, Any]:
+    """The type of a mechanism ``T`` in ``U_delta`` (used to catalogue vertices):
+
+    - ``tight``: how many of the ``2(n-1)`` pair budgets are exhausted (all at
+      ``delta = 0``);
+    - ``pieces``: the sorted numbers of :func:`column_pieces` per column, and
+      ``total`` their sum (Theorem 2_delta: at most ``n + tight`` at a vertex);
+    - ``faces``: the sorted :func:`face_dimensions` (the lifted cone's faces);
+    - ``zeros``: the number of zero entries;
+    - ``truncated``: how many columns are a multiple of one truncated scale, and
+      ``scales`` how many of one full eps-scale;
     - ``pure``: whether ``T`` is eps-DP (in ``U``).
 
     Examples
     --------
     >>> t = vertex_type([["1/10", "9/10"], [0, 1]], 2, "1/10")
-    >>> t["tight"], t["faces"], t["truncated"], t["pure"]
+    >>> t["tight"], t["pieces"], t["truncated"], t["pure"]
     (1, (1, 2), 1, False)
     """
     Tm = exact_array(T, "T", ndim=2)
     lam, delta = exact_lam(lam), check_delta(delta)
-    n = Tm.shape[0]
     sums = [sum(row, _ZERO) for row in positive_parts(Tm, lam)]
-    faces = face_dimensions(Tm, lam)
+    pieces = [len(ps) for ps in column_pieces(Tm, lam, delta)]
     cols = list(Tm.T)
-    full = [t for t in cols if all(v > 0 for v in t)]
     return {
-        "tight": sum(1 for s in sums if s == delta),
-        "faces": tuple(sorted(faces)),
-        "pieces": sum(faces),
+        "tight": sum(1 for v in sums if v == delta),
+        "pieces": tuple(sorted(pieces)),
+        "total": sum(pieces),
+        "faces": tuple(sorted(face_dimensions(Tm, lam))),
         "zeros": sum(1 for v in Tm.flat if v == 0),
         "truncated": sum(1 for t in cols if _is_truncated_scale(t, lam)),
-        "scales": sum(1 for t in full if _is_truncated_scale(t, lam)),
-        "pure": all(s == 0 for s in sums),
-        "n": n,
+        "scales": sum(1 for t in cols if all(v > 0 for v in t) and _is_truncated_scale(t, lam)),
+        "pure": all(v == 0 for v in sums),
     }
 
 
 def catalogue(vertices: list[np.ndarray], lam: Any, delta: Any) -> Counter:
-    """Counts of ``(tight, faces, truncated)`` over the given vertices of ``U_delta``
-    or ``F_delta`` (see :func:`vertex_type`).
+    """Counts of ``(tight, pieces)`` (see :func:`vertex_type`) over the given vertices.
 
     Examples
     --------
     >>> sorted(catalogue(U_delta(2, 2, "1/10").vertices(), 2, "1/10").items())
-    [((0, (0, 2), 0), 2), ((1, (1, 2), 1), 4), ((2, (2, 2), 0), 2)]
+    [((0, (0, 2)), 2), ((1, (1, 2)), 4), ((2, (2, 2)), 2)]
     """
     out: Counter = Counter()
     for V in vertices:
         t = vertex_type(V, lam, delta)
-        out[(t["tight"], t["faces"], t["truncated"])] += 1
+        out[(t["tight"], t["pieces"])] += 1
     return out
 
 
