@@ -258,3 +258,39 @@ def test_best_values_exact():
     values = [sum(c * x for c, x in zip(C, X.ravel(), strict=True)) for X in va]
     assert best == max(values)
     assert hits.tolist() == [i for i, v in enumerate(values) if v == best]
+
+
+# -- what explore and verify use ----------------------------------------------------------
+def test_summary_matches_the_graph():
+    P = F(4, 2, standard_z(4)["uniform"])
+    s = P.summary(diameter_max_vertices=2000)
+    G = P.graph(backend="cdd")
+    degrees = [d for _, d in G.degree()]
+    assert s["vertices"] == G.number_of_nodes() == 1806 and s["dimension"] == 9
+    assert s["degree"] == (min(degrees), max(degrees)) and s["edges"] == G.number_of_edges()
+    import networkx as nx
+    assert s["diameter"] == nx.diameter(G)
+    assert s["orbits"] == len(P.orbits()[0]) and s["symmetry_order"] == 48
+    skipped = F(3, 2, standard_z(3)["asymmetric"]).summary(degree_max_orbits=3,
+                                                          diameter_max_vertices=0)
+    assert skipped["degree"] is None and skipped["diameter"] is None
+
+
+def test_sample_and_membership():
+    P = RF(3, 2, standard_z(3)["geometric"])
+    every = P.vertices()
+    assert [X.tolist() for X in P.sample_vertices(10**6)] == [X.tolist() for X in every]
+    some = P.sample_vertices(5, seed=1)
+    assert len(some) == 5 and all(P.has_vertex(X) for X in some)
+    assert [X.tolist() for X in some] == [X.tolist() for X in P.sample_vertices(5, seed=1)]
+    assert not P.has_vertex((every[0] + every[1]) / 2)
+
+
+def test_face_is_the_optimal_face():
+    P = RF(3, 2, standard_z(3)["uniform"])
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        C = rng.integers(-2, 3, size=P.shape).astype(object)
+        face = P.face(C)
+        assert {tuple(X.ravel()) for X in face.vertices(backend="cdd")} == \
+            {tuple(X.ravel()) for X in P.optimal_face_vertices(C)}

@@ -412,6 +412,52 @@ class Polytope:
             self._graphs[which] = G
         return self._graphs[which].copy()
 
+    def summary(self, backend: str = "auto", diameter_max_vertices: int = 1000,
+                degree_max_orbits: int = 20_000,
+                limit: int | None | Literal["default"] = "default") -> dict[str, Any]:
+        """Vertex count, dimension, orbits, degree range, edges and (small graphs)
+        diameter, as cheaply as each allows: what ``dpfix explore`` prints.
+
+        Degrees come from one vertex per orbit (:meth:`degree_range`), skipped when
+        there are more than ``degree_max_orbits`` orbits (F at n = 5 with a z
+        without symmetry: 1.2 million orbits, hours); the diameter needs the whole
+        graph and is computed up to ``diameter_max_vertices`` vertices.
+
+        Returns
+        -------
+        dict
+            ``polytope`` (repr), ``dimension``, ``vertices``, ``orbits``,
+            ``symmetry_order``, ``degree`` (``(min, max)`` or None), ``edges`` (or
+            None), ``diameter`` (or None), ``backend``, ``seconds``.
+
+        Examples
+        --------
+        >>> s = U(3, 2).summary()
+        >>> s["vertices"], s["orbits"], s["degree"], s["edges"], s["diameter"]
+        (27, 4, (6, 10), 102, 3)
+        """
+        import time
+
+        start = time.perf_counter()
+        which = resolve_backend(backend, "count", self.num_variables)
+        self._guard("count", limit, which, "summary")
+        reps, sizes = self.orbits(limit, which)
+        nv = int(sizes.sum())
+        row: dict[str, Any] = {
+            "polytope": repr(self), "dimension": self.dimension(), "vertices": nv,
+            "orbits": len(reps), "symmetry_order": (self.symmetry.order if self.symmetry
+                                                     else 1),
+            "degree": None, "edges": None, "diameter": None, "backend": which}
+        if 0 < len(reps) <= degree_max_orbits:
+            lo, hi, edges = self.degree_range(limit, which)
+            row.update(degree=(lo, hi), edges=edges)
+        if 0 < nv <= diameter_max_vertices:
+            G = self.graph(limit=None, backend=backend)
+            if nx.is_connected(G):
+                row["diameter"] = nx.diameter(G)
+        row["seconds"] = round(time.perf_counter() - start, 2)
+        return row
+
     # -- symmetry -------------------------------------------------------------------------
     def orbits(self, limit: int | None | Literal["default"] = "default",
                backend: str = "auto") -> tuple[VertexArray, np.ndarray]:
@@ -461,6 +507,8 @@ class Polytope:
         dim = self.dimension()
         degrees = [len(_en.neighbours(masks, int(u), dim)) for u in first]
         total = sum(int(s) * d for s, d in zip(sizes, degrees, strict=True))
+        if total % 2:
+            raise RuntimeError(f"{self!r}: the degrees sum to an odd {total}")
         return min(degrees), max(degrees), total // 2
 
     def dimension(self) -> int:
