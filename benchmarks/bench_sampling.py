@@ -120,13 +120,20 @@ def case_upper(rows: int, upper: int, path: str) -> dict:
         return {"case": f"upper-{upper}-exact", "rows": rows, "upper": upper, "path": path,
                 "total_seconds": total, "seconds": r.seconds, "T_built": r.mechanism is not None,
                 "estimated_count_error": r.estimated_count_error, "peak_mb": peak_mb()}
-    # today's float path: the same stage 1, T built in floats, multinomial rows
-    r = privatize_counts(d[:10], 1.0, upper=upper, seed=0)  # a target z of the right size
-    _, eps_2 = split_budget(1.0)
+    # today's float path: stage 1, T built in floats and checked, multinomial rows
+    from dpfix.pipeline import histogram
+    from dpfix.privatizers import privatize_distribution
+
+    eps_1, eps_2 = split_budget(1.0)
+    eta, _ = histogram(d, upper)
+    z = np.asarray(privatize_distribution(eta, eps_1, method="cyclic-laplace", secure=True).z,
+                   dtype=float)
     t0 = time.perf_counter()
-    mech = construct(r.z, eps_2 * (1 - EPS_MARGIN), method="northwest").normalised()
+    mech = construct(z, eps_2 * (1 - EPS_MARGIN), method="northwest").normalised()
+    assert mech.privacy_level() <= eps_2
+    mech.check(z)
     t1 = time.perf_counter()
-    apply_mechanism(mech, d, np.random.default_rng(0))
+    apply_mechanism(mech, d, np.random.default_rng())
     t2 = time.perf_counter()
     return {"case": f"upper-{upper}-float", "rows": rows, "upper": upper, "path": path,
             "construct_seconds": t1 - t0, "stage2_seconds": t2 - t1,
