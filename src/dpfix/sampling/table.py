@@ -167,16 +167,21 @@ def _rows(log_T: np.ndarray, s: int, e: int) -> np.ndarray:
     return P / P.sum(axis=1, keepdims=True)
 
 
-def _apportion(v: np.ndarray, total: int) -> np.ndarray:
-    """Non-negative-ish integers ``a`` with ``sum a = total`` and ``|a - v|`` small (Hamilton)."""
-    a = np.floor(v).astype(np.int64)
-    r = total - int(a.sum())
-    k = v.size
-    base, rem = divmod(r, k)
-    a += base
-    if rem:
-        a[np.argpartition(a - v, rem - 1)[:rem]] += 1  # the most rounded-down entries
-    return a
+def _apportion(V: np.ndarray, total: int) -> np.ndarray:
+    """Integers ``A`` with every row summing to ``total`` and ``|A - V|`` small (Hamilton).
+
+    Each row: the floors, then the rest ``r`` spread evenly (``r // k`` each) and
+    one more unit to the ``r mod k`` entries rounded down the most.
+    """
+    A = np.floor(V).astype(np.int64)
+    k = V.shape[1]
+    r = total - A.sum(axis=1)  # exact int64 (k entries below 2^62 / p each)
+    base = r // k
+    A += base[:, None]
+    rem = r - base * k
+    for t in np.flatnonzero(rem):
+        A[t, np.argpartition(A[t] - V[t], rem[t] - 1)[:rem[t]]] += 1
+    return A
 
 
 def _exact_row(row: np.ndarray, total: int) -> np.ndarray:
@@ -261,6 +266,7 @@ def checked_table(T: Any = None, *, log_T: Any = None, eps: float | None = None,
     else:
         positive = np.isfinite(M).any(axis=0)
     k = int(positive.sum())
+    cols: Any = slice(None) if k == n else positive  # a slice avoids copies
     ratio = float(lam_s)
     c = 2.0
     for _ in range(4):
@@ -275,18 +281,19 @@ def checked_table(T: Any = None, *, log_T: Any = None, eps: float | None = None,
                     W[i, positive] = _exact_row(M[i, positive], share)
                 worst = max(worst, 1.0)
                 continue
-            P = _rows(M, s, e)[:, positive]
-            for t in range(e - s):
-                v = P[t] * share
-                a = _apportion(v, share)
-                worst = max(worst, float(np.abs(a - v).max()))
-                W[s + t, positive] = a
+            V = _rows(M, s, e)[:, cols]
+            V *= share
+            A = _apportion(V, share)
+            A -= V.astype(np.int64)  # |A - V| <= |A - floor(V)| + 1
+            worst = max(worst, float(np.abs(A).max()) + 1)
+            A += V.astype(np.int64)
+            W[s:e, cols] = A
         if worst <= c:
             break
         c = 2 * worst
     else:  # pragma: no cover - the rounding error is at most a few units
         raise SamplingCheckError(f"{constructor}: rounding error {worst} units persists")
-    W[:, positive] += F
+    W[:, cols] += F
     table = CheckedTable(W, bits, lam_s, budget, constructor, F)
     table.check()
     return table
