@@ -350,3 +350,17 @@ def test_pipeline_histogram_input_is_drawn_exactly_up_to_the_cap():
                            seed=0)
     assert big.sampler["kind"] == "float multinomial"
     assert "multinomial" in big.public_report()["samplers"]["stage2"]
+
+
+def test_pipeline_refuses_a_table_that_fails_the_exact_check(monkeypatch):
+    import dpfix.pipeline as P
+
+    drawn = []
+    # checked at lam = 2 < e^eps_2 = e^0.86: T (ratios up to e^0.86) fails the integer check
+    monkeypatch.setattr(P, "checked_table",
+                        lambda *a, **k: checked_table(*a, **{**k, "lam": Fraction(2)}))
+    monkeypatch.setattr(P, "_draw_rows", lambda *a, **k: drawn.append(a))
+    d = np.random.default_rng(3).negative_binomial(2, 0.25, 2000)
+    with pytest.raises(P.NotPrivateError, match="table: rows"):
+        P.privatize_counts(d, 1.0, upper=12, constructor="heuristic", seed=0)
+    assert drawn == []
