@@ -350,6 +350,8 @@ def test_pipeline_histogram_input_is_drawn_exactly_up_to_the_cap():
                            seed=0)
     assert big.sampler["kind"] == "float multinomial"
     assert "multinomial" in big.public_report()["samplers"]["stage2"]
+    with pytest.raises(ValueError, match="joint histogram"):
+        privatize_counts(None, 1.0, upper=20_000, histogram=[1, 2, 3], seed=0)
 
 
 def test_pipeline_refuses_a_table_that_fails_the_exact_check(monkeypatch):

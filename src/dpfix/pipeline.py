@@ -779,6 +779,9 @@ def privatize_counts(
         d = np.minimum(d, upper)
         N = int(d.size)
     else:
+        if n > STRUCTURED_T_MAX:
+            raise ValueError(f"upper: a histogram input returns the n x n joint histogram: "
+                             f"upper at most {STRUCTURED_T_MAX - 1}, got {upper}")
         d = None
         eta, topcoded = _check_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
