@@ -39,7 +39,8 @@ class TwoSidedGeometric:
     Parameters
     ----------
     lam : int, Fraction or str
-        A rational ``lam = p/q > 1`` with ``4 (p + q) <= 2^61``.
+        A rational ``lam = p/q > 1`` with ``2 (p + q) p <= 2^63`` (``p`` up to about
+        ``2^31``; :func:`dpfix.sampling.source.rational_lam` keeps ``p <= 2^30``).
 
     Attributes
     ----------
@@ -60,8 +61,9 @@ class TwoSidedGeometric:
         if not lam > 1:
             raise ValueError(f"lam: must be a rational > 1, got {lam}")
         p, q = lam.numerator, lam.denominator
-        if 4 * (p + q) > _MAX_BOUND:
-            raise ValueError(f"lam: numerator {p} too large for the exact sampler (< 2^58)")
+        if 2 * (p + q) * p > 1 << 63:
+            raise ValueError(f"lam: numerator {p} too large for the exact sampler "
+                             "(2 (p + q) p must stay below 2^63)")
         K = 1
         while 2 * (p + q) * p ** (K + 1) <= _MAX_BOUND:
             K += 1
