@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import dpfix.constructors as C
@@ -366,3 +368,20 @@ def test_pipeline_refuses_a_table_that_fails_the_exact_check(monkeypatch):
     with pytest.raises(P.NotPrivateError, match="table: rows"):
         P.privatize_counts(d, 1.0, upper=12, constructor="heuristic", seed=0)
     assert drawn == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=7).filter(any),
+       st.integers(2, 9), st.integers(1, 8))
+def test_remap_reproduces_northwest_for_random_rational_targets(weights, p, q):
+    """Property: G R == northwest_corner(z, lam) exactly, for any rational z (zeros
+    anywhere) and lam = p/q > 1; the remap has at most 2n - 1 pieces."""
+    lam = Fraction(p + q, q)
+    total = sum(weights)
+    z = [Fraction(w, total) for w in weights]
+    s = structured_sampler("northwest", z, lam=lam)
+    assert (s.matrix() == northwest_corner(z, lam=lam).matrix).all()
+    assert s.remap.cols.size <= 2 * len(z) - 1
+    drawn = s.matrix(drawn=True)  # the thresholds' shares: within 2^-bits of R's
+    assert max(abs(a - b) for a, b in zip(drawn.flat, s.matrix().flat, strict=True)) \
+        <= Fraction(len(z), 1 << s.remap.bits)
