@@ -467,27 +467,27 @@ def test_help_lists_every_method():
 
 # ------------------------------------------------------------------ random state
 def _unseeded_random_selector(table, tmp_path, capsys, monkeypatch):
-    """Run ``--selector random`` without ``--seed``; return the report text, the stage-2
-    generator's starting state and the seed handed to the heuristic."""
-    import copy
+    """Run ``--selector random`` without ``--seed``; return the report text, what stage 2
+    drew its randomness from and the seed handed to the heuristic."""
     import re
 
     import dpfix.pipeline as P
 
     seen = {}
-    apply, heuristic = P.apply_mechanism, C.heuristic
+    source, heuristic = P.random_source, C.heuristic
 
-    def spy_apply(mech, counts, rng, *a, **k):
-        seen["seed_seq"] = rng.bit_generator.seed_seq
-        seen["state"] = copy.deepcopy(rng.bit_generator.state)
-        return apply(mech, counts, rng, *a, **k)
+    def spy_source(seed=None):
+        seen["stage2_seed"] = seed
+        seen["source"] = source(seed)
+        return seen["source"]
 
     def spy_heuristic(z, eps, **kw):
         seen["selector_seed"] = kw.get("seed")
         return heuristic(z, eps, **kw)
-    monkeypatch.setattr(P, "apply_mechanism", spy_apply)
+    monkeypatch.setattr(P, "random_source", spy_source)
     monkeypatch.setattr(C, "heuristic", spy_heuristic)
-    argv = base(table, tmp_path, "--selector", "random", "--report", tmp_path / "r.json")
+    argv = base(table, tmp_path, "--selector", "random", "--report", tmp_path / "r.json",
+                "--constructor", "heuristic")
     del argv[argv.index("--seed"):argv.index("--seed") + 2]
     rc, _, err = cli(capsys, "privatize", *argv)
     assert rc == 0, err
@@ -496,26 +496,20 @@ def _unseeded_random_selector(table, tmp_path, capsys, monkeypatch):
 
 
 def test_unseeded_random_selector_leaks_no_random_state(table, tmp_path, capsys, monkeypatch):
-    text, seen, _ = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
+    text, seen, numbers = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
     assert "entropy" not in text.lower() and "SeedSequence" not in text
     r = json.loads(text)
     assert r["mechanism"]["params"]["seed"] == "fresh OS randomness (not recorded)"
-    assert r["seed"] is None and str(seen["seed_seq"].entropy) not in text
-    # the selector's randomness is independent of stage 2's (not a sibling SeedSequence)
-    s = seen["selector_seed"]
-    assert not isinstance(s, np.random.SeedSequence) or s.entropy != seen["seed_seq"].entropy
+    assert r["seed"] is None
+    s = seen["selector_seed"]  # the selector's randomness is not in the report
+    assert not isinstance(s, np.random.SeedSequence) or s.entropy not in numbers
 
 
-def test_stage2_generator_cannot_be_rebuilt_from_the_report(table, tmp_path, capsys,
-                                                            monkeypatch):
-    _, seen, numbers = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
-    assert numbers  # the report has numbers to try: every one as entropy, with any spawn key
-    for v in set(numbers):
-        for ss in [np.random.SeedSequence(v), *np.random.SeedSequence(v).spawn(3)]:
-            assert np.random.PCG64(ss).state != seen["state"]
-        for key in range(3):
-            ss = np.random.SeedSequence(v, spawn_key=(key,))
-            assert np.random.PCG64(ss).state != seen["state"]
+def test_stage2_randomness_cannot_be_rebuilt_from_the_report(table, tmp_path, capsys,
+                                                             monkeypatch):
+    """Unseeded, stage 2 draws from the secure source (fresh OS randomness, no seed)."""
+    _, seen, _ = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
+    assert seen["stage2_seed"] is None and seen["source"].secure
 
 
 def test_report_writer_refuses_random_state():
@@ -696,25 +690,46 @@ def test_an_interrupt_after_the_commit_says_so(table, tmp_path, capsys, monkeypa
 
 
 # ------------------------------------------------------------------ strict inputs (issue 11)
-@pytest.mark.parametrize("eps", ["1000", "1e6", "1e-300", "501", "1e-7"])
+@pytest.mark.parametrize("eps", ["1000", "1e6", "1e-300", "100.5", "9e-5"])
 def test_extreme_epsilon_is_one_line_with_the_range(eps, table, tmp_path, capsys):
     argv = base(table, tmp_path)
     argv[argv.index("--epsilon") + 1] = eps
-    err = assert_refused(capsys, argv, "--epsilon: the usable range is 1e-06 to 500", tmp_path,
+    err = assert_refused(capsys, argv, "--epsilon: the usable range is 0.0001 to 100", tmp_path,
                          [table])
     assert repr(eps) in err
 
 
-def test_one_stage_constructors_have_their_range(table, tmp_path, capsys):
+def test_one_stage_constructors_and_lp_have_their_range(table, tmp_path, capsys):
     argv = base(table, tmp_path, "--constructor", "staircase")
-    argv[argv.index("--epsilon") + 1] = "1e-4"
-    assert_refused(capsys, argv, "usable range is 0.001 to 500 (with --constructor staircase)",
+    argv[argv.index("--epsilon") + 1] = "5e-4"
+    assert_refused(capsys, argv, "usable range is 0.001 to 100 (with --constructor staircase)",
+                   tmp_path, [table])
+    argv = base(table, tmp_path, "--constructor", "lp")
+    argv[argv.index("--epsilon") + 1] = "30"
+    assert_refused(capsys, argv, "usable range is 0.0001 to 20 (with --constructor lp)",
                    tmp_path, [table])
 
 
 def test_a_split_that_starves_a_stage_is_refused(table, tmp_path, capsys):
     argv = base(table, tmp_path, "--split", "1e-12")
     assert_refused(capsys, argv, "--split: gives eps_1 = 1e-12", tmp_path, [table])
+
+
+@pytest.mark.parametrize("constructor", sorted(C.CONSTRUCTORS))
+def test_the_ends_of_the_epsilon_range_work(constructor, table, tmp_path, capsys):
+    """Both ends of the documented range give a mechanism, without any warning (the
+    command turns numerical warnings into errors) at a small and a moderate n."""
+    from dpfix.cli.privatize import EPSILON_RANGE
+
+    for eps in EPSILON_RANGE[constructor]:
+        for upper in (5, 30):
+            argv = base(table, tmp_path, "--constructor", constructor, "--force")
+            argv[argv.index("--epsilon") + 1] = repr(eps)
+            argv[argv.index("--upper") + 1] = upper
+            if constructor == "discrete-gaussian":
+                argv += ["--delta", "1e-6"]
+            rc, _, err = cli(capsys, "privatize", *argv)
+            assert (rc, err) == (0, ""), (eps, upper, err)
 
 
 @pytest.mark.parametrize("eps", ["1000", "1e-300"])
