@@ -294,3 +294,31 @@ def test_face_is_the_optimal_face():
         face = P.face(C)
         assert {tuple(X.ravel()) for X in face.vertices(backend="cdd")} == \
             {tuple(X.ravel()) for X in P.optimal_face_vertices(C)}
+
+
+# -- U counted through its structure ------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("lam", LAMS + (Fr(7, 5),))
+def test_structural_count_of_U_agrees_with_normaliz(n, lam):
+    assert en.u_vertex_count(n, lam) == U(n, lam).count_vertices(backend="normaliz")
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("lam", LAMS)
+def test_structural_count_of_U_agrees_with_normaliz_n5(lam):
+    # U(5)'s count depends on lam (it does not for n <= 4)
+    assert U(5, lam).count_vertices(backend="structure", processes=2) == \
+        U(5, lam).count_vertices(backend="normaliz")
+
+
+def test_structural_faces():
+    # the non-zero faces of the cone of lam-bounded vectors: 3^(n-1) patterns; a pattern
+    # with c free pairs has c + 1 basis vectors, and with no free pair it is a scale
+    patterns, families = en._u_faces(4, 2, 1)
+    assert len(patterns) == 27
+    for pt, fam in zip(patterns, families, strict=True):
+        assert len(fam) == pt.count("*") + 1
+    from dpfix.scales import scale
+    s = scale([1, -1, 1], 2)
+    v = families[patterns.index(("+", "-", "+"))][0]
+    assert [Fr(x, sum(v)) for x in v] == list(s)

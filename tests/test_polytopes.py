@@ -423,8 +423,14 @@ def test_size_guard():
             F(5, 2, standard_z(5)["uniform"]).vertices()
         with pytest.raises(ValueError, match=r"U\(n=5\)\.graph\(\).*degree_range"):
             U(5, 2).graph()
+        with pytest.raises(ValueError, match=r"F\(n=6\)\.count_vertices\(\).*n <= 5"):
+            F(6, 2, standard_z(6)["uniform"]).count_vertices()
         with pytest.raises(ValueError, match=r"U\(n=6\)\.count_vertices\(\).*n <= 5"):
-            U(6, 2).count_vertices()
+            U(6, 2).count_vertices(backend="normaliz")
+    with pytest.raises(ValueError, match=r"U\(n=7\)\.count_vertices\(\): the structural.*n <= 6"):
+        U(7, 2).count_vertices()
+    with pytest.raises(ValueError, match="U only"):
+        F(3, 2, ["1/3"] * 3).count_vertices(backend="structure")
         assert LIMITS["normaliz"]["count"]["F"] == 5
     assert len(U(3, 2).vertices(limit=None)) == 27
     assert VERTEX_LIMITS["R_F"] == 3
