@@ -4,7 +4,11 @@
 U, F and R_F (those within the enumeration guard), their dimensions and a
 summary of each polytope graph (:func:`dpfix.reports.polytope_summary`);
 ``dpfix explore example1`` prints exact instances of both phenomena of the
-paper's Example 1 (:func:`dpfix.counterexamples.find_example1`).
+paper's Example 1 (:func:`dpfix.counterexamples.find_example1`);
+``dpfix explore northwest --weights zero-one`` prints the smallest exact
+instance where the northwest corner is not optimal over F for a non-convex
+loss (:func:`dpfix.certify.find_northwest_counterexample`; for a convex loss
+there is none, Theorem A of docs/optimum_of_F.md).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from dpfix.reports import (
 __all__ = ["add_parser", "run", "WHAT"]
 
 #: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
-WHAT = ("example1",)
+WHAT = ("example1", "northwest")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -37,9 +41,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "at lam = e^eps, computed exactly (enumerations beyond the guard are "
                     f"skipped, R_F beyond n = {RF_MAX_N}). Or, with example1, the exact "
                     "instances of both phenomena of the paper's Example 1.",
-        epilog="examples: dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6; dpfix explore example1")
+        epilog="examples: dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6; dpfix explore example1; "
+               "dpfix explore northwest --weights zero-one")
     p.add_argument("what", nargs="?", choices=WHAT,
-                   help="example1: search n = 3 for both phenomena of the paper's Example 1")
+                   help="example1: search n = 3 for both phenomena of the paper's Example 1; "
+                        "northwest: search for the smallest instance where the northwest "
+                        "corner is not optimal over F for --weights")
+    p.add_argument("--weights", default="zero-one",
+                   help="with northwest: the loss f(i - j): zero-one (default), capped:C, "
+                        "sqrt, or a convex one (abs, squared, hinge:A), for which the search "
+                        "finds none (Theorem A)")
+    p.add_argument("--n-max", type=int, default=5,
+                   help="with northwest: the largest n searched (default 5)")
     p.add_argument("--n", type=int, default=3,
                    help=f"number of counts, 2..{EXPLORE_MAX_N} (default 3)")
     p.add_argument("--lam", default="2", help="lam = e^eps, a rational above 1 such as 2 or "
@@ -64,6 +77,24 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
     return 0
 
 
+def _run_northwest(weights: str, n_max: int) -> int:
+    from dpfix.certify import find_northwest_counterexample
+    from dpfix.mechanism import loss
+
+    loss(weights)  # an unknown name is refused before the search starts
+    if not 2 <= n_max <= 6:
+        raise ValueError(f"--n-max: must be in 2..6 (the exact search grows fast), got {n_max}")
+    found = find_northwest_counterexample(weights, n_max=n_max)
+    if found is None:
+        print(f"weights {weights}: the northwest corner is optimal over F on every instance "
+              f"searched (n <= {n_max}, z = c/N with N <= 6, lam in 2, 3, 3/2)")
+        return 0
+    print("The smallest exact instance where the northwest corner is not optimal over F "
+          "(docs/optimum_of_F.md section 5):")
+    print(found)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix explore``."""
     if args.what == "example1":
@@ -71,4 +102,6 @@ def run(args: argparse.Namespace) -> int:
 
         print(format_example1(find_example1()))
         return 0
+    if args.what == "northwest":
+        return _run_northwest(args.weights, args.n_max)
     return _run_polytopes(args.n, args.lam, args.z)
