@@ -541,8 +541,45 @@ def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
     return np.random.SeedSequence(), np.random.SeedSequence(), None
 
 
+def _missing(name: str, positions: np.ndarray, kind: str) -> ValueError:
+    k = positions.size
+    return ValueError(f"{name}: {k} missing value{'s' if k > 1 else ''} ({kind}), first at "
+                      f"position {int(positions[0])}; counts must be integers: drop or fill "
+                      "the missing ones")
+
+
+def _integer_vector(values: Any, name: str) -> np.ndarray:
+    """``values`` as a numpy array, refusing by name what numpy would turn into other
+    numbers: masked entries (``np.asarray`` keeps their hidden data), missing values
+    (pandas NA becomes a float NaN) and uint64 values above ``2^63 - 1`` (they wrap to
+    negative int64; a negative number cast to unsigned lands there)."""
+    if np.ma.isMaskedArray(values):
+        masked = int(np.ma.count_masked(values))
+        if masked:
+            raise ValueError(f"{name}: a masked array with {masked} masked entr"
+                             f"{'y' if masked == 1 else 'ies'}; masked values are not data: "
+                             "drop them (.compressed()) or fill them (.filled(v))")
+        values = np.ma.getdata(values)
+    isna = getattr(values, "isna", None)  # pandas Series, Index and extension arrays
+    if callable(isna):
+        missing = np.flatnonzero(np.asarray(isna(), dtype=bool))
+        if missing.size:
+            raise _missing(name, missing, "NA")
+    d = np.asarray(values)
+    if d.dtype.kind == "f":
+        missing = np.flatnonzero(np.isnan(d))
+        if missing.size:
+            raise _missing(name, missing, "NaN")
+    if d.dtype.kind == "u" and d.size and d.max() > np.iinfo(np.int64).max:
+        i = int(np.argmax(d > np.iinfo(np.int64).max))
+        raise ValueError(f"{name}: {int(d.flat[i])} at position {i} is above 2^63 - 1, the "
+                         f"largest count (a {d.dtype} input; a negative number cast to "
+                         "unsigned lands there)")
+    return d
+
+
 def _check_counts(counts: Any) -> np.ndarray:
-    d = np.asarray(counts)
+    d = _integer_vector(counts, "counts")
     if d.ndim != 1:
         raise ValueError(f"counts: expected one count per row (1 dimension), got shape {d.shape}")
     if d.size == 0:
@@ -594,7 +631,7 @@ def check_choices(constructor: str = "heuristic", selector: Any = "best",
 
 def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
     """``(eta top-coded at upper, topcoded)`` for a histogram input, refusing bad ones."""
-    e = np.asarray(eta)
+    e = _integer_vector(eta, "eta")
     if e.ndim != 1 or e.size == 0:
         raise ValueError(f"eta: expected a histogram (1 dimension, >= 1 entry), got shape "
                          f"{e.shape}")
@@ -711,7 +748,8 @@ def privatize_counts(
     TimeLimitReached
         The LP hit ``time_limit``.
     ValueError
-        On bad input.
+        On bad input, named by its cause: masked entries of a masked array,
+        missing values (pandas NA, NaN), uint64 values above ``2^63 - 1``.
 
     Examples
     --------
