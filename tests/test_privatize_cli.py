@@ -796,3 +796,23 @@ def test_histogram_first_line_of_numbers_is_data(flag, total, tmp_path, capsys):
 def test_header_option_needs_a_histogram(table, tmp_path, capsys):
     assert_refused(capsys, base(table, tmp_path, "--no-header"), "only with --histogram",
                    tmp_path, [table])
+
+
+# ------------------------------------------------------------------ --time-limit (issue 12)
+def test_lp_time_limit_fails_in_one_line_with_nothing_written(table, tmp_path, capsys):
+    argv = base(table, tmp_path, "--upper", "60", "--constructor", "lp", "--time-limit", "0.001")
+    rc, out, err = cli(capsys, "privatize", *argv)
+    assert rc == 1 and out == "" and err.count("\n") == 1
+    assert "Time limit reached" in err and "nothing written" in err
+    assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("extra, match", [(["--time-limit", "2"], "lp only"),
+                                          (["--constructor", "lp", "--time-limit", "-1"],
+                                           "seconds > 0"),
+                                          (["--constructor", "lp", "--time-limit", "x"],
+                                           "not a number")])
+def test_bad_time_limit_is_refused(table, tmp_path, capsys, extra, match):
+    rc, out, err = cli(capsys, "privatize", *base(table, tmp_path, *extra))
+    assert rc == 2 and match in err and err.count("\n") == 1
+    assert not (tmp_path / "o.csv").exists()

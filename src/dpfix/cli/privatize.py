@@ -38,9 +38,14 @@ Decisions
   constructor (measured: below it the float constructions or the privacy
   check lose every digit, above it ``e^eps`` overflows the float privacy
   check), and with a split each stage gets at least :data:`MIN_STAGE_EPSILON`.
-- **Randomness.** Without ``--seed`` stage 1 uses OpenDP's secure samplers;
-  ``--seed`` makes the run reproducible with numpy's samplers, labelled "not
-  for production" in the report (and with a warning).
+- **Randomness.** Without ``--seed`` stage 1 uses OpenDP's secure samplers
+  and stage 2 the exact samplers of :mod:`dpfix.sampling` on the operating
+  system's CSPRNG (docs/sampling.md); ``--seed`` makes the run reproducible
+  with numpy's samplers in stage 1 and a seeded PCG64 feeding the exact
+  samplers in stage 2, labelled "not for production" in the report (and with
+  a warning).
+- **Time limit.** ``--constructor lp`` takes ``--time-limit SECONDS`` (HiGHS);
+  reaching it ends the run with one line, exit code 1, nothing written.
 """
 
 from __future__ import annotations
@@ -158,12 +163,31 @@ def _delta(text: str | None) -> float | None:
     return delta
 
 
+def _time_limit(text: Any) -> float | None:
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"--time-limit: not a number of seconds: {text!r}") from None
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"--time-limit: must be a finite number of seconds > 0, got {text!r}")
+    return seconds
+
+
 def _method_options(args: argparse.Namespace) -> dict:
     """The pipeline's options (the names were checked by argparse's choices)."""
-    return {"constructor": args.constructor, "selector": args.selector,
-            "split": _split(args.split), "privatizer": args.privatizer,
-            "postprocess": args.postprocess, "seed": _seed(args.seed),
-            "delta": _delta(args.delta)}
+    options = {"constructor": args.constructor, "selector": args.selector,
+               "split": _split(args.split), "privatizer": args.privatizer,
+               "postprocess": args.postprocess, "seed": _seed(args.seed),
+               "delta": _delta(args.delta)}
+    limit = _time_limit(getattr(args, "time_limit", None))
+    if limit is not None:
+        if args.constructor != "lp":
+            raise ValueError(f"--time-limit: applies to --constructor lp only, not "
+                             f"{args.constructor!r}; drop it")
+        options["time_limit"] = limit
+    return options
 
 
 def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Path],
@@ -501,6 +525,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--postprocess", default=None, choices=list(POSTPROCESSORS), metavar="NAME",
                    help=f"stage 1 post-processing: {', '.join(POSTPROCESSORS)} "
                         f"(default {DEFAULT_POSTPROCESS})")
+    p.add_argument("--time-limit", metavar="SECONDS",
+                   help="--constructor lp only: seconds for the LP solver (HiGHS); reaching "
+                        "it ends the run with one line (exit code 1), nothing written")
     p.add_argument("--delta", help="the delta of an (eps, delta) method, required by "
                    "--privatizer cyclic-gaussian (stage 1) and --constructor discrete-gaussian "
                    "(the release)")
