@@ -77,17 +77,18 @@ def test_crime_data_end_to_end(tmp_path, capsys):
     out, rep, conf, png = (tmp_path / f for f in ("o.csv", "r.json", "c.json", "p.png"))
     rc, stdout, err = cli(capsys, "privatize", src, "--column", "MURDER", "--epsilon", "1",
                           "--upper", "50", "--out", out, "--report", rep, "--plot", png,
-                          "--confidential-report", conf, "--quiet")
+                          "--confidential-report", conf, "--quiet", "--key", "county_name")
     assert rc == 0 and err == "" and digest(src) == before
     a, b = rows(src), rows(out)
-    col = a[0].index("MURDER")
-    assert len(b) == len(a) == 3137 and b[0] == a[0]
-    for ra, rb in zip(a[1:], b[1:], strict=True):  # every other cell byte for byte
-        assert ra[:col] + ra[col + 1:] == rb[:col] + rb[col + 1:]
-        assert 0 <= int(rb[col]) <= 50
-    da, db = pd.read_csv(src, encoding="utf-8-sig"), pd.read_csv(out)
-    pd.testing.assert_frame_equal(da.drop(columns="MURDER"), db.drop(columns="MURDER"))
+    col, name = a[0].index("MURDER"), a[0].index("county_name")
+    # only the key and the privatized column: INDEX (the sum of the crime columns) would
+    # give back the true MURDER of most counties
+    assert len(b) == len(a) == 3137 and b[0] == ["county_name", "MURDER"]
+    for ra, rb in zip(a[1:], b[1:], strict=True):  # the key byte for byte
+        assert rb[0] == ra[name] and 0 <= int(rb[1]) <= 50
     r = json.loads(rep.read_text())
+    cols = r["output_columns"]
+    assert cols["key"] == ["county_name"] and cols["kept"] == [] and "INDEX" in cols["dropped"]
     assert (r["n"], r["N"], r["upper"]) == (51, 3136, 50)
     assert r["budget"]["eps_t"] == 1 and r["budget"]["split"]["rule"] == "rule-of-thumb"
     assert r["budget"]["eps_1"] + r["budget"]["eps_2"] == pytest.approx(1, rel=1e-15)
@@ -166,7 +167,8 @@ def test_other_csv_cells_untouched_bom_crlf_quotes(tmp_path, capsys):
     src.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
     out = tmp_path / "o.csv"
     rc, _, err = cli(capsys, "privatize", src, "--column", "k", "--epsilon", "2",
-                     "--upper", "10", "--out", out, "--seed", "0", "--quiet")
+                     "--upper", "10", "--out", out, "--seed", "0", "--quiet", "--key", "id",
+                     "--keep", "label", "--keep", "extra")
     assert rc == 0, err
     raw = out.read_bytes()
     assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
@@ -185,7 +187,8 @@ def test_parquet_keeps_dtypes(tmp_path, capsys):
     frame.to_parquet(src)
     out = tmp_path / "o.parquet"
     rc, _, err = cli(capsys, "privatize", src, "--column", "k", "--epsilon", "1",
-                     "--upper", "5", "--out", out, "--seed", "0", "--quiet")
+                     "--upper", "5", "--out", out, "--seed", "0", "--quiet",
+                     *[x for c in "fsc" for x in ("--keep", c)])
     assert rc == 0, err
     got = pd.read_parquet(out)
     pd.testing.assert_frame_equal(got.drop(columns="k"), frame.drop(columns="k"))
@@ -813,6 +816,35 @@ def test_lp_time_limit_fails_in_one_line_with_nothing_written(table, tmp_path, c
                                           (["--constructor", "lp", "--time-limit", "x"],
                                            "not a number")])
 def test_bad_time_limit_is_refused(table, tmp_path, capsys, extra, match):
+    rc, out, err = cli(capsys, "privatize", *base(table, tmp_path, *extra))
+    assert rc == 2 and match in err and err.count("\n") == 1
+    assert not (tmp_path / "o.csv").exists()
+
+
+# ------------------------------------------------------------------ safe outputs (issue 12)
+def test_output_holds_only_the_privatized_and_declared_columns(table, tmp_path, capsys):
+    rep = tmp_path / "r.json"
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", rep))
+    assert rc == 0, err
+    assert rows(tmp_path / "o.csv")[0] == ["k"]  # nothing else by default
+    assert json.loads(rep.read_text())["output_columns"]["dropped"] == ["name", "code", "rate",
+                                                                        "note"]
+    out2, rep2 = tmp_path / "o2.csv", tmp_path / "r2.json"
+    argv = base(table, tmp_path, "--out", out2, "--report", rep2, "--keep", "note",
+                "--key", "name")
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0, err
+    a, b = rows(table), rows(out2)
+    assert b[0] == ["name", "k", "note"]  # the table's order
+    assert [r[0] for r in b] == [r[0] for r in a] and [r[2] for r in b] == [r[4] for r in a]
+    cols = json.loads(rep2.read_text())["output_columns"]
+    assert (cols["key"], cols["kept"], cols["dropped"]) == (["name"], ["note"], ["code", "rate"])
+
+
+@pytest.mark.parametrize("extra, match", [(["--keep", "nope"], "not found"),
+                                          (["--key", "k"], "privatized column"),
+                                          (["--keep", "name", "--key", "name"], "named twice")])
+def test_bad_kept_columns_are_refused(table, tmp_path, capsys, extra, match):
     rc, out, err = cli(capsys, "privatize", *base(table, tmp_path, *extra))
     assert rc == 2 and match in err and err.count("\n") == 1
     assert not (tmp_path / "o.csv").exists()

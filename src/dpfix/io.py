@@ -66,7 +66,7 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
            "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
-           "parquet_logical_type", "histogram_line_is_data"]
+           "parquet_logical_type", "histogram_line_is_data", "other_columns"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -839,7 +839,26 @@ def parquet_dtype(dtype: Any, n: int) -> Any:
     return np.int64
 
 
-def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) -> None:
+def other_columns(table: TableInput) -> list[str]:
+    """The names of the table's columns other than the privatized one (header order).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "t.csv").write_text("name,k,x\\na,3,1\\n")
+    >>> other_columns(read_counts(d / "t.csv", "k"))
+    ['name', 'x']
+    """
+    if table.kind == "histogram":
+        return []
+    if table.kind == "csv":
+        return [str(h) for k, h in enumerate(table.frame.iloc[0]) if k != table.col]
+    return [str(c) for c in table.frame.columns if c != table.col]
+
+
+def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
+                 keep: Any = None) -> None:
     """Write the privatized counts in the format of the input ``table``.
 
     A CSV table is written back with only the privatized column changed (the
@@ -847,7 +866,10 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) 
     CRLF line ends kept); a Parquet table keeps its dtypes (the privatized
     column as :func:`parquet_dtype` says); a histogram is written as its
     header line (if it had one), then ``count,number`` for every count
-    ``0 .. upper``.
+    ``0 .. upper``. With ``keep`` (a list of column names), only those
+    columns and the privatized one are written, in the table's order: the
+    other columns are not private (``dpfix privatize`` passes ``--key`` and
+    ``--keep``, issue 12).
 
     Parameters
     ----------
@@ -857,6 +879,8 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) 
         What :func:`dpfix.pipeline.privatize_counts` returned for its counts.
     dest : str or pathlib.Path
         The file to write (usually a :meth:`StagedFiles.temp`).
+    keep : list of str, optional
+        The other columns to write (None: every column).
 
     Examples
     --------
@@ -878,6 +902,10 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) 
     elif table.kind == "csv":
         frame = table.frame.copy()
         frame.iloc[1:, table.col] = result.counts.astype(str)
+        if keep is not None:
+            names = set(keep)
+            frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
+                                   if k == table.col or str(h) in names]]
         frame.to_csv(dest, header=False, index=False, encoding=encoding,
                      lineterminator=table.newline)
     else:
@@ -886,6 +914,9 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path) 
         frame = table.frame.copy()
         dtype = parquet_dtype(frame[table.col].dtype, result.n)
         frame[table.col] = pd.Series(result.counts, index=frame.index).astype(dtype)
+        if keep is not None:
+            names = set(keep)
+            frame = frame[[c for c in frame.columns if c == table.col or str(c) in names]]
         frame.to_parquet(dest)
 
 

@@ -2,16 +2,22 @@
 
 ``dpfix privatize INPUT --column COL --epsilon 1 --upper 50 --out OUTPUT`` runs
 the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on one column
-of a CSV or Parquet table and writes the same table, rows in the same order,
-with that column replaced. ``--demo`` runs it on the package's own synthetic
-table and, when the shared data folder exists, on the county homicides.
+of a CSV or Parquet table and writes the privatized column, rows in the same
+order, with the columns named by ``--key`` and ``--keep``. ``--demo`` runs it
+on the package's own synthetic table and, when the shared data folder exists,
+on the county homicides.
 
 Decisions
 ---------
-- **Other columns untouched.** The table is read and written by
-  :mod:`dpfix.io` (:func:`~dpfix.io.read_counts`, :func:`~dpfix.io.write_counts`):
-  a CSV file as text, so the other cells are written back byte for byte; a
-  Parquet file with its dtypes.
+- **Only private or declared columns are written** (issue 12). The output
+  holds the privatized column and the columns named by ``--key`` (keys) and
+  ``--keep`` (declared public), in the table's order; every other column is
+  dropped, since it is not private (on the county data ``INDEX``, the sum of
+  the crime columns, gives back the true ``MURDER`` of most counties). The
+  report lists the kept and the dropped columns. The table is read and
+  written by :mod:`dpfix.io` (:func:`~dpfix.io.read_counts`,
+  :func:`~dpfix.io.write_counts`): a CSV file as text, so the kept cells are
+  written back byte for byte; a Parquet file with its dtypes.
 - **Histogram input** (``--histogram``: rows ``count,number`` with an optional
   header line): its ``N = sum(number)`` rows are never materialised; the
   histogram of the privatized counts is written in the same format. The first
@@ -70,6 +76,8 @@ MAX_UPPER = 10_000
 DEMO_EPSILON = 1.0
 DEMO_SYNTHETIC_UPPER = 40
 DEMO_CRIME = ("crime_data.csv", "MURDER", 50)
+#: The key column each demo table keeps (every other column is dropped: not private).
+DEMO_KEYS = {"synthetic": ["category"], "crime": ["county_name"]}
 DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.json")
 #: Usable --epsilon (eps_t) per constructor, measured on every constructor and privatizer
 #: over eps from 1e-300 to 1e6 and upper from 10 to 1000 (numerical warnings as errors).
@@ -244,17 +252,19 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
                     plot: str | Path | None = None,
                     confidential_report: str | Path | None = None, force: bool = False,
                     quiet: bool = False, label: str | None = None,
-                    read_from: str | Path | None = None, **options: Any) -> Any:
+                    read_from: str | Path | None = None, key: list | None = None,
+                    keep: list | None = None, **options: Any) -> Any:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
     :class:`dpfix.io.StagedFiles`); the caller commits them. ``read_from`` is
     the file actually read when it is not ``input_path`` yet (the demo's staged
-    input). ``options`` go to :func:`dpfix.pipeline.privatize_counts`; returns
-    its PrivatizedCounts.
+    input). ``key`` and ``keep`` name the other columns written (declared
+    public); every other column is dropped. ``options`` go to
+    :func:`dpfix.pipeline.privatize_counts`; returns its PrivatizedCounts.
     """
     from dpfix import reports
-    from dpfix.io import is_parquet, read_counts, write_counts
+    from dpfix.io import is_parquet, other_columns, read_counts, write_counts
     from dpfix.pipeline import privatize_counts
 
     start = time.perf_counter()
@@ -278,9 +288,14 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
     if header is not None and not histogram:
         raise ValueError("--header/--no-header: only with --histogram (a table's first line "
                          "is always its header)")
+    key, keep = list(key or []), list(keep or [])
+    if histogram and (key or keep):
+        raise ValueError(f"{'--key' if key else '--keep'}: a histogram file has no other "
+                         "columns; drop it")
 
     table = read_counts(source, column, histogram, header=header)
     table.path = input_path
+    passed = _passed_columns(table, column, key, keep, other_columns(table))
     read_seconds = time.perf_counter() - start
     progress = _Progress(table.rows, quiet, label or input_path.name)
     try:
@@ -292,7 +307,8 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
     progress.close()
 
     write_start = time.perf_counter()
-    write_counts(table, result, staged.temp(paths["--out"], "--out"))
+    write_counts(table, result, staged.temp(paths["--out"], "--out"),
+                 keep=None if histogram else passed)
     if fmt is not None:
         fig = reports.make_figure(result, label or input_path.name)
         fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
@@ -304,10 +320,35 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
                            staged.temp(paths["--confidential-report"],
                                        "--confidential-report"))
     if paths["--report"] is not None:
-        reports.write_json(reports.public_report(result, table, column, upper,
-                                                 paths["--out"]),
-                           staged.temp(paths["--report"], "--report"))
+        public = reports.public_report(result, table, column, upper, paths["--out"])
+        if not histogram:
+            public["output_columns"] = {
+                "privatized": [column], "key": key, "kept": keep,
+                "dropped": [c for c in other_columns(table) if c not in passed],
+                "rule": "only the privatized column and the columns declared public with "
+                        "--key or --keep are written"}
+        reports.write_json(public, staged.temp(paths["--report"], "--report"))
     return result
+
+
+def _passed_columns(table: Any, column: str | None, key: list, keep: list,
+                    names: list[str]) -> list[str]:
+    """The columns written besides the privatized one: ``--key`` then ``--keep``, checked."""
+    seen: set[str] = set()
+    for flag, given in (("--key", key), ("--keep", keep)):
+        for name in given:
+            if name == column:
+                raise ValueError(f"{flag}: {name!r} is the privatized column")
+            if name not in names:
+                raise ValueError(f"{flag}: column {name!r} not found; the other columns are "
+                                 f"{names}")
+            if names.count(name) > 1:
+                raise ValueError(f"{flag}: column {name!r} appears {names.count(name)} times "
+                                 "in the header")
+            if name in seen:
+                raise ValueError(f"{flag}: column {name!r} named twice")
+            seen.add(name)
+    return [*key, *keep]
 
 
 def _announce(result: Any, paths: dict[str, Path | None]) -> None:
@@ -354,6 +395,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                   ("--report", args.report), ("--plot", args.plot),
                                   ("--confidential-report", args.confidential_report),
                                   ("--histogram", args.histogram),
+                                  ("--key", args.key), ("--keep", args.keep),
                                   ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
@@ -387,6 +429,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
             d = root / name
             secret = d / DEMO_FILES[3] if name == "synthetic" else None
             result = _privatize_file(path, column=column, epsilon=eps, upper=upper,
+                                     key=DEMO_KEYS[name],
                                      out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
                                      plot=d / DEMO_FILES[2], confidential_report=secret,
                                      force=args.force, quiet=args.quiet, staged=staged,
@@ -463,7 +506,8 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                              out=args.out, histogram=args.histogram, header=args.header,
                              report=args.report, plot=args.plot,
                              confidential_report=args.confidential_report, staged=staged,
-                             force=args.force, quiet=args.quiet, **options)
+                             force=args.force, quiet=args.quiet, key=args.key, keep=args.keep,
+                             **options)
 
     def say() -> None:
         _announce(result, {"out": Path(args.out), "report": args.report, "plot": args.plot,
@@ -507,6 +551,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report only")
     p.add_argument("--out", help="output table (same format as INPUT); must not exist")
+    p.add_argument("--key", action="append", metavar="COL",
+                   help="a key column written to the output as it is (repeatable); the "
+                        "output holds only the privatized column, --key and --keep columns")
+    p.add_argument("--keep", action="append", metavar="COL",
+                   help="pass another column through, declaring it public (repeatable); "
+                        "every column not named is dropped (it is not private)")
     p.add_argument("--constructor", default="heuristic", choices=list(CONSTRUCTORS),
                    metavar="NAME",
                    help=f"stage 2, the count mechanism T: {', '.join(CONSTRUCTORS)}. "
