@@ -369,6 +369,8 @@ def test_progress_bar_and_quiet(table, tmp_path, capsys):
     argv = [a for a in base(table, tmp_path) if a not in ("--quiet",)]
     rc, _, err = cli(capsys, "privatize", *argv)
     assert rc == 0 and "row" in err and "%" in err and "NOT FOR PRODUCTION" in err
+    assert "\r" not in err  # stderr is not a terminal here: no carriage-return frames
+    assert "stage 1, construct, draw done; 300 rows (100%)" in err
     argv[argv.index("--out") + 1] = tmp_path / "o2.csv"
     rc, out, err = cli(capsys, "privatize", *argv, "--quiet")
     assert rc == 0 and err == "" and "out:" in out

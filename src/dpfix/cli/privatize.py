@@ -222,21 +222,38 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
 
 # ------------------------------------------------------------------ the job
 class _Progress:
-    """A tqdm bar on stderr, opened when the pipeline's first stage starts."""
+    """Progress on stderr: a tqdm bar on a terminal, one line at the end otherwise.
+
+    On a terminal the bar opens with the pipeline's first stage and shows the
+    stage and its elapsed time while ``T`` is built (no row count stuck at 0%),
+    then the rows drawn. When stderr is not a terminal (a log file, a pipe) no
+    carriage-return frames are written: one line when the run succeeds, nothing
+    when it fails (the error stays one line). ``--quiet``: nothing.
+    """
 
     def __init__(self, total: int, quiet: bool, label: str) -> None:
         self.total, self.quiet, self.label, self.bar = total, quiet, label, None
+        self.stages: list[str] = []
+        self.done = 0
+        self.tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
 
     def stage(self, name: str) -> None:
         if self.quiet:
             return
+        self.stages.append(name)
+        if not self.tty:
+            return
         if self.bar is None:
             tqdm = require("tqdm").tqdm
             self.bar = tqdm(total=self.total, unit="row", unit_scale=True, file=sys.stderr,
-                            mininterval=0.5, dynamic_ncols=True)
+                            mininterval=0.5, dynamic_ncols=True,
+                            bar_format="{desc}{elapsed}")
+        if name == "draw":
+            self.bar.bar_format = None  # the row bar from now on
         self.bar.set_description(f"{self.label}: {name}")
 
     def update(self, rows: int) -> None:
+        self.done += rows
         if self.bar is not None:
             self.bar.update(rows)
 
@@ -244,6 +261,10 @@ class _Progress:
         if self.bar is not None:
             self.bar.leave = not failed  # an error message replaces the bar
             self.bar.close()
+        elif not (self.quiet or failed or not self.stages):
+            share = 100 * self.done // self.total if self.total else 100
+            print(f"dpfix privatize: {self.label}: {', '.join(self.stages)} done; "
+                  f"{self.done} rows ({share}%)", file=sys.stderr)
 
 
 def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: float, upper: int,
