@@ -850,3 +850,17 @@ def test_bad_kept_columns_are_refused(table, tmp_path, capsys, extra, match):
     rc, out, err = cli(capsys, "privatize", *base(table, tmp_path, *extra))
     assert rc == 2 and match in err and err.count("\n") == 1
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_structured_constructors_take_a_large_upper_without_T(table, tmp_path, capsys):
+    rep = tmp_path / "r.json"
+    argv = base(table, tmp_path, "--upper", "20000", "--constructor", "northwest",
+                "--report", rep)
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0, err
+    r = json.loads(rep.read_text())
+    assert r["n"] == 20001 and r["mechanism"]["built"] is False and "params" not in r["mechanism"]
+    assert "post-processing" in r["samplers"]["privacy_statement"]
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--upper", "20000",
+                                                "--out", tmp_path / "o2.csv"))
+    assert rc == 2 and "need no n x n T" in err and not (tmp_path / "o2.csv").exists()

@@ -197,7 +197,8 @@ def public_report(result: PrivatizedCounts, table: TableInput, column: str | Non
                        "data without noise"},
     }
     report.update(result.public_report())
-    report["mechanism"]["params"] = small_params(result.mechanism.params)
+    if result.mechanism is not None:  # None: a structured constructor drawn without T
+        report["mechanism"]["params"] = small_params(result.mechanism.params)
     # building T reads only the public z; the other phases take time growing with the
     # data (the draw with the number of non-empty count groups): confidential report only
     report["timings_seconds"] = {"construct": result.seconds["construct"]}

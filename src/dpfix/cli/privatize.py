@@ -68,11 +68,15 @@ from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numeric import require
 from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
-__all__ = ["add_parser", "run", "MAX_UPPER", "EPSILON_RANGE", "MIN_STAGE_EPSILON",
-           "STRICT_WARNINGS"]
+__all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
+           "MIN_STAGE_EPSILON", "STRICT_WARNINGS"]
 
 #: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
 MAX_UPPER = 10_000
+#: The structured constructors (northwest, unfixed, truncated-geometric) are drawn as
+#: G R without T, in O(n) memory (dpfix.sampling; measured: 10^6 rows at upper 10^6 in
+#: 12 s and 430 MB, benchmarks/bench_sampling.py).
+MAX_UPPER_STRUCTURED = 1_000_000
 DEMO_EPSILON = 1.0
 DEMO_SYNTHETIC_UPPER = 40
 DEMO_CRIME = ("crime_data.csv", "MURDER", 50)
@@ -124,13 +128,19 @@ def _stage_budgets(eps: float, options: dict) -> None:
                          "a larger --epsilon)")
 
 
-def _upper(text: Any) -> int:
+def _upper(text: Any, constructor: str = "heuristic") -> int:
+    from dpfix.sampling import STRUCTURED
+
     try:
         upper = int(str(text).strip())
     except ValueError:
         raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
-    if not 1 <= upper <= MAX_UPPER:
-        raise ValueError(f"--upper: must be an integer in 1..{MAX_UPPER}, got {text!r}")
+    top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
+    if not 1 <= upper <= top:
+        more = (f" (with --constructor {constructor}; northwest, unfixed and "
+                f"truncated-geometric need no n x n T and take up to {MAX_UPPER_STRUCTURED})"
+                if top == MAX_UPPER else "")
+        raise ValueError(f"--upper: must be an integer in 1..{top}{more}, got {text!r}")
     return upper
 
 
@@ -520,7 +530,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                         ("--out", args.out)):
         if value is None:
             raise ValueError(f"{flag} is required")
-    eps, upper = _epsilon(args.epsilon, args.constructor), _upper(args.upper)
+    eps, upper = _epsilon(args.epsilon, args.constructor), _upper(args.upper, args.constructor)
     options = _method_options(args)
     _stage_budgets(eps, options)
     result = _privatize_file(args.input, column=args.column, epsilon=eps, upper=upper,
