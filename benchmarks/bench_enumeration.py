@@ -9,7 +9,10 @@ shared and a run past the cap can be stopped):
 - R_F(4, lam, z) for lam in {3/2, 2, 3} and the four standard targets z
   (uniform, geometric, asymmetric, zero-entry): all vertices (target: under
   10 s each);
-- F(5, 2, uniform z): counted (target: under 4 minutes within 4 GB).
+- F(5, 2, uniform z): counted (target: under 4 minutes within 4 GB);
+- U's vertices also counted through their structure (``backend="structure"``,
+  two processes): U(5, lam) beside Normaliz, and U(6, 2), beyond Normaliz
+  (``--no-u6`` skips it: several minutes).
 
 Normaliz runs are repeated (``--repeats``, median; once for F(5)); cdd runs
 once with a time cap (``--cdd-cap``, default 600 s) and is reported as
@@ -57,7 +60,9 @@ def worker(kind: str, n: int, lam: str, zname: str | None, backend: str, what: s
     """One measurement in this process (run by the parent in a subprocess)."""
     P = _polytope(kind, n, lam, zname)
     start = time.perf_counter()
-    if what == "count":
+    if backend == "structure":
+        count = P.count_vertices(limit=None, backend=backend, processes=2)
+    elif what == "count":
         count = P.count_vertices(limit=None, backend=backend)
     else:
         count = len(P.vertex_array(limit=None, backend=backend))
@@ -91,6 +96,7 @@ def main() -> int:
     parser.add_argument("--cdd-cap", type=float, default=None,
                         help="seconds before a cdd run is stopped (default 600; 60 quick)")
     parser.add_argument("--repeats", type=int, default=3, help="Normaliz runs per case")
+    parser.add_argument("--no-u6", action="store_true", help="skip U(6, 2) (structure)")
     parser.add_argument("--worker", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -108,7 +114,7 @@ def main() -> int:
     rows = []
     print(f"cdd cap {cap:.0f} s; load average at start {_load()}", flush=True)
     header = f"{'polytope':34} {'vertices':>9} {'Normaliz s':>10} {'GB':>5} " \
-             f"{'cdd s':>9} {'ratio':>8} {'target':>7}"
+             f"{'cdd s':>9} {'ratio':>8} {'target':>7} {'structure s':>11}"
     print(header, flush=True)
     for case in cases:
         repeats = 1 if case["kind"] == "F" else args.repeats
@@ -122,6 +128,10 @@ def main() -> int:
             assert cdd["vertices"] == runs[0]["vertices"], "the backends disagree on the count"
             cdd_text, ratio = f"{cdd['seconds']:.2f}", cdd["seconds"] / med
             ratio_text = f"{ratio:.1f}"
+        structure = (measure({**case, "what": "count"}, "structure", 3600.0)
+                     if case["kind"] == "U" else None)
+        if structure is not None:
+            assert structure["vertices"] == runs[0]["vertices"], "structure disagrees"
         target = TARGETS[case["kind"]]
         name = (f"{case['kind']}({case['n']}, {case['lam']}"
                 + (f", {case['z']} z)" if case["z"] else ")"))
@@ -130,11 +140,23 @@ def main() -> int:
                "normaliz_peak_gb": max(r["peak_gb"] for r in runs),
                "cdd_s": cdd["seconds"], "cdd_cap_s": cap, "cdd_peak_gb": cdd.get("peak_gb"),
                "ratio_cdd_over_normaliz": ratio, "ratio_is_lower_bound": cdd["seconds"] is None,
+               "structure_s": structure and structure["seconds"],
                "target_s": target, "target_met": med < target, "load_after": _load()}
         rows.append(row)
         print(f"{name:34} {row['vertices']:>9} {med:>10.2f} {row['normaliz_peak_gb']:>5.2f} "
-              f"{cdd_text:>9} {ratio_text:>8} {'ok' if med < target else 'MISSED':>7}",
+              f"{cdd_text:>9} {ratio_text:>8} {'ok' if med < target else 'MISSED':>7} "
+              f"{'' if structure is None else format(structure['seconds'], '.2f'):>11}",
               flush=True)
+    if not args.quick and not args.no_u6:
+        case = {"kind": "U", "n": 6, "lam": "2", "z": None, "what": "count"}
+        u6 = measure(case, "structure", 3600.0)
+        rows.append({**case, "polytope": "U(6, 2)", "vertices": u6["vertices"],
+                     "structure_s": u6["seconds"], "structure_peak_gb": u6["peak_gb"],
+                     "normaliz_median_s": None, "cdd_s": None,
+                     "note": "counted through its structure only (two processes)",
+                     "load_after": _load()})
+        print(f"{'U(6, 2) (structure, 2 processes)':34} {u6['vertices']:>9} "
+              f"{u6['seconds']:>10.2f}", flush=True)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
