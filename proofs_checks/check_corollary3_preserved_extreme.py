@@ -28,7 +28,7 @@ import sys
 import numpy as np
 
 from dpfix.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
-from dpfix.enumeration import normaliz_available
+from dpfix.enumeration import VertexArray, best_values, normaliz_available
 from dpfix.exact import rank
 from dpfix.representation import extreme_preimage, psi_map
 from dpfix.scales import psi
@@ -50,22 +50,29 @@ def run(mode: str = "quick") -> int:
     # R_F at n = 4 for every z needs Normaliz (cdd: the zero-entry z only)
     for n, lam, name, z in grid(ns_for(mode)) if normaliz_available() else rf_grid(mode):
         Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
-        verts = Rz.sample_vertices(SAMPLE, seed=n, limit=None)  # every vertex at n <= 3
-        for B in verts:
+        va = Rz.vertex_array(limit=None)
+        images = Rz.psi_images(limit=None).full_rows()  # Psi of every vertex, exact integers
+        rng = np.random.default_rng(n)
+        chosen = (range(len(va)) if len(va) <= SAMPLE else
+                  np.sort(rng.choice(len(va), SAMPLE, replace=False)))
+        for b in chosen:
+            B = va[int(b)]
             T = psi_map(B, lam)
             where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
-            x = T.ravel()
+            assert VertexArray.from_matrices([T], T.shape).keys() == {
+                tuple(images[int(b)].tolist())}, f"psi_images disagrees with psi_map: {where}"
             D = face_objective(Fz, T, lam)
-            face = Rz.optimal_face_vertices(D, limit=None)
-            assert any((V == B).all() for V in face), f"B does not maximise <D, .>: {where}"
-            images = {tuple(psi_map(V, lam).ravel()) for V in face}
+            _, face = best_values(va, list(D.ravel()))  # the maximising face, exactly
+            assert int(b) in set(face.tolist()), f"B does not maximise <D, .>: {where}"
+            points = {tuple(r) for r in images[face].tolist()}
             if Fz.is_extreme(T):
-                assert images == {tuple(x)}, f"face maps to {len(images)} points: {where}"
+                assert points == {tuple(images[int(b)].tolist())}, \
+                    f"face maps to {len(points)} points: {where}"
                 preserved += 1
             else:
                 face_dim = n * n - rank(Fz.active_constraints(T))
                 assert face_dim >= 1, f"non-extreme T on a 0-dimensional face: {where}"
-                assert len(images) >= 2, f"face of a non-extreme image maps to a point: {where}"
+                assert len(points) >= 2, f"face of a non-extreme image maps to a point: {where}"
                 broken += 1
             cases += 1
     if mode == "full":

@@ -13,14 +13,12 @@ is checked through the preimages).
 from __future__ import annotations
 
 import sys
-from math import lcm
 
 import numpy as np
 
 from dpfix.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
 from dpfix.enumeration import VertexArray, normaliz_available
 from dpfix.representation import extreme_preimage, psi_map
-from dpfix.scales import psi
 
 #: Vertices of F given to extreme_preimage per case when there are more.
 SAMPLE = 300
@@ -60,20 +58,8 @@ def run(mode: str = "quick") -> int:
 
 def image_keys(Rz, lam) -> set[tuple]:
     """Psi B for every vertex B of R_F, as the primitive integer rows of
-    :class:`~dpfix.enumeration.VertexArray` (exact: Psi scaled to integers and
-    applied to the integer numerators of all vertices at once)."""
-    va = Rz.vertex_array(limit=None)
-    k, n = Rz.shape
-    P = psi(n, lam)
-    q = lcm(*(v.denominator for v in P.ravel()))
-    P_int = np.array([[int(v * q) for v in row] for row in P], dtype=object)
-    num = va.numerators.astype(object).reshape(len(va), k, n)
-    if va.numerators.dtype != object and (int(np.abs(va.numerators).max()) * k
-                                          * max(abs(int(v)) for v in P_int.ravel()) < 2**62):
-        P_int, num = P_int.astype(np.int64), num.astype(np.int64)
-    T_num = np.einsum("ik,mkj->mij", P_int, num).reshape(len(va), n * n)
-    den = va.denominators.astype(object if T_num.dtype == object else np.int64) * q
-    return VertexArray(T_num, den, (n, n)).keys()
+    :class:`~dpfix.enumeration.VertexArray` (exact, in integers: RF.psi_images)."""
+    return Rz.psi_images(limit=None).keys()
 
 
 def check_preimage(T, z, lam, Rz, where: str) -> None:
