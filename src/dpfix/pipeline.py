@@ -69,7 +69,7 @@ __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "apply_mechanism", "apply_histogram", "privatize_counts",
            "PrivatizedCounts", "EPS_MARGIN", "NotPrivateError", "TimeLimitReached",
            "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS",
-           "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N"]
+           "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -89,8 +89,12 @@ LP_SOLVERS = ("highs-ds", "highs-ipm")
 MAX_HISTOGRAM_N = 2**62
 
 #: The structured constructors (sampled as ``G R``) build ``T`` itself, for the
-#: report, only up to this ``n``; beyond it ``mechanism`` is None (nothing needs it).
-STRUCTURED_T_MAX = 10_001
+#: report, only up to this ``n``; beyond it ``mechanism`` is None (nothing needs it:
+#: building T took 21 of the 23 s of 10^6 rows at upper 10^4, benchmarks/bench_sampling.py).
+STRUCTURED_T_MAX = 2_001
+
+#: A histogram input returns the ``n x n`` joint histogram: ``n`` at most this.
+JOINT_MAX_N = 10_001
 
 #: A histogram input up to this many rows is drawn row by row with the exact
 #: samplers; above it, by numpy's multinomial on float rows of ``T`` (labelled).
@@ -817,9 +821,9 @@ def privatize_counts(
         d = np.minimum(d, upper)
         N = int(d.size)
     else:
-        if n > STRUCTURED_T_MAX:
+        if n > JOINT_MAX_N:
             raise ValueError(f"upper: a histogram input returns the n x n joint histogram: "
-                             f"upper at most {STRUCTURED_T_MAX - 1}, got {upper}")
+                             f"upper at most {JOINT_MAX_N - 1}, got {upper}")
         d = None
         eta, topcoded = _check_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
