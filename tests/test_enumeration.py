@@ -322,3 +322,18 @@ def test_structural_faces():
     s = scale([1, -1, 1], 2)
     v = families[patterns.index(("+", "-", "+"))][0]
     assert [Fr(x, sum(v)) for x in v] == list(s)
+
+
+@pytest.mark.parametrize("case", [("R_F", 3, Fr(3, 2), "asymmetric"), ("R_U", 3, Fr(2), None),
+                                  ("R_F", 4, Fr(2), "zero")],
+                         ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3]}")
+def test_psi_images_are_psi_of_each_vertex(case):
+    from dpfix.scales import psi
+    R = make(*case)
+    P = psi(R.n, R.lam)
+    images = R.psi_images(limit=None)
+    assert len(images) == len(R.vertex_array(limit=None))
+    for B, T in zip(R.vertex_array(limit=None), images, strict=True):
+        assert (P @ B == T).all()
+    with pytest.raises(ValueError, match="R_F and R_U"):
+        U(2, 2).psi_images()
