@@ -8,7 +8,7 @@ functions and under ``if TYPE_CHECKING``). Floors:
    (the (eps, delta) polytopes)
 3. constructors/, mechanism, metrics, certify
 4. privatizers/, pipeline
-5. experiments/, io, reports, verification
+5. experiments/, io, reports, verification, engines (Dask)
 6. cli/ (the roof: nothing else imports it)
 
 The package's ``__init__`` (the top-level exports, imported lazily) sits on
@@ -34,7 +34,7 @@ FLOORS = {
     "approximate": 2,
     "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3,
     "privatizers": 4, "pipeline": 4,
-    "experiments": 5, "io": 5, "reports": 5, "verification": 5,
+    "experiments": 5, "io": 5, "reports": 5, "verification": 5, "engines": 5,
     "cli": 6,
 }
 ROOF = 6

@@ -409,7 +409,9 @@ class PrivatizedCounts:
     ``mechanism`` is None for a structured constructor above
     :data:`STRUCTURED_T_MAX` (``T`` is not built); ``sampler`` describes how
     stage 2 drew its rows, with its privacy statement (None: numpy's
-    multinomial on float rows of ``T``).
+    multinomial on float rows of ``T``); ``stage2`` is that exact sampler itself
+    (a function of the public ``z`` and ``T`` only), which draws further rows with
+    the same mechanism (``stage2.sample(counts, source)``: the Dask engine).
     """
 
     counts: np.ndarray
@@ -434,6 +436,8 @@ class PrivatizedCounts:
     selector: str | None = None
     joint: np.ndarray | None = None
     sampler: dict | None = None
+    stage2: Any = field(default=None, repr=False)
+    drawn_histogram: np.ndarray | None = None
 
     @property
     def epsilon(self) -> float:
@@ -448,7 +452,11 @@ class PrivatizedCounts:
     @property
     def output_histogram(self) -> np.ndarray:
         """How many output rows have each count ``0 .. n-1`` (private)."""
+        if self.drawn_histogram is not None:  # rows drawn by the caller (draw=False)
+            return self.drawn_histogram
         if self.counts is None:
+            if self.joint is None:
+                raise ValueError("no rows were drawn (draw=False) and none reported")
             return self.joint.sum(axis=0)
         return np.bincount(self.counts, minlength=self.n)
 
@@ -672,6 +680,7 @@ def privatize_counts(
     time_limit: float | None = None,
     progress: Callable[[int], Any] | None = None,
     on_stage: Callable[[str], Any] | None = None,
+    draw: bool = True,
 ) -> PrivatizedCounts:
     """Privatize a table of counts with the two-stage framework (paper Section 1.2).
 
@@ -737,6 +746,9 @@ def privatize_counts(
         Called with numbers of rows done (fixed shares of ``N``).
     on_stage : callable, optional
         Called with ``"stage 1"``, ``"construct"``, ``"draw"``.
+    draw : bool
+        False: stop before stage 2 draws (a histogram input only; ``joint`` is
+        None): the caller draws the rows with ``result.stage2``.
 
     Returns
     -------
@@ -772,6 +784,9 @@ def privatize_counts(
         raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
+    if not draw and (histogram is None or constructor == "discrete-gaussian"):
+        raise ValueError("draw: only a histogram input with an exact sampler may stop before "
+                         "stage 2 draws")
     check_choices(constructor, selector, privatizer, postprocess)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
@@ -901,7 +916,12 @@ def privatize_counts(
     source = random_source(None if seed is None else stage2_seed)
     out = joint = None
     exact_rows = sampler is not None and (d is not None or N <= EXACT_HISTOGRAM_MAX_N)
-    if not exact_rows:
+    if not draw:
+        if d is not None or sampler is None:
+            raise ValueError("draw: only a histogram input with an exact sampler may stop "
+                             "before stage 2 draws")
+        described = sampler.describe(source)
+    elif not exact_rows:
         if mech is None:
             raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N} for the "
                              f"exact samplers and T is not built above n = {STRUCTURED_T_MAX}")
@@ -930,4 +950,4 @@ def privatize_counts(
         split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
         privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
         selector=selector if constructor == "heuristic" else None, joint=joint,
-        sampler=described)
+        sampler=described, stage2=sampler)
