@@ -36,6 +36,7 @@ computes the LP optimum exactly (cdd, small ``n``) or with HiGHS (lifted form).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -83,6 +84,8 @@ __all__ = [
     "cumulative_family",
     "loss_matrix",
     "lp_optimum_delta",
+    "DeltaExamples",
+    "find_delta_examples",
 ]
 
 Row = dict[int, Fraction]
@@ -853,7 +856,8 @@ def lp_optimum_delta(z: Any, lam: Any, delta: Any = 0, *, weights: Any = "abs",
     weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix.
     fixed : over ``F_delta[z]`` (True) or ``U_delta`` (False).
     method : ``"exact"`` (cdd.gmp, a vertex of the lifted polytope; ``n`` up to
-        about 6) or ``"highs"`` (scipy's HiGHS dual simplex, float, ``n`` up to about 100).
+        about 6) or ``"highs"`` (scipy's HiGHS dual simplex, float, ``n`` up to about
+        100; ``"highs-ds"`` and ``"highs-ipm"`` choose the HiGHS method).
 
     Returns
     -------
@@ -874,12 +878,13 @@ def lp_optimum_delta(z: Any, lam: Any, delta: Any = 0, *, weights: Any = "abs",
         C = np.vstack([-W, np.full((2 * n - 2, n), _ZERO, dtype=object)])
         value, X = P.maximize(C)
         return -value, project(X)
-    if method != "highs":
-        raise ValueError(f"method: use 'exact' or 'highs', got {method!r}")
-    return _highs(z, float(lam), float(delta), weights, fixed)
+    if method not in ("highs", "highs-ds", "highs-ipm"):
+        raise ValueError(f"method: use 'exact', 'highs', 'highs-ds' or 'highs-ipm', got {method!r}")
+    return _highs(z, float(lam), float(delta), weights, fixed,
+                  "highs-ds" if method == "highs" else method)
 
 
-def _highs(z: Any, lam: float, delta: float, weights: Any, fixed: bool
+def _highs(z: Any, lam: float, delta: float, weights: Any, fixed: bool, method: str
            ) -> tuple[float, np.ndarray]:
     from scipy import sparse
     from scipy.optimize import linprog
@@ -918,10 +923,87 @@ def _highs(z: Any, lam: float, delta: float, weights: Any, fixed: bool
     A_eq = sparse.csr_matrix((ev, (er, ec)), shape=(len(b_eq), nt + m * n))
     c = np.concatenate([W.ravel(), np.zeros(m * n)])
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.array(b_eq), bounds=(0, None),
-                  method="highs-ds", options={"primal_feasibility_tolerance": 1e-10,
+                  method=method, options={"primal_feasibility_tolerance": 1e-10,
                                               "dual_feasibility_tolerance": 1e-10})
     if res.status != 0:
         raise RuntimeError(f"lp_optimum_delta: HiGHS did not solve the LP (n = {n}): "
                            f"{res.message}")
     return float(res.fun), res.x[:nt].reshape(n, n)
 
+
+
+# -- counterexamples found by search (dpfix explore delta) -----------------------------------
+@dataclass
+class DeltaExamples:
+    """Exact instances of what changes with ``delta > 0`` (:func:`find_delta_examples`).
+
+    Attributes
+    ----------
+    lam, delta, z : the case (``z`` for the R_F^delta example).
+    positive_vertex : a vertex of ``U_delta`` with positive entries whose columns are
+        not multiples of eps-scales (Theorem 2 fails).
+    lost_vertex : a vertex of ``U`` (eps-DP) that is not a vertex of ``U_delta``.
+    lifted_vertex : a vertex of the lifted form, with the least slack, whose
+        projection is not a vertex of ``U_delta``.
+    rf_vertex, rf_image : a vertex of ``R_F^delta`` whose image under ``Psi_delta`` is
+        not a vertex of ``F_delta`` (Example 1's second phenomenon).
+    """
+
+    lam: Fraction
+    delta: Fraction
+    z: np.ndarray
+    positive_vertex: np.ndarray
+    lost_vertex: np.ndarray
+    lifted_vertex: np.ndarray
+    rf_vertex: np.ndarray
+    rf_image: np.ndarray
+
+
+def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaExamples:
+    """Search the vertices at ``n`` (2 or 3; uniform ``z``) for the instances of
+    :class:`DeltaExamples`, in :meth:`Polytope.vertices` order (the first found).
+
+    Raises
+    ------
+    LookupError
+        An instance is missing at this ``(n, lam, delta)``.
+
+    Examples
+    --------
+    >>> ex = find_delta_examples(2, "1/10")
+    >>> ex.positive_vertex.tolist()
+    [[Fraction(3, 10), Fraction(7, 10)], [Fraction(7, 10), Fraction(3, 10)]]
+    """
+    lam, delta, n = exact_lam(lam), check_delta(delta), _check_n(n)
+    if delta == 0 or n > 3:
+        raise ValueError("find_delta_examples: needs delta > 0 and n in 2, 3")
+    z = np.array([Fraction(1, n)] * n, dtype=object)
+    U = U_delta(n, lam, delta)
+    Uv = U.vertices(limit=None)
+
+    def first(items: Any, what: str) -> Any:
+        for item in items:
+            return item
+        raise LookupError(f"find_delta_examples: no {what} at n = {n}, lam = {lam}, "
+                          f"delta = {delta}")
+
+    def not_scales(V: np.ndarray) -> bool:
+        return any(not _is_truncated_scale(V[:, j], lam) for j in range(n))
+
+    positive = first((V for V in Uv if all(v > 0 for v in V.flat) and not_scales(V)),
+                     "positive vertex with a column that is not a scale")
+    lost = first((V for V in _pure_vertices(n, lam) if not U.is_extreme(V)),
+                 "vertex of U that is lost")
+    L = U_lifted(n, lam, delta)
+    lifted = first((X for X in L.vertices(limit=None)
+                    if (lift(project(X), lam) == X).all() and not U.is_extreme(project(X))),
+                   "lifted vertex with a non-extreme projection")
+    F = F_delta(n, lam, z, delta)
+    R = RF_delta(n, lam, z, delta)
+    B = first((B for B in R.vertices(limit=None) if not F.is_extreme(psi_delta_map(B, lam))),
+              "vertex of R_F^delta with a non-extreme image")
+    return DeltaExamples(lam, delta, z, positive, lost, lifted, B, psi_delta_map(B, lam))
+
+
+def _pure_vertices(n: int, lam: Fraction) -> list[np.ndarray]:
+    return U_delta(n, lam, 0).vertices(limit=None)

@@ -8,7 +8,10 @@ paper's Example 1 (:func:`dpfix.counterexamples.find_example1`);
 ``dpfix explore northwest --weights zero-one`` prints the smallest exact
 instance where the northwest corner is not optimal over F for a non-convex
 loss (:func:`dpfix.certify.find_northwest_counterexample`; for a convex loss
-there is none, Theorem A of docs/optimum_of_F.md).
+there is none, Theorem A of docs/optimum_of_F.md);
+``dpfix explore delta --lam 2 --delta 1/10`` prints exact instances of what
+changes for (eps, delta)-DP (:func:`dpfix.approximate.find_delta_examples`,
+docs/open_questions.md section 5).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dpfix.reports import (
     EXPLORE_MAX_N,
     RF_MAX_N,
     format_example1,
+    format_matrix,
     format_summaries,
     polytope_summary,
 )
@@ -28,7 +32,7 @@ from dpfix.reports import (
 __all__ = ["add_parser", "run", "WHAT"]
 
 #: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
-WHAT = ("example1", "northwest")
+WHAT = ("example1", "northwest", "delta")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -46,7 +50,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("what", nargs="?", choices=WHAT,
                    help="example1: search n = 3 for both phenomena of the paper's Example 1; "
                         "northwest: search for the smallest instance where the northwest "
-                        "corner is not optimal over F for --weights")
+                        "corner is not optimal over F for --weights; delta: exact "
+                        "counterexamples for (eps, delta)-DP at --lam, --delta")
+    p.add_argument("--delta", default="1/10",
+                   help="with delta: the delta of (eps, delta)-DP, a rational in (0, 1) "
+                        "(default 1/10)")
     p.add_argument("--weights", default="zero-one",
                    help="with northwest: the loss f(i - j): zero-one (default), capped:C, "
                         "sqrt, or a convex one (abs, squared, hinge:A), for which the search "
@@ -95,6 +103,28 @@ def _run_northwest(weights: str, n_max: int) -> int:
     return 0
 
 
+def _run_delta(lam_text: str, delta_text: str) -> int:
+    from dpfix.approximate import find_delta_examples
+
+    n = 2  # every instance exists at n = 2 (R_F^delta at n = 3: 177,150 vertices, 2 minutes)
+    ex = find_delta_examples(lam_text, delta_text, n=n)
+    print(f"(eps, delta)-DP count mechanisms, n = {n}, lam = {ex.lam}, delta = {ex.delta} "
+          "(docs/open_questions.md section 5), found by exact search:")
+    for title, M in (
+            ("1. A vertex of U_delta with positive entries whose columns are not multiples of "
+             "eps-scales (Theorem 2 needs delta = 0):", ex.positive_vertex),
+            ("2. A vertex of U (eps-DP) that is not a vertex of U_delta (no budget is "
+             "tight at it):", ex.lost_vertex),
+            ("3. A vertex [T; S] of the lifted form, S the least slack, whose T is not a "
+             "vertex of U_delta:", ex.lifted_vertex),
+            (f"4. A vertex B of R_F^delta (z = ({', '.join(map(str, ex.z))}); rows: the "
+             "truncated scales) whose image is not a vertex of F_delta:", ex.rf_vertex),
+            ("   its image Psi_delta B:", ex.rf_image)):
+        print(title)
+        print(format_matrix(M))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix explore``."""
     if args.what == "example1":
@@ -104,4 +134,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.what == "northwest":
         return _run_northwest(args.weights, args.n_max)
+    if args.what == "delta":
+        return _run_delta(args.lam, args.delta)
     return _run_polytopes(args.n, args.lam, args.z)

@@ -157,9 +157,52 @@ def _violations(X: np.ndarray, lam: float, z: np.ndarray | None) -> dict[str, fl
     return out
 
 
+def _with_delta(z: Any, eps: Any, lam: Any, weights: Any, fixed: bool, method: str,
+                delta: Any, start: float) -> Mechanism:
+    """:func:`lp_optimum` with ``delta > 0``: the lifted LP of :mod:`dpfix.approximate`."""
+    from dpfix.approximate import check_delta, is_approximately_dp, lp_optimum_delta
+
+    lam_x, eps_f = resolve_lam(eps, lam)
+    exact = method == "exact"
+    if exact and lam_x is None:
+        raise ValueError("method='exact' needs a rational lam (e.g. lam=2), not eps")
+    d = check_delta(delta) if exact else float(delta)
+    if not 0 <= d < 1:
+        raise ValueError(f"delta: must satisfy 0 <= delta < 1, got {delta}")
+    zv = probability_vector(z, exact=exact)
+    W = weight_matrix(weights, zv)
+    params: dict[str, Any] = {"method": method, "fixed": fixed, "delta": d,
+                              "weights": weights if isinstance(weights, str) else "matrix"}
+    if exact:
+        value, T = lp_optimum_delta(zv, lam_x, d, weights=W, fixed=fixed, method="exact")
+        if not is_approximately_dp(T, lam_x, d):
+            raise RuntimeError("lp_optimum: the exact optimum is not (eps, delta)-DP")
+        params.update(status="OPTIMAL", message="cdd.gmp, lifted form", objective=value)
+        mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, delta=float(d),
+                         fixed_point=zv if fixed else None, constructor="lp", params=params)
+    else:
+        lam_f = float(np.exp(eps_f)) if lam_x is None else float(lam_x)
+        value, X = lp_optimum_delta(zv, lam_f, d, weights=W, fixed=fixed, method=method)
+        X = np.clip(X, 0.0, None)
+        X /= X.sum(axis=1, keepdims=True)
+        budget = max(np.maximum(X[a] - lam_f * X[b], 0).sum()
+                     for i in range(len(zv) - 1) for a, b in ((i, i + 1), (i + 1, i)))
+        params.update(status=0, objective=value, budget_violation=float(max(budget - d, 0)))
+        if budget > d + FLOAT_RTOL:
+            raise RuntimeError(f"lp_optimum: the HiGHS solution spends {budget} > delta {d}")
+        with np.errstate(divide="ignore"):
+            mech = Mechanism(log_matrix=np.log(X), eps=eps_f, delta=d,
+                             fixed_point=zv if fixed else None, constructor="lp",
+                             params=params)
+    mech.check(rtol=FLOAT_RTOL)
+    mech.build_seconds = time.perf_counter() - start
+    return mech
+
+
 def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: Any = "abs",
                fixed: bool = True, method: str = "highs-ds",
-               time_limit: float | None = None, options: dict | None = None) -> Mechanism:
+               time_limit: float | None = None, options: dict | None = None,
+               delta: Any = 0) -> Mechanism:
     """The least count error ``<W, T>`` over ``F[z]`` (``fixed=True``) or ``U``, by LP.
 
     Parameters
@@ -171,11 +214,17 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     fixed : optimise over ``F[z]`` (True) or ``U`` (False).
     method : ``"highs-ds"`` (dual simplex), ``"highs-ipm"`` (interior point) or
         ``"exact"`` (cdd.gmp, rational arithmetic; small ``n`` only).
-    time_limit : seconds for HiGHS (None: no limit).
+    time_limit : seconds for HiGHS (None: no limit; ignored with ``delta``).
     options : further HiGHS options for :func:`scipy.optimize.linprog` (e.g.
         ``{"simplex_dual_edge_weight_strategy": "dantzig"}``), applied over the
         defaults (feasibility tolerances ``HIGHS_TOL``; HiGHS's own 1e-7 lets the
         objective drop about 1e-6 relative at ``n = 60`` by violating constraints).
+
+    delta : the ``delta`` of (eps, delta)-DP (default 0: eps-DP). Positive: the optimum
+        over ``F_delta[z]`` (or ``U_delta``) of :mod:`dpfix.approximate`, on its lifted
+        form; rational for ``"exact"``, where it equals the delta-northwest corner
+        (Theorem A_delta, docs/open_questions.md section 5). The result has
+        ``delta`` set and is checked for (eps, delta)-DP (to ``1e-9`` for HiGHS).
 
     Returns
     -------
@@ -204,6 +253,8 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     start = time.perf_counter()
     if method not in LP_METHODS:
         raise ValueError(f"method: unknown {method!r}; use one of {', '.join(LP_METHODS)}")
+    if delta:
+        return _with_delta(z, eps, lam, weights, fixed, method, delta, start)
     lam_x, eps_f = resolve_lam(eps, lam)
     if method == "exact" and lam_x is None:
         raise ValueError("method='exact' needs a rational lam (e.g. lam=2), not eps")
