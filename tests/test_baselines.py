@@ -227,3 +227,25 @@ def test_large_eps_float_path(eps):
 def test_staircase_beyond_float_range():
     with pytest.raises(ValueError, match="eps"):
         staircase(5, 2000.0)
+
+
+# -------------------------------------------------------------- very small eps
+@pytest.mark.parametrize("eps", [1e-9, 3.3e-9, 1e-8, 1e-7, 1e-6, 1e-5])
+@pytest.mark.parametrize("n", [2, 5, 51])
+@pytest.mark.parametrize("build", [truncated_geometric, staircase])
+def test_tiny_eps_float_mechanism_passes_its_own_check(build, n, eps):
+    # issue 11: truncated_geometric(51, 1e-9) failed its own is_dp() (the float logs of
+    # T are resolved to ~1e-15, a relative 1e-6 of eps's neighbour differences)
+    M = build(n, eps)
+    M.check()
+    assert M.is_dp() and M.is_dp(eps, rtol=0.0) and M.eps == eps
+    assert eps * (1 - 1e-3) < M.params["eps_built"] < eps
+    lam = Fraction(math.exp(M.params["eps_built"]))
+    if build is truncated_geometric:  # the float matrix is that of its eps_built
+        assert np.abs(M.T - truncated_geometric(n, lam=lam).matrix.astype(float)).max() < 1e-12
+
+
+@pytest.mark.parametrize("build", [truncated_geometric, staircase])
+def test_eps_below_float_resolution_is_refused(build):
+    with pytest.raises(ValueError, match=r"eps: .*exact path"):
+        build(51, 1e-14)

@@ -104,3 +104,27 @@ def test_normalised_rows_sum_to_one_in_log_space():
     np.testing.assert_allclose(nm.T[1], [1 / 3, 2 / 3])
     exact = Mechanism.from_matrix(T2, lam=2)
     assert exact.normalised() is exact
+
+
+@pytest.mark.parametrize("level", [1e-3, 0.3, 2.0, 40.0])
+def test_float_is_dp_bites_at_its_own_level_times_one_minus_1e6(level):
+    # issue 11: loosening is_dp's float tolerance (FLOAT_RTOL = 1e-9) to 1e-3 failed no test
+    from dpfix.mechanism import FLOAT_RTOL
+
+    a, b = -np.log1p(np.exp(-level)), -np.log1p(np.exp(level))  # a - b = level, e^a + e^b = 1
+    L = np.array([[a, b], [b, a]])
+    m = Mechanism(log_matrix=L, eps=level)
+    assert m.privacy_level() == pytest.approx(level, rel=1e-12)
+    assert m.is_dp() and m.is_dp(level) and m.is_dp(level * (1 + 0.5 * FLOAT_RTOL))
+    below = level * (1 - 1e-6)
+    assert not m.is_dp(below) and not m.is_dp(level * (1 - 2 * FLOAT_RTOL))
+    assert not Mechanism(log_matrix=L, eps=below).is_dp()
+    with pytest.raises(ValueError, match="not eps-DP"):
+        Mechanism(log_matrix=L, eps=below).check()
+    m.check()
+
+
+def test_exact_is_dp_bites_just_below_its_ratio():
+    m = Mechanism.from_matrix(T2, lam=2)
+    assert m.is_dp(lam=2) and not m.is_dp(lam=Fraction(2) * (1 - Fraction(1, 10**12)))
+    assert not Mechanism.from_matrix(T2, lam=Fraction(2 * 10**12 - 1, 10**12)).is_dp()

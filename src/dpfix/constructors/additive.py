@@ -31,7 +31,61 @@ __all__ = [
     "staircase",
     "staircase_pmf",
     "discrete_gaussian",
+    "float_build_eps",
 ]
+
+
+#: A float mechanism is built at ``eps`` minus this many quanta of its logs' resolution.
+GUARD_QUANTA = 16
+
+#: The guard may cost at most this share of ``eps`` (else the float path is refused).
+GUARD_MAX_SHARE = 1e-3
+
+
+def float_build_eps(eps: float, top: float, name: str) -> float:
+    """The ``eps`` at which a float (log-space) matrix is built so that its measured
+    privacy level is at most ``eps`` itself.
+
+    Logs of magnitude below ``top`` are floats spaced at most ``q / 2`` apart
+    (``q = 2^(e - 52)``, ``2^e > top``), so a computed log is off by a few
+    ``q / 4`` and a neighbour difference by about ``q``: at ``eps = 1e-9`` and
+    logs near 20, ``q`` is a relative ``1e-5`` of ``eps``, far above
+    :data:`dpfix.mechanism.FLOAT_RTOL`. Building at ``eps - GUARD_QUANTA q``
+    (a mechanism private at a smaller eps is eps-DP) keeps the measured level
+    at most ``eps``.
+
+    Parameters
+    ----------
+    eps : float
+        The privacy parameter asked for.
+    top : float
+        A bound on ``|log T[i, j]|`` over the finite entries.
+    name : str
+        The constructor, for the message.
+
+    Returns
+    -------
+    float
+        ``eps - GUARD_QUANTA q``.
+
+    Raises
+    ------
+    ValueError
+        When the guard would cost more than ``GUARD_MAX_SHARE`` of ``eps``
+        (``eps`` below the float path's resolution: use the exact path).
+
+    Examples
+    --------
+    >>> 0 < 1.0 - float_build_eps(1.0, 40.0, "x") < 1e-12
+    True
+    """
+    q = math.ldexp(1.0, math.frexp(max(top, 1.0))[1] - 52)
+    margin = GUARD_QUANTA * q
+    if margin > GUARD_MAX_SHARE * eps:
+        raise ValueError(f"eps: {eps:g} is below the resolution of {name}'s float path "
+                         f"(its logs, up to {top:.3g}, are resolved to {q:.2g}); use the "
+                         "exact path (a rational lam)")
+    return eps - margin
 
 
 def _clamped(n: int, center, tail, exact: bool) -> np.ndarray:
@@ -67,6 +121,9 @@ def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) ->
     ``1/(1+rho)`` at ``j = 0, n-1`` (the clamped tails). Exact for a rational
     ``lam``; float (log space) for ``eps``. It is eps-DP and its columns are
     the single-peaked scales times the amounts of Algorithm 2 (paper Section 5.3).
+    The float matrix is built at ``params["eps_built"]``, :func:`float_build_eps`
+    (``eps`` less a few quanta of float resolution), so that it passes its own
+    :meth:`Mechanism.check` also at tiny ``eps``.
 
     Parameters
     ----------
@@ -85,7 +142,8 @@ def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) ->
     Raises
     ------
     ValueError
-        ``n < 1`` or bad ``lam``/``eps``.
+        ``n < 1``, bad ``lam``/``eps``, or an ``eps`` below the float path's
+        resolution (:func:`float_build_eps`).
 
     Examples
     --------
@@ -104,10 +162,14 @@ def truncated_geometric(n: int, eps: float | None = None, *, lam: Any = None) ->
         T = np.array([[c[j] * rho ** int(dist[i, j]) for j in range(n)] for i in range(n)],
                      dtype=object)
         mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, constructor="truncated-geometric")
+        mech.params = {"n": n}
     else:
-        L = log_geometric_amounts(n, eps_f)[None, :] - eps_f * dist
-        mech = Mechanism(log_matrix=L, eps=eps_f, constructor="truncated-geometric")
-    mech.params = {"n": n}
+        top = float(np.abs(log_geometric_amounts(n, eps_f)).max()) + eps_f * (n - 1) + 1.0
+        eps_b = float_build_eps(eps_f, top, "truncated-geometric")
+        L = log_geometric_amounts(n, eps_b)[None, :] - eps_b * dist
+        mech = Mechanism(log_matrix=L, eps=eps_f, constructor="truncated-geometric",
+                         params={"n": n, "eps_built": eps_b})
+        mech.check()
     mech.build_seconds = time.perf_counter() - start
     return mech
 
@@ -159,14 +221,15 @@ def staircase_pmf(eps: float | None = None, *, lam: Any = None) -> tuple[Any, An
             raise ValueError(f"lam: the exact staircase needs lam a square of a rational "
                              f"(gamma = 1/(1+sqrt(lam))), got {lam_x}; pass eps instead")
         rho, gamma, half_minus = 1 / lam_x, 1 / (1 + root), (root - 1) / (2 * (1 + root))
+        one_minus_rho = 1 - rho
     else:
         if eps_f > 1400:  # C ~ e^(eps/2) / 4 is past float64's range from eps ~ 1420
             raise ValueError(f"eps: the float staircase needs eps <= 1400, got {eps_f:g}")
-        rho = math.exp(-eps_f)
+        rho, one_minus_rho = math.exp(-eps_f), -math.expm1(-eps_f)  # no cancellation
         e_half = math.exp(eps_f / 2)
         gamma = 1 / (1 + e_half)
         half_minus = math.expm1(eps_f / 2) / (2 * (1 + e_half))
-    a = (1 - rho) / (2 * (gamma + rho * (1 - gamma)))
+    a = one_minus_rho / (2 * (gamma + rho * (1 - gamma)))
     p0 = 2 * a * (gamma + rho * half_minus)
     C = a * ((1 - half_minus) + rho * half_minus)  # 1/2 + gamma = 1 - (1/2 - gamma)
     return p0, C, rho
@@ -217,19 +280,25 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
         mech = Mechanism(matrix=_clamped(n, center, tail, True), eps=eps_f, lam=lam_x,
                          constructor="staircase")
     else:
-        log_c, log_1mr = math.log(C), math.log(-math.expm1(-eps_f))
-        log_corner = math.log(p0 + C * rho / (1 - rho))
+        # logs up to |log C| + eps (n - 1) + |log(1 - rho)|: built at float_build_eps
+        top = abs(math.log(C)) + eps_f * (n - 1) + abs(math.log(-math.expm1(-eps_f))) + 1.0
+        eps_b = float_build_eps(eps_f, top, "staircase")
+        p0, C, rho = staircase_pmf(eps_b)
+        log_c, log_1mr = math.log(C), math.log(-math.expm1(-eps_b))
+        log_corner = math.log(p0 + C * rho / -math.expm1(-eps_b))
 
         def center_f(k: np.ndarray) -> np.ndarray:
-            return np.where(k == 0, math.log(p0), log_c - eps_f * np.abs(k))
+            return np.where(k == 0, math.log(p0), log_c - eps_b * np.abs(k))
 
         def tail_f(k: np.ndarray) -> np.ndarray:
-            return np.where(k == 0, log_corner, log_c - eps_f * k - log_1mr)
+            return np.where(k == 0, log_corner, log_c - eps_b * k - log_1mr)
         mech = Mechanism(log_matrix=_clamped(n, center_f, tail_f, False), eps=eps_f,
                          constructor="staircase")
     mech.check()
     mech.params = {"n": n, "gamma": "1/(1+e^(eps/2))", "p0": p0, "C": C,
                    "privacy_level": mech.privacy_level()}
+    if not mech.exact:
+        mech.params["eps_built"] = eps_b
     mech.build_seconds = time.perf_counter() - start
     return mech
 
