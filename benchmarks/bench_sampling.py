@@ -13,7 +13,10 @@ Every case runs in its own subprocess, so that its peak memory
 - ``upper-1e6``: 10^6 rows, upper 10^6 (``T`` would be 8 TB: the float path
   cannot run; it refuses ``upper`` above 10,000);
 - ``upper-1e4``: 10^6 rows, upper 10^4, exact ``G R`` against the float path
-  (build ``T``, multinomial rows), each in its own process (peak memory).
+  (build ``T``, multinomial rows), each in its own process (peak memory);
+- ``dask``: :func:`dpfix.engines.privatize_dataset` on 2 x 10^7 rows in 8
+  Parquet partitions (generated), upper 50, secure, on a ``LocalCluster`` of 2
+  workers; peak memory per worker.
 
 Writes ``benchmarks/results/sampling.json`` and prints a table. The machine
 is a 2-core box shared with other jobs while this runs: figures are noisy.
@@ -140,6 +143,33 @@ def case_upper(rows: int, upper: int, path: str) -> dict:
             "total_seconds": t2 - start, "peak_mb": peak_mb()}
 
 
+def case_dask(rows: int, parts: int) -> dict:
+    """``privatize_dataset`` on a LocalCluster of 2 workers (1 thread each), secure."""
+    import tempfile
+
+    import pandas as pd
+    from distributed import Client, LocalCluster
+
+    from dpfix.engines import privatize_dataset
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "data"
+        folder.mkdir()
+        for i in range(parts):
+            pd.DataFrame({"id": np.arange(i * rows // parts, (i + 1) * rows // parts),
+                          "k": counts(rows // parts, 50, seed=i)}).to_parquet(
+                folder / f"part-{i:03d}.parquet")
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            start = time.perf_counter()
+            privatize_dataset(folder, "k", 1.0, upper=50, out=Path(tmp) / "out", key=["id"])
+            seconds = time.perf_counter() - start
+            workers = client.run(peak_mb)
+    return {"case": "dask", "rows": rows, "partitions": parts, "workers": 2,
+            "total_seconds": seconds, "peak_mb_per_worker": max(workers.values()),
+            "client_peak_mb": peak_mb()}
+
+
 def run_case(args: list[str]) -> dict:
     out = subprocess.run([sys.executable, __file__, "--case", *args], capture_output=True,
                          text=True, check=False)
@@ -159,6 +189,8 @@ def main() -> int:
             res = case_noise(int(rest[0]))
         elif name == "rows":
             res = case_rows(int(rest[0]), int(rest[1]))
+        elif name == "dask":
+            res = case_dask(int(rest[0]), int(rest[1]))
         else:
             res = case_upper(int(rest[0]), int(rest[1]), rest[2])
         print(json.dumps(res))
@@ -168,7 +200,8 @@ def main() -> int:
     cases = [run_case(["noise", str(big)]), run_case(["rows", str(big), reps]),
              run_case(["upper", "1000000", "1000000", "exact"]),
              run_case(["upper", "1000000", "10000", "exact"]),
-             run_case(["upper", "1000000", "10000", "float"])]
+             run_case(["upper", "1000000", "10000", "float"]),
+             run_case(["dask", str(2 * big), "8"])]
     for c in cases:
         print(json.dumps(c))
     RESULTS.parent.mkdir(exist_ok=True)
