@@ -331,29 +331,56 @@ class Mechanism:
         L = self.log_matrix - self._row_logsumexp()[:, None]
         return replace(self, log_matrix=L)
 
-    def fixed_point_error(self, z: Any = None) -> Any:
-        """``max_j |(z T)_j - z_j|``; exact on the exact path.
+    def fixed_point_error(self, z: Any = None, *, relative: bool = False) -> Any:
+        """``max_j |(z T)_j - z_j|`` (or relative to ``z_j``); exact on the exact path.
+
+        The float checks (:meth:`in_F`, :meth:`check`) bound the absolute error,
+        ``|(z T)_j - z_j| <= FLOAT_RTOL`` for every ``j``: the expected output
+        histogram ``N z T`` is within ``N * FLOAT_RTOL`` rows of ``N z`` at every
+        count. That is the guarantee; an entry ``z_j`` far below ``FLOAT_RTOL``
+        (say ``1e-31``, far below one row) is not held relatively by it, and
+        ``relative=True`` measures how far it is.
 
         Parameters
         ----------
         z : array_like, optional
             Default: the fixed point.
+        relative : bool
+            ``max_j |(z T)_j - z_j| / z_j`` over ``z_j > 0`` instead (``inf`` if
+            ``(z T)_j != 0`` where ``z_j = 0``).
 
         Returns
         -------
         Fraction or float
-            ``max_j |(z T)_j - z_j|``.
+            ``max_j |(z T)_j - z_j|``, or its relative form.
 
         Raises
         ------
         ValueError
             No ``z`` and no fixed point.
+
+        Examples
+        --------
+        >>> m = Mechanism.from_matrix([[0.5, 0.5], [0.5, 0.5]], eps=1.0)
+        >>> m.fixed_point_error([0.75, 0.25]), m.fixed_point_error([0.75, 0.25], relative=True)
+        (0.25, 1.0)
         """
         zv = self._z(z)
+        if not self.n:
+            return 0 if self.exact else 0.0
         if self.exact:
-            return np.max(np.abs(zv @ self.matrix - zv)) if self.n else 0
-        zT = sum(zv[s:s + len(blk)] @ blk for s, blk in self._float_blocks())
-        return float(np.max(np.abs(zT - zv))) if self.n else 0.0
+            zT = zv @ self.matrix
+        else:
+            zT = sum(zv[s:s + len(blk)] @ blk for s, blk in self._float_blocks())
+        err = np.abs(zT - zv)
+        if relative:
+            if any(e != 0 and v == 0 for e, v in zip(err, zv, strict=True)):
+                return float("inf")
+            err = np.array([e / v for e, v in zip(err, zv, strict=True) if v != 0],
+                           dtype=object if self.exact else float)
+            if not err.size:
+                return 0 if self.exact else 0.0
+        return np.max(err) if self.exact else float(np.max(err))
 
     def privacy_ratio(self) -> Fraction | float:
         """The largest ratio of neighbouring entries of a column (``inf`` if a
@@ -422,6 +449,9 @@ class Mechanism:
     def in_F(self, z: Any = None, *, rtol: float = FLOAT_RTOL) -> bool:
         """Rows sum to 1, ``z T = z``, no negative entry (exact or within ``rtol``).
 
+        The float test of ``z T = z`` is absolute (``|(z T)_j - z_j| <= rtol``
+        for every ``j``; :meth:`fixed_point_error` states what that guarantees).
+
         Parameters
         ----------
         z : array_like, optional
@@ -453,7 +483,9 @@ class Mechanism:
         Raises
         ------
         ValueError
-            NaN entries, rows not summing to 1, not eps-DP, or ``z T != z``.
+            NaN entries, rows not summing to 1, not eps-DP, or ``z T != z``
+            (floats: ``|(z T)_j - z_j| > rtol`` for some ``j``, an absolute
+            bound, :meth:`fixed_point_error`).
         """
         if not self.exact and np.isnan(self.log_matrix).any():
             raise ValueError(f"{self.constructor}: the matrix has NaN entries")
