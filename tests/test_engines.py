@@ -124,3 +124,45 @@ def test_bad_arguments_are_refused(dataset, tmp_path):
         privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "o",
                           constructor="discrete-gaussian", delta=1e-6)
     assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------ dpfix privatize --engine dask
+def _cli(capsys, *argv):
+    from dpfix.cli import main
+
+    try:
+        rc = main([str(a) for a in argv])
+    except SystemExit as exc:
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_engine_dask_writes_a_dataset_and_a_report(dataset, tmp_path, capsys):
+    import json
+
+    folder, table = dataset
+    out, rep = tmp_path / "out", tmp_path / "r.json"
+    rc, stdout, err = _cli(capsys, "privatize", folder, "--engine", "dask", "--column", "k",
+                           "--epsilon", "1", "--upper", "30", "--out", out, "--key", "id",
+                           "--report", rep, "--quiet")
+    assert rc == 0, err
+    got = read(out)
+    assert list(got.columns) == ["id", "k"] and len(got) == len(table)
+    r = json.loads(rep.read_text())
+    assert r["engine"] == "dask" and r["N"] == len(table) and r["output_columns"]["key"] == ["id"]
+    assert "os.urandom" in r["samplers"]["stage2"] and "topcoded" not in json.dumps(r)
+    assert "out:" in stdout
+
+
+@pytest.mark.parametrize("extra, match", [(["--plot", "p.png"], "not with --engine dask"),
+                                          (["--column", "nope"], "not found")])
+def test_cli_engine_dask_bad_input_is_one_line_and_writes_nothing(dataset, tmp_path, capsys,
+                                                                  extra, match):
+    folder, _ = dataset
+    out = tmp_path / "out"
+    argv = ["privatize", folder, "--engine", "dask", "--column", "k", "--epsilon", "1",
+            "--upper", "30", "--out", out, "--quiet", *extra]
+    rc, _, err = _cli(capsys, *argv)
+    assert rc == 2 and match in err and err.count("\n") == 1
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]

@@ -427,6 +427,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                   ("--confidential-report", args.confidential_report),
                                   ("--histogram", args.histogram),
                                   ("--key", args.key), ("--keep", args.keep),
+                                  ("--engine dask", args.engine == "dask"),
                                   ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
@@ -533,6 +534,10 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     eps, upper = _epsilon(args.epsilon, args.constructor), _upper(args.upper, args.constructor)
     options = _method_options(args)
     _stage_budgets(eps, options)
+    if getattr(args, "engine", "local") == "dask":
+        return _run_dask(args, staged, eps, upper, options)
+    if getattr(args, "dask_scheduler", None):
+        raise ValueError("--dask-scheduler: only with --engine dask; drop it")
     result = _privatize_file(args.input, column=args.column, epsilon=eps, upper=upper,
                              out=args.out, histogram=args.histogram, header=args.header,
                              report=args.report, plot=args.plot,
@@ -545,6 +550,57 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                            "confidential-report": args.confidential_report})
         _warn(options, args.quiet)
     _commit(staged, say)
+    return 0
+
+
+def _run_dask(args: argparse.Namespace, staged: Any, eps: float, upper: int,
+              options: dict) -> int:
+    """``--engine dask``: a partitioned dataset in, a Parquet dataset out (issue 12)."""
+    import shutil
+
+    from dpfix import reports
+    from dpfix.engines import privatize_dataset
+    from dpfix.io import TableInput
+
+    for flag, value in (("--histogram", args.histogram), ("--plot", args.plot),
+                        ("--confidential-report", args.confidential_report)):
+        if value:
+            raise ValueError(f"{flag}: not with --engine dask (yet); drop it")
+    if args.column is None:
+        raise ValueError("--column: name the column of counts")
+    out = Path(args.out)
+    report = Path(args.report) if args.report else None
+    _check_outputs({"--out": out, "--report": report}, args.force, [Path(args.input)])
+    if args.force and out.is_dir():
+        raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
+    client = None
+    if args.dask_scheduler:
+        client = require("distributed").Client(args.dask_scheduler)
+    try:
+        result = privatize_dataset(args.input, args.column, eps, upper=upper, out=out,
+                                   key=args.key or [], keep=args.keep or [], **options)
+    finally:
+        if client is not None:
+            client.close()
+    try:
+        if report is not None:
+            public = reports.public_report(result, TableInput(Path(args.input), "dataset",
+                                                              None), args.column, upper, out)
+            public["output_columns"] = {"privatized": [args.column], "key": args.key or [],
+                                        "kept": args.keep or [],
+                                        "rule": "only the privatized column and the columns "
+                                                "declared public with --key or --keep are "
+                                                "written"}
+            public["engine"] = "dask"
+            reports.write_json(public, staged.temp(report, "--report"))
+
+        def say() -> None:
+            _announce(result, {"out": out, "report": report})
+            _warn(options, args.quiet)
+        _commit(staged, say)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
+        raise
     return 0
 
 
@@ -606,6 +662,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--postprocess", default=None, choices=list(POSTPROCESSORS), metavar="NAME",
                    help=f"stage 1 post-processing: {', '.join(POSTPROCESSORS)} "
                         f"(default {DEFAULT_POSTPROCESS})")
+    p.add_argument("--engine", default="local", choices=["local", "dask"],
+                   help="local (default) or dask: INPUT is a Parquet dataset (folder) or a "
+                        "glob of CSV files, --out a Parquet dataset folder; stage 1 on the "
+                        "summed histogram, stage 2 per partition")
+    p.add_argument("--dask-scheduler", metavar="ADDRESS",
+                   help="with --engine dask: a dask.distributed scheduler to run on "
+                        "(default: local threads)")
     p.add_argument("--time-limit", metavar="SECONDS",
                    help="--constructor lp only: seconds for the LP solver (HiGHS); reaching "
                         "it ends the run with one line (exit code 1), nothing written")
