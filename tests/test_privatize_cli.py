@@ -305,7 +305,6 @@ OPTION_CASES = {
                                     "random"], "applies to the heuristic constructor only"),
     "lp too large": (["--constructor", "lp", "--upper", "401"], "upper at most 400"),
     "plot type": (["--plot", "PLOT.xyz"], "--plot"),
-    "parquet out": (["--out", "OUT.parquet"], "--out"),
     "histogram and column": (["--histogram"], "--column"),
     "no epsilon": (["--epsilon", None], "--epsilon is required"),
     "no column": (["--column", None], "--column"),
@@ -864,3 +863,30 @@ def test_structured_constructors_take_a_large_upper_without_T(table, tmp_path, c
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--upper", "20000",
                                                 "--out", tmp_path / "o2.csv"))
     assert rc == 2 and "need no n x n T" in err and not (tmp_path / "o2.csv").exists()
+
+
+# ------------------------------------------------------------------ CSV in, Parquet out and back
+def test_csv_in_parquet_out_and_back(table, tmp_path, capsys):
+    pq = tmp_path / "o.parquet"
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--out", pq, "--key", "name",
+                                                 "--keep", "code"))
+    assert rc == 0, err
+    got = pd.read_parquet(pq)
+    src = pd.read_csv(table, dtype=str, keep_default_na=False)
+    assert list(got.columns) == ["name", "code", "k"] and got["k"].dtype == np.int64
+    assert got["code"].tolist() == src["code"].tolist()  # "00007" stays text
+    assert got["k"].between(0, 30).all()
+    back = tmp_path / "back.csv"
+    rc, _, err = cli(capsys, "privatize", pq, "--column", "k", "--epsilon", "1", "--upper",
+                     "30", "--out", back, "--seed", "2", "--quiet", "--key", "name")
+    assert rc == 0, err
+    assert rows(back)[0] == ["name", "k"] and len(rows(back)) == 301
+
+
+def test_histogram_input_writes_csv_only(tmp_path, capsys):
+    src = tmp_path / "h.csv"
+    src.write_text("count,number\n0,5\n1,7\n")
+    rc, _, err = cli(capsys, "privatize", src, "--histogram", "--epsilon", "1", "--upper", "3",
+                     "--out", tmp_path / "o.parquet", "--quiet")
+    assert rc == 2 and "CSV file like the histogram" in err
+    assert not (tmp_path / "o.parquet").exists()

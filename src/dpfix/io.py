@@ -858,7 +858,7 @@ def other_columns(table: TableInput) -> list[str]:
 
 
 def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
-                 keep: Any = None) -> None:
+                 keep: Any = None, fmt: str | None = None) -> None:
     """Write the privatized counts in the format of the input ``table``.
 
     A CSV table is written back with only the privatized column changed (the
@@ -881,6 +881,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
         The file to write (usually a :meth:`StagedFiles.temp`).
     keep : list of str, optional
         The other columns to write (None: every column).
+    fmt : str, optional
+        ``"csv"`` or ``"parquet"`` for a table (default: the input's): a CSV
+        table written as Parquet has its kept columns as strings (as read) and
+        the privatized column as int64; a Parquet table written as CSV is
+        written by pandas (no index).
 
     Examples
     --------
@@ -899,6 +904,16 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
         lines = [table.header] if table.header is not None else []
         lines += [f"{i},{m}" for i, m in enumerate(result.output_histogram)]
         dest.write_text("\n".join(lines) + "\n", encoding=encoding)
+    elif table.kind == "csv" and fmt == "parquet":
+        pd = require("pandas")
+
+        frame = table.frame.iloc[1:].copy()
+        frame.columns = [str(h) for h in table.frame.iloc[0]]
+        name = frame.columns[table.col]
+        names = set(frame.columns if keep is None else keep)
+        frame = frame[[c for c in frame.columns if c == name or c in names]]
+        frame[name] = pd.Series(result.counts, index=frame.index, dtype="int64")
+        frame.reset_index(drop=True).to_parquet(dest)
     elif table.kind == "csv":
         frame = table.frame.copy()
         frame.iloc[1:, table.col] = result.counts.astype(str)
@@ -917,7 +932,10 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
         if keep is not None:
             names = set(keep)
             frame = frame[[c for c in frame.columns if c == table.col or str(c) in names]]
-        frame.to_parquet(dest)
+        if fmt == "csv":
+            frame.to_csv(dest, index=False, encoding=encoding)
+        else:
+            frame.to_parquet(dest)
 
 
 #: The signals held back while staged files are created, moved into place or removed:

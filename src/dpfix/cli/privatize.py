@@ -307,10 +307,10 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
              "--plot": plot and Path(plot),
              "--confidential-report": confidential_report and Path(confidential_report)}
     _check_outputs(paths, force, [input_path])
-    in_parquet = is_parquet(input_path) and not histogram
-    if is_parquet(paths["--out"]) != in_parquet:
-        raise ValueError(f"--out: {paths['--out']} must be "
-                         f"{'a Parquet' if in_parquet else 'a CSV'} file like the input")
+    out_format = "parquet" if is_parquet(paths["--out"]) else "csv"
+    if histogram and out_format == "parquet":
+        raise ValueError(f"--out: {paths['--out']} must be a CSV file like the histogram "
+                         "input")
     fmt = reports.plot_format(paths["--plot"]) if paths["--plot"] is not None else None
     if histogram and column is not None:
         raise ValueError("--column: a histogram file has no columns; drop --column")
@@ -339,7 +339,7 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
 
     write_start = time.perf_counter()
     write_counts(table, result, staged.temp(paths["--out"], "--out"),
-                 keep=None if histogram else passed)
+                 keep=None if histogram else passed, fmt=out_format)
     if fmt is not None:
         fig = reports.make_figure(result, label or input_path.name)
         fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
