@@ -379,3 +379,32 @@ def test_lifted_points_and_helpers():
     assert repr(U_lifted(2, 2, "1/10")) == "U(n=2, lam=2, delta=1/10, lifted form)"
     with pytest.raises(ValueError, match="negative"):
         representation_of(M([[-1, 2], [0, 1]]), 2)
+
+
+# -- counterexamples (dpfix explore delta) ------------------------------------------------
+def test_delta_examples_are_what_they_claim():
+    from dpfix.approximate import find_delta_examples
+
+    lam, delta = Fr(2), Fr(1, 10)
+    ex = find_delta_examples(lam, delta)
+    P, L = U_delta(2, lam, delta), U_lifted(2, lam, delta)
+    V = ex.positive_vertex
+    assert P.is_extreme(V) and all(v > 0 for v in V.flat)
+    assert all(V[0, j] != lam * V[1, j] and V[1, j] != lam * V[0, j] for j in range(2))
+    assert U(2, lam).is_extreme(ex.lost_vertex) and not P.is_extreme(ex.lost_vertex)
+    X = ex.lifted_vertex
+    assert L.is_extreme(X) and (lift(project(X), lam) == X).all()
+    assert P.contains(project(X)) and not P.is_extreme(project(X))
+    R, Fz = RF_delta(2, lam, ex.z, delta), F_delta(2, lam, ex.z, delta)
+    assert R.is_extreme(ex.rf_vertex) and (psi_delta_map(ex.rf_vertex, lam) == ex.rf_image).all()
+    assert Fz.contains(ex.rf_image) and not Fz.is_extreme(ex.rf_image)
+    with pytest.raises(ValueError):
+        find_delta_examples(2, 0)
+
+
+def test_explore_delta_prints_the_examples_exactly(capsys):
+    from dpfix.cli import main
+
+    assert main(["explore", "delta", "--lam", "2", "--delta", "1/10"]) == 0
+    out = capsys.readouterr().out
+    assert "[3/10  7/10]" in out and "[7/10  3/10]" in out and "R_F^delta" in out

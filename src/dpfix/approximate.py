@@ -799,7 +799,9 @@ def delta_northwest(z: Any, lam: Any, delta: Any = 0) -> np.ndarray:
     ``z_i f(i - j)``) over ``F_delta[z]`` (Theorem A_delta, docs/open_questions.md
     section 5); at ``delta = 0`` it is the northwest corner of
     docs/optimum_of_F.md. Exact for rational ``lam``, ``delta`` and ``z``;
-    float64 when ``lam`` is a float.
+    float64 when ``lam`` is a float, which loses precision when cumulative columns
+    must be told apart within rounding of 1 (small ``delta``, large ``n eps``):
+    then ``RuntimeError`` (checked: ``|z T - z| <= 1e-9``).
 
     Examples
     --------
@@ -818,6 +820,12 @@ def delta_northwest(z: Any, lam: Any, delta: Any = 0) -> np.ndarray:
     Cm = np.array(C, dtype=object if exact else float).T
     T = Cm.copy()
     T[:, 1:] = Cm[:, 1:] - Cm[:, :-1]
+    if not exact:
+        err = float(np.abs(zv @ T - zv).max())
+        if err > 1e-9:  # float orbits near 1 lose the digits that tell them apart
+            raise RuntimeError(f"delta_northwest: float precision lost (z T - z up to {err:.1e}"
+                               f" at n = {n}); use rational lam, delta and z (exact), or "
+                               "dpfix.constructors.northwest_corner for delta = 0")
     return T
 
 
