@@ -204,7 +204,7 @@ def check_levels(mode: str) -> int:
             _level_checks(construct(zf, eps, method="lp"), _case("lp privacy level", lam=lam,
                                                                  z=list(map(str, z))), None)
             cases += 1
-    for n in (2, 5, 40):
+    for n in (2, 5, 40, 130):  # 130: pairs across the row blocks of privacy_level
         for eps in (1e-3, 0.5, math.log(4), 5.0):
             for method in ("truncated-geometric", "staircase"):
                 _level_checks(construct(None, eps, method=method, n=n),

@@ -6,21 +6,37 @@ extreme (midpoints of vertices, random interior points), against the exact
 vertex enumeration (cddlib or Normaliz) and the exact rank test of
 RF.is_extreme. Full mode takes R_F at n = 4 for every z (Normaliz, up to 44,358
 vertices): a seeded sample of SAMPLE vertices, with membership of the whole
-vertex set decided on its exact integer rows.
+vertex set decided on its exact integer rows. Both modes also take every vertex
+of R_F at n = 4 for lam = 2 and the z with a zero entry (WEIGHTED_CASE, 4,421
+vertices, enumerated in about a second): the weights 1 / (z . Psi_i) of the
+difference vectors first matter at n = 4, and a few of these vertices have
+linearly dependent unweighted differences.
 """
 
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 
 import numpy as np
 
-from dpfix.cases import grid, midpoints, ns_for, polytope, random_convex_point, rf_grid
+from dpfix.cases import (
+    grid,
+    midpoints,
+    ns_for,
+    polytope,
+    random_convex_point,
+    rf_grid,
+    standard_z,
+)
 from dpfix.enumeration import normaliz_available
 from dpfix.representation import has_movement_in_support, is_psi_affinely_simplified
 
 #: Vertices of R_F checked per case when there are more (n = 4, full mode).
 SAMPLE = 300
+
+#: (n, lam, z name) whose every vertex is checked to be Psi-affinely simplified.
+WEIGHTED_CASE = (4, Fraction(2), "zero")
 
 RESULT = "Lemma 2, Theorem 4"
 STATEMENT = "B in R_F is extreme iff Psi-affinely simplified iff no movement fits its support"
@@ -44,6 +60,12 @@ def run(mode: str = "quick") -> int:
             assert has_movement_in_support(B, z, lam) == (not simplified), f"Lemma 2: {where}"
             assert Rz.is_extreme(B) == is_vertex, f"is_extreme disagrees with cdd: {where}"
             cases += 1
+    n, lam, name = WEIGHTED_CASE
+    z = standard_z(n)[name]
+    for B in polytope("RF", n, lam, z).sample_vertices(10**6, limit=None):  # every vertex
+        assert is_psi_affinely_simplified(B, z, lam), \
+            f"Theorem 4 fails at a vertex: n={n}, lam={lam}, z={name}, B={B.tolist()}"
+        cases += 1
     return cases
 
 
