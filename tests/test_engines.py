@@ -155,13 +155,14 @@ def test_cli_engine_dask_writes_a_dataset_and_a_report(dataset, tmp_path, capsys
     assert "out:" in stdout
 
 
-@pytest.mark.parametrize("extra, match", [(["--plot", "p.png"], "not with --engine dask"),
+@pytest.mark.parametrize("extra, match", [(["--column", "k", "--plot", "p.png"],
+                                           "not with --engine dask"),
                                           (["--column", "nope"], "not found")])
 def test_cli_engine_dask_bad_input_is_one_line_and_writes_nothing(dataset, tmp_path, capsys,
                                                                   extra, match):
     folder, _ = dataset
     out = tmp_path / "out"
-    argv = ["privatize", folder, "--engine", "dask", "--column", "k", "--epsilon", "1",
+    argv = ["privatize", folder, "--engine", "dask", "--epsilon", "1",
             "--upper", "30", "--out", out, "--quiet", *extra]
     rc, _, err = _cli(capsys, *argv)
     assert rc == 2 and match in err and err.count("\n") == 1

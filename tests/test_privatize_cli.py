@@ -890,3 +890,9 @@ def test_histogram_input_writes_csv_only(tmp_path, capsys):
                      "--out", tmp_path / "o.parquet", "--quiet")
     assert rc == 2 and "CSV file like the histogram" in err
     assert not (tmp_path / "o.parquet").exists()
+
+
+def test_column_given_twice_is_refused_not_silently_the_last(table, tmp_path, capsys):
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--column", "code"))
+    assert rc == 2 and "--column: given 2 times (k, code); one column per run" in err
+    assert err.count("\n") == 1 and not (tmp_path / "o.csv").exists()

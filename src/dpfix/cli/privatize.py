@@ -503,6 +503,8 @@ def run(args: argparse.Namespace) -> int:
     from dpfix.io import StagedFiles
 
     staged = StagedFiles(force=bool(getattr(args, "force", False)))
+    if isinstance(args.column, list):
+        args.column = _one_column(args.column)
     try:
         with staged:
             return _demo(args, staged) if args.demo else _run(args, staged)
@@ -520,6 +522,17 @@ def run(args: argparse.Namespace) -> int:
         kind = OverflowError if isinstance(exc, OverflowError) else RuntimeError
         raise kind(f"{text}; no valid mechanism or output produced, nothing written") \
             from None
+
+
+def _one_column(columns: list | None) -> str | None:
+    """``--column`` once: given twice, refuse rather than silently use the last."""
+    if not columns:
+        return None
+    if len(columns) > 1:
+        raise ValueError(f"--column: given {len(columns)} times ({', '.join(columns)}); one "
+                         "column per run (run once per column; the budgets add up by "
+                         "sequential composition)")
+    return columns[0]
 
 
 def _run(args: argparse.Namespace, staged: Any) -> int:
@@ -619,7 +632,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                "dpfix privatize --demo --out-dir out/run")
     p.add_argument("input", nargs="?", metavar="INPUT",
                    help="CSV or Parquet table of counts (or a histogram file with --histogram)")
-    p.add_argument("--column", help="the column of non-negative integer counts")
+    p.add_argument("--column", action="append",
+                   help="the column of non-negative integer counts (one per run)")
     p.add_argument("--histogram", action="store_true",
                    help="INPUT has rows count,number; the output is the histogram of the "
                         "privatized counts in the same format")
