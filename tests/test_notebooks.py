@@ -31,6 +31,7 @@ BUDGET = {
     "02_example1.ipynb": 30,
     "03_two_stage_county_homicides.ipynb": 60,
     "04_probing_the_optimum_of_F.ipynb": 100,
+    "05_eps_delta.ipynb": 90,
 }
 
 
