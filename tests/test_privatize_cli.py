@@ -896,3 +896,17 @@ def test_column_given_twice_is_refused_not_silently_the_last(table, tmp_path, ca
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--column", "code"))
     assert rc == 2 and "--column: given 2 times (k, code); one column per run" in err
     assert err.count("\n") == 1 and not (tmp_path / "o.csv").exists()
+
+
+def test_sep_reads_and_writes_a_tab_separated_table(tmp_path, capsys):
+    src = tmp_path / "t.tsv"
+    src.write_text("id\tk\tnote\nA,1\t3\tx y\nB\t0\t\n")
+    out = tmp_path / "o.tsv"
+    rc, _, err = cli(capsys, "privatize", src, "--sep", "tab", "--column", "k", "--epsilon",
+                     "1", "--upper", "5", "--out", out, "--seed", "0", "--quiet", "--key", "id")
+    assert rc == 0, err
+    lines = out.read_text().splitlines()
+    assert lines[0] == "id\tk" and lines[1].startswith("A,1\t") and lines[2].startswith("B\t")
+    rc, _, err = cli(capsys, "privatize", src, "--sep", ";;", "--column", "k", "--epsilon",
+                     "1", "--upper", "5", "--out", tmp_path / "o2.tsv", "--quiet")
+    assert rc == 2 and "sep" in err and not (tmp_path / "o2.tsv").exists()

@@ -654,6 +654,8 @@ class TableInput:
         The CSV line end (``"\\r\\n"`` is kept on output).
     eta : numpy.ndarray or None
         Histogram input: ``eta[i]`` rows with count ``i``.
+    sep : str
+        CSV: the field separator (kept on output).
     """
 
     path: Path
@@ -665,6 +667,7 @@ class TableInput:
     bom: bool = False
     newline: str = "\n"
     eta: np.ndarray | None = None
+    sep: str = ","
 
     @property
     def rows(self) -> int:
@@ -672,14 +675,14 @@ class TableInput:
         return len(self.counts) if self.eta is None else sum(int(v) for v in self.eta)
 
 
-def _read_csv(path: Path, column: str) -> TableInput:
+def _read_csv(path: Path, column: str, sep: str = ",") -> TableInput:
     pd = require("pandas")
 
     with open(path, "rb") as f:
         head = f.read(1 << 16)
     try:
         frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
-                            na_filter=False, encoding="utf-8-sig")
+                            na_filter=False, encoding="utf-8-sig", sep=sep)
     except pd.errors.EmptyDataError:
         raise ValueError(f"input file {path} is empty") from None
     except UnicodeDecodeError:
@@ -698,7 +701,7 @@ def _read_csv(path: Path, column: str) -> TableInput:
     first = head.split(b"\n", 1)[0]
     return TableInput(path, "csv", counts, frame, where[0],
                       bom=head.startswith(codecs.BOM_UTF8),
-                      newline="\r\n" if first.endswith(b"\r") else "\n")
+                      newline="\r\n" if first.endswith(b"\r") else "\n", sep=sep)
 
 
 def parquet_logical_type(path: Path, column: str) -> str | None:
@@ -760,7 +763,7 @@ def _read_histogram_input(path: Path, header: bool | None) -> TableInput:
 
 
 def read_counts(path: str | Path, column: str | None, histogram: bool = False,
-                header: bool | None = None) -> TableInput:
+                header: bool | None = None, sep: str = ",") -> TableInput:
     """Read the counts of ``column`` of a CSV/Parquet table, or of a histogram file.
 
     A CSV file is read as text (every cell a string, no NaN parsing), so that
@@ -779,6 +782,8 @@ def read_counts(path: str | Path, column: str | None, histogram: bool = False,
     header : bool or None
         A histogram file's header line: present, absent, or (None) by the
         header rule of :func:`read_histogram`.
+    sep : str
+        A CSV table's field separator (one character; ``","`` by default).
 
     Returns
     -------
@@ -808,7 +813,9 @@ def read_counts(path: str | Path, column: str | None, histogram: bool = False,
         return _read_histogram_input(path, header)
     if is_parquet(path):
         return _read_parquet(path, column)
-    return _read_csv(path, column)
+    if len(sep) != 1 or sep in "\r\n\"":
+        raise ValueError(f"sep: one character other than a quote or a line end, got {sep!r}")
+    return _read_csv(path, column, sep)
 
 
 # ------------------------------------------------------------------ writing
@@ -922,7 +929,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
             frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
                                    if k == table.col or str(h) in names]]
         frame.to_csv(dest, header=False, index=False, encoding=encoding,
-                     lineterminator=table.newline)
+                     lineterminator=table.newline, sep=table.sep)
     else:
         pd = require("pandas")
 

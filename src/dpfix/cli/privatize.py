@@ -284,7 +284,7 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
                     confidential_report: str | Path | None = None, force: bool = False,
                     quiet: bool = False, label: str | None = None,
                     read_from: str | Path | None = None, key: list | None = None,
-                    keep: list | None = None, **options: Any) -> Any:
+                    keep: list | None = None, sep: str | None = None, **options: Any) -> Any:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
@@ -324,7 +324,10 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
         raise ValueError(f"{'--key' if key else '--keep'}: a histogram file has no other "
                          "columns; drop it")
 
-    table = read_counts(source, column, histogram, header=header)
+    if sep is not None and (histogram or is_parquet(input_path)):
+        raise ValueError("--sep: only for a CSV table; drop it")
+    sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep) if sep is not None else ","
+    table = read_counts(source, column, histogram, header=header, sep=sep)
     table.path = input_path
     passed = _passed_columns(table, column, key, keep, other_columns(table))
     read_seconds = time.perf_counter() - start
@@ -428,6 +431,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                   ("--histogram", args.histogram),
                                   ("--key", args.key), ("--keep", args.keep),
                                   ("--engine dask", args.engine == "dask"),
+                                  ("--sep", args.sep),
                                   ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
@@ -556,7 +560,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                              report=args.report, plot=args.plot,
                              confidential_report=args.confidential_report, staged=staged,
                              force=args.force, quiet=args.quiet, key=args.key, keep=args.keep,
-                             **options)
+                             sep=args.sep, **options)
 
     def say() -> None:
         _announce(result, {"out": Path(args.out), "report": args.report, "plot": args.plot,
@@ -634,6 +638,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="CSV or Parquet table of counts (or a histogram file with --histogram)")
     p.add_argument("--column", action="append",
                    help="the column of non-negative integer counts (one per run)")
+    p.add_argument("--sep", metavar="CHAR",
+                   help="the field separator of a CSV table (default ','; 'tab' or '\\t' for "
+                        "tabs); the output uses the same")
     p.add_argument("--histogram", action="store_true",
                    help="INPUT has rows count,number; the output is the histogram of the "
                         "privatized counts in the same format")
