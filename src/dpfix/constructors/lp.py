@@ -222,8 +222,8 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
 
     delta : the ``delta`` of (eps, delta)-DP (default 0: eps-DP). Positive: the optimum
         over ``F_delta[z]`` (or ``U_delta``) of :mod:`dpfix.approximate`, on its lifted
-        form; rational for ``"exact"``, where it equals the delta-northwest corner
-        (Theorem A_delta, docs/open_questions.md section 5). The result has
+        form; rational for ``"exact"``, where its value is the delta-northwest
+        corner's (Theorem A_delta, docs/open_questions.md section 5). The result has
         ``delta`` set and is checked for (eps, delta)-DP (to ``1e-9`` for HiGHS).
 
     Returns
