@@ -910,3 +910,28 @@ def test_sep_reads_and_writes_a_tab_separated_table(tmp_path, capsys):
     rc, _, err = cli(capsys, "privatize", src, "--sep", ";;", "--column", "k", "--epsilon",
                      "1", "--upper", "5", "--out", tmp_path / "o2.tsv", "--quiet")
     assert rc == 2 and "sep" in err and not (tmp_path / "o2.tsv").exists()
+
+
+def test_dash_reads_stdin_and_writes_stdout(table, tmp_path, capsys, monkeypatch):
+    import io as _io
+
+    monkeypatch.setattr("sys.stdin", _io.TextIOWrapper(_io.BytesIO(table.read_bytes())))
+    rep = tmp_path / "r.json"
+    rc, out, err = cli(capsys, "privatize", "-", "--column", "k", "--epsilon", "1", "--upper",
+                       "30", "--out", "-", "--seed", "1", "--key", "name", "--report", rep)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "name,k" and len(lines) == 301  # only the table on stdout
+    assert "out: -" in err and "NOT FOR PRODUCTION" in err  # the summary on stderr
+    assert json.loads(rep.read_text())["input"]["path"] == "<stdin>"
+    # quiet: nothing but the table
+    monkeypatch.setattr("sys.stdin", _io.TextIOWrapper(_io.BytesIO(table.read_bytes())))
+    rc, out, err = cli(capsys, "privatize", "-", "--column", "k", "--epsilon", "1", "--upper",
+                       "30", "--out", "-", "--seed", "1", "--quiet")
+    assert rc == 0 and err == "" and out.splitlines()[0] == "k"
+
+
+def test_dash_output_is_not_written_when_the_run_fails(table, tmp_path, capsys):
+    rc, out, err = cli(capsys, "privatize", table, "--column", "k", "--epsilon", "1",
+                       "--upper", "30", "--out", "-", "--quiet", "--key", "nope")
+    assert rc == 2 and out == "" and err.count("\n") == 1

@@ -385,14 +385,14 @@ def _passed_columns(table: Any, column: str | None, key: list, keep: list,
     return [*key, *keep]
 
 
-def _announce(result: Any, paths: dict[str, Path | None]) -> None:
+def _announce(result: Any, paths: dict[str, Path | None], file: Any = None) -> None:
     """The summary, printed before the outputs are moved into place."""
     print(f"dpfix privatize: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
           f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {result.constructor}, "
-          f"N = {result.N}, n = {result.n}")
+          f"N = {result.N}, n = {result.n}", file=file)
     for what, p in paths.items():
         if p is not None:
-            print(f"  {what}: {p}")
+            print(f"  {what}: {p}", file=file)
 
 
 def _warn(options: dict, quiet: bool) -> None:
@@ -555,18 +555,39 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
         return _run_dask(args, staged, eps, upper, options)
     if getattr(args, "dask_scheduler", None):
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
-    result = _privatize_file(args.input, column=args.column, epsilon=eps, upper=upper,
-                             out=args.out, histogram=args.histogram, header=args.header,
-                             report=args.report, plot=args.plot,
-                             confidential_report=args.confidential_report, staged=staged,
-                             force=args.force, quiet=args.quiet, key=args.key, keep=args.keep,
-                             sep=args.sep, **options)
+    import shutil
+    import tempfile
 
-    def say() -> None:
-        _announce(result, {"out": Path(args.out), "report": args.report, "plot": args.plot,
-                           "confidential-report": args.confidential_report})
-        _warn(options, args.quiet)
-    _commit(staged, say)
+    to_stdout, from_stdin = str(args.out) == "-", str(args.input) == "-"
+    scratch = Path(tempfile.mkdtemp(prefix="dpfix-")) if to_stdout or from_stdin else None
+    try:
+        read_from = None
+        if from_stdin:  # standard input: read whole (a CSV table or a histogram), then as a file
+            read_from = scratch / "stdin.csv"
+            read_from.write_bytes(sys.stdin.buffer.read())
+        out = scratch / "stdout.csv" if to_stdout else args.out
+        result = _privatize_file(Path("<stdin>") if from_stdin else args.input,
+                                 column=args.column, epsilon=eps, upper=upper, out=out,
+                                 histogram=args.histogram, header=args.header,
+                                 report=args.report, plot=args.plot,
+                                 confidential_report=args.confidential_report, staged=staged,
+                                 force=args.force, quiet=args.quiet, key=args.key,
+                                 keep=args.keep, sep=args.sep, read_from=read_from, **options)
+
+        def say() -> None:
+            if to_stdout:  # the table goes to stdout, so the summary goes to stderr
+                data = next(t for t, _, label in staged.items if label == "--out")
+                sys.stdout.buffer.write(Path(data).read_bytes())
+            if not (to_stdout and args.quiet):
+                _announce(result, {"out": Path(args.out), "report": args.report,
+                                   "plot": args.plot,
+                                   "confidential-report": args.confidential_report},
+                          file=sys.stderr if to_stdout else None)
+            _warn(options, args.quiet)
+        _commit(staged, say)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 
@@ -635,7 +656,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                "--upper 50 --out private.csv --report report.json --plot plot.png; "
                "dpfix privatize --demo --out-dir out/run")
     p.add_argument("input", nargs="?", metavar="INPUT",
-                   help="CSV or Parquet table of counts (or a histogram file with --histogram)")
+                   help="CSV or Parquet table of counts (or a histogram file with --histogram); "
+                        "- reads a CSV table or histogram from standard input")
     p.add_argument("--column", action="append",
                    help="the column of non-negative integer counts (one per run)")
     p.add_argument("--sep", metavar="CHAR",
@@ -658,7 +680,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "not computed from the data (n = upper + 1 values, at most "
                    f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report only")
-    p.add_argument("--out", help="output table (same format as INPUT); must not exist")
+    p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
+                                 "- writes CSV to standard output (the summary then goes to "
+                                 "stderr), only once everything else is complete")
     p.add_argument("--key", action="append", metavar="COL",
                    help="a key column written to the output as it is (repeatable); the "
                         "output holds only the privatized column, --key and --keep columns")
