@@ -52,6 +52,21 @@ Decisions
   a warning).
 - **Time limit.** ``--constructor lp`` takes ``--time-limit SECONDS`` (HiGHS);
   reaching it ends the run with one line, exit code 1, nothing written.
+- **Formats and streams** (issue 12). ``--out`` is CSV or Parquet by its
+  suffix, whatever the input (CSV cells stay text in Parquet); ``--sep``
+  sets a CSV table's separator (kept on output); ``-`` reads standard input
+  (a CSV table or histogram) and writes standard output (CSV, only once every
+  other output is complete; the summary then goes to stderr). ``--column``
+  names one column (given twice, the run is refused, never the last one
+  silently). ``--upper`` goes up to :data:`MAX_UPPER_STRUCTURED` for the
+  constructors drawn as ``G R`` without ``T``.
+- **Beyond one machine.** ``--engine dask`` runs
+  :func:`dpfix.engines.privatize_dataset` on a Parquet dataset or a glob of
+  CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
+  ``dask.distributed`` scheduler).
+- **Progress.** On a terminal a bar shows the stage and its elapsed time while
+  ``T`` is built, then the rows; off a terminal one line on success, no
+  carriage-return frames; ``--quiet``: nothing.
 """
 
 from __future__ import annotations
