@@ -89,7 +89,10 @@ def test_closed_options_take_their_choices_from_the_library():
     assert list(_option(privatize, "privatizer").choices) == list(PRIVATIZERS)
     assert list(_option(privatize, "postprocess").choices) == list(POSTPROCESSORS)
     assert list(_option(p["reproduce"], "target").choices) == [*TARGETS, "all"]
-    assert list(_option(p["explore"], "what").choices) == ["example1"]
+    from dpfix.cli.explore import WHAT
+
+    assert list(_option(p["explore"], "what").choices) == list(WHAT)
+    assert {"example1", "northwest", "delta"} <= set(WHAT)
 
 
 @pytest.mark.parametrize("option, value", [("--constructor", "simplex"),

@@ -96,7 +96,8 @@ def test_crime_data_end_to_end(tmp_path, capsys):
     assert len(r["target_z"]) == 51 and sum(r["target_z"]) == pytest.approx(1)
     assert r["estimated_count_error"]["value"] > 0 and "OpenDP" in r["samplers"]["stage1"]
     assert set(r["timings_seconds"]) == {"construct"}
-    assert r["stage1"]["postprocess"] and r["mechanism"]["selector"] == "best"
+    assert r["stage1"]["postprocess"] and r["mechanism"]["selector"] is None
+    assert r["mechanism"]["constructor"] == "northwest"  # the default: Theorem A
     c = json.loads(conf.read_text())
     true = np.array([int(x[col]) for x in a[1:]])
     assert c["CONFIDENTIAL"] == "derived from the true data without noise"
@@ -359,7 +360,7 @@ def test_output_may_not_be_the_input(table, tmp_path, capsys):
 def test_non_dp_mechanism_writes_nothing(table, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(C, "heuristic", lambda z, eps, **kw: Mechanism.from_matrix(
         np.eye(len(z)), eps=eps, fixed_point=np.asarray(z)))
-    argv = base(table, tmp_path, "--report", tmp_path / "r.json")
+    argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--constructor", "heuristic")
     assert_refused(capsys, argv, "exceeds eps_2", tmp_path, [table])
 
 
@@ -567,7 +568,7 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
         raise error
     monkeypatch.setattr(C, "heuristic", broken)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--confidential-report",
-                tmp_path / "c.json")
+                tmp_path / "c.json", "--constructor", "heuristic")
     err = assert_refused(capsys, argv, match, tmp_path, [table], code=1)
     assert "nothing written" in err
 
@@ -755,7 +756,8 @@ def test_a_numerical_warning_is_a_one_line_failure(table, tmp_path, capsys, monk
         warnings.warn("overflow encountered in expm1", RuntimeWarning, stacklevel=1)
         return real(*a, **k)
     monkeypatch.setattr(C, "heuristic", noisy)
-    err = assert_refused(capsys, base(table, tmp_path), "numerical problem (RuntimeWarning: "
+    err = assert_refused(capsys, base(table, tmp_path, "--constructor", "heuristic"),
+                         "numerical problem (RuntimeWarning: "
                          "overflow encountered in expm1)", tmp_path, [table], code=1)
     assert "nothing written" in err
 
@@ -861,6 +863,7 @@ def test_structured_constructors_take_a_large_upper_without_T(table, tmp_path, c
     assert r["n"] == 20001 and r["mechanism"]["built"] is False and "params" not in r["mechanism"]
     assert "post-processing" in r["samplers"]["privacy_statement"]
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--upper", "20000",
+                                                "--constructor", "heuristic",
                                                 "--out", tmp_path / "o2.csv"))
     assert rc == 2 and "need no n x n T" in err and not (tmp_path / "o2.csv").exists()
 

@@ -704,10 +704,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--keep", action="append", metavar="COL",
                    help="pass another column through, declaring it public (repeatable); "
                         "every column not named is dropped (it is not private)")
-    p.add_argument("--constructor", default="heuristic", choices=list(CONSTRUCTORS),
+    p.add_argument("--constructor", default="northwest", choices=list(CONSTRUCTORS),
                    metavar="NAME",
                    help=f"stage 2, the count mechanism T: {', '.join(CONSTRUCTORS)}. "
-                        "Default heuristic (Algorithm 1); lp: small --upper only; "
+                        "Default northwest (the optimum of F for every convex loss, Theorem A; "
+                        "heuristic is the paper's Algorithm 1); lp: small --upper only; "
                         f"{', '.join(one_stage)}: one-stage, all of eps_t on the counts")
     p.add_argument("--selector", default="best", choices=list(SELECTORS), metavar="NAME",
                    help=f"the heuristic's column selector: {', '.join(SELECTORS)} "
