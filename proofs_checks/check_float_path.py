@@ -204,6 +204,14 @@ def check_levels(mode: str) -> int:
             _level_checks(construct(zf, eps, method="lp"), _case("lp privacy level", lam=lam,
                                                                  z=list(map(str, z))), None)
             cases += 1
+    for n in (2, 65, 130):  # privacy_level sees every pair, also across its row blocks
+        for k in range(n - 1):  # rows k, k + 1 differ by a ratio 2 in column 0 only
+            L = np.full((n, n), -math.log(n))
+            L[k + 1] = np.log(np.r_[2.0, np.ones(n - 1)] / (n + 1))
+            M = Mechanism(log_matrix=L, eps=math.log(2) * (1 + 1e-12))
+            assert abs(M.privacy_level() - _level(L)) <= 1e-15, \
+                f"privacy_level misses rows {k}, {k + 1} of {n}: {M.privacy_level()}"
+            cases += 1
     for n in (2, 5, 40, 130):  # 130: pairs across the row blocks of privacy_level
         for eps in (1e-3, 0.5, math.log(4), 5.0):
             for method in ("truncated-geometric", "staircase"):
