@@ -408,3 +408,15 @@ def test_explore_delta_prints_the_examples_exactly(capsys):
     assert main(["explore", "delta", "--lam", "2", "--delta", "1/10"]) == 0
     out = capsys.readouterr().out
     assert "[3/10  7/10]" in out and "[7/10  3/10]" in out and "R_F^delta" in out
+
+
+def test_cdd_and_normaliz_agree_with_delta():
+    from dpfix.enumeration import normaliz_available
+
+    if not normaliz_available():
+        pytest.skip("PyNormaliz is not installed")
+    for P in (U_delta(3, 2, Fr(1, 10)), F_delta(3, 3, [Fr(1, 3)] * 3, Fr(1, 4)),
+              U_lifted(2, 2, Fr(1, 10)), RF_delta(2, 2, ["1/2", "1/2"], Fr(1, 10))):
+        cdd_v = {tuple(V.ravel()) for V in P.vertices(limit=None, backend="cdd")}
+        nmz_v = {tuple(V.ravel()) for V in P.vertices(limit=None, backend="normaliz")}
+        assert cdd_v == nmz_v and P.count_vertices(limit=None, backend="normaliz") == len(cdd_v)
