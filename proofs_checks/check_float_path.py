@@ -178,7 +178,7 @@ def _level_checks(F: Mechanism, what: str, exact: Mechanism | None) -> None:
     if exact is not None and exact.n > 1:
         ratio = exact.privacy_ratio()
         want = math.log(ratio.numerator) - math.log(ratio.denominator)
-        assert abs(level - want) <= 1e-9 * want, f"{what}: level {level}, exact {want}"
+        assert abs(level - want) <= 1e-9 * max(want, 1e-6), f"{what}: level {level}, exact {want}"
     if level > 0:
         below = level * (1 - 1e-6)
         assert not F.is_dp(below), f"{what}: is_dp at level (1 - 1e-6)"
