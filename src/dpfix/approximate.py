@@ -241,6 +241,22 @@ def U_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
 def F_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
     """``F_delta[z]``: the mechanisms of :func:`U_delta` with ``z T = z``, subset form.
 
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    z : array_like
+        The target, an exact probability vector of length ``n``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    DeltaPolytope
+        Subset form; ``delta = 0`` gives the rows of :func:`dpfix.polytopes.F`.
+
     Examples
     --------
     >>> F_delta(2, 2, ["1/2", "1/2"], "1/10").dimension()
@@ -273,6 +289,20 @@ def U_lifted(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
     :func:`_pairs` and ``sum_j S[n + 2i + d, j] <= delta``; ``T >= 0``, ``T 1 = 1``.
     ``3n(n-1)`` variables and ``O(n^2)`` rows, for LPs at large ``n``.
 
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    DeltaPolytope
+        Lifted form, points of shape ``(3n - 2) x n``.
+
     Examples
     --------
     >>> P = U_lifted(2, 2, "1/10")
@@ -286,6 +316,22 @@ def U_lifted(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
 
 def F_lifted(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
     """``F_delta[z]`` lifted (:func:`U_lifted` plus ``z T = z`` on the ``T`` rows).
+
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    z : array_like
+        The target, an exact probability vector of length ``n``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    DeltaPolytope
+        Lifted form, points of shape ``(3n - 2) x n``.
 
     Examples
     --------
@@ -303,6 +349,18 @@ def positive_parts(T: Any, lam: Any) -> np.ndarray:
     """The least slacks: ``[2i + d, j] = max(0, T_aj - lam T_bj)`` (``(a, b)`` as
     :func:`_pairs`); exact, shape ``2(n-1) x n``. A row sum is the largest
     ``T_a(S) - lam T_b(S)`` over the sets ``S``.
+
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Exact, ``2(n-1) x n``.
 
     Examples
     --------
@@ -323,6 +381,18 @@ def lift(T: Any, lam: Any) -> np.ndarray:
     """``[T; positive_parts(T)]``: the point of the lifted form over ``T`` with the
     least slack (it is in :func:`U_lifted` iff ``T`` is in :func:`U_delta`).
 
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Exact, ``(3n - 2) x n``.
+
     Examples
     --------
     >>> lift([[1, 0], [1, 0]], 2).shape
@@ -334,6 +404,21 @@ def lift(T: Any, lam: Any) -> np.ndarray:
 
 def project(X: Any) -> np.ndarray:
     """The ``T`` rows of a lifted point ``[T; S]`` (shape ``(3n-2) x n``).
+
+    Parameters
+    ----------
+    X : array_like
+        A lifted point, ``(3n - 2) x n``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Its first ``n`` rows.
+
+    Raises
+    ------
+    ValueError
+        ``X`` does not have ``3n - 2`` rows.
 
     Examples
     --------
@@ -350,6 +435,19 @@ def project(X: Any) -> np.ndarray:
 def is_approximately_dp(T: Any, lam: Any, delta: Any) -> bool:
     """Whether ``T >= 0`` is (eps, delta)-DP: every row of :func:`positive_parts`
     sums to at most ``delta`` (rows need not sum to 1).
+
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -371,6 +469,15 @@ def truncated_scales(n: int) -> list[tuple[int, int, tuple[int, ...]]]:
     canonical order of :func:`dpfix.scales.psi`, then by ``(a, b)`` and pattern
     index. There are ``2^(n+1) - n - 2`` of them.
 
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+
+    Returns
+    -------
+    list of (int, int, tuple)
+
     Examples
     --------
     >>> len(truncated_scales(3)), truncated_scales(3)[4:7]
@@ -391,6 +498,18 @@ def psi_delta(n: int, lam: Any) -> np.ndarray:
     ``truncated_scales(n)[r]`` (a probability vector). Its first ``2^(n-1)`` columns
     are :func:`dpfix.scales.psi`.
 
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Exact, ``n x (2^(n+1) - n - 2)``.
+
     Examples
     --------
     >>> psi_delta(2, 2).tolist()
@@ -410,6 +529,18 @@ def scale_costs(n: int, lam: Any) -> np.ndarray:
     """``c[2i + d, r]``: the positive part of truncated scale ``r`` in pair ``i``,
     order ``d`` (its height at the interval's end; 0 for full scales).
 
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Exact, ``2(n-1) x (2^(n+1) - n - 2)``.
+
     Examples
     --------
     >>> scale_costs(2, 2).tolist()
@@ -421,6 +552,23 @@ def scale_costs(n: int, lam: Any) -> np.ndarray:
 
 def psi_delta_map(B: Any, lam: Any) -> np.ndarray:
     """``T = Psi_delta B`` for a ``k x n`` amount matrix ``B`` (``k = 2^(n+1) - n - 2``).
+
+    Parameters
+    ----------
+    B : array_like
+        Exact amounts, one row per truncated scale, one column per output.
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Exact ``n x n``.
+
+    Raises
+    ------
+    ValueError
+        ``B`` has the wrong number of rows.
 
     Examples
     --------
@@ -454,6 +602,20 @@ def RU_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
     and total cost ``sum_j c B_j <= delta`` in every pair and order. ``Psi_delta`` maps
     it onto :func:`U_delta` (docs/open_questions.md section 5, Theorem 10_delta).
 
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    DeltaPolytope
+        Points ``B`` of shape ``(2^(n+1) - n - 2) x n``.
+
     Examples
     --------
     >>> RU_delta(2, 2, "1/10").shape
@@ -468,6 +630,22 @@ def RU_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
 def RF_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
     """``R_F^delta``: :func:`RU_delta` with ``z Psi_delta B = z``; ``Psi_delta`` maps it onto
     :func:`F_delta` (Theorem 3_delta).
+
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    z : array_like
+        The target, an exact probability vector of length ``n``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    DeltaPolytope
+        Points ``B`` of shape ``(2^(n+1) - n - 2) x n``.
 
     Examples
     --------
@@ -507,6 +685,18 @@ def representation_of(T: Any, lam: Any) -> np.ndarray:
     section 5); it is found column by column with cdd's exact LP. If ``T`` is in
     ``U_delta`` (``F_delta``) then ``B`` is in ``R_U^delta`` (``R_F^delta``).
 
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Exact ``B``, ``(2^(n+1) - n - 2) x n``.
+
     Raises
     ------
     ValueError
@@ -545,6 +735,17 @@ def face_dimensions(T: Any, lam: Any) -> list[int]:
     ``T_j``: maximal runs of positive entries whose neighbour ratios are exactly
     ``lam`` or ``1/lam`` (docs/open_questions.md section 5, Lemma K).
 
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+
+    Returns
+    -------
+    list of int
+
     Examples
     --------
     >>> face_dimensions([["1/10", "9/10"], [0, 1]], 2)
@@ -577,6 +778,20 @@ def tight_budgets(T: Any, lam: Any, delta: Any) -> list[bool]:
     ``sum_j max(0, T_aj - lam T_bj) = delta``? At ``delta = 0`` every one is (the
     ratio constraints are the eps-DP ones, all present).
 
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    list of bool
+        ``2(n-1)`` entries.
+
     Examples
     --------
     >>> tight_budgets([["1/10", "9/10"], [0, 1]], 2, "1/10")
@@ -595,6 +810,19 @@ def column_pieces(T: Any, lam: Any, delta: Any) -> list[list[tuple[int, int]]]:
     (docs/open_questions.md section 5): ``T`` is extreme iff the pieces' amounts are
     fixed by the row sums and the tight budgets (:func:`is_extreme_by_pieces`). At
     ``delta = 0`` a positive extreme column is one piece, a scale (Theorem 2).
+
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    list of list of (int, int)
 
     Examples
     --------
@@ -629,6 +857,21 @@ def is_extreme_by_pieces(T: Any, lam: Any, delta: Any, z: Any = None) -> bool:
 
     Independent of the polytope's rank test (:meth:`Polytope.is_extreme`); the tests
     compare the two. Points outside the polytope give False.
+
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+    z : array_like, optional
+        The target: decide extremality in ``F_delta[z]`` (default: in ``U_delta``).
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -678,6 +921,19 @@ def vertex_type(T: Any, lam: Any, delta: Any) -> dict[str, Any]:
       ``scales`` how many of one full eps-scale;
     - ``pure``: whether ``T`` is eps-DP (in ``U``).
 
+    Parameters
+    ----------
+    T : array_like
+        An exact ``n x n`` matrix (Fractions, ints or strings such as ``"1/3"``).
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    dict
+
     Examples
     --------
     >>> t = vertex_type([["1/10", "9/10"], [0, 1]], 2, "1/10")
@@ -703,6 +959,18 @@ def vertex_type(T: Any, lam: Any, delta: Any) -> dict[str, Any]:
 
 def catalogue(vertices: list[np.ndarray], lam: Any, delta: Any) -> Counter:
     """Counts of ``(tight, pieces)`` (see :func:`vertex_type`) over the given vertices.
+
+    Parameters
+    ----------
+    vertices : list of numpy.ndarray
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    collections.Counter
 
     Examples
     --------
@@ -745,6 +1013,25 @@ def cumulative_family(n: int, lam: Any, delta: Any, total: Any, z: Any) -> list:
     """The member ``x`` of the delta-northwest family with ``z . x = total``: a
     non-increasing vector, ``x_(i+1) = phi_delta(x_i)`` after an initial run of ones
     (docs/open_questions.md section 5). Exact for rational input, float otherwise.
+
+    Parameters
+    ----------
+    n : int
+        The number of counts (``>= 2``).
+    lam, delta : rational (exact) or float
+    total : the wanted ``z . x``, in ``[0, 1]``.
+    z : array_like
+        The target, an exact probability vector of length ``n``.
+
+    Returns
+    -------
+    list
+        ``x``, length ``n``.
+
+    Raises
+    ------
+    RuntimeError
+        No member found (float rounding).
 
     Examples
     --------
@@ -803,6 +1090,25 @@ def delta_northwest(z: Any, lam: Any, delta: Any = 0) -> np.ndarray:
     must be told apart within rounding of 1 (small ``delta``, large ``n eps``):
     then ``RuntimeError`` (checked: ``|z T - z| <= 1e-9``).
 
+    Parameters
+    ----------
+    z : array_like
+        The target, an exact probability vector of length ``n``.
+    lam : int, Fraction, str or float
+        ``e^eps``; a float gives a float64 matrix.
+    delta : int, Fraction or str
+        ``0 <= delta < 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x n``, exact or float64.
+
+    Raises
+    ------
+    RuntimeError
+        Float precision lost (see above).
+
     Examples
     --------
     >>> delta_northwest(["1/2", "1/2"], 2, "1/10").tolist()
@@ -832,6 +1138,22 @@ def delta_northwest(z: Any, lam: Any, delta: Any = 0) -> np.ndarray:
 def loss_matrix(z: Any, weights: Any = "abs") -> np.ndarray:
     """``W[i, j] = z_i |i - j|`` (``"abs"``), ``z_i (i - j)^2`` (``"squared"``) or a given
     matrix; exact for exact ``z``.
+
+    Parameters
+    ----------
+    z : array_like
+        The target, an exact probability vector of length ``n``.
+    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix
+
+    Returns
+    -------
+    numpy.ndarray
+        Object array (exact for exact ``z``).
+
+    Raises
+    ------
+    ValueError
+        An unknown weights name.
 
     Examples
     --------
@@ -975,6 +1297,19 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
     ------
     LookupError
         An instance is missing at this ``(n, lam, delta)``.
+
+    Parameters
+    ----------
+    lam : int, Fraction or str
+        ``e^eps``, rational and ``> 1``.
+    delta : int, Fraction or str
+        ``0 < delta < 1``.
+    n : int
+        2 or 3.
+
+    Returns
+    -------
+    DeltaExamples
 
     Examples
     --------
