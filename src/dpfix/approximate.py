@@ -1293,11 +1293,6 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
     """Search the vertices at ``n`` (2 or 3; uniform ``z``) for the instances of
     :class:`DeltaExamples`, in :meth:`Polytope.vertices` order (the first found).
 
-    Raises
-    ------
-    LookupError
-        An instance is missing at this ``(n, lam, delta)``.
-
     Parameters
     ----------
     lam : int, Fraction or str
@@ -1310,6 +1305,13 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
     Returns
     -------
     DeltaExamples
+
+    Raises
+    ------
+    ValueError
+        ``delta = 0`` or ``n > 3``.
+    LookupError
+        An instance is missing at this ``(n, lam, delta)``.
 
     Examples
     --------
