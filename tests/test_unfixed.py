@@ -214,7 +214,7 @@ def test_bad_input():
         unfixed_optimum([1.5, -0.5], eps=1.0)
     with pytest.raises(ValueError, match="eps"):
         unfixed_optimum([1.0], eps=-1.0)
-    with pytest.raises(ValueError, match="unknown name"):
+    with pytest.raises(ValueError, match="unknown loss"):
         unfixed_optimum([0.5, 0.5], eps=1.0, weights="cubic")
 
 
