@@ -68,7 +68,8 @@ _WHY = {  # a shared 2-core machine, lam = 2, uniform z
     },
     "normaliz": {
         "U": "Normaliz: U at n = 5 has 55,725 vertices in seconds (its whole graph would take "
-             "about 30 minutes: use count_vertices or degree_range); n = 6 is beyond reach",
+             "about 30 minutes: use count_vertices or degree_range); at n = 6 (25,827,726 "
+             "vertices) only count_vertices, through U's structure, finishes (71 s)",
         "F": "Normaliz: F at n = 5 has about 1.2 million vertices (a minute, 1.5 GB; use "
              "count_vertices or vertex_array: as Fractions they would need about 10 GB)",
         "R_F": "Normaliz: R_F at n = 4 takes about 2 s; at n = 5 it ran over 8 minutes",
