@@ -87,7 +87,7 @@ def test_explore_refuses_large_n_and_skips_what_does_not_fit(capsys):
     assert "2..12" in capsys.readouterr().err
     assert main(["explore", "--n", "7", "--lam", "2"]) == 0
     out = capsys.readouterr().out
-    assert "R_F[z]: skipped at n = 7 > 6" in out and "limited to n <= 4" in out
+    assert "R_F[z]: skipped at n = 7 > 6" in out and "limited to n <= 5" in out
 
 
 def test_failures_are_one_line(monkeypatch, capsys):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -373,8 +372,10 @@ def polytope_summary(name: str, poly: Any, max_n: int = EXPLORE_MAX_N) -> dict[s
 
     Beyond ``max_n`` nothing is computed; a vertex enumeration refused by the
     polytope's guard (a ``ValueError``) is reported as skipped, with its
-    reason under ``"note"``. The graph's diameter is computed up to
-    :data:`DIAMETER_MAX_VERTICES` vertices.
+    reason under ``"note"``. The numbers come from the polytope's
+    :meth:`~dpfix.polytopes.Polytope.summary` (the backend chosen by measured
+    speed, degrees from one vertex per orbit of its symmetry group); the
+    graph's diameter is computed up to :data:`DIAMETER_MAX_VERTICES` vertices.
 
     Parameters
     ----------
@@ -387,8 +388,8 @@ def polytope_summary(name: str, poly: Any, max_n: int = EXPLORE_MAX_N) -> dict[s
     Returns
     -------
     dict
-        ``polytope``, ``dimension``, ``vertices``, and when computed ``edges``,
-        ``degree`` (``"min..max"``), ``diameter``, ``seconds``, or ``note``.
+        ``polytope``, ``dimension``, ``vertices``, ``orbits``, and when computed
+        ``edges``, ``degree`` (``"min..max"``), ``diameter``, ``seconds``, or ``note``.
 
     Examples
     --------
@@ -401,21 +402,18 @@ def polytope_summary(name: str, poly: Any, max_n: int = EXPLORE_MAX_N) -> dict[s
         return {"polytope": name, "dimension": "skipped", "vertices": "skipped",
                 "note": f"skipped at n = {poly.n} > {max_n} (it has {poly.num_variables} "
                         "variables; its dimension alone would take minutes)"}
-    import networkx as nx
-
-    row: dict[str, Any] = {"polytope": name, "dimension": poly.dimension()}
-    start = time.perf_counter()
-    try:
-        G = poly.graph()
+    try:  # counts, orbits and degrees as cheaply as the polytope allows (its summary)
+        s = poly.summary(diameter_max_vertices=DIAMETER_MAX_VERTICES)
     except ValueError as exc:  # the enumeration guard: report, do not run for hours
-        row.update(vertices="skipped", note=str(exc))
-        return row
-    degrees = [d for _, d in G.degree()]
-    row.update(vertices=G.number_of_nodes(), edges=G.number_of_edges(),
-               degree=f"{min(degrees)}..{max(degrees)}" if degrees else "-")
-    if 0 < G.number_of_nodes() <= DIAMETER_MAX_VERTICES and nx.is_connected(G):
-        row["diameter"] = nx.diameter(G)
-    row["seconds"] = round(time.perf_counter() - start, 2)
+        return {"polytope": name, "dimension": poly.dimension(), "vertices": "skipped",
+                "note": str(exc)}
+    row: dict[str, Any] = {"polytope": name, "dimension": s["dimension"],
+                           "vertices": s["vertices"], "orbits": s["orbits"]}
+    if s["degree"] is not None:
+        row.update(edges=s["edges"], degree="{}..{}".format(*s["degree"]))
+    if s["diameter"] is not None:
+        row["diameter"] = s["diameter"]
+    row["seconds"] = s["seconds"]
     return row
 
 
@@ -426,12 +424,13 @@ def format_summaries(rows: list[dict[str, Any]]) -> str:
     --------
     >>> print(format_summaries([{"polytope": "U", "dimension": 2, "vertices": 4},
     ...                         {"polytope": "F", "vertices": "skipped", "note": "too big"}]))
-    polytope  dimension  vertices  edges  degree  diameter  seconds
-    U         2          4         -      -       -         -
-    F         -          skipped   -      -       -         -
+    polytope  dimension  vertices  orbits  edges  degree  diameter  seconds
+    U         2          4         -       -      -       -         -
+    F         -          skipped   -       -      -       -         -
     F: too big
     """
-    cols = ["polytope", "dimension", "vertices", "edges", "degree", "diameter", "seconds"]
+    cols = ["polytope", "dimension", "vertices", "orbits", "edges", "degree", "diameter",
+            "seconds"]
     table = [[str(r.get(c, "-")) for c in cols] for r in rows]
     widths = [max(len(x) for x in col) for col in zip(cols, *table, strict=True)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
