@@ -1,6 +1,5 @@
 """The research commands: ``dpfix verify`` and ``dpfix explore``."""
 
-import sys
 import textwrap
 
 import pytest
@@ -113,7 +112,10 @@ def test_verify_finds_the_checks_of_an_installed_package(tmp_path, monkeypatch, 
     import dpfix
     import dpfix.verification as V
 
-    installed = tmp_path / "site" / "proofs_checks"
+    # a package name of its own: the editable install of a checkout maps the real
+    # dpfix.proofs_checks onto ./proofs_checks (tests/test_packaging.py installs the wheel)
+    monkeypatch.setattr(V, "CHECKS_PACKAGE", "dpfix.toy_proofs_checks")
+    installed = tmp_path / "site" / "toy_proofs_checks"
     installed.mkdir(parents=True)
     (installed / "__init__.py").write_text("")
     (installed / "check_toy.py").write_text(textwrap.dedent("""
@@ -125,7 +127,6 @@ def test_verify_finds_the_checks_of_an_installed_package(tmp_path, monkeypatch, 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DPFIX_CHECKS", raising=False)
     monkeypatch.setattr(V, "__file__", str(tmp_path / "lib" / "python" / "dpfix" / "v.py"))
-    monkeypatch.delitem(sys.modules, "dpfix.proofs_checks", raising=False)
     with pytest.raises(FileNotFoundError, match="no proofs_checks folder"):
         V.find_checks_dir()
     monkeypatch.setattr(dpfix, "__path__", [*dpfix.__path__, str(tmp_path / "site")])
