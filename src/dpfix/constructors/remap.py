@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors.northwest import northwest_plan
-from dpfix.constructors.unfixed import log_side_sums, placement, sigma_amounts, unfixed_optimum
+from dpfix.constructors.unfixed import named_diff, placement, sigma_amounts, unfixed_optimum
 from dpfix.exact import probability_vector
-from dpfix.numeric import log_add_exp
 from dpfix.sampling.structured import (
     STRUCTURED,
     Remap,
@@ -43,28 +42,6 @@ def _northwest_pieces(zv: np.ndarray, lam: Fraction, exact: bool) -> list:
     A, B = side_sums(zv, rho)
     supply = geometric_amounts(n, rho) * (A + B)  # z . G[:, m]
     return northwest_plan(supply.tolist(), zv.tolist())
-
-
-def _abs_placement(zv: np.ndarray, eps: float) -> list[int]:
-    """Algorithm 2's placement for ``W[i, j] = z_i |i - j|`` in floats, ``O(n)`` memory.
-
-    The forward sweep :func:`dpfix.constructors.unfixed.placement` with the
-    cost change of moving scale ``m`` from column ``g`` to ``g + 1``,
-    ``2 P(I_m <= g) - 1`` (``I_m`` distributed as ``z_i rho^|i-m|``), from the
-    side sums in log space: the comparison :func:`unfixed_optimum` makes.
-    """
-    L, R = log_side_sums(zv, eps)
-    logS = [log_add_exp(a, b) for a, b in zip(L, R, strict=True)]
-
-    def diff(m: int, g: int) -> tuple[float, float]:
-        if logS[m] == -math.inf:
-            return 0.0, 0.0
-        if g < m:
-            frac = math.exp(L[g] - eps * (m - g) - logS[m])
-        else:
-            frac = -math.expm1(R[g] - eps * (g - m) - logS[m])
-        return 2 * frac - 1, 1.0
-    return placement(diff, zv.shape[0])
 
 
 def northwest_remap(z: Any, lam: Any) -> Remap:
@@ -94,7 +71,9 @@ def unfixed_remap(z: Any, lam: Any) -> Remap:
     zv = probability_vector(z, exact=exact)
     if exact:
         return Remap.from_placement(unfixed_optimum(zv, lam=Fraction(lam)).params["placement"])
-    return Remap.from_placement(_abs_placement(zv, math.log(Fraction(lam))))
+    # Algorithm 2's placement for abs weights, the comparison unfixed_optimum makes
+    diff = named_diff(zv, math.log(Fraction(lam)), "abs")
+    return Remap.from_placement(placement(diff, zv.shape[0]))
 
 
 def _is_exact(z: Any) -> bool:

@@ -30,7 +30,8 @@ from dpfix.mechanism import Mechanism, weight_matrix
 from dpfix.numeric import geometric_amounts, log_add_exp
 from dpfix.scales import single_peaked
 
-__all__ = ["sigma_amounts", "check_weights", "placement", "unfixed_optimum", "log_side_sums"]
+__all__ = ["sigma_amounts", "check_weights", "placement", "named_diff", "unfixed_optimum",
+           "log_side_sums"]
 
 #: Relative tolerance of float comparisons of costs: a next column within this
 #: of the current one counts as "no worse" (ties go forward, as in exact arithmetic).
@@ -178,7 +179,7 @@ def log_side_sums(v: Any, eps: float, *, logs: bool = False) -> tuple[list[float
     return L, R
 
 
-def _named_diff(z: np.ndarray, eps: float, weights: str):
+def named_diff(z: np.ndarray, eps: float, weights: str):
     """``D(m, g) / S(m)`` for ``"abs"`` and ``"squared"`` in floats, ``O(1)`` per call.
 
     ``D(m, g) = sum_i (W[i, g+1] - W[i, g]) rho^|i-m|`` is the cost change of
@@ -369,7 +370,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     n = zv.shape[0]
     named = isinstance(weights, str)
     if named and lam_x is None and weights in ("abs", "squared"):
-        diff = _named_diff(zv, eps_f, weights)
+        diff = named_diff(zv, eps_f, weights)
     else:
         W = weight_matrix(weights, zv)
         check_weights(W)
