@@ -420,3 +420,20 @@ def test_cdd_and_normaliz_agree_with_delta():
         cdd_v = {tuple(V.ravel()) for V in P.vertices(limit=None, backend="cdd")}
         nmz_v = {tuple(V.ravel()) for V in P.vertices(limit=None, backend="normaliz")}
         assert cdd_v == nmz_v and P.count_vertices(limit=None, backend="normaliz") == len(cdd_v)
+
+
+@pytest.mark.parametrize("n, lam, delta", [(2, 2, "1/10"), (3, "3/2", "1/3"), (3, 3, 0),
+                                           (4, 2, "1/100")])
+def test_polytopes_take_delta_with_the_same_rows(n, lam, delta):
+    """``dpfix.polytopes.U(n, lam, delta)`` and ``F(..., delta)`` are the subset form."""
+    from dpfix import polytopes
+
+    z = [Fr(1, n)] * n
+    for ours, theirs in ((polytopes.U(n, lam, delta), U_delta(n, lam, delta)),
+                         (polytopes.F(n, lam, z, delta), F_delta(n, lam, z, delta))):
+        assert (ours.A_ub == theirs.A_ub).all() and (ours.b_ub == theirs.b_ub).all()
+        assert (ours.A_eq == theirs.A_eq).all() and (ours.b_eq == theirs.b_eq).all()
+        assert ours.delta == Fr(delta)
+    if n <= 3:
+        assert polytopes.U(n, lam, delta).count_vertices(backend="cdd") == \
+            U_delta(n, lam, delta).count_vertices(backend="cdd")

@@ -52,7 +52,7 @@ from dpfix.exact import (
     rank,
     to_fraction,
 )
-from dpfix.polytopes import Polytope
+from dpfix.polytopes import Polytope, check_delta, delta_rows, u_rows
 from dpfix.scales import pattern_from_index, psi, scale
 
 __all__ = [
@@ -111,40 +111,12 @@ class DeltaPolytope(Polytope):
         super().__init__(name, n, lam, z, shape, ub, eq)
         self.delta, self.form = delta, form
 
-    def __repr__(self) -> str:
-        return f"{super().__repr__()[:-1]}, delta={self.delta}, {self.form} form)"
+    def __repr__(self) -> str:  # Polytope's repr names delta when it is not 0
+        base = super().__repr__()[:-1]
+        return f"{base}{'' if self.delta else ', delta=0'}, {self.form} form)"
 
 
 # -- validation ------------------------------------------------------------------------------
-def check_delta(delta: Any) -> Fraction:
-    """``delta`` as an exact Fraction in ``[0, 1)`` (floats are refused).
-
-    Parameters
-    ----------
-    delta : int, Fraction or str
-
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ExactnessError
-        For a float.
-    ValueError
-        Unless ``0 <= delta < 1``.
-
-    Examples
-    --------
-    >>> check_delta("1/10")
-    Fraction(1, 10)
-    """
-    value = to_fraction(delta, "delta")
-    if not 0 <= value < 1:
-        raise ValueError(f"delta: must satisfy 0 <= delta < 1, got {value}")
-    return value
-
-
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n: must be an integer >= 2, got {n!r}")
@@ -186,24 +158,7 @@ def subset_rows(n: int, lam: Any, delta: Any = 0
     (33, 3)
     """
     n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
-    eq = [({i * n + j: _ONE for j in range(n)}, _ONE) for i in range(n)]
-    ub: list[tuple[Row, Fraction]] = []
-    if delta == 0:
-        for j in range(n):
-            for i in range(n - 1):
-                a, b = i * n + j, (i + 1) * n + j
-                ub.append(({a: _ONE, b: -lam}, _ZERO))
-                ub.append(({b: _ONE, a: -lam}, _ZERO))
-        return ub, eq
-    ub += [({v: Fraction(-1)}, _ZERO) for v in range(n * n)]
-    for a, b in _pairs(n):
-        for mask in range(1, 2 ** n - 1):
-            row: Row = {}
-            for j in range(n):
-                if mask >> j & 1:
-                    row[a * n + j], row[b * n + j] = _ONE, -lam
-            ub.append((row, delta))
-    return ub, eq
+    return u_rows(n, lam) if delta == 0 else delta_rows(n, lam, delta)
 
 
 def _fixed_rows(n: int, zv: np.ndarray, weights: Any, width: int) -> list[tuple[Row, Fraction]]:

@@ -31,10 +31,18 @@ import numpy as np
 
 from dpfix import enumeration as _en
 from dpfix.enumeration import HRep, Symmetry, VertexArray, resolve_backend
-from dpfix.exact import ExactnessError, exact_array, exact_lam, nullspace, probability_vector
+from dpfix.exact import (
+    ExactnessError,
+    exact_array,
+    exact_lam,
+    nullspace,
+    probability_vector,
+    to_fraction,
+)
 from dpfix.scales import psi
 
-__all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS"]
+__all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
+           "delta_rows"]
 
 #: Largest ``n`` at which :meth:`Polytope.vertices` and :meth:`Polytope.graph` run
 #: with cdd without ``limit=None``: every case up to it takes seconds, the next ``n``
@@ -149,10 +157,13 @@ class Polytope:
         self.symmetry: Symmetry | None = None
         #: True for U(n, lam) itself: its vertices can be counted by their structure.
         self._u_structure = False
+        #: The delta of (eps, delta)-DP (U and F with ``delta=``; 0 otherwise).
+        self.delta = Fraction(0)
 
     def __repr__(self) -> str:
         zs = "" if self.z is None else ", z=[" + ", ".join(str(v) for v in self.z) + "]"
-        return f"{self.name}(n={self.n}, lam={self.lam}{zs})"
+        ds = f", delta={self.delta}" if self.delta else ""
+        return f"{self.name}(n={self.n}, lam={self.lam}{zs}{ds})"
 
     # -- the H-representation --------------------------------------------------------------
     def _densify(self, key: str) -> np.ndarray:
@@ -682,7 +693,9 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-def _u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+def u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+    """The rows of ``U`` (``(coefficients, bound)``, ``T`` flattened row-major): per column
+    ``j`` and pair ``i``, ``T_ij <= lam T_(i+1)j`` then the reverse; the row sums."""
     zero, one = Fraction(0), Fraction(1)
     ub: list[tuple[Row, Fraction]] = []
     for j in range(n):
@@ -723,35 +736,95 @@ def _scale_reversal(P: np.ndarray) -> tuple[int, ...]:
     return tuple(where[tuple(P[::-1, m])] for m in range(P.shape[1]))
 
 
-def U(n: int, lam: Any) -> Polytope:
+def check_delta(delta: Any) -> Fraction:
+    """``delta`` as an exact Fraction in ``[0, 1)`` (floats are refused).
+
+    Parameters
+    ----------
+    delta : int, Fraction or str
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ExactnessError
+        For a float.
+    ValueError
+        Unless ``0 <= delta < 1``.
+
+    Examples
+    --------
+    >>> check_delta("1/10")
+    Fraction(1, 10)
+    """
+    value = to_fraction(delta, "delta")
+    if not 0 <= value < 1:
+        raise ValueError(f"delta: must satisfy 0 <= delta < 1, got {value}")
+    return value
+
+
+def delta_rows(n: int, lam: Fraction, delta: Fraction
+                ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+    """The subset form of (eps, delta)-DP (``delta > 0``; docs/open_questions.md section 5):
+    ``-T_ij <= 0``, then per pair ``i``, order ``(a, b)`` = ``(i, i+1)``, ``(i+1, i)`` and
+    non-empty proper subset ``S`` (bit ``j`` of ``mask = 1 .. 2^n - 2``):
+    ``sum_(j in S) T_aj - lam T_bj <= delta``; the row sums."""
+    one = Fraction(1)
+    ub: list[tuple[Row, Fraction]] = [({v: -one}, Fraction(0)) for v in range(n * n)]
+    for i in range(n - 1):
+        for a, b in ((i, i + 1), (i + 1, i)):
+            for mask in range(1, 2 ** n - 1):
+                row: Row = {}
+                for j in range(n):
+                    if mask >> j & 1:
+                        row[a * n + j], row[b * n + j] = one, -lam
+                ub.append((row, delta))
+    eq = [({i * n + j: one for j in range(n)}, one) for i in range(n)]
+    return ub, eq
+
+
+def U(n: int, lam: Any, delta: Any = 0) -> Polytope:
     """``U``: the eps-DP count mechanisms (row-stochastic, neighbour-indistinguishable columns).
+
+    With ``delta > 0`` (exact, ``< 1``): the (eps, delta)-DP ones, in the subset form
+    of :mod:`dpfix.approximate` (``2 (n-1) (2^n - 2)`` rows; ``delta = 0`` gives
+    exactly the rows above). Same symmetries: column permutations, reversal.
 
     Examples
     --------
     >>> U(3, 2).A_ub.shape, U(3, 2).dimension()
     ((12, 9), 6)
+    >>> U(2, 2, "1/10"), len(U(2, 2, "1/10").vertices())
+    (U(n=2, lam=2, delta=1/10), 8)
     """
-    n, lam = _check_n(n), exact_lam(lam)
-    ub, eq = _u_rows(n, lam)
+    n, lam, d = _check_n(n), exact_lam(lam), check_delta(delta)
+    ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
     P = Polytope("U", n, lam, None, (n, n), ub, eq)
     P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
-    P._u_structure = True
+    P._u_structure = d == 0  # Theorem 2's column-by-column count needs delta = 0
+    P.delta = d
     return P
 
 
-def F(n: int, lam: Any, z: Any) -> Polytope:
-    """``F[z]``: the mechanisms of ``U`` with fixed point ``z T = z``.
+def F(n: int, lam: Any, z: Any, delta: Any = 0) -> Polytope:
+    """``F[z]``: the mechanisms of ``U`` with fixed point ``z T = z`` (with ``delta > 0``,
+    of ``U(n, lam, delta)``).
 
     Examples
     --------
     >>> F(3, 2, ["1/3", "1/3", "1/3"]).A_eq.shape
     (6, 9)
+    >>> F(3, 2, ["1/3", "1/3", "1/3"], "1/2").count_vertices(backend="cdd")
+    48
     """
-    n, lam = _check_n(n), exact_lam(lam)
+    n, lam, d = _check_n(n), exact_lam(lam), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
-    ub, eq = _u_rows(n, lam)
+    ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
     P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
     P.symmetry = Symmetry(_reversals(tuple(range(n))[::-1], zv), _column_blocks(zv))
+    P.delta = d
     return P
 
 
