@@ -52,6 +52,7 @@ from dpfix.exact import (
     rank,
     to_fraction,
 )
+from dpfix.numeric import check_n
 from dpfix.polytopes import Polytope, check_delta, delta_rows, u_rows
 from dpfix.scales import pattern_from_index, psi, scale
 
@@ -117,12 +118,6 @@ class DeltaPolytope(Polytope):
 
 
 # -- validation ------------------------------------------------------------------------------
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n: must be an integer >= 2, got {n!r}")
-    return int(n)
-
-
 def _pairs(n: int) -> list[tuple[int, int]]:
     """``(a, b)`` for the bound ``T_a(S) <= lam T_b(S) + delta``, in slack-row order
     ``2i + d``: ``(i, i+1)`` then ``(i+1, i)``."""
@@ -157,7 +152,7 @@ def subset_rows(n: int, lam: Any, delta: Any = 0
     >>> len(ub), len(eq)
     (33, 3)
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     return u_rows(n, lam) if delta == 0 else delta_rows(n, lam, delta)
 
 
@@ -188,7 +183,7 @@ def U_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
     >>> len(U_delta(2, 2, "1/10").vertices()), len(U_delta(2, 2).vertices())
     (8, 4)
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     ub, eq = subset_rows(n, lam, delta)
     return DeltaPolytope("U", n, lam, None, (n, n), ub, eq, delta=delta, form="subset")
 
@@ -217,7 +212,7 @@ def F_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
     >>> F_delta(2, 2, ["1/2", "1/2"], "1/10").dimension()
     1
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
     ub, eq = subset_rows(n, lam, delta)
     return DeltaPolytope("F", n, lam, zv, (n, n), ub, eq + _fixed_rows(n, zv, zv, n),
@@ -264,7 +259,7 @@ def U_lifted(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
     >>> P.shape, P.contains(lift([["1/10", "9/10"], [0, 1]], 2))
     ((4, 2), True)
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     ub, eq = _lifted_rows(n, lam, delta)
     return DeltaPolytope("U", n, lam, None, (3 * n - 2, n), ub, eq, delta=delta, form="lifted")
 
@@ -293,7 +288,7 @@ def F_lifted(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
     >>> F_lifted(3, 2, ["1/3", "1/3", "1/3"], "1/10").num_variables
     21
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
     ub, eq = _lifted_rows(n, lam, delta)
     return DeltaPolytope("F", n, lam, zv, (3 * n - 2, n), ub, eq + _fixed_rows(n, zv, zv, n),
@@ -438,7 +433,7 @@ def truncated_scales(n: int) -> list[tuple[int, int, tuple[int, ...]]]:
     >>> len(truncated_scales(3)), truncated_scales(3)[4:7]
     (11, [(0, 0, ()), (0, 1, (-1,)), (0, 1, (1,))])
     """
-    n = _check_n(n)
+    n = check_n(n, minimum=2)
     out = [(0, n - 1, pattern_from_index(m, n)) for m in range(2 ** (n - 1))]
     for a in range(n):
         for b in range(a, n):
@@ -471,7 +466,7 @@ def psi_delta(n: int, lam: Any) -> np.ndarray:
     [[Fraction(2, 3), Fraction(1, 3), Fraction(1, 1), Fraction(0, 1)], \
 [Fraction(1, 3), Fraction(2, 3), Fraction(0, 1), Fraction(1, 1)]]
     """
-    n, lam = _check_n(n), exact_lam(lam)
+    n, lam = check_n(n, minimum=2), exact_lam(lam)
     labels = truncated_scales(n)
     out = np.full((n, len(labels)), _ZERO, dtype=object)
     for r, (a, b, pattern) in enumerate(labels):
@@ -576,7 +571,7 @@ def RU_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
     >>> RU_delta(2, 2, "1/10").shape
     (4, 2)
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     P, ub, eq = _representation_rows(n, lam, delta)
     return DeltaPolytope("R_U", n, lam, None, (P.shape[1], n), ub, eq, delta=delta,
                          form="representation")
@@ -608,7 +603,7 @@ def RF_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
     >>> F_delta(2, 2, ["1/2", "1/2"], "1/10").contains(psi_delta_map(B, 2))
     True
     """
-    n, lam, delta = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
     P, ub, eq = _representation_rows(n, lam, delta)
     return DeltaPolytope("R_F", n, lam, zv, (P.shape[1], n), ub,
@@ -1274,7 +1269,7 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
     >>> ex.positive_vertex.tolist()
     [[Fraction(3, 10), Fraction(7, 10)], [Fraction(7, 10), Fraction(3, 10)]]
     """
-    lam, delta, n = exact_lam(lam), check_delta(delta), _check_n(n)
+    lam, delta, n = exact_lam(lam), check_delta(delta), check_n(n, minimum=2)
     if delta == 0 or n > 3:
         raise ValueError("find_delta_examples: needs delta > 0 and n in 2, 3")
     z = np.array([Fraction(1, n)] * n, dtype=object)

@@ -232,14 +232,16 @@ def check_fraction(split: Any, name: str = "split") -> float:
     return f
 
 
-def check_n(n: Any, name: str = "n") -> int:
-    """A size ``n >= 1`` (Python or numpy integer; bools refused).
+def check_n(n: Any, name: str = "n", minimum: int = 1) -> int:
+    """A size ``n >= minimum`` (Python or numpy integer; bools refused).
 
     Parameters
     ----------
     n : int
     name : str
         How the error message names it.
+    minimum : int
+        The least size allowed (the polytopes need ``n >= 2``).
 
     Returns
     -------
@@ -249,7 +251,7 @@ def check_n(n: Any, name: str = "n") -> int:
     Raises
     ------
     ValueError
-        Unless ``n`` is an integer ``>= 1``.
+        Unless ``n`` is an integer ``>= minimum``.
 
     Examples
     --------
@@ -260,8 +262,8 @@ def check_n(n: Any, name: str = "n") -> int:
     ...
     ValueError: n: must be an integer >= 1, got 0
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name}: must be an integer >= 1, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < minimum:
+        raise ValueError(f"{name}: must be an integer >= {minimum}, got {n!r}")
     return int(n)
 
 

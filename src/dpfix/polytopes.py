@@ -39,6 +39,7 @@ from dpfix.exact import (
     probability_vector,
     to_fraction,
 )
+from dpfix.numeric import check_n
 from dpfix.scales import psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
@@ -685,14 +686,6 @@ class Polytope:
 
 
 # -- constructors -------------------------------------------------------------------------
-def _check_n(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise ValueError(f"n: must be an integer >= 2, got {n!r}")
-    if n < 2:
-        raise ValueError(f"n: must be an integer >= 2, got {n}")
-    return int(n)
-
-
 def u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
     """The rows of ``U`` (``(coefficients, bound)``, ``T`` flattened row-major): per column
     ``j`` and pair ``i``, ``T_ij <= lam T_(i+1)j`` then the reverse; the row sums."""
@@ -799,7 +792,7 @@ def U(n: int, lam: Any, delta: Any = 0) -> Polytope:
     >>> U(2, 2, "1/10"), len(U(2, 2, "1/10").vertices())
     (U(n=2, lam=2, delta=1/10), 8)
     """
-    n, lam, d = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, d = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
     P = Polytope("U", n, lam, None, (n, n), ub, eq)
     P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
@@ -819,7 +812,7 @@ def F(n: int, lam: Any, z: Any, delta: Any = 0) -> Polytope:
     >>> F(3, 2, ["1/3", "1/3", "1/3"], "1/2").count_vertices(backend="cdd")
     48
     """
-    n, lam, d = _check_n(n), exact_lam(lam), check_delta(delta)
+    n, lam, d = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
     ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
     P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
@@ -847,7 +840,7 @@ def RF(n: int, lam: Any, z: Any) -> Polytope:
     >>> RF(2, 2, ["1/2", "1/2"]).vertices()[0].tolist()
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]]
     """
-    n, lam = _check_n(n), exact_lam(lam)
+    n, lam = check_n(n, minimum=2), exact_lam(lam)
     zv = probability_vector(z, exact=True, n=n)
     P, ub, eq = _r_rows(n, lam)
     W = zv @ P  # z Psi
@@ -864,7 +857,7 @@ def RU(n: int, lam: Any) -> Polytope:
     >>> len(RU(2, 2).vertices())
     4
     """
-    n, lam = _check_n(n), exact_lam(lam)
+    n, lam = check_n(n, minimum=2), exact_lam(lam)
     P, ub, eq = _r_rows(n, lam)
     R = Polytope("R_U", n, lam, None, P.shape[::-1], ub, eq)
     R.symmetry = Symmetry(_reversals(_scale_reversal(P), None), (tuple(range(n)),))
