@@ -1,6 +1,7 @@
 """Reading tables and histograms; the shared data sets when present."""
 
 import errno
+import importlib.util
 import os
 import signal
 from pathlib import Path
@@ -406,3 +407,49 @@ def test_numeric_columns_exactly():
         counts_of(pd.Series([decimal.Decimal("4.5")], dtype=object), "k")
     with pytest.raises(ValueError, match="row 1: True is a boolean"):
         counts_of(pd.Series([1, True], dtype=object), "k")
+
+
+# ------------------------------------------------------------------ several columns (issue 12)
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_several_columns_read_and_written_back(suffix, tmp_path):
+    from dpfix.io import other_columns, read_counts, write_counts
+    from dpfix.pipeline import privatize_counts
+
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    src = tmp_path / f"t{suffix}"
+    frame = pd.DataFrame({"id": ["007", "010", "011"], "a": [3, 0, 9], "x": ["p", "q", "r"],
+                          "b": [1, 2, 2]})
+    if suffix == ".csv":
+        frame.to_csv(src, index=False)
+    else:
+        frame.to_parquet(src)
+    t = read_counts(src, ["b", "a"])
+    assert t.columns == ["b", "a"] and t.counts.tolist() == [1, 2, 2]
+    assert t.select(1).counts.tolist() == [3, 0, 9] and other_columns(t) == ["id", "x"]
+    results = [privatize_counts(t.select(k).counts, 1.0, upper=4, seed=k) for k in range(2)]
+    out = tmp_path / f"o{suffix}"
+    write_counts(t, results, out, keep=["id"], fmt=suffix[1:])
+    got = pd.read_csv(out, dtype={"id": str}) if suffix == ".csv" else pd.read_parquet(out)
+    assert list(got.columns) == ["id", "a", "b"] and got["id"].tolist() == ["007", "010", "011"]
+    assert got["b"].tolist() == results[0].counts.tolist()
+    assert got["a"].tolist() == results[1].counts.tolist()
+    with pytest.raises(ValueError, match="1 result"):
+        write_counts(t, results[:1], tmp_path / f"bad{suffix}")
+    csv_out = tmp_path / "as_parquet.parquet"  # a CSV table written as Parquet
+    if suffix == ".csv" and importlib.util.find_spec("pyarrow"):
+        write_counts(t, results, csv_out, keep=["x"], fmt="parquet")
+        back = pd.read_parquet(csv_out)
+        assert list(back.columns) == ["a", "x", "b"] and back["a"].dtype == np.int64
+
+
+@pytest.mark.parametrize("columns, match", [(["a", "zz"], "column 'zz' not found"),
+                                            (["a", "a"], "column 'a' named twice"),
+                                            ([], "name the column")])
+def test_several_columns_bad_names(columns, match, tmp_path):
+    from dpfix.io import read_counts
+
+    src = tmp_path / "t.csv"
+    src.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match=match):
+        read_counts(src, columns)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +66,10 @@ def table(tmp_path):
 
 
 def base(table, tmp_path, *extra):
-    return [table, "--column", "k", "--epsilon", "1", "--upper", "30",
+    """The usual run; an ``--upper`` in ``extra`` replaces the default (given twice, a bare
+    --upper is refused)."""
+    upper = [] if "--upper" in extra else ["--upper", "30"]
+    return [table, "--column", "k", "--epsilon", "1", *upper,
             "--out", tmp_path / "o.csv", "--seed", "1", "--quiet", *extra]
 
 
@@ -895,12 +899,6 @@ def test_histogram_input_writes_csv_only(tmp_path, capsys):
     assert not (tmp_path / "o.parquet").exists()
 
 
-def test_column_given_twice_is_refused_not_silently_the_last(table, tmp_path, capsys):
-    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--column", "code"))
-    assert rc == 2 and "--column: given 2 times (k, code); one column per run" in err
-    assert err.count("\n") == 1 and not (tmp_path / "o.csv").exists()
-
-
 def test_sep_reads_and_writes_a_tab_separated_table(tmp_path, capsys):
     src = tmp_path / "t.tsv"
     src.write_text("id\tk\tnote\nA,1\t3\tx y\nB\t0\t\n")
@@ -938,3 +936,224 @@ def test_dash_output_is_not_written_when_the_run_fails(table, tmp_path, capsys):
     rc, out, err = cli(capsys, "privatize", table, "--column", "k", "--epsilon", "1",
                        "--upper", "30", "--out", "-", "--quiet", "--key", "nope")
     assert rc == 2 and out == "" and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ several columns (issue 12)
+@pytest.fixture
+def two(tmp_path):
+    """A table with two columns of counts (a, b) between a key and a private note."""
+    rng = np.random.default_rng(3)
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"id": [f"r{i:03d}" for i in range(400)],
+                  "a": rng.negative_binomial(2, 0.3, 400),
+                  "note": ["x"] * 400,
+                  "b": rng.poisson(3, 400)}).to_csv(path, index=False)
+    return path
+
+
+def multi(src, tmp_path, *extra):
+    return [src, "--column", "a", "--column", "b", "--epsilon", "1", "--upper", "20",
+            "--out", tmp_path / "o.csv", "--seed", "3", "--quiet", "--key", "id", *extra]
+
+
+def test_several_columns_in_one_run(two, tmp_path, capsys):
+    rep, conf, png = tmp_path / "r.json", tmp_path / "c.json", tmp_path / "p.png"
+    rc, out, err = cli(capsys, "privatize", *multi(two, tmp_path, "--report", rep,
+                                                    "--confidential-report", conf,
+                                                    "--plot", png))
+    assert rc == 0, err
+    got, src = pd.read_csv(tmp_path / "o.csv"), pd.read_csv(two)
+    assert list(got.columns) == ["id", "a", "b"]  # the table's order; note is dropped
+    assert got["id"].tolist() == src["id"].tolist()
+    assert got["a"].between(0, 20).all() and got["b"].between(0, 20).all()
+    r = json.loads(rep.read_text())
+    assert [c["column"] for c in r["columns"]] == ["a", "b"]
+    assert r["input"]["columns"] == ["a", "b"] and "column" not in r["input"]
+    comp = r["composition"]
+    assert comp["per_column"] == {"a": 0.5, "b": 0.5} and comp["eps_sum"] == 1.0
+    assert comp["eps_t"] == 1.0 and comp["eps_sum_at_most_eps_t"] is True
+    assert "split equally over the 2 columns" in comp["split_over_columns"]
+    assert "sequential composition" in comp["rule"] and "spawn" in comp["randomness"]
+    for c in r["columns"]:  # each column its own budget, split, mechanism, target
+        assert c["budget"]["eps_t"] == pytest.approx(0.5, rel=1e-15)
+        assert c["budget"]["split"]["rule"] == "rule-of-thumb"
+        assert c["mechanism"]["constructor"] == "northwest" and len(c["target_z"]) == 21
+        assert c["mechanism"]["privacy_level"] <= c["budget"]["eps_2"]
+    assert r["output_columns"]["privatized"] == ["a", "b"]
+    assert r["output_columns"]["dropped"] == ["note"]
+    assert "topcoded" not in rep.read_text()
+    c = json.loads(conf.read_text())
+    assert c["CONFIDENTIAL"] and [x["column"] for x in c["columns"]] == ["a", "b"]
+    zeta_b = np.bincount(np.minimum(src["b"], 20), minlength=21) / 400
+    assert c["columns"][1]["true_distribution_zeta"] == pytest.approx(zeta_b.tolist())
+    assert c["columns"][0]["topcoded"] == int((src["a"] > 20).sum())
+    assert set(c["timings_seconds"]) == {"read", "write", "total"}
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    lines = out.splitlines()
+    assert lines[0].startswith("dpfix privatize: a: eps_t = 0.5")
+    assert lines[1].startswith("dpfix privatize: b: eps_t = 0.5")
+    assert lines[2] == "dpfix privatize: 2 columns, eps = 1 in all (sequential composition)"
+
+
+def test_several_columns_figure_has_a_panel_per_column(two, tmp_path, capsys, monkeypatch):
+    import dpfix.reports
+
+    seen = []
+    real = dpfix.reports.make_figures
+    monkeypatch.setattr(dpfix.reports, "make_figures",
+                        lambda rs, titles: seen.append(titles) or real(rs, titles))
+    rc, _, err = cli(capsys, "privatize", *multi(two, tmp_path, "--plot", tmp_path / "p.svg"))
+    assert rc == 0, err
+    assert seen == [["two.csv (a)", "two.csv (b)"]]
+    assert (tmp_path / "p.svg").read_text().count("eps_t = 0.5") == 2
+
+
+@pytest.mark.parametrize("shares, eps_t, expect", [
+    (["a=0.3", "b=0.7"], "1", {"a": 0.3, "b": 0.7}),
+    (["a=0.25"], "1", {"a": 0.25, "b": 0.75}),
+    (["b=0.2", "a=0.1"], "0.3", {"a": 0.1, "b": 0.2})])
+def test_column_epsilon_sets_the_shares(shares, eps_t, expect, two, tmp_path, capsys):
+    rep = tmp_path / "r.json"
+    argv = multi(two, tmp_path, "--report", rep,
+                 *[x for v in shares for x in ("--column-epsilon", v)])
+    argv[argv.index("--epsilon") + 1] = eps_t
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0, err
+    comp = json.loads(rep.read_text())["composition"]
+    assert comp["per_column"] == pytest.approx(expect, rel=1e-15)
+    assert comp["eps_sum_at_most_eps_t"] is True  # 0.1 + 0.2 > 0.3 in floats: one ulp less
+    exact = sum(Fraction(v) for v in comp["per_column"].values())
+    assert exact <= Fraction(float(eps_t))
+    assert "--column-epsilon" in comp["split_over_columns"]
+
+
+def test_fit_shares_never_exceeds_the_total():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from dpfix.cli.privatize import fit_shares
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.fractions(min_value=Fraction(1, 10**6), max_value=10), min_size=1,
+                    max_size=6))
+    def check(shares):
+        total = float(sum(shares))
+        got = fit_shares(shares, total)
+        assert sum(map(Fraction, got)) <= Fraction(total)
+        assert all(abs(g - float(s)) <= 1e-12 * float(s) for g, s in zip(got, shares,
+                                                                          strict=True))
+    check()
+
+
+def test_an_upper_per_column(two, tmp_path, capsys):
+    rep = tmp_path / "r.json"
+    rc, _, err = cli(capsys, "privatize", *multi(two, tmp_path, "--report", rep,
+                                                  "--upper", "b=6"))
+    assert rc == 0, err
+    cols = json.loads(rep.read_text())["columns"]
+    assert [(c["column"], c["n"], c["upper"]) for c in cols] == [("a", 21, 20), ("b", 7, 6)]
+    assert pd.read_csv(tmp_path / "o.csv")["b"].between(0, 6).all()
+
+
+def test_several_columns_seeded_reproducible_and_independent(tmp_path, capsys):
+    """Two columns with the same counts get different noise (their own streams); the same
+    seed gives the same bytes."""
+    src = tmp_path / "same.csv"
+    k = np.random.default_rng(0).poisson(4, 2000)
+    pd.DataFrame({"a": k, "b": k}).to_csv(src, index=False)
+    outs = []
+    for i, seed in enumerate(("9", "9")):
+        out = tmp_path / f"o{i}.csv"
+        rc, _, err = cli(capsys, "privatize", src, "--column", "a", "--column", "b",
+                         "--epsilon", "2", "--upper", "15", "--out", out, "--seed", seed,
+                         "--quiet", "--report", tmp_path / f"r{i}.json")
+        assert rc == 0, err
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+    got = pd.read_csv(tmp_path / "o0.csv")
+    assert (got["a"] != got["b"]).mean() > 0.2
+    cols = json.loads((tmp_path / "r0.json").read_text())["columns"]
+    spawned = [int.from_bytes(c.generate_state(4, np.uint32).tobytes(), "little")
+               for c in np.random.SeedSequence(9).spawn(2)]
+    assert [c["seed"] for c in cols] == spawned
+
+
+def test_several_columns_parquet_keeps_dtypes(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    src, out = tmp_path / "t.parquet", tmp_path / "o.parquet"
+    frame = pd.DataFrame({"a": np.array([0, 4, 2, 9, 1] * 20, dtype=np.int16),
+                          "s": [f"x{i}" for i in range(100)],
+                          "b": pd.Series([3, 1, 0, 2] * 25, dtype="Int64")})
+    frame.to_parquet(src)
+    rc, _, err = cli(capsys, "privatize", src, "--column", "b", "--column", "a", "--epsilon",
+                     "1", "--upper", "9", "--out", out, "--seed", "0", "--quiet")
+    assert rc == 0, err
+    got = pd.read_parquet(out)
+    assert list(got.columns) == ["a", "b"]
+    assert got["a"].dtype == np.int16 and str(got["b"].dtype) == "Int64"
+    back = tmp_path / "o.csv"  # CSV in, Parquet out: both privatized columns as int64
+    rc, _, err = cli(capsys, "privatize", src, "--column", "a", "--column", "b", "--epsilon",
+                     "1", "--upper", "9", "--out", back, "--seed", "0", "--quiet", "--keep",
+                     "s")
+    assert rc == 0, err
+    assert list(pd.read_csv(back).columns) == ["a", "s", "b"]
+
+
+MULTI_BAD = {
+    "duplicate column": (["--column", "a"], "--column: 'a' named twice"),
+    "unknown column": (["--column", "zz"], "column 'zz' not found"),
+    "privatized and kept": (["--keep", "b"], "--keep: 'b' is a privatized column"),
+    "privatized and keyed": (["--key", "a"], "--key: 'a' is a privatized column"),
+    "upper of another column": (["--upper", "note=5"], "--upper: 'note' in 'note=5' is not a "
+                                                       "--column"),
+    "upper twice": (["--upper", "7"], "--upper: given twice (20, 7)"),
+    "upper per column twice": (["--upper", "a=5", "--upper", "a=6"], "column 'a' given twice"),
+    "shares do not add up": (["--column-epsilon", "a=0.3", "--column-epsilon", "b=0.6"],
+                             "the shares add up to 0.9, not the total --epsilon 1"),
+    "share takes it all": (["--column-epsilon", "a=1"], "leaving nothing of the total"),
+    "share of another column": (["--column-epsilon", "note=0.5"], "'note' is not a --column"),
+    "share without a column": (["--column-epsilon", "0.5"], "expected COL=EPS"),
+    "share not a number": (["--column-epsilon", "a=x", "--column-epsilon", "b=0.5"],
+                           "--column-epsilon a: must be a finite number > 0"),
+    "share out of range": (["--column-epsilon", "a=0.99999", "--epsilon", "1"],
+                           "column 'b' gets 1e-05 of the total 1; the usable range per "
+                           "column is 0.0001"),
+    "dask with two columns": (["--engine", "dask"], "--engine dask privatizes one column per "
+                                                    "run"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MULTI_BAD))
+def test_bad_multi_column_input_is_one_line(case, two, tmp_path, capsys):
+    extra, match = MULTI_BAD[case]
+    argv = multi(two, tmp_path, "--report", tmp_path / "r.json", *extra)
+    assert_refused(capsys, argv, match, tmp_path, [two])
+
+
+def test_no_upper_for_a_column_is_one_line(two, tmp_path, capsys):
+    argv = multi(two, tmp_path)
+    argv[argv.index("--upper") + 1] = "a=20"
+    assert_refused(capsys, argv, "--upper: no value for column 'b'; give --upper VALUE",
+                   tmp_path, [two])
+
+
+def test_a_column_failing_late_writes_nothing(two, tmp_path, capsys):
+    """The second column's bad value is found before anything is privatized or written."""
+    frame = pd.read_csv(two)
+    frame["b"] = frame["b"].astype(str)
+    frame.loc[9, "b"] = "2.5"
+    frame.to_csv(two, index=False)
+    err = assert_refused(capsys, multi(two, tmp_path, "--report", tmp_path / "r.json"),
+                         "column 'b', row 9", tmp_path, [two])
+    assert "not an integer" in err
+
+
+def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
+    rep = tmp_path / "r.json"
+    rc, _, err = cli(capsys, "privatize", *multi(two, tmp_path, "--report", rep,
+                                                  "--constructor", "discrete-gaussian",
+                                                  "--delta", "1e-6"))
+    assert rc == 0, err
+    r = json.loads(rep.read_text())
+    assert [c["budget"]["delta"] for c in r["columns"]] == [5e-7, 5e-7]
+    assert r["composition"]["delta_sum"] == pytest.approx(1e-6, rel=1e-15)

@@ -51,7 +51,7 @@ import re
 import secrets
 import signal
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -656,6 +656,10 @@ class TableInput:
         Histogram input: ``eta[i]`` rows with count ``i``.
     sep : str
         CSV: the field separator (kept on output).
+    privatized : list of (str, col, numpy.ndarray)
+        Every column of counts read, in the order asked: its name, its ``col``
+        and its counts (``counts`` and ``col`` are the first's). Empty for a
+        histogram. :meth:`select` sees the table through one of them.
     """
 
     path: Path
@@ -668,14 +672,35 @@ class TableInput:
     newline: str = "\n"
     eta: np.ndarray | None = None
     sep: str = ","
+    privatized: list = field(default_factory=list)
 
     @property
     def rows(self) -> int:
         """The number of rows ``N`` (exact, also beyond 2^63 for a histogram)."""
         return len(self.counts) if self.eta is None else sum(int(v) for v in self.eta)
 
+    @property
+    def columns(self) -> list[str]:
+        """The names of the columns of counts read (``[]`` for a histogram)."""
+        return [name for name, _, _ in self.privatized]
 
-def _read_csv(path: Path, column: str, sep: str = ",") -> TableInput:
+    def select(self, k: int) -> TableInput:
+        """The table seen through its ``k``-th column of counts (``counts`` and ``col``
+        are that column's; the frame is shared, not copied).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "t.csv"
+        >>> _ = p.write_text("a,b\\n3,1\\n0,2\\n")
+        >>> read_counts(p, ["a", "b"]).select(1).counts.tolist()
+        [1, 2]
+        """
+        _, col, counts = self.privatized[k]
+        return replace(self, col=col, counts=counts)
+
+
+def _read_csv(path: Path, columns: list[str], sep: str = ",") -> TableInput:
     pd = require("pandas")
 
     with open(path, "rb") as f:
@@ -690,18 +715,23 @@ def _read_csv(path: Path, column: str, sep: str = ",") -> TableInput:
     except pd.errors.ParserError as exc:
         raise ValueError(f"input file {path}: {exc}") from None
     header = [str(h) for h in frame.iloc[0]]
-    where = [k for k, h in enumerate(header) if h == column]
-    if not where:
-        raise ValueError(f"column {column!r} not found; columns are {header}")
-    if len(where) > 1:
-        raise ValueError(f"column {column!r} appears {len(where)} times in the header")
+    positions = []
+    for column in columns:  # every column checked before any is parsed
+        where = [k for k, h in enumerate(header) if h == column]
+        if not where:
+            raise ValueError(f"column {column!r} not found; columns are {header}")
+        if len(where) > 1:
+            raise ValueError(f"column {column!r} appears {len(where)} times in the header")
+        positions.append(where[0])
     if len(frame) < 2:
         raise ValueError(f"input file {path}: the table has no rows")
-    counts = counts_of(frame.iloc[1:, where[0]].reset_index(drop=True), column)
+    privatized = [(column, k, counts_of(frame.iloc[1:, k].reset_index(drop=True), column))
+                  for column, k in zip(columns, positions, strict=True)]
     first = head.split(b"\n", 1)[0]
-    return TableInput(path, "csv", counts, frame, where[0],
+    return TableInput(path, "csv", privatized[0][2], frame, positions[0],
                       bom=head.startswith(codecs.BOM_UTF8),
-                      newline="\r\n" if first.endswith(b"\r") else "\n", sep=sep)
+                      newline="\r\n" if first.endswith(b"\r") else "\n", sep=sep,
+                      privatized=privatized)
 
 
 def parquet_logical_type(path: Path, column: str) -> str | None:
@@ -733,7 +763,7 @@ def parquet_logical_type(path: Path, column: str) -> str | None:
     return None
 
 
-def _read_parquet(path: Path, column: str) -> TableInput:
+def _read_parquet(path: Path, columns: list[str]) -> TableInput:
     pd = require("pandas")
 
     try:
@@ -743,14 +773,17 @@ def _read_parquet(path: Path, column: str) -> TableInput:
                          "extra: pip install 'dpfix[production]'") from None
     except Exception as exc:  # pyarrow's errors name no common base
         raise ValueError(f"input file {path} is not a readable Parquet file: {exc}") from None
-    if column not in frame.columns:
-        raise ValueError(f"column {column!r} not found; columns are {list(frame.columns)}")
-    kind = parquet_logical_type(path, column)
-    if kind is not None:
-        raise ValueError(f"column {column!r} holds {kind}, not counts")
+    for column in columns:  # every column checked before any is parsed
+        if column not in frame.columns:
+            raise ValueError(f"column {column!r} not found; columns are {list(frame.columns)}")
+        kind = parquet_logical_type(path, column)
+        if kind is not None:
+            raise ValueError(f"column {column!r} holds {kind}, not counts")
     if len(frame) == 0:
         raise ValueError(f"input file {path}: the table has no rows")
-    return TableInput(path, "parquet", counts_of(frame[column], column), frame, column)
+    privatized = [(column, column, counts_of(frame[column], column)) for column in columns]
+    return TableInput(path, "parquet", privatized[0][2], frame, columns[0],
+                      privatized=privatized)
 
 
 def _read_histogram_input(path: Path, header: bool | None) -> TableInput:
@@ -762,9 +795,10 @@ def _read_histogram_input(path: Path, header: bool | None) -> TableInput:
     return TableInput(path, "histogram", None, eta=eta, header=header, bom=bom)
 
 
-def read_counts(path: str | Path, column: str | None, histogram: bool = False,
+def read_counts(path: str | Path, column: str | list[str] | None, histogram: bool = False,
                 header: bool | None = None, sep: str = ",") -> TableInput:
-    """Read the counts of ``column`` of a CSV/Parquet table, or of a histogram file.
+    """Read the counts of ``column`` (or of several columns) of a CSV/Parquet table, or of
+    a histogram file.
 
     A CSV file is read as text (every cell a string, no NaN parsing), so that
     :func:`write_counts` writes the other cells back byte for byte; a Parquet
@@ -775,8 +809,11 @@ def read_counts(path: str | Path, column: str | None, histogram: bool = False,
     path : str or pathlib.Path
         The table (Parquet by its suffix, :func:`is_parquet`; else CSV with a
         header line), or with ``histogram`` a histogram file.
-    column : str or None
-        The column of non-negative integer counts (ignored for a histogram).
+    column : str, list of str or None
+        The column of non-negative integer counts, or a list of such columns
+        (``dpfix privatize --column A --column B``; each named once, every one
+        checked before any is parsed; ``counts`` is the first's, all are in
+        :attr:`TableInput.privatized`). Ignored for a histogram.
     histogram : bool
         ``path`` is a histogram file (:func:`read_histogram`).
     header : bool or None
@@ -811,11 +848,17 @@ def read_counts(path: str | Path, column: str | None, histogram: bool = False,
         raise FileNotFoundError(f"input file {path} not found")
     if histogram:
         return _read_histogram_input(path, header)
+    columns = [column] if isinstance(column, str) else list(column or [])
+    if not columns:
+        raise ValueError("column: name the column of counts")
+    twice = sorted({c for c in columns if columns.count(c) > 1})
+    if twice:
+        raise ValueError(f"column {twice[0]!r} named twice")
     if is_parquet(path):
-        return _read_parquet(path, column)
+        return _read_parquet(path, columns)
     if len(sep) != 1 or sep in "\r\n\"":
         raise ValueError(f"sep: one character other than a quote or a line end, got {sep!r}")
-    return _read_csv(path, column, sep)
+    return _read_csv(path, columns, sep)
 
 
 # ------------------------------------------------------------------ writing
@@ -847,7 +890,7 @@ def parquet_dtype(dtype: Any, n: int) -> Any:
 
 
 def other_columns(table: TableInput) -> list[str]:
-    """The names of the table's columns other than the privatized one (header order).
+    """The names of the table's columns other than the privatized ones (header order).
 
     Examples
     --------
@@ -859,22 +902,33 @@ def other_columns(table: TableInput) -> list[str]:
     """
     if table.kind == "histogram":
         return []
+    cols = {col for _, col, _ in table.privatized} or {table.col}
     if table.kind == "csv":
-        return [str(h) for k, h in enumerate(table.frame.iloc[0]) if k != table.col]
-    return [str(c) for c in table.frame.columns if c != table.col]
+        return [str(h) for k, h in enumerate(table.frame.iloc[0]) if k not in cols]
+    return [str(c) for c in table.frame.columns if c not in cols]
 
 
-def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
-                 keep: Any = None, fmt: str | None = None) -> None:
+def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
+    """``[(col, result)]``: one PrivatizedCounts per column of counts read."""
+    privatized = table.privatized or [(None, table.col, table.counts)]
+    results = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(results) != len(privatized):
+        raise ValueError(f"write_counts: {len(results)} result(s) for {len(privatized)} "
+                         "column(s) of counts")
+    return [(col, r) for (_, col, _), r in zip(privatized, results, strict=True)]
+
+
+def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],
+                 dest: str | Path, keep: Any = None, fmt: str | None = None) -> None:
     """Write the privatized counts in the format of the input ``table``.
 
-    A CSV table is written back with only the privatized column changed (the
+    A CSV table is written back with only the privatized columns changed (the
     other cells as read, quoting re-done minimally, the byte-order mark and
     CRLF line ends kept); a Parquet table keeps its dtypes (the privatized
     column as :func:`parquet_dtype` says); a histogram is written as its
     header line (if it had one), then ``count,number`` for every count
     ``0 .. upper``. With ``keep`` (a list of column names), only those
-    columns and the privatized one are written, in the table's order: the
+    columns and the privatized ones are written, in the table's order: the
     other columns are not private (``dpfix privatize`` passes ``--key`` and
     ``--keep``, issue 12).
 
@@ -882,8 +936,10 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
     ----------
     table : TableInput
         What :func:`read_counts` returned.
-    result : dpfix.pipeline.PrivatizedCounts
-        What :func:`dpfix.pipeline.privatize_counts` returned for its counts.
+    result : dpfix.pipeline.PrivatizedCounts or list of them
+        What :func:`dpfix.pipeline.privatize_counts` returned for its counts;
+        a list, one per column of :attr:`TableInput.privatized` in its order,
+        when several columns were read.
     dest : str or pathlib.Path
         The file to write (usually a :meth:`StagedFiles.temp`).
     keep : list of str, optional
@@ -911,34 +967,41 @@ def write_counts(table: TableInput, result: PrivatizedCounts, dest: str | Path,
         lines = [table.header] if table.header is not None else []
         lines += [f"{i},{m}" for i, m in enumerate(result.output_histogram)]
         dest.write_text("\n".join(lines) + "\n", encoding=encoding)
-    elif table.kind == "csv" and fmt == "parquet":
+        return
+    written = _results_by_column(table, result)
+    cols = {col for col, _ in written}
+    if table.kind == "csv" and fmt == "parquet":
         pd = require("pandas")
 
         frame = table.frame.iloc[1:].copy()
         frame.columns = [str(h) for h in table.frame.iloc[0]]
-        name = frame.columns[table.col]
         names = set(frame.columns if keep is None else keep)
-        frame = frame[[c for c in frame.columns if c == name or c in names]]
-        frame[name] = pd.Series(result.counts, index=frame.index, dtype="int64")
+        ours = {str(frame.columns[col]) for col in cols}
+        frame = frame[[c for c in frame.columns if c in ours or c in names]]
+        for col, r in written:
+            name = str(table.frame.iloc[0, col])
+            frame[name] = pd.Series(r.counts, index=frame.index, dtype="int64")
         frame.reset_index(drop=True).to_parquet(dest)
     elif table.kind == "csv":
         frame = table.frame.copy()
-        frame.iloc[1:, table.col] = result.counts.astype(str)
+        for col, r in written:
+            frame.iloc[1:, col] = r.counts.astype(str)
         if keep is not None:
             names = set(keep)
             frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
-                                   if k == table.col or str(h) in names]]
+                                   if k in cols or str(h) in names]]
         frame.to_csv(dest, header=False, index=False, encoding=encoding,
                      lineterminator=table.newline, sep=table.sep)
     else:
         pd = require("pandas")
 
         frame = table.frame.copy()
-        dtype = parquet_dtype(frame[table.col].dtype, result.n)
-        frame[table.col] = pd.Series(result.counts, index=frame.index).astype(dtype)
+        for col, r in written:
+            dtype = parquet_dtype(frame[col].dtype, r.n)
+            frame[col] = pd.Series(r.counts, index=frame.index).astype(dtype)
         if keep is not None:
             names = set(keep)
-            frame = frame[[c for c in frame.columns if c == table.col or str(c) in names]]
+            frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]
         if fmt == "csv":
             frame.to_csv(dest, index=False, encoding=encoding)
         else:

@@ -2,7 +2,9 @@
 
 - the public and the confidential report of a privatization
   (:func:`public_report`, :func:`confidential_report`, written as JSON by
-  :func:`write_json`): the public one holds only public parameters and values
+  :func:`write_json`; several columns privatized in one run are combined by
+  :func:`public_columns` with their :func:`composition`, and by
+  :func:`confidential_columns`): the public one holds only public parameters and values
   computed from the differentially private releases; anything derived from the
   true data without noise goes to the confidential one, labelled so
   (``docs/math_notes.md``, the two-stage pipeline of the paper's Section 1.2);
@@ -36,7 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpfix.pipeline import PrivatizedCounts
 
 __all__ = ["jsonable", "small_params", "write_json", "public_report", "confidential_report",
-           "make_figure", "plot_format", "format_matrix", "polytope_summary",
+           "composition", "public_columns", "confidential_columns", "make_figure",
+           "make_figures", "plot_format", "format_matrix", "polytope_summary",
            "format_summaries", "format_example1", "EXPLORE_MAX_N", "RF_MAX_N",
            "DIAMETER_MAX_VERTICES"]
 
@@ -279,7 +282,154 @@ def confidential_report(result: PrivatizedCounts, table: TableInput, upper: int,
     }
 
 
+#: The keys shared by the public reports of the columns of one run (kept once, at the top).
+_SHARED_KEYS = ("report", "privacy", "output", "dpfix_version")
+
+
+def composition(results: list, names: list[str], budgets: list[float], eps_t: Any,
+                rule: str | None, deltas: list | None = None, seeded: bool = False) -> dict:
+    """The ``composition`` entry of a run over several columns (sequential composition).
+
+    Each column is privatized independently with its own budget; the release of
+    all of them is ``(sum eps, sum delta)``-DP. The sum is computed exactly (in
+    rationals) on the budgets the columns spent and checked against the total.
+
+    Parameters
+    ----------
+    results : list of dpfix.pipeline.PrivatizedCounts
+        One per column.
+    names : list of str
+        The columns, in the same order.
+    budgets : list of float
+        Each column's eps (its ``eps_1 + eps_2``).
+    eps_t : float or str
+        The total budget given (``--epsilon``).
+    rule : str
+        How the total was split over the columns.
+    deltas : list of float or None, optional
+        Each column's delta (None: pure eps-DP).
+    seeded : bool
+        Seeded run: the per-column seeds were spawned from the seed.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> c = composition([None, None], ["a", "b"], [0.5, 0.5], "1", "equal split")
+    >>> c["eps_sum"], c["eps_sum_at_most_eps_t"], c["per_column"]["b"]
+    (1.0, True, 0.5)
+    """
+    total = sum((Fraction(b) for b in budgets), Fraction(0))
+    ds = [d for d in (deltas or []) if d is not None]
+    return {
+        "rule": "sequential composition: each column privatized independently (its own "
+                "stage 1 and stage 2, independent randomness), so the release of all the "
+                "columns is (sum of the columns' eps)-DP",
+        "eps_t": float(eps_t),
+        "split_over_columns": rule,
+        "per_column": dict(zip(names, budgets, strict=True)),
+        "eps_sum": float(total),
+        "eps_sum_at_most_eps_t": total <= Fraction(float(eps_t)),
+        "eps_sum_note": "the exact (rational) sum of the float budgets the columns spent; "
+                        "each share is rounded so that it never exceeds eps_t",
+        "delta_sum": float(sum((Fraction(d) for d in ds), Fraction(0))) if ds else 0.0,
+        "randomness": ("seeded: column i's seed is SeedSequence(seed).spawn(k)[i] as a 128-bit "
+                       "integer (reproducible, NOT FOR PRODUCTION)" if seeded else
+                       "fresh secure randomness for every column"),
+    }
+
+
+def public_columns(per_column: list[dict], names: list[str], composed: dict) -> dict:
+    """One public report for several columns privatized in one run.
+
+    The shared entries (``report``, ``privacy``, ``output``, ``dpfix_version``)
+    once at the top; ``columns``: each column's :func:`public_report` without
+    them, in the order given, with its name; ``composition``: the total
+    (:func:`composition`).
+
+    Examples
+    --------
+    >>> a = {"report": "r", "privacy": "p", "output": {}, "dpfix_version": "0", "n": 3}
+    >>> rep = public_columns([a, dict(a, n=5)], ["x", "y"], {"eps_sum": 1.0})
+    >>> [c["column"] for c in rep["columns"]], rep["columns"][1]["n"], rep["input"]["columns"]
+    (['x', 'y'], 5, ['x', 'y'])
+    """
+    head = {k: per_column[0][k] for k in _SHARED_KEYS if k in per_column[0]}
+    first_input = dict(per_column[0].get("input", {}))
+    first_input.pop("column", None)
+    head["input"] = {**first_input, "columns": list(names)}
+    head["columns"] = [{"column": name, **{k: v for k, v in rep.items()
+                                          if k not in _SHARED_KEYS and k != "input"}}
+                       for name, rep in zip(names, per_column, strict=True)]
+    head["composition"] = composed
+    return head
+
+
+def confidential_columns(per_column: list[dict], names: list[str], table: TableInput,
+                         timings: dict) -> dict:
+    """One confidential report for several columns: each column's
+    :func:`confidential_report` under ``columns`` (in the order given), the
+    reading and writing timings once.
+
+    Examples
+    --------
+    >>> from dpfix.io import TableInput
+    >>> c = confidential_columns([{"topcoded": 1}, {"topcoded": 0}], ["a", "b"],
+    ...                          TableInput(Path("t.csv"), "csv", None), {"read": 0.1})
+    >>> c["CONFIDENTIAL"], [x["column"] for x in c["columns"]]
+    ('derived from the true data without noise', ['a', 'b'])
+    """
+    return {
+        "CONFIDENTIAL": "derived from the true data without noise",
+        "warning": "not covered by the differential privacy guarantee: do not publish",
+        "input": str(table.path),
+        "columns": [{"column": name, **{k: v for k, v in rep.items()
+                                        if k not in ("CONFIDENTIAL", "warning", "input")}}
+                    for name, rep in zip(names, per_column, strict=True)],
+        "timings_seconds": timings,
+        "timings_note": "reading and writing the whole table; each column's own phases are "
+                        "under its entry",
+    }
+
+
 # ------------------------------------------------------------------ the figure
+def _draw(ax: Any, result: PrivatizedCounts, title: str) -> None:
+    """The target and the output distribution of one privatization on ``ax``."""
+    x = np.arange(result.n)
+    ax.bar(x, result.output_distribution, width=0.9, color="tab:blue", alpha=0.6,
+           label="output distribution of counts")
+    if result.z is not None:
+        ax.plot(x, result.z, "o-", color="tab:red", markersize=3, linewidth=1,
+                label="public target z")
+    ax.set_xlabel("count")
+    ax.set_ylabel("share of rows")
+    ax.set_title(f"{title}: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.3g}, "
+                 f"eps_2 = {result.eps_2:.3g}), {result.constructor}, N = {result.N}")
+    ax.legend()
+
+
+def make_figures(results: list, titles: list[str]) -> Any:
+    """Several privatizations (the columns of one run) as one figure, one panel each.
+
+    Examples
+    --------
+    >>> from dpfix.pipeline import privatize_counts
+    >>> rs = [privatize_counts([0, 1, 1, 2], 0.5, upper=2, seed=s) for s in (0, 1)]
+    >>> len(make_figures(rs, ["t (a)", "t (b)"]).axes)
+    2
+    """
+    FigureCanvasAgg = require("matplotlib.backends.backend_agg").FigureCanvasAgg
+    Figure = require("matplotlib.figure").Figure
+
+    fig = Figure(figsize=(8, 3.6 * len(results)), layout="constrained")
+    FigureCanvasAgg(fig)
+    for k, (result, title) in enumerate(zip(results, titles, strict=True)):
+        _draw(fig.add_subplot(len(results), 1, k + 1), result, title)
+    return fig
+
+
 def make_figure(result: PrivatizedCounts, title: str) -> Any:
     """The public target ``z`` and the output distribution of counts, as a figure.
 
@@ -308,18 +458,7 @@ def make_figure(result: PrivatizedCounts, title: str) -> Any:
 
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    x = np.arange(result.n)
-    ax.bar(x, result.output_distribution, width=0.9, color="tab:blue", alpha=0.6,
-           label="output distribution of counts")
-    if result.z is not None:
-        ax.plot(x, result.z, "o-", color="tab:red", markersize=3, linewidth=1,
-                label="public target z")
-    ax.set_xlabel("count")
-    ax.set_ylabel("share of rows")
-    ax.set_title(f"{title}: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.3g}, "
-                 f"eps_2 = {result.eps_2:.3g}), {result.constructor}, N = {result.N}")
-    ax.legend()
+    _draw(fig.add_subplot(), result, title)
     return fig
 
 

@@ -1,16 +1,16 @@
-"""``dpfix privatize``: replace a column of counts by differentially private counts.
+"""``dpfix privatize``: replace columns of counts by differentially private counts.
 
 ``dpfix privatize INPUT --column COL --epsilon 1 --upper 50 --out OUTPUT`` runs
-the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on one column
-of a CSV or Parquet table and writes the privatized column, rows in the same
-order, with the columns named by ``--key`` and ``--keep``. ``--demo`` runs it
-on the package's own synthetic table and, when the shared data folder exists,
-on the county homicides.
+the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on a column
+of a CSV or Parquet table (or on several: ``--column A --column B``) and
+writes the privatized columns, rows in the same order, with the columns named
+by ``--key`` and ``--keep``. ``--demo`` runs it on the package's own synthetic
+table and, when the shared data folder exists, on the county homicides.
 
 Decisions
 ---------
 - **Only private or declared columns are written** (issue 12). The output
-  holds the privatized column and the columns named by ``--key`` (keys) and
+  holds the privatized columns and the columns named by ``--key`` (keys) and
   ``--keep`` (declared public), in the table's order; every other column is
   dropped, since it is not private (on the county data ``INDEX``, the sum of
   the crime columns, gives back the true ``MURDER`` of most counties). The
@@ -56,10 +56,42 @@ Decisions
   suffix, whatever the input (CSV cells stay text in Parquet); ``--sep``
   sets a CSV table's separator (kept on output); ``-`` reads standard input
   (a CSV table or histogram) and writes standard output (CSV, only once every
-  other output is complete; the summary then goes to stderr). ``--column``
-  names one column (given twice, the run is refused, never the last one
-  silently). ``--upper`` goes up to :data:`MAX_UPPER_STRUCTURED` for the
-  constructors drawn as ``G R`` without ``T``.
+  other output is complete; the summary then goes to stderr). ``--upper``
+  goes up to :data:`MAX_UPPER_STRUCTURED` for the constructors drawn as
+  ``G R`` without ``T``.
+- **Several columns in one run** (issue 12): ``--column A --column B``. Each
+  column is privatized on its own (its own stage 1, target, mechanism and
+  randomness), so the release is ``(sum of the columns' eps)``-DP by
+  sequential composition. ``--epsilon`` is the **total** of the run: split
+  equally over the columns by default; ``--column-epsilon COL=EPS``
+  (repeatable) sets a column's share, the columns without one split the rest
+  equally, and with a share for every column the shares must add up to the
+  total **exactly** (the decimal texts are added as rationals: ``0.3`` and
+  ``0.7`` make ``1``; ``0.3`` and ``0.6`` are refused in one line). We chose a
+  fixed total over "explicit budgets, report their sum" because the total is
+  what a user promises: it never grows by a typo. Each share is then rounded
+  to a float so that the exact sum of the floats spent is at most the total
+  (:func:`fit_shares`; ``0.1 + 0.2`` exceeds ``0.3`` in floats, so one share
+  loses one ulp). ``--delta`` is likewise the total, split equally. Each
+  column's share must lie in :data:`EPSILON_RANGE`. ``--upper`` is one value
+  for every column, and/or ``COL=UPPER`` per column (a bare value given twice
+  is refused, as is a column without a bound). The output holds every
+  privatized column in the table's order, all or nothing as for one column.
+  The public report keeps its shared entries once and lists each column's
+  report (budget, split, target, mechanism, samplers) under ``columns`` with
+  a ``composition`` entry (the shares, their exact sum, the rule); the
+  confidential report lists each column's under ``columns``; ``--plot`` is
+  one figure, one panel per column (one file: the outputs stay one set,
+  staged and committed together). Randomness: unseeded, every column draws
+  fresh secure randomness; with ``--seed`` column ``i`` gets the seed
+  ``SeedSequence(seed).spawn(k)[i]`` as a 128-bit integer (independent
+  streams; one column keeps the seed itself, so one-column runs are
+  unchanged). Refused in one line, nothing written: a column named twice, an
+  unknown column, a column both privatized and ``--key``/``--keep``, a share
+  or bound for a column not privatized. ``--histogram`` stays one column (a
+  histogram file has none); ``--engine dask`` privatizes one column per run
+  (refused in one line: its partition tasks draw one column; several would
+  need the engine to carry one sampler per column, not done yet).
 - **Beyond one machine.** ``--engine dask`` runs
   :func:`dpfix.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
@@ -76,6 +108,9 @@ import math
 import os
 import sys
 import time
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +119,7 @@ from dpfix.numeric import require
 from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
-           "MIN_STAGE_EPSILON", "STRICT_WARNINGS"]
+           "MIN_STAGE_EPSILON", "STRICT_WARNINGS", "fit_shares"]
 
 #: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
 MAX_UPPER = 10_000
@@ -208,6 +243,200 @@ def _time_limit(text: Any) -> float | None:
     return seconds
 
 
+# ------------------------------------------------------------------ several columns
+@dataclass
+class _Column:
+    """One column's share of the run: its budget, bound, delta and seed."""
+
+    name: str | None  # None: a histogram file
+    epsilon: float
+    upper: int
+    delta: float | None = None
+    seed: int | None = None
+
+
+def _names(columns: list | None) -> list[str]:
+    """The ``--column`` names in the order given, each once."""
+    names = list(columns or [])
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"--column: {name!r} named twice")
+    return names
+
+
+def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict:
+    """``--upper 50`` (every column) and ``--upper COL=50`` (that column, the text after
+    the last ``=``): ``{name: text}`` for every column, the bare value where none is given."""
+    shared, specific = None, {}
+    for text in values or []:
+        col, eq, value = str(text).rpartition("=")
+        if not eq:
+            if shared is not None:
+                raise ValueError(f"{flag}: given twice ({shared}, {text}); give one value for "
+                                 f"every column, or {flag} COL=VALUE per column")
+            shared = text
+            continue
+        if col not in names:
+            known = ", ".join(str(n) for n in names if n is not None) or "none: a histogram"
+            raise ValueError(f"{flag}: {col!r} in {text!r} is not a --column (columns: "
+                             f"{known})")
+        if col in specific:
+            raise ValueError(f"{flag}: column {col!r} given twice")
+        specific[col] = value
+    out = {}
+    for name in names:
+        if name not in specific and shared is None:
+            if names == [name] and not values:
+                raise ValueError(f"{flag} is required")
+            raise ValueError(f"{flag}: no value for column {name!r}; give {flag} VALUE (every "
+                             f"column) or {flag} {name}=VALUE")
+        out[name] = specific.get(name, shared)
+    return out
+
+
+def _exact(text: str, flag: str) -> Fraction:
+    """A budget written in decimal, as the exact rational it denotes (``0.1`` is 1/10)."""
+    try:
+        value = Fraction(Decimal(str(text).strip()))
+    except (InvalidOperation, ValueError, OverflowError):
+        raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}") from None
+    if value <= 0:
+        raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}")
+    return value
+
+
+def fit_shares(shares: list[Fraction], total: float) -> list[float]:
+    """Floats for the budget shares whose exact sum is at most ``total``.
+
+    Each share is rounded to the nearest float; while the exact (rational) sum
+    of those floats exceeds ``total``, the largest is lowered by one unit in
+    the last place. So the composed guarantee, the sum of what each column
+    spends, never exceeds the total, however the shares round (``0.1 + 0.2``
+    exceeds ``0.3`` in floats by one ulp).
+
+    Examples
+    --------
+    >>> fit_shares([Fraction(1, 10), Fraction(2, 10)], 0.3)
+    [0.1, 0.19999999999999998]
+    >>> fit_shares([Fraction(1, 2)] * 2, 1.0)
+    [0.5, 0.5]
+    """
+    out = [float(s) for s in shares]
+    cap = Fraction(total)
+    while sum(map(Fraction, out)) > cap:
+        i = max(range(len(out)), key=out.__getitem__)
+        out[i] = math.nextafter(out[i], 0.0)
+    return out
+
+
+def _budgets(text: Any, names: list[str | None], given: list | None,
+             constructor: str) -> tuple[list[float], str]:
+    """Each column's eps from the total ``--epsilon`` and ``--column-epsilon COL=EPS``.
+
+    The total is split equally over the columns without an explicit share; with
+    a share for every column the shares must add up to the total exactly (in
+    decimal: ``0.3 + 0.7 = 1``), else they must leave a positive rest. Returns
+    the budgets (:func:`fit_shares`: their exact sum is at most the total) and
+    the rule, for the report.
+    """
+    if len(names) == 1 and not given:  # one column: the whole budget, checked as before
+        return [_epsilon(text, constructor)], "one column: the whole budget"
+    try:
+        eps_t = float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"--epsilon: not a number: {text!r}") from None
+    if not (math.isfinite(eps_t) and eps_t > 0):
+        raise ValueError(f"--epsilon: must be a finite number > 0, got {text!r}")
+    total = _exact(text, "--epsilon")
+    explicit = {name: _exact(value, f"--column-epsilon {name}")
+                for name, value in _assignments(given, names).items()}
+    rest = [n for n in names if n not in explicit]
+    spent = sum(explicit.values(), Fraction(0))
+    if not rest and spent != total:
+        raise ValueError(f"--column-epsilon: the shares add up to {_decimal(spent)}, not the "
+                         f"total --epsilon {text}; make them add up, or leave a column out to "
+                         "give it the rest")
+    if rest and spent >= total:
+        raise ValueError(f"--column-epsilon: the shares add up to {_decimal(spent)}, leaving "
+                         f"nothing of the total --epsilon {text} for {', '.join(rest)}")
+    each = (total - spent) / len(rest) if rest else Fraction(0)
+    shares = [explicit.get(n, each) for n in names]
+    budgets = fit_shares(shares, eps_t)
+    lo, hi = EPSILON_RANGE.get(constructor, EPSILON_RANGE["heuristic"])
+    for name, eps in zip(names, budgets, strict=True):
+        if not lo <= eps <= hi:
+            raise ValueError(f"--epsilon: column {name!r} gets {eps:.6g} of the total {text}; "
+                             f"the usable range per column is {lo:g} to {hi:g} (with "
+                             f"--constructor {constructor})")
+    if not explicit:
+        rule = f"the total split equally over the {len(names)} columns"
+    elif not rest:
+        rule = "--column-epsilon for every column (adding up to the total exactly)"
+    else:
+        rule = (f"--column-epsilon for {', '.join(explicit)}; the rest split equally over "
+                f"{', '.join(rest)}")
+    return budgets, rule
+
+
+def _assignments(values: list | None, names: list[str | None]) -> dict[str, str]:
+    """``--column-epsilon COL=EPS`` as ``{COL: EPS}`` (each a --column, each once)."""
+    out: dict[str, str] = {}
+    for text in values or []:
+        col, eq, value = str(text).rpartition("=")
+        if not eq:
+            raise ValueError(f"--column-epsilon: expected COL=EPS, got {text!r}")
+        if col not in names:
+            known = ", ".join(str(n) for n in names if n is not None) or "none: a histogram"
+            raise ValueError(f"--column-epsilon: {col!r} is not a --column (columns: {known})")
+        if col in out:
+            raise ValueError(f"--column-epsilon: column {col!r} given twice")
+        out[col] = value
+    return out
+
+
+def _decimal(q: Fraction) -> str:
+    return f"{float(q):.12g}"
+
+
+def _column_seeds(seed: int | None, k: int) -> list[int | None]:
+    """One seed per column: the seed itself for one column; for several, column ``i`` gets
+    ``SeedSequence(seed).spawn(k)[i]`` as a 128-bit integer (independent streams)."""
+    if seed is None:
+        return [None] * k
+    if k == 1:
+        return [seed]
+    import numpy as np
+
+    return [int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
+            for child in np.random.SeedSequence(seed).spawn(k)]
+
+
+def _plan(args: argparse.Namespace, options: dict) -> tuple[list[_Column], str]:
+    """Every column's budget, bound, delta and seed (``options`` keeps the shared ones)."""
+    names: list[str | None] = _names(args.column)
+    if args.histogram and names:
+        raise ValueError("--column: a histogram file has no columns; drop --column")
+    if not args.histogram and not names:
+        raise ValueError("--column: name the column of counts (or give --histogram)")
+    if args.histogram:
+        names = [None]
+    if args.epsilon is None:
+        raise ValueError("--epsilon is required")
+    constructor = options["constructor"]
+    budgets, rule = _budgets(args.epsilon, names, args.column_epsilon, constructor)
+    uppers = {name: _upper(text, constructor)
+              for name, text in _per_column(args.upper, "--upper", names).items()}
+    delta, seed = options.pop("delta"), options.pop("seed")
+    deltas = [delta] * len(names)
+    if delta is not None and len(names) > 1:  # the total delta, split equally
+        deltas = fit_shares([Fraction(delta) / len(names)] * len(names), delta)
+    plans = [_Column(name, eps, uppers[name], d, s) for name, eps, d, s in
+             zip(names, budgets, deltas, _column_seeds(seed, len(names)), strict=True)]
+    for plan in plans:
+        _stage_budgets(plan.epsilon, options)
+    return plans, rule
+
+
 def _method_options(args: argparse.Namespace) -> dict:
     """The pipeline's options (the names were checked by argparse's choices)."""
     options = {"constructor": args.constructor, "selector": args.selector,
@@ -292,22 +521,28 @@ class _Progress:
                   f"{self.done} rows ({share}%)", file=sys.stderr)
 
 
-def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: float, upper: int,
-                    out: str | Path, staged: Any, histogram: bool = False,
-                    header: bool | None = None, report: str | Path | None = None,
-                    plot: str | Path | None = None,
+def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str | Path,
+                    staged: Any, histogram: bool = False, header: bool | None = None,
+                    report: str | Path | None = None, plot: str | Path | None = None,
                     confidential_report: str | Path | None = None, force: bool = False,
                     quiet: bool = False, label: str | None = None,
                     read_from: str | Path | None = None, key: list | None = None,
-                    keep: list | None = None, sep: str | None = None, **options: Any) -> Any:
+                    keep: list | None = None, sep: str | None = None,
+                    budget_rule: str | None = None, epsilon_total: Any = None,
+                    **options: Any) -> list:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
-    :class:`dpfix.io.StagedFiles`); the caller commits them. ``read_from`` is
-    the file actually read when it is not ``input_path`` yet (the demo's staged
-    input). ``key`` and ``keep`` name the other columns written (declared
-    public); every other column is dropped. ``options`` go to
-    :func:`dpfix.pipeline.privatize_counts`; returns its PrivatizedCounts.
+    :class:`dpfix.io.StagedFiles`); the caller commits them. ``columns`` holds
+    one :class:`_Column` per privatized column (its budget, bound, delta and
+    seed; one with name None for a histogram file), each privatized on its own
+    by :func:`dpfix.pipeline.privatize_counts` with ``options``. ``read_from``
+    is the file actually read when it is not ``input_path`` yet (the demo's
+    staged input). ``key`` and ``keep`` name the other columns written
+    (declared public); every other column is dropped. ``budget_rule`` and
+    ``epsilon_total`` describe the split of the total budget over several
+    columns (the report's ``composition``). Returns the PrivatizedCounts, one
+    per column.
     """
     from dpfix import reports
     from dpfix.io import is_parquet, other_columns, read_counts, write_counts
@@ -327,9 +562,10 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
         raise ValueError(f"--out: {paths['--out']} must be a CSV file like the histogram "
                          "input")
     fmt = reports.plot_format(paths["--plot"]) if paths["--plot"] is not None else None
-    if histogram and column is not None:
+    names = [c.name for c in columns]
+    if histogram and names != [None]:
         raise ValueError("--column: a histogram file has no columns; drop --column")
-    if not histogram and column is None:
+    if not histogram and (not names or None in names):
         raise ValueError("--column: name the column of counts (or give --histogram)")
     if header is not None and not histogram:
         raise ValueError("--header/--no-header: only with --histogram (a table's first line "
@@ -342,57 +578,80 @@ def _privatize_file(input_path: str | Path, *, column: str | None, epsilon: floa
     if sep is not None and (histogram or is_parquet(input_path)):
         raise ValueError("--sep: only for a CSV table; drop it")
     sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep) if sep is not None else ","
-    table = read_counts(source, column, histogram, header=header, sep=sep)
+    table = read_counts(source, None if histogram else names, histogram, header=header,
+                        sep=sep)
     table.path = input_path
-    passed = _passed_columns(table, column, key, keep, other_columns(table))
+    passed = _passed_columns(names, key, keep, other_columns(table))
     read_seconds = time.perf_counter() - start
-    progress = _Progress(table.rows, quiet, label or input_path.name)
-    try:
-        result = privatize_counts(table.counts, epsilon, upper=upper, histogram=table.eta,
-                                  progress=progress.update, on_stage=progress.stage, **options)
-    except BaseException:
-        progress.close(failed=True)
-        raise
-    progress.close()
+    results = []
+    several = len(columns) > 1
+    for k, column in enumerate(columns):
+        view = table if histogram else table.select(k)
+        name = label or input_path.name
+        progress = _Progress(view.rows, quiet, f"{name} ({column.name})" if several else name)
+        try:
+            results.append(privatize_counts(
+                view.counts, column.epsilon, upper=column.upper, histogram=view.eta,
+                delta=column.delta, seed=column.seed, progress=progress.update,
+                on_stage=progress.stage, **options))
+        except BaseException:
+            progress.close(failed=True)
+            raise
+        progress.close()
 
     write_start = time.perf_counter()
-    write_counts(table, result, staged.temp(paths["--out"], "--out"),
+    write_counts(table, results if several else results[0],
+                 staged.temp(paths["--out"], "--out"),
                  keep=None if histogram else passed, fmt=out_format)
+    title = label or input_path.name
     if fmt is not None:
-        fig = reports.make_figure(result, label or input_path.name)
+        fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
+               else reports.make_figure(results[0], title))
         fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
     if paths["--confidential-report"] is not None:
         now = time.perf_counter()
-        timings = {**result.seconds, "read": read_seconds, "write": now - write_start,
-                   "total": now - start}
-        reports.write_json(reports.confidential_report(result, table, upper, timings),
-                           staged.temp(paths["--confidential-report"],
-                                       "--confidential-report"))
+        io_timings = {"read": read_seconds, "write": now - write_start, "total": now - start}
+        if several:
+            secret = reports.confidential_columns(
+                [reports.confidential_report(r, table.select(k), c.upper, dict(r.seconds))
+                 for k, (r, c) in enumerate(zip(results, columns, strict=True))],
+                names, table, io_timings)
+        else:
+            secret = reports.confidential_report(results[0], table, columns[0].upper,
+                                                 {**results[0].seconds, **io_timings})
+        reports.write_json(secret, staged.temp(paths["--confidential-report"],
+                                               "--confidential-report"))
     if paths["--report"] is not None:
-        public = reports.public_report(result, table, column, upper, paths["--out"])
+        per_column = [reports.public_report(r, table if histogram else table.select(k),
+                                            c.name, c.upper, paths["--out"])
+                      for k, (r, c) in enumerate(zip(results, columns, strict=True))]
+        public = per_column[0]
+        if several:
+            public = reports.public_columns(per_column, names, reports.composition(
+                results, names, [c.epsilon for c in columns], epsilon_total, budget_rule,
+                [c.delta for c in columns], seeded=columns[0].seed is not None))
         if not histogram:
             public["output_columns"] = {
-                "privatized": [column], "key": key, "kept": keep,
+                "privatized": names, "key": key, "kept": keep,
                 "dropped": [c for c in other_columns(table) if c not in passed],
-                "rule": "only the privatized column and the columns declared public with "
+                "rule": "only the privatized columns and the columns declared public with "
                         "--key or --keep are written"}
         reports.write_json(public, staged.temp(paths["--report"], "--report"))
-    return result
+    return results
 
 
-def _passed_columns(table: Any, column: str | None, key: list, keep: list,
-                    names: list[str]) -> list[str]:
-    """The columns written besides the privatized one: ``--key`` then ``--keep``, checked."""
+def _passed_columns(names: list, key: list, keep: list, others: list[str]) -> list[str]:
+    """The columns written besides the privatized ones: ``--key`` then ``--keep``, checked."""
     seen: set[str] = set()
     for flag, given in (("--key", key), ("--keep", keep)):
         for name in given:
-            if name == column:
-                raise ValueError(f"{flag}: {name!r} is the privatized column")
-            if name not in names:
+            if name in names:
+                raise ValueError(f"{flag}: {name!r} is a privatized column (--column)")
+            if name not in others:
                 raise ValueError(f"{flag}: column {name!r} not found; the other columns are "
-                                 f"{names}")
-            if names.count(name) > 1:
-                raise ValueError(f"{flag}: column {name!r} appears {names.count(name)} times "
+                                 f"{others}")
+            if others.count(name) > 1:
+                raise ValueError(f"{flag}: column {name!r} appears {others.count(name)} times "
                                  "in the header")
             if name in seen:
                 raise ValueError(f"{flag}: column {name!r} named twice")
@@ -400,19 +659,28 @@ def _passed_columns(table: Any, column: str | None, key: list, keep: list,
     return [*key, *keep]
 
 
-def _announce(result: Any, paths: dict[str, Path | None], file: Any = None) -> None:
-    """The summary, printed before the outputs are moved into place."""
-    print(f"dpfix privatize: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
-          f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {result.constructor}, "
-          f"N = {result.N}, n = {result.n}", file=file)
+def _announce(results: Any, paths: dict[str, Path | None], file: Any = None,
+              names: list | None = None) -> None:
+    """The summary, printed before the outputs are moved into place: one line per column
+    (and their total by sequential composition), then the files."""
+    results = results if isinstance(results, list) else [results]
+    for name, result in zip(names or [None] * len(results), results, strict=True):
+        print(f"dpfix privatize: {'' if len(results) == 1 else f'{name}: '}"
+              f"eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
+              f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {result.constructor}, "
+              f"N = {result.N}, n = {result.n}", file=file)
+    if len(results) > 1:
+        total = float(sum((Fraction(r.epsilon) for r in results), Fraction(0)))
+        print(f"dpfix privatize: {len(results)} columns, eps = {total:g} in all (sequential "
+              "composition)", file=file)
     for what, p in paths.items():
         if p is not None:
             print(f"  {what}: {p}", file=file)
 
 
-def _warn(options: dict, quiet: bool) -> None:
+def _warn(seed: int | None, quiet: bool) -> None:
     """A run that succeeds (an error stays a single line on stderr)."""
-    if options["seed"] is not None and not quiet:
+    if seed is not None and not quiet:
         print("dpfix privatize: warning: --seed used numpy's seeded samplers: reproducible, "
               "NOT FOR PRODUCTION", file=sys.stderr)
 
@@ -447,10 +715,12 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                   ("--key", args.key), ("--keep", args.keep),
                                   ("--engine dask", args.engine == "dask"),
                                   ("--sep", args.sep),
+                                  ("--column-epsilon", args.column_epsilon),
                                   ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
     options = _method_options(args)
+    delta, seed = options.pop("delta"), options.pop("seed")
     eps = DEMO_EPSILON if args.epsilon is None else _epsilon(args.epsilon, args.constructor)
     _stage_budgets(eps, options)
     root = Path(args.out_dir or "out/privatize")
@@ -479,14 +749,15 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
         for name, path, column, upper in jobs:
             d = root / name
             secret = d / DEMO_FILES[3] if name == "synthetic" else None
-            result = _privatize_file(path, column=column, epsilon=eps, upper=upper,
-                                     key=DEMO_KEYS[name],
-                                     out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
-                                     plot=d / DEMO_FILES[2], confidential_report=secret,
-                                     force=args.force, quiet=args.quiet, staged=staged,
-                                     label=f"{name} ({column})",
-                                     read_from=synthetic_input if name == "synthetic" else None,
-                                     **options)
+            (result,) = _privatize_file(path, columns=[_Column(column, eps, upper, delta,
+                                                               seed)],
+                                        key=DEMO_KEYS[name],
+                                        out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
+                                        plot=d / DEMO_FILES[2], confidential_report=secret,
+                                        force=args.force, quiet=args.quiet, staged=staged,
+                                        label=f"{name} ({column})",
+                                        read_from=synthetic_input if name == "synthetic"
+                                        else None, **options)
             summary.append((result, {"out": d / DEMO_FILES[0], "report": d / DEMO_FILES[1],
                                      "plot": d / DEMO_FILES[2], "confidential-report": secret}))
 
@@ -494,7 +765,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
             for result, paths in summary:
                 _announce(result, paths)
             print(f"dpfix privatize: demo outputs in {root}")
-            _warn(options, args.quiet)
+            _warn(seed, args.quiet)
         _commit(staged, say)
     except BaseException:
         staged.discard()
@@ -522,8 +793,13 @@ def run(args: argparse.Namespace) -> int:
     from dpfix.io import StagedFiles
 
     staged = StagedFiles(force=bool(getattr(args, "force", False)))
-    if isinstance(args.column, list):
-        args.column = _one_column(args.column)
+    if isinstance(args.column, str):  # a caller's Namespace: one column
+        args.column = [args.column]
+    for name, default in (("column_epsilon", None), ("upper", None)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
+    if isinstance(args.upper, (str, int)):
+        args.upper = [str(args.upper)]
     try:
         with staged:
             return _demo(args, staged) if args.demo else _run(args, staged)
@@ -543,17 +819,6 @@ def run(args: argparse.Namespace) -> int:
             from None
 
 
-def _one_column(columns: list | None) -> str | None:
-    """``--column`` once: given twice, refuse rather than silently use the last."""
-    if not columns:
-        return None
-    if len(columns) > 1:
-        raise ValueError(f"--column: given {len(columns)} times ({', '.join(columns)}); one "
-                         "column per run (run once per column; the budgets add up by "
-                         "sequential composition)")
-    return columns[0]
-
-
 def _run(args: argparse.Namespace, staged: Any) -> int:
     if args.out_dir is not None:
         raise ValueError("--out-dir: only with --demo; use --out")
@@ -563,11 +828,10 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                         ("--out", args.out)):
         if value is None:
             raise ValueError(f"{flag} is required")
-    eps, upper = _epsilon(args.epsilon, args.constructor), _upper(args.upper, args.constructor)
     options = _method_options(args)
-    _stage_budgets(eps, options)
     if getattr(args, "engine", "local") == "dask":
-        return _run_dask(args, staged, eps, upper, options)
+        return _run_dask(args, staged, options)
+    columns, rule = _plan(args, options)
     if getattr(args, "dask_scheduler", None):
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
     import shutil
@@ -581,24 +845,25 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             read_from = scratch / "stdin.csv"
             read_from.write_bytes(sys.stdin.buffer.read())
         out = scratch / "stdout.csv" if to_stdout else args.out
-        result = _privatize_file(Path("<stdin>") if from_stdin else args.input,
-                                 column=args.column, epsilon=eps, upper=upper, out=out,
-                                 histogram=args.histogram, header=args.header,
-                                 report=args.report, plot=args.plot,
-                                 confidential_report=args.confidential_report, staged=staged,
-                                 force=args.force, quiet=args.quiet, key=args.key,
-                                 keep=args.keep, sep=args.sep, read_from=read_from, **options)
+        results = _privatize_file(Path("<stdin>") if from_stdin else args.input,
+                                  columns=columns, out=out, histogram=args.histogram,
+                                  header=args.header, report=args.report, plot=args.plot,
+                                  confidential_report=args.confidential_report, staged=staged,
+                                  force=args.force, quiet=args.quiet, key=args.key,
+                                  keep=args.keep, sep=args.sep, read_from=read_from,
+                                  budget_rule=rule, epsilon_total=args.epsilon, **options)
 
         def say() -> None:
             if to_stdout:  # the table goes to stdout, so the summary goes to stderr
                 data = next(t for t, _, label in staged.items if label == "--out")
                 sys.stdout.buffer.write(Path(data).read_bytes())
             if not (to_stdout and args.quiet):
-                _announce(result, {"out": Path(args.out), "report": args.report,
-                                   "plot": args.plot,
-                                   "confidential-report": args.confidential_report},
-                          file=sys.stderr if to_stdout else None)
-            _warn(options, args.quiet)
+                _announce(results, {"out": Path(args.out), "report": args.report,
+                                    "plot": args.plot,
+                                    "confidential-report": args.confidential_report},
+                          file=sys.stderr if to_stdout else None,
+                          names=[c.name for c in columns])
+            _warn(columns[0].seed, args.quiet)
         _commit(staged, say)
     finally:
         if scratch is not None:
@@ -606,8 +871,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     return 0
 
 
-def _run_dask(args: argparse.Namespace, staged: Any, eps: float, upper: int,
-              options: dict) -> int:
+def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     """``--engine dask``: a partitioned dataset in, a Parquet dataset out (issue 12)."""
     import shutil
 
@@ -619,8 +883,13 @@ def _run_dask(args: argparse.Namespace, staged: Any, eps: float, upper: int,
                         ("--confidential-report", args.confidential_report)):
         if value:
             raise ValueError(f"{flag}: not with --engine dask (yet); drop it")
-    if args.column is None:
-        raise ValueError("--column: name the column of counts")
+    if args.column and len(args.column) > 1:
+        raise ValueError(f"--column: --engine dask privatizes one column per run, got "
+                         f"{len(args.column)} ({', '.join(args.column)}); run once per column "
+                         "(the budgets add up by sequential composition)")
+    (plan,), _ = _plan(args, options)
+    eps, upper, column = plan.epsilon, plan.upper, plan.name
+    options.update(delta=plan.delta, seed=plan.seed)
     out = Path(args.out)
     report = Path(args.report) if args.report else None
     _check_outputs({"--out": out, "--report": report}, args.force, [Path(args.input)])
@@ -630,7 +899,7 @@ def _run_dask(args: argparse.Namespace, staged: Any, eps: float, upper: int,
     if args.dask_scheduler:
         client = require("distributed").Client(args.dask_scheduler)
     try:
-        result = privatize_dataset(args.input, args.column, eps, upper=upper, out=out,
+        result = privatize_dataset(args.input, column, eps, upper=upper, out=out,
                                    key=args.key or [], keep=args.keep or [], **options)
     finally:
         if client is not None:
@@ -638,8 +907,8 @@ def _run_dask(args: argparse.Namespace, staged: Any, eps: float, upper: int,
     try:
         if report is not None:
             public = reports.public_report(result, TableInput(Path(args.input), "dataset",
-                                                              None), args.column, upper, out)
-            public["output_columns"] = {"privatized": [args.column], "key": args.key or [],
+                                                              None), column, upper, out)
+            public["output_columns"] = {"privatized": [column], "key": args.key or [],
                                         "kept": args.keep or [],
                                         "rule": "only the privatized column and the columns "
                                                 "declared public with --key or --keep are "
@@ -649,7 +918,7 @@ def _run_dask(args: argparse.Namespace, staged: Any, eps: float, upper: int,
 
         def say() -> None:
             _announce(result, {"out": out, "report": report})
-            _warn(options, args.quiet)
+            _warn(plan.seed, args.quiet)
         _commit(staged, say)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
@@ -661,20 +930,24 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``dpfix privatize``."""
     one_stage = [k for k, v in CONSTRUCTORS.items() if v.stage == "one-stage"]
     p = sub.add_parser(
-        "privatize", help="privatize a column of counts (two-stage pipeline)",
-        description="Replace a column of counts by differentially private counts "
+        "privatize", help="privatize columns of counts (two-stage pipeline)",
+        description="Replace columns of counts by differentially private counts "
                     "(paper Section 1.2: a private target distribution z, then a count "
-                    "mechanism T with fixed point z). Writes the same table with the column "
+                    "mechanism T with fixed point z). Writes the table with the columns "
                     "replaced. Nothing derived from the true data without noise is printed "
                     "or written, except to --confidential-report.",
         epilog="examples: dpfix privatize crime_data.csv --column MURDER --epsilon 1 "
                "--upper 50 --out private.csv --report report.json --plot plot.png; "
+               "dpfix privatize t.csv --column A --column B --epsilon 1 "
+               "--column-epsilon A=0.3 --upper 50 --upper B=20 --out o.csv; "
                "dpfix privatize --demo --out-dir out/run")
     p.add_argument("input", nargs="?", metavar="INPUT",
                    help="CSV or Parquet table of counts (or a histogram file with --histogram); "
                         "- reads a CSV table or histogram from standard input")
-    p.add_argument("--column", action="append",
-                   help="the column of non-negative integer counts (one per run)")
+    p.add_argument("--column", action="append", metavar="COL",
+                   help="a column of non-negative integer counts; repeat it to privatize "
+                        "several columns in one run, each independently with its own share "
+                        "of --epsilon (sequential composition: the shares add up to the total)")
     p.add_argument("--sep", metavar="CHAR",
                    help="the field separator of a CSV table (default ','; 'tab' or '\\t' for "
                         "tabs); the output uses the same")
@@ -689,12 +962,21 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     names = {r: ", ".join(k for k, v in EPSILON_RANGE.items() if v == r)
              for r in EPSILON_RANGE.values()}
     ranges = "; ".join(f"{lo:g} to {hi:g} for {who}" for (lo, hi), who in names.items())
-    p.add_argument("--epsilon", help="total privacy budget eps_t > 0, split between the "
-                   f"stages; usable range {ranges}")
-    p.add_argument("--upper", help="public upper bound on the counts: a parameter you choose, "
+    p.add_argument("--epsilon", help="total privacy budget eps_t > 0 of the run, split "
+                   "between the stages, and with several --column split equally over the "
+                   f"columns (or by --column-epsilon); usable range per column {ranges}")
+    p.add_argument("--column-epsilon", action="append", metavar="COL=EPS",
+                   help="with several --column: the budget of column COL (repeatable). The "
+                        "columns without one split the rest of --epsilon equally; with one "
+                        "for every column they must add up to --epsilon exactly (in decimal: "
+                        "0.3 and 0.7 make 1)")
+    p.add_argument("--upper", action="append", metavar="UPPER or COL=UPPER",
+                   help="public upper bound on the counts: a parameter you choose, "
                    "not computed from the data (n = upper + 1 values, at most "
                    f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
-                   "derived from the true data, so it is written to --confidential-report only")
+                   "derived from the true data, so it is written to --confidential-report "
+                   "only. With several --column: one value for every column, and/or "
+                   "COL=UPPER for one column (repeatable)")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")
@@ -735,7 +1017,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "it ends the run with one line (exit code 1), nothing written")
     p.add_argument("--delta", help="the delta of an (eps, delta) method, required by "
                    "--privatizer cyclic-gaussian (stage 1) and --constructor discrete-gaussian "
-                   "(the release)")
+                   "(the release); with several --column the total, split equally")
     p.add_argument("--seed", help="reproducible run with numpy's samplers (NOT FOR "
                    "PRODUCTION); without it stage 1 uses OpenDP's secure samplers")
     p.add_argument("--report", help="JSON report: budgets and split, n, N, target z, "
