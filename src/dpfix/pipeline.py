@@ -57,6 +57,7 @@ from dpfix.constructors.remap import structured_sampler
 from dpfix.mechanism import FLOAT_RTOL, Mechanism
 from dpfix.numeric import check_fraction, check_positive, check_probability
 from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
+from dpfix.privatizers.deconvolve import ESTIMATORS, deconvolve
 from dpfix.sampling import (
     STRUCTURED,
     SamplingCheckError,
@@ -64,15 +65,27 @@ from dpfix.sampling import (
     random_source,
     rational_lam,
 )
+from dpfix.sampling.quantile import apportion, quantile_joint, quantile_remap
 
 __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "apply_mechanism", "apply_histogram", "privatize_counts",
            "PrivatizedCounts", "EPS_MARGIN", "NotPrivateError", "TimeLimitReached",
            "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS",
-           "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N"]
+           "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N", "FRAMEWORKS",
+           "REMAPS", "HYBRID_RULE", "hybrid_split"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
+
+#: The frameworks of :func:`privatize_counts` (docs/no_split.md).
+FRAMEWORKS = ("two-stage", "one-stage", "hybrid")
+
+#: How the one-stage and hybrid frameworks map every released ``y`` to an output.
+REMAPS = ("northwest", "quantile")
+
+#: The hybrid framework's default stage-1 fraction, same form as :data:`RULE_OF_THUMB`
+#: (docs/no_split.md: chosen by ``dpfix reproduce frontier``).
+HYBRID_RULE = {"A": 0.639, "B": 0.106, "K": 2.869}
 
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
@@ -188,6 +201,8 @@ def rule_of_thumb_split(eps_t: float) -> float:
 
 
 def _split_fraction(epsilon: float, split: Any) -> tuple[float, str]:
+    if split is None:
+        split = "rule-of-thumb"
     if isinstance(split, str):
         if split != "rule-of-thumb":
             raise ValueError(f"split: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
@@ -438,6 +453,11 @@ class PrivatizedCounts:
     sampler: dict | None = None
     stage2: Any = field(default=None, repr=False)
     drawn_histogram: np.ndarray | None = None
+    framework: str = "two-stage"
+    estimator: str | None = None
+    remap: str | None = None
+    deconvolution: Any = field(default=None, repr=False)
+    released_histogram: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def epsilon(self) -> float:
@@ -475,10 +495,33 @@ class PrivatizedCounts:
                      else f"seed {self.seed}: NOT FOR PRODUCTION"))
             return {"stage1": s1, "stage2": s2}
         s = self.sampler
+        if self.framework != "two-stage":
+            s2 = (f"y = G(x): exact two-sided geometric noise, lam = {s['lam']}: {s['source']}; "
+                  f"then the {self.remap} remap onto the estimated z (post-processing)")
+            return {"stage1": s1, "stage2": s2, "privacy_statement": self._no_split_statement()}
         s2 = f"{s['kind']} ({s['constructor']}, lam = {s['lam']}): {s['source']}"
         return {"stage1": s1, "stage2": s2, "privacy_statement": s["privacy_statement"]}
 
+    def _no_split_statement(self) -> str:
+        lam = self.sampler["lam"]
+        released = ("y" if self.stage1 is None else
+                    f"(V, y), V the cyclic Laplace release of the histogram at eps_1 = "
+                    f"{self.eps_1:.12g}")
+        total = ("ln(lam)" if self.stage1 is None else "eps_1 + ln(lam)")
+        return (f"Every row's count x is released once as y = clamp(x + k, 0, {self.n - 1}), k "
+                f"drawn from the exact two-sided geometric law P(k) proportional to lam^-|k|, "
+                f"lam = {lam} <= e^eps_2 (proved in rational arithmetic), by integer "
+                f"comparisons of uniform integers: the truncated geometric mechanism G, exactly "
+                f"ln(lam)-DP for a change of one row's count by 1. The target z is computed "
+                f"from the histogram of {released} only ({self.estimator}), and every output is "
+                f"a function of its row's y, z and randomness independent of the data "
+                f"({self.remap} remap): post-processing of {released}, so the release is "
+                f"{total} <= eps_t-DP by sequential composition (docs/no_split.md).")
+
     def _dp_check(self) -> str:
+        if self.framework != "two-stage":
+            return (f"y drawn exactly with lam = {self.sampler['lam']} <= e^eps_2 (proved in "
+                    "rational arithmetic); z and the outputs are post-processing")
         if self.constructor == "discrete-gaussian":
             return ("(eps_2, delta): delta of the discrete Gaussian recomputed at eps_2 "
                     "(CKS20 Theorem 7) and checked <= delta before any row was drawn")
@@ -511,10 +554,23 @@ class PrivatizedCounts:
             s = self.stage1
             stage1 = {"privatizer": s.method, "postprocess": s.postprocess, "notion": s.notion,
                       "budget": s.budget, "secure": s.secure, "noise": s.noise}
+        if self.split_rule == "hybrid-rule":
+            split.update(formula="f = B + (A - B) exp(-K eps_t)", constants=dict(HYBRID_RULE))
+        composition = {
+            "two-stage": "sequential: stage 1 (eps_1) then T (eps_2)",
+            "one-stage": "one release y = G(x) at eps_2 = eps_t; the rest is post-processing",
+            "hybrid": "sequential: stage 1 V (eps_1) and y = G(x) (eps_2); the rest is "
+                      "post-processing of (V, y)"}[self.framework]
+        framework = {"name": self.framework}
+        if self.framework != "two-stage":
+            fit = self.deconvolution
+            framework.update(estimator=self.estimator, remap=self.remap,
+                             converged=getattr(fit, "converged", None),
+                             iterations=getattr(fit, "iterations", None))
         return {
+            "framework": framework,
             "budget": {"eps_t": self.epsilon, "eps_1": self.eps_1, "eps_2": self.eps_2,
-                       "delta": self.delta, "split": split,
-                       "composition": "sequential: stage 1 (eps_1) then T (eps_2)"},
+                       "delta": self.delta, "split": split, "composition": composition},
             "n": self.n, "N": self.N,
             "target_z": None if self.z is None else self.z.tolist(),
             "estimated_count_error": {
@@ -663,6 +719,155 @@ def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
     return out, top
 
 
+def hybrid_split(eps_t: float) -> float:
+    """The stage-1 fraction of the hybrid framework by default (docs/no_split.md).
+
+    Parameters
+    ----------
+    eps_t : float
+        The total budget.
+
+    Returns
+    -------
+    float
+        ``f = B + (A - B) exp(-K eps_t)`` with :data:`HYBRID_RULE`.
+
+    Examples
+    --------
+    >>> 0 < hybrid_split(1.0) < 1
+    True
+    """
+    a, b, k = HYBRID_RULE["A"], HYBRID_RULE["B"], HYBRID_RULE["K"]
+    return b + (a - b) * math.exp(-k * check_positive(eps_t, "eps_t"))
+
+
+def _check_framework(framework: str, constructor: str, split: Any, privatizer: str,
+                     postprocess: Any, delta: Any, estimator: Any, remap: Any,
+                     draw: bool) -> None:
+    """Refuse, by name, a framework unknown or an option it would ignore."""
+    if framework not in FRAMEWORKS:
+        raise ValueError(f"framework: unknown {framework!r}; choose from {', '.join(FRAMEWORKS)}")
+    if framework == "two-stage":
+        for name, value in (("estimator", estimator), ("remap", remap)):
+            if value is not None:
+                raise ValueError(f"{name}: applies to the one-stage and hybrid frameworks "
+                                 "only; drop it")
+        return
+    if constructor != "northwest":
+        raise ValueError(f"constructor: the {framework} framework remaps G through the "
+                         f"northwest corner; {constructor!r} does not apply")
+    if estimator is not None and estimator not in ESTIMATORS:
+        raise ValueError(f"estimator: unknown {estimator!r}; choose from {', '.join(ESTIMATORS)}")
+    if remap is not None and remap not in REMAPS:
+        raise ValueError(f"remap: unknown {remap!r}; choose from {', '.join(REMAPS)}")
+    if not draw:
+        raise ValueError(f"draw: the {framework} framework remaps with a target estimated "
+                         "from the drawn y; it cannot stop before drawing")
+    why = ("the one-stage framework has no stage 1" if framework == "one-stage" else
+           "the hybrid framework combines the raw cyclic Laplace release with y")
+    for name, value, default in (("split", split if framework == "one-stage" else None, None),
+                                 ("privatizer", privatizer, "cyclic-laplace"),
+                                 ("postprocess", postprocess, None), ("delta", delta, None)):
+        if value != default:
+            raise ValueError(f"{name}: does not apply: {why}; drop the {name}")
+
+
+def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: int,
+              topcoded: int, eps_t: float, split: Any, estimator: str, remap: str,
+              seed: int | None, seeds: tuple[Any, Any], stage: Callable[[str], Any],
+              progress: Callable[[int], Any] | None) -> PrivatizedCounts:
+    """The one-stage and hybrid frameworks (docs/no_split.md): release ``y = G(x)``
+    [and stage 1's ``V``], then post-process."""
+    seconds: dict[str, float] = {}
+    if framework == "hybrid":
+        if split is None:
+            fraction, rule = hybrid_split(eps_t), "hybrid-rule"
+        else:
+            fraction, rule = _split_fraction(eps_t, split)
+    else:
+        fraction, rule = 0.0, "none (one-stage framework: all of eps_t on G)"
+    eps_1 = fraction * eps_t
+    eps_2 = eps_t - eps_1
+    stage1 = None
+    if framework == "hybrid":
+        stage("stage 1")
+        start = time.perf_counter()
+        stage1 = privatize_distribution(
+            eta, eps_1, method="cyclic-laplace", secure=seed is None,
+            rng=None if seed is None else np.random.default_rng(seeds[0]))
+        seconds["stage1"] = time.perf_counter() - start
+    stage("draw")
+    start = time.perf_counter()
+    lam = rational_lam(eps_2)  # lam <= e^eps_2, proved: y = G(x) is exactly ln(lam)-DP
+    G = structured_sampler("truncated-geometric", lam=lam, n=n)
+    source = random_source(None if seed is None else seeds[1])
+    if d is not None:
+        y = _draw_rows(G, d, source, progress)
+        h = np.bincount(y, minlength=n)
+    else:
+        joint_y = _draw_histogram(G, eta, n, source, progress)
+        h = joint_y.sum(axis=0)
+    seconds["apply"] = time.perf_counter() - start
+    stage("construct")
+    start = time.perf_counter()
+    fit = deconvolve(h, lam, method=estimator,
+                     stage1=None if stage1 is None else (stage1.raw, eps_1))
+    z = np.asarray(fit.z, dtype=float)
+    mech = sampler = None
+    estimate = None
+    level = math.log(lam)
+    if remap == "northwest":
+        sampler = structured_sampler("northwest", z, lam=lam, n=n)
+        if n <= STRUCTURED_T_MAX:  # T = G R(z) for the report and its checks
+            mech = construct(z, level, method="northwest").normalised()
+            mech.check(z)
+        estimate = sampler.count_error(z)
+        if d is not None:
+            out, joint = _remap_rows(sampler.remap, y, source), None
+        else:
+            out, joint = None, _remap_joint(sampler.remap, joint_y, source)
+    else:
+        target = apportion(z, N)
+        if d is not None:
+            out, joint = quantile_remap(y, target, source), None
+        else:
+            out, joint = None, quantile_joint(joint_y, target, source)
+    seconds["construct"] = time.perf_counter() - start
+    described = G.describe(source)
+    return PrivatizedCounts(
+        out, z, eps_1, eps_2, mech, estimate, n, N, topcoded,
+        "cyclic-laplace" if stage1 is not None else None, "northwest", seconds, stage1,
+        split_rule=rule, split_fraction=fraction, eps_construction=level,
+        privacy_level=level, delta=0.0, seed=seed, joint=joint, sampler=described,
+        stage2=sampler, framework=framework, estimator=estimator, remap=remap,
+        deconvolution=fit, released_histogram=h)
+
+
+def _remap_rows(R: Any, y: np.ndarray, source: Any) -> np.ndarray:
+    """``R`` applied to every released ``y``, in chunks."""
+    out = np.empty_like(y)
+    for s in range(0, y.shape[0], _CHUNK):
+        out[s:s + _CHUNK] = R.apply(y[s:s + _CHUNK], source)
+    return out
+
+
+def _remap_joint(R: Any, joint_y: np.ndarray, source: Any) -> np.ndarray:
+    """The (input, output) joint histogram: every (input, ``y = m``) group through ``R``."""
+    n = joint_y.shape[0]
+    joint = np.zeros_like(joint_y)
+    for i, m in zip(*np.nonzero(joint_y), strict=True):
+        left = int(joint_y[i, m])
+        if R.start[m + 1] - R.start[m] == 1:  # one piece: no draw
+            joint[i, R.cols[R.start[m]]] += left
+            continue
+        while left:
+            k = min(left, _CHUNK)
+            joint[i] += np.bincount(R.apply(np.full(k, m, dtype=np.int64), source),
+                                    minlength=n)
+            left -= k
+    return joint
+
+
 def privatize_counts(
     counts: Any,
     epsilon: float,
@@ -671,7 +876,7 @@ def privatize_counts(
     histogram: Any = None,
     constructor: str = "northwest",
     selector: str = "best",
-    split: Any = "rule-of-thumb",
+    split: Any = None,
     privatizer: str = "cyclic-laplace",
     seed: int | None = None,
     delta: float | None = None,
@@ -681,6 +886,9 @@ def privatize_counts(
     progress: Callable[[int], Any] | None = None,
     on_stage: Callable[[str], Any] | None = None,
     draw: bool = True,
+    framework: str = "two-stage",
+    estimator: str | None = None,
+    remap: str | None = None,
 ) -> PrivatizedCounts:
     """Privatize a table of counts with the two-stage framework (paper Section 1.2).
 
@@ -717,9 +925,11 @@ def privatize_counts(
     selector : str
         The heuristic's column selector (``"best"`` by default); any other
         value with another constructor is refused (it would be ignored).
-    split : float or str
+    split : float or str, optional
         The fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"`` (paper
-        Appendix F, :func:`rule_of_thumb_split`).
+        Appendix F, :func:`rule_of_thumb_split`). None: the framework's default
+        (the rule of thumb for the two-stage framework, :func:`hybrid_split`
+        for the hybrid one; none for the one-stage framework and constructors).
     privatizer : str
         The distribution privatizer of stage 1, a name in
         :data:`dpfix.privatizers.PRIVATIZERS`.
@@ -749,6 +959,25 @@ def privatize_counts(
     draw : bool
         False: stop before stage 2 draws (a histogram input only; ``joint`` is
         None): the caller draws the rows with ``result.stage2``.
+    framework : str
+        ``"two-stage"`` (default: the paper's framework, above), ``"one-stage"``
+        or ``"hybrid"`` (docs/no_split.md): every row is released as
+        ``y = G(x)``, the truncated geometric mechanism at the whole budget
+        (one-stage) or at ``eps_2`` after a cyclic Laplace release of the
+        histogram at ``eps_1`` (hybrid); the target ``z`` is estimated from the
+        histogram of ``y`` (and stage 1's release), and every ``y`` is remapped
+        onto it. Everything after the releases is post-processing. Only the
+        northwest constructor.
+    estimator : str, optional
+        One-stage and hybrid: how ``z`` is estimated from the histogram of
+        ``y``, a name in :data:`dpfix.privatizers.deconvolve.ESTIMATORS`
+        (default ``"em"``, maximum likelihood).
+    remap : str, optional
+        One-stage and hybrid: ``"northwest"`` (default: row ``y`` drawn from
+        the northwest remap ``R(z)``, so every row follows ``T = G R(z)``, a
+        fixed-point mechanism for ``z``) or ``"quantile"`` (all ``y`` matched
+        monotonically onto ``z``: the output histogram is ``z`` apportioned to
+        ``N`` rows).
 
     Returns
     -------
@@ -788,6 +1017,8 @@ def privatize_counts(
         raise ValueError("draw: only a histogram input with an exact sampler may stop before "
                          "stage 2 draws")
     check_choices(constructor, selector, privatizer, postprocess)
+    _check_framework(framework, constructor, split, privatizer, postprocess, delta, estimator,
+                     remap, draw)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
         raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
@@ -809,7 +1040,7 @@ def privatize_counts(
         time_limit = check_positive(time_limit, "time_limit")
     if not two_stage:  # options of stage 1 would be silently ignored
         one = f"constructor {constructor!r} is one-stage (all of epsilon on the counts)"
-        for name, value, default in (("split", split, "rule-of-thumb"),
+        for name, value, default in (("split", split, None),
                                      ("privatizer", privatizer, "cyclic-laplace"),
                                      ("postprocess", postprocess, None),
                                      ("delta", None if gaussian else delta, None)):
@@ -845,6 +1076,10 @@ def privatize_counts(
     stage1_seed, stage2_seed, selector_seed = _seeds(seed)
     stage = on_stage or (lambda name: None)
     seconds: dict[str, float] = {}
+    if framework != "two-stage":
+        return _no_split(framework, d, eta, n, N, topcoded, eps_t, split,
+                         estimator or ESTIMATORS[0], remap or REMAPS[0], seed,
+                         (stage1_seed, stage2_seed), stage, progress)
 
     z = stage1 = None
     eps_1, eps_2 = (fraction * eps_t, eps_t - fraction * eps_t) if two_stage else (0.0, eps_t)

@@ -1,0 +1,151 @@
+"""The one-stage and hybrid frameworks of privatize_counts (issue 14, docs/no_split.md)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpfix.metrics import wasserstein1
+from dpfix.pipeline import FRAMEWORKS, HYBRID_RULE, REMAPS, hybrid_split, privatize_counts
+from dpfix.privatizers.deconvolve import ESTIMATORS
+from dpfix.sampling import random_source
+from dpfix.sampling.quantile import apportion, quantile_joint, quantile_plan, quantile_remap
+
+RNG = np.random.default_rng(5)
+COUNTS = np.minimum(RNG.poisson(3.0, size=4000), 12)
+
+
+@pytest.mark.parametrize("framework", ["one-stage", "hybrid"])
+@pytest.mark.parametrize("remap", REMAPS)
+def test_rows_budget_and_report(framework: str, remap: str) -> None:
+    r = privatize_counts(COUNTS, 1.0, upper=12, framework=framework, remap=remap, seed=3)
+    assert r.counts.shape == COUNTS.shape and r.counts.min() >= 0 and r.counts.max() <= 12
+    assert math.isclose(r.eps_1 + r.eps_2, 1.0) and r.privacy_level <= r.eps_2
+    assert (r.eps_1 == 0) == (framework == "one-stage")
+    assert (r.stage1 is None) == (framework == "one-stage")
+    assert np.isclose(r.z.sum(), 1) and (r.z >= 0).all()
+    rep = r.public_report()
+    assert rep["framework"]["name"] == framework and rep["framework"]["remap"] == remap
+    assert "post-processing" in rep["budget"]["composition"]
+    assert "post-processing" in rep["samplers"]["privacy_statement"]
+    assert r.released_histogram.sum() == COUNTS.size
+    if remap == "quantile":  # the output histogram is the estimate, apportioned
+        assert r.output_histogram.tolist() == apportion(r.z, COUNTS.size).tolist()
+        assert r.estimated_count_error is None
+    else:
+        assert r.estimated_count_error == pytest.approx(r.mechanism.count_error("abs", r.z))
+
+
+def test_seeded_runs_repeat_and_differ_by_seed() -> None:
+    a = privatize_counts(COUNTS, 1.0, upper=12, framework="hybrid", seed=7)
+    b = privatize_counts(COUNTS, 1.0, upper=12, framework="hybrid", seed=7)
+    c = privatize_counts(COUNTS, 1.0, upper=12, framework="hybrid", seed=8)
+    assert np.array_equal(a.counts, b.counts) and not np.array_equal(a.counts, c.counts)
+
+
+def test_secure_by_default() -> None:
+    r = privatize_counts(COUNTS[:200], 1.0, upper=12, framework="one-stage")
+    assert r.sampler["secure"] and r.seed is None
+
+
+def test_hybrid_split_rule_and_explicit_fraction() -> None:
+    r = privatize_counts(COUNTS, 2.0, upper=12, framework="hybrid", seed=1)
+    assert r.split_rule == "hybrid-rule" and r.eps_1 == pytest.approx(2.0 * hybrid_split(2.0))
+    assert r.public_report()["budget"]["split"]["constants"] == HYBRID_RULE
+    r = privatize_counts(COUNTS, 2.0, upper=12, framework="hybrid", split=0.25, seed=1)
+    assert r.eps_1 == pytest.approx(0.5) and r.split_rule == "fixed fraction"
+
+
+def test_large_budget_recovers_the_data() -> None:
+    """At eps_t = 12 the noise is almost never non-zero: outputs are the inputs."""
+    r = privatize_counts(COUNTS, 12.0, upper=12, framework="one-stage", seed=2)
+    assert np.mean(r.counts != COUNTS) < 0.001
+    zeta = np.bincount(COUNTS, minlength=13) / COUNTS.size
+    assert wasserstein1(r.z, zeta) < 1e-3
+
+
+@pytest.mark.parametrize("framework", ["one-stage", "hybrid"])
+@pytest.mark.parametrize("remap", REMAPS)
+def test_histogram_input(framework: str, remap: str) -> None:
+    eta = np.bincount(COUNTS, minlength=13)
+    r = privatize_counts(None, 1.0, upper=12, histogram=eta, framework=framework, remap=remap,
+                         seed=4)
+    assert r.counts is None and r.joint.sum(axis=1).tolist() == eta.tolist()
+    assert r.output_histogram.sum() == eta.sum()
+    if remap == "quantile":
+        assert r.output_histogram.tolist() == apportion(r.z, int(eta.sum())).tolist()
+
+
+def test_rows_and_histogram_input_agree_in_distribution() -> None:
+    """Same target and noise law: the two inputs' output histograms are close."""
+    eta = np.bincount(COUNTS, minlength=13)
+    rows = privatize_counts(COUNTS, 2.0, upper=12, framework="one-stage", seed=9)
+    hist = privatize_counts(None, 2.0, upper=12, histogram=eta, framework="one-stage", seed=10)
+    p = rows.output_histogram / COUNTS.size
+    q = hist.output_histogram / COUNTS.size
+    assert wasserstein1(p, q) < 0.15
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"framework": "three-stage"}, "framework: unknown"),
+    ({"framework": "one-stage", "constructor": "heuristic"}, "constructor: the one-stage"),
+    ({"estimator": "em"}, "estimator: applies to the one-stage and hybrid"),
+    ({"remap": "quantile"}, "remap: applies to the one-stage and hybrid"),
+    ({"framework": "one-stage", "split": 0.2}, "split: does not apply"),
+    ({"framework": "hybrid", "privatizer": "laplace"}, "privatizer: does not apply"),
+    ({"framework": "hybrid", "postprocess": "clip-renormalise"}, "postprocess: does not apply"),
+    ({"framework": "one-stage", "estimator": "median"}, "estimator: unknown"),
+    ({"framework": "one-stage", "remap": "nearest"}, "remap: unknown"),
+])
+def test_bad_combinations_are_refused(kw: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        privatize_counts(COUNTS, 1.0, upper=12, seed=0, **kw)
+
+
+def test_draw_false_is_refused() -> None:
+    with pytest.raises(ValueError, match="draw: the one-stage framework"):
+        privatize_counts(None, 1.0, upper=3, histogram=[4, 3, 2, 1], framework="one-stage",
+                         draw=False)
+
+
+def test_names() -> None:
+    assert FRAMEWORKS == ("two-stage", "one-stage", "hybrid")
+    assert "em" in ESTIMATORS
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_every_estimator_runs(estimator: str) -> None:
+    r = privatize_counts(COUNTS, 1.0, upper=12, framework="one-stage", estimator=estimator,
+                         seed=6)
+    assert r.estimator == estimator and np.isclose(r.z.sum(), 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40), st.integers(0, 2**31))
+def test_quantile_remap_is_monotone_onto_the_target(y: list, seed: int) -> None:
+    yv = np.array(y)
+    target = apportion(np.random.default_rng(seed).dirichlet(np.ones(6)), yv.size)
+    out = quantile_remap(yv, target, random_source(seed))
+    assert np.bincount(out, minlength=6).tolist() == target.tolist()
+    for a in range(yv.size):  # monotone: a smaller y never gets a larger output
+        assert not ((yv < yv[a]) & (out > out[a])).any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=4, max_size=4), st.integers(0, 2**31))
+def test_quantile_plan_and_joint_margins(h: list, seed: int) -> None:
+    if sum(h) == 0:
+        return
+    target = apportion(np.random.default_rng(seed).dirichlet(np.ones(4)), sum(h))
+    P = quantile_plan(h, target)
+    assert P.sum(axis=1).tolist() == h and P.sum(axis=0).tolist() == target.tolist()
+    rows, cols = np.nonzero(P)  # monotone: the plan's cells run north-west to south-east
+    assert (np.diff(rows) >= 0).all() and (np.diff(cols) >= 0).all()
+    J = np.random.default_rng(seed).multinomial(sum(h), np.ones(4) / 4, size=1)
+    joint_y = np.diag(J[0])
+    out = quantile_joint(joint_y, apportion(np.ones(4) / 4, sum(h)), random_source(seed))
+    assert out.sum(axis=1).tolist() == J[0].tolist()
