@@ -59,9 +59,13 @@ QUICK_FILES = {
     "split.csv": ["dataset", "eps", "f", "postprocess", "w1", "ce_abs", "loss"],
     "table3.csv": ["postprocess", "dataset"],
     "table3_fit.csv": ["postprocess", "A", "B", "K"],
+    "frontier.csv": ["dataset", "method", "eps", "w1", "w1_se", "ce", "ce_se", "d_ce",
+                     "ce_limit", "ce_ratio"],
+    "frontier_rule.csv": ["eps", "setting", "dominates"],
 }
 QUICK_PNGS = ["fig3_privatizers.png", "fig5_wasserstein.png", "fig6_count_error.png",
-              "fig7_runtime.png", "fig8_split.png"]
+              "fig7_runtime.png", "fig8_split.png", "frontier_pareto.png",
+              "frontier_ce_ratio.png", "frontier_w1_ratio.png"]
 
 
 @needs_data
@@ -93,7 +97,7 @@ def test_quick_run_writes_everything_and_a_rerun_computes_nothing(tmp_path, caps
         u = unfixed[(unfixed.dataset == "binomial") & (unfixed.eps == eps)].w1.item()
         assert f < u / 3, (eps, f, u)
     runs = json.loads((out / "run.json").read_text())["targets"]
-    assert [r["target"] for r in runs] == ["fig3", "fig5", "fig6", "fig7", "table3"]
+    assert [r["target"] for r in runs] == ["fig3", "fig5", "fig6", "fig7", "table3", "frontier"]
     assert sum(r["computed"] for r in runs) > 500
     first = (out / "cells.jsonl").read_text()
 
@@ -101,7 +105,7 @@ def test_quick_run_writes_everything_and_a_rerun_computes_nothing(tmp_path, caps
                      "--quiet")
     assert rc == 0, err
     runs = json.loads((out / "run.json").read_text())["targets"]
-    assert [r["computed"] for r in runs] == [0] * 5
+    assert [r["computed"] for r in runs] == [0] * 6
     assert all(r["cached"] > 0 for r in runs)
     assert (out / "cells.jsonl").read_text() == first  # nothing appended
 

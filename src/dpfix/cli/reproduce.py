@@ -1,13 +1,15 @@
 """``dpfix reproduce``: the paper's Section 6 experiments with one command.
 
-``dpfix reproduce fig3|fig5|fig6|fig7|table3|all [--quick] [--replications R]
+``dpfix reproduce fig3|fig5|fig6|fig7|table3|frontier|all [--quick] [--replications R]
 [--out DIR] [--jobs J] [--seed S] [--quiet]`` computes each experiment's cells
 (seeded per cell: results do not depend on ``--jobs`` or on the order),
 stores every finished cell in ``DIR/cells.jsonl`` (a rerun computes only what
 is missing), and writes CSVs and PNGs into ``DIR`` (see
 :mod:`dpfix.experiments.targets` for the list). ``--quick`` runs a small
 version in well under 3 minutes on 2 cores; ``docs/reproduction.md`` compares
-the full run with the paper.
+the full run with the paper. ``frontier`` is not the paper's: it is the study of
+issue 14 (two-stage, one-stage and hybrid frameworks against the limit, 50
+replications in the full run; docs/no_split.md).
 
 The experiments read the paper's data sets from ``$DPFIX_DATA`` (default
 ``../shared/data``); without them the command stops with a one-line error.
@@ -72,19 +74,24 @@ def run(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``dpfix reproduce``."""
     p = sub.add_parser(
-        "reproduce", help="reproduce the paper's experiments (Figures 3, 5-8, Table 3)",
+        "reproduce", help="reproduce the paper's experiments (Figures 3, 5-8, Table 3) and the "
+                          "frontier study",
         description="Reproduce the experiments of the paper's Section 6: fig3 (distribution "
                     "privatizers vs n), fig5 (Wasserstein-1 vs eps_t), fig6 (count error vs "
                     "eps_t), fig7 (runtime vs n), table3 (best budget split, Figure 8, the "
-                    "fitted rule of thumb), or all. Results are cached per cell in "
+                    "fitted rule of thumb), frontier (count error against W1 of the two-stage, "
+                    "one-stage and hybrid frameworks beside the limit, and a data-independent "
+                    "rule choosing among them; 50 replications), or all. Results are cached "
+                    "per cell in "
                     "OUT/cells.jsonl: a rerun computes only the missing cells.",
         epilog="example: dpfix reproduce all --quick --out out/quick")
     p.add_argument("target", choices=CHOICES, help="what to reproduce")
     p.add_argument("--quick", action="store_true",
                    help="small version (2 replications, 3 eps_t values, n <= 100 for fig7, "
-                        "LP capped at 2 s): under 3 minutes on 2 cores")
-    p.add_argument("--replications", help="replications per cell (default 10; quick 2); "
-                   "fig7 times at most 3")
+                        "LP capped at 2 s, frontier on 2 data sets and 5 settings): under 3 "
+                        "minutes on 2 cores")
+    p.add_argument("--replications", help="replications per cell (default 10, frontier 50; "
+                   "quick 2); fig7 times at most 3")
     p.add_argument("--out", default=os.path.join("out", "reproduce"),
                    help="output folder (default out/reproduce)")
     p.add_argument("--jobs", help="worker processes (default: the number of cores)")

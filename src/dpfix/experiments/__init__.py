@@ -1,6 +1,6 @@
 """The experiments of the paper's Section 6, reproducible with one command.
 
-``dpfix reproduce fig3|fig5|fig6|fig7|table3|all`` (see :mod:`dpfix.reproduce`)
+``dpfix reproduce fig3|fig5|fig6|fig7|table3|frontier|all`` (see :mod:`dpfix.reproduce`)
 runs them through :func:`reproduce`:
 
 - :mod:`~dpfix.experiments.privatizer_error`: Figure 3, the distribution
@@ -10,14 +10,18 @@ runs them through :func:`reproduce`:
   with the numbers the paper reports;
 - :mod:`~dpfix.experiments.runtime`: Figure 7, seconds per privatization vs ``n``;
 - :mod:`~dpfix.experiments.split`: Table 3 and Figure 8, the best budget
-  split and the fitted rule of thumb.
+  split and the fitted rule of thumb;
+- :mod:`~dpfix.experiments.frontier`: the frontier study of issue 14, count error
+  against W1 of the two-stage, one-stage and hybrid frameworks beside the
+  limit (the northwest corner at the true distribution), and the
+  data-independent rule choosing among them.
 
 Every experiment is a list of *cells* (:mod:`~dpfix.experiments.cells`): one
 seeded privatization each, computed in parallel, cached in the output folder
 and never recomputed.
 """
 
-from dpfix.experiments import accuracy, privatizer_error, runtime, split
+from dpfix.experiments import accuracy, frontier, privatizer_error, runtime, split
 from dpfix.experiments.cells import (
     CellCache,
     cell_seed,
@@ -35,5 +39,5 @@ __all__ = [
     "reproduce", "TARGETS", "TargetReport", "check_data", "Config", "make_config",
     "CellCache", "cell_seed", "compute_cell", "key_id", "mean_ci", "run_cells", "summarise",
     "DATASETS", "METHODS", "eps_grid", "load_counts", "run_method",
-    "accuracy", "privatizer_error", "runtime", "split",
+    "accuracy", "frontier", "privatizer_error", "runtime", "split",
 ]

@@ -13,6 +13,8 @@ class Config:
 
     ``eps_index`` and ``split_eps_index`` select points of the eps_t grid
     ``10^linspace(-1, log10 5, 11)`` (index 4 is 0.481, index 6 is 1.057).
+    The frontier study (issue 14) has its own replications: at least 50 in the
+    full run, as the issue asks.
     """
 
     quick: bool
@@ -32,6 +34,11 @@ class Config:
     split_f: tuple[float, ...]
     split_eps_index: tuple[int, ...]
     split_method: str
+    frontier_datasets: tuple[str, ...]
+    frontier_eps_index: tuple[int, ...]
+    frontier_settings: tuple[str, ...]
+    frontier_replications: int
+    frontier_pareto_eps_index: tuple[int, ...]
 
 
 _ACCURACY_METHODS = ("heuristic-max", "heuristic-min", "heuristic-sandwich", "heuristic-best",
@@ -39,6 +46,13 @@ _ACCURACY_METHODS = ("heuristic-max", "heuristic-min", "heuristic-sandwich", "he
                      "discrete-gaussian")
 _FIG7_METHODS = ("heuristic-sandwich", "lp-simplex", "lp-ipm", "unfixed", "truncated-geometric",
                  "staircase", "discrete-gaussian")
+
+#: The frontier study's settings (names of dpfix.experiments.frontier.SETTINGS).
+_FRONTIER_SETTINGS = ("two-stage", "one-stage/em/northwest", "one-stage/em/quantile",
+                      "one-stage/em-smooth/northwest", "one-stage/least-squares/northwest",
+                      "hybrid/f=0.02/em/northwest", "hybrid/f=0.05/em/northwest",
+                      "hybrid/f=0.1/em/northwest", "hybrid/f=0.2/em/northwest",
+                      "hybrid/f=0.35/em/northwest", "hybrid/rot/em/northwest")
 
 _FULL = Config(
     quick=False, replications=10, seed=0,
@@ -56,6 +70,12 @@ _FULL = Config(
     split_f=(0.01, 0.02, 0.03, 0.04) + tuple(round(0.05 * k, 2) for k in range(1, 20)),
     split_eps_index=tuple(range(11)),
     split_method="heuristic-best",
+    frontier_datasets=("crime", "binomial", "uniform", "left-skewed", "right-skewed", "bimodal",
+                       "top-inflated", "zero-inflated"),
+    frontier_eps_index=tuple(range(11)),
+    frontier_settings=_FRONTIER_SETTINGS,
+    frontier_replications=50,
+    frontier_pareto_eps_index=(0, 4, 6, 10),
 )
 
 _QUICK = replace(
@@ -67,6 +87,12 @@ _QUICK = replace(
     fig7_replications=1,
     split_f=(0.1, 0.3, 0.5, 0.7, 0.9),
     split_eps_index=(0, 4, 6, 10),
+    frontier_datasets=("crime", "binomial"),
+    frontier_eps_index=(3, 6, 10),
+    frontier_settings=("two-stage", "one-stage/em/northwest", "one-stage/em/quantile",
+                       "hybrid/f=0.1/em/northwest", "hybrid/rot/em/northwest"),
+    frontier_replications=2,
+    frontier_pareto_eps_index=(3, 6, 10),
 )
 
 
@@ -74,7 +100,7 @@ def make_config(quick: bool = False, replications: int | None = None, seed: int 
     """The full run (the paper's sizes) or the quick one, with optional overrides.
 
     ``replications`` applies to every experiment but the runtime one, which
-    times at most 3 replications.
+    times at most 3 replications (the frontier study too: its full run has 50).
 
     Examples
     --------
@@ -83,6 +109,8 @@ def make_config(quick: bool = False, replications: int | None = None, seed: int 
     (2, (0, 4, 6), 2.0)
     >>> make_config(replications=4).fig7_replications
     3
+    >>> make_config().frontier_replications, make_config(replications=60).frontier_replications
+    (50, 60)
     """
     cfg = _QUICK if quick else _FULL
     if replications is not None:
@@ -90,7 +118,8 @@ def make_config(quick: bool = False, replications: int | None = None, seed: int 
                 or replications < 1:
             raise ValueError(f"replications: must be an integer >= 1, got {replications!r}")
         cfg = replace(cfg, replications=replications,
-                      fig7_replications=min(replications, 3))
+                      fig7_replications=min(replications, 3),
+                      frontier_replications=replications)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
     return replace(cfg, seed=seed)

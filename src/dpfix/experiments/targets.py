@@ -12,6 +12,13 @@ Output folder layout (``--out``):
 ``split.csv``            every split ``f`` of Table 3's runs; ``table3.csv`` / ``.md``
                          (best ``f``), ``table3_fit.csv`` (the fitted rule of
                          thumb), ``fig8_split.png``
+``frontier.csv``         the frontier study (issue 14): every setting and the limit
+                         per data set and eps_t (means, CIs, standard errors, paired
+                         differences to two-stage, ratios to the limit);
+                         ``frontier_dominance.csv``, ``frontier_rule.csv`` / ``.md``
+                         (the data-independent rule), ``frontier_limit.csv`` (the
+                         5% target at eps_t >= 1); ``frontier_pareto.png``,
+                         ``frontier_ce_ratio.png``, ``frontier_w1_ratio.png``
 ``run.json``             configuration, cells computed and seconds per target
 =======================  ===========================================================
 """
@@ -26,18 +33,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpfix.experiments import accuracy, privatizer_error, runtime, split
+from dpfix.experiments import accuracy, frontier, privatizer_error, runtime, split
 from dpfix.experiments.cells import CellCache, run_cells
 from dpfix.experiments.config import Config
-from dpfix.experiments.runs import SYNTHETIC, required_files
+from dpfix.experiments.runs import DATASETS, SYNTHETIC, required_files
 from dpfix.numeric import require
 
 __all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "markdown_table"]
 
-TARGETS = ("fig3", "fig5", "fig6", "fig7", "table3")
+TARGETS = ("fig3", "fig5", "fig6", "fig7", "table3", "frontier")
 
 _DATASETS = {"fig3": ("crime",), "fig5": ("binomial", "crime"), "fig6": ("binomial", "crime"),
-             "fig7": ("crime",), "table3": SYNTHETIC}
+             "fig7": ("crime",), "table3": SYNTHETIC, "frontier": tuple(DATASETS)}
 
 
 @dataclass
@@ -170,12 +177,36 @@ def _table3(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     report.files.append("fig8_split.png")
 
 
+def _frontier(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+              report: TargetReport) -> None:
+    cells = frontier.frontier_cells(cfg)
+    results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet, desc="frontier")
+    report.cached = len(cells) - report.computed
+    summary = frontier.frontier_summary(cells, results)
+    _write(summary, out / "frontier.csv", report)
+    dom = frontier.dominance(summary)
+    _write(dom, out / "frontier_dominance.csv", report)
+    choice, rule = frontier.choose_rule(dom)
+    _write(choice, out / "frontier_rule.csv", report)
+    check = frontier.limit_check(summary, choice)
+    _write(check, out / "frontier_limit.csv", report)
+    (out / "frontier_rule.md").write_text(frontier.rule_report(summary, dom, choice, rule, check,
+                                                              markdown_table),
+                                          encoding="utf-8")
+    report.files.append("frontier_rule.md")
+    frontier.draw_pareto(summary, cfg, out / "frontier_pareto.png")
+    frontier.draw_ratio(summary, cfg, out / "frontier_ce_ratio.png", "ce_ratio")
+    frontier.draw_ratio(summary, cfg, out / "frontier_w1_ratio.png", "w1_rel")
+    report.files += ["frontier_pareto.png", "frontier_ce_ratio.png", "frontier_w1_ratio.png"]
+
+
 _RUNNERS: dict[str, Callable[..., None]] = {
     "fig3": _fig3,
     "fig5": lambda *a: _accuracy(*a, metric="w1", png="fig5_wasserstein.png"),
     "fig6": lambda *a: _accuracy(*a, metric="ce_abs", png="fig6_count_error.png"),
     "fig7": _fig7,
     "table3": _table3,
+    "frontier": _frontier,
 }
 
 
