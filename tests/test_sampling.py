@@ -385,3 +385,144 @@ def test_remap_reproduces_northwest_for_random_rational_targets(weights, p, q):
     drawn = s.matrix(drawn=True)  # the thresholds' shares: within 2^-bits of R's
     assert max(abs(a - b) for a, b in zip(drawn.flat, s.matrix().flat, strict=True)) \
         <= Fraction(len(z), 1 << s.remap.bits)
+
+
+# ------------------------------------------------------------------ every constructor, 10^6 draws
+#: n = 5 counts; 10^6 draws per input row, through the pipeline's own stage 2.
+ROWS, DRAWS = 5, 1_000_000
+#: The exact samplers, by kind; the discrete Gaussian is drawn by numpy's float multinomial.
+EXACT_KINDS = {"northwest": "structured G R", "unfixed": "structured G R",
+               "truncated-geometric": "structured G R", "heuristic": "checked table",
+               "lp": "checked table", "staircase": "checked table"}
+
+
+def test_every_constructor_is_covered():
+    """A new constructor must join the 10^6-draw test (or say why it cannot)."""
+    assert set(C.CONSTRUCTORS) == set(EXACT_KINDS) | {"discrete-gaussian"}
+
+
+def _drawn_by_the_pipeline(constructor, seed=0):
+    """The pipeline run on a histogram of 10^6 rows at each count 0..4 (seeded, so the
+    target z is fixed): row i of ``joint`` holds the 10^6 outputs of input i, drawn by the
+    pipeline's stage 2 (``_draw_histogram``: the exact sampler row by row, or numpy's
+    multinomial for the discrete Gaussian); returns the result and the matrix drawn from."""
+    from dpfix.pipeline import _row_probabilities, privatize_counts
+
+    extra = {"delta": 1e-6} if constructor == "discrete-gaussian" else {}
+    r = privatize_counts(None, 1.0, upper=ROWS - 1, histogram=[DRAWS] * ROWS,
+                         constructor=constructor, seed=seed, **extra)
+    if constructor == "discrete-gaussian":
+        assert r.sampler["kind"] == "float multinomial" and r.stage2 is None
+        P = np.array([_row_probabilities(r.mechanism, i) for i in range(ROWS)])
+    elif r.sampler["kind"] == "structured G R":
+        P = np.array([[float(x) for x in row] for row in r.stage2.matrix(drawn=True)])
+    else:
+        t = r.stage2
+        assert r.sampler["kind"] == "checked table" and isinstance(t, CheckedTable)
+        P = t.weights / float(1 << t.bits)
+    assert (r.joint.sum(axis=1) == DRAWS).all()
+    return r, P
+
+
+def _row_pvalues(joint, P):
+    """Per row: outcomes of probability 0 never drawn, then the chi-square p-value."""
+    out = []
+    for i in range(joint.shape[0]):
+        assert joint[i][P[i] == 0].sum() == 0, (i, joint[i], P[i])
+        out.append(chisquare_against(joint[i], P[i] / P[i].sum()))
+    return out
+
+
+def _perturbed(P, shift=0.005):
+    """``P`` with ``shift`` of each row's mass moved between its two largest outcomes (a
+    mechanism 0.5 percentage points away: at 10^6 draws its chi-square noncentrality is
+    above 100, so the test must reject it)."""
+    Q = P.copy()
+    for i in range(Q.shape[0]):
+        a, b = np.argsort(Q[i])[-2:]
+        Q[i, a] += shift
+        Q[i, b] -= shift
+    return Q
+
+
+@pytest.mark.parametrize("constructor", [*EXACT_KINDS, "discrete-gaussian"])
+def test_every_constructor_samples_its_rows_exactly_at_a_million_draws(constructor):
+    """Issue 12, "done when": for each constructor, the distribution sampled for each row
+    matches the mechanism the pipeline checked, by a chi-square test on 10^6 draws per row
+    (n = 5), and the same test rejects a mechanism a little off in every row (its power).
+
+    The matrix compared with is what the sampler draws from: ``G R'`` (the remap's
+    thresholds) for the structured constructors, the checked integer weights ``/ 2^bits``
+    for the tables, the float rows handed to numpy's multinomial for the discrete Gaussian
+    (an (eps, delta) mechanism, drawn in floats, labelled so). Each row's test is at
+    ``ALPHA = 1e-4``: 35 row tests (7 constructors x 5 rows) would fail together with
+    probability at most 35 x 1e-4 = 0.35% for correct samplers (Bonferroni); the seed is
+    fixed, so a pass is reproducible, not luck re-drawn on every run.
+    """
+    r, P = _drawn_by_the_pipeline(constructor)
+    if constructor in EXACT_KINDS:
+        assert r.sampler["kind"] == EXACT_KINDS[constructor]
+    assert min(_row_pvalues(r.joint, P)) > ALPHA
+    # power: 0.5 percentage points off is rejected in every row
+    Q = _perturbed(P)
+    assert max(chisquare_against(r.joint[i], Q[i] / Q[i].sum()) for i in range(ROWS)) < ALPHA
+    if constructor in EXACT_KINDS:  # and what is drawn is the mechanism T within 1e-8
+        T = r.mechanism.T if r.mechanism is not None else None
+        assert T is not None and np.abs(P - T).max() < 1e-8
+
+
+def test_a_million_draws_follow_the_exact_remap_not_only_t():
+    """The structured samplers' rows: the drawn ``G R'`` and the exact ``G R`` agree to the
+    thresholds' resolution (2^-bits per share), far below what 10^6 draws resolve."""
+    r, P = _drawn_by_the_pipeline("northwest")
+    exact = np.array([[float(x) for x in row] for row in r.stage2.matrix()])
+    assert np.abs(P - exact).max() <= ROWS / (1 << r.stage2.remap.bits)
+
+
+@pytest.mark.parametrize("constructor", ["heuristic", "lp", "staircase"])
+def test_the_pipelines_tables_fail_the_exact_check_when_perturbed(constructor):
+    """Each table constructor's own checked table, as the pipeline built it, passes the
+    exact check and fails it once one neighbouring ratio is pushed past lam by the least
+    integer amount (rows still summing to 2^bits); the pipeline then refuses it."""
+    from dpfix.pipeline import privatize_counts
+
+    r = privatize_counts(None, 1.0, upper=ROWS - 1, histogram=[10] * ROWS,
+                         constructor=constructor, seed=1, draw=False)
+    t = r.stage2
+    t.check()
+    w = t.weights
+    i, j = 0, int(np.argmin(w[0]))  # the smallest entry of row 0: raise row 1 above lam x it
+    need = int(w[i, j]) * t.lam.numerator // t.lam.denominator + 1  # least > lam w[0, j]
+    bad = w.copy()
+    k = int(np.argmax(bad[1]))
+    assert k != j
+    moved = need - int(bad[1, j])
+    bad[1, j] += moved
+    bad[1, k] -= moved
+    assert bad.sum(axis=1).tolist() == w.sum(axis=1).tolist() and bad.min() >= 0
+    with pytest.raises(SamplingCheckError, match="differ by more than lam"):
+        CheckedTable(bad, t.bits, t.lam, t.eps).check()
+    one_less = w.copy()  # one unit less than that passes the ratio (the bound is tight)
+    one_less[1, j] += moved - 1
+    one_less[1, k] -= moved - 1
+    one_less_ok = Fraction(int(one_less[1, j])) <= t.lam * int(one_less[0, j])
+    assert one_less_ok
+
+
+@pytest.mark.parametrize("constructor", [*EXACT_KINDS])
+def test_the_secure_source_is_the_default_for_every_exact_constructor(constructor,
+                                                                      monkeypatch):
+    """Without a seed, stage 2 of every exact constructor reads os.urandom, and says so."""
+    import dpfix.sampling.source as S
+    from dpfix.pipeline import privatize_counts
+
+    calls = []
+    real = S.os.urandom
+    monkeypatch.setattr(S.os, "urandom", lambda k: calls.append(k) or real(k))
+    d = np.random.default_rng(0).integers(0, ROWS, 500)
+    r = privatize_counts(d, 1.0, upper=ROWS - 1, constructor=constructor)
+    assert r.sampler["secure"] is True and "os.urandom" in r.sampler["source"]
+    assert calls and "NOT FOR PRODUCTION" not in r.public_report()["samplers"]["stage2"]
+    calls.clear()
+    seeded = privatize_counts(d, 1.0, upper=ROWS - 1, constructor=constructor, seed=3)
+    assert seeded.sampler["secure"] is False and calls == []
