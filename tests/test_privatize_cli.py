@@ -1157,3 +1157,87 @@ def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
     r = json.loads(rep.read_text())
     assert [c["budget"]["delta"] for c in r["columns"]] == [5e-7, 5e-7]
     assert r["composition"]["delta_sum"] == pytest.approx(1e-6, rel=1e-15)
+
+
+# ------------------------------------------------------------------ --framework (issue 14)
+@pytest.mark.parametrize("framework", ["two-stage", "one-stage", "hybrid"])
+def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
+    from dpfix.pipeline import FRAMEWORKS
+
+    assert framework in FRAMEWORKS
+    rep = tmp_path / "r.json"
+    rc, out, err = cli(capsys, "privatize", *base(table, tmp_path, "--framework", framework,
+                                                  "--report", rep))
+    assert rc == 0, err
+    k = pd.read_csv(tmp_path / "o.csv")["k"]
+    assert len(k) == 300 and k.between(0, 30).all()
+    r = json.loads(rep.read_text())
+    assert r["framework"]["name"] == framework
+    assert r["budget"]["eps_1"] + r["budget"]["eps_2"] == pytest.approx(1, rel=1e-15)
+    if framework == "two-stage":
+        assert "estimator" not in r["framework"] and "northwest," in out
+    else:
+        assert r["framework"]["estimator"] == "em" and r["framework"]["remap"] == "northwest"
+        assert f"{framework} framework (em estimate, northwest remap)" in out
+    assert (r["budget"]["eps_1"] == 0) is (framework == "one-stage")
+    if framework == "hybrid":  # the hybrid framework's own split rule, not the paper's
+        assert r["budget"]["split"]["rule"] == "hybrid-rule"
+
+
+def test_framework_options_pass_through(table, tmp_path, capsys):
+    from dpfix.pipeline import REMAPS
+    from dpfix.privatizers.deconvolve import ESTIMATORS
+
+    rep = tmp_path / "r.json"
+    estimator, remap = ESTIMATORS[-1], REMAPS[-1]
+    rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--framework", "one-stage",
+                                                "--estimator", estimator, "--remap", remap,
+                                                "--report", rep))
+    assert rc == 0, err
+    fw = json.loads(rep.read_text())["framework"]
+    assert (fw["estimator"], fw["remap"]) == (estimator, remap)
+    rc, _, err = cli(capsys, "privatize", *multi_args(table, tmp_path))
+    assert rc == 0, err
+
+
+def multi_args(table, tmp_path):
+    """Two columns (k and the digits of code) through the hybrid framework."""
+    return [table, "--column", "k", "--column", "code", "--epsilon", "2", "--upper", "30",
+            "--out", tmp_path / "m.csv", "--seed", "1", "--quiet", "--framework", "hybrid",
+            "--report", tmp_path / "m.json"]
+
+
+def test_help_lists_frameworks_estimators_and_remaps():
+    from dpfix.cli import build_parser
+    from dpfix.pipeline import FRAMEWORKS, REMAPS
+    from dpfix.privatizers.deconvolve import ESTIMATORS
+
+    sub = build_parser()._subparsers._group_actions[0].choices["privatize"]
+    text = " ".join(sub.format_help().split()).replace("- ", "-")
+    for name in [*FRAMEWORKS, *ESTIMATORS, *REMAPS]:
+        assert name in text, name
+
+
+FRAMEWORK_BAD = {
+    "estimator with two-stage": (["--estimator", "em"], "estimator: applies to the one-stage "
+                                                        "and hybrid frameworks only"),
+    "remap without a framework": (["--remap", "quantile"], "remap: applies to the one-stage"),
+    "one-stage with the heuristic": (["--framework", "one-stage", "--constructor",
+                                      "heuristic"], "northwest corner"),
+    "one-stage with a split": (["--framework", "one-stage", "--split", "0.3"],
+                               "split: does not apply"),
+    "hybrid with another privatizer": (["--framework", "hybrid", "--privatizer", "laplace"],
+                                       "privatizer: does not apply"),
+    "unknown framework": (["--framework", "three-stage"], "--framework: invalid choice"),
+    "unknown estimator": (["--framework", "one-stage", "--estimator", "mle"],
+                          "--estimator: invalid choice"),
+    "dask with one-stage": (["--framework", "one-stage", "--engine", "dask"],
+                            "--engine dask runs the two-stage framework only"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAMEWORK_BAD))
+def test_bad_framework_combination_is_one_line(case, table, tmp_path, capsys):
+    extra, match = FRAMEWORK_BAD[case]
+    assert_refused(capsys, base(table, tmp_path, "--report", tmp_path / "r.json", *extra),
+                   match, tmp_path, [table])

@@ -92,6 +92,20 @@ Decisions
   histogram file has none); ``--engine dask`` privatizes one column per run
   (refused in one line: its partition tasks draw one column; several would
   need the engine to carry one sampler per column, not done yet).
+- **Frameworks** (issue 14). ``--framework`` (choices
+  :data:`dpfix.pipeline.FRAMEWORKS`; default: ``privatize_counts``' own,
+  the two-stage framework), ``--estimator`` (choices
+  :data:`dpfix.privatizers.deconvolve.ESTIMATORS`) and ``--remap`` (choices
+  :data:`dpfix.pipeline.REMAPS`) are passed through when given, so the
+  library's defaults and its refusals apply (one line, exit 2: an estimator
+  or remap with the two-stage framework, a constructor other than
+  northwest, a split with the one-stage framework, ...). ``--split`` has no
+  default of its own: the framework's (the paper's rule of thumb for
+  two-stage, the hybrid rule for hybrid). The summary and the report name
+  the framework, the estimator and the remap. ``--engine dask`` refuses a
+  framework other than two-stage in one line: its partitions draw from a
+  sampler fixed before drawing (``draw=False``), while the one-stage and
+  hybrid frameworks estimate their target from the drawn rows.
 - **Beyond one machine.** ``--engine dask`` runs
   :func:`dpfix.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
@@ -167,11 +181,16 @@ def _epsilon(text: Any, constructor: str = "heuristic") -> float:
 
 def _stage_budgets(eps: float, options: dict) -> None:
     """Refuse a split that leaves a stage less than :data:`MIN_STAGE_EPSILON`."""
-    from dpfix.pipeline import split_budget
+    from dpfix.pipeline import hybrid_split, split_budget
 
-    if CONSTRUCTORS[options["constructor"]].stage == "one-stage":
+    framework = options.get("framework", "two-stage")
+    if CONSTRUCTORS[options["constructor"]].stage == "one-stage" or framework == "one-stage":
         return
-    eps_1, eps_2 = split_budget(eps, options["split"])
+    if framework == "hybrid" and options["split"] is None:  # the hybrid framework's own rule
+        eps_1 = hybrid_split(eps) * eps
+        eps_2 = eps - eps_1
+    else:
+        eps_1, eps_2 = split_budget(eps, options["split"])
     if min(eps_1, eps_2) < MIN_STAGE_EPSILON:
         raise ValueError(f"--split: gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; each "
                          f"stage needs at least {MIN_STAGE_EPSILON:g} (a split nearer 0.5 or "
@@ -194,8 +213,8 @@ def _upper(text: Any, constructor: str = "heuristic") -> int:
     return upper
 
 
-def _split(text: str) -> Any:
-    if text == "rule-of-thumb":
+def _split(text: str | None) -> Any:
+    if text is None or text == "rule-of-thumb":  # None: the framework's default
         return text
     try:
         f = float(text)
@@ -443,6 +462,10 @@ def _method_options(args: argparse.Namespace) -> dict:
                "split": _split(args.split), "privatizer": args.privatizer,
                "postprocess": args.postprocess, "seed": _seed(args.seed),
                "delta": _delta(args.delta)}
+    for name in ("framework", "estimator", "remap"):  # given: passed on (else the library's
+        value = getattr(args, name, None)              # defaults apply)
+        if value is not None:
+            options[name] = value
     limit = _time_limit(getattr(args, "time_limit", None))
     if limit is not None:
         if args.constructor != "lp":
@@ -665,9 +688,12 @@ def _announce(results: Any, paths: dict[str, Path | None], file: Any = None,
     (and their total by sequential composition), then the files."""
     results = results if isinstance(results, list) else [results]
     for name, result in zip(names or [None] * len(results), results, strict=True):
+        framework = getattr(result, "framework", "two-stage")
+        how = (result.constructor if framework == "two-stage" else
+               f"{framework} framework ({result.estimator} estimate, {result.remap} remap)")
         print(f"dpfix privatize: {'' if len(results) == 1 else f'{name}: '}"
               f"eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
-              f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {result.constructor}, "
+              f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {how}, "
               f"N = {result.N}, n = {result.n}", file=file)
     if len(results) > 1:
         total = float(sum((Fraction(r.epsilon) for r in results), Fraction(0)))
@@ -883,6 +909,11 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
                         ("--confidential-report", args.confidential_report)):
         if value:
             raise ValueError(f"{flag}: not with --engine dask (yet); drop it")
+    if getattr(args, "framework", None) not in (None, "two-stage"):
+        raise ValueError(f"--framework: --engine dask runs the two-stage framework only (its "
+                         f"partitions draw from a sampler fixed before drawing; the "
+                         f"{args.framework} framework estimates its target from the drawn "
+                         "rows); drop --engine dask or the framework")
     if args.column and len(args.column) > 1:
         raise ValueError(f"--column: --engine dask privatizes one column per run, got "
                          f"{len(args.column)} ({', '.join(args.column)}); run once per column "
@@ -928,6 +959,12 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``dpfix privatize``."""
+    import inspect
+
+    from dpfix.pipeline import FRAMEWORKS, REMAPS, privatize_counts
+    from dpfix.privatizers.deconvolve import ESTIMATORS
+
+    default_framework = inspect.signature(privatize_counts).parameters["framework"].default
     one_stage = [k for k, v in CONSTRUCTORS.items() if v.stage == "one-stage"]
     p = sub.add_parser(
         "privatize", help="privatize columns of counts (two-stage pipeline)",
@@ -996,8 +1033,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help=f"the heuristic's column selector: {', '.join(SELECTORS)} "
                         "(default best: every selector's mechanism, the least estimated "
                         "count error)")
-    p.add_argument("--split", default="rule-of-thumb",
-                   help="fraction of eps_t for stage 1, or rule-of-thumb (default)")
+    p.add_argument("--split", default=None,
+                   help="fraction of eps_t for stage 1, or rule-of-thumb (the paper's, the "
+                        "default of the two-stage framework; the hybrid framework has its own "
+                        "rule by default, the one-stage framework no stage 1)")
     p.add_argument("--privatizer", default="cyclic-laplace", choices=list(PRIVATIZERS),
                    metavar="NAME",
                    help=f"stage 1, the private target z: {', '.join(PRIVATIZERS)} "
@@ -1005,6 +1044,21 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--postprocess", default=None, choices=list(POSTPROCESSORS), metavar="NAME",
                    help=f"stage 1 post-processing: {', '.join(POSTPROCESSORS)} "
                         f"(default {DEFAULT_POSTPROCESS})")
+    p.add_argument("--framework", default=None, choices=list(FRAMEWORKS),
+                   help=f"{', '.join(FRAMEWORKS)} (default {default_framework}): two-stage "
+                        "is the paper's (a private target z, then T); one-stage releases "
+                        "y = G(x) at the whole budget and estimates z from the histogram of y, "
+                        "hybrid adds a cyclic Laplace release at eps_1 to that estimate; both "
+                        "then remap every y onto z (post-processing; --constructor northwest "
+                        "only). docs/no_split.md")
+    p.add_argument("--estimator", default=None, choices=list(ESTIMATORS),
+                   help=f"one-stage and hybrid frameworks: how z is estimated from the "
+                        f"histogram of y: {', '.join(ESTIMATORS)} (default {ESTIMATORS[0]})")
+    p.add_argument("--remap", default=None, choices=list(REMAPS),
+                   help=f"one-stage and hybrid frameworks: how every y is mapped onto z: "
+                        f"{', '.join(REMAPS)} (default {REMAPS[0]}: the northwest remap R(z), "
+                        "so every row follows T = G R(z); quantile: a monotone matching, the "
+                        "output histogram is z apportioned to the rows)")
     p.add_argument("--engine", default="local", choices=["local", "dask"],
                    help="local (default) or dask: INPUT is a Parquet dataset (folder) or a "
                         "glob of CSV files, --out a Parquet dataset folder; stage 1 on the "
