@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.metrics import wasserstein1
-from dpfix.pipeline import FRAMEWORKS, HYBRID_RULE, REMAPS, hybrid_split, privatize_counts
+from dpfix.pipeline import (
+    FRAMEWORKS,
+    HYBRID_RULE,
+    REMAPS,
+    complete_no_split,
+    hybrid_split,
+    privatize_counts,
+)
 from dpfix.privatizers.deconvolve import ESTIMATORS
 from dpfix.sampling import random_source
 from dpfix.sampling.quantile import apportion, quantile_joint, quantile_plan, quantile_remap
@@ -106,10 +113,22 @@ def test_bad_combinations_are_refused(kw: dict, match: str) -> None:
         privatize_counts(COUNTS, 1.0, upper=12, seed=0, **kw)
 
 
-def test_draw_false_is_refused() -> None:
-    with pytest.raises(ValueError, match="draw: the one-stage framework"):
-        privatize_counts(None, 1.0, upper=3, histogram=[4, 3, 2, 1], framework="one-stage",
+def test_draw_false_then_complete() -> None:
+    """The Dask engine's path: G drawn by the caller, then complete_no_split."""
+    eta = np.bincount(COUNTS, minlength=13)
+    p = privatize_counts(None, 1.0, upper=12, histogram=eta, framework="hybrid", seed=2,
                          draw=False)
+    assert p.z is None and p.stage2.constructor == "truncated-geometric" and p.stage1 is not None
+    y = p.stage2.sample(COUNTS, random_source(3))
+    r = complete_no_split(p, np.bincount(y, minlength=13))
+    assert np.isclose(r.z.sum(), 1) and r.stage2.constructor == "northwest"
+    assert r.deconvolution.method == "em" and r.released_histogram.sum() == COUNTS.size
+    out = r.stage2.remap.apply(y, random_source(4))
+    assert out.shape == y.shape
+    with pytest.raises(ValueError, match="h: expected 13"):
+        complete_no_split(p, np.bincount(y, minlength=13)[:-1])
+    with pytest.raises(ValueError, match="partial: expected"):
+        complete_no_split(r, np.bincount(y, minlength=13))
 
 
 def test_names() -> None:

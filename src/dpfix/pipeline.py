@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -72,7 +72,7 @@ __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "PrivatizedCounts", "EPS_MARGIN", "NotPrivateError", "TimeLimitReached",
            "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS",
            "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N", "FRAMEWORKS",
-           "REMAPS", "HYBRID_RULE", "hybrid_split"]
+           "REMAPS", "HYBRID_RULE", "hybrid_split", "complete_no_split"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -742,8 +742,7 @@ def hybrid_split(eps_t: float) -> float:
 
 
 def _check_framework(framework: str, constructor: str, split: Any, privatizer: str,
-                     postprocess: Any, delta: Any, estimator: Any, remap: Any,
-                     draw: bool) -> None:
+                     postprocess: Any, delta: Any, estimator: Any, remap: Any) -> None:
     """Refuse, by name, a framework unknown or an option it would ignore."""
     if framework not in FRAMEWORKS:
         raise ValueError(f"framework: unknown {framework!r}; choose from {', '.join(FRAMEWORKS)}")
@@ -760,9 +759,6 @@ def _check_framework(framework: str, constructor: str, split: Any, privatizer: s
         raise ValueError(f"estimator: unknown {estimator!r}; choose from {', '.join(ESTIMATORS)}")
     if remap is not None and remap not in REMAPS:
         raise ValueError(f"remap: unknown {remap!r}; choose from {', '.join(REMAPS)}")
-    if not draw:
-        raise ValueError(f"draw: the {framework} framework remaps with a target estimated "
-                         "from the drawn y; it cannot stop before drawing")
     why = ("the one-stage framework has no stage 1" if framework == "one-stage" else
            "the hybrid framework combines the raw cyclic Laplace release with y")
     for name, value, default in (("split", split if framework == "one-stage" else None, None),
@@ -775,9 +771,9 @@ def _check_framework(framework: str, constructor: str, split: Any, privatizer: s
 def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: int,
               topcoded: int, eps_t: float, split: Any, estimator: str, remap: str,
               seed: int | None, seeds: tuple[Any, Any], stage: Callable[[str], Any],
-              progress: Callable[[int], Any] | None) -> PrivatizedCounts:
+              progress: Callable[[int], Any] | None, draw: bool) -> PrivatizedCounts:
     """The one-stage and hybrid frameworks (docs/no_split.md): release ``y = G(x)``
-    [and stage 1's ``V``], then post-process."""
+    [and stage 1's ``V``], then post-process (:func:`complete_no_split`)."""
     seconds: dict[str, float] = {}
     if framework == "hybrid":
         if split is None:
@@ -796,11 +792,19 @@ def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: 
             eta, eps_1, method="cyclic-laplace", secure=seed is None,
             rng=None if seed is None else np.random.default_rng(seeds[0]))
         seconds["stage1"] = time.perf_counter() - start
-    stage("draw")
-    start = time.perf_counter()
     lam = rational_lam(eps_2)  # lam <= e^eps_2, proved: y = G(x) is exactly ln(lam)-DP
     G = structured_sampler("truncated-geometric", lam=lam, n=n)
     source = random_source(None if seed is None else seeds[1])
+    partial = PrivatizedCounts(
+        None, None, eps_1, eps_2, None, None, n, N, topcoded,
+        "cyclic-laplace" if stage1 is not None else None, "northwest", seconds, stage1,
+        split_rule=rule, split_fraction=fraction, eps_construction=math.log(lam),
+        privacy_level=math.log(lam), delta=0.0, seed=seed, sampler=G.describe(source),
+        stage2=G, framework=framework, estimator=estimator, remap=remap)
+    if not draw:  # the caller draws y with result.stage2, then calls complete_no_split
+        return partial
+    stage("draw")
+    start = time.perf_counter()
     if d is not None:
         y = _draw_rows(G, d, source, progress)
         h = np.bincount(y, minlength=n)
@@ -809,38 +813,76 @@ def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: 
         h = joint_y.sum(axis=0)
     seconds["apply"] = time.perf_counter() - start
     stage("construct")
+    result = complete_no_split(partial, h)
     start = time.perf_counter()
-    fit = deconvolve(h, lam, method=estimator,
-                     stage1=None if stage1 is None else (stage1.raw, eps_1))
-    z = np.asarray(fit.z, dtype=float)
-    mech = sampler = None
-    estimate = None
-    level = math.log(lam)
-    if remap == "northwest":
-        sampler = structured_sampler("northwest", z, lam=lam, n=n)
-        if n <= STRUCTURED_T_MAX:  # T = G R(z) for the report and its checks
-            mech = construct(z, level, method="northwest").normalised()
-            mech.check(z)
-        estimate = sampler.count_error(z)
-        if d is not None:
-            out, joint = _remap_rows(sampler.remap, y, source), None
-        else:
-            out, joint = None, _remap_joint(sampler.remap, joint_y, source)
+    if d is not None:
+        result.counts = (_remap_rows(result.stage2.remap, y, source) if remap == "northwest"
+                         else quantile_remap(y, apportion(result.z, N), source))
     else:
-        target = apportion(z, N)
-        if d is not None:
-            out, joint = quantile_remap(y, target, source), None
-        else:
-            out, joint = None, quantile_joint(joint_y, target, source)
-    seconds["construct"] = time.perf_counter() - start
-    described = G.describe(source)
-    return PrivatizedCounts(
-        out, z, eps_1, eps_2, mech, estimate, n, N, topcoded,
-        "cyclic-laplace" if stage1 is not None else None, "northwest", seconds, stage1,
-        split_rule=rule, split_fraction=fraction, eps_construction=level,
-        privacy_level=level, delta=0.0, seed=seed, joint=joint, sampler=described,
-        stage2=sampler, framework=framework, estimator=estimator, remap=remap,
-        deconvolution=fit, released_histogram=h)
+        result.joint = (_remap_joint(result.stage2.remap, joint_y, source)
+                        if remap == "northwest"
+                        else quantile_joint(joint_y, apportion(result.z, N), source))
+    result.seconds["apply"] += time.perf_counter() - start
+    return result
+
+
+def complete_no_split(partial: PrivatizedCounts, h: Any) -> PrivatizedCounts:
+    """The target and the remap of the one-stage and hybrid frameworks, from the released ``y``.
+
+    Step 2 of docs/no_split.md: ``z`` is estimated from the histogram ``h`` of
+    ``y = G(x)`` (and stage 1's raw release for the hybrid framework); for the
+    northwest remap, ``stage2`` becomes the sampler of ``T = G R(z)`` whose
+    ``remap`` sends every ``y`` to its output. Post-processing: ``h`` is the
+    only input from the data.
+
+    Parameters
+    ----------
+    partial : PrivatizedCounts
+        What ``privatize_counts(..., framework=..., draw=False)`` returned
+        (its ``stage2`` drew ``y``).
+    h : array_like of int
+        The histogram of every row's ``y`` (``n`` entries summing to ``N``).
+
+    Returns
+    -------
+    PrivatizedCounts
+        With ``z``, ``deconvolution``, ``released_histogram`` and, for the
+        northwest remap, ``mechanism`` (``n <= STRUCTURED_T_MAX``), the
+        estimated count error and ``stage2 = G R(z)``; no row drawn
+        (``counts`` and ``joint`` None).
+
+    Examples
+    --------
+    >>> p = privatize_counts(None, 1.0, upper=3, histogram=[40, 30, 20, 10], seed=0,
+    ...                      framework="one-stage", draw=False)
+    >>> r = complete_no_split(p, [38, 33, 18, 11])
+    >>> round(float(r.z.sum()), 12), r.stage2.constructor
+    (1.0, 'northwest')
+    """
+    if partial.framework == "two-stage" or partial.z is not None:
+        raise ValueError("partial: expected a one-stage or hybrid result drawn with draw=False")
+    hv = _integer_vector(h, "h")
+    if hv.shape != (partial.n,) or (hv < 0).any() or int(hv.sum()) != partial.N:
+        raise ValueError(f"h: expected {partial.n} non-negative integers summing to N = "
+                         f"{partial.N}")
+    start = time.perf_counter()
+    G, n = partial.stage2, partial.n
+    fit = deconvolve(hv, G.lam, method=partial.estimator,
+                     stage1=None if partial.stage1 is None
+                     else (partial.stage1.raw, partial.eps_1))
+    z = np.asarray(fit.z, dtype=float)
+    mech = estimate = None
+    stage2 = G
+    if partial.remap == "northwest":
+        stage2 = structured_sampler("northwest", z, lam=G.lam, n=n)
+        if n <= STRUCTURED_T_MAX:  # T = G R(z) for the report and its checks
+            mech = construct(z, partial.privacy_level, method="northwest").normalised()
+            mech.check(z)
+        estimate = stage2.count_error(z)
+    seconds = dict(partial.seconds, construct=time.perf_counter() - start)
+    return replace(partial, z=z, mechanism=mech, estimated_count_error=estimate,
+                   stage2=stage2, deconvolution=fit, released_histogram=hv.astype(np.int64),
+                   seconds=seconds)
 
 
 def _remap_rows(R: Any, y: np.ndarray, source: Any) -> np.ndarray:
@@ -958,7 +1000,10 @@ def privatize_counts(
         Called with ``"stage 1"``, ``"construct"``, ``"draw"``.
     draw : bool
         False: stop before stage 2 draws (a histogram input only; ``joint`` is
-        None): the caller draws the rows with ``result.stage2``.
+        None): the caller draws the rows with ``result.stage2``. In the
+        one-stage and hybrid frameworks ``stage2`` is ``G``: the caller draws
+        ``y``, then :func:`complete_no_split` with its histogram gives the
+        target and the remap (the Dask engine).
     framework : str
         ``"two-stage"`` (default: the paper's framework, above), ``"one-stage"``
         or ``"hybrid"`` (docs/no_split.md): every row is released as
@@ -1018,7 +1063,7 @@ def privatize_counts(
                          "stage 2 draws")
     check_choices(constructor, selector, privatizer, postprocess)
     _check_framework(framework, constructor, split, privatizer, postprocess, delta, estimator,
-                     remap, draw)
+                     remap)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
         raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
@@ -1079,7 +1124,7 @@ def privatize_counts(
     if framework != "two-stage":
         return _no_split(framework, d, eta, n, N, topcoded, eps_t, split,
                          estimator or ESTIMATORS[0], remap or REMAPS[0], seed,
-                         (stage1_seed, stage2_seed), stage, progress)
+                         (stage1_seed, stage2_seed), stage, progress, draw)
 
     z = stage1 = None
     eps_1, eps_2 = (fraction * eps_t, eps_t - fraction * eps_t) if two_stage else (0.0, eps_t)
