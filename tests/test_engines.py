@@ -11,6 +11,7 @@ pytest.importorskip("dask.dataframe")
 pytest.importorskip("pyarrow")
 
 from dpfix.engines import privatize_dataset  # noqa: E402
+from dpfix.metrics import wasserstein1  # noqa: E402
 from dpfix.pipeline import privatize_counts  # noqa: E402
 
 UPPER = 30
@@ -167,3 +168,59 @@ def test_cli_engine_dask_bad_input_is_one_line_and_writes_nothing(dataset, tmp_p
     rc, _, err = _cli(capsys, *argv)
     assert rc == 2 and match in err and err.count("\n") == 1
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+@pytest.mark.parametrize("framework", ["one-stage", "hybrid"])
+def test_no_split_frameworks_two_passes(dataset, tmp_path, framework):
+    """y drawn per partition, the target from the summed histogram, then remapped in place."""
+    folder, table = dataset
+    r = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "out", key=["id"],
+                          seed=3, framework=framework)
+    got = read(tmp_path / "out")
+    assert list(got.columns) == ["id", "k"] and len(got) == len(table)
+    assert r.framework == framework and r.released_histogram.sum() == len(table)
+    assert (r.output_histogram == np.bincount(got["k"], minlength=UPPER + 1)).all()
+    assert "post-processing" in r.public_report()["samplers"]["privacy_statement"]
+    # the same release in law as the single-machine path; the estimated target moves every
+    # row at once (no multinomial test applies): both outputs are as near the true distribution
+    one = privatize_counts(table["k"].to_numpy(), 1.0, upper=UPPER, seed=3, framework=framework)
+    zeta = np.bincount(np.minimum(table["k"], UPPER), minlength=UPPER + 1) / len(table)
+    far = [wasserstein1(zeta, x.output_distribution) for x in (r, one)]
+    assert max(far) < 0.25, far
+    again = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "again",
+                              key=["id"], seed=3, framework=framework)
+    pd.testing.assert_frame_equal(read(tmp_path / "again"), got)
+    assert np.array_equal(again.z, r.z)
+
+
+def test_no_split_quantile_is_refused_and_a_failing_remap_leaves_nothing(dataset, tmp_path,
+                                                                        monkeypatch):
+    folder, _ = dataset
+    with pytest.raises(ValueError, match="remap: the quantile remap"):
+        privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "q",
+                          framework="one-stage", remap="quantile")
+    import dpfix.engines as engines
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(engines, "_remap", boom)
+    with pytest.raises(OSError, match="disk full"):
+        privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "out", seed=0,
+                          framework="one-stage")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "q").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+def test_cli_engine_dask_one_stage(dataset, tmp_path, capsys):
+    import json
+
+    folder, table = dataset
+    out, rep = tmp_path / "out", tmp_path / "r.json"
+    rc, _, err = _cli(capsys, "privatize", folder, "--engine", "dask", "--column", "k",
+                      "--epsilon", "1", "--upper", "30", "--out", out, "--report", rep,
+                      "--framework", "one-stage", "--quiet", "--seed", "2")
+    assert rc == 0, err
+    assert len(read(out)) == len(table)
+    r = json.loads(rep.read_text())
+    assert r["framework"]["name"] == "one-stage" and r["budget"]["eps_1"] == 0

@@ -1231,8 +1231,8 @@ FRAMEWORK_BAD = {
     "unknown framework": (["--framework", "three-stage"], "--framework: invalid choice"),
     "unknown estimator": (["--framework", "one-stage", "--estimator", "mle"],
                           "--estimator: invalid choice"),
-    "dask with one-stage": (["--framework", "one-stage", "--engine", "dask"],
-                            "--engine dask runs the two-stage framework only"),
+    "dask with the quantile remap": (["--framework", "one-stage", "--remap", "quantile",
+                                      "--engine", "dask"], "remap: the quantile remap sorts"),
 }
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from dpfix.io import counts_of
 from dpfix.numeric import require
-from dpfix.pipeline import PrivatizedCounts, histogram, privatize_counts
+from dpfix.pipeline import PrivatizedCounts, complete_no_split, histogram, privatize_counts
 from dpfix.sampling import SeededSource, random_source
 
 __all__ = ["privatize_dataset", "SEED_CHILD"]
@@ -83,6 +83,18 @@ def _draw(frame: Any, column: str, upper: int, sampler: Any, seed: Any, path: st
     return np.bincount(out, minlength=upper + 1)
 
 
+def _remap(path: str, column: str, upper: int, remap: Any, seed: Any) -> np.ndarray:
+    """Remap one partition's released ``y`` in place (its temporary file); its output histogram."""
+    pd = require("pandas")
+
+    frame = pd.read_parquet(path)
+    y = frame[column].to_numpy(dtype=np.int64)
+    out = remap.apply(y, random_source(None if seed is None else SeededSource(seed)))
+    frame[column] = pd.Series(out, index=frame.index, dtype="int64")
+    frame.to_parquet(path)
+    return np.bincount(out, minlength=upper + 1)
+
+
 def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper: int,
                       out: str | Path, key: Any = (), keep: Any = (), seed: int | None = None,
                       **options: Any) -> PrivatizedCounts:
@@ -107,7 +119,13 @@ def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper:
         Reproducible (stage 1 seeded as in :func:`privatize_counts`, one
         generator per partition): not for release.
     **options
-        Passed to :func:`dpfix.pipeline.privatize_counts` (constructor, split, ...).
+        Passed to :func:`dpfix.pipeline.privatize_counts` (constructor, split,
+        framework, ...). The one-stage and hybrid frameworks (docs/no_split.md)
+        take two passes over the partitions: each draws its rows' ``y = G(x)``
+        into the temporary dataset and returns their histogram; the target is
+        estimated from the summed histogram (:func:`dpfix.pipeline.complete_no_split`),
+        then each partition's ``y`` is remapped in place. The quantile remap
+        sorts all rows together and is refused here.
 
     Returns
     -------
@@ -132,6 +150,10 @@ def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper:
     key, keep = list(key), list(keep)
     if column in key + keep:
         raise ValueError(f"key/keep: {column!r} is the privatized column")
+    framework = options.get("framework", "two-stage")
+    if framework != "two-stage" and options.get("remap") == "quantile":
+        raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
+                         "remaps partition by partition: use the northwest remap")
     columns = [*key, *keep, column]
     parts, _ = _frames(source, columns)
     partial = dask.compute(*[delayed(_histogram)(p, column, upper) for p in parts])
@@ -140,9 +162,11 @@ def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper:
     result = privatize_counts(None, epsilon, upper=upper, histogram=eta, seed=seed,
                               draw=False, **options)
     if seed is None:
-        seeds = [None] * len(parts)
-    else:
-        seeds = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD].spawn(len(parts))
+        seeds, again = [None] * len(parts), [None] * len(parts)
+    else:  # the second pass of the one-stage and hybrid frameworks gets its own children
+        children = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD]
+        seeds = children.spawn(len(parts))
+        again = [s.spawn(1)[0] for s in seeds]
     temp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
     try:
@@ -150,6 +174,12 @@ def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper:
             delayed(_draw)(p, column, upper, result.stage2, s,
                            str(temp / f"part-{i:05d}.parquet"))
             for i, (p, s) in enumerate(zip(parts, seeds, strict=True))])
+        if framework != "two-stage":  # drawn was y: estimate the target, then remap
+            result = complete_no_split(result, np.sum(drawn, axis=0))
+            drawn = dask.compute(*[
+                delayed(_remap)(str(temp / f"part-{i:05d}.parquet"), column, upper,
+                                result.stage2.remap, s)
+                for i, s in enumerate(again)])
         os.rename(temp, out)  # the dataset appears whole, or not at all
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)

@@ -102,10 +102,11 @@ Decisions
   northwest, a split with the one-stage framework, ...). ``--split`` has no
   default of its own: the framework's (the paper's rule of thumb for
   two-stage, the hybrid rule for hybrid). The summary and the report name
-  the framework, the estimator and the remap. ``--engine dask`` refuses a
-  framework other than two-stage in one line: its partitions draw from a
-  sampler fixed before drawing (``draw=False``), while the one-stage and
-  hybrid frameworks estimate their target from the drawn rows.
+  the framework, the estimator and the remap. With ``--engine dask`` the
+  one-stage and hybrid frameworks take two passes over the partitions (``y``
+  drawn, the target estimated from the summed histogram, ``y`` remapped in
+  place: :func:`dpfix.engines.privatize_dataset`); the quantile remap, which
+  sorts all rows together, is refused there in one line.
 - **Beyond one machine.** ``--engine dask`` runs
   :func:`dpfix.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
@@ -909,11 +910,6 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
                         ("--confidential-report", args.confidential_report)):
         if value:
             raise ValueError(f"{flag}: not with --engine dask (yet); drop it")
-    if getattr(args, "framework", None) not in (None, "two-stage"):
-        raise ValueError(f"--framework: --engine dask runs the two-stage framework only (its "
-                         f"partitions draw from a sampler fixed before drawing; the "
-                         f"{args.framework} framework estimates its target from the drawn "
-                         "rows); drop --engine dask or the framework")
     if args.column and len(args.column) > 1:
         raise ValueError(f"--column: --engine dask privatizes one column per run, got "
                          f"{len(args.column)} ({', '.join(args.column)}); run once per column "
