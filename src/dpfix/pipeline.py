@@ -870,7 +870,7 @@ def complete_no_split(partial: PrivatizedCounts, h: Any) -> PrivatizedCounts:
     fit = deconvolve(hv, G.lam, method=partial.estimator,
                      stage1=None if partial.stage1 is None
                      else (partial.stage1.raw, partial.eps_1))
-    z = np.asarray(fit.z, dtype=float)
+    z = np.array(fit.z, dtype=float)  # the result's own, writable copy
     mech = estimate = None
     stage2 = G
     if partial.remap == "northwest":
