@@ -224,3 +224,39 @@ def test_cli_engine_dask_one_stage(dataset, tmp_path, capsys):
     assert len(read(out)) == len(table)
     r = json.loads(rep.read_text())
     assert r["framework"]["name"] == "one-stage" and r["budget"]["eps_1"] == 0
+
+
+def test_several_columns_in_the_same_passes(dataset, tmp_path):
+    """Each column on its own (its target, sampler and generators), one output dataset."""
+    folder, table = dataset
+    rs = privatize_dataset(folder, ["k", "secret"], [0.4, 0.6], upper=[UPPER, 80],
+                           out=tmp_path / "out", key=["id"], seed=[1, 2])
+    got = read(tmp_path / "out")
+    assert list(got.columns) == ["id", "k", "secret"] and len(got) == len(table)
+    assert [r.epsilon for r in rs] == [0.4, 0.6] and [r.n for r in rs] == [UPPER + 1, 81]
+    for r, c in zip(rs, ["k", "secret"], strict=True):
+        assert (r.output_histogram == np.bincount(got[c], minlength=r.n)).all()
+    alone = privatize_dataset(folder, "k", 0.4, upper=UPPER, out=tmp_path / "alone",
+                              key=["id"], seed=1)
+    assert np.array_equal(alone.z, rs[0].z)  # the same column, seed and partitioning
+    pd.testing.assert_series_equal(read(tmp_path / "alone")["k"], got["k"])
+    with pytest.raises(ValueError, match="epsilon: one per column"):
+        privatize_dataset(folder, ["k", "secret"], [1.0], upper=UPPER, out=tmp_path / "x")
+    with pytest.raises(ValueError, match="named twice"):
+        privatize_dataset(folder, ["k", "k"], 1.0, upper=UPPER, out=tmp_path / "x")
+
+
+def test_cli_engine_dask_several_columns(dataset, tmp_path, capsys):
+    import json
+
+    folder, table = dataset
+    out, rep = tmp_path / "out", tmp_path / "r.json"
+    rc, stdout, err = _cli(capsys, "privatize", folder, "--engine", "dask", "--column", "k",
+                           "--column", "secret", "--epsilon", "1", "--upper", "30",
+                           "--upper", "secret=80", "--out", out, "--report", rep, "--quiet",
+                           "--framework", "hybrid")
+    assert rc == 0, err
+    assert list(read(out).columns) == ["k", "secret"]
+    r = json.loads(rep.read_text())
+    assert r["engine"] == "dask" and len(r["columns"]) == 2 and "composition" in r
+    assert "2 columns, eps = 1 in all" in stdout

@@ -1118,8 +1118,6 @@ MULTI_BAD = {
     "share out of range": (["--column-epsilon", "a=0.99999", "--epsilon", "1"],
                            "column 'b' gets 1e-05 of the total 1; the usable range per "
                            "column is 0.0001"),
-    "dask with two columns": (["--engine", "dask"], "--engine dask privatizes one column per "
-                                                    "run"),
 }
 
 

@@ -66,58 +66,87 @@ def _frames(source: str | Path, columns: list[str]) -> tuple[list[Any], str]:
     return ddf[[c for c in ddf.columns if c in set(columns)]].to_delayed(), kind
 
 
-def _histogram(frame: Any, column: str, upper: int) -> tuple[np.ndarray, int]:
-    counts = counts_of(frame[column].reset_index(drop=True), column)
-    return histogram(counts, upper)
+def _histograms(frame: Any, columns: list[str], uppers: list[int]) -> list[tuple[np.ndarray, int]]:
+    """Each column's histogram and top-coded number in one partition."""
+    return [histogram(counts_of(frame[c].reset_index(drop=True), c), u)
+            for c, u in zip(columns, uppers, strict=True)]
 
 
-def _draw(frame: Any, column: str, upper: int, sampler: Any, seed: Any, path: str) -> np.ndarray:
-    """Privatize one partition, write it to ``path``; its output histogram."""
+def _source(seed: Any) -> Any:
+    return random_source(None if seed is None else SeededSource(seed))
+
+
+def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any],
+          seeds: list[Any], path: str) -> list[np.ndarray]:
+    """Privatize one partition's columns, write it to ``path``; their output histograms."""
     pd = require("pandas")
 
-    counts = np.minimum(counts_of(frame[column].reset_index(drop=True), column), upper)
-    out = sampler.sample(counts, random_source(None if seed is None else SeededSource(seed)))
     frame = frame.copy()
-    frame[column] = pd.Series(out, index=frame.index, dtype="int64")
+    drawn = []
+    for c, u, sampler, seed in zip(columns, uppers, samplers, seeds, strict=True):
+        counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
+        out = sampler.sample(counts, _source(seed))
+        frame[c] = pd.Series(out, index=frame.index, dtype="int64")
+        drawn.append(np.bincount(out, minlength=u + 1))
     frame.to_parquet(path)
-    return np.bincount(out, minlength=upper + 1)
+    return drawn
 
 
-def _remap(path: str, column: str, upper: int, remap: Any, seed: Any) -> np.ndarray:
-    """Remap one partition's released ``y`` in place (its temporary file); its output histogram."""
+def _remap(path: str, columns: list[str], uppers: list[int], remaps: list[Any],
+           seeds: list[Any], drawn: list[np.ndarray]) -> list[np.ndarray]:
+    """Remap the released ``y`` of the columns with a remap, in place (the partition's
+    temporary file); every column's output histogram (``drawn`` for the others)."""
     pd = require("pandas")
 
     frame = pd.read_parquet(path)
-    y = frame[column].to_numpy(dtype=np.int64)
-    out = remap.apply(y, random_source(None if seed is None else SeededSource(seed)))
-    frame[column] = pd.Series(out, index=frame.index, dtype="int64")
+    hist = list(drawn)
+    for t, (c, u, remap, seed) in enumerate(zip(columns, uppers, remaps, seeds, strict=True)):
+        if remap is None:
+            continue
+        out = remap.apply(frame[c].to_numpy(dtype=np.int64), _source(seed))
+        frame[c] = pd.Series(out, index=frame.index, dtype="int64")
+        hist[t] = np.bincount(out, minlength=u + 1)
     frame.to_parquet(path)
-    return np.bincount(out, minlength=upper + 1)
+    return hist
 
 
-def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper: int,
-                      out: str | Path, key: Any = (), keep: Any = (), seed: int | None = None,
-                      **options: Any) -> PrivatizedCounts:
-    """Privatize a column of a partitioned dataset with Dask; write a Parquet dataset.
+def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]]:
+    """Per partition: the generator of the draw and that of the remap (None: secure)."""
+    if seed is None:
+        return [None] * parts, [None] * parts
+    children = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD].spawn(parts)
+    return children, [s.spawn(1)[0] for s in children]
+
+
+def privatize_dataset(source: str | Path, column: str | list[str], epsilon: float | list[float],
+                      *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
+                      seed: int | None | list[int | None] = None,
+                      delta: float | None | list[float | None] = None,
+                      **options: Any) -> PrivatizedCounts | list[PrivatizedCounts]:
+    """Privatize columns of a partitioned dataset with Dask; write a Parquet dataset.
 
     Parameters
     ----------
     source : str or pathlib.Path
         A Parquet dataset (folder or file) or a glob of CSV files (one
         partition per file).
-    column : str
-        The column of non-negative integer counts.
-    epsilon : float
-        The total budget ``eps_t``.
-    upper : int
-        The public upper bound.
+    column : str or list of str
+        The column of non-negative integer counts, or several: each is
+        privatized on its own (its own target, mechanism and generators; the
+        budgets add up by sequential composition), in the same passes.
+    epsilon : float or list of float
+        The budget ``eps_t`` (one per column for several).
+    upper : int or list of int
+        The public upper bound (one for all, or one per column).
     out : str or pathlib.Path
         The output folder (must not exist): one Parquet file per partition.
     key, keep : sequence of str
         The other columns written (declared public); every other one is dropped.
-    seed : int, optional
+    seed : int or list, optional
         Reproducible (stage 1 seeded as in :func:`privatize_counts`, one
-        generator per partition): not for release.
+        generator per partition): not for release. One per column for several.
+    delta : float or list, optional
+        :func:`privatize_counts`' ``delta`` (one per column for several).
     **options
         Passed to :func:`dpfix.pipeline.privatize_counts` (constructor, split,
         framework, ...). The one-stage and hybrid frameworks (docs/no_split.md)
@@ -129,9 +158,9 @@ def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper:
 
     Returns
     -------
-    PrivatizedCounts
+    PrivatizedCounts or list of PrivatizedCounts
         With ``counts`` and ``joint`` None and the output histogram in
-        ``drawn_histogram``.
+        ``drawn_histogram``; a list (in the order of ``column``) for a list.
 
     Raises
     ------
@@ -147,43 +176,62 @@ def privatize_dataset(source: str | Path, column: str, epsilon: float, *, upper:
         raise ValueError(f"out: {out} exists")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"out: folder {out.parent} does not exist")
+    several = not isinstance(column, str)
+    columns = list(column) if several else [column]
+    k = len(columns)
+
+    def each(value: Any, name: str) -> list:
+        if isinstance(value, (list, tuple)):
+            if len(value) != k:
+                raise ValueError(f"{name}: one per column ({k}), got {len(value)}")
+            return list(value)
+        return [value] * k
+
+    epsilons, uppers = each(epsilon, "epsilon"), each(upper, "upper")
+    seeds, deltas = each(seed, "seed"), each(delta, "delta")
+    if len(set(columns)) != k:
+        raise ValueError(f"column: a column named twice in {columns}")
     key, keep = list(key), list(keep)
-    if column in key + keep:
-        raise ValueError(f"key/keep: {column!r} is the privatized column")
+    for c in columns:
+        if c in key + keep:
+            raise ValueError(f"key/keep: {c!r} is a privatized column")
     framework = options.get("framework", "two-stage")
     if framework != "two-stage" and options.get("remap") == "quantile":
         raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
                          "remaps partition by partition: use the northwest remap")
-    columns = [*key, *keep, column]
-    parts, _ = _frames(source, columns)
-    partial = dask.compute(*[delayed(_histogram)(p, column, upper) for p in parts])
-    eta = np.sum([h for h, _ in partial], axis=0)
-    topcoded = sum(t for _, t in partial)
-    result = privatize_counts(None, epsilon, upper=upper, histogram=eta, seed=seed,
-                              draw=False, **options)
-    if seed is None:
-        seeds, again = [None] * len(parts), [None] * len(parts)
-    else:  # the second pass of the one-stage and hybrid frameworks gets its own children
-        children = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD]
-        seeds = children.spawn(len(parts))
-        again = [s.spawn(1)[0] for s in seeds]
+    parts, _ = _frames(source, [*key, *keep, *columns])
+    partial = dask.compute(*[delayed(_histograms)(p, columns, uppers) for p in parts])
+    results = []
+    for t in range(k):
+        eta = np.sum([hs[t][0] for hs in partial], axis=0)
+        extra = {} if deltas[t] is None else {"delta": deltas[t]}
+        r = privatize_counts(None, epsilons[t], upper=uppers[t], histogram=eta, seed=seeds[t],
+                             draw=False, **extra, **options)
+        r.topcoded = int(sum(hs[t][1] for hs in partial))
+        results.append(r)
+    # per partition, one generator list per pass: column t's own children of its seed
+    pairs = [_partition_seeds(s, len(parts)) for s in seeds]
+    draw_seeds = [[pairs[t][0][i] for t in range(k)] for i in range(len(parts))]
+    remap_seeds = [[pairs[t][1][i] for t in range(k)] for i in range(len(parts))]
     temp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
+    paths = [str(temp / f"part-{i:05d}.parquet") for i in range(len(parts))]
     try:
         drawn = dask.compute(*[
-            delayed(_draw)(p, column, upper, result.stage2, s,
-                           str(temp / f"part-{i:05d}.parquet"))
-            for i, (p, s) in enumerate(zip(parts, seeds, strict=True))])
-        if framework != "two-stage":  # drawn was y: estimate the target, then remap
-            result = complete_no_split(result, np.sum(drawn, axis=0))
+            delayed(_draw)(p, columns, uppers, [r.stage2 for r in results], draw_seeds[i],
+                           paths[i])
+            for i, p in enumerate(parts)])
+        if framework != "two-stage":  # drawn was y: estimate the targets, then remap
+            results = [complete_no_split(r, np.sum([d[t] for d in drawn], axis=0))
+                       for t, r in enumerate(results)]
             drawn = dask.compute(*[
-                delayed(_remap)(str(temp / f"part-{i:05d}.parquet"), column, upper,
-                                result.stage2.remap, s)
-                for i, s in enumerate(again)])
+                delayed(_remap)(paths[i], columns, uppers, [r.stage2.remap for r in results],
+                                remap_seeds[i], drawn[i])
+                for i in range(len(parts))])
         os.rename(temp, out)  # the dataset appears whole, or not at all
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
-    result.drawn_histogram = np.sum(drawn, axis=0)
-    result.topcoded = int(topcoded)
-    return result
+    for t, r in enumerate(results):
+        r.drawn_histogram = np.sum([d[t] for d in drawn], axis=0)
+    return results if several else results[0]

@@ -89,9 +89,9 @@ Decisions
   unchanged). Refused in one line, nothing written: a column named twice, an
   unknown column, a column both privatized and ``--key``/``--keep``, a share
   or bound for a column not privatized. ``--histogram`` stays one column (a
-  histogram file has none); ``--engine dask`` privatizes one column per run
-  (refused in one line: its partition tasks draw one column; several would
-  need the engine to carry one sampler per column, not done yet).
+  histogram file has none); ``--engine dask`` privatizes several columns in the
+  same passes over the partitions (one sampler and one generator per column
+  and partition).
 - **Frameworks** (issue 14). ``--framework`` (choices
   :data:`dpfix.pipeline.FRAMEWORKS`; default: ``privatize_counts``' own,
   the two-stage framework), ``--estimator`` (choices
@@ -910,13 +910,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
                         ("--confidential-report", args.confidential_report)):
         if value:
             raise ValueError(f"{flag}: not with --engine dask (yet); drop it")
-    if args.column and len(args.column) > 1:
-        raise ValueError(f"--column: --engine dask privatizes one column per run, got "
-                         f"{len(args.column)} ({', '.join(args.column)}); run once per column "
-                         "(the budgets add up by sequential composition)")
-    (plan,), _ = _plan(args, options)
-    eps, upper, column = plan.epsilon, plan.upper, plan.name
-    options.update(delta=plan.delta, seed=plan.seed)
+    plans, rule = _plan(args, options)
+    names = [c.name for c in plans]
+    several = len(plans) > 1
     out = Path(args.out)
     report = Path(args.report) if args.report else None
     _check_outputs({"--out": out, "--report": report}, args.force, [Path(args.input)])
@@ -926,26 +922,34 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     if args.dask_scheduler:
         client = require("distributed").Client(args.dask_scheduler)
     try:
-        result = privatize_dataset(args.input, column, eps, upper=upper, out=out,
-                                   key=args.key or [], keep=args.keep or [], **options)
+        results = privatize_dataset(
+            args.input, names, [c.epsilon for c in plans], upper=[c.upper for c in plans],
+            out=out, key=args.key or [], keep=args.keep or [], seed=[c.seed for c in plans],
+            delta=[c.delta for c in plans], **options)
     finally:
         if client is not None:
             client.close()
     try:
         if report is not None:
-            public = reports.public_report(result, TableInput(Path(args.input), "dataset",
-                                                              None), column, upper, out)
-            public["output_columns"] = {"privatized": [column], "key": args.key or [],
+            dataset = TableInput(Path(args.input), "dataset", None)
+            per_column = [reports.public_report(r, dataset, c.name, c.upper, out)
+                          for r, c in zip(results, plans, strict=True)]
+            public = per_column[0]
+            if several:
+                public = reports.public_columns(per_column, names, reports.composition(
+                    results, names, [c.epsilon for c in plans], args.epsilon, rule,
+                    [c.delta for c in plans], seeded=plans[0].seed is not None))
+            public["output_columns"] = {"privatized": names, "key": args.key or [],
                                         "kept": args.keep or [],
-                                        "rule": "only the privatized column and the columns "
+                                        "rule": "only the privatized columns and the columns "
                                                 "declared public with --key or --keep are "
                                                 "written"}
             public["engine"] = "dask"
             reports.write_json(public, staged.temp(report, "--report"))
 
         def say() -> None:
-            _announce(result, {"out": out, "report": report})
-            _warn(plan.seed, args.quiet)
+            _announce(results, {"out": out, "report": report}, names=names)
+            _warn(plans[0].seed, args.quiet)
         _commit(staged, say)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
