@@ -156,8 +156,7 @@ def test_cli_engine_dask_writes_a_dataset_and_a_report(dataset, tmp_path, capsys
     assert "out:" in stdout
 
 
-@pytest.mark.parametrize("extra, match", [(["--column", "k", "--plot", "p.png"],
-                                           "not with --engine dask"),
+@pytest.mark.parametrize("extra, match", [(["--histogram"], "--histogram: not with --engine dask"),
                                           (["--column", "nope"], "not found")])
 def test_cli_engine_dask_bad_input_is_one_line_and_writes_nothing(dataset, tmp_path, capsys,
                                                                   extra, match):
@@ -260,3 +259,26 @@ def test_cli_engine_dask_several_columns(dataset, tmp_path, capsys):
     r = json.loads(rep.read_text())
     assert r["engine"] == "dask" and len(r["columns"]) == 2 and "composition" in r
     assert "2 columns, eps = 1 in all" in stdout
+
+
+@pytest.mark.parametrize("framework", ["two-stage", "one-stage"])
+def test_cli_engine_dask_plot_and_confidential_report(dataset, tmp_path, capsys, framework):
+    """The realized count error of the confidential report is that of the written rows."""
+    import json
+
+    folder, table = dataset
+    out, plot, secret = tmp_path / "out", tmp_path / "p.png", tmp_path / "c.json"
+    rc, _, err = _cli(capsys, "privatize", folder, "--engine", "dask", "--column", "k",
+                      "--epsilon", "1", "--upper", "30", "--out", out, "--key", "id",
+                      "--plot", plot, "--confidential-report", secret, "--quiet",
+                      "--framework", framework)
+    assert rc == 0, err
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    c = json.loads(secret.read_text())
+    merged = read(out).merge(table, on="id", suffixes=("_out", "_in"))
+    diff = merged["k_out"] - np.minimum(merged["k_in"], UPPER)
+    assert c["realized_count_error"]["abs"] == pytest.approx(diff.abs().mean())
+    assert c["realized_count_error"]["squared"] == pytest.approx((diff ** 2).mean())
+    zeta = np.bincount(np.minimum(table["k"], UPPER), minlength=UPPER + 1) / len(table)
+    assert np.allclose(c["true_distribution_zeta"], zeta)
+    assert c["topcoded"] == int((table["k"] > UPPER).sum())

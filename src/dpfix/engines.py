@@ -76,9 +76,17 @@ def _source(seed: Any) -> Any:
     return random_source(None if seed is None else SeededSource(seed))
 
 
+def _drawn(out: np.ndarray, counts: np.ndarray, upper: int) -> tuple[np.ndarray, float, float]:
+    """A partition's output histogram and its sums of ``|out - d|`` and ``(out - d)^2``
+    (confidential: for the data holder's report only)."""
+    diff = (out - counts).astype(float)
+    return np.bincount(out, minlength=upper + 1), float(np.abs(diff).sum()), \
+        float((diff ** 2).sum())
+
+
 def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any],
-          seeds: list[Any], path: str) -> list[np.ndarray]:
-    """Privatize one partition's columns, write it to ``path``; their output histograms."""
+          seeds: list[Any], path: str) -> list[tuple[np.ndarray, float, float]]:
+    """Privatize one partition's columns, write it to ``path``; for each, :func:`_drawn`."""
     pd = require("pandas")
 
     frame = frame.copy()
@@ -87,27 +95,26 @@ def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any]
         counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
         out = sampler.sample(counts, _source(seed))
         frame[c] = pd.Series(out, index=frame.index, dtype="int64")
-        drawn.append(np.bincount(out, minlength=u + 1))
+        drawn.append(_drawn(out, counts, u))
     frame.to_parquet(path)
     return drawn
 
 
-def _remap(path: str, columns: list[str], uppers: list[int], remaps: list[Any],
-           seeds: list[Any], drawn: list[np.ndarray]) -> list[np.ndarray]:
-    """Remap the released ``y`` of the columns with a remap, in place (the partition's
-    temporary file); every column's output histogram (``drawn`` for the others)."""
+def _remap(frame: Any, path: str, columns: list[str], uppers: list[int], remaps: list[Any],
+           seeds: list[Any]) -> list[tuple[np.ndarray, float, float]]:
+    """Remap every column's released ``y`` in place (the partition's temporary file); for
+    each, :func:`_drawn` against the partition's counts (``frame``, read again)."""
     pd = require("pandas")
 
-    frame = pd.read_parquet(path)
-    hist = list(drawn)
-    for t, (c, u, remap, seed) in enumerate(zip(columns, uppers, remaps, seeds, strict=True)):
-        if remap is None:
-            continue
-        out = remap.apply(frame[c].to_numpy(dtype=np.int64), _source(seed))
-        frame[c] = pd.Series(out, index=frame.index, dtype="int64")
-        hist[t] = np.bincount(out, minlength=u + 1)
-    frame.to_parquet(path)
-    return hist
+    written = pd.read_parquet(path)
+    drawn = []
+    for c, u, remap, seed in zip(columns, uppers, remaps, seeds, strict=True):
+        counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
+        out = remap.apply(written[c].to_numpy(dtype=np.int64), _source(seed))
+        written[c] = pd.Series(out, index=written.index, dtype="int64")
+        drawn.append(_drawn(out, counts, u))
+    written.to_parquet(path)
+    return drawn
 
 
 def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]]:
@@ -161,6 +168,9 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     PrivatizedCounts or list of PrivatizedCounts
         With ``counts`` and ``joint`` None and the output histogram in
         ``drawn_histogram``; a list (in the order of ``column``) for a list.
+        ``confidential`` holds the true histogram and the realized count
+        errors (derived without noise: for :func:`dpfix.reports.confidential_report`
+        only).
 
     Raises
     ------
@@ -222,16 +232,19 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
                            paths[i])
             for i, p in enumerate(parts)])
         if framework != "two-stage":  # drawn was y: estimate the targets, then remap
-            results = [complete_no_split(r, np.sum([d[t] for d in drawn], axis=0))
+            results = [complete_no_split(r, np.sum([d[t][0] for d in drawn], axis=0))
                        for t, r in enumerate(results)]
             drawn = dask.compute(*[
-                delayed(_remap)(paths[i], columns, uppers, [r.stage2.remap for r in results],
-                                remap_seeds[i], drawn[i])
-                for i in range(len(parts))])
+                delayed(_remap)(p, paths[i], columns, uppers,
+                                [r.stage2.remap for r in results], remap_seeds[i])
+                for i, p in enumerate(parts)])
         os.rename(temp, out)  # the dataset appears whole, or not at all
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
     for t, r in enumerate(results):
-        r.drawn_histogram = np.sum([d[t] for d in drawn], axis=0)
+        r.drawn_histogram = np.sum([d[t][0] for d in drawn], axis=0)
+        eta = np.sum([hs[t][0] for hs in partial], axis=0)
+        r.confidential = {"eta": eta, "abs": sum(d[t][1] for d in drawn) / r.N,
+                          "squared": sum(d[t][2] for d in drawn) / r.N}
     return results if several else results[0]

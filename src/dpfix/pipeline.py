@@ -427,6 +427,12 @@ class PrivatizedCounts:
     multinomial on float rows of ``T``); ``stage2`` is that exact sampler itself
     (a function of the public ``z`` and ``T`` only), which draws further rows with
     the same mechanism (``stage2.sample(counts, source)``: the Dask engine).
+    The one-stage and hybrid frameworks add ``framework``, ``estimator``,
+    ``remap``, ``deconvolution`` (the estimate's result) and
+    ``released_histogram`` (the histogram of ``y``, itself private).
+    ``confidential`` (the Dask engine: the true histogram ``eta`` and the
+    realized count errors ``abs`` and ``squared``) is derived from the true
+    data without noise, like ``topcoded``, and stays out of :meth:`public_report`.
     """
 
     counts: np.ndarray
@@ -458,6 +464,7 @@ class PrivatizedCounts:
     remap: str | None = None
     deconvolution: Any = field(default=None, repr=False)
     released_histogram: np.ndarray | None = field(default=None, repr=False)
+    confidential: dict | None = field(default=None, repr=False)
 
     @property
     def epsilon(self) -> float:

@@ -249,7 +249,11 @@ def confidential_report(result: PrivatizedCounts, table: TableInput, upper: int,
     from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
     zhat = result.output_distribution
-    if result.joint is None:
+    kept = getattr(result, "confidential", None)
+    if kept is not None:  # the Dask engine: the histogram and sums kept per partition
+        zeta = np.asarray(kept["eta"]) / result.N
+        realized = float(kept["abs"]), float(kept["squared"])
+    elif result.joint is None:
         d = np.minimum(table.counts, upper)
         zeta = np.bincount(d, minlength=result.n) / result.N
         diff = (result.counts - d).astype(float)

@@ -906,16 +906,20 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     from dpfix.engines import privatize_dataset
     from dpfix.io import TableInput
 
-    for flag, value in (("--histogram", args.histogram), ("--plot", args.plot),
-                        ("--confidential-report", args.confidential_report)):
-        if value:
-            raise ValueError(f"{flag}: not with --engine dask (yet); drop it")
+    if args.histogram:
+        raise ValueError("--histogram: not with --engine dask (a histogram file is one "
+                         "partition); drop --engine dask")
     plans, rule = _plan(args, options)
     names = [c.name for c in plans]
     several = len(plans) > 1
+    start = time.perf_counter()
     out = Path(args.out)
     report = Path(args.report) if args.report else None
-    _check_outputs({"--out": out, "--report": report}, args.force, [Path(args.input)])
+    plot = Path(args.plot) if args.plot else None
+    secret = Path(args.confidential_report) if args.confidential_report else None
+    _check_outputs({"--out": out, "--report": report, "--plot": plot,
+                    "--confidential-report": secret}, args.force, [Path(args.input)])
+    fmt = reports.plot_format(plot) if plot is not None else None
     if args.force and out.is_dir():
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
     client = None
@@ -946,9 +950,24 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
                                                 "written"}
             public["engine"] = "dask"
             reports.write_json(public, staged.temp(report, "--report"))
+        title = Path(args.input).name
+        if fmt is not None:
+            fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
+                   else reports.make_figure(results[0], title))
+            fig.savefig(staged.temp(plot, "--plot"), format=fmt, dpi=120)
+        if secret is not None:
+            dataset = TableInput(Path(args.input), "dataset", None)
+            per = [reports.confidential_report(r, dataset, c.upper, dict(r.seconds))
+                   for r, c in zip(results, plans, strict=True)]
+            timings = {"total": time.perf_counter() - start}
+            body = (reports.confidential_columns(per, names, dataset, timings) if several
+                    else {**per[0], "timings_seconds": {**per[0]["timings_seconds"],
+                                                         **timings}})
+            reports.write_json(body, staged.temp(secret, "--confidential-report"))
 
         def say() -> None:
-            _announce(results, {"out": out, "report": report}, names=names)
+            _announce(results, {"out": out, "report": report, "plot": plot,
+                                "confidential-report": secret}, names=names)
             _warn(plans[0].seed, args.quiet)
         _commit(staged, say)
     except BaseException:
