@@ -19,10 +19,6 @@ from dpfix.mechanism import FLOAT_RTOL, Mechanism
 
 EPS = [1e-9, 1e-6, 1e-3, 50.0]
 
-#: Known gaps outside this helper's files (reported): lp raises RuntimeError, not
-#: ValueError, where HiGHS cannot be used (lam = e^50 past HiGHS' 1e20; eps = 1e-9).
-LP_GAPS = {1e-9, 50.0}
-
 
 def _z(n, seed=0):
     z = np.random.default_rng(seed).dirichlet(np.ones(n))
@@ -42,10 +38,6 @@ def _outcome(name, eps, n):
 @pytest.mark.parametrize("eps", EPS)
 @pytest.mark.parametrize("name", list(CONSTRUCTORS))
 def test_constructor_passes_its_own_check_or_raises_valueerror(name, eps):
-    if name == "lp" and eps in LP_GAPS:  # fails here once lp is fixed: drop the gap then
-        with pytest.raises(RuntimeError):
-            _outcome(name, eps, 6)
-        pytest.xfail("lp: RuntimeError from HiGHS at this eps (lp.py is not this helper's)")
     ns = (6,) if name in ("lp", "heuristic") else (2, 6, 51)  # the heuristic's exact
     for n in ns:                                            # fallback is slow at n = 51
         m = _outcome(name, eps, n)

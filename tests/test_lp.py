@@ -1,4 +1,5 @@
-"""LP optima over F[z] and U: formulation, exact (cdd) and HiGHS agreement, repair."""
+"""LP optima over F[z] and U: formulation, exact (cdd) and HiGHS agreement, repair,
+sparse targets and the eps range of the HiGHS methods."""
 
 from __future__ import annotations
 
@@ -7,13 +8,24 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import OptimizeResult
 
 import dpfix.constructors.lp as lp_module
 from dpfix.cases import grid
-from dpfix.constructors.lp import LP_METHODS, _repair, lp_formulation, lp_optimum
+from dpfix.certify import exact_optimum
+from dpfix.constructors.lp import (
+    HIGHS_EPS_MAX,
+    LP_METHODS,
+    _majorant,
+    _repair,
+    lp_formulation,
+    lp_optimum,
+)
+from dpfix.constructors.northwest import northwest_corner
 from dpfix.constructors.unfixed import unfixed_optimum
-from dpfix.exact import ExactnessError
+from dpfix.exact import ExactnessError, probability_vector
 from dpfix.mechanism import Mechanism, weight_matrix
 from dpfix.polytopes import F, U
 
@@ -172,3 +184,121 @@ def test_time_limit_is_not_retried(monkeypatch):
     with pytest.raises(RuntimeError, match="Time limit"):
         lp_module.lp_optimum(np.array([0.5, 0.5]), 1.0, time_limit=1.0)
     assert len(seen) == 1
+
+
+# ------------------------------------------------- sparse targets and extreme eps
+# Float LP results are accurate to about HiGHS' absolute tolerance (1e-10): the
+# bounds below are absolute, measured at most 2.3e-10 (HIGHS_EPS_MAX's comment).
+ATOL = 1e-9
+LAMS = [Fraction(21, 20), Fraction(3, 2), Fraction(3), Fraction(20), Fraction(10**6)]
+
+
+@st.composite
+def sparse_targets(draw, n_max=8):
+    """An exact target with zeros (at least one positive entry), and a rational lam."""
+    n = draw(st.integers(2, n_max))
+    w = draw(st.lists(st.sampled_from([0, 0, 0, 1, 2, 5, 9]), min_size=n, max_size=n))
+    if not any(w):
+        w[draw(st.integers(0, n - 1))] = 1
+    total = sum(w)
+    return np.array([Fraction(x, total) for x in w], dtype=object), draw(st.sampled_from(LAMS))
+
+
+def _floats(z):
+    return np.array([float(x) for x in z])
+
+
+@settings(max_examples=40, deadline=None)
+@given(sparse_targets())
+def test_sparse_z_matches_the_northwest_corner(case):
+    # Theorem A: for the abs loss the northwest corner is the optimum of F
+    z, lam = case
+    eps = math.log(lam)
+    nw = northwest_corner(z, lam=lam).count_error()
+    M = lp_optimum(_floats(z), eps)
+    M.check()
+    assert M.privacy_level() <= eps * (1 + 1e-9)
+    assert abs(M.params["count_error"] - float(nw)) <= ATOL
+    zero = np.array([x == 0 for x in z])
+    assert M.params["zero_columns"] == zero.sum()
+    assert np.isneginf(M.log_matrix[:, zero]).all()  # exactly zero, not tiny
+
+
+@settings(max_examples=25, deadline=None)
+@given(sparse_targets(n_max=6), st.sampled_from(["zero-one", "sqrt", "squared", "capped:1"]))
+def test_sparse_z_matches_the_exact_optimum_for_other_losses(case, weights):
+    # where the northwest corner is not optimal (zero-one, sqrt, capped): the
+    # exact column-generation optimum of dpfix.certify
+    z, lam = case
+    opt = exact_optimum(z, lam, weights=weights)
+    M = lp_optimum(_floats(z), math.log(lam), weights=weights)
+    M.check()
+    assert abs(M.params["count_error"] - float(opt.value)) <= ATOL
+
+
+def test_sparse_z_exact_lp_agrees():
+    z = ["1/2", 0, 0, "1/4", "1/4", 0]
+    M = lp_optimum(z, lam=3, method="exact")
+    assert (M.matrix[:, [1, 2, 5]] == 0).all()
+    assert M.params["objective"] == exact_optimum(z, 3).value
+    F = lp_optimum(_floats(probability_vector(z, exact=True)), math.log(3))
+    assert abs(F.params["count_error"] - float(M.params["objective"])) <= ATOL
+
+
+@pytest.mark.parametrize("k", [6, 9, 12, 15])
+def test_tiny_eps_tends_to_z_rows(k):
+    # lam = 1 + 10^-k: the optimum is z-rows (every row = z) up to O(eps); the
+    # repair keeps the float log ratios at most eps exactly (check's 1e-9 relative)
+    z = np.array([Fraction(w, 30) for w in (7, 0, 3, 11, 0, 9)], dtype=object)
+    lam = 1 + Fraction(1, 10**k)
+    eps = math.log1p(10.0**-k)
+    M = lp_optimum(_floats(z), eps)
+    M.check()
+    assert M.privacy_level() <= eps
+    nw = float(northwest_corner(z, lam=lam).count_error())
+    assert abs(M.params["count_error"] - nw) <= ATOL
+    zf = _floats(z)
+    assert np.abs(M.T - zf[None, :]).max() <= 20 * eps + ATOL
+
+
+def test_eps_below_float_resolution_gives_z_rows():
+    # exp(1e-20) == 1.0: every ratio row says T[i, j] = T[i+1, j]
+    z = np.array([0.2, 0.0, 0.5, 0.3])
+    M = lp_optimum(z, 1e-20)
+    M.check()
+    assert np.abs(M.T - z[None, :]).max() <= ATOL
+
+
+@pytest.mark.parametrize("eps", [12.0, HIGHS_EPS_MAX])
+def test_large_eps_tends_to_the_identity(eps):
+    z = np.random.default_rng(5).dirichlet(np.ones(6))
+    M = lp_optimum(z, eps)
+    M.check()
+    assert M.privacy_level() <= eps * (1 + 1e-9)
+    nw = northwest_corner(z, eps=eps).count_error()
+    assert abs(M.params["count_error"] - nw) <= ATOL
+    assert np.abs(M.T - np.eye(6)).max() <= 1e3 * math.exp(-eps)  # about e^-eps / min z
+
+
+@pytest.mark.parametrize("eps", [20.5, 50.0])
+def test_eps_past_highs_range_is_refused_in_one_line(eps):
+    with pytest.raises(ValueError, match=r"^eps: the HiGHS LP is usable for eps <= 20, got "
+                                         r"[0-9.]+ \(its ratio coefficient") as err:
+        lp_optimum([0.5, 0.5], eps)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="usable for eps <= 20"):
+        lp_optimum([0.5, 0.5], eps, fixed=False, method="highs-ipm")
+    # the exact path has no such limit
+    M = lp_optimum(["1/2", "1/2"], lam=10**9, method="exact")
+    assert M.params["objective"] == Fraction(1, 10**9 + 1)
+
+
+def test_majorant_rounds_so_the_float_level_is_at_most_eps():
+    rng = np.random.default_rng(2)
+    for eps in (1e-12, 1e-9, 1e-3, 2.0):
+        L = np.log(rng.dirichlet(np.ones(9), size=9))
+        L[:, 3] = -np.inf  # a zero column stays zero
+        _majorant(L, eps)
+        assert np.isneginf(L[:, 3]).all()
+        M = Mechanism(log_matrix=L, eps=eps)
+        assert M.privacy_level() <= eps

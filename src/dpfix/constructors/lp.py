@@ -5,8 +5,31 @@ Paper Sections 5 and 6; docs/math_notes.md (HiGHS tolerances and presolve).
 Minimise ``<W, T>`` over the ``n^2`` entries of ``T``: ``2n(n-1)`` neighbour
 inequalities with two non-zeros each, ``n`` row sums and, over ``F``, ``n - 1``
 fixed-point equalities (the ``n``-th follows from the others and the row sums,
-since ``z`` sums to 1). One sparse formulation feeds HiGHS (dual simplex or
-interior point, via :func:`scipy.optimize.linprog`) and cdd's exact LP.
+since ``z`` sums to 1). :func:`lp_formulation` is that LP as written, for cdd's
+exact LP (and :mod:`dpfix.certify`); HiGHS (dual simplex or interior point, via
+:func:`scipy.optimize.linprog`) gets it in a reduced and rescaled form:
+
+- over ``F[z]``, a column ``j`` with ``z_j = 0`` is zero (``sum_i z_i T[i, j]
+  = 0`` empties it on the support of ``z``, its bounded ratios everywhere), so
+  it is left out; the rows with ``z_i = 0`` stay (no weight, no fixed-point
+  coefficient, but a row sum and ratio rows). Handed over whole, each pinned
+  to 0 only through a chain of degenerate rows, they made HiGHS end "Unknown,
+  primal infeasible", with presolve and without (2 of 200 random sparse
+  targets, ``n < 10``, eps 0.01 to 10; 1 of 200 with the rescaling below);
+- each ratio row ``T[a] <= lam T[b]`` is divided by ``lam``, so that no
+  coefficient exceeds 1: with ``lam`` itself in the matrix HiGHS loses the
+  optimum from eps of about 8 (count error 5e-8 off at 8, 1e-6 at 12, status
+  "Unbounded" at 30) and refuses ``lam > 1e15`` ("Model error", eps > 34.5).
+
+Divided, the coefficient ``1/lam`` must stay above the ``1e-9`` under which
+HiGHS drops a matrix entry, and the optimum (about ``e^-eps`` at large eps)
+above its ``1e-10`` tolerance: the HiGHS methods take ``eps <=``
+:data:`HIGHS_EPS_MAX` (20) and refuse larger eps with a ``ValueError``. Over
+that range their count error is within about ``2.3e-10`` (absolute) of the
+optimum (measured against Theorem A's northwest corner, ``n <= 12``), also at
+tiny eps, where the optimum tends to ``z``-rows (every row ``z``) and its gain
+over them, ``O(eps)``, falls under the tolerance once eps is below ``1e-9``.
+The exact method has no such range.
 
 HiGHS answers within its tolerances: entries slightly below 0 and neighbour
 ratios slightly above ``lam``. In an exact optimum every column is all zero or
@@ -18,8 +41,11 @@ therefore repaired in log space and then verified:
 1. clip negatives to 0;
 2. replace each column ``v`` by its least eps-DP majorant
    ``u[i] = max_k v[k] lam^-|i-k|`` (exactly eps-DP; ``u - v`` is at most the
-   absolute violation ``/ (lam - 1)``);
-3. divide each row by its sum.
+   absolute violation ``/ (lam - 1)``), rounding each step up so that the
+   float log ratios are at most ``eps`` exactly;
+3. divide each row by its sum, and take the majorant once more (the division
+   moves the log ratios by about the LP's violations, which at ``eps = 1e-9``
+   is a tenth of ``eps``; the rows stay within ``FLOAT_RTOL`` of 1).
 
 The result must pass :meth:`Mechanism.check` (rows sum to 1, ``z T = z`` over
 ``F``, privacy level at most ``eps (1 + 1e-9)``), or ``RuntimeError`` is raised.
@@ -40,11 +66,18 @@ from scipy.optimize import linprog
 from dpfix.exact import probability_vector, resolve_lam
 from dpfix.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
 
-__all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL"]
+__all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL", "HIGHS_EPS_MAX"]
 
 LP_METHODS: tuple[str, ...] = ("highs-ds", "highs-ipm", "exact")
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 HIGHS_TOL = 1e-10
+#: The largest eps the HiGHS methods take. Past it the ratio rows' coefficient
+#: ``e^-eps`` nears the ``1e-9`` below which HiGHS drops a matrix entry (it does
+#: past ``eps = 20.7``, and then solves the LP without any ratio constraint),
+#: and the optimum, about ``e^-eps``, sinks under the ``1e-10`` tolerance.
+#: Measured against Theorem A's optimum (northwest corner, n <= 12): within
+#: 2.3e-10 up to eps = 20, 1.7e-9 (and 6e6 times the optimum) at eps = 21.
+HIGHS_EPS_MAX = 20.0
 
 
 def lp_formulation(n: int, lam: Any, z: Any = None) -> dict[str, Any]:
@@ -109,6 +142,47 @@ def lp_formulation(n: int, lam: Any, z: Any = None) -> dict[str, Any]:
     return out
 
 
+def _float_problem(lam: float, z: np.ndarray | None, cols: np.ndarray
+                   ) -> tuple[sparse.csr_matrix, sparse.csr_matrix, np.ndarray]:
+    """The float LP over the columns ``cols`` of ``T`` (variable ``i * k + c``).
+
+    Over ``F[z]``, ``cols`` is the support of ``z``: a column ``j`` with
+    ``z_j = 0`` has ``sum_i z_i T[i, j] = 0``, so it is 0 on every row with
+    ``z_i > 0`` and, its neighbour ratios being bounded, on every row. Those
+    columns are left out rather than handed to HiGHS as ``n`` variables pinned
+    to 0 through a chain of ratio rows. Rows with ``z_i = 0`` stay: they carry
+    no weight and no fixed-point coefficient but keep their row sum and ratio
+    rows. Of the ``k`` fixed-point rows the last is dropped (it follows from
+    the others and the row sums). ``z=None``: ``U``, ``cols`` all columns.
+    """
+    n, k = (len(z) if z is not None else int(cols.size)), int(cols.size)
+    a = np.arange((n - 1) * k)  # T[i, c] for i < n - 1, row-major
+    b = a + k  # T[i + 1, c]
+    r = np.arange(a.size)
+    rows = np.concatenate([2 * r, 2 * r, 2 * r + 1, 2 * r + 1])
+    vcols = np.concatenate([a, b, b, a])
+    # T[a] <= lam T[b] as T[a] / lam - T[b] <= 0: coefficients at most 1. With
+    # (1, -lam) HiGHS' own scaling loses the optimum past eps ~ 8 (count error
+    # 5e-8 off at eps = 8, 1e-6 at 12, Model error once lam > 1e15); divided,
+    # within 2.3e-10 up to eps = 20 (docs in lp_optimum).
+    vals = np.repeat([1.0 / lam, -1.0, 1.0 / lam, -1.0], a.size)
+    A_ub = sparse.csr_matrix((vals, (rows, vcols)), shape=(2 * a.size, n * k))
+    eq_rows, eq_cols, eq_vals = [np.repeat(np.arange(n), k)], [np.arange(n * k)], [np.ones(n * k)]
+    b_eq = [np.ones(n)]
+    if z is not None:
+        pos = np.flatnonzero(z > 0)
+        for c in range(k - 1):
+            eq_rows.append(np.full(pos.size, n + c))
+            eq_cols.append(pos * k + c)
+            eq_vals.append(z[pos])
+        b_eq.append(z[cols[:-1]])
+    b = np.concatenate(b_eq)
+    A_eq = sparse.csr_matrix((np.concatenate(eq_vals),
+                              (np.concatenate(eq_rows), np.concatenate(eq_cols))),
+                             shape=(b.size, n * k))
+    return A_ub, A_eq, b
+
+
 def _solve_exact(f: dict[str, Any], c: np.ndarray, n: int) -> tuple[list[Fraction], Any, str]:
     """cdd.gmp's exact LP (dual simplex); cdd's rows read ``b + a.x >= 0``."""
     d = n * n
@@ -135,16 +209,47 @@ def _solve_exact(f: dict[str, Any], c: np.ndarray, n: int) -> tuple[list[Fractio
     return [Fraction(v) for v in lp.primal_solution], lp.obj_value, lp.status.name
 
 
+def _majorant(L: np.ndarray, eps: float) -> None:
+    """In place: each column of ``log T`` raised to its least eps-DP majorant.
+
+    ``u[i] = max_k v[k] - eps |i - k|`` by a forward and a backward pass. A
+    step ``L[k] - eps`` that rounds down is moved up to the next float, so the
+    float difference :meth:`Mechanism.privacy_level` takes is at most ``eps``
+    exactly: rounding to nearest leaves up to half an ulp of ``log T``
+    (``1e-16``), which is ``1e-7 eps`` at ``eps = 1e-9``, past the check's
+    relative ``FLOAT_RTOL``.
+    """
+    def step(prev: np.ndarray) -> np.ndarray:
+        cand = prev - eps
+        with np.errstate(invalid="ignore"):  # -inf - -inf: a zero stays zero
+            for _ in range(3):  # one move up suffices but at a binade boundary
+                low = prev - cand > eps
+                if not low.any():
+                    break
+                cand[low] = np.nextafter(cand[low], np.inf)
+        return cand
+
+    for i in range(1, L.shape[0]):
+        np.maximum(L[i], step(L[i - 1]), out=L[i])
+    for i in range(L.shape[0] - 2, -1, -1):
+        np.maximum(L[i], step(L[i + 1]), out=L[i])
+
+
 def _repair(X: np.ndarray, eps: float) -> np.ndarray:
-    """``log T`` after clipping, the least eps-DP column majorant and row normalisation."""
+    """``log T`` after clipping, the least eps-DP column majorant and row normalisation.
+
+    The normalisation moves the neighbour log ratios by the log ratio of two
+    row sums (about the LP's violations, 1e-10, a tenth of ``eps = 1e-9``), so
+    the majorant is taken once more after it; that raises entries by about
+    the same relative amount and leaves the rows within ``FLOAT_RTOL`` of 1.
+    """
     with np.errstate(divide="ignore"):
         L = np.log(np.clip(X, 0.0, None))
-    for i in range(1, L.shape[0]):  # u[i] = max_k v[k] - eps |i - k|: two passes
-        np.maximum(L[i], L[i - 1] - eps, out=L[i])
-    for i in range(L.shape[0] - 2, -1, -1):
-        np.maximum(L[i], L[i + 1] - eps, out=L[i])
+    _majorant(L, eps)
     top = L.max(axis=1, keepdims=True)
-    return L - (top + np.log(np.exp(L - top).sum(axis=1, keepdims=True)))
+    L = L - (top + np.log(np.exp(L - top).sum(axis=1, keepdims=True)))
+    _majorant(L, eps)
+    return L
 
 
 def _violations(X: np.ndarray, lam: float, z: np.ndarray | None) -> dict[str, float]:
@@ -231,13 +336,16 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     Mechanism
         ``constructor="lp"``; exact for ``"exact"``, float (log space) for
         HiGHS. ``params`` holds the method, the solver's status, message and
-        objective; for HiGHS also the raw solution's violations and the count
-        error after the repair described in the module docstring.
+        objective; for HiGHS also the raw solution's violations, the count
+        error after the repair described in the module docstring, and
+        ``zero_columns`` (columns with ``z_j = 0``, left out of the LP).
 
     Raises
     ------
     ValueError
-        Unknown method, or ``"exact"`` without rational ``lam`` and ``z``.
+        Unknown method, ``"exact"`` without rational ``lam`` and ``z``, or a
+        HiGHS method at ``eps >`` :data:`HIGHS_EPS_MAX` (the module docstring
+        says why).
     RuntimeError
         The solver fails (or hits ``time_limit``), or its solution cannot be
         made valid to ``1e-9``.
@@ -274,11 +382,15 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         if (W * T).sum() != value:
             raise RuntimeError(f"lp_optimum: cdd's value {value} != <W, T> = {(W * T).sum()}")
     else:
+        if eps_f > HIGHS_EPS_MAX:
+            raise ValueError(f"eps: the HiGHS LP is usable for eps <= {HIGHS_EPS_MAX:g}, got "
+                             f"{eps_f:g} (its ratio coefficient e^-eps falls under HiGHS' "
+                             "1e-9 entry floor); use method='exact' with a rational lam, or "
+                             "the northwest corner (optimal for convex losses)")
         lam_f = float(np.exp(eps_f)) if lam_x is None else float(lam_x)
-        f = lp_formulation(n, lam_f, zv if fixed else None)
-        m_ub = 2 * n * (n - 1)
-        A_ub = sparse.csr_matrix((f["ub"][2], f["ub"][:2]), shape=(m_ub, n * n))
-        A_eq = sparse.csr_matrix((f["eq"][2], f["eq"][:2]), shape=(len(f["b_eq"]), n * n))
+        cols = np.flatnonzero(zv > 0) if fixed else np.arange(n)
+        A_ub, A_eq, b_eq = _float_problem(lam_f, zv if fixed else None, cols)
+        c = np.asarray(W, dtype=float)[:, cols].ravel()
         highs: dict[str, Any] = {"primal_feasibility_tolerance": HIGHS_TOL,
                                  "dual_feasibility_tolerance": HIGHS_TOL}
         if time_limit is not None:
@@ -286,25 +398,25 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         highs.update(options or {})
 
         def solve(opts: dict[str, Any]) -> Any:
-            return linprog(np.asarray(W, dtype=float).ravel(), A_ub=A_ub, b_ub=np.zeros(m_ub),
-                           A_eq=A_eq, b_eq=f["b_eq"], bounds=(0, None), method=method,
-                           options=opts)
+            return linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq,
+                           bounds=(0, None), method=method, options=opts)
 
         res = solve(highs)
-        # F is never empty (Algorithm 1 builds a point of it), yet HiGHS' presolve
-        # reports "Unknown", infeasible or a solve error on some targets with zero
-        # or tiny entries; the same LP then solves without presolve. A time or
-        # iteration limit (status 1) is not retried.
+        # HiGHS' presolve has reported "Unknown", infeasible or a solve error on
+        # some targets with tiny entries, where the same LP then solves without
+        # presolve. A time or iteration limit (status 1) is not retried.
         params["presolve_retry"] = res.status not in (0, 1) and highs.get("presolve", True)
         if params["presolve_retry"]:
             params["first_attempt"] = str(res.message)
             res = solve({**highs, "presolve": False})
         params.update(status=int(res.status), message=str(res.message),
-                      objective=float(res.fun) if res.x is not None else None)
+                      objective=float(res.fun) if res.x is not None else None,
+                      zero_columns=int(n - cols.size))
         if res.status != 0 or res.x is None:
             raise RuntimeError(f"lp_optimum: HiGHS {method} did not solve the LP "
                                f"(n = {n}): {res.message}")
-        X = res.x.reshape(n, n)
+        X = np.zeros((n, n))
+        X[:, cols] = res.x.reshape(n, cols.size)
         params["raw_violations"] = _violations(X, lam_f, zv if fixed else None)
         mech = Mechanism(log_matrix=_repair(X, eps_f), eps=eps_f,
                          fixed_point=zv if fixed else None, constructor="lp",
