@@ -6,6 +6,13 @@ Every case runs in its own subprocess, so that its peak memory
 - ``noise``: the exact two-sided geometric sampler (10^7 draws, secure source)
   against OpenDP's discrete Laplace (``make_laplace`` on a vector of 10^5
   integer zeros), microseconds per sample;
+- ``noise-eps``: the two-sided geometric sampler at small budgets (``eps`` 1,
+  0.1, 0.01, 0.001, 1e-4; ``cap`` 50 and 10^6; 10^6 draws, secure source),
+  the block algorithm (``method="blocks"``, O(1) words per draw) against the
+  digit algorithm it replaced at small ``eps`` (``method="digits"``, about
+  ``1/(J eps)`` passes), and the default choice; medians of 3 (one run when
+  a run takes over 5 s; the digits at ``eps = 1e-4`` uncapped on 10^5 draws,
+  reported per 10^6 scaled by 10) and the time to build the block thresholds;
 - ``rows-1e7``: ``privatize_counts`` on 10^7 rows, upper 50, the northwest
   corner (the default), secure: stage 2 is ``G R`` with exact noise; against
   today's float path in the same process (the same northwest ``T``, rows drawn
@@ -20,8 +27,10 @@ Every case runs in its own subprocess, so that its peak memory
 
 Writes ``benchmarks/results/sampling.json`` and prints a table. The machine
 is a 2-core box shared with other jobs while this runs: figures are noisy.
-Run: ``python benchmarks/bench_sampling.py [--quick]`` (``--quick``: one
-repeat, 10^6 instead of 10^7 rows).
+Run: ``python benchmarks/bench_sampling.py [--quick] [--only CASE ...]``
+(``--quick``: one repeat, 10^6 instead of 10^7 rows; ``--only``: run these
+cases (``noise``, ``noise-eps``, ``rows``, ``upper``, ``dask``) and replace
+them in the results file, keeping the others).
 """
 
 from __future__ import annotations
@@ -78,6 +87,44 @@ def case_noise(rows: int) -> dict:
     o, t = statistics.median(ours), statistics.median(theirs)
     return {"case": "noise", "lam": str(lam), "ours_us_per_sample": o, "ours_draws": rows,
             "opendp_us_per_sample": t, "opendp_draws": m, "speedup": t / o,
+            "peak_mb": peak_mb()}
+
+
+def case_noise_eps(draws: int) -> dict:
+    """Seconds per ``draws`` draws, blocks against digits, at small ``eps``."""
+    from dpfix.sampling import SecureSource, TwoSidedGeometric, rational_lam
+
+    src = SecureSource()
+    rows = []
+    for eps in (1.0, 0.1, 0.01, 0.001, 1e-4):
+        lam = rational_lam(eps)
+        start = time.perf_counter()
+        default = TwoSidedGeometric(lam)
+        default._first_floors(), default._more_floors()  # the block thresholds (then cached)
+        build = time.perf_counter() - start
+        for cap in (50, 10**6):
+            row = {"eps": eps, "lam": str(lam), "cap": cap, "default": default.method,
+                   "block": default.block, "digits_K_J": [default.digits, default.more_digits]}
+            for method in ("blocks", "digits"):
+                g = TwoSidedGeometric(lam, method=method)
+                g.sample(1000, src, cap=cap)  # warm-up (and the cached thresholds)
+                n = draws
+                if method == "digits" and eps <= 1e-4 and cap > 50:
+                    n = draws // 10  # about 6 minutes per 10^6 draws
+                times = []
+                while len(times) < 3 and sum(times) < 5:
+                    t0 = time.perf_counter()
+                    x = g.sample(n, src, cap=cap)
+                    times.append((time.perf_counter() - t0) * draws / n)
+                row[f"{method}_seconds"] = statistics.median(times)
+                row[f"{method}_runs"] = len(times)
+                row[f"{method}_draws"] = n
+                row[f"{method}_mean_abs"] = float(np.abs(x).mean())
+            row["speedup"] = row["digits_seconds"] / row["blocks_seconds"]
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+        rows[-1]["build_seconds"] = rows[-2]["build_seconds"] = build  # per lam, once
+    return {"case": "noise-eps", "draws": draws, "source": "SecureSource", "rows": rows,
             "peak_mb": peak_mb()}
 
 
@@ -181,12 +228,16 @@ def run_case(args: list[str]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", nargs="+", metavar="CASE",
+                        help="run only these cases and replace them in the results file")
     parser.add_argument("--case", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
         name, *rest = args.case
         if name == "noise":
             res = case_noise(int(rest[0]))
+        elif name == "noise-eps":
+            res = case_noise_eps(int(rest[0]))
         elif name == "rows":
             res = case_rows(int(rest[0]), int(rest[1]))
         elif name == "dask":
@@ -197,18 +248,31 @@ def main() -> int:
         return 0
     big = 10**6 if args.quick else 10**7
     reps = "1" if args.quick else "3"
-    cases = [run_case(["noise", str(big)]), run_case(["rows", str(big), reps]),
-             run_case(["upper", "1000000", "1000000", "exact"]),
-             run_case(["upper", "1000000", "10000", "exact"]),
-             run_case(["upper", "1000000", "10000", "float"]),
-             run_case(["dask", str(2 * big), "8"])]
+    plan = {"noise": [["noise", str(big)]],
+            "noise-eps": [["noise-eps", str(10**6)]],
+            "rows": [["rows", str(big), reps]],
+            "upper": [["upper", "1000000", "1000000", "exact"],
+                      ["upper", "1000000", "10000", "exact"],
+                      ["upper", "1000000", "10000", "float"]],
+            "dask": [["dask", str(2 * big), "8"]]}
+    names = args.only or list(plan)
+    unknown = set(names) - set(plan)
+    if unknown:
+        parser.error(f"--only: unknown cases {sorted(unknown)}; known: {list(plan)}")
+    cases = [run_case(c) for name in names for c in plan[name]]
+    quick = args.quick
+    if args.only and RESULTS.exists():  # replace those cases, keep the others in place
+        old = json.loads(RESULTS.read_text())
+        fresh = {c["case"]: c for c in cases}
+        kept = [fresh.pop(c["case"], c) for c in old["cases"]]
+        cases, quick = kept + list(fresh.values()), old.get("quick", quick)
     for c in cases:
         print(json.dumps(c))
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                     "note": "2 cores shared with 4-5 other agents' jobs while measured"},
-        "quick": args.quick, "cases": cases}, indent=2) + "\n")
+        "quick": quick, "cases": cases}, indent=2) + "\n")
     return 0
 
 
