@@ -428,7 +428,15 @@ def _interior_point(fgh: Any, x: np.ndarray, A: sp.spmatrix, b: np.ndarray, C: s
         # SuperLU with partial pivoting: a symmetric ordering with diagonal pivots (on a
         # quasi-definite regularisation) was faster but stalled at n = 1001 (measured)
         K = sp.bmat([[sp.diags(H) + Ct @ sp.diags(D) @ C, At], [A, None]], format="csc")
-        lu = splu(K)
+        try:
+            lu = splu(K)
+        except RuntimeError:
+            # exactly singular (variables with no curvature and no active bound, e.g. the
+            # stage-1 chain on a small table): regularise to a quasi-definite matrix, whose
+            # step is still a descent direction; convergence is judged on the true residuals
+            delta = 1e-9 * (1.0 + float(np.abs(K.diagonal()).max()))
+            lu = splu((K + sp.diags(np.concatenate([np.full(nx, delta), np.full(ne, -delta)])))
+                      .tocsc())
 
         def solve(r4: np.ndarray, rd=rd, rp=rp, ri=ri, s=s, lam=lam, lu=lu
                   ) -> tuple[np.ndarray, ...]:
