@@ -208,8 +208,8 @@ def test_dominance_within_one_standard_error_on_every_data_set():
 
 
 def test_dominance_with_one_replication_needs_no_loss():
-    s = _summary([(1.0, A, "x", 1.0, 0.2, 0.0, math.nan, -0.1, math.nan),
-                  (1.0, B, "x", 1.0, 0.2, 1e-9, math.nan, -0.1, math.nan),
+    s = _summary([(1.0, A, "x", 1.0, 0.2, 1e-17, math.nan, -0.1, math.nan),  # rounding
+                  (1.0, B, "x", 1.0, 0.2, 1e-6, math.nan, -0.1, math.nan),
                   (1.0, C, "x", 1.0, 0.2, math.nan, math.nan, -0.1, math.nan)])
     dom = F.dominance(s).set_index("method")
     assert dom.loc[A].dominates and not dom.loc[B].dominates and not dom.loc[C].dominates

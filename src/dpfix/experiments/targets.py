@@ -104,8 +104,8 @@ def markdown_table(df: Any, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
-def _write(df: Any, path: Path, report: TargetReport) -> None:
-    df.to_csv(path, index=False)
+def _write(df: Any, path: Path, report: TargetReport, float_format: str | None = None) -> None:
+    df.to_csv(path, index=False, float_format=float_format)
     report.files.append(path.name)
 
 
@@ -183,7 +183,7 @@ def _frontier(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet, desc="frontier")
     report.cached = len(cells) - report.computed
     summary = frontier.frontier_summary(cells, results)
-    _write(summary, out / "frontier.csv", report)
+    _write(summary, out / "frontier.csv", report, "%.6g")  # 1056 rows x 100 columns
     dom = frontier.dominance(summary)
     _write(dom, out / "frontier_dominance.csv", report)
     choice, rule = frontier.choose_rule(dom)
