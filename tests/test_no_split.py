@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 from dpfix.metrics import wasserstein1
 from dpfix.pipeline import (
+    AUTO_RULE,
     FRAMEWORKS,
-    HYBRID_RULE,
     REMAPS,
+    auto_setting,
     complete_no_split,
-    hybrid_split,
     privatize_counts,
+    rule_of_thumb_split,
 )
 from dpfix.privatizers.deconvolve import ESTIMATORS
 from dpfix.sampling import random_source
@@ -61,8 +62,8 @@ def test_secure_by_default() -> None:
 
 def test_hybrid_split_rule_and_explicit_fraction() -> None:
     r = privatize_counts(COUNTS, 2.0, upper=12, framework="hybrid", seed=1)
-    assert r.split_rule == "hybrid-rule" and r.eps_1 == pytest.approx(2.0 * hybrid_split(2.0))
-    assert r.public_report()["budget"]["split"]["constants"] == HYBRID_RULE
+    assert r.split_rule == "rule-of-thumb" and r.eps_1 == pytest.approx(
+        2.0 * rule_of_thumb_split(2.0))
     r = privatize_counts(COUNTS, 2.0, upper=12, framework="hybrid", split=0.25, seed=1)
     assert r.eps_1 == pytest.approx(0.5) and r.split_rule == "fixed fraction"
 
@@ -132,8 +133,31 @@ def test_draw_false_then_complete() -> None:
 
 
 def test_names() -> None:
-    assert FRAMEWORKS == ("two-stage", "one-stage", "hybrid")
+    assert FRAMEWORKS == ("two-stage", "one-stage", "hybrid", "auto")
     assert "em" in ESTIMATORS
+
+
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
+def test_auto_applies_the_rule(eps: float) -> None:
+    chosen = auto_setting(eps)
+    r = privatize_counts(COUNTS, eps, upper=12, framework="auto", seed=1)
+    assert r.framework == chosen["framework"] and r.estimator == chosen["estimator"]
+    assert r.remap == "northwest" and r.chosen_by.startswith("auto: ")
+    same = privatize_counts(COUNTS, eps, upper=12, seed=1, **chosen)
+    assert np.array_equal(r.counts, same.counts) and np.array_equal(r.z, same.z)
+    assert r.public_report()["framework"]["chosen_by"] == r.chosen_by
+    steps = [lo for lo, *_ in AUTO_RULE]
+    assert steps[0] == 0 and steps == sorted(steps)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"split": 0.3}, "split: framework 'auto' chooses it"),
+    ({"estimator": "em"}, "estimator: framework 'auto' chooses it"),
+    ({"constructor": "heuristic"}, "constructor: framework 'auto'"),
+])
+def test_auto_refuses_what_it_chooses(kw: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        privatize_counts(COUNTS, 1.0, upper=12, framework="auto", **kw)
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS)

@@ -1178,8 +1178,8 @@ def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
         assert r["framework"]["estimator"] == "em" and r["framework"]["remap"] == "northwest"
         assert f"{framework} framework (em estimate, northwest remap)" in out
     assert (r["budget"]["eps_1"] == 0) is (framework == "one-stage")
-    if framework == "hybrid":  # the hybrid framework's own split rule, not the paper's
-        assert r["budget"]["split"]["rule"] == "hybrid-rule"
+    if framework == "hybrid":  # the paper's rule of thumb: the study's best hybrid split
+        assert r["budget"]["split"]["rule"] == "rule-of-thumb"
 
 
 def test_framework_options_pass_through(table, tmp_path, capsys):

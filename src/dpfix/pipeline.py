@@ -72,20 +72,27 @@ __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "PrivatizedCounts", "EPS_MARGIN", "NotPrivateError", "TimeLimitReached",
            "check_choices", "MAX_HISTOGRAM_N", "LP_MAX_UPPER", "LP_SOLVERS",
            "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N", "FRAMEWORKS",
-           "REMAPS", "HYBRID_RULE", "hybrid_split", "complete_no_split"]
+           "REMAPS", "complete_no_split", "AUTO_RULE",
+           "auto_setting", "auto_statement"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
 
-#: The frameworks of :func:`privatize_counts` (docs/no_split.md).
-FRAMEWORKS = ("two-stage", "one-stage", "hybrid")
+#: The frameworks of :func:`privatize_counts` (docs/no_split.md); ``"auto"`` applies
+#: :data:`AUTO_RULE`.
+FRAMEWORKS = ("two-stage", "one-stage", "hybrid", "auto")
+
+#: The data-independent rule of the frontier study (docs/no_split.md section 4,
+#: ``dpfix reproduce frontier``): steps ``(from eps_t, framework, split, estimator)``,
+#: the last step whose ``from`` is at most ``eps_t`` applies; the remap is northwest.
+AUTO_RULE: tuple[tuple[float, str, Any, str | None], ...] = (
+    (0.0, "hybrid", "rule-of-thumb", "em"),
+    (1.88, "one-stage", None, "em-smooth"),
+)
 
 #: How the one-stage and hybrid frameworks map every released ``y`` to an output.
 REMAPS = ("northwest", "quantile")
 
-#: The hybrid framework's default stage-1 fraction, same form as :data:`RULE_OF_THUMB`
-#: (docs/no_split.md: chosen by ``dpfix reproduce frontier``).
-HYBRID_RULE = {"A": 0.639, "B": 0.106, "K": 2.869}
 
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
@@ -465,6 +472,7 @@ class PrivatizedCounts:
     deconvolution: Any = field(default=None, repr=False)
     released_histogram: np.ndarray | None = field(default=None, repr=False)
     confidential: dict | None = field(default=None, repr=False)
+    chosen_by: str | None = None
 
     @property
     def epsilon(self) -> float:
@@ -561,14 +569,12 @@ class PrivatizedCounts:
             s = self.stage1
             stage1 = {"privatizer": s.method, "postprocess": s.postprocess, "notion": s.notion,
                       "budget": s.budget, "secure": s.secure, "noise": s.noise}
-        if self.split_rule == "hybrid-rule":
-            split.update(formula="f = B + (A - B) exp(-K eps_t)", constants=dict(HYBRID_RULE))
         composition = {
             "two-stage": "sequential: stage 1 (eps_1) then T (eps_2)",
             "one-stage": "one release y = G(x) at eps_2 = eps_t; the rest is post-processing",
             "hybrid": "sequential: stage 1 V (eps_1) and y = G(x) (eps_2); the rest is "
                       "post-processing of (V, y)"}[self.framework]
-        framework = {"name": self.framework}
+        framework = {"name": self.framework, "chosen_by": self.chosen_by}
         if self.framework != "two-stage":
             fit = self.deconvolution
             framework.update(estimator=self.estimator, remap=self.remap,
@@ -726,8 +732,8 @@ def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
     return out, top
 
 
-def hybrid_split(eps_t: float) -> float:
-    """The stage-1 fraction of the hybrid framework by default (docs/no_split.md).
+def auto_setting(eps_t: float) -> dict[str, Any]:
+    """The setting :data:`AUTO_RULE` chooses at ``eps_t`` (``framework="auto"``).
 
     Parameters
     ----------
@@ -736,16 +742,29 @@ def hybrid_split(eps_t: float) -> float:
 
     Returns
     -------
-    float
-        ``f = B + (A - B) exp(-K eps_t)`` with :data:`HYBRID_RULE`.
+    dict
+        ``framework``, ``split``, ``estimator`` and ``remap`` for :func:`privatize_counts`.
 
     Examples
     --------
-    >>> 0 < hybrid_split(1.0) < 1
-    True
+    >>> auto_setting(0.5)["framework"], auto_setting(3.0)["framework"]
+    ('hybrid', 'one-stage')
     """
-    a, b, k = HYBRID_RULE["A"], HYBRID_RULE["B"], HYBRID_RULE["K"]
-    return b + (a - b) * math.exp(-k * check_positive(eps_t, "eps_t"))
+    eps_t = check_positive(eps_t, "eps_t")
+    step = [s for s in AUTO_RULE if s[0] <= eps_t][-1]
+    return {"framework": step[1], "split": step[2], "estimator": step[3], "remap": "northwest"}
+
+
+def auto_statement() -> str:
+    """:data:`AUTO_RULE` in words, for reports."""
+    parts = []
+    for k, (lo, fw, split, est) in enumerate(AUTO_RULE):
+        hi = AUTO_RULE[k + 1][0] if k + 1 < len(AUTO_RULE) else None
+        where = (f"eps_t < {hi:g}" if lo == 0 else f"eps_t >= {lo:g}" if hi is None
+                 else f"{lo:g} <= eps_t < {hi:g}")
+        how = fw if split is None else f"{fw} (split {split})"
+        parts.append(f"{where}: {how}, {est} estimate, northwest remap")
+    return "; ".join(parts)
 
 
 def _check_framework(framework: str, constructor: str, split: Any, privatizer: str,
@@ -783,10 +802,8 @@ def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: 
     [and stage 1's ``V``], then post-process (:func:`complete_no_split`)."""
     seconds: dict[str, float] = {}
     if framework == "hybrid":
-        if split is None:
-            fraction, rule = hybrid_split(eps_t), "hybrid-rule"
-        else:
-            fraction, rule = _split_fraction(eps_t, split)
+        # None: the paper's rule of thumb, the best hybrid split of the frontier study
+        fraction, rule = _split_fraction(eps_t, split)
     else:
         fraction, rule = 0.0, "none (one-stage framework: all of eps_t on G)"
     eps_1 = fraction * eps_t
@@ -977,8 +994,9 @@ def privatize_counts(
     split : float or str, optional
         The fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"`` (paper
         Appendix F, :func:`rule_of_thumb_split`). None: the framework's default
-        (the rule of thumb for the two-stage framework, :func:`hybrid_split`
-        for the hybrid one; none for the one-stage framework and constructors).
+        (the rule of thumb for the two-stage and hybrid frameworks: for the
+        hybrid it was the best split of the frontier study, docs/no_split.md;
+        none for the one-stage framework and constructors).
     privatizer : str
         The distribution privatizer of stage 1, a name in
         :data:`dpfix.privatizers.PRIVATIZERS`.
@@ -1012,8 +1030,10 @@ def privatize_counts(
         ``y``, then :func:`complete_no_split` with its histogram gives the
         target and the remap (the Dask engine).
     framework : str
-        ``"two-stage"`` (default: the paper's framework, above), ``"one-stage"``
-        or ``"hybrid"`` (docs/no_split.md): every row is released as
+        ``"two-stage"`` (default: the paper's framework, above), ``"one-stage"``,
+        ``"hybrid"`` or ``"auto"`` (docs/no_split.md; ``"auto"``: the setting
+        :data:`AUTO_RULE` chooses by ``epsilon``, reported in
+        ``chosen_by``). One-stage and hybrid: every row is released as
         ``y = G(x)``, the truncated geometric mechanism at the whole budget
         (one-stage) or at ``eps_2`` after a cyclic Laplace release of the
         histogram at ``eps_1`` (hybrid); the target ``z`` is estimated from the
@@ -1069,6 +1089,21 @@ def privatize_counts(
         raise ValueError("draw: only a histogram input with an exact sampler may stop before "
                          "stage 2 draws")
     check_choices(constructor, selector, privatizer, postprocess)
+    chosen_by = None
+    if framework == "auto":
+        if constructor != "northwest":
+            raise ValueError(f"constructor: framework 'auto' chooses among the northwest "
+                             f"frameworks; {constructor!r} does not apply")
+        for name, value in (("split", split), ("estimator", estimator), ("remap", remap)):
+            if value is not None:
+                raise ValueError(f"{name}: framework 'auto' chooses it (docs/no_split.md); "
+                                 "name the framework to set it")
+        auto = auto_setting(check_positive(epsilon))
+        framework, split, estimator, remap = (auto["framework"], auto["split"],
+                                              auto["estimator"], auto["remap"])
+        if framework == "two-stage":
+            estimator = remap = None
+        chosen_by = "auto: " + auto_statement()
     _check_framework(framework, constructor, split, privatizer, postprocess, delta, estimator,
                      remap)
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
@@ -1129,9 +1164,11 @@ def privatize_counts(
     stage = on_stage or (lambda name: None)
     seconds: dict[str, float] = {}
     if framework != "two-stage":
-        return _no_split(framework, d, eta, n, N, topcoded, eps_t, split,
-                         estimator or ESTIMATORS[0], remap or REMAPS[0], seed,
-                         (stage1_seed, stage2_seed), stage, progress, draw)
+        result = _no_split(framework, d, eta, n, N, topcoded, eps_t, split,
+                           estimator or ESTIMATORS[0], remap or REMAPS[0], seed,
+                           (stage1_seed, stage2_seed), stage, progress, draw)
+        result.chosen_by = chosen_by
+        return result
 
     z = stage1 = None
     eps_1, eps_2 = (fraction * eps_t, eps_t - fraction * eps_t) if two_stage else (0.0, eps_t)
@@ -1237,4 +1274,4 @@ def privatize_counts(
         split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
         privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
         selector=selector if constructor == "heuristic" else None, joint=joint,
-        sampler=described, stage2=sampler)
+        sampler=described, stage2=sampler, chosen_by=chosen_by)

@@ -101,7 +101,7 @@ Decisions
   or remap with the two-stage framework, a constructor other than
   northwest, a split with the one-stage framework, ...). ``--split`` has no
   default of its own: the framework's (the paper's rule of thumb for
-  two-stage, the hybrid rule for hybrid). The summary and the report name
+  two-stage and hybrid, the frontier study's best hybrid split). The summary and the report name
   the framework, the estimator and the remap. With ``--engine dask`` the
   one-stage and hybrid frameworks take two passes over the partitions (``y``
   drawn, the target estimated from the summed histogram, ``y`` remapped in
@@ -182,16 +182,15 @@ def _epsilon(text: Any, constructor: str = "heuristic") -> float:
 
 def _stage_budgets(eps: float, options: dict) -> None:
     """Refuse a split that leaves a stage less than :data:`MIN_STAGE_EPSILON`."""
-    from dpfix.pipeline import hybrid_split, split_budget
+    from dpfix.pipeline import auto_setting, split_budget
 
     framework = options.get("framework", "two-stage")
+    split = options["split"]
+    if framework == "auto":
+        framework, split = auto_setting(eps)["framework"], None
     if CONSTRUCTORS[options["constructor"]].stage == "one-stage" or framework == "one-stage":
         return
-    if framework == "hybrid" and options["split"] is None:  # the hybrid framework's own rule
-        eps_1 = hybrid_split(eps) * eps
-        eps_2 = eps - eps_1
-    else:
-        eps_1, eps_2 = split_budget(eps, options["split"])
+    eps_1, eps_2 = split_budget(eps, split)
     if min(eps_1, eps_2) < MIN_STAGE_EPSILON:
         raise ValueError(f"--split: gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; each "
                          f"stage needs at least {MIN_STAGE_EPSILON:g} (a split nearer 0.5 or "
