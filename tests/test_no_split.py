@@ -202,3 +202,25 @@ def test_hybrid_on_a_small_table_never_fails() -> None:
         for f in (0.02, 0.05, 0.1, 0.2, 0.35):
             r = privatize_counts(counts, 0.7, upper=5, seed=seed, framework="hybrid", split=f)
             assert np.isclose(r.z.sum(), 1) and (r.z >= 0).all()
+
+
+def test_auto_rule_is_the_committed_study_rule() -> None:
+    """AUTO_RULE is what `dpfix reproduce frontier` chose (docs/figures/frontier_rule.csv)."""
+    import csv
+    from pathlib import Path
+
+    from dpfix.experiments.frontier import SETTINGS
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "figures" / "frontier_rule.csv"
+    rows = list(csv.DictReader(path.open()))
+    assert len(rows) == 11
+    for row in rows:
+        eps, s = float(row["eps"]), SETTINGS[row["setting"]]
+        got = auto_setting(eps)
+        assert (got["framework"], got["estimator"], got["remap"]) == (s.framework, s.estimator,
+                                                                       s.remap), eps
+        assert got["split"] == s.split, eps
+    grid = [float(r["eps"]) for r in rows]
+    changes = [k for k in range(1, len(rows)) if rows[k]["setting"] != rows[k - 1]["setting"]]
+    midpoints = [math.sqrt(grid[k - 1] * grid[k]) for k in changes]
+    assert [round(m, 2) for m in midpoints] == [lo for lo, *_ in AUTO_RULE[1:]]
