@@ -19,14 +19,11 @@ import dpfix.constructors as C
 from dpfix.cli import COMMANDS, build_parser, main
 from dpfix.exact import ExactnessError
 from dpfix.numeric import PRODUCTION_EXTRA, require
+from helpers import cli
 
 SRC = Path(dpfix.__file__).resolve().parent
 
 
-def cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def subparsers() -> dict[str, argparse.ArgumentParser]:

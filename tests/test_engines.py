@@ -13,6 +13,7 @@ pytest.importorskip("pyarrow")
 from dpfix.engines import privatize_dataset  # noqa: E402
 from dpfix.metrics import wasserstein1  # noqa: E402
 from dpfix.pipeline import privatize_counts  # noqa: E402
+from helpers import cli as _cli  # noqa: E402
 
 UPPER = 30
 
@@ -128,15 +129,6 @@ def test_bad_arguments_are_refused(dataset, tmp_path):
 
 
 # ------------------------------------------------------------------ dpfix privatize --engine dask
-def _cli(capsys, *argv):
-    from dpfix.cli import main
-
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def test_cli_engine_dask_writes_a_dataset_and_a_report(dataset, tmp_path, capsys):

@@ -9,34 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpfix.cli import main
 from dpfix.constructors import construct
 from dpfix.experiments import frontier as F
 from dpfix.experiments.config import make_config
-from dpfix.io import data_path
 from dpfix.pipeline import privatize_counts
 from dpfix.sampling import rational_lam
-
-
-def _shared_available() -> bool:
-    try:
-        data_path("crime_data.csv")
-    except FileNotFoundError:
-        return False
-    return True
-
-
-needs_data = pytest.mark.skipif(not _shared_available(), reason="shared data folder absent")
-
-
-def cli(capsys, *argv):
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
+from helpers import cli, needs_data
 
 # ----------------------------------------------------------------------------- end to end
 FILES = {

@@ -19,17 +19,7 @@ from dpfix.io import (
     synthetic_counts,
 )
 from dpfix.pipeline import histogram
-
-
-def _shared_available() -> bool:
-    try:
-        data_dir()
-    except FileNotFoundError:
-        return False
-    return True
-
-
-needs_data = pytest.mark.skipif(not _shared_available(), reason="shared data folder absent")
+from helpers import needs_data
 
 
 @needs_data

@@ -19,26 +19,7 @@ from dpfix.cli import main
 from dpfix.io import data_path
 from dpfix.mechanism import Mechanism
 from dpfix.reports import make_figure
-
-
-def _shared_available() -> bool:
-    try:
-        data_path("crime_data.csv")
-    except FileNotFoundError:
-        return False
-    return True
-
-
-needs_data = pytest.mark.skipif(not _shared_available(), reason="shared data folder absent")
-
-
-def cli(capsys, *argv):
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse's own errors
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
+from helpers import cli, needs_data, shared_available
 
 
 def digest(path: Path) -> str:
@@ -406,7 +387,7 @@ def test_demo_writes_a_named_folder(tmp_path, capsys):
     for f in ("input.csv", "privatized.csv", "report.json", "plot.png",
               "confidential_report.json"):
         assert (root / "synthetic" / f).is_file()
-    crime = _shared_available()
+    crime = shared_available()
     assert (root / "crime" / "report.json").is_file() is crime
     assert (root / "crime" / "confidential_report.json").exists() is False
     if crime:

@@ -10,24 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.cli import main
 from dpfix.experiments import CellCache, cell_seed, compute_cell, mean_ci, run_cells
 from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.runs import eps_grid, load_counts, run_method
 from dpfix.experiments.split import best_splits, fit_rule, rule
-from dpfix.io import data_path
 from dpfix.pipeline import privatize_counts
-
-
-def _shared_available() -> bool:
-    try:
-        data_path("crime_data.csv")
-    except FileNotFoundError:
-        return False
-    return True
-
-
-needs_data = pytest.mark.skipif(not _shared_available(), reason="shared data folder absent")
+from helpers import cli, needs_data
 
 KEY = {"experiment": "toy", "dataset": "d", "method": "m", "eps": 1.0, "replication": 0,
        "seed": 0}
@@ -40,13 +28,6 @@ def _toy(key: dict, seed: int) -> dict:
     return {"x": float(np.random.default_rng(seed).random()), "method": key["method"]}
 
 
-def cli(capsys, *argv):
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse's own errors
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 # ----------------------------------------------------------------------------- end to end
