@@ -95,3 +95,12 @@ def test_county_notebook_runs_without_the_data(tmp_path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     _execute(nb, BUDGET[path.name])
     assert "Using dpfix.io.synthetic_counts() instead" in _stream_text(nb)
+
+
+def test_frameworks_notebook_runs_without_the_data(tmp_path, monkeypatch):
+    """Notebook 06 falls back on a synthetic table; its study section reads committed CSVs."""
+    monkeypatch.setenv("DPFIX_DATA", str(tmp_path))  # an empty folder: no crime_data.csv
+    path = NOTEBOOKS / "06_no_split.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    _execute(nb, BUDGET[path.name])
+    assert "Using dpfix.io.synthetic_counts() instead" in _stream_text(nb)
