@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dpfix.constructors.remap import quantile_plan
 from dpfix.metrics import wasserstein1
 from dpfix.pipeline import (
     AUTO_RULE,
@@ -21,7 +22,7 @@ from dpfix.pipeline import (
 )
 from dpfix.privatizers.deconvolve import ESTIMATORS
 from dpfix.sampling import random_source
-from dpfix.sampling.quantile import apportion, quantile_joint, quantile_plan, quantile_remap
+from dpfix.sampling.quantile import apportion, quantile_joint, quantile_remap
 
 RNG = np.random.default_rng(5)
 COUNTS = np.minimum(RNG.poisson(3.0, size=4000), 12)
@@ -190,7 +191,9 @@ def test_quantile_plan_and_joint_margins(h: list, seed: int) -> None:
     assert (np.diff(rows) >= 0).all() and (np.diff(cols) >= 0).all()
     J = np.random.default_rng(seed).multinomial(sum(h), np.ones(4) / 4, size=1)
     joint_y = np.diag(J[0])
-    out = quantile_joint(joint_y, apportion(np.ones(4) / 4, sum(h)), random_source(seed))
+    plan = quantile_plan(J[0], apportion(np.ones(4) / 4, sum(h)))
+    out = quantile_joint(joint_y, plan, random_source(seed))
+    assert out.sum(axis=0).tolist() == plan.sum(axis=0).tolist()
     assert out.sum(axis=1).tolist() == J[0].tolist()
 
 

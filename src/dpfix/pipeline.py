@@ -53,7 +53,7 @@ import numpy as np
 
 from dpfix.calibration import discrete_gaussian_delta
 from dpfix.constructors import CONSTRUCTORS, SELECTORS, construct
-from dpfix.constructors.remap import structured_sampler
+from dpfix.constructors.remap import quantile_plan, structured_sampler
 from dpfix.mechanism import FLOAT_RTOL, Mechanism
 from dpfix.numeric import check_fraction, check_positive, check_probability
 from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
@@ -845,7 +845,8 @@ def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: 
     else:
         result.joint = (_remap_joint(result.stage2.remap, joint_y, source)
                         if remap == "northwest"
-                        else quantile_joint(joint_y, apportion(result.z, N), source))
+                        else quantile_joint(joint_y, quantile_plan(h, apportion(result.z, N)),
+                                            source))
     result.seconds["apply"] += time.perf_counter() - start
     return result
 

@@ -29,7 +29,7 @@ from dpfix.sampling.structured import (
 )
 from dpfix.scales import sigma
 
-__all__ = ["structured_sampler", "northwest_remap", "unfixed_remap"]
+__all__ = ["structured_sampler", "northwest_remap", "unfixed_remap", "quantile_plan"]
 
 
 def _northwest_pieces(zv: np.ndarray, lam: Fraction, exact: bool) -> list:
@@ -57,6 +57,30 @@ def northwest_remap(z: Any, lam: Any) -> Remap:
     exact = _is_exact(z)
     zv = probability_vector(z, exact=exact)
     return Remap.from_pieces(zv.shape[0], _northwest_pieces(zv, Fraction(lam), exact))
+
+
+def quantile_plan(h: Any, target: Any) -> np.ndarray:
+    """The monotone plan from the histogram ``h`` of ``y`` to ``target`` (integer counts).
+
+    The northwest-corner plan (:func:`dpfix.constructors.northwest.northwest_plan`)
+    of the supplies ``h / N`` and demands ``target / N``, in Fractions, scaled back
+    to rows: ``P[m, j]`` of the ``h_m`` rows with ``y = m`` go to ``j`` (the
+    quantile remap of a histogram input, :func:`dpfix.sampling.quantile.quantile_joint`).
+
+    Examples
+    --------
+    >>> quantile_plan([1, 3, 0], [2, 0, 2]).tolist()
+    [[1, 0, 0], [1, 0, 2], [0, 0, 0]]
+    """
+    hv = [int(v) for v in np.asarray(h).ravel()]
+    t = [int(v) for v in np.asarray(target).ravel()]
+    N = sum(hv)
+    if N == 0 or sum(t) != N or min(hv + t) < 0:
+        raise ValueError("target: non-negative counts summing to the rows of h (> 0)")
+    P = np.zeros((len(hv), len(t)), dtype=np.int64)
+    for m, j, r in northwest_plan([Fraction(v, N) for v in hv], [Fraction(v, N) for v in t]):
+        P[m, j] += int(r * hv[m])  # exact: plan amounts are multiples of 1/N
+    return P
 
 
 def unfixed_remap(z: Any, lam: Any) -> Remap:

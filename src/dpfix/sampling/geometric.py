@@ -200,6 +200,11 @@ class TwoSidedGeometric:
         while p ** (J + 1) <= _MAX_BOUND:
             J += 1
         self.digits, self.more_digits = K, J
+        # the digits' thresholds, once per lam (not per call: the pipeline samples in chunks)
+        self._first_thresholds = np.array([2 * q ** g * p ** (K + 1 - g)
+                                           for g in range(K, 0, -1)], dtype=np.uint64)
+        self._thresholds = np.array([q ** b * p ** (J - b) for b in range(J, 0, -1)],
+                                    dtype=np.uint64)
         if method is None:
             # "digits" needs further draws for a share 2 rho^K/(1 + rho)/(1 - rho^J) of the
             # rows (about 1/(J eps) each at small eps), "blocks" for about 5 %; measured
@@ -294,11 +299,8 @@ class TwoSidedGeometric:
         ``J`` digits with ``#{b <= J : W' < q^b p^(J-b)}`` (``W'`` below ``p^J``).
         """
         p, q, K, J = self.p, self.q, self.digits, self.more_digits
-        first = (p + q) * p ** K
-        first_thresholds = np.array([2 * q ** g * p ** (K + 1 - g) for g in range(K, 0, -1)],
-                                    dtype=np.uint64)
-        thresholds = np.array([q ** b * p ** (J - b) for b in range(J, 0, -1)], dtype=np.uint64)
-        v = source.below(2 * first, int(size))  # sign bit and W, independent
+        first_thresholds, thresholds = self._first_thresholds, self._thresholds
+        v = source.below(2 * (p + q) * p ** K, int(size))  # sign bit and W, independent
         negative = (v & np.uint64(1)).astype(bool)
         g = K - np.searchsorted(first_thresholds, v >> np.uint64(1), side="right")
         more = np.flatnonzero(g == K)

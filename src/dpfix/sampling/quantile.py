@@ -8,9 +8,9 @@ uniform random keys, and give the first ``t_0`` rows the value 0, the next
 and on randomness independent of the data, so it is post-processing of ``y``.
 
 Between the histogram ``h`` of ``y`` and ``t`` this is the monotone (northwest
-corner) transport plan ``P`` with row sums ``h`` and column sums ``t``: the
-``h_m`` rows with ``y = m`` are split at random into groups of sizes
-``P[m, :]``.
+corner) transport plan ``P`` with row sums ``h`` and column sums ``t``
+(:func:`dpfix.constructors.remap.quantile_plan`): the ``h_m`` rows with
+``y = m`` are split at random into groups of sizes ``P[m, :]``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from dpfix.sampling.source import RandomSource
 from dpfix.sampling.table import _apportion
 
-__all__ = ["apportion", "quantile_remap", "quantile_plan", "quantile_joint"]
+__all__ = ["apportion", "quantile_remap", "quantile_joint"]
 
 
 def apportion(z: Any, total: int) -> np.ndarray:
@@ -85,53 +85,27 @@ def quantile_remap(y: Any, target: Any, source: RandomSource) -> np.ndarray:
     return out
 
 
-def quantile_plan(h: Any, target: Any) -> np.ndarray:
-    """The monotone plan ``P`` (``n x n`` int64) with row sums ``h`` and column sums ``target``.
-
-    Examples
-    --------
-    >>> quantile_plan([1, 3, 0], [2, 0, 2]).tolist()
-    [[1, 0, 0], [1, 0, 2], [0, 0, 0]]
-    """
-    hv = np.asarray(h, dtype=np.int64)
-    t = np.asarray(target, dtype=np.int64)
-    if int(hv.sum()) != int(t.sum()):
-        raise ValueError("target: must sum to the number of rows")
-    P = np.zeros((hv.size, t.size), dtype=np.int64)
-    m = j = 0
-    left_m, left_j = (int(hv[0]) if hv.size else 0), (int(t[0]) if t.size else 0)
-    while m < hv.size and j < t.size:
-        q = min(left_m, left_j)
-        P[m, j] += q
-        left_m -= q
-        left_j -= q
-        if left_m == 0:
-            m += 1
-            left_m = int(hv[m]) if m < hv.size else 0
-        if left_j == 0:
-            j += 1
-            left_j = int(t[j]) if j < t.size else 0
-    return P
-
-
-def quantile_joint(joint_y: Any, target: Any, source: RandomSource) -> np.ndarray:
+def quantile_joint(joint_y: Any, plan: Any, source: RandomSource) -> np.ndarray:
     """The (input, output) joint histogram after quantile matching, from that of (input, y).
 
     The rows with ``y = m`` are split uniformly at random into groups of sizes
-    ``P[m, :]`` (:func:`quantile_plan`): a multivariate hypergeometric draw of
-    their input labels, from a generator seeded by words of ``source``
-    (randomness independent of the data; the release is the column sums, which
-    are ``target`` whatever the draw).
+    ``plan[m, :]``, the monotone plan from the histogram of ``y`` to the target
+    (:func:`dpfix.constructors.remap.quantile_plan`): a multivariate
+    hypergeometric draw of their input labels, from a generator seeded by
+    words of ``source`` (randomness independent of the data; the release is the
+    column sums, which are the target whatever the draw).
 
     Examples
     --------
     >>> from dpfix.sampling.source import random_source
-    >>> J = quantile_joint([[2, 0], [0, 2]], [1, 3], random_source(0))
+    >>> J = quantile_joint([[2, 0], [0, 2]], [[1, 1], [0, 2]], random_source(0))
     >>> J.sum(axis=0).tolist(), J.sum(axis=1).tolist()
     ([1, 3], [2, 2])
     """
     J = np.asarray(joint_y, dtype=np.int64)
-    P = quantile_plan(J.sum(axis=0), target)
+    P = np.asarray(plan, dtype=np.int64)
+    if P.shape != J.shape or not np.array_equal(P.sum(axis=1), J.sum(axis=0)):
+        raise ValueError("plan: its row sums must be the histogram of y (joint_y's columns)")
     rng = np.random.Generator(np.random.PCG64([int(w) for w in source.words(4)]))
     out = np.zeros_like(J)
     for m in np.flatnonzero(J.sum(axis=0)):
