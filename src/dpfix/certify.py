@@ -48,7 +48,7 @@ import numpy as np
 from flint import fmpq
 
 from dpfix.exact import ExactnessError, exact_array, exact_lam, probability_vector, to_fraction
-from dpfix.mechanism import Mechanism, weight_matrix
+from dpfix.mechanism import Mechanism, loss, weight_matrix
 
 __all__ = [
     "Certificate",
@@ -103,10 +103,24 @@ def _weights(weights: Any, z: Any) -> np.ndarray:
     return weight_matrix(weights, probability_vector(z, exact=True), exact=True)
 
 
+#: How a certificate's ``weights`` label starts when its ``W`` is not a named loss
+#: (a matrix or a callable ``f``): :meth:`Certificate.check` cannot rebuild it from ``z``.
+CUSTOM = "custom"
+
+
 def _weights_label(weights: Any) -> str:
+    """The ``weights`` label of a certificate: the loss name, or ``"custom ..."``.
+
+    Examples
+    --------
+    >>> _weights_label("hinge:1"), _weights_label([[0, 1], [1, 0]]), _weights_label(abs)
+    ('hinge:1', 'custom matrix', 'custom f abs')
+    """
     if isinstance(weights, str):
         return weights
-    return getattr(weights, "__name__", "callable") if callable(weights) else "matrix"
+    if callable(weights):
+        return f"{CUSTOM} f {getattr(weights, '__name__', 'callable')}"
+    return f"{CUSTOM} matrix"
 
 
 # ---------------------------------------------------------------- the cone test
@@ -484,16 +498,22 @@ class Certificate:
     Parameters
     ----------
     optimal : True iff ``gap == 0`` and the dual point is feasible (then ``T``
-        minimises ``<W, T>`` over F, resp. U).
+        minimises ``<W, T>`` over F, resp. U); a ``bool``.
     value : ``<W, T>``, exact.
     lower_bound : ``sum_i u_i + sum_j z_j v_j`` (over U: ``sum_i u_i``), a lower
         bound on the optimum proved by the dual point (weak duality).
     gap : ``value - lower_bound >= 0``; ``T`` is within ``gap`` of the optimum.
     u, v : the dual point (``v`` all zero over U).
-    T, W, z, lam, over : what is certified (exact arrays, Fractions).
+    T, W, z, lam, over : what is certified (exact arrays, Fractions); ``n = len(z)``.
     dual : how the dual point was found (``"northwest"``, ``"unfixed"``,
-        ``"repaired"``, ``"lp"``).
-    weights : a label of the weights; ``seconds``: time to build the certificate.
+        ``"repaired"``, ``"lp"``, ``"highs"``).
+    weights : the loss: a name of :data:`dpfix.mechanism.LOSSES` (then ``W`` is
+        ``z_i f(i - j)`` for that loss, and :meth:`check` rebuilds it from ``z``),
+        or a label starting with ``"custom"`` (``"custom matrix"``, ``"custom f
+        NAME"``) for weights given as a matrix or a callable: the certificate
+        is then about the stored ``W`` alone, and says so.
+    seconds : time to build the certificate; details : what the construction
+        reports (not certified).
 
     Examples
     --------
@@ -502,6 +522,10 @@ class Certificate:
     (True, Fraction(1, 3), Fraction(0, 1))
     >>> cert.check().optimal
     True
+    >>> print(cert)  # doctest: +ELLIPSIS
+    optimal over F (n = 2, lam = 2, weights = abs): value 1/3, lower bound 1/3 [northwest dual, ...]
+    >>> print(certify_optimal(cert.T, cert.z, 2, [[0, 1], [1, 0]]))  # doctest: +ELLIPSIS
+    optimal over F (n = 2, lam = 2, weights = custom matrix, the stored W): value 2/3, ...
     """
 
     optimal: bool
@@ -520,14 +544,24 @@ class Certificate:
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
 
+    @property
+    def custom_weights(self) -> bool:
+        """True when ``W`` is not a named loss (a matrix or callable was given)."""
+        return isinstance(self.weights, str) and self.weights.startswith(CUSTOM)
+
     def check(self) -> Certificate:
         """Re-verify everything from the stored numbers alone, in exact arithmetic.
 
-        Checks, independently of the code that built the dual point: ``T`` is in
-        F (resp. U) exactly; ``value == <W, T>``; every ``g_j = W[:, j] - u -
-        v_j z`` is non-negative on the cone of eps-DP columns (Lemma 1: the
-        minimum over lattice walks, by its own recursion); ``lower_bound == sum
-        u + z . v``; ``gap == value - lower_bound``; ``optimal == (gap == 0)``.
+        Checks, independently of the code that built the dual point: ``optimal``
+        is a bool and ``over`` is ``"F"`` or ``"U"``; ``lam > 1`` and every
+        number is exact; ``z`` is a probability vector, ``n = len(z)`` and ``T``,
+        ``W``, ``u``, ``v`` have the shapes ``n x n``, ``n x n``, ``n``, ``n``;
+        ``W`` is the named loss's ``z_i f(i - j)`` (unless ``weights`` says
+        ``"custom ..."``); ``T`` is in F (resp. U) exactly; over U, ``v = 0``;
+        ``value == <W, T>``; every ``g_j = W[:, j] - u - v_j z`` is non-negative
+        on the cone of eps-DP columns (Lemma 1: the minimum over lattice walks,
+        by its own recursion); ``lower_bound == sum u + z . v``; ``gap == value -
+        lower_bound``; ``optimal == (gap == 0)``.
 
         Returns
         -------
@@ -538,26 +572,95 @@ class Certificate:
         ------
         CertificateError
             Naming the first check that fails.
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> cert = certify_optimal([["2/3", "1/3"], ["1/3", "2/3"]], ["1/2", "1/2"], 2)
+        >>> replace(cert, W=2 * cert.W, value=2 * cert.value, u=2 * cert.u, v=2 * cert.v,
+        ...         lower_bound=2 * cert.lower_bound).check()
+        Traceback (most recent call last):
+        CertificateError: certificate (F, abs): W is not the loss abs on z ...
         """
         def fail(msg: str) -> None:
             raise CertificateError(f"certificate ({self.over}, {self.weights}): {msg}")
 
+        def exact(xs: Any, name: str, ndim: int) -> Any:
+            arr = np.asarray(xs, dtype=object)
+            if arr.ndim != ndim:
+                fail(f"{name} must have {ndim} dimension(s), not {arr.ndim}")
+            try:
+                if ndim == 0:
+                    return _q(arr.item(), name)
+                if ndim == 1:
+                    return [_q(x, name) for x in arr]
+                return [[_q(x, name) for x in row] for row in arr]
+            except (TypeError, ValueError) as e:  # ExactnessError is a TypeError
+                fail(f"{name} is not exact: {e}")
+
+        if not isinstance(self.optimal, bool):
+            fail(f"optimal must be a bool, not {self.optimal!r}")
         if self.over not in ("F", "U"):
             fail(f"over must be 'F' or 'U', not {self.over!r}")
-        lam = _q(self.lam, "lam")
+        if not isinstance(self.weights, str):
+            fail(f"weights must be a label (str), not {self.weights!r}")
+        lam = exact(self.lam, "lam", 0)
         if lam <= 1:
             fail("lam must be > 1")
-        z = [_q(x, "z") for x in self.z]
-        T = [[_q(x, "T") for x in row] for row in np.asarray(self.T, dtype=object)]
-        W = [[_q(x, "W") for x in row] for row in np.asarray(self.W, dtype=object)]
-        u = [_q(x, "u") for x in self.u]
-        v = [_q(x, "v") for x in self.v]
+        z = exact(self.z, "z", 1)
+        T = exact(self.T, "T", 2)
+        W = exact(self.W, "W", 2)
+        u = exact(self.u, "u", 1)
+        v = exact(self.v, "v", 1)
         n = len(z)
-        if not (len(T) == len(W) == len(u) == len(v) == n
+        if not (n >= 1 and len(T) == len(W) == len(u) == len(v) == n
                 and all(len(r) == n for r in T) and all(len(r) == n for r in W)):
             fail("shapes of T, W, u, v and z do not agree")
         if any(x < 0 for x in z) or sum(z, fmpq(0)) != 1:
             fail("z is not a probability vector")
+        self._check_weights(z, W, fail)
+        self._check_polytope(z, T, lam, fail)
+        if self.over == "U" and any(x != 0 for x in v):
+            fail("over U the dual point has no v: v must be 0")
+        value = fmpq(0)
+        for i in range(n):
+            for j in range(n):
+                value += W[i][j] * T[i][j]
+        if value != exact(self.value, "value", 0):
+            fail(f"value {self.value} != <W, T> = {_f(value)}")
+        bad = _infeasible_columns([[_f(x) for x in row] for row in W], [_f(x) for x in u],
+                                  [_f(x) for x in v], [_f(x) for x in z], _f(lam))
+        if bad:
+            fail(f"the dual point is infeasible: column {bad[0]} of W - u - z v is negative "
+                 f"on an eps-scale")
+        bound = sum(u, fmpq(0)) + _dot(z, v)
+        if bound != exact(self.lower_bound, "lower_bound", 0):
+            fail(f"lower_bound {self.lower_bound} != sum u + z.v = {_f(bound)}")
+        if exact(self.gap, "gap", 0) != value - bound:
+            fail(f"gap {self.gap} != value - lower_bound = {_f(value - bound)}")
+        if self.optimal != (value == bound):
+            fail(f"optimal = {self.optimal} but the gap is {_f(value - bound)}")
+        return self
+
+    def _check_weights(self, z: list, W: list, fail: Any) -> None:
+        """``W`` is the named loss on ``z``; a custom ``W`` is taken as stored."""
+        if self.custom_weights:
+            return
+        try:
+            loss(self.weights)
+        except ValueError:
+            fail(f"weights {self.weights!r} is neither a loss name nor '{CUSTOM} ...'")
+        want = weight_matrix(self.weights, _fractions(z), exact=True)
+        n = len(z)
+        for i in range(n):
+            for j in range(n):
+                if W[i][j] != _q(want[i, j]):
+                    fail(f"W is not the loss {self.weights} on z: W[{i}, {j}] = {_f(W[i][j])}, "
+                         f"z_i f(i - j) = {want[i, j]}")
+
+    def _check_polytope(self, z: list, T: list, lam: fmpq, fail: Any) -> None:
+        """``T`` in U (rows: probability vectors, columns eps-DP), and over F ``z T = z``."""
+        n = len(z)
         for i in range(n):
             if any(x < 0 for x in T[i]):
                 fail(f"T has a negative entry in row {i}")
@@ -571,26 +674,6 @@ class Certificate:
             for j in range(n):
                 if sum((z[i] * T[i][j] for i in range(n)), fmpq(0)) != z[j]:
                     fail(f"z T != z in column {j}")
-        elif any(x != 0 for x in v):
-            fail("over U the dual point has no v: v must be 0")
-        value = fmpq(0)
-        for i in range(n):
-            for j in range(n):
-                value += W[i][j] * T[i][j]
-        if value != _q(self.value, "value"):
-            fail(f"value {self.value} != <W, T> = {_f(value)}")
-        bad = _infeasible_columns(self.W, self.u, self.v, self.z, to_fraction(self.lam, "lam"))
-        if bad:
-            fail(f"the dual point is infeasible: column {bad[0]} of W - u - z v is negative "
-                 f"on an eps-scale")
-        bound = sum(u, fmpq(0)) + _dot(z, v)
-        if bound != _q(self.lower_bound, "lower_bound"):
-            fail(f"lower_bound {self.lower_bound} != sum u + z.v = {_f(bound)}")
-        if _q(self.gap, "gap") != value - bound:
-            fail(f"gap {self.gap} != value - lower_bound = {_f(value - bound)}")
-        if bool(self.optimal) != (value == bound):
-            fail(f"optimal = {self.optimal} but the gap is {_f(value - bound)}")
-        return self
 
     def __str__(self) -> str:
         def num(x: Fraction) -> str:
@@ -598,8 +681,9 @@ class Certificate:
                 return str(x)
             return f"~{float(x):.12g}"
         head = "optimal" if self.optimal else f"not proved optimal: gap <= {num(self.gap)}"
+        weights = self.weights + (", the stored W" if self.custom_weights else "")
         return (f"{head} over {self.over} (n = {len(self.z)}, lam = {self.lam}, "
-                f"weights = {self.weights}): value {num(self.value)}, lower bound "
+                f"weights = {weights}): value {num(self.value)}, lower bound "
                 f"{num(self.lower_bound)} [{self.dual} dual, {self.seconds:.3g} s]")
 
 
@@ -814,6 +898,8 @@ class UniversalCertificate:
     def check(self) -> UniversalCertificate:
         """Re-verify every hinge certificate (:meth:`Certificate.check`), that all certify
         this ``T``, ``z``, ``lam`` with the hinge weights, and the ``optimal`` flag."""
+        if not isinstance(self.optimal, bool):
+            raise CertificateError(f"universal: optimal must be a bool, not {self.optimal!r}")
         n = len(self.z)
         have = sorted(a for a, _ in self.hinges)
         if have != list(range(-(n - 1), n)):
