@@ -28,6 +28,7 @@ def test_every_package_is_listed():
     found = {".".join(p.parent.relative_to(ROOT / "src").parts)
              for p in (ROOT / "src" / "dpfix").rglob("__init__.py")}
     found.add("dpfix.proofs_checks")
+    found.add("dpfix.docs")  # docs/*.md as package data (pyproject.toml)
     assert listed == found
 
 

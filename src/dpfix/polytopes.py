@@ -1,4 +1,5 @@
-"""The polytopes U, F[z], R_F and R_U as exact H-representations (MATH.md sections 3 and 4).
+"""The polytopes U, F[z], R_F and R_U as exact H-representations (docs/math_notes.md
+sections 2 and 3).
 
 Each is a :class:`Polytope` in the convention ``A_ub x <= b_ub``,
 ``A_eq x = b_eq``, where ``x`` is the point flattened row-major: ``T`` (``n x n``)
@@ -260,7 +261,7 @@ class Polytope:
     def is_extreme(self, X: Any) -> bool:
         """Whether ``X`` is a vertex: in the polytope, active constraints of full rank.
 
-        The rank is exact (MATH.md section 4). Points outside the polytope give
+        The rank is exact (docs/math_notes.md section 3). Points outside the polytope give
         False (not an error).
 
         Examples

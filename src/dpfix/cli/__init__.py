@@ -54,7 +54,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from dpfix import __version__
-from dpfix.cli import certify, explore, privatize, reproduce, verify
+from dpfix.cli import certify, docs, explore, privatize, reproduce, verify
 from dpfix.exact import ExactnessError
 from dpfix.numeric import PRODUCTION_EXTRA
 
@@ -70,6 +70,7 @@ COMMANDS = {
     "privatize": privatize,
     "reproduce": reproduce,
     "certify": certify,
+    "docs": docs,
 }
 
 #: Exit code of a command whose standard output was closed (128 + SIGPIPE).
@@ -146,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Differentially private count mechanisms with fixed points: the exact "
                     "theory of the paper (explore, verify, certify) and the production "
                     "pipeline (privatize, reproduce).",
-        epilog="dpfix COMMAND --help describes each command.")
+        epilog="dpfix COMMAND --help describes each command. The documentation pages "
+               "installed with dpfix (the mathematics, the guarantees): dpfix docs NAME "
+               "prints one (dpfix docs: the list).")
     parser.add_argument("--version", action="version", version=f"dpfix {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)

@@ -98,7 +98,7 @@ def _run_northwest(weights: str, n_max: int) -> int:
               f"searched (n <= {n_max}, z = c/N with N <= 6, lam in 2, 3, 3/2)")
         return 0
     print("The smallest exact instance where the northwest corner is not optimal over F "
-          "(docs/optimum_of_F.md section 5):")
+          "(dpfix docs optimum_of_F, section 5):")
     print(found)
     return 0
 
@@ -109,7 +109,7 @@ def _run_delta(lam_text: str, delta_text: str) -> int:
     n = 2  # every instance exists at n = 2 (R_F^delta at n = 3: 177,150 vertices, 2 minutes)
     ex = find_delta_examples(lam_text, delta_text, n=n)
     print(f"(eps, delta)-DP count mechanisms, n = {n}, lam = {ex.lam}, delta = {ex.delta} "
-          "(docs/open_questions.md section 5), found by exact search:")
+          "(dpfix docs open_questions, section 5), found by exact search:")
     for title, M in (
             ("1. A vertex of U_delta with positive entries whose columns are not multiples of "
              "eps-scales (Theorem 2 needs delta = 0):", ex.positive_vertex),

@@ -1068,7 +1068,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "y = G(x) at the whole budget and estimates z from the histogram of y, "
                         "hybrid adds a cyclic Laplace release at eps_1 to that estimate; both "
                         "then remap every y onto z (post-processing; --constructor northwest "
-                        "only). docs/no_split.md")
+                        "only). See dpfix docs no_split.")
     p.add_argument("--estimator", default=None, choices=list(ESTIMATORS),
                    help=f"one-stage and hybrid frameworks: how z is estimated from the "
                         f"histogram of y: {', '.join(ESTIMATORS)} (default {ESTIMATORS[0]})")
