@@ -15,6 +15,7 @@ import argparse
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -37,8 +38,14 @@ def installed(tmp_path_factory) -> Path:
     if os.environ.get("DPFIX_SKIP_INSTALL_TEST") == "1":
         pytest.skip("DPFIX_SKIP_INSTALL_TEST=1")
     out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"  # a clean copy: a stale build/ folder must not leak into the wheel
+    for name in ("src", "docs", "proofs_checks"):
+        shutil.copytree(ROOT / name, source / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                    "--disable-pip-version-check", "-w", str(out), str(ROOT)],
+                    "--disable-pip-version-check", "-w", str(out), str(source)],
                    check=True, capture_output=True, timeout=300)
     (wheel,) = out.glob("dpfix-*.whl")
     target = out / "site"
