@@ -960,9 +960,11 @@ def _member(stage: int, p: Any, n: int, lam: Any, delta: Any) -> list:
 
 
 def cumulative_family(n: int, lam: Any, delta: Any, total: Any, z: Any) -> list:
-    """The member ``x`` of the delta-northwest family with ``z . x = total``: a
+    """The least member ``x`` of the delta-northwest family with ``z . x = total``: a
     non-increasing vector, ``x_(i+1) = phi_delta(x_i)`` after an initial run of ones
-    (docs/open_questions.md section 5). Exact for rational input, float otherwise.
+    (docs/open_questions.md section 5). "Least": the first on the family's path where
+    ``z . x`` is flat (zeros in ``z``), so the members chosen for growing totals are
+    nested. Exact for rational input, float otherwise.
 
     Parameters
     ----------
@@ -1032,7 +1034,9 @@ def delta_northwest(z: Any, lam: Any, delta: Any = 0) -> np.ndarray:
     """The delta-northwest corner ``T*_delta``: cumulative columns
     ``C_l = cumulative_family(z_0 + ... + z_l)``, ``C_(n-1) = 1``.
 
-    It is in ``F_delta[z]`` and minimises every Monge cost (every convex loss
+    ``C_(n-1) = 1`` is imposed, not chosen from the family (whose least member with
+    ``z . x = 1`` need not be all ones when ``z`` ends in zeros). It is in
+    ``F_delta[z]`` and is an optimum of every Monge cost (every convex loss
     ``z_i f(i - j)``) over ``F_delta[z]`` (Theorem A_delta, docs/open_questions.md
     section 5); at ``delta = 0`` it is the northwest corner of
     docs/optimum_of_F.md. Exact for rational ``lam``, ``delta`` and ``z``;

@@ -8,7 +8,8 @@ every column ``j`` the vector ``g_j = W[:, j] - u - v_j z`` is non-negative on
 the cone ``C = {t >= 0 : t_(i+1) / t_i in [1/lam, lam]}``. The extreme rays of
 ``C`` are the eps-scales (the paper's Lemma 1), so the test is
 ``min_h sum_i g_j(i) lam^(h_i) >= 0`` over lattice walks ``h`` (``h_0 = 0``,
-steps of +-1). That minimum is a backward recursion, ``O(n)`` per column:
+steps of +-1). That minimum is a backward recursion, ``O(n)`` arithmetic
+operations per column:
 ``Q_(n-1) = g(n-1)``, ``Q_i = g(i) + min(lam Q_(i+1), Q_(i+1) / lam)``
 (:func:`cone_minimum`). Weak duality: a feasible ``(u, v)`` proves
 ``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for every ``T'`` in F; equality with
@@ -129,7 +130,8 @@ def cone_minimum(g: Any, lam: Any) -> tuple[Fraction, tuple[int, ...]]:
 
     ``g . t >= 0`` for every ``t`` in the cone ``C`` of eps-DP columns iff this
     minimum is ``>= 0``: the extreme rays of ``C`` are the eps-scales (Lemma 1,
-    docs/optimum_of_F.md). Backward recursion, ``O(n)``. Returns the minimum
+    docs/optimum_of_F.md). Backward recursion, ``O(n)`` arithmetic operations.
+    Returns the minimum
     and the pattern (steps ``+1``/``-1``) of a walk attaining it.
 
     Parameters
@@ -259,9 +261,10 @@ def _rho_sums(x: list, rho: fmpq) -> list:
 
 
 def _crossings(zq: list, rho: fmpq) -> list[int]:
-    """``m*_l`` for ``l = 0 .. n-2``: the single-peaked scale at which the northwest
-    plan crosses from column ``l`` to ``l + 1`` (the first ``m`` whose cumulative
-    supply ``sum_(k<=m) w_k alpha_k`` reaches ``z_0 + .. + z_l``)."""
+    """``m*_l`` for ``l = 0 .. n-2`` (docs/optimum_of_F.md section 1): the least ``m``
+    whose cumulative supply ``S_m = sum_(k<=m) w_k alpha_k`` reaches ``Z_l = z_0 + ..
+    + z_l``, the single-peaked scale at which the northwest plan crosses from column
+    ``l`` to the next column with ``z_j > 0`` (``m*_l = m*_(l-1)`` when ``z_l = 0``)."""
     n = len(zq)
     if n == 1:
         return []
@@ -362,8 +365,9 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     W[:, l+1]``, ``mu_l = D_l . s_m* / z . s_m*`` and ``y_l = D_l - mu_l z``.
     Then ``v_j = sum_(l >= j) mu_l`` and ``u = W[:, n-1] - sum_l b_l`` with
     ``b_l(i) = -y_l(i)`` for ``i < m*_l``, ``b_l(m*_l) = sum_(k < m*_l)
-    rho^(m*_l - k) y_l(k)``. Feasible for every Monge cost (Theorem A of
-    docs/optimum_of_F.md), with dual value ``<W, T_nw>``. ``O(n^2)``.
+    rho^(m*_l - k) y_l(k)``. Feasible for every Monge cost (Lemma C of
+    docs/optimum_of_F.md), with dual value ``<W, T_nw>``. ``O(n^2)`` arithmetic
+    operations.
 
     Parameters
     ----------

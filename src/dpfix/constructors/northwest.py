@@ -1,4 +1,4 @@
-"""The northwest-corner split of the geometric mechanism: the optimum of F (Theorem A).
+"""The northwest-corner split of the geometric mechanism: an optimum of F (Theorem A).
 
 A mechanism ``T = Sigma A`` with ``A >= 0`` (``Sigma``: the single-peaked scales)
 is eps-DP by construction, and it lies in F iff ``A 1 = alpha`` (``Sigma alpha
@@ -9,8 +9,10 @@ The ``I_m`` increase in the likelihood-ratio order, so for ``W[i, j] = z_i
 f(i - j)`` with ``f`` convex the cost is Monge and the northwest-corner plan
 is optimal among these mechanisms (proved). Equivalently ``T = G R``: the
 truncated geometric mechanism ``G = Sigma diag(alpha)`` followed by the
-monotone, z-preserving remapping ``R`` that spreads scale ``m`` over
-consecutive columns. It is optimal over all of F for every Monge cost, so for
+monotone, z-preserving remapping ``R`` that spreads scale ``m`` over columns
+consecutive among those with ``z_j > 0`` (columns with ``z_j = 0`` get nothing:
+for ``z = (1/2, 0, 1/2)`` a scale is split over columns 0 and 2). It is an
+optimum over all of F for every Monge cost, so for
 every convex loss at once (Theorem A of docs/optimum_of_F.md, proved: the
 northwest corner has the largest joint CDF in F), which answers the paper's
 open question of Section 7 for convex losses; for non-convex losses (zero-one,
@@ -178,11 +180,12 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None) -> Me
 
     ``T = Sigma A`` with ``A`` the northwest-corner plan of the transportation
     problem of docs/open_questions.md section 4: single-peaked scale ``m`` (the
-    building blocks of Algorithm 2, Theorems 7-8) is spread over consecutive
-    columns until each column ``j`` has received ``z_j``. It has the least
+    building blocks of Algorithm 2, Theorems 7-8) is spread over columns
+    consecutive among those with ``z_j > 0`` until each column ``j`` has received
+    ``z_j``. It has the least
     count error over all of F for every convex loss at once (Theorem A,
     docs/optimum_of_F.md; :func:`dpfix.certify.certify_optimal` certifies it
-    exactly). ``O(n^2)``.
+    exactly). ``O(n^2)`` arithmetic operations.
 
     Parameters
     ----------
