@@ -28,7 +28,7 @@ and the analogue of Psi and R_U, R_F: **truncated scales** (an eps-scale on an
 interval of counts, zero outside; :func:`truncated_scales`), each with a cost in
 every pair and order (its jump at the interval's ends), :func:`RU_delta`,
 :func:`RF_delta`, :func:`psi_delta_map`. The delta-northwest corner
-:func:`delta_northwest` is the optimum over ``F_delta`` for every convex loss
+:func:`delta_northwest` is an optimum over ``F_delta`` for every convex loss
 (Theorem A_delta of docs/open_questions.md section 5), and :func:`lp_optimum_delta`
 computes the LP optimum exactly (cdd, small ``n``) or with HiGHS (lifted form).
 """
@@ -754,7 +754,9 @@ def tight_budgets(T: Any, lam: Any, delta: Any) -> list[bool]:
 def column_pieces(T: Any, lam: Any, delta: Any) -> list[list[tuple[int, int]]]:
     """Per column, its pieces: the intervals ``[p, q]`` of the components of the graph
     on its positive entries with an edge ``i - 1 -- i`` when the ratio is exactly
-    ``lam`` or ``1/lam`` in an order whose budget is tight (:func:`tight_budgets`).
+    ``lam`` or ``1/lam``: ``T[i-1, j] = lam T[i, j]`` with the budget of ``(i-1, i)``
+    tight, or ``T[i, j] = lam T[i-1, j]`` with that of ``(i, i-1)`` tight
+    (:func:`tight_budgets`; at ``delta = 0`` every budget is ``0 = delta``, tight).
 
     On a piece the column is a multiple of a truncated scale. Theorem 2_delta
     (docs/open_questions.md section 5): ``T`` is extreme iff the pieces' amounts are
