@@ -3,7 +3,7 @@
 Every case runs the exact path (rational lam, Fractions end to end) and checks:
 the result is in F[z] exactly (rows sum to 1, z T = z, every column
 eps-neighbour-indistinguishable); it is extreme, i.e. the constraints of F active
-at T have exact rank n^2 (MATH.md section 4), with dpfix.polytopes as a second
+at T have exact rank n^2 (docs/math_notes.md section 3), with dpfix.polytopes as a second
 opinion when that module is present; the number of passes (scale additions) is
 at most |P| + n - 1 (Theorem 5's count; P = {j : z_j > 0}); and Psi B = T for
 the recorded scale representation B >= 0 (Theorem 3). Cases: the standard

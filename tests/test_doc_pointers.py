@@ -5,8 +5,9 @@ commands point to them as ``dpfix docs NAME``. Checked on the built wheel: every
 pointer in a user-visible string of the command line (help texts, printed
 messages) names a page that the wheel holds, never a bare ``docs/...`` path;
 every ``docs/NAME.md`` anywhere in ``src/`` ships; every cited section
-("docs/NAME.md section K") exists; and no source file cites a document outside
-the project (``MATH.md``, ``../shared/docs``, the paper's seed folder).
+("docs/NAME.md section K") exists; and no source file, documentation page,
+proof check, notebook or benchmark cites a document outside the project
+(``MATH.md``, ``../shared/docs``, the paper's seed folder).
 """
 
 from __future__ import annotations
@@ -132,8 +133,10 @@ def test_cited_sections_exist():
 
 
 def test_no_source_cites_a_document_outside_the_project():
-    for path in sorted(SRC.rglob("*")):
-        if path.suffix not in (".py", ".md", ".txt") or "egg-info" in str(path):
+    paths = [*SRC.rglob("*"), *(ROOT / "docs").glob("*.md"), *(ROOT / "proofs_checks").glob("*.py"),
+             *(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "benchmarks").glob("*.py")]
+    for path in sorted(paths):
+        if path.suffix not in (".py", ".md", ".txt", ".ipynb") or "egg-info" in str(path):
             continue
         text = path.read_text(encoding="utf-8")
         for bad in ("MATH.md", "../shared/docs", "shared/seeds"):

@@ -1,4 +1,4 @@
-"""The polytopes U, F[z], R_F, R_U (MATH.md sections 3 and 4): hand-derived answers,
+"""The polytopes U, F[z], R_F, R_U (docs/math_notes.md sections 2, 3): hand-derived answers,
 brute-force vertex enumeration, and the paper's structural results as properties."""
 
 from collections import Counter
