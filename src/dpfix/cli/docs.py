@@ -26,9 +26,7 @@ def docs_folder() -> Path:
     >>> (docs_folder() / "optimum_of_F.md").is_file()
     True
     """
-    import dpfix
-
-    package = Path(dpfix.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the dpfix package folder
     installed = package / "docs"
     if installed.is_dir():
         return installed
