@@ -1026,6 +1026,9 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
         raise ValueError("order: 'key' needs the key columns (--key)")
     if order == "input":
         return None
+    perm = order_source(seed).permutation(len(table.counts))
+    if order == "shuffled":
+        return perm
     pd = require("pandas")
 
     if table.kind == "csv":
@@ -1035,9 +1038,6 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
                              for j, c in enumerate(key)})
     else:
         keys = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(key)})
-    perm = order_source(seed).permutation(len(keys))
-    if order == "shuffled":
-        return perm
     shuffled = keys.iloc[perm].reset_index(drop=True)
     try:
         ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
