@@ -1011,7 +1011,7 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
     --------
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = p.write_text("name,k\nb,3\nc,0\na,1\n")
+    >>> _ = p.write_text("name,k\\nb,3\\nc,0\\na,1\\n")
     >>> row_order(read_counts(p, "k"), "key", ["name"]).tolist()
     [2, 0, 1]
     >>> sorted(row_order(read_counts(p, "k"), "shuffled", seed=0).tolist())
