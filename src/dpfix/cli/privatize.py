@@ -3,9 +3,10 @@
 ``dpfix privatize INPUT --column COL --epsilon 1 --upper 50 --out OUTPUT`` runs
 the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on a column
 of a CSV or Parquet table (or on several: ``--column A --column B``) and
-writes the privatized columns, rows in the same order, with the columns named
-by ``--key`` and ``--keep``. ``--demo`` runs it on the package's own synthetic
-table and, when the shared data folder exists, on the county homicides.
+writes the privatized columns with the columns named by ``--key`` and
+``--keep``, rows in key order or shuffled (``--order``). ``--demo`` runs it on
+the package's own synthetic table and, when the shared data folder exists, on
+the county homicides.
 
 Decisions
 ---------
@@ -56,9 +57,22 @@ Decisions
   suffix, whatever the input (CSV cells stay text in Parquet); ``--sep``
   sets a CSV table's separator (kept on output); ``-`` reads standard input
   (a CSV table or histogram) and writes standard output (CSV, only once every
-  other output is complete; the summary then goes to stderr). ``--upper``
+  other output is in place, since standard output cannot be taken back: a
+  failure or a signal while it is streamed says that standard output received
+  a partial table; the summary then goes to stderr). ``--upper``
   goes up to :data:`MAX_UPPER_STRUCTURED` for the constructors drawn as
   ``G R`` without ``T``.
+- **Outputs are regular files.** An existing output path that is not a
+  regular file (a device, a FIFO, a socket, a symbolic link) is refused at the
+  start, even with ``--force`` (:func:`dpfix.io.not_a_regular_file`). The
+  confidential report is created with mode 0600 (or the stricter mode of the
+  file it replaces).
+- **Row order** (``--order``). The input's order may follow the confidential
+  data, so by default the rows come sorted by the ``--key`` columns (equal
+  keys in random order) or, without keys, in a secure random order (with
+  ``--seed``: reproducible); ``--order input`` keeps the input's order. The
+  report's ``row_order`` says which (:func:`dpfix.io.row_order`; with
+  ``--engine dask``: partitions and the rows within each shuffled, or input).
 - **Several columns in one run** (issue 12): ``--column A --column B``. Each
   column is privatized on its own (its own stage 1, target, mechanism and
   randomness), so the release is ``(sum of the columns' eps)``-DP by
