@@ -234,6 +234,23 @@ def test_stdout_gets_nothing_when_a_later_commit_step_fails(table, tmp_path, cap
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
 
+def test_ctrl_c_right_after_the_commit_says_stdout_received_nothing(table, tmp_path, capsys,
+                                                                    monkeypatch):
+    from dpfix.io import StagedFiles
+
+    commit = StagedFiles.commit
+
+    def then_interrupted(self):  # a signal held during the moves is raised after them
+        commit(self)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(StagedFiles, "commit", then_interrupted)
+    rep = tmp_path / "r.json"
+    rc, out, err = cli(capsys, *run_args(table, tmp_path, "--out", "-", "--report", rep))
+    assert rc == 130 and out == "" and err.count("\n") == 1
+    assert err.endswith(f"standard output received nothing; the other outputs are complete "
+                        f"and in place ({rep})\n")
+
+
 @posix
 def test_sigterm_while_streaming_says_stdout_is_partial(tmp_path):
     src = tmp_path / "big.csv"

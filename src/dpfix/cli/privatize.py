@@ -788,6 +788,13 @@ def _commit(staged: Any, say: Any) -> None:
     staged.commit()
 
 
+def _in_place(committed: list[Path]) -> str:
+    """``"; the other outputs are complete and in place (...)"``, or ``""`` without any."""
+    if not committed:
+        return ""
+    return f"; the other outputs are complete and in place ({', '.join(map(str, committed))})"
+
+
 def _stream(table: Path, committed: list[Path]) -> None:
     """Copy the staged table to standard output, after every other output is in place.
 
@@ -795,9 +802,8 @@ def _stream(table: Path, committed: list[Path]) -> None:
     is streamed leaves a partial table there, and the message says so (with the
     other outputs, complete and in place), never "nothing written".
     """
-    others = (f"; the other outputs are complete and in place ({', '.join(map(str, committed))})"
-              if committed else "")
-    partial = f"standard output received a partial table (it cannot be taken back){others}"
+    partial = ("standard output received a partial table (it cannot be taken back)"
+               + _in_place(committed))
     try:
         with open(table, "rb") as f:
             while chunk := f.read(1 << 16):
@@ -974,9 +980,15 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                           file=sys.stderr if to_stdout else None,
                           names=[c.name for c in columns])
             _warn(columns[0].seed, args.quiet)
-        _commit(staged, say)
-        if to_stdout:  # every other output is in place: only now the table, which
-            _stream(Path(out), [p for p in staged.committed if p != Path(out)])  # stays
+        try:
+            _commit(staged, say)
+        except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
+            if to_stdout and staged.committed:
+                exc.outcome = "standard output received nothing" + _in_place(
+                    [p for p in staged.committed if p != Path(out)])
+            raise
+        if to_stdout:  # every other output is in place: only now the table, which stays
+            _stream(Path(out), [p for p in staged.committed if p != Path(out)])
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
