@@ -23,8 +23,10 @@ Decisions
   header line): its ``N = sum(number)`` rows are never materialised; the
   histogram of the privatized counts is written in the same format. The first
   line is a header exactly when one of its cells is empty or not a number
-  (``count,number``, ``,0``); a line of numbers (``0.0,5``) is data.
-  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.read_histogram`).
+  (``count,number``, ``,0``); a line of numbers (``0.0,5``, ``"0","300"``,
+  ``0,300,``: quotes and a trailing separator do not count) is data.
+  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.read_histogram`);
+  a first line of numbers is never copied to the output as a header.
 - **Nothing derived from the true data without noise is printed or written**,
   except to ``--confidential-report`` (:mod:`dpfix.reports`). ``N`` and
   ``n = upper + 1`` are public.
@@ -1117,8 +1119,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="with --histogram: the first line is (--header) or is not (--no-header) "
                         "a header. Default: a header exactly when one of its cells is empty or "
-                        "not a number (count,number or ,0); a line of numbers such as 0.0,5 "
-                        "is data")
+                        "not a number (count,number or ,0); a line of numbers such as 0.0,5, "
+                        "\"0\",\"300\" or 0,300, is data (quotes and a trailing separator do "
+                        "not count) and is never copied to the output as a header")
     names = {r: ", ".join(k for k, v in EPSILON_RANGE.items() if v == r)
              for r in EPSILON_RANGE.values()}
     ranges = "; ".join(f"{lo:g} to {hi:g} for {who}" for (lo, hi), who in names.items())
