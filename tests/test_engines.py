@@ -102,10 +102,10 @@ def test_a_partition_failing_while_drawn_leaves_no_output(dataset, tmp_path, mon
     folder, _ = dataset
     real = E._draw
 
-    def fail_third(frame, column, upper, sampler, seed, path):
+    def fail_third(frame, column, upper, sampler, seed, path, *rest):
         if path.endswith("part-00002.parquet"):
             raise OSError("disk full (simulated)")
-        return real(frame, column, upper, sampler, seed, path)
+        return real(frame, column, upper, sampler, seed, path, *rest)
     monkeypatch.setattr(E, "_draw", fail_third)
     with dask.config.set(scheduler="synchronous"), pytest.raises(OSError, match="disk full"):
         privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "out", seed=0)

@@ -62,7 +62,8 @@ def test_crime_data_end_to_end(tmp_path, capsys):
     out, rep, conf, png = (tmp_path / f for f in ("o.csv", "r.json", "c.json", "p.png"))
     rc, stdout, err = cli(capsys, "privatize", src, "--column", "MURDER", "--epsilon", "1",
                           "--upper", "50", "--out", out, "--report", rep, "--plot", png,
-                          "--confidential-report", conf, "--quiet", "--key", "county_name")
+                          "--confidential-report", conf, "--quiet", "--key", "county_name",
+                          "--order", "input")
     assert rc == 0 and err == "" and digest(src) == before
     a, b = rows(src), rows(out)
     col, name = a[0].index("MURDER"), a[0].index("county_name")
@@ -173,16 +174,17 @@ def test_parquet_keeps_dtypes(tmp_path, capsys):
     frame.to_parquet(src)
     out = tmp_path / "o.parquet"
     rc, _, err = cli(capsys, "privatize", src, "--column", "k", "--epsilon", "1",
-                     "--upper", "5", "--out", out, "--seed", "0", "--quiet",
+                     "--upper", "5", "--out", out, "--seed", "0", "--quiet", "--order", "input",
                      *[x for c in "fsc" for x in ("--keep", c)])
     assert rc == 0, err
     got = pd.read_parquet(out)
-    pd.testing.assert_frame_equal(got.drop(columns="k"), frame.drop(columns="k"))
+    pd.testing.assert_frame_equal(got.drop(columns="k"),
+                                  frame.drop(columns="k").reset_index(drop=True))
     assert got["k"].dtype == np.int32 and got["k"].between(0, 5).all()
 
 
-@pytest.mark.parametrize("dtype, written", [("Int64", "Int64"), ("UInt8", "UInt8"),
-                                            ("Float64", "Float64"), ("int8", "int8"),
+@pytest.mark.parametrize("dtype, written", [("Int64", "int64"), ("UInt8", "uint8"),
+                                            ("Float64", "float64"), ("int8", "int8"),
                                             ("string", "int64"), (object, "int64")])
 def test_parquet_privatized_column_dtype(dtype, written, tmp_path, capsys):
     pytest.importorskip("pyarrow")
@@ -780,8 +782,8 @@ def test_histogram_first_line_of_numbers_is_data(flag, total, tmp_path, capsys):
     rc, _, err = cli(capsys, *argv)
     assert rc == 0, err
     lines = (tmp_path / "o.csv").read_text().splitlines()
-    assert (lines[0] == "0.0,5") is (flag == "--header")
-    assert sum(int(x.split(",")[1]) for x in lines[flag == "--header":]) == total
+    assert "0.0,5" not in lines  # a row of counts is never copied as a header
+    assert sum(int(x.split(",")[1]) for x in lines) == total
 
 
 def test_header_option_needs_a_histogram(table, tmp_path, capsys):
@@ -819,7 +821,7 @@ def test_output_holds_only_the_privatized_and_declared_columns(table, tmp_path, 
                                                                         "note"]
     out2, rep2 = tmp_path / "o2.csv", tmp_path / "r2.json"
     argv = base(table, tmp_path, "--out", out2, "--report", rep2, "--keep", "note",
-                "--key", "name")
+                "--key", "name", "--order", "input")
     rc, _, err = cli(capsys, "privatize", *argv)
     assert rc == 0, err
     a, b = rows(table), rows(out2)
@@ -857,7 +859,7 @@ def test_structured_constructors_take_a_large_upper_without_T(table, tmp_path, c
 def test_csv_in_parquet_out_and_back(table, tmp_path, capsys):
     pq = tmp_path / "o.parquet"
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--out", pq, "--key", "name",
-                                                 "--keep", "code"))
+                                                 "--keep", "code", "--order", "input"))
     assert rc == 0, err
     got = pd.read_parquet(pq)
     src = pd.read_csv(table, dtype=str, keep_default_na=False)
@@ -1071,7 +1073,7 @@ def test_several_columns_parquet_keeps_dtypes(tmp_path, capsys):
     assert rc == 0, err
     got = pd.read_parquet(out)
     assert list(got.columns) == ["a", "b"]
-    assert got["a"].dtype == np.int16 and str(got["b"].dtype) == "Int64"
+    assert got["a"].dtype == np.int16 and str(got["b"].dtype) == "int64"  # no pandas metadata
     back = tmp_path / "o.csv"  # CSV in, Parquet out: both privatized columns as int64
     rc, _, err = cli(capsys, "privatize", src, "--column", "a", "--column", "b", "--epsilon",
                      "1", "--upper", "9", "--out", back, "--seed", "0", "--quiet", "--keep",

@@ -15,9 +15,18 @@
    the seed and the partitioning; not for release);
 4. the output is a Parquet dataset, one file per partition, holding the
    privatized column and the columns named by ``key`` and ``keep`` (the
-   others are not private and are dropped). It is written to a temporary
-   folder beside ``out`` and renamed at the end: a failing partition leaves no
-   output dataset.
+   others are not private and are dropped) and nothing of the input's
+   metadata (no index, no ``attrs``, no schema metadata:
+   :func:`dpfix.io.write_parquet`). It is written to a temporary folder
+   beside ``out`` and renamed at the end: a failing partition leaves no
+   output dataset;
+5. **row order** (``order``): ``"shuffled"`` (default) writes the partitions'
+   files in a uniformly random order and the rows of each partition in a
+   uniformly random order (:meth:`dpfix.sampling.RandomSource.permutation`,
+   secure, or with ``seed`` reproducible); it is not a uniform permutation of
+   all rows: which rows share a partition follows the input's partitioning.
+   ``"input"`` keeps the input's order. A global sort by key is not done
+   (key order per partition is no global order), so ``"key"`` is refused.
 
 The tasks run on whatever Dask scheduler is active: the local threads by
 default, a ``dask.distributed`` cluster when a ``Client`` is set up
@@ -35,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.io import counts_of
+from dpfix.io import ORDER_SEED_CHILD, counts_of, write_parquet
 from dpfix.numeric import require
 from dpfix.pipeline import PrivatizedCounts, complete_no_split, histogram, privatize_counts
 from dpfix.sampling import SeededSource, random_source
@@ -84,9 +93,19 @@ def _drawn(out: np.ndarray, counts: np.ndarray, upper: int) -> tuple[np.ndarray,
         float((diff ** 2).sum())
 
 
+def _write(frame: Any, path: str, shuffle: Any) -> None:
+    """Write a partition (its columns only, :func:`dpfix.io.write_parquet`); ``shuffle``:
+    None keeps its rows' order, else the seed of their permutation (``False``: secure)."""
+    if shuffle is not None:
+        frame = frame.iloc[_source(shuffle or None).permutation(len(frame))]
+    write_parquet(frame.reset_index(drop=True), path)
+
+
 def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any],
-          seeds: list[Any], path: str) -> list[tuple[np.ndarray, float, float]]:
-    """Privatize one partition's columns, write it to ``path``; for each, :func:`_drawn`."""
+          seeds: list[Any], path: str, shuffle: Any = None) -> list[tuple[np.ndarray, float,
+                                                                        float]]:
+    """Privatize one partition's columns, write it to ``path`` (rows shuffled by
+    ``shuffle``, :func:`_write`); for each, :func:`_drawn`."""
     pd = require("pandas")
 
     frame = frame.copy()
@@ -96,14 +115,15 @@ def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any]
         out = sampler.sample(counts, _source(seed))
         frame[c] = pd.Series(out, index=frame.index, dtype="int64")
         drawn.append(_drawn(out, counts, u))
-    frame.to_parquet(path)
+    _write(frame, path, shuffle)
     return drawn
 
 
 def _remap(frame: Any, path: str, columns: list[str], uppers: list[int], remaps: list[Any],
-           seeds: list[Any]) -> list[tuple[np.ndarray, float, float]]:
-    """Remap every column's released ``y`` in place (the partition's temporary file); for
-    each, :func:`_drawn` against the partition's counts (``frame``, read again)."""
+           seeds: list[Any], shuffle: Any = None) -> list[tuple[np.ndarray, float, float]]:
+    """Remap every column's released ``y`` in place (the partition's temporary file, rows
+    shuffled by ``shuffle``); for each, :func:`_drawn` against the partition's counts
+    (``frame``, read again)."""
     pd = require("pandas")
 
     written = pd.read_parquet(path)
@@ -113,8 +133,20 @@ def _remap(frame: Any, path: str, columns: list[str], uppers: list[int], remaps:
         out = remap.apply(written[c].to_numpy(dtype=np.int64), _source(seed))
         written[c] = pd.Series(out, index=written.index, dtype="int64")
         drawn.append(_drawn(out, counts, u))
-    written.to_parquet(path)
+    _write(written, path, shuffle)
     return drawn
+
+
+def _order_seeds(order: str, seed: Any, parts: int) -> tuple[np.ndarray, list[Any]]:
+    """The files' positions (a permutation of the partitions) and each partition's
+    ``shuffle`` argument of :func:`_write` (None for the input's order)."""
+    if order == "input":
+        return np.arange(parts), [None] * parts
+    if seed is None:
+        return _source(None).permutation(parts), [False] * parts
+    base = np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)[ORDER_SEED_CHILD]
+    kids = base.spawn(parts + 1)
+    return _source(kids[-1]).permutation(parts), kids[:-1]
 
 
 def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]]:
@@ -129,6 +161,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
                       *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
                       seed: int | None | list[int | None] = None,
                       delta: float | None | list[float | None] = None,
+                      order: str = "shuffled",
                       **options: Any) -> PrivatizedCounts | list[PrivatizedCounts]:
     """Privatize columns of a partitioned dataset with Dask; write a Parquet dataset.
 
@@ -154,6 +187,11 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         generator per partition): not for release. One per column for several.
     delta : float or list, optional
         :func:`privatize_counts`' ``delta`` (one per column for several).
+    order : str
+        ``"shuffled"`` (default: the files of the partitions in a uniformly
+        random order, the rows of each partition in a uniformly random order;
+        with ``seed``, the first column's, reproducible) or ``"input"`` (the
+        input's order). ``"key"`` is refused: no global sort is done.
     **options
         Passed to :func:`dpfix.pipeline.privatize_counts` (constructor, split,
         framework, ...). The one-stage and hybrid frameworks (docs/no_split.md)
@@ -205,6 +243,10 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     for c in columns:
         if c in key + keep:
             raise ValueError(f"key/keep: {c!r} is a privatized column")
+    if order not in ("shuffled", "input"):
+        raise ValueError(f"order: {order!r}: the Dask engine writes the partitions "
+                         "independently and does not sort the dataset by key; use 'shuffled' "
+                         "or 'input'")
     framework = options.get("framework", "two-stage")
     if framework != "two-stage" and options.get("remap") == "quantile":
         raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
@@ -223,20 +265,23 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     pairs = [_partition_seeds(s, len(parts)) for s in seeds]
     draw_seeds = [[pairs[t][0][i] for t in range(k)] for i in range(len(parts))]
     remap_seeds = [[pairs[t][1][i] for t in range(k)] for i in range(len(parts))]
+    positions, shuffles = _order_seeds(order, seeds[0], len(parts))
+    two_stage = framework == "two-stage"  # else the rows are shuffled by the second pass
     temp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
-    paths = [str(temp / f"part-{i:05d}.parquet") for i in range(len(parts))]
+    paths = [str(temp / f"part-{int(positions[i]):05d}.parquet") for i in range(len(parts))]
     try:
         drawn = dask.compute(*[
             delayed(_draw)(p, columns, uppers, [r.stage2 for r in results], draw_seeds[i],
-                           paths[i])
+                           paths[i], shuffles[i] if two_stage else None)
             for i, p in enumerate(parts)])
-        if framework != "two-stage":  # drawn was y: estimate the targets, then remap
+        if not two_stage:  # drawn was y: estimate the targets, then remap
             results = [complete_no_split(r, np.sum([d[t][0] for d in drawn], axis=0))
                        for t, r in enumerate(results)]
             drawn = dask.compute(*[
                 delayed(_remap)(p, paths[i], columns, uppers,
-                                [r.stage2.remap for r in results], remap_seeds[i])
+                                [r.stage2.remap for r in results], remap_seeds[i],
+                                shuffles[i])
                 for i, p in enumerate(parts)])
         os.rename(temp, out)  # the dataset appears whole, or not at all
     except BaseException:

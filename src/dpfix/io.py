@@ -12,7 +12,9 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   which keeps what is needed to write the table back (:class:`TableInput`);
 - the privatized table written in the input's format (:func:`write_counts`):
   a CSV is rewritten cell for cell except the privatized column, a Parquet
-  file keeps its dtypes;
+  file keeps its dtypes but none of the input's metadata (no index, no
+  ``attrs``, no schema metadata: :func:`write_parquet`); its rows in an
+  order that does not depend on the confidential data (:func:`row_order`);
 - staged atomic writing (:class:`StagedFiles`): every output goes to a
   temporary file beside its destination and all of them are moved into place
   together, so a failure leaves no partial output (see the class for the
@@ -30,10 +32,12 @@ Inputs are strict:
   with a fraction (:func:`non_count_type`, :func:`parquet_logical_type`);
 - **the header rule of a histogram file**: the first line is a header exactly
   when one of its comma-separated cells is empty or is not a number
-  (``count,number``, ``,0``); a line of numbers only (``0,5``, ``0.0,5``) is
+  (``count,number``, ``,0``); a line of numbers only (``0,5``, ``0.0,5``,
+  ``"0","300"``, ``0,300,``: quotes and a trailing separator do not count) is
   data and is read or refused as such, never dropped. ``header=True``/``False``
   (``dpfix privatize --header``/``--no-header``) decide instead
-  (:func:`read_histogram`, :func:`histogram_line_is_data`).
+  (:func:`read_histogram`, :func:`histogram_line_is_data`); only a header by
+  the rule is ever copied to the output.
 
 pandas (and pyarrow for Parquet) are imported only when a table is read; without
 them the error names the ``production`` extra (:func:`dpfix.numeric.require`).
@@ -50,6 +54,7 @@ import os
 import re
 import secrets
 import signal
+import stat
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,7 +71,9 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
            "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
-           "parquet_logical_type", "histogram_line_is_data", "other_columns"]
+           "parquet_logical_type", "histogram_line_is_data", "histogram_cells", "other_columns",
+           "write_parquet", "ROW_ORDERS", "ORDER_SEED_CHILD", "row_order", "order_source",
+           "not_a_regular_file"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -510,24 +517,50 @@ def histogram_line_is_data(line: str) -> bool:
     """Whether a histogram file's first line may be data, by the header rule.
 
     The rule (``dpfix privatize --histogram``; ``--header``/``--no-header``
-    override it): the first line is a header exactly when one of its
-    comma-separated cells is empty or is not a number. A line of numbers only
-    (``0,5``, ``0.0,5``, even ``0.5,5``) is data, and is then read (or refused) as
-    a row ``count,number``; it is never dropped because a value is odd.
+    override it): the first line is a header exactly when one of its cells
+    (:func:`histogram_cells`: quotes and a trailing separator do not count) is
+    empty or is not a number. A line of numbers only (``0,5``, ``0.0,5``,
+    ``"0","300"``, ``0,300,``, even ``0.5,5``) is data, and is then read (or
+    refused) as a row ``count,number``; it is never dropped because a value is
+    odd or quoted.
 
     Examples
     --------
     >>> [histogram_line_is_data(x) for x in ("0.0,5", "count,number", ",0", "2.5,1")]
     [True, False, False, True]
+    >>> [histogram_line_is_data(x) for x in ('"0","300"', "0,300,", '"count","number"')]
+    [True, True, False]
+    """
+    cells = histogram_cells(line)
+    return all(_NUMBER_TEXT.fullmatch(c) or c.lower() == "nan" for c in cells)
+
+
+def histogram_cells(line: str) -> list[str]:
+    """The cells of a histogram file's line, as the reader sees them.
+
+    The line is split at commas; one empty last cell (a trailing separator,
+    ``0,300,``) is dropped; each cell is stripped of blanks and then of one
+    pair of enclosing double quotes (``"0"`` is ``0``), as a CSV writer
+    quotes. So a line reads the same, as data or as a header, whatever its
+    quoting or trailing separator.
+
+    Examples
+    --------
+    >>> histogram_cells(' "0" , "300",')
+    ['0', '300']
+    >>> histogram_cells(",0")
+    ['', '0']
     """
     cells = [c.strip() for c in line.split(",")]
-    return all(_NUMBER_TEXT.fullmatch(c) or c.lower() == "nan" for c in cells)
+    if len(cells) > 1 and cells[-1] == "":
+        cells = cells[:-1]
+    return [c[1:-1].strip() if len(c) >= 2 and c[0] == c[-1] == '"' else c for c in cells]
 
 
 def _histogram_row(line: str) -> tuple[int, int]:
     """``(count, number)`` of a ``count,number`` line, exactly (:func:`parse_count`);
     ValueError without the line's position."""
-    cells = line.split(",")
+    cells = histogram_cells(line)
     if len(cells) != 2:
         raise ValueError(f"expected 'count,number', got {line!r}")
     i, m = (_histogram_cell(c, what, line) for c, what in zip(cells, ("count", "number"),
@@ -558,8 +591,12 @@ def read_histogram(path: str | Path, with_header: bool = False,
 
     **Header rule.** With ``header=None`` the first non-blank line is a header
     exactly when it cannot be data: one of its cells is empty or is not a
-    number (:func:`histogram_line_is_data`). ``header=True`` always skips the
-    first line, ``header=False`` always reads it as data.
+    number (:func:`histogram_line_is_data`; quotes around a cell and a
+    trailing separator do not count, on every line: :func:`histogram_cells`).
+    ``header=True`` always skips the first line, ``header=False`` always reads
+    it as data. A skipped first line is returned (to be copied to the output)
+    only when it is a header by the rule: a line of numbers skipped by
+    ``header=True`` may be a true row of counts, so it is returned as None.
 
     Parameters
     ----------
@@ -605,8 +642,9 @@ def read_histogram(path: str | Path, with_header: bool = False,
             continue
         if first:
             first = False
-            if header or (header is None and not histogram_line_is_data(line)):
-                head = line
+            is_data = histogram_line_is_data(line)
+            if header or (header is None and not is_data):
+                head = None if is_data else line  # never a row of counts into the output
                 continue
         try:
             i, m = _histogram_row(line)
@@ -764,10 +802,9 @@ def parquet_logical_type(path: Path, column: str) -> str | None:
 
 
 def _read_parquet(path: Path, columns: list[str]) -> TableInput:
-    pd = require("pandas")
-
-    try:
-        frame = pd.read_parquet(path)
+    require("pandas")
+    try:  # the file's columns as stored: an index is a column, pandas' metadata is ignored
+        frame = require("pyarrow.parquet").read_table(path).to_pandas(ignore_metadata=True)
     except ImportError:
         raise ValueError("reading Parquet needs pyarrow, which comes with the production "
                          "extra: pip install 'dpfix[production]'") from None
@@ -918,8 +955,127 @@ def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
     return [(col, r) for (_, col, _), r in zip(privatized, results, strict=True)]
 
 
+#: The orders of the output's rows (:func:`row_order`).
+ROW_ORDERS = ("key", "shuffled", "input")
+#: The order's generator with a seed: child ``ORDER_SEED_CHILD`` of ``SeedSequence(seed)``
+#: (the pipeline uses children 0-2, the Dask engine's partitions child 3).
+ORDER_SEED_CHILD = 4
+
+
+def order_source(seed: Any) -> Any:
+    """The randomness of the output's row order: the operating system's CSPRNG, or with
+    ``seed`` a generator of child :data:`ORDER_SEED_CHILD` of ``SeedSequence(seed)``
+    (reproducible, independent of the samplers' streams; not for release)."""
+    from dpfix.sampling import random_source
+
+    if seed is None:
+        return random_source(None)
+    return random_source(np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)
+                         [ORDER_SEED_CHILD])
+
+
+def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) -> Any:
+    """The order of the output's rows, as positions of the input's rows (None: as read).
+
+    The input's order may follow the confidential data (a table sorted by a
+    rate computed from a dropped column), so by default it is not kept:
+
+    - ``"key"``: sorted by the ``key`` columns (the first, then the next, ...),
+      a CSV table's cells compared as text (code point order), a Parquet
+      table's by value (missing values last). Rows with equal keys
+      (duplicates) come in a uniformly random order: the rows are shuffled
+      first, then sorted stably;
+    - ``"shuffled"``: a uniformly random permutation
+      (:meth:`dpfix.sampling.RandomSource.permutation`) drawn from
+      :func:`order_source`: the operating system's CSPRNG, or with ``seed``
+      a seeded generator (reproducible, not for release);
+    - ``"input"``: the input's order, kept (None).
+
+    Parameters
+    ----------
+    table : TableInput
+        A CSV or Parquet table (a histogram has no rows to order).
+    order : str
+        One of :data:`ROW_ORDERS`.
+    key : sequence of str
+        The key columns (required for ``"key"``).
+    seed : int, optional
+        Makes the permutation reproducible.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``perm``: output row ``r`` is input row ``perm[r]``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("name,k\\nb,3\\nc,0\\na,1\\n")
+    >>> row_order(read_counts(p, "k"), "key", ["name"]).tolist()
+    [2, 0, 1]
+    >>> sorted(row_order(read_counts(p, "k"), "shuffled", seed=0).tolist())
+    [0, 1, 2]
+    """
+    if order not in ROW_ORDERS:
+        raise ValueError(f"order: {order!r} is not one of {', '.join(ROW_ORDERS)}")
+    key = list(key or [])
+    if table.kind == "histogram":
+        raise ValueError("order: a histogram has no rows to order")
+    if order == "key" and not key:
+        raise ValueError("order: 'key' needs the key columns (--key)")
+    if order == "input":
+        return None
+    perm = order_source(seed).permutation(len(table.counts))
+    if order == "shuffled":
+        return perm
+    pd = require("pandas")
+
+    if table.kind == "csv":
+        header = [str(h) for h in table.frame.iloc[0]]
+        rows = table.frame.iloc[1:]
+        keys = pd.DataFrame({f"k{j}": rows.iloc[:, header.index(c)].to_numpy(dtype=object)
+                             for j, c in enumerate(key)})
+    else:
+        keys = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(key)})
+    shuffled = keys.iloc[perm].reset_index(drop=True)
+    try:
+        ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
+                                      na_position="last").index.to_numpy()
+    except TypeError as exc:
+        raise ValueError(f"--key: the key columns cannot be sorted ({exc}); use --order "
+                         "shuffled") from None
+    return perm[ranked]
+
+
+def write_parquet(frame: Any, dest: str | Path) -> None:
+    """Write ``frame``'s columns to a Parquet file and nothing else.
+
+    No index (a pandas index, or a filtered frame's ``__index_level_0__``,
+    would carry the input's row labels), no ``attrs`` and no schema metadata
+    (pandas' metadata of the input, a writer's key-value metadata): the
+    file's schema holds the column names and types only.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd, pyarrow.parquet as pq
+    >>> f = pd.DataFrame({"k": [1, 2]}, index=["a", "b"])
+    >>> f.attrs["note"] = "secret"
+    >>> p = Path(tempfile.mkdtemp()) / "o.parquet"
+    >>> write_parquet(f, p)
+    >>> pq.read_schema(p).names, pq.read_schema(p).metadata
+    (['k'], None)
+    """
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+
+    t = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(t.replace_schema_metadata(None), dest)
+
+
 def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],
-                 dest: str | Path, keep: Any = None, fmt: str | None = None) -> None:
+                 dest: str | Path, keep: Any = None, fmt: str | None = None,
+                 order: Any = None) -> None:
     """Write the privatized counts in the format of the input ``table``.
 
     A CSV table is written back with only the privatized columns changed (the
@@ -948,7 +1104,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         ``"csv"`` or ``"parquet"`` for a table (default: the input's): a CSV
         table written as Parquet has its kept columns as strings (as read) and
         the privatized column as int64; a Parquet table written as CSV is
-        written by pandas (no index).
+        written by pandas (no index). Parquet is written by
+        :func:`write_parquet` (no index, no metadata of the input).
+    order : numpy.ndarray, optional
+        The rows' order (:func:`row_order`): output row ``r`` is input row
+        ``order[r]``, with its privatized counts; None: the input's order.
 
     Examples
     --------
@@ -970,6 +1130,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         return
     written = _results_by_column(table, result)
     cols = {col for col, _ in written}
+    rows = slice(None) if order is None else np.asarray(order, dtype=np.int64)
     if table.kind == "csv" and fmt == "parquet":
         pd = require("pandas")
 
@@ -981,8 +1142,10 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         for col, r in written:
             name = str(table.frame.iloc[0, col])
             frame[name] = pd.Series(r.counts, index=frame.index, dtype="int64")
-        frame.reset_index(drop=True).to_parquet(dest)
+        write_parquet(frame.iloc[rows].reset_index(drop=True), dest)
     elif table.kind == "csv":
+        pd = require("pandas")
+
         frame = table.frame.copy()
         for col, r in written:
             frame.iloc[1:, col] = r.counts.astype(str)
@@ -990,22 +1153,26 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
             names = set(keep)
             frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
                                    if k in cols or str(h) in names]]
+        if order is not None:  # the header line first, then the data rows in their order
+            frame = pd.concat([frame.iloc[:1], frame.iloc[1:].iloc[rows]])
         frame.to_csv(dest, header=False, index=False, encoding=encoding,
                      lineterminator=table.newline, sep=table.sep)
     else:
         pd = require("pandas")
 
         frame = table.frame.copy()
+        frame.attrs = {}
         for col, r in written:
             dtype = parquet_dtype(frame[col].dtype, r.n)
             frame[col] = pd.Series(r.counts, index=frame.index).astype(dtype)
         if keep is not None:
             names = set(keep)
             frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]
+        frame = frame.iloc[rows].reset_index(drop=True)
         if fmt == "csv":
             frame.to_csv(dest, index=False, encoding=encoding)
         else:
-            frame.to_parquet(dest)
+            write_parquet(frame, dest)
 
 
 #: The signals held back while staged files are created, moved into place or removed:
@@ -1100,6 +1267,15 @@ class StagedFiles:
       SIGKILL (or a power cut) can leave a ``.part`` file; its random name never
       clashes with a later run, which leaves it alone.
 
+    - **regular files only**: a destination that exists and is not a regular
+      file (a device such as ``/dev/null``, a FIFO, a socket, a symbolic link
+      such as ``/dev/stdout``) is refused, with or without ``force``: moving a
+      file onto it would replace the device or the link, not write to it
+      (:func:`not_a_regular_file`);
+    - **confidential files** (:meth:`temp` with ``private=True``) are created
+      with mode 0600 and, replacing a file whose mode is stricter, keep the
+      stricter bits (the intersection with 0600).
+
     Parameters
     ----------
     force : bool
@@ -1132,6 +1308,8 @@ class StagedFiles:
     def __init__(self, force: bool = False) -> None:
         self.force = bool(force)
         self.items: list[tuple[Path, Path, str]] = []
+        #: The temporaries of confidential files (mode 0600 or stricter).
+        self.private: set[Path] = set()
         #: The destinations of the last successful :meth:`commit`.
         self.committed: list[Path] = []
 
@@ -1139,26 +1317,35 @@ class StagedFiles:
     def _where(final: Path, label: str) -> str:
         return f"{label}: {final}" if label else str(final)
 
-    def temp(self, final: str | Path, label: str = "") -> Path:
+    def temp(self, final: str | Path, label: str = "", private: bool = False) -> Path:
         """A new empty temporary file beside ``final``, moved onto it by :meth:`commit`.
 
         ``label`` (an option name such as ``--out``) starts the error messages
-        about this file. Without ``force``, an existing ``final`` is refused here.
+        about this file. Without ``force``, an existing ``final`` is refused here;
+        so is, always, an existing ``final`` that is not a regular file.
+        ``private``: a confidential file, created with mode 0600.
         """
         final = Path(final)
         where = self._where(final, label)
         if final.is_dir():
             raise IsADirectoryError(f"{where} is a folder")
+        odd = not_a_regular_file(final)
+        if odd is not None:
+            raise FileExistsError(f"{where} is {odd}, not a regular file; dpfix writes "
+                                  "regular files only")
         if not self.force and os.path.lexists(final):
             raise FileExistsError(f"{where} exists (use --force to overwrite)")
         with held_signals():
             for _ in range(100):
                 tmp = final.parent / f".{final.name}.{secrets.token_hex(6)}.part"
                 try:
-                    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                                     0o600 if private else 0o666))
                 except FileExistsError:  # a leftover of a killed run: another name
                     continue
                 self.items.append((tmp, final, label))
+                if private:
+                    self.private.add(tmp)
                 return tmp
         raise FileExistsError(f"{where}: no free temporary name in {final.parent}")
 
@@ -1169,12 +1356,21 @@ class StagedFiles:
                                     "does not exist any more")
         if final.is_dir():
             raise IsADirectoryError(f"{where} is a folder")
+        odd = not_a_regular_file(final)
+        if odd is not None:
+            raise FileExistsError(f"{where} is {odd}, not a regular file; dpfix writes "
+                                  "regular files only")
         if not self.force and os.path.lexists(final):
             raise FileExistsError(f"{where} was created during the run (use --force to "
                                   "overwrite)")
 
     def _move(self, tmp: Path, final: Path, label: str) -> tuple[Path, Path | None]:
         """Move one temporary into place; returns ``(final, backup of the replaced file)``."""
+        if tmp in self.private:  # 0600, or the stricter bits of the file it replaces
+            mode = 0o600
+            if os.path.lexists(final):
+                mode &= os.lstat(final).st_mode
+            os.chmod(tmp, mode & 0o777)
         if self.force:
             backup, linked = None, True
             if os.path.lexists(final):
@@ -1252,6 +1448,32 @@ class StagedFiles:
 
     def __exit__(self, *exc: object) -> None:
         self.discard()
+
+
+def not_a_regular_file(path: str | Path) -> str | None:
+    """What ``path`` is when it exists and is neither a regular file nor a folder, else None.
+
+    A symbolic link counts as not regular whatever it points to (``/dev/stdout``
+    is a link): moving a file onto it replaces the link.
+
+    Examples
+    --------
+    >>> not_a_regular_file("/dev/null"), not_a_regular_file(__file__)
+    ('a device', None)
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    for test, what in ((stat.S_ISREG, None), (stat.S_ISDIR, None),
+                       (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return what
+    return "not a regular file"
 
 
 def _quietly(op: Any, *paths: Any) -> None:

@@ -1161,6 +1161,11 @@ def privatize_counts(
         d = None
         eta, topcoded = _check_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
+    if framework != "two-stage" and d is None and draw and N > EXACT_HISTOGRAM_MAX_N:
+        # y = G(x) is drawn exactly for every row (no float fallback): time grows with N
+        raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N}, the most "
+                         f"the {framework} framework draws from a histogram (every row is "
+                         "drawn); use the two-stage framework")
     stage1_seed, stage2_seed, selector_seed = _seeds(seed)
     stage = on_stage or (lambda name: None)
     seconds: dict[str, float] = {}

@@ -3,9 +3,10 @@
 ``dpfix privatize INPUT --column COL --epsilon 1 --upper 50 --out OUTPUT`` runs
 the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on a column
 of a CSV or Parquet table (or on several: ``--column A --column B``) and
-writes the privatized columns, rows in the same order, with the columns named
-by ``--key`` and ``--keep``. ``--demo`` runs it on the package's own synthetic
-table and, when the shared data folder exists, on the county homicides.
+writes the privatized columns with the columns named by ``--key`` and
+``--keep``, rows in key order or shuffled (``--order``). ``--demo`` runs it on
+the package's own synthetic table and, when the shared data folder exists, on
+the county homicides.
 
 Decisions
 ---------
@@ -22,8 +23,10 @@ Decisions
   header line): its ``N = sum(number)`` rows are never materialised; the
   histogram of the privatized counts is written in the same format. The first
   line is a header exactly when one of its cells is empty or not a number
-  (``count,number``, ``,0``); a line of numbers (``0.0,5``) is data.
-  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.read_histogram`).
+  (``count,number``, ``,0``); a line of numbers (``0.0,5``, ``"0","300"``,
+  ``0,300,``: quotes and a trailing separator do not count) is data.
+  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.read_histogram`);
+  a first line of numbers is never copied to the output as a header.
 - **Nothing derived from the true data without noise is printed or written**,
   except to ``--confidential-report`` (:mod:`dpfix.reports`). ``N`` and
   ``n = upper + 1`` are public.
@@ -56,9 +59,22 @@ Decisions
   suffix, whatever the input (CSV cells stay text in Parquet); ``--sep``
   sets a CSV table's separator (kept on output); ``-`` reads standard input
   (a CSV table or histogram) and writes standard output (CSV, only once every
-  other output is complete; the summary then goes to stderr). ``--upper``
+  other output is in place, since standard output cannot be taken back: a
+  failure or a signal while it is streamed says that standard output received
+  a partial table; the summary then goes to stderr). ``--upper``
   goes up to :data:`MAX_UPPER_STRUCTURED` for the constructors drawn as
   ``G R`` without ``T``.
+- **Outputs are regular files.** An existing output path that is not a
+  regular file (a device, a FIFO, a socket, a symbolic link) is refused at the
+  start, even with ``--force`` (:func:`dpfix.io.not_a_regular_file`). The
+  confidential report is created with mode 0600 (or the stricter mode of the
+  file it replaces).
+- **Row order** (``--order``). The input's order may follow the confidential
+  data, so by default the rows come sorted by the ``--key`` columns (equal
+  keys in random order) or, without keys, in a secure random order (with
+  ``--seed``: reproducible); ``--order input`` keeps the input's order. The
+  report's ``row_order`` says which (:func:`dpfix.io.row_order`; with
+  ``--engine dask``: partitions and the rows within each shuffled, or input).
 - **Several columns in one run** (issue 12): ``--column A --column B``. Each
   column is privatized on its own (its own stage 1, target, mechanism and
   randomness), so the release is ``(sum of the columns' eps)``-DP by
@@ -477,8 +493,12 @@ def _method_options(args: argparse.Namespace) -> dict:
 
 def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Path],
                    missing_folders_ok: bool = False) -> None:
-    """Refuse output paths that clash, overwrite an input, or exist without --force (at the
-    start, so that no work is wasted; :class:`dpfix.io.StagedFiles` checks again at the end)."""
+    """Refuse output paths that clash, overwrite an input, exist without --force, or exist
+    and are not regular files (a device, a FIFO, a socket, a symbolic link: even with
+    --force), at the start, before any randomness is drawn, so that no work is wasted;
+    :class:`dpfix.io.StagedFiles` checks again at the end."""
+    from dpfix.io import not_a_regular_file
+
     seen: dict[Path, str] = {}
     for flag, path in outputs.items():
         if path is None:
@@ -491,6 +511,10 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
             raise ValueError(f"{flag}: {path} is the input file; choose another path")
         if not path.parent.is_dir() and not missing_folders_ok:
             raise FileNotFoundError(f"{flag}: folder {path.parent} does not exist")
+        odd = not_a_regular_file(path)
+        if odd is not None:
+            raise ValueError(f"{flag}: {path} is {odd}, not a regular file; dpfix writes "
+                             "regular files only")
         if path.is_dir():
             raise ValueError(f"{flag}: {path} is a folder")
         if path.exists() and not force:
@@ -552,7 +576,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                     read_from: str | Path | None = None, key: list | None = None,
                     keep: list | None = None, sep: str | None = None,
                     budget_rule: str | None = None, epsilon_total: Any = None,
-                    **options: Any) -> list:
+                    order: str | None = None, **options: Any) -> list:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
@@ -564,11 +588,12 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     staged input). ``key`` and ``keep`` name the other columns written
     (declared public); every other column is dropped. ``budget_rule`` and
     ``epsilon_total`` describe the split of the total budget over several
-    columns (the report's ``composition``). Returns the PrivatizedCounts, one
-    per column.
+    columns (the report's ``composition``). ``order`` is the output's row
+    order (:func:`dpfix.io.row_order`; None: ``"key"`` with ``key``, else
+    ``"shuffled"``). Returns the PrivatizedCounts, one per column.
     """
     from dpfix import reports
-    from dpfix.io import is_parquet, other_columns, read_counts, write_counts
+    from dpfix.io import is_parquet, other_columns, read_counts, row_order, write_counts
     from dpfix.pipeline import privatize_counts
 
     start = time.perf_counter()
@@ -597,6 +622,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     if histogram and (key or keep):
         raise ValueError(f"{'--key' if key else '--keep'}: a histogram file has no other "
                          "columns; drop it")
+    order = _order(order, key, histogram)
 
     if sep is not None and (histogram or is_parquet(input_path)):
         raise ValueError("--sep: only for a CSV table; drop it")
@@ -605,6 +631,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                         sep=sep)
     table.path = input_path
     passed = _passed_columns(names, key, keep, other_columns(table))
+    rows = None if histogram else row_order(table, order, key, columns[0].seed)
     read_seconds = time.perf_counter() - start
     results = []
     several = len(columns) > 1
@@ -625,7 +652,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     write_start = time.perf_counter()
     write_counts(table, results if several else results[0],
                  staged.temp(paths["--out"], "--out"),
-                 keep=None if histogram else passed, fmt=out_format)
+                 keep=None if histogram else passed, fmt=out_format, order=rows)
     title = label or input_path.name
     if fmt is not None:
         fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
@@ -643,7 +670,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
             secret = reports.confidential_report(results[0], table, columns[0].upper,
                                                  {**results[0].seconds, **io_timings})
         reports.write_json(secret, staged.temp(paths["--confidential-report"],
-                                               "--confidential-report"))
+                                               "--confidential-report", private=True))
     if paths["--report"] is not None:
         per_column = [reports.public_report(r, table if histogram else table.select(k),
                                             c.name, c.upper, paths["--out"])
@@ -659,8 +686,43 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                 "dropped": [c for c in other_columns(table) if c not in passed],
                 "rule": "only the privatized columns and the columns declared public with "
                         "--key or --keep are written"}
+            public["row_order"], public["row_order_rule"] = order, ROW_ORDER_RULES[order]
         reports.write_json(public, staged.temp(paths["--report"], "--report"))
     return results
+
+
+#: What each ``--order`` guarantees (the public report's ``row_order_rule``).
+ROW_ORDER_RULES = {
+    "key": "rows sorted by the --key columns (CSV cells as text, Parquet by value, missing "
+           "last); rows with equal keys in a uniformly random order",
+    "shuffled": "rows in a uniformly random order (a permutation drawn from the run's "
+                "randomness source), independent of the input's order",
+    "input": "rows in the input's order (--order input): that order may follow the "
+             "confidential data",
+}
+#: With --engine dask (no global sort: the partitions are drawn independently).
+DASK_ROW_ORDER_RULES = {
+    "shuffled": "the partitions written in a uniformly random order and the rows of each "
+                "partition in a uniformly random order; which rows share a partition follows "
+                "the input's partitioning",
+    "input": ROW_ORDER_RULES["input"],
+}
+
+
+def _order(order: str | None, key: list, histogram: bool) -> str:
+    """``--order``, checked: by default ``key`` with ``--key``, else ``shuffled``."""
+    from dpfix.io import ROW_ORDERS
+
+    if histogram:
+        if order is not None:
+            raise ValueError("--order: a histogram has no rows to order; drop it")
+        return "input"
+    order = order or ("key" if key else "shuffled")
+    if order not in ROW_ORDERS:
+        raise ValueError(f"--order: one of {', '.join(ROW_ORDERS)}, got {order!r}")
+    if order == "key" and not key:
+        raise ValueError("--order key: name the key columns with --key")
+    return order
 
 
 def _passed_columns(names: list, key: list, keep: list, others: list[str]) -> list[str]:
@@ -728,6 +790,36 @@ def _commit(staged: Any, say: Any) -> None:
     staged.commit()
 
 
+def _in_place(committed: list[Path]) -> str:
+    """``"; the other outputs are complete and in place (...)"``, or ``""`` without any."""
+    if not committed:
+        return ""
+    return f"; the other outputs are complete and in place ({', '.join(map(str, committed))})"
+
+
+def _stream(table: Path, committed: list[Path]) -> None:
+    """Copy the staged table to standard output, after every other output is in place.
+
+    Standard output cannot be taken back: a failure or a signal while the table
+    is streamed leaves a partial table there, and the message says so (with the
+    other outputs, complete and in place), never "nothing written".
+    """
+    partial = ("standard output received a partial table (it cannot be taken back)"
+               + _in_place(committed))
+    try:
+        with open(table, "rb") as f:
+            while chunk := f.read(1 << 16):
+                sys.stdout.buffer.write(chunk)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OSError(f"standard output: {exc.strerror or exc}; {partial}") from None
+    except KeyboardInterrupt as exc:
+        exc.outcome = partial
+        raise
+
+
 def _demo(args: argparse.Namespace, staged: Any) -> int:
     from dpfix import io
 
@@ -783,7 +875,8 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                         force=args.force, quiet=args.quiet, staged=staged,
                                         label=f"{name} ({column})",
                                         read_from=synthetic_input if name == "synthetic"
-                                        else None, **options)
+                                        else None, order=getattr(args, "order", None),
+                                        **options)
             summary.append((result, {"out": d / DEMO_FILES[0], "report": d / DEMO_FILES[1],
                                      "plot": d / DEMO_FILES[2], "confidential-report": secret}))
 
@@ -830,9 +923,10 @@ def run(args: argparse.Namespace) -> int:
         with staged:
             return _demo(args, staged) if args.demo else _run(args, staged)
     except KeyboardInterrupt as exc:
-        exc.outcome = (f"the outputs were complete and are in place "
-                       f"({', '.join(map(str, staged.committed))})" if staged.committed
-                       else "nothing written")
+        if getattr(exc, "outcome", None) is None:  # set by _stream: standard output's state
+            exc.outcome = (f"the outputs were complete and are in place "
+                           f"({', '.join(map(str, staged.committed))})" if staged.committed
+                           else "nothing written")
         raise
     except MemoryError:
         raise MemoryError("out of memory (try a smaller --upper); nothing written") from None
@@ -877,20 +971,26 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                   confidential_report=args.confidential_report, staged=staged,
                                   force=args.force, quiet=args.quiet, key=args.key,
                                   keep=args.keep, sep=args.sep, read_from=read_from,
-                                  budget_rule=rule, epsilon_total=args.epsilon, **options)
+                                  budget_rule=rule, epsilon_total=args.epsilon,
+                                  order=getattr(args, "order", None), **options)
 
         def say() -> None:
-            if to_stdout:  # the table goes to stdout, so the summary goes to stderr
-                data = next(t for t, _, label in staged.items if label == "--out")
-                sys.stdout.buffer.write(Path(data).read_bytes())
-            if not (to_stdout and args.quiet):
+            if not (to_stdout and args.quiet):  # with --out -, the summary goes to stderr
                 _announce(results, {"out": Path(args.out), "report": args.report,
                                     "plot": args.plot,
                                     "confidential-report": args.confidential_report},
                           file=sys.stderr if to_stdout else None,
                           names=[c.name for c in columns])
             _warn(columns[0].seed, args.quiet)
-        _commit(staged, say)
+        try:
+            _commit(staged, say)
+        except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
+            if to_stdout and staged.committed:
+                exc.outcome = "standard output received nothing" + _in_place(
+                    [p for p in staged.committed if p != Path(out)])
+            raise
+        if to_stdout:  # every other output is in place: only now the table, which stays
+            _stream(Path(out), [p for p in staged.committed if p != Path(out)])
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -919,6 +1019,11 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     _check_outputs({"--out": out, "--report": report, "--plot": plot,
                     "--confidential-report": secret}, args.force, [Path(args.input)])
     fmt = reports.plot_format(plot) if plot is not None else None
+    order = getattr(args, "order", None) or "shuffled"
+    if order not in DASK_ROW_ORDER_RULES:
+        raise ValueError(f"--order {order}: the Dask engine does not sort the dataset by key "
+                         "(each partition is written on its own); use --order shuffled (its "
+                         "default) or input")
     if args.force and out.is_dir():
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
     client = None
@@ -928,7 +1033,7 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
         results = privatize_dataset(
             args.input, names, [c.epsilon for c in plans], upper=[c.upper for c in plans],
             out=out, key=args.key or [], keep=args.keep or [], seed=[c.seed for c in plans],
-            delta=[c.delta for c in plans], **options)
+            delta=[c.delta for c in plans], order=order, **options)
     finally:
         if client is not None:
             client.close()
@@ -948,6 +1053,7 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
                                                 "declared public with --key or --keep are "
                                                 "written"}
             public["engine"] = "dask"
+            public["row_order"], public["row_order_rule"] = order, DASK_ROW_ORDER_RULES[order]
             reports.write_json(public, staged.temp(report, "--report"))
         title = Path(args.input).name
         if fmt is not None:
@@ -962,7 +1068,8 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
             body = (reports.confidential_columns(per, names, dataset, timings) if several
                     else {**per[0], "timings_seconds": {**per[0]["timings_seconds"],
                                                          **timings}})
-            reports.write_json(body, staged.temp(secret, "--confidential-report"))
+            reports.write_json(body, staged.temp(secret, "--confidential-report",
+                                                 private=True))
 
         def say() -> None:
             _announce(results, {"out": out, "report": report, "plot": plot,
@@ -1012,8 +1119,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
                    help="with --histogram: the first line is (--header) or is not (--no-header) "
                         "a header. Default: a header exactly when one of its cells is empty or "
-                        "not a number (count,number or ,0); a line of numbers such as 0.0,5 "
-                        "is data")
+                        "not a number (count,number or ,0); a line of numbers such as 0.0,5, "
+                        "\"0\",\"300\" or 0,300, is data (quotes and a trailing separator do "
+                        "not count) and is never copied to the output as a header")
     names = {r: ", ".join(k for k, v in EPSILON_RANGE.items() if v == r)
              for r in EPSILON_RANGE.values()}
     ranges = "; ".join(f"{lo:g} to {hi:g} for {who}" for (lo, hi), who in names.items())
@@ -1038,6 +1146,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--key", action="append", metavar="COL",
                    help="a key column written to the output as it is (repeatable); the "
                         "output holds only the privatized column, --key and --keep columns")
+    p.add_argument("--order", default=None, choices=["key", "shuffled", "input"],
+                   help="the order of the output's rows: key (default with --key: sorted by "
+                        "the key columns, equal keys in random order), shuffled (default "
+                        "without --key: a secure random permutation; reproducible with "
+                        "--seed), input (the input's order, which may follow the "
+                        "confidential data; the report says so). --engine dask: shuffled "
+                        "(partitions and the rows within each) or input")
     p.add_argument("--keep", action="append", metavar="COL",
                    help="pass another column through, declaring it public (repeatable); "
                         "every column not named is dropped (it is not private)")
