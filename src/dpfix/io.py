@@ -51,6 +51,8 @@ import re
 import secrets
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,6 +69,7 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
            "parquet_logical_type", "histogram_line_is_data", "other_columns"]
+__all__ += ["blocked_signals", "leftover_tag", "remove_stale"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -1018,6 +1021,38 @@ _NO_LINK = {getattr(errno, name) for name in ("EPERM", "ENOTSUP", "EOPNOTSUPP", 
             if hasattr(errno, name)}
 
 
+@contextmanager
+def blocked_signals(signums: Any = HELD_SIGNALS) -> Iterator[None]:
+    """Block ``signums`` at the operating system's level for the block, where it can.
+
+    A signal that arrives meanwhile waits in the kernel and is delivered, to
+    whatever handler is then in place, when the block ends: so a few handlers
+    can be replaced together, with no signal between two of them.
+
+    Examples
+    --------
+    >>> import signal
+    >>> seen = []
+    >>> old = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
+    >>> with blocked_signals([signal.SIGTERM]):
+    ...     signal.raise_signal(signal.SIGTERM)
+    ...     seen
+    []
+    >>> seen == [signal.SIGTERM]
+    True
+    >>> _ = signal.signal(signal.SIGTERM, old)
+    """
+    block = getattr(signal, "pthread_sigmask", None)
+    if block is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = block(signal.SIG_BLOCK, list(signums))
+    try:
+        yield
+    finally:
+        block(signal.SIG_SETMASK, old)
+
+
 class held_signals:
     """Hold SIGINT, SIGTERM and SIGHUP back during a few file operations, then deliver them.
 
@@ -1068,9 +1103,10 @@ class held_signals:
         _held.depth -= 1
         if _held.depth:
             return
-        for signum, old in _held.saved.items():
-            signal.signal(signum, old)
-        pending, _held.pending, _held.saved = _held.pending, [], {}
+        with blocked_signals(list(_held.saved)):  # no signal between two restored handlers
+            for signum, old in _held.saved.items():
+                signal.signal(signum, old)
+            pending, _held.pending, _held.saved = _held.pending, [], {}
         for signum in pending:
             signal.raise_signal(signum)
 
@@ -1260,3 +1296,92 @@ def _quietly(op: Any, *paths: Any) -> None:
         op(*paths)
     except OSError:
         pass
+
+
+# ------------------------------------------------------------------ leftovers of killed runs
+def leftover_tag() -> str:
+    """``PID-HOST``: what dpfix puts in the names of its scratch folders and partial datasets.
+
+    A folder named with it is provably this machine's and provably stale once no
+    process of that id runs (:func:`remove_stale`): a run killed by SIGKILL cannot
+    remove its own.
+
+    Examples
+    --------
+    >>> leftover_tag().split("-", 1)[0] == str(os.getpid())
+    True
+    """
+    import socket
+
+    host = re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())[:64] or "host"
+    return f"{os.getpid()}-{host}"
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale(folder: str | Path, prefix: str) -> list[Path]:
+    """Remove the folders ``PREFIX PID-HOST-...`` in ``folder`` left by dpfix runs that are gone.
+
+    Only what is provably ours and stale is removed: a folder (not a link) of
+    the current user whose name is ``prefix``, then the :func:`leftover_tag` of
+    a process of this host, then ``-`` and more, and no process of that id
+    runs. Anything else, in particular a leftover of a run on another host (a
+    shared file system) or of a process that still runs, is left alone.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        Where to look (the temporary folder; the folder of a Dask ``out``).
+    prefix : str
+        The start of the names (``dpfix-``; ``.OUT.partial-``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The folders removed.
+
+    Examples
+    --------
+    >>> import shutil, tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> host = leftover_tag().split("-", 1)[1]
+    >>> (d / f"dpfix-{2**22 + 1}-{host}-x").mkdir()   # no such process
+    >>> (d / f"dpfix-{os.getpid()}-{host}-y").mkdir()  # this one runs
+    >>> [p.name.endswith("-x") for p in remove_stale(d, "dpfix-")]
+    [True]
+    >>> sorted(p.name[-1] for p in d.iterdir())
+    ['y']
+    >>> shutil.rmtree(d)
+    """
+    import shutil
+    import stat
+
+    host = leftover_tag().split("-", 1)[1]
+    name = re.compile(re.escape(prefix) + r"([0-9]{1,10})-" + re.escape(host) + r"-.+")
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = name.fullmatch(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed

@@ -863,13 +863,17 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     import shutil
     import tempfile
 
+    from dpfix.io import leftover_tag, remove_stale
+
     to_stdout, from_stdin = str(args.out) == "-", str(args.input) == "-"
-    scratch = Path(tempfile.mkdtemp(prefix="dpfix-")) if to_stdout or from_stdin else None
+    remove_stale(tempfile.gettempdir(), "dpfix-")  # the scratch folders of killed runs
+    scratch = (Path(tempfile.mkdtemp(prefix=f"dpfix-{leftover_tag()}-"))
+               if to_stdout or from_stdin else None)
+    stdin_fd = None
     try:
         read_from = None
-        if from_stdin:  # standard input: read whole (a CSV table or a histogram), then as a file
-            read_from = scratch / "stdin.csv"
-            read_from.write_bytes(sys.stdin.buffer.read())
+        if from_stdin:  # standard input (a CSV table or a histogram), read whole as a file
+            read_from, stdin_fd = _stdin_file(scratch)
         out = scratch / "stdout.csv" if to_stdout else args.out
         results = _privatize_file(Path("<stdin>") if from_stdin else args.input,
                                   columns=columns, out=out, histogram=args.histogram,
@@ -892,9 +896,39 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             _warn(columns[0].seed, args.quiet)
         _commit(staged, say)
     finally:
+        if stdin_fd is not None:
+            os.close(stdin_fd)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
+    """Standard input copied to a file that the readers open by name: ``(path, fd)``.
+
+    Where the system has anonymous memory files (Linux ``memfd_create``), the copy
+    is one, read through ``/proc/self/fd/FD`` (``fd`` stays open until the run
+    ends): no copy of the confidential table ever reaches a disk, and none
+    outlives the process, even after SIGKILL. Elsewhere it is a file created
+    0600 in the private (0700) ``scratch`` folder, removed at the end of the run,
+    or after SIGKILL by the next run (:func:`dpfix.io.remove_stale`).
+    """
+    import shutil
+
+    memfd = getattr(os, "memfd_create", None)
+    if memfd is not None and Path("/proc/self/fd").is_dir():
+        fd = memfd("dpfix-stdin")
+        try:
+            with open(fd, "wb", closefd=False) as f:
+                shutil.copyfileobj(sys.stdin.buffer, f)
+        except BaseException:
+            os.close(fd)
+            raise
+        return Path(f"/proc/self/fd/{fd}"), fd
+    path = scratch / "stdin.csv"
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+        shutil.copyfileobj(sys.stdin.buffer, f)
+    return path, None
 
 
 def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
