@@ -51,6 +51,7 @@ import re
 import secrets
 import signal
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -69,7 +70,8 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
            "parquet_logical_type", "histogram_line_is_data", "other_columns"]
-__all__ += ["blocked_signals", "leftover_tag", "remove_stale"]
+__all__ += ["blocked_signals", "leftover_tag", "remove_stale", "FORMULA_STARTS",
+            "FormulaWarning", "formula_cells", "escape_formula_cells"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -424,6 +426,8 @@ def _text_counts(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             v = np.where(j < intlen, v * 10 + (M[:, j].astype(np.int64) - 48), v)
         out[lo:lo + len(M)] = np.where(good, v, 0)
         ok[lo:lo + len(M)] = good
+    if "\x00" in "".join(text):  # numpy's bytes drop trailing NULs: "4\x00" would read as 4
+        ok[[i for i, c in enumerate(text) if "\x00" in c]] = False
     return out, ok
 
 
@@ -921,8 +925,67 @@ def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
     return [(col, r) for (_, col, _), r in zip(privatized, results, strict=True)]
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: injection"): ``=HYPERLINK(..)``, ``+1+1``, ``-2+3``, ``@SUM(A1)``, a tab, a carriage return.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class FormulaWarning(UserWarning):
+    """Cells of a CSV output that a spreadsheet may run as formulas (:func:`formula_cells`)."""
+
+
+def formula_cells(values: Any) -> np.ndarray:
+    """Which cells a spreadsheet may read as a formula: text starting with one of
+    :data:`FORMULA_STARTS` that is not a plain number (``-3`` and ``+1.5`` are numbers to a
+    spreadsheet too, and are left alone).
+
+    Examples
+    --------
+    >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\tx", 7]).tolist()
+    [True, True, True, False, False, True, False]
+    """
+    pd = require("pandas")
+
+    cells = pd.Series(list(values), dtype=object)
+    bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
+    for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
+        bad[i] = _NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
+    return bad
+
+
+def escape_formula_cells(values: Any) -> list:
+    """The cells with each :func:`formula_cells` one prefixed by a single quote, which a
+    spreadsheet shows as text (``'=HYPERLINK(..)``); the others unchanged.
+
+    Examples
+    --------
+    >>> escape_formula_cells(["=1+1", "-3", "name"])
+    ["'=1+1", '-3', 'name']
+    """
+    cells = list(values)
+    return [f"'{c}" if bad else c for c, bad in zip(cells, formula_cells(cells), strict=True)]
+
+
+def _guard_formulas(frame: Any, columns: list, names: list[str], escape: bool) -> None:
+    """Escape (``escape``) the formula cells of ``frame[columns]`` in place, or warn once per
+    column that has some, naming it and their number."""
+    for col, name in zip(columns, names, strict=True):
+        bad = formula_cells(frame[col])
+        if not bad.any():
+            continue
+        if escape:
+            frame[col] = escape_formula_cells(frame[col])
+            continue
+        warnings.warn(FormulaWarning(
+            f"column {name!r}: {int(bad.sum())} cell(s) start with =, +, -, @, a tab or a "
+            "carriage return, which a spreadsheet may run as a formula; they are written as "
+            "they are (--escape-formulas, escape_formulas=True: prefixed with ')"),
+            stacklevel=3)
+
+
 def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],
-                 dest: str | Path, keep: Any = None, fmt: str | None = None) -> None:
+                 dest: str | Path, keep: Any = None, fmt: str | None = None,
+                 escape_formulas: bool = False) -> None:
     """Write the privatized counts in the format of the input ``table``.
 
     A CSV table is written back with only the privatized columns changed (the
@@ -952,6 +1015,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         table written as Parquet has its kept columns as strings (as read) and
         the privatized column as int64; a Parquet table written as CSV is
         written by pandas (no index).
+    escape_formulas : bool
+        A CSV output: prefix every cell of the other columns (and every header
+        cell) that a spreadsheet may run as a formula (:func:`formula_cells`)
+        with a single quote. False (default): they are written as they are,
+        with a :class:`FormulaWarning` per column that has some.
 
     Examples
     --------
@@ -989,6 +1057,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         frame = table.frame.copy()
         for col, r in written:
             frame.iloc[1:, col] = r.counts.astype(str)
+        header = [str(h) for h in frame.iloc[0]]
+        others = [k for k in range(len(header)) if k not in cols and
+                  (keep is None or header[k] in set(keep))]
+        _guard_formulas(frame, [frame.columns[k] for k in others], [header[k] for k in others],
+                        escape_formulas)
         if keep is not None:
             names = set(keep)
             frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
@@ -1006,6 +1079,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
             names = set(keep)
             frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]
         if fmt == "csv":
+            others = [c for c in frame.columns if c not in cols]
+            _guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
+            heads = pd.DataFrame({"header": [str(c) for c in others]})
+            _guard_formulas(heads, ["header"], ["the header"], escape_formulas)
+            frame = frame.rename(columns=dict(zip(others, heads["header"], strict=True)))
             frame.to_csv(dest, index=False, encoding=encoding)
         else:
             frame.to_parquet(dest)

@@ -121,6 +121,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -166,9 +167,40 @@ STRICT_WARNINGS = True
 
 
 # ------------------------------------------------------------------ options
+#: A number as the options take it: ASCII digits with an optional sign, decimal point and
+#: exponent (or inf/nan, refused by each option's range). Python's float(), int() and
+#: Decimal() also read "1_0" as 10 and digits of other scripts; the options do not.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                           r"|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _plain(text: Any, flag: str, integer: bool = False) -> str:
+    """``text`` stripped, if it is a number written plainly (:data:`_PLAIN_NUMBER`), else a
+    one-line ValueError naming ``flag``.
+
+    Examples
+    --------
+    >>> _plain(" 1e-3 ", "--epsilon")
+    '1e-3'
+    >>> _plain("1_0", "--epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: --epsilon: '1_0' is not a number written in plain digits (an optional sign, \
+decimal point and exponent; no '_')
+    """
+    stripped = str(text).strip()
+    if not (_PLAIN_INTEGER if integer else _PLAIN_NUMBER).fullmatch(stripped):
+        what = "an integer" if integer else "a number"
+        more = "" if integer else "an optional sign, decimal point and exponent; "
+        raise ValueError(f"{flag}: {text!r} is not {what} written in plain digits ({more}"
+                         "no '_')")
+    return stripped
+
+
 def _epsilon(text: Any, constructor: str = "heuristic") -> float:
     try:
-        eps = float(text)
+        eps = float(_plain(text, "--epsilon"))
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps) and eps > 0):
@@ -201,7 +233,7 @@ def _upper(text: Any, constructor: str = "heuristic") -> int:
     from dpfix.sampling import STRUCTURED
 
     try:
-        upper = int(str(text).strip())
+        upper = int(_plain(text, "--upper", integer=True))
     except ValueError:
         raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
     top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
@@ -217,7 +249,7 @@ def _split(text: str | None) -> Any:
     if text is None or text == "rule-of-thumb":  # None: the framework's default
         return text
     try:
-        f = float(text)
+        f = float(_plain(text, "--split"))
     except ValueError:
         raise ValueError(f"--split: 'rule-of-thumb' or a fraction in (0, 1), got {text!r}") \
             from None
@@ -230,7 +262,7 @@ def _seed(text: str | None) -> int | None:
     if text is None:
         return None
     try:
-        seed = int(text)
+        seed = int(_plain(text, "--seed", integer=True))
     except ValueError:
         raise ValueError(f"--seed: must be a non-negative integer, got {text!r}") from None
     if seed < 0:
@@ -242,7 +274,7 @@ def _delta(text: str | None) -> float | None:
     if text is None:
         return None
     try:
-        delta = float(text)
+        delta = float(_plain(text, "--delta"))
     except ValueError:
         raise ValueError(f"--delta: not a number: {text!r}") from None
     if not 0 < delta < 1:
@@ -254,7 +286,7 @@ def _time_limit(text: Any) -> float | None:
     if text is None:
         return None
     try:
-        seconds = float(text)
+        seconds = float(_plain(text, "--time-limit"))
     except (TypeError, ValueError):
         raise ValueError(f"--time-limit: not a number of seconds: {text!r}") from None
     if not (math.isfinite(seconds) and seconds > 0):
@@ -316,7 +348,7 @@ def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict
 def _exact(text: str, flag: str) -> Fraction:
     """A budget written in decimal, as the exact rational it denotes (``0.1`` is 1/10)."""
     try:
-        value = Fraction(Decimal(str(text).strip()))
+        value = Fraction(Decimal(_plain(text, flag)))
     except (InvalidOperation, ValueError, OverflowError):
         raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}") from None
     if value <= 0:
@@ -361,7 +393,7 @@ def _budgets(text: Any, names: list[str | None], given: list | None,
     if len(names) == 1 and not given:  # one column: the whole budget, checked as before
         return [_epsilon(text, constructor)], "one column: the whole budget"
     try:
-        eps_t = float(text)
+        eps_t = float(_plain(text, "--epsilon"))
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps_t) and eps_t > 0):
@@ -552,7 +584,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                     read_from: str | Path | None = None, key: list | None = None,
                     keep: list | None = None, sep: str | None = None,
                     budget_rule: str | None = None, epsilon_total: Any = None,
-                    **options: Any) -> list:
+                    escape_formulas: bool = False, **options: Any) -> list:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
@@ -564,8 +596,10 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     staged input). ``key`` and ``keep`` name the other columns written
     (declared public); every other column is dropped. ``budget_rule`` and
     ``epsilon_total`` describe the split of the total budget over several
-    columns (the report's ``composition``). Returns the PrivatizedCounts, one
-    per column.
+    columns (the report's ``composition``). ``escape_formulas``: a CSV output's
+    cells that a spreadsheet may run as formulas are prefixed with a single
+    quote (:func:`dpfix.io.write_counts`; else one warning per column). Returns
+    the PrivatizedCounts, one per column.
     """
     from dpfix import reports
     from dpfix.io import is_parquet, other_columns, read_counts, write_counts
@@ -625,7 +659,8 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     write_start = time.perf_counter()
     write_counts(table, results if several else results[0],
                  staged.temp(paths["--out"], "--out"),
-                 keep=None if histogram else passed, fmt=out_format)
+                 keep=None if histogram else passed, fmt=out_format,
+                 escape_formulas=escape_formulas)
     title = label or input_path.name
     if fmt is not None:
         fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
@@ -881,7 +916,9 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                   confidential_report=args.confidential_report, staged=staged,
                                   force=args.force, quiet=args.quiet, key=args.key,
                                   keep=args.keep, sep=args.sep, read_from=read_from,
-                                  budget_rule=rule, epsilon_total=args.epsilon, **options)
+                                  budget_rule=rule, epsilon_total=args.epsilon,
+                                  escape_formulas=bool(getattr(args, "escape_formulas", False)),
+                                  **options)
 
         def say() -> None:
             if to_stdout:  # the table goes to stdout, so the summary goes to stderr
@@ -1075,6 +1112,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--keep", action="append", metavar="COL",
                    help="pass another column through, declaring it public (repeatable); "
                         "every column not named is dropped (it is not private)")
+    p.add_argument("--escape-formulas", action="store_true",
+                   help="a CSV output: prefix with a single quote every --key/--keep cell "
+                        "(and header cell) that starts with =, +, -, @, a tab or a carriage "
+                        "return and is not a plain number, which a spreadsheet would run as a "
+                        "formula (without it such cells are written as they are, with one "
+                        "warning per column)")
     p.add_argument("--constructor", default="northwest", choices=list(CONSTRUCTORS),
                    metavar="NAME",
                    help=f"stage 2, the count mechanism T: {', '.join(CONSTRUCTORS)}. "
