@@ -12,7 +12,7 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   which keeps what is needed to write the table back (:class:`TableInput`);
 - the privatized table written in the input's format (:func:`write_counts`):
   a CSV is rewritten cell for cell except the privatized column, a Parquet
-  file keeps its dtypes;
+  file keeps the dtypes of its other columns (the privatized ones are int64);
 - staged atomic writing (:class:`StagedFiles`): every output goes to a
   temporary file beside its destination and all of them are moved into place
   together, so a failure leaves no partial output (see the class for the
@@ -67,7 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
-           "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
+           "TableInput", "counts_of", "read_counts", "write_counts",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
            "parquet_logical_type", "histogram_line_is_data", "other_columns"]
 __all__ += ["blocked_signals", "leftover_tag", "remove_stale", "FORMULA_STARTS",
@@ -869,33 +869,6 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
 
 
 # ------------------------------------------------------------------ writing
-def parquet_dtype(dtype: Any, n: int) -> Any:
-    """The dtype of a privatized Parquet column holding the counts ``0 .. n - 1``.
-
-    The input column's dtype when it can hold them: numpy or pandas' nullable
-    integers (``Int64``, ...) and floats keep theirs; anything else (text,
-    integers too narrow for ``n - 1``) becomes int64.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> parquet_dtype(np.dtype("int8"), 51), parquet_dtype(np.dtype("int8"), 1000)
-    (dtype('int8'), <class 'numpy.int64'>)
-    >>> parquet_dtype(pd.Int32Dtype(), 51)
-    Int32Dtype()
-    """
-    pd = require("pandas")
-
-    base = dtype.numpy_dtype if isinstance(dtype, pd.api.extensions.ExtensionDtype) and \
-        hasattr(dtype, "numpy_dtype") else dtype
-    if isinstance(base, np.dtype):
-        if base.kind in "iu" and np.iinfo(base).max >= n - 1:
-            return dtype
-        if base.kind == "f":
-            return dtype
-    return np.int64
-
-
 def other_columns(table: TableInput) -> list[str]:
     """The names of the table's columns other than the privatized ones (header order).
 
@@ -990,8 +963,10 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
 
     A CSV table is written back with only the privatized columns changed (the
     other cells as read, quoting re-done minimally, the byte-order mark and
-    CRLF line ends kept); a Parquet table keeps its dtypes (the privatized
-    column as :func:`parquet_dtype` says); a histogram is written as its
+    CRLF line ends kept); a Parquet table keeps the dtypes of its other
+    columns, and the privatized ones are int64 whatever their input dtype,
+    which would reveal a bound on the true counts (``uint8``: all below 256);
+    a histogram is written as its
     header line (if it had one), then ``count,number`` for every count
     ``0 .. upper``. With ``keep`` (a list of column names), only those
     columns and the privatized ones are written, in the table's order: the
@@ -1073,8 +1048,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
 
         frame = table.frame.copy()
         for col, r in written:
-            dtype = parquet_dtype(frame[col].dtype, r.n)
-            frame[col] = pd.Series(r.counts, index=frame.index).astype(dtype)
+            frame[col] = pd.Series(r.counts, index=frame.index, dtype="int64")
         if keep is not None:
             names = set(keep)
             frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]

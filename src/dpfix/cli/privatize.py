@@ -17,7 +17,9 @@ Decisions
   report lists the kept and the dropped columns. The table is read and
   written by :mod:`dpfix.io` (:func:`~dpfix.io.read_counts`,
   :func:`~dpfix.io.write_counts`): a CSV file as text, so the kept cells are
-  written back byte for byte; a Parquet file with its dtypes.
+  written back byte for byte; a Parquet file with its dtypes (the
+  privatized columns as int64: an input dtype such as ``uint8`` would reveal
+  that every true count is below 256).
 - **Histogram input** (``--histogram``: rows ``count,number`` with an optional
   header line): its ``N = sum(number)`` rows are never materialised; the
   histogram of the privatized counts is written in the same format. The first
