@@ -70,7 +70,7 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "TableInput", "counts_of", "read_counts", "write_counts",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
            "parquet_logical_type", "histogram_line_is_data", "other_columns"]
-__all__ += ["blocked_signals", "leftover_tag", "remove_stale", "FORMULA_STARTS",
+__all__ += ["check_input_file", "blocked_signals", "leftover_tag", "remove_stale", "FORMULA_STARTS",
             "FormulaWarning", "formula_cells", "escape_formula_cells"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -96,6 +96,57 @@ def is_parquet(path: str | Path) -> bool:
     (True, False)
     """
     return Path(path).suffix.lower() in PARQUET_SUFFIXES
+
+
+#: What a path is when it is not a regular file, by its stat mode.
+_FILE_KINDS = (("S_ISFIFO", "a FIFO"), ("S_ISCHR", "a character device"),
+               ("S_ISBLK", "a block device"), ("S_ISSOCK", "a socket"))
+
+
+def check_input_file(path: str | Path, what: str = "input file", shown: Any = None) -> None:
+    """Refuse, saying what it is, a ``path`` that is not a regular file to read.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+    what : str
+        How the message names the file (``input file``, ``histogram file``).
+    shown : optional
+        The name to show instead of ``path`` (``<stdin>``).
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing there (``not found``), or a symbolic link to nothing.
+    IsADirectoryError
+        A directory (``is a directory``).
+    ValueError
+        A FIFO, a device (``/dev/null``) or a socket (``is not a regular file``).
+
+    Examples
+    --------
+    >>> check_input_file("/dev/null")
+    Traceback (most recent call last):
+    ...
+    ValueError: input file /dev/null is not a regular file (a character device)
+    >>> check_input_file(Path("/"), "histogram file")
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: histogram file / is a directory
+    """
+    import stat
+
+    name = path if shown is None else shown
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        dangling = " (a symbolic link to a missing file)" if os.path.islink(path) else ""
+        raise FileNotFoundError(f"{what} {name} not found{dangling}") from None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"{what} {name} is a directory")
+    if not stat.S_ISREG(mode):
+        kind = next((k for test, k in _FILE_KINDS if getattr(stat, test)(mode)), "")
+        raise ValueError(f"{what} {name} is not a regular file{f' ({kind})' if kind else ''}")
 
 
 # ------------------------------------------------------------------ the shared data
@@ -212,7 +263,8 @@ def read_table(path: str | Path) -> Any:
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file (a directory, a FIFO or a device is refused too:
+        :func:`check_input_file`).
     ValueError
         If the CSV file is empty.
 
@@ -227,8 +279,7 @@ def read_table(path: str | Path) -> Any:
     pd = require("pandas")
 
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"input file {path} not found")
+    check_input_file(path)
     if is_parquet(path):
         return pd.read_parquet(path)
     try:
@@ -585,7 +636,8 @@ def read_histogram(path: str | Path, with_header: bool = False,
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file (a directory, a FIFO or a device is refused too:
+        :func:`check_input_file`).
     ValueError
         Naming the line: a line that is not ``count,number``, a negative entry,
         a number that is not an integer (``3`` and ``3.0`` are) or is above
@@ -604,8 +656,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
     [5, 3]
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"histogram file {path} not found")
+    check_input_file(path, "histogram file")
     pairs, head, first = [], None, True
     for lineno, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
         if not line.strip():
@@ -836,7 +887,8 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file (a directory, a FIFO or a device is refused too:
+        :func:`check_input_file`).
     ValueError
         For an empty, unreadable or ragged file, an unknown or repeated
         column, a table without rows, or a bad count (naming its row).
@@ -851,8 +903,7 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     ('csv', [3, 0], 2)
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"input file {path} not found")
+    check_input_file(path)
     if histogram:
         return _read_histogram_input(path, header)
     columns = [column] if isinstance(column, str) else list(column or [])

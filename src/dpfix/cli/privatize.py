@@ -604,14 +604,13 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     the PrivatizedCounts, one per column.
     """
     from dpfix import reports
-    from dpfix.io import is_parquet, other_columns, read_counts, write_counts
+    from dpfix.io import check_input_file, is_parquet, other_columns, read_counts, write_counts
     from dpfix.pipeline import privatize_counts
 
     start = time.perf_counter()
     input_path = Path(input_path)
     source = Path(read_from) if read_from is not None else input_path
-    if not source.is_file():
-        raise FileNotFoundError(f"input file {input_path} not found")
+    check_input_file(source, shown=input_path)
     paths = {"--out": Path(out), "--report": report and Path(report),
              "--plot": plot and Path(plot),
              "--confidential-report": confidential_report and Path(confidential_report)}
