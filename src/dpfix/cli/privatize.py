@@ -531,6 +531,53 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
             raise ValueError(f"{flag}: {path} exists (use --force to overwrite)")
 
 
+def _check_targets(outputs: dict[str, Path | None], force: bool, dataset: bool = False) -> None:
+    """Refuse, before any work, the output paths that could only fail when they are written.
+
+    - a name too long for its file system once made into the staged temporary
+      (:class:`dpfix.io.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
+      a Dask dataset, ``dataset``, ``.NAME.partial-PID-HOST-<8 hex>``), or a
+      path too long;
+    - without ``--force``, a symbolic link to a missing file (it is not a file,
+      but the name is taken);
+    - a folder the user cannot write into.
+
+    A folder that does not exist is left to :func:`_check_outputs`.
+    """
+    from dpfix.io import leftover_tag
+
+    for flag, path in outputs.items():
+        if path is None or not path.parent.is_dir():
+            continue
+        temp = (f".{path.name}.partial-{leftover_tag()}-{'0' * 8}" if dataset
+                else f".{path.name}.{'0' * 12}.part")
+        longest = max(_limit(path.parent, "PC_NAME_MAX", 255), 1)
+        if len(os.fsencode(temp)) > longest:
+            raise ValueError(f"{flag}: the name {path.name!r} is too long: "
+                             f"{len(os.fsencode(path.name))} bytes, and its temporary "
+                             f"{len(os.fsencode(temp))}; the file system of {path.parent} takes "
+                             f"names of at most {longest} bytes")
+        full = len(os.fsencode(os.path.abspath(path.parent / temp)))
+        if full >= _limit(path.parent, "PC_PATH_MAX", 4096):
+            raise ValueError(f"{flag}: the path {path} is too long ({full} bytes with its "
+                             "temporary's name)")
+        if not force and os.path.islink(path) and not path.exists():
+            raise ValueError(f"{flag}: {path} exists as a symbolic link to a missing file "
+                             f"({os.readlink(path)}); remove it or use --force to replace "
+                             "the link")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise PermissionError(f"{flag}: folder {path.parent} is not writable")
+
+
+def _limit(folder: Path, name: str, default: int) -> int:
+    """``os.pathconf(folder, name)``, or ``default`` where the system does not say."""
+    try:
+        value = os.pathconf(folder, name)
+    except (AttributeError, OSError, ValueError):
+        return default
+    return value if value and value > 0 else default
+
+
 # ------------------------------------------------------------------ the job
 class _Progress:
     """Progress on stderr: a tqdm bar on a terminal, one line at the end otherwise.
@@ -615,6 +662,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
              "--plot": plot and Path(plot),
              "--confidential-report": confidential_report and Path(confidential_report)}
     _check_outputs(paths, force, [input_path])
+    _check_targets(paths, force)
     out_format = "parquet" if is_parquet(paths["--out"]) else "csv"
     if histogram and out_format == "parquet":
         raise ValueError(f"--out: {paths['--out']} must be a CSV file like the histogram "
@@ -990,6 +1038,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     secret = Path(args.confidential_report) if args.confidential_report else None
     _check_outputs({"--out": out, "--report": report, "--plot": plot,
                     "--confidential-report": secret}, args.force, [Path(args.input)])
+    _check_targets({"--out": out}, args.force, dataset=True)
+    _check_targets({"--report": report, "--plot": plot, "--confidential-report": secret},
+                   args.force)
     fmt = reports.plot_format(plot) if plot is not None else None
     if args.force and out.is_dir():
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
