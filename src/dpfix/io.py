@@ -965,7 +965,7 @@ def formula_cells(values: Any) -> np.ndarray:
 
     Examples
     --------
-    >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\tx", 7]).tolist()
+    >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\\tx", 7]).tolist()
     [True, True, True, False, False, True, False]
     """
     pd = require("pandas")

@@ -134,6 +134,7 @@ from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numeric import require
+from dpfix.pipeline import MIN_STAGE_EPSILON
 from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
@@ -161,8 +162,8 @@ DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.
 EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
                         (1e-4, 20.0) if name == "lp" else (1e-4, 100.0))
                  for name, info in CONSTRUCTORS.items()}
-#: With a split, eps_1 and eps_2 each at least this (3 times the sampler's limit).
-MIN_STAGE_EPSILON = 1e-5
+# With a split, eps_1 and eps_2 each at least MIN_STAGE_EPSILON: the library's floor
+# (dpfix.pipeline.MIN_STAGE_EPSILON, 3 times the sampler's limit).
 #: dpfix.cli turns numerical RuntimeWarnings (overflow, invalid value) into errors here:
 #: a privacy mechanism built through an overflow is refused, not released.
 STRICT_WARNINGS = True
