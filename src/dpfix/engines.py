@@ -17,7 +17,9 @@
    privatized column and the columns named by ``key`` and ``keep`` (the
    others are not private and are dropped). It is written to a temporary
    folder beside ``out`` and renamed at the end: a failing partition leaves no
-   output dataset.
+   output dataset. The temporary folder's name holds the process id and host
+   (:func:`dpfix.io.leftover_tag`): one left by a killed run (SIGKILL) is
+   removed by the next run into the same folder (:func:`dpfix.io.remove_stale`).
 
 The tasks run on whatever Dask scheduler is active: the local threads by
 default, a ``dask.distributed`` cluster when a ``Client`` is set up
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.io import counts_of
+from dpfix.io import counts_of, leftover_tag, remove_stale
 from dpfix.numeric import require
 from dpfix.pipeline import PrivatizedCounts, complete_no_split, histogram, privatize_counts
 from dpfix.sampling import SeededSource, random_source
@@ -223,7 +225,8 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     pairs = [_partition_seeds(s, len(parts)) for s in seeds]
     draw_seeds = [[pairs[t][0][i] for t in range(k)] for i in range(len(parts))]
     remap_seeds = [[pairs[t][1][i] for t in range(k)] for i in range(len(parts))]
-    temp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
+    remove_stale(out.parent, f".{out.name}.partial-")  # the partial datasets of killed runs
+    temp = out.parent / f".{out.name}.partial-{leftover_tag()}-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
     paths = [str(temp / f"part-{i:05d}.parquet") for i in range(len(parts))]
     try:
