@@ -127,17 +127,6 @@ def test_histogram_file_round_trip(tmp_path):
     assert [i for i, _ in pairs] == [0, 1, 2, 3, 4] and sum(m for _, m in pairs) == 16
 
 
-@pytest.mark.parametrize("dtype, n, kept", [("int8", 51, True), ("int8", 200, False),
-                                            ("uint16", 1000, True), ("Int64", 51, True),
-                                            ("Float32", 51, True), ("float64", 51, True),
-                                            ("object", 51, False), ("string", 51, False)])
-def test_parquet_dtype_keeps_what_holds_the_counts(dtype, n, kept):
-    from dpfix.io import parquet_dtype
-
-    d = pd.Series([], dtype=dtype).dtype
-    assert (parquet_dtype(d, n) == d) is kept and (kept or parquet_dtype(d, n) is np.int64)
-
-
 def test_counts_of_text_and_numbers():
     from dpfix.io import counts_of
 

@@ -19,7 +19,9 @@
    metadata (no index, no ``attrs``, no schema metadata:
    :func:`dpfix.io.write_parquet`). It is written to a temporary folder
    beside ``out`` and renamed at the end: a failing partition leaves no
-   output dataset;
+   output dataset. The temporary folder's name holds the process id and host
+   (:func:`dpfix.io.leftover_tag`): one left by a killed run (SIGKILL) is
+   removed by the next run into the same folder (:func:`dpfix.io.remove_stale`);
 5. **row order** (``order``): ``"shuffled"`` (default) writes the partitions'
    files in a uniformly random order and the rows of each partition in a
    uniformly random order (:meth:`dpfix.sampling.RandomSource.permutation`,
@@ -44,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.io import ORDER_SEED_CHILD, counts_of, write_parquet
+from dpfix.io import ORDER_SEED_CHILD, counts_of, leftover_tag, remove_stale, write_parquet
 from dpfix.numeric import require
 from dpfix.pipeline import PrivatizedCounts, complete_no_split, histogram, privatize_counts
 from dpfix.sampling import SeededSource, random_source
@@ -267,7 +269,8 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     remap_seeds = [[pairs[t][1][i] for t in range(k)] for i in range(len(parts))]
     positions, shuffles = _order_seeds(order, seeds[0], len(parts))
     two_stage = framework == "two-stage"  # else the rows are shuffled by the second pass
-    temp = out.parent / f".{out.name}.partial-{uuid.uuid4().hex[:8]}"
+    remove_stale(out.parent, f".{out.name}.partial-")  # the partial datasets of killed runs
+    temp = out.parent / f".{out.name}.partial-{leftover_tag()}-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
     paths = [str(temp / f"part-{int(positions[i]):05d}.parquet") for i in range(len(parts))]
     try:

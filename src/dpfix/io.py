@@ -12,9 +12,10 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   which keeps what is needed to write the table back (:class:`TableInput`);
 - the privatized table written in the input's format (:func:`write_counts`):
   a CSV is rewritten cell for cell except the privatized column, a Parquet
-  file keeps its dtypes but none of the input's metadata (no index, no
-  ``attrs``, no schema metadata: :func:`write_parquet`); its rows in an
-  order that does not depend on the confidential data (:func:`row_order`);
+  file keeps the dtypes of its other columns (the privatized ones are int64)
+  but none of the input's metadata (no index, no ``attrs``, no schema
+  metadata: :func:`write_parquet`); its rows in an order that does not depend
+  on the confidential data (:func:`row_order`);
 - staged atomic writing (:class:`StagedFiles`): every output goes to a
   temporary file beside its destination and all of them are moved into place
   together, so a failure leaves no partial output (see the class for the
@@ -56,6 +57,9 @@ import secrets
 import signal
 import stat
 import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,11 +73,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
-           "TableInput", "counts_of", "read_counts", "write_counts", "parquet_dtype",
+           "TableInput", "counts_of", "read_counts", "write_counts",
            "StagedFiles", "held_signals", "HELD_SIGNALS", "parse_count", "non_count_type",
            "parquet_logical_type", "histogram_line_is_data", "histogram_cells", "other_columns",
            "write_parquet", "ROW_ORDERS", "ORDER_SEED_CHILD", "row_order", "order_source",
-           "not_a_regular_file"]
+           "not_a_regular_file", "check_input_file", "blocked_signals", "leftover_tag",
+           "remove_stale", "FORMULA_STARTS", "FormulaWarning", "formula_cells",
+           "escape_formula_cells"]
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -98,6 +104,57 @@ def is_parquet(path: str | Path) -> bool:
     (True, False)
     """
     return Path(path).suffix.lower() in PARQUET_SUFFIXES
+
+
+#: What a path is when it is not a regular file, by its stat mode.
+_FILE_KINDS = (("S_ISFIFO", "a FIFO"), ("S_ISCHR", "a character device"),
+               ("S_ISBLK", "a block device"), ("S_ISSOCK", "a socket"))
+
+
+def check_input_file(path: str | Path, what: str = "input file", shown: Any = None) -> None:
+    """Refuse, saying what it is, a ``path`` that is not a regular file to read.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+    what : str
+        How the message names the file (``input file``, ``histogram file``).
+    shown : optional
+        The name to show instead of ``path`` (``<stdin>``).
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing there (``not found``), or a symbolic link to nothing.
+    IsADirectoryError
+        A directory (``is a directory``).
+    ValueError
+        A FIFO, a device (``/dev/null``) or a socket (``is not a regular file``).
+
+    Examples
+    --------
+    >>> check_input_file("/dev/null")
+    Traceback (most recent call last):
+    ...
+    ValueError: input file /dev/null is not a regular file (a character device)
+    >>> check_input_file(Path("/"), "histogram file")
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: histogram file / is a directory
+    """
+    import stat
+
+    name = path if shown is None else shown
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        dangling = " (a symbolic link to a missing file)" if os.path.islink(path) else ""
+        raise FileNotFoundError(f"{what} {name} not found{dangling}") from None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"{what} {name} is a directory")
+    if not stat.S_ISREG(mode):
+        kind = next((k for test, k in _FILE_KINDS if getattr(stat, test)(mode)), "")
+        raise ValueError(f"{what} {name} is not a regular file{f' ({kind})' if kind else ''}")
 
 
 # ------------------------------------------------------------------ the shared data
@@ -214,7 +271,8 @@ def read_table(path: str | Path) -> Any:
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file (a directory, a FIFO or a device is refused too:
+        :func:`check_input_file`).
     ValueError
         If the CSV file is empty.
 
@@ -229,8 +287,7 @@ def read_table(path: str | Path) -> Any:
     pd = require("pandas")
 
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"input file {path} not found")
+    check_input_file(path)
     if is_parquet(path):
         return pd.read_parquet(path)
     try:
@@ -428,6 +485,8 @@ def _text_counts(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             v = np.where(j < intlen, v * 10 + (M[:, j].astype(np.int64) - 48), v)
         out[lo:lo + len(M)] = np.where(good, v, 0)
         ok[lo:lo + len(M)] = good
+    if "\x00" in "".join(text):  # numpy's bytes drop trailing NULs: "4\x00" would read as 4
+        ok[[i for i, c in enumerate(text) if "\x00" in c]] = False
     return out, ok
 
 
@@ -615,7 +674,8 @@ def read_histogram(path: str | Path, with_header: bool = False,
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file (a directory, a FIFO or a device is refused too:
+        :func:`check_input_file`).
     ValueError
         Naming the line: a line that is not ``count,number``, a negative entry,
         a number that is not an integer (``3`` and ``3.0`` are) or is above
@@ -634,8 +694,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
     [5, 3]
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"histogram file {path} not found")
+    check_input_file(path, "histogram file")
     pairs, head, first = [], None, True
     for lineno, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
         if not line.strip():
@@ -866,7 +925,8 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     Raises
     ------
     FileNotFoundError
-        If there is no such file.
+        If there is no such file (a directory, a FIFO or a device is refused too:
+        :func:`check_input_file`).
     ValueError
         For an empty, unreadable or ragged file, an unknown or repeated
         column, a table without rows, or a bad count (naming its row).
@@ -881,8 +941,7 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     ('csv', [3, 0], 2)
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"input file {path} not found")
+    check_input_file(path)
     if histogram:
         return _read_histogram_input(path, header)
     columns = [column] if isinstance(column, str) else list(column or [])
@@ -899,33 +958,6 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
 
 
 # ------------------------------------------------------------------ writing
-def parquet_dtype(dtype: Any, n: int) -> Any:
-    """The dtype of a privatized Parquet column holding the counts ``0 .. n - 1``.
-
-    The input column's dtype when it can hold them: numpy or pandas' nullable
-    integers (``Int64``, ...) and floats keep theirs; anything else (text,
-    integers too narrow for ``n - 1``) becomes int64.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> parquet_dtype(np.dtype("int8"), 51), parquet_dtype(np.dtype("int8"), 1000)
-    (dtype('int8'), <class 'numpy.int64'>)
-    >>> parquet_dtype(pd.Int32Dtype(), 51)
-    Int32Dtype()
-    """
-    pd = require("pandas")
-
-    base = dtype.numpy_dtype if isinstance(dtype, pd.api.extensions.ExtensionDtype) and \
-        hasattr(dtype, "numpy_dtype") else dtype
-    if isinstance(base, np.dtype):
-        if base.kind in "iu" and np.iinfo(base).max >= n - 1:
-            return dtype
-        if base.kind == "f":
-            return dtype
-    return np.int64
-
-
 def other_columns(table: TableInput) -> list[str]:
     """The names of the table's columns other than the privatized ones (header order).
 
@@ -1073,15 +1105,75 @@ def write_parquet(frame: Any, dest: str | Path) -> None:
     pq.write_table(t.replace_schema_metadata(None), dest)
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: injection"): ``=HYPERLINK(..)``, ``+1+1``, ``-2+3``, ``@SUM(A1)``, a tab, a carriage return.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class FormulaWarning(UserWarning):
+    """Cells of a CSV output that a spreadsheet may run as formulas (:func:`formula_cells`)."""
+
+
+def formula_cells(values: Any) -> np.ndarray:
+    """Which cells a spreadsheet may read as a formula: text starting with one of
+    :data:`FORMULA_STARTS` that is not a plain number (``-3`` and ``+1.5`` are numbers to a
+    spreadsheet too, and are left alone).
+
+    Examples
+    --------
+    >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\\tx", 7]).tolist()
+    [True, True, True, False, False, True, False]
+    """
+    pd = require("pandas")
+
+    cells = pd.Series(list(values), dtype=object)
+    bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
+    for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
+        bad[i] = _NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
+    return bad
+
+
+def escape_formula_cells(values: Any) -> list:
+    """The cells with each :func:`formula_cells` one prefixed by a single quote, which a
+    spreadsheet shows as text (``'=HYPERLINK(..)``); the others unchanged.
+
+    Examples
+    --------
+    >>> escape_formula_cells(["=1+1", "-3", "name"])
+    ["'=1+1", '-3', 'name']
+    """
+    cells = list(values)
+    return [f"'{c}" if bad else c for c, bad in zip(cells, formula_cells(cells), strict=True)]
+
+
+def _guard_formulas(frame: Any, columns: list, names: list[str], escape: bool) -> None:
+    """Escape (``escape``) the formula cells of ``frame[columns]`` in place, or warn once per
+    column that has some, naming it and their number."""
+    for col, name in zip(columns, names, strict=True):
+        bad = formula_cells(frame[col])
+        if not bad.any():
+            continue
+        if escape:
+            frame[col] = escape_formula_cells(frame[col])
+            continue
+        warnings.warn(FormulaWarning(
+            f"column {name!r}: {int(bad.sum())} cell(s) start with =, +, -, @, a tab or a "
+            "carriage return, which a spreadsheet may run as a formula; they are written as "
+            "they are (--escape-formulas, escape_formulas=True: prefixed with ')"),
+            stacklevel=3)
+
+
 def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],
                  dest: str | Path, keep: Any = None, fmt: str | None = None,
-                 order: Any = None) -> None:
+                 order: Any = None, escape_formulas: bool = False) -> None:
     """Write the privatized counts in the format of the input ``table``.
 
     A CSV table is written back with only the privatized columns changed (the
     other cells as read, quoting re-done minimally, the byte-order mark and
-    CRLF line ends kept); a Parquet table keeps its dtypes (the privatized
-    column as :func:`parquet_dtype` says); a histogram is written as its
+    CRLF line ends kept); a Parquet table keeps the dtypes of its other
+    columns, and the privatized ones are int64 whatever their input dtype,
+    which would reveal a bound on the true counts (``uint8``: all below 256);
+    a histogram is written as its
     header line (if it had one), then ``count,number`` for every count
     ``0 .. upper``. With ``keep`` (a list of column names), only those
     columns and the privatized ones are written, in the table's order: the
@@ -1109,6 +1201,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
     order : numpy.ndarray, optional
         The rows' order (:func:`row_order`): output row ``r`` is input row
         ``order[r]``, with its privatized counts; None: the input's order.
+    escape_formulas : bool
+        A CSV output: prefix every cell of the other columns (and every header
+        cell) that a spreadsheet may run as a formula (:func:`formula_cells`)
+        with a single quote. False (default): they are written as they are,
+        with a :class:`FormulaWarning` per column that has some.
 
     Examples
     --------
@@ -1149,6 +1246,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         frame = table.frame.copy()
         for col, r in written:
             frame.iloc[1:, col] = r.counts.astype(str)
+        header = [str(h) for h in frame.iloc[0]]
+        others = [k for k in range(len(header)) if k not in cols and
+                  (keep is None or header[k] in set(keep))]
+        _guard_formulas(frame, [frame.columns[k] for k in others], [header[k] for k in others],
+                        escape_formulas)
         if keep is not None:
             names = set(keep)
             frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
@@ -1163,13 +1265,17 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         frame = table.frame.copy()
         frame.attrs = {}
         for col, r in written:
-            dtype = parquet_dtype(frame[col].dtype, r.n)
-            frame[col] = pd.Series(r.counts, index=frame.index).astype(dtype)
+            frame[col] = pd.Series(r.counts, index=frame.index, dtype="int64")
         if keep is not None:
             names = set(keep)
             frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]
         frame = frame.iloc[rows].reset_index(drop=True)
         if fmt == "csv":
+            others = [c for c in frame.columns if c not in cols]
+            _guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
+            heads = pd.DataFrame({"header": [str(c) for c in others]})
+            _guard_formulas(heads, ["header"], ["the header"], escape_formulas)
+            frame = frame.rename(columns=dict(zip(others, heads["header"], strict=True)))
             frame.to_csv(dest, index=False, encoding=encoding)
         else:
             write_parquet(frame, dest)
@@ -1183,6 +1289,38 @@ _held = threading.local()
 #: errno values of a file system without hard links (os.link refused as such).
 _NO_LINK = {getattr(errno, name) for name in ("EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS")
             if hasattr(errno, name)}
+
+
+@contextmanager
+def blocked_signals(signums: Any = HELD_SIGNALS) -> Iterator[None]:
+    """Block ``signums`` at the operating system's level for the block, where it can.
+
+    A signal that arrives meanwhile waits in the kernel and is delivered, to
+    whatever handler is then in place, when the block ends: so a few handlers
+    can be replaced together, with no signal between two of them.
+
+    Examples
+    --------
+    >>> import signal
+    >>> seen = []
+    >>> old = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
+    >>> with blocked_signals([signal.SIGTERM]):
+    ...     signal.raise_signal(signal.SIGTERM)
+    ...     seen
+    []
+    >>> seen == [signal.SIGTERM]
+    True
+    >>> _ = signal.signal(signal.SIGTERM, old)
+    """
+    block = getattr(signal, "pthread_sigmask", None)
+    if block is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = block(signal.SIG_BLOCK, list(signums))
+    try:
+        yield
+    finally:
+        block(signal.SIG_SETMASK, old)
 
 
 class held_signals:
@@ -1235,9 +1373,10 @@ class held_signals:
         _held.depth -= 1
         if _held.depth:
             return
-        for signum, old in _held.saved.items():
-            signal.signal(signum, old)
-        pending, _held.pending, _held.saved = _held.pending, [], {}
+        with blocked_signals(list(_held.saved)):  # no signal between two restored handlers
+            for signum, old in _held.saved.items():
+                signal.signal(signum, old)
+            pending, _held.pending, _held.saved = _held.pending, [], {}
         for signum in pending:
             signal.raise_signal(signum)
 
@@ -1482,3 +1621,92 @@ def _quietly(op: Any, *paths: Any) -> None:
         op(*paths)
     except OSError:
         pass
+
+
+# ------------------------------------------------------------------ leftovers of killed runs
+def leftover_tag() -> str:
+    """``PID-HOST``: what dpfix puts in the names of its scratch folders and partial datasets.
+
+    A folder named with it is provably this machine's and provably stale once no
+    process of that id runs (:func:`remove_stale`): a run killed by SIGKILL cannot
+    remove its own.
+
+    Examples
+    --------
+    >>> leftover_tag().split("-", 1)[0] == str(os.getpid())
+    True
+    """
+    import socket
+
+    host = re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())[:64] or "host"
+    return f"{os.getpid()}-{host}"
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale(folder: str | Path, prefix: str) -> list[Path]:
+    """Remove the folders ``PREFIX PID-HOST-...`` in ``folder`` left by dpfix runs that are gone.
+
+    Only what is provably ours and stale is removed: a folder (not a link) of
+    the current user whose name is ``prefix``, then the :func:`leftover_tag` of
+    a process of this host, then ``-`` and more, and no process of that id
+    runs. Anything else, in particular a leftover of a run on another host (a
+    shared file system) or of a process that still runs, is left alone.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        Where to look (the temporary folder; the folder of a Dask ``out``).
+    prefix : str
+        The start of the names (``dpfix-``; ``.OUT.partial-``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The folders removed.
+
+    Examples
+    --------
+    >>> import shutil, tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> host = leftover_tag().split("-", 1)[1]
+    >>> (d / f"dpfix-{2**22 + 1}-{host}-x").mkdir()   # no such process
+    >>> (d / f"dpfix-{os.getpid()}-{host}-y").mkdir()  # this one runs
+    >>> [p.name.endswith("-x") for p in remove_stale(d, "dpfix-")]
+    [True]
+    >>> sorted(p.name[-1] for p in d.iterdir())
+    ['y']
+    >>> shutil.rmtree(d)
+    """
+    import shutil
+    import stat
+
+    host = leftover_tag().split("-", 1)[1]
+    name = re.compile(re.escape(prefix) + r"([0-9]{1,10})-" + re.escape(host) + r"-.+")
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = name.fullmatch(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed

@@ -74,6 +74,7 @@ __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N", "FRAMEWORKS",
            "REMAPS", "complete_no_split", "AUTO_RULE",
            "auto_setting", "auto_statement"]
+__all__ += ["MIN_STAGE_EPSILON"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -97,6 +98,12 @@ REMAPS = ("northwest", "quantile")
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
 EPS_MARGIN = 2 * FLOAT_RTOL
+
+#: The least budget a stage may spend (eps_1, eps_2; eps_t for a one-stage method): three
+#: times the limit of the exact samplers, which need lam = e^eps away from 1 at a 2^-20
+#: resolution (they fail at eps = 1e-6; far below, lam = 1 divides by zero). Every
+#: constructor and framework works at it (``dpfix privatize`` takes its floor from here).
+MIN_STAGE_EPSILON = 1e-5
 
 #: Largest ``upper`` for ``constructor="lp"``: HiGHS solves n ~ 400 in about 60 s here.
 LP_MAX_UPPER = 400
@@ -794,6 +801,34 @@ def _check_framework(framework: str, constructor: str, split: Any, privatizer: s
             raise ValueError(f"{name}: does not apply: {why}; drop the {name}")
 
 
+def _check_stage_budgets(eps_t: float, split: Any, two: bool) -> None:
+    """Refuse a budget that leaves a stage less than :data:`MIN_STAGE_EPSILON` (``two``: two
+    stages, split by ``split``; else all of ``eps_t`` on one), before anything is drawn.
+
+    Examples
+    --------
+    >>> _check_stage_budgets(1.0, 0.9999999999, True)
+    Traceback (most recent call last):
+    ...
+    ValueError: split: 0.9999999999 gives eps_1 = 1 and eps_2 = 1e-10; each stage needs at \
+least 1e-05: at epsilon 1, a split in [1e-05, 0.99999]
+    """
+    need = MIN_STAGE_EPSILON * (2 if two else 1)
+    if not eps_t >= need:
+        each = f" (each of its two stages needs at least {MIN_STAGE_EPSILON:g})" if two else ""
+        raise ValueError(f"epsilon: must be at least {need:g}{each}, got {eps_t!r}")
+    if not two:
+        return
+    fraction, _ = _split_fraction(eps_t, split)
+    eps_1 = fraction * eps_t
+    eps_2 = eps_t - eps_1
+    if not min(eps_1, eps_2) >= MIN_STAGE_EPSILON:
+        lo = MIN_STAGE_EPSILON / eps_t
+        raise ValueError(f"split: {split!r} gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; "
+                         f"each stage needs at least {MIN_STAGE_EPSILON:g}: at epsilon "
+                         f"{eps_t:g}, a split in [{lo:.3g}, {1 - lo:.6g}]")
+
+
 def _no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: int,
               topcoded: int, eps_t: float, split: Any, estimator: str, remap: str,
               seed: int | None, seeds: tuple[Any, Any], stage: Callable[[str], Any],
@@ -1161,6 +1196,7 @@ def privatize_counts(
         d = None
         eta, topcoded = _check_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
+    _check_stage_budgets(eps_t, split, two_stage and framework != "one-stage")
     if framework != "two-stage" and d is None and draw and N > EXACT_HISTOGRAM_MAX_N:
         # y = G(x) is drawn exactly for every row (no float fallback): time grows with N
         raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N}, the most "

@@ -31,7 +31,10 @@ file wires them (:data:`COMMANDS`) and holds the one error policy of every comma
   was written: ``nothing written``) and exit code 128 + the signal's number:
   130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP). A signal that the caller set to
   be ignored (``nohup``, a background job's SIGINT) stays ignored; the
-  previous handlers are restored when :func:`main` returns;
+  previous handlers are restored when :func:`main` returns. Only the first
+  signal counts: one that arrives while its clean-up runs is dropped (no
+  second exception cuts the clean-up short), and the process then ends with
+  the first one's exit code;
 - **warnings** never reach the terminal as Python warnings: a command module
   with ``STRICT_WARNINGS = True`` (``privatize``) turns numerical
   RuntimeWarnings into errors (exit code 1, one line); other commands print
@@ -56,6 +59,7 @@ from contextlib import contextmanager
 from dpfix import __version__
 from dpfix.cli import certify, docs, explore, privatize, reproduce, verify
 from dpfix.exact import ExactnessError
+from dpfix.io import blocked_signals
 from dpfix.numeric import PRODUCTION_EXTRA
 
 __all__ = ["main", "build_parser", "COMMANDS", "EXIT_CLOSED_PIPE", "Interrupted",
@@ -91,26 +95,40 @@ class Interrupted(KeyboardInterrupt):
 
 
 @contextmanager
-def _signals_raise() -> Iterator[None]:
+def _signals_raise(program: bool = False) -> Iterator[None]:
     """While the block runs, :data:`STOP_SIGNALS` raise :class:`Interrupted` (in the main
-    thread only, and not the ones the caller ignores); the old handlers come back after."""
+    thread only, and not the ones the caller ignores); the old handlers come back after.
+
+    Only the first signal raises: a later one (two signals a moment apart) is dropped, so
+    that the clean-up the first one started runs to its end and the first decides the exit
+    code. With ``program`` (``main`` runs the process's own command line) an interrupted
+    block leaves the signals ignored instead of restoring the default actions: the process
+    is ending with the first signal's exit code, and a later signal must not kill it (exit
+    -15) or raise a KeyboardInterrupt with a traceback in its last instants."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
+    stopping: list[int] = []
+
     def handler(signum: int, frame: object) -> None:
+        if stopping:  # a later signal while the first one's clean-up runs: the first decides
+            return
+        stopping.append(signum)
         raise Interrupted(signum)
     saved = {}
-    for signum in STOP_SIGNALS:
-        old = signal.getsignal(signum)
-        if old is signal.SIG_IGN or old is None:  # nohup, a background job: stay ignored
-            continue
-        saved[signum] = signal.signal(signum, handler)
+    with blocked_signals(STOP_SIGNALS):  # every handler set before any signal is handled
+        for signum in STOP_SIGNALS:
+            old = signal.getsignal(signum)
+            if old is signal.SIG_IGN or old is None:  # nohup, a background job: stay ignored
+                continue
+            saved[signum] = signal.signal(signum, handler)
     try:
         yield
     finally:
-        for signum, old in saved.items():
-            signal.signal(signum, old)
+        with blocked_signals(saved):  # no signal between two restored handlers
+            for signum, old in saved.items():
+                signal.signal(signum, signal.SIG_IGN if program and stopping else old)
 
 
 def _interrupted(prog: str, exc: KeyboardInterrupt) -> int:
@@ -187,10 +205,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dpfix`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code.
 
     See the module docstring for the error policy. ``--help`` and
-    ``--version`` return 0 after printing.
+    ``--version`` return 0 after printing. Without ``argv`` (the installed
+    ``dpfix`` script, ``python -m dpfix.cli``) ``main`` runs the process's own
+    command line: after an interruption it leaves SIGINT, SIGTERM and SIGHUP
+    ignored, since the process is ending with the first signal's exit code.
     """
     state = {"prog": "dpfix", "quiet": False}
-    with _signals_raise(), warnings.catch_warnings(record=True) as caught:
+    with _signals_raise(program=argv is None), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for category in _DEVELOPER_WARNINGS:
             warnings.simplefilter("ignore", category)

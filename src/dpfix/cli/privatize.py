@@ -18,7 +18,9 @@ Decisions
   report lists the kept and the dropped columns. The table is read and
   written by :mod:`dpfix.io` (:func:`~dpfix.io.read_counts`,
   :func:`~dpfix.io.write_counts`): a CSV file as text, so the kept cells are
-  written back byte for byte; a Parquet file with its dtypes.
+  written back byte for byte; a Parquet file with its dtypes (the
+  privatized columns as int64: an input dtype such as ``uint8`` would reveal
+  that every true count is below 256).
 - **Histogram input** (``--histogram``: rows ``count,number`` with an optional
   header line): its ``N = sum(number)`` rows are never materialised; the
   histogram of the privatized counts is written in the same format. The first
@@ -137,6 +139,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -147,6 +150,7 @@ from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numeric import require
+from dpfix.pipeline import MIN_STAGE_EPSILON
 from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
@@ -174,17 +178,48 @@ DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.
 EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
                         (1e-4, 20.0) if name == "lp" else (1e-4, 100.0))
                  for name, info in CONSTRUCTORS.items()}
-#: With a split, eps_1 and eps_2 each at least this (3 times the sampler's limit).
-MIN_STAGE_EPSILON = 1e-5
+# With a split, eps_1 and eps_2 each at least MIN_STAGE_EPSILON: the library's floor
+# (dpfix.pipeline.MIN_STAGE_EPSILON, 3 times the sampler's limit).
 #: dpfix.cli turns numerical RuntimeWarnings (overflow, invalid value) into errors here:
 #: a privacy mechanism built through an overflow is refused, not released.
 STRICT_WARNINGS = True
 
 
 # ------------------------------------------------------------------ options
+#: A number as the options take it: ASCII digits with an optional sign, decimal point and
+#: exponent (or inf/nan, refused by each option's range). Python's float(), int() and
+#: Decimal() also read "1_0" as 10 and digits of other scripts; the options do not.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                           r"|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _plain(text: Any, flag: str, integer: bool = False) -> str:
+    """``text`` stripped, if it is a number written plainly (:data:`_PLAIN_NUMBER`), else a
+    one-line ValueError naming ``flag``.
+
+    Examples
+    --------
+    >>> _plain(" 1e-3 ", "--epsilon")
+    '1e-3'
+    >>> _plain("1_0", "--epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: --epsilon: '1_0' is not a number written in plain digits (an optional sign, \
+decimal point and exponent; no '_')
+    """
+    stripped = str(text).strip()
+    if not (_PLAIN_INTEGER if integer else _PLAIN_NUMBER).fullmatch(stripped):
+        what = "an integer" if integer else "a number"
+        more = "" if integer else "an optional sign, decimal point and exponent; "
+        raise ValueError(f"{flag}: {text!r} is not {what} written in plain digits ({more}"
+                         "no '_')")
+    return stripped
+
+
 def _epsilon(text: Any, constructor: str = "heuristic") -> float:
     try:
-        eps = float(text)
+        eps = float(_plain(text, "--epsilon"))
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps) and eps > 0):
@@ -217,7 +252,7 @@ def _upper(text: Any, constructor: str = "heuristic") -> int:
     from dpfix.sampling import STRUCTURED
 
     try:
-        upper = int(str(text).strip())
+        upper = int(_plain(text, "--upper", integer=True))
     except ValueError:
         raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
     top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
@@ -233,7 +268,7 @@ def _split(text: str | None) -> Any:
     if text is None or text == "rule-of-thumb":  # None: the framework's default
         return text
     try:
-        f = float(text)
+        f = float(_plain(text, "--split"))
     except ValueError:
         raise ValueError(f"--split: 'rule-of-thumb' or a fraction in (0, 1), got {text!r}") \
             from None
@@ -246,7 +281,7 @@ def _seed(text: str | None) -> int | None:
     if text is None:
         return None
     try:
-        seed = int(text)
+        seed = int(_plain(text, "--seed", integer=True))
     except ValueError:
         raise ValueError(f"--seed: must be a non-negative integer, got {text!r}") from None
     if seed < 0:
@@ -258,7 +293,7 @@ def _delta(text: str | None) -> float | None:
     if text is None:
         return None
     try:
-        delta = float(text)
+        delta = float(_plain(text, "--delta"))
     except ValueError:
         raise ValueError(f"--delta: not a number: {text!r}") from None
     if not 0 < delta < 1:
@@ -270,7 +305,7 @@ def _time_limit(text: Any) -> float | None:
     if text is None:
         return None
     try:
-        seconds = float(text)
+        seconds = float(_plain(text, "--time-limit"))
     except (TypeError, ValueError):
         raise ValueError(f"--time-limit: not a number of seconds: {text!r}") from None
     if not (math.isfinite(seconds) and seconds > 0):
@@ -332,7 +367,7 @@ def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict
 def _exact(text: str, flag: str) -> Fraction:
     """A budget written in decimal, as the exact rational it denotes (``0.1`` is 1/10)."""
     try:
-        value = Fraction(Decimal(str(text).strip()))
+        value = Fraction(Decimal(_plain(text, flag)))
     except (InvalidOperation, ValueError, OverflowError):
         raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}") from None
     if value <= 0:
@@ -377,7 +412,7 @@ def _budgets(text: Any, names: list[str | None], given: list | None,
     if len(names) == 1 and not given:  # one column: the whole budget, checked as before
         return [_epsilon(text, constructor)], "one column: the whole budget"
     try:
-        eps_t = float(text)
+        eps_t = float(_plain(text, "--epsilon"))
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps_t) and eps_t > 0):
@@ -521,6 +556,53 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
             raise ValueError(f"{flag}: {path} exists (use --force to overwrite)")
 
 
+def _check_targets(outputs: dict[str, Path | None], force: bool, dataset: bool = False) -> None:
+    """Refuse, before any work, the output paths that could only fail when they are written.
+
+    - a name too long for its file system once made into the staged temporary
+      (:class:`dpfix.io.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
+      a Dask dataset, ``dataset``, ``.NAME.partial-PID-HOST-<8 hex>``), or a
+      path too long;
+    - without ``--force``, a symbolic link to a missing file (it is not a file,
+      but the name is taken);
+    - a folder the user cannot write into.
+
+    A folder that does not exist is left to :func:`_check_outputs`.
+    """
+    from dpfix.io import leftover_tag
+
+    for flag, path in outputs.items():
+        if path is None or not path.parent.is_dir():
+            continue
+        temp = (f".{path.name}.partial-{leftover_tag()}-{'0' * 8}" if dataset
+                else f".{path.name}.{'0' * 12}.part")
+        longest = max(_limit(path.parent, "PC_NAME_MAX", 255), 1)
+        if len(os.fsencode(temp)) > longest:
+            raise ValueError(f"{flag}: the name {path.name!r} is too long: "
+                             f"{len(os.fsencode(path.name))} bytes, and its temporary "
+                             f"{len(os.fsencode(temp))}; the file system of {path.parent} takes "
+                             f"names of at most {longest} bytes")
+        full = len(os.fsencode(os.path.abspath(path.parent / temp)))
+        if full >= _limit(path.parent, "PC_PATH_MAX", 4096):
+            raise ValueError(f"{flag}: the path {path} is too long ({full} bytes with its "
+                             "temporary's name)")
+        if not force and os.path.islink(path) and not path.exists():
+            raise ValueError(f"{flag}: {path} exists as a symbolic link to a missing file "
+                             f"({os.readlink(path)}); remove it or use --force to replace "
+                             "the link")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise PermissionError(f"{flag}: folder {path.parent} is not writable")
+
+
+def _limit(folder: Path, name: str, default: int) -> int:
+    """``os.pathconf(folder, name)``, or ``default`` where the system does not say."""
+    try:
+        value = os.pathconf(folder, name)
+    except (AttributeError, OSError, ValueError):
+        return default
+    return value if value and value > 0 else default
+
+
 # ------------------------------------------------------------------ the job
 class _Progress:
     """Progress on stderr: a tqdm bar on a terminal, one line at the end otherwise.
@@ -576,7 +658,8 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                     read_from: str | Path | None = None, key: list | None = None,
                     keep: list | None = None, sep: str | None = None,
                     budget_rule: str | None = None, epsilon_total: Any = None,
-                    order: str | None = None, **options: Any) -> list:
+                    order: str | None = None, escape_formulas: bool = False,
+                    **options: Any) -> list:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
@@ -590,21 +673,31 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     ``epsilon_total`` describe the split of the total budget over several
     columns (the report's ``composition``). ``order`` is the output's row
     order (:func:`dpfix.io.row_order`; None: ``"key"`` with ``key``, else
-    ``"shuffled"``). Returns the PrivatizedCounts, one per column.
+    ``"shuffled"``). ``escape_formulas``: a CSV output's cells that a
+    spreadsheet may run as formulas are prefixed with a single quote
+    (:func:`dpfix.io.write_counts`; else one warning per column). Returns the
+    PrivatizedCounts, one per column.
     """
     from dpfix import reports
-    from dpfix.io import is_parquet, other_columns, read_counts, row_order, write_counts
+    from dpfix.io import (
+        check_input_file,
+        is_parquet,
+        other_columns,
+        read_counts,
+        row_order,
+        write_counts,
+    )
     from dpfix.pipeline import privatize_counts
 
     start = time.perf_counter()
     input_path = Path(input_path)
     source = Path(read_from) if read_from is not None else input_path
-    if not source.is_file():
-        raise FileNotFoundError(f"input file {input_path} not found")
+    check_input_file(source, shown=input_path)
     paths = {"--out": Path(out), "--report": report and Path(report),
              "--plot": plot and Path(plot),
              "--confidential-report": confidential_report and Path(confidential_report)}
     _check_outputs(paths, force, [input_path])
+    _check_targets(paths, force)
     out_format = "parquet" if is_parquet(paths["--out"]) else "csv"
     if histogram and out_format == "parquet":
         raise ValueError(f"--out: {paths['--out']} must be a CSV file like the histogram "
@@ -652,7 +745,8 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     write_start = time.perf_counter()
     write_counts(table, results if several else results[0],
                  staged.temp(paths["--out"], "--out"),
-                 keep=None if histogram else passed, fmt=out_format, order=rows)
+                 keep=None if histogram else passed, fmt=out_format, order=rows,
+                 escape_formulas=escape_formulas)
     title = label or input_path.name
     if fmt is not None:
         fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
@@ -957,13 +1051,17 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     import shutil
     import tempfile
 
+    from dpfix.io import leftover_tag, remove_stale
+
     to_stdout, from_stdin = str(args.out) == "-", str(args.input) == "-"
-    scratch = Path(tempfile.mkdtemp(prefix="dpfix-")) if to_stdout or from_stdin else None
+    remove_stale(tempfile.gettempdir(), "dpfix-")  # the scratch folders of killed runs
+    scratch = (Path(tempfile.mkdtemp(prefix=f"dpfix-{leftover_tag()}-"))
+               if to_stdout or from_stdin else None)
+    stdin_fd = None
     try:
         read_from = None
-        if from_stdin:  # standard input: read whole (a CSV table or a histogram), then as a file
-            read_from = scratch / "stdin.csv"
-            read_from.write_bytes(sys.stdin.buffer.read())
+        if from_stdin:  # standard input (a CSV table or a histogram), read whole as a file
+            read_from, stdin_fd = _stdin_file(scratch)
         out = scratch / "stdout.csv" if to_stdout else args.out
         results = _privatize_file(Path("<stdin>") if from_stdin else args.input,
                                   columns=columns, out=out, histogram=args.histogram,
@@ -972,7 +1070,9 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                   force=args.force, quiet=args.quiet, key=args.key,
                                   keep=args.keep, sep=args.sep, read_from=read_from,
                                   budget_rule=rule, epsilon_total=args.epsilon,
-                                  order=getattr(args, "order", None), **options)
+                                  order=getattr(args, "order", None),
+                                  escape_formulas=bool(getattr(args, "escape_formulas", False)),
+                                  **options)
 
         def say() -> None:
             if not (to_stdout and args.quiet):  # with --out -, the summary goes to stderr
@@ -992,9 +1092,39 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
         if to_stdout:  # every other output is in place: only now the table, which stays
             _stream(Path(out), [p for p in staged.committed if p != Path(out)])
     finally:
+        if stdin_fd is not None:
+            os.close(stdin_fd)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
+    """Standard input copied to a file that the readers open by name: ``(path, fd)``.
+
+    Where the system has anonymous memory files (Linux ``memfd_create``), the copy
+    is one, read through ``/proc/self/fd/FD`` (``fd`` stays open until the run
+    ends): no copy of the confidential table ever reaches a disk, and none
+    outlives the process, even after SIGKILL. Elsewhere it is a file created
+    0600 in the private (0700) ``scratch`` folder, removed at the end of the run,
+    or after SIGKILL by the next run (:func:`dpfix.io.remove_stale`).
+    """
+    import shutil
+
+    memfd = getattr(os, "memfd_create", None)
+    if memfd is not None and Path("/proc/self/fd").is_dir():
+        fd = memfd("dpfix-stdin")
+        try:
+            with open(fd, "wb", closefd=False) as f:
+                shutil.copyfileobj(sys.stdin.buffer, f)
+        except BaseException:
+            os.close(fd)
+            raise
+        return Path(f"/proc/self/fd/{fd}"), fd
+    path = scratch / "stdin.csv"
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+        shutil.copyfileobj(sys.stdin.buffer, f)
+    return path, None
 
 
 def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
@@ -1018,6 +1148,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     secret = Path(args.confidential_report) if args.confidential_report else None
     _check_outputs({"--out": out, "--report": report, "--plot": plot,
                     "--confidential-report": secret}, args.force, [Path(args.input)])
+    _check_targets({"--out": out}, args.force, dataset=True)
+    _check_targets({"--report": report, "--plot": plot, "--confidential-report": secret},
+                   args.force)
     fmt = reports.plot_format(plot) if plot is not None else None
     order = getattr(args, "order", None) or "shuffled"
     if order not in DASK_ROW_ORDER_RULES:
@@ -1156,6 +1289,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--keep", action="append", metavar="COL",
                    help="pass another column through, declaring it public (repeatable); "
                         "every column not named is dropped (it is not private)")
+    p.add_argument("--escape-formulas", action="store_true",
+                   help="a CSV output: prefix with a single quote every --key/--keep cell "
+                        "(and header cell) that starts with =, +, -, @, a tab or a carriage "
+                        "return and is not a plain number, which a spreadsheet would run as a "
+                        "formula (without it such cells are written as they are, with one "
+                        "warning per column)")
     p.add_argument("--constructor", default="northwest", choices=list(CONSTRUCTORS),
                    metavar="NAME",
                    help=f"stage 2, the count mechanism T: {', '.join(CONSTRUCTORS)}. "
