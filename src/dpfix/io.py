@@ -122,11 +122,14 @@ def data_dir() -> Path:
         if not Path(env).is_dir():
             raise FileNotFoundError(f"DPFIX_DATA={env} is not a folder")
         return Path(env)
-    for base in (Path(__file__).resolve().parents[2], Path.cwd()):
-        candidate = base.parent / "shared" / "data"
+    candidates = [base.parent / "shared" / "data"
+                  for base in (Path(__file__).resolve().parents[2], Path.cwd())]
+    for candidate in candidates:
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("no data folder: set DPFIX_DATA or place the data in ../shared/data")
+    raise FileNotFoundError(f"no data folder: DPFIX_DATA is not set and none of "
+                            f"{', '.join(map(str, dict.fromkeys(candidates)))} exists; set "
+                            f"DPFIX_DATA to the folder of the data files")
 
 
 def data_path(name: str) -> Path:
