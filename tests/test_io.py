@@ -145,7 +145,7 @@ def test_counts_of_text_and_numbers():
     assert counts_of(pd.Series([3.0, 0.0, 1e30]), "k").tolist() == [3, 0, 2**62]
     with pytest.raises(ValueError, match="booleans"):
         counts_of(pd.Series([True, False]), "k")
-    with pytest.raises(ValueError, match="row 2: '1.5' is not an integer"):
+    with pytest.raises(ValueError, match="row 3: '1.5' is not an integer"):
         counts_of(pd.Series(["1", "2", "1.5"]), "k")
 
 
@@ -307,7 +307,7 @@ def test_text_counts_are_parsed_exactly(text, value):
 def test_text_counts_refused_by_row(text, message):
     from dpfix.io import counts_of
 
-    with pytest.raises(ValueError, match=f"column 'k', row 1: .*{message}"):
+    with pytest.raises(ValueError, match=f"column 'k', row 2: .*{message}"):
         counts_of(pd.Series(["1", text]), "k")
 
 
@@ -389,13 +389,13 @@ def test_numeric_columns_exactly():
     big = pd.Series(np.array([3, 2**63 + 5, 2**64 - 1], dtype=np.uint64))
     assert counts_of(big, "k").tolist() == [3, 2**62, 2**62]  # clipped, never wrapped
     assert counts_of(pd.Series([1, 7], dtype="Int8"), "k").tolist() == [1, 7]
-    with pytest.raises(ValueError, match="column 'k', row 1: missing value"):
+    with pytest.raises(ValueError, match="column 'k', row 2: missing value"):
         counts_of(pd.Series([1, None, 3], dtype="Int64"), "k")
     exact = pd.Series([decimal.Decimal("4.00"), 2**53 + 1, "12"], dtype=object)
     assert counts_of(exact, "k").tolist() == [4, 2**53 + 1, 12]
-    with pytest.raises(ValueError, match="row 0: Decimal\\('4.5'\\) is not an integer"):
+    with pytest.raises(ValueError, match="row 1: Decimal\\('4.5'\\) is not an integer"):
         counts_of(pd.Series([decimal.Decimal("4.5")], dtype=object), "k")
-    with pytest.raises(ValueError, match="row 1: True is a boolean"):
+    with pytest.raises(ValueError, match="row 2: True is a boolean"):
         counts_of(pd.Series([1, True], dtype=object), "k")
 
 

@@ -261,7 +261,7 @@ def test_bad_value_in_the_column(bad, table, tmp_path, capsys):
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png",
                 "--confidential-report", tmp_path / "c.json")
     err = assert_refused(capsys, argv, match, tmp_path, [table])
-    assert "column 'k', row 7" in err
+    assert "column 'k', line 9:" in err  # data row 7 (from 0) after the header line
 
 
 OPTION_CASES = {
@@ -752,7 +752,7 @@ def test_csv_counts_are_integers_exactly(value, table, tmp_path, capsys):
     frame = pd.read_csv(table, dtype=str, keep_default_na=False)
     frame.loc[4, "k"] = value
     frame.to_csv(table, index=False)
-    assert_refused(capsys, base(table, tmp_path), "column 'k', row 4", tmp_path, [table])
+    assert_refused(capsys, base(table, tmp_path), "column 'k', line 6:", tmp_path, [table])
 
 
 def test_csv_counts_with_zero_decimals_are_read(table, tmp_path, capsys):
@@ -1123,7 +1123,7 @@ def test_a_column_failing_late_writes_nothing(two, tmp_path, capsys):
     frame.loc[9, "b"] = "2.5"
     frame.to_csv(two, index=False)
     err = assert_refused(capsys, multi(two, tmp_path, "--report", tmp_path / "r.json"),
-                         "column 'b', row 9", tmp_path, [two])
+                         "column 'b', line 11:", tmp_path, [two])
     assert "not an integer" in err
 
 

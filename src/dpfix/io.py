@@ -60,6 +60,8 @@ import numpy as np
 from dpfix.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
     from dpfix.pipeline import PrivatizedCounts
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
@@ -342,7 +344,7 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     >>> counts_from_column(pd.DataFrame({"k": [3, -1]}), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 1: negative count -1
+    ValueError: column 'k', row 2: negative count -1
     """
     if column not in table.columns:
         raise ValueError(f"column {column!r} not found; columns are {list(table.columns)}")
@@ -351,15 +353,44 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     return counts_of(table[column], column)
 
 
-def _counts_by_row(values: Any, column: str) -> np.ndarray:
-    """:func:`parse_count` row by row: exact, and names the first bad row."""
+def _row(i: int) -> str:
+    """Where the ``i``-th value (from 0) of a column is: ``"row i+1"``, counted from 1."""
+    return f"row {i + 1}"
+
+
+def _csv_line(path: Path, sep: str) -> Callable[[int], str]:
+    """Where data row ``i`` (from 0, after the header) of a CSV file is: ``"line L"``.
+
+    ``L`` is the file's line number (the header is line 1), found as pandas
+    reads the file: blank and whitespace-only lines hold no row, a quoted cell
+    may span lines (``L`` is the row's first line). Scanned only when asked.
+    """
+    def where(i: int) -> str:
+        import csv
+
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f, delimiter=sep)
+            record_no, start = -1, 1  # the header is record -1
+            for record in reader:
+                if len(record) > 1 or (record and record[0].strip()):
+                    if record_no == i:
+                        return f"line {start}"
+                    record_no += 1
+                start = reader.line_num + 1
+        return _row(i)
+
+    return where
+
+
+def _counts_by_row(values: Any, column: str, where: Callable[[int], str] = _row) -> np.ndarray:
+    """:func:`parse_count` row by row: exact, and names the first bad row (``where``)."""
     values = np.asarray(values.to_numpy(), dtype=object)
     out = np.empty(len(values), dtype=np.int64)
     for i, v in enumerate(values):
         try:
             out[i] = min(parse_count(v), _CLIP)
         except ValueError as exc:
-            raise ValueError(f"column {column!r}, row {i}: {exc}") from None
+            raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
     return out
 
 
@@ -427,7 +458,7 @@ def _text_counts(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, ok
 
 
-def counts_of(values: Any, column: str) -> np.ndarray:
+def counts_of(values: Any, column: str, where: Callable[[int], str] = _row) -> np.ndarray:
     """Integer counts of a pandas Series, exact and vectorised (millions of rows in a second).
 
     Text cells follow :func:`parse_count` (``3`` and ``3.0`` are counts;
@@ -442,6 +473,9 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         The column, as numbers or as text.
     column : str
         Its name, for the error message.
+    where : callable, optional
+        Names the place of the ``i``-th value (from 0) in the error message:
+        ``"row i+1"`` by default; a CSV file's reader gives its line number.
 
     Returns
     -------
@@ -463,11 +497,11 @@ def counts_of(values: Any, column: str) -> np.ndarray:
     >>> counts_of(pd.Series(["3", ""]), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 1: missing value (NaN)
+    ValueError: column 'k', row 2: missing value (NaN)
     >>> counts_of(pd.Series(["1", "1e-400"]), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 1: '1e-400' is not an integer count
+    ValueError: column 'k', row 2: '1e-400' is not an integer count
     """
     pd = require("pandas")
 
@@ -479,7 +513,7 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
 
     def by_row() -> np.ndarray:  # exact, names the first bad row
-        return _counts_by_row(values, column)
+        return _counts_by_row(values, column, where)
 
     if pd.api.types.is_numeric_dtype(values.dtype):
         if values.isna().any():
@@ -504,7 +538,7 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         try:
             out[i] = min(parse_count(cells[i]), _CLIP)
         except ValueError as exc:
-            raise ValueError(f"column {column!r}, row {i}: {exc}") from None
+            raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
     return out
 
 
@@ -728,7 +762,8 @@ def _read_csv(path: Path, columns: list[str], sep: str = ",") -> TableInput:
         positions.append(where[0])
     if len(frame) < 2:
         raise ValueError(f"input file {path}: the table has no rows")
-    privatized = [(column, k, counts_of(frame.iloc[1:, k].reset_index(drop=True), column))
+    where = _csv_line(path, sep)
+    privatized = [(column, k, counts_of(frame.iloc[1:, k].reset_index(drop=True), column, where))
                   for column, k in zip(columns, positions, strict=True)]
     first = head.split(b"\n", 1)[0]
     return TableInput(path, "csv", privatized[0][2], frame, positions[0],
