@@ -149,7 +149,7 @@ def test_counts_of_text_and_numbers():
         counts_of(pd.Series(["1", "2", "1.5"]), "k")
 
 
-# ------------------------------------------------------------------ all or nothing (issue 11)
+# ------------------------------------------------------------------ all or nothing
 def _listing(folder):
     return sorted(p.name for p in folder.iterdir())
 
@@ -289,7 +289,7 @@ def test_a_signal_during_the_commit_is_delivered_after_it(tmp_path, monkeypatch)
     assert signal.getsignal(signal.SIGTERM) is old
 
 
-# ------------------------------------------------------------------ strict inputs (issue 11)
+# ------------------------------------------------------------------ strict inputs
 @pytest.mark.parametrize("text, value", [("3", 3), (" 12 ", 12), ("3.0", 3), ("7.000", 7),
                                          ("0", 0), ("9007199254740993", 2**53 + 1),
                                          ("99999999999999999999999", 2**62)])
@@ -348,7 +348,7 @@ def test_parquet_logical_types(tmp_path):
     assert read_counts(path, "k").counts.tolist() == [3, 12345678901234567]
 
 
-# ------------------------------------------------------------------ the header rule (issue 11)
+# ------------------------------------------------------------------ the header rule
 @pytest.mark.parametrize("body, eta, header", [
     ("0.0,5\n1,3\n", [5, 3], None),              # data: a number in every cell
     ("0,5\n1,3\n", [5, 3], None),
@@ -399,7 +399,7 @@ def test_numeric_columns_exactly():
         counts_of(pd.Series([1, True], dtype=object), "k")
 
 
-# ------------------------------------------------------------------ several columns (issue 12)
+# ------------------------------------------------------------------ several columns
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_several_columns_read_and_written_back(suffix, tmp_path):
     from dpfix.io import other_columns, read_counts, write_counts

@@ -558,7 +558,7 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
     assert "nothing written" in err
 
 
-# ------------------------------------------------------------------ all or nothing (issue 11)
+# ------------------------------------------------------------------ all or nothing
 def _during_the_run(monkeypatch, action):
     """Run ``action()`` right after the output table has been staged (the run is not over)."""
     import dpfix.io
@@ -679,7 +679,7 @@ def test_an_interrupt_after_the_commit_says_so(table, tmp_path, capsys, monkeypa
     assert (tmp_path / "o.csv").is_file()
 
 
-# ------------------------------------------------------------------ strict inputs (issue 11)
+# ------------------------------------------------------------------ strict inputs
 @pytest.mark.parametrize("eps", ["1000", "1e6", "1e-300", "100.5", "9e-5"])
 def test_extreme_epsilon_is_one_line_with_the_range(eps, table, tmp_path, capsys):
     argv = base(table, tmp_path)
@@ -789,7 +789,7 @@ def test_header_option_needs_a_histogram(table, tmp_path, capsys):
                    tmp_path, [table])
 
 
-# ------------------------------------------------------------------ --time-limit (issue 12)
+# ------------------------------------------------------------------ --time-limit
 def test_lp_time_limit_fails_in_one_line_with_nothing_written(table, tmp_path, capsys):
     argv = base(table, tmp_path, "--upper", "60", "--constructor", "lp", "--time-limit", "0.001")
     rc, out, err = cli(capsys, "privatize", *argv)
@@ -809,7 +809,7 @@ def test_bad_time_limit_is_refused(table, tmp_path, capsys, extra, match):
     assert not (tmp_path / "o.csv").exists()
 
 
-# ------------------------------------------------------------------ safe outputs (issue 12)
+# ------------------------------------------------------------------ safe outputs
 def test_output_holds_only_the_privatized_and_declared_columns(table, tmp_path, capsys):
     rep = tmp_path / "r.json"
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", rep))
@@ -919,7 +919,7 @@ def test_dash_output_is_not_written_when_the_run_fails(table, tmp_path, capsys):
     assert rc == 2 and out == "" and err.count("\n") == 1
 
 
-# ------------------------------------------------------------------ several columns (issue 12)
+# ------------------------------------------------------------------ several columns
 @pytest.fixture
 def two(tmp_path):
     """A table with two columns of counts (a, b) between a key and a private note."""
@@ -1138,7 +1138,7 @@ def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
     assert r["composition"]["delta_sum"] == pytest.approx(1e-6, rel=1e-15)
 
 
-# ------------------------------------------------------------------ --framework (issue 14)
+# ------------------------------------------------------------------ --framework
 @pytest.mark.parametrize("framework", ["two-stage", "one-stage", "hybrid"])
 def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
     from dpfix.pipeline import FRAMEWORKS

@@ -968,7 +968,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
     ``0 .. upper``. With ``keep`` (a list of column names), only those
     columns and the privatized ones are written, in the table's order: the
     other columns are not private (``dpfix privatize`` passes ``--key`` and
-    ``--keep``, issue 12).
+    ``--keep``).
 
     Parameters
     ----------

@@ -12,7 +12,7 @@ Output folder layout (``--out``):
 ``split.csv``            every split ``f`` of Table 3's runs; ``table3.csv`` / ``.md``
                          (best ``f``), ``table3_fit.csv`` (the fitted rule of
                          thumb), ``fig8_split.png``
-``frontier.csv``         the frontier study (issue 14): every setting and the limit
+``frontier.csv``         the frontier study: every setting and the limit
                          per data set and eps_t (means, CIs, standard errors, paired
                          differences to two-stage, ratios to the limit);
                          ``frontier_dominance.csv``, ``frontier_rule.csv`` / ``.md``
