@@ -203,3 +203,20 @@ def test_verify_a_missing_module_outside_the_extras_is_an_error(tmp_path, monkey
     assert main(["verify", "--dir", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "ERROR" in out and "1 passed, 1 failed, 0 skipped" in out
+
+
+def test_verify_times_agree_between_help_and_readme(capsys):
+    """The help text and the README state the same times for --quick and --full."""
+    from pathlib import Path
+
+    from dpfix.cli.verify import FULL_TIME, QUICK_TIME
+
+    try:
+        assert main(["verify", "--help"]) == 0
+    except SystemExit as exc:
+        assert exc.code == 0
+    helptext = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    for stated in (QUICK_TIME, FULL_TIME):
+        assert stated in helptext and stated in readme, stated
+    assert "25 minutes" not in readme and "571 s" not in readme
