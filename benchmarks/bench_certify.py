@@ -10,7 +10,7 @@ the absolute deviation:
 - ``check``: ``Certificate.check()``, the re-verification from scratch;
 - ``universal`` (n = 51 only): ``certify_universal``, all 101 hinges.
 
-The issue's targets for the certificate: under 2 s at n = 51, 10 s at n = 100,
+The targets for the certificate: under 2 s at n = 51, 10 s at n = 100,
 60 s at n = 200. Writes ``benchmarks/results/certify.json`` and prints a
 table. Run: ``python benchmarks/bench_certify.py [--quick]`` (quick: one
 repetition, lam = 3/2 only).

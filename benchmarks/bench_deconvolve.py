@@ -15,7 +15,7 @@ deconvolved by
 
 Prints median seconds, median iterations and the share converged side by
 side, and the median W1 to ``z``; writes ``benchmarks/results/deconvolve.json``.
-The machine is a 2-core box shared with other jobs: timings are noisy.
+Timings are wall-clock medians and vary with what else runs on the machine.
 Run: ``python benchmarks/bench_deconvolve.py [--quick]``.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark: exact vertex enumeration with Normaliz against cddlib (issue 15).
+"""Benchmark: exact vertex enumeration with Normaliz against cddlib.
 
 Measures, each on the same polytope in the same run (wall-clock seconds; peak
 memory of the process; every run in a fresh subprocess so that no cache is

@@ -1,4 +1,4 @@
-"""Benchmark: exact, secure stage-2 sampling (``dpfix.sampling``; issue 12) against the float path.
+"""Benchmark: exact, secure stage-2 sampling (``dpfix.sampling``) against the float path.
 
 Every case runs in its own subprocess, so that its peak memory
 (``ru_maxrss``) is its own. Cases (wall-clock seconds; medians where repeated):
@@ -25,8 +25,8 @@ Every case runs in its own subprocess, so that its peak memory
   Parquet partitions (generated), upper 50, secure, on a ``LocalCluster`` of 2
   workers; peak memory per worker.
 
-Writes ``benchmarks/results/sampling.json`` and prints a table. The machine
-is a 2-core box shared with other jobs while this runs: figures are noisy.
+Writes ``benchmarks/results/sampling.json`` and prints a table. Timings are
+wall-clock and vary with what else runs on the machine.
 Run: ``python benchmarks/bench_sampling.py [--quick] [--only CASE ...]``
 (``--quick``: one repeat, 10^6 instead of 10^7 rows; ``--only``: run these
 cases (``noise``, ``noise-eps``, ``rows``, ``upper``, ``dask``) and replace

@@ -1,4 +1,4 @@
-"""privatize_counts refuses odd API inputs by their real cause (issue 11, "Inputs are strict").
+"""privatize_counts refuses odd API inputs by their real cause (inputs are strict).
 
 numpy uint64 values above 2^63 - 1 (a negative number cast to unsigned wraps
 there), masked arrays with masked entries and pandas nullable integers with NA

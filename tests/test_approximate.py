@@ -1,4 +1,4 @@
-"""(eps, delta)-DP count mechanisms as polytopes (dpfix.approximate; issue 10).
+"""(eps, delta)-DP count mechanisms as polytopes (dpfix.approximate).
 
 The two H-representations against each other and against the definition, delta = 0
 against today's U and F, the representation by truncated scales (Theorems 10_delta

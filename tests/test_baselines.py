@@ -234,8 +234,8 @@ def test_staircase_beyond_float_range():
 @pytest.mark.parametrize("n", [2, 5, 51])
 @pytest.mark.parametrize("build", [truncated_geometric, staircase])
 def test_tiny_eps_float_mechanism_passes_its_own_check(build, n, eps):
-    # issue 11: truncated_geometric(51, 1e-9) failed its own is_dp() (the float logs of
-    # T are resolved to ~1e-15, a relative 1e-6 of eps's neighbour differences)
+    # at eps = 1e-9 the float logs of T are resolved to ~1e-15, a relative 1e-6 of eps's
+    # neighbour differences: the construction must still pass its own is_dp()
     M = build(n, eps)
     M.check()
     assert M.is_dp() and M.is_dp(eps, rtol=0.0) and M.eps == eps

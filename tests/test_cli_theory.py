@@ -157,3 +157,66 @@ def test_explore_northwest_bad_input(argv, message, capsys):
     assert main(["explore", "northwest", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def _absent_optional_check(tmp_path, monkeypatch, module="dpfix_absent_optional"):
+    """A check folder whose first check imports an optional module that is not installed."""
+    from dpfix import verification
+    monkeypatch.setitem(verification.OPTIONAL_MODULES, "dpfix_absent_optional",
+                        ("production", "AbsentWavelets"))
+    (tmp_path / "check_a_needs_extra.py").write_text(textwrap.dedent(f"""
+        RESULT = "Needs extra"
+        STATEMENT = "imports an optional module"
+        from dpfix.numeric import require
+        def run(mode):
+            require({module!r})
+            return 1
+    """))
+    (tmp_path / "check_b_plain.py").write_text(textwrap.dedent("""
+        RESULT = "Plain"
+        STATEMENT = "needs nothing"
+        def run(mode):
+            return 3
+    """))
+
+
+def test_verify_skips_a_check_whose_extra_is_missing(tmp_path, monkeypatch, capsys):
+    _absent_optional_check(tmp_path, monkeypatch)
+    assert main(["verify", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if "skipped: needs" in line]
+    assert lines == ["Needs extra (a_needs_extra): skipped: needs dpfix[production] "
+                     "(AbsentWavelets)"]
+    assert "1 passed, 0 failed, 1 skipped" in out and "Traceback" not in out
+
+
+def test_verify_with_only_skipped_checks_verifies_nothing(tmp_path, monkeypatch, capsys):
+    _absent_optional_check(tmp_path, monkeypatch)
+    assert main(["verify", "--dir", str(tmp_path), "--only", "Needs extra"]) == 1
+    assert "nothing was verified" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("module", ["dpfix_not_optional_at_all", "numpy.not_a_submodule"])
+def test_verify_a_missing_module_outside_the_extras_is_an_error(tmp_path, monkeypatch, capsys,
+                                                                 module):
+    _absent_optional_check(tmp_path, monkeypatch, module)
+    assert main(["verify", "--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "ERROR" in out and "1 passed, 1 failed, 0 skipped" in out
+
+
+def test_verify_times_agree_between_help_and_readme(capsys):
+    """The help text and the README state the same times for --quick and --full."""
+    from pathlib import Path
+
+    from dpfix.cli.verify import FULL_TIME, QUICK_TIME
+
+    try:
+        assert main(["verify", "--help"]) == 0
+    except SystemExit as exc:
+        assert exc.code == 0
+    helptext = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    for stated in (QUICK_TIME, FULL_TIME):
+        assert stated in helptext and stated in readme, stated
+    assert "25 minutes" not in readme and "571 s" not in readme

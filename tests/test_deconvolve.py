@@ -1,4 +1,4 @@
-"""Deconvolution of geometric-noised counts (dpfix.privatizers.deconvolve, issue 14).
+"""Deconvolution of geometric-noised counts (dpfix.privatizers.deconvolve).
 
 Known answers come from independent computations: ``G`` built entry by entry
 (in Fractions for small ``n``), and generic scipy solvers (SLSQP) on the

@@ -1,4 +1,4 @@
-"""The Dask engine (issue 12 section 4): stage 1 on the summed histogram, stage 2 per partition."""
+"""The Dask engine: stage 1 on the summed histogram, stage 2 per partition."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The enumeration backends (issue 15): cdd and Normaliz agree exactly, counts, compact
+"""The enumeration backends: cdd and Normaliz agree exactly, counts, compact
 vertex sets, the incidence graph, and the symmetry orbits."""
 
 from fractions import Fraction

@@ -1,4 +1,4 @@
-"""The float checks bite (issue 11): every constructor at tiny and large eps, the stated
+"""The float checks bite: every constructor at tiny and large eps, the stated
 fixed-point bound, and the float-path verify script.
 
 - Every registry constructor at eps in {1e-9, 1e-6, 1e-3, 50} returns a mechanism
@@ -53,7 +53,7 @@ def test_constructor_passes_its_own_check_or_raises_valueerror(name, eps):
 
 @pytest.mark.parametrize("n", [2, 51])
 def test_truncated_geometric_51_at_1e_9_passes_is_dp(n):
-    # the case of issue 11: it used to return a mechanism whose own is_dp() was False
+    # the float logs of T must be exact enough for T to pass its own is_dp() at eps = 1e-9
     m = construct(None, 1e-9, method="truncated-geometric", n=n)
     assert m.is_dp() and m.is_dp(1e-9, rtol=0.0)
     m.check()

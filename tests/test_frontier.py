@@ -1,4 +1,4 @@
-"""The frontier study (issue 14): quick run end to end, the paired summary, the dominance
+"""The frontier study: quick run end to end, the paired summary, the dominance
 and rule logic on summaries with a known answer, and the limit computed independently."""
 
 import json

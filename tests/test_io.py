@@ -134,11 +134,11 @@ def test_counts_of_text_and_numbers():
     assert counts_of(pd.Series([3.0, 0.0, 1e30]), "k").tolist() == [3, 0, 2**62]
     with pytest.raises(ValueError, match="booleans"):
         counts_of(pd.Series([True, False]), "k")
-    with pytest.raises(ValueError, match="row 2: '1.5' is not an integer"):
+    with pytest.raises(ValueError, match="row 3: '1.5' is not an integer"):
         counts_of(pd.Series(["1", "2", "1.5"]), "k")
 
 
-# ------------------------------------------------------------------ all or nothing (issue 11)
+# ------------------------------------------------------------------ all or nothing
 def _listing(folder):
     return sorted(p.name for p in folder.iterdir())
 
@@ -278,7 +278,7 @@ def test_a_signal_during_the_commit_is_delivered_after_it(tmp_path, monkeypatch)
     assert signal.getsignal(signal.SIGTERM) is old
 
 
-# ------------------------------------------------------------------ strict inputs (issue 11)
+# ------------------------------------------------------------------ strict inputs
 @pytest.mark.parametrize("text, value", [("3", 3), (" 12 ", 12), ("3.0", 3), ("7.000", 7),
                                          ("0", 0), ("9007199254740993", 2**53 + 1),
                                          ("99999999999999999999999", 2**62)])
@@ -296,7 +296,7 @@ def test_text_counts_are_parsed_exactly(text, value):
 def test_text_counts_refused_by_row(text, message):
     from dpfix.io import counts_of
 
-    with pytest.raises(ValueError, match=f"column 'k', row 1: .*{message}"):
+    with pytest.raises(ValueError, match=f"column 'k', row 2: .*{message}"):
         counts_of(pd.Series(["1", text]), "k")
 
 
@@ -337,7 +337,7 @@ def test_parquet_logical_types(tmp_path):
     assert read_counts(path, "k").counts.tolist() == [3, 12345678901234567]
 
 
-# ------------------------------------------------------------------ the header rule (issue 11)
+# ------------------------------------------------------------------ the header rule
 @pytest.mark.parametrize("body, eta, header", [
     ("0.0,5\n1,3\n", [5, 3], None),              # data: a number in every cell
     ("0,5\n1,3\n", [5, 3], None),
@@ -378,17 +378,17 @@ def test_numeric_columns_exactly():
     big = pd.Series(np.array([3, 2**63 + 5, 2**64 - 1], dtype=np.uint64))
     assert counts_of(big, "k").tolist() == [3, 2**62, 2**62]  # clipped, never wrapped
     assert counts_of(pd.Series([1, 7], dtype="Int8"), "k").tolist() == [1, 7]
-    with pytest.raises(ValueError, match="column 'k', row 1: missing value"):
+    with pytest.raises(ValueError, match="column 'k', row 2: missing value"):
         counts_of(pd.Series([1, None, 3], dtype="Int64"), "k")
     exact = pd.Series([decimal.Decimal("4.00"), 2**53 + 1, "12"], dtype=object)
     assert counts_of(exact, "k").tolist() == [4, 2**53 + 1, 12]
-    with pytest.raises(ValueError, match="row 0: Decimal\\('4.5'\\) is not an integer"):
+    with pytest.raises(ValueError, match="row 1: Decimal\\('4.5'\\) is not an integer"):
         counts_of(pd.Series([decimal.Decimal("4.5")], dtype=object), "k")
-    with pytest.raises(ValueError, match="row 1: True is a boolean"):
+    with pytest.raises(ValueError, match="row 2: True is a boolean"):
         counts_of(pd.Series([1, True], dtype=object), "k")
 
 
-# ------------------------------------------------------------------ several columns (issue 12)
+# ------------------------------------------------------------------ several columns
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_several_columns_read_and_written_back(suffix, tmp_path):
     from dpfix.io import other_columns, read_counts, write_counts

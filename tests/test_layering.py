@@ -1,4 +1,4 @@
-"""The floors of src/dpfix (issue 13): a module imports only from its own floor or lower.
+"""The floors of src/dpfix: a module imports only from its own floor or lower.
 
 Every import statement of every module is parsed (at module level, inside
 functions and under ``if TYPE_CHECKING``). Floors:
@@ -91,7 +91,7 @@ def imports(module: str, source: str | None = None) -> list[tuple[int, str]]:
 
 def test_every_module_has_a_floor():
     missing = [m for m in MODULES if floor(m) is None]
-    assert not missing, f"modules not in the floor table (issue 13's layout): {missing}"
+    assert not missing, f"modules not in the floor table FLOORS: {missing}"
 
 
 def test_the_table_names_the_planned_modules():

@@ -108,7 +108,7 @@ def test_normalised_rows_sum_to_one_in_log_space():
 
 @pytest.mark.parametrize("level", [1e-3, 0.3, 2.0, 40.0])
 def test_float_is_dp_bites_at_its_own_level_times_one_minus_1e6(level):
-    # issue 11: loosening is_dp's float tolerance (FLOAT_RTOL = 1e-9) to 1e-3 failed no test
+    # is_dp's float tolerance is FLOAT_RTOL = 1e-9: a looser one (1e-3) must fail here
     from dpfix.mechanism import FLOAT_RTOL
 
     a, b = -np.log1p(np.exp(-level)), -np.log1p(np.exp(level))  # a - b = level, e^a + e^b = 1

@@ -1,4 +1,4 @@
-"""The one-stage and hybrid frameworks of privatize_counts (issue 14, docs/no_split.md)."""
+"""The one-stage and hybrid frameworks of privatize_counts (docs/no_split.md)."""
 
 from __future__ import annotations
 

@@ -264,7 +264,7 @@ def test_bad_value_in_the_column(bad, table, tmp_path, capsys):
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png",
                 "--confidential-report", tmp_path / "c.json")
     err = assert_refused(capsys, argv, match, tmp_path, [table])
-    assert "column 'k', row 7" in err
+    assert "column 'k', line 9:" in err  # data row 7 (from 0) after the header line
 
 
 OPTION_CASES = {
@@ -561,7 +561,7 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
     assert "nothing written" in err
 
 
-# ------------------------------------------------------------------ all or nothing (issue 11)
+# ------------------------------------------------------------------ all or nothing
 def _during_the_run(monkeypatch, action):
     """Run ``action()`` right after the output table has been staged (the run is not over)."""
     import dpfix.io
@@ -682,7 +682,7 @@ def test_an_interrupt_after_the_commit_says_so(table, tmp_path, capsys, monkeypa
     assert (tmp_path / "o.csv").is_file()
 
 
-# ------------------------------------------------------------------ strict inputs (issue 11)
+# ------------------------------------------------------------------ strict inputs
 @pytest.mark.parametrize("eps", ["1000", "1e6", "1e-300", "100.5", "9e-5"])
 def test_extreme_epsilon_is_one_line_with_the_range(eps, table, tmp_path, capsys):
     argv = base(table, tmp_path)
@@ -755,7 +755,7 @@ def test_csv_counts_are_integers_exactly(value, table, tmp_path, capsys):
     frame = pd.read_csv(table, dtype=str, keep_default_na=False)
     frame.loc[4, "k"] = value
     frame.to_csv(table, index=False)
-    assert_refused(capsys, base(table, tmp_path), "column 'k', row 4", tmp_path, [table])
+    assert_refused(capsys, base(table, tmp_path), "column 'k', line 6:", tmp_path, [table])
 
 
 def test_csv_counts_with_zero_decimals_are_read(table, tmp_path, capsys):
@@ -792,7 +792,7 @@ def test_header_option_needs_a_histogram(table, tmp_path, capsys):
                    tmp_path, [table])
 
 
-# ------------------------------------------------------------------ --time-limit (issue 12)
+# ------------------------------------------------------------------ --time-limit
 def test_lp_time_limit_fails_in_one_line_with_nothing_written(table, tmp_path, capsys):
     argv = base(table, tmp_path, "--upper", "60", "--constructor", "lp", "--time-limit", "0.001")
     rc, out, err = cli(capsys, "privatize", *argv)
@@ -812,7 +812,7 @@ def test_bad_time_limit_is_refused(table, tmp_path, capsys, extra, match):
     assert not (tmp_path / "o.csv").exists()
 
 
-# ------------------------------------------------------------------ safe outputs (issue 12)
+# ------------------------------------------------------------------ safe outputs
 def test_output_holds_only_the_privatized_and_declared_columns(table, tmp_path, capsys):
     rep = tmp_path / "r.json"
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", rep))
@@ -922,7 +922,7 @@ def test_dash_output_is_not_written_when_the_run_fails(table, tmp_path, capsys):
     assert rc == 2 and out == "" and err.count("\n") == 1
 
 
-# ------------------------------------------------------------------ several columns (issue 12)
+# ------------------------------------------------------------------ several columns
 @pytest.fixture
 def two(tmp_path):
     """A table with two columns of counts (a, b) between a key and a private note."""
@@ -1126,7 +1126,7 @@ def test_a_column_failing_late_writes_nothing(two, tmp_path, capsys):
     frame.loc[9, "b"] = "2.5"
     frame.to_csv(two, index=False)
     err = assert_refused(capsys, multi(two, tmp_path, "--report", tmp_path / "r.json"),
-                         "column 'b', row 9", tmp_path, [two])
+                         "column 'b', line 11:", tmp_path, [two])
     assert "not an integer" in err
 
 
@@ -1141,7 +1141,7 @@ def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
     assert r["composition"]["delta_sum"] == pytest.approx(1e-6, rel=1e-15)
 
 
-# ------------------------------------------------------------------ --framework (issue 14)
+# ------------------------------------------------------------------ --framework
 @pytest.mark.parametrize("framework", ["two-stage", "one-stage", "hybrid"])
 def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
     from dpfix.pipeline import FRAMEWORKS

@@ -3,6 +3,7 @@
 import json
 import math
 import struct
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -260,6 +261,42 @@ def test_missing_data_folder_is_one_line_naming_dpfix_data(tmp_path, capsys, mon
     rc, _, err = cli(capsys, "reproduce", "fig3", "--out", tmp_path / "o")
     assert rc == 2 and err.count("\n") == 1 and "DPFIX_DATA" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_no_data_folder_names_the_files_and_where_it_looked(tmp_path, capsys, monkeypatch):
+    """Outside the repository, without DPFIX_DATA: the line names every file fig5 needs,
+    DPFIX_DATA and both folders looked in."""
+    import dpfix.io
+
+    monkeypatch.delenv("DPFIX_DATA", raising=False)
+    monkeypatch.setattr(dpfix.io, "__file__", str(tmp_path / "site" / "lib" / "dpfix" / "io.py"))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    rc, out, err = cli(capsys, "reproduce", "fig5", "--quick", "--out", tmp_path / "o")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "fig5 needs binom_hist_data.csv, crime_data.csv" in err
+    assert "DPFIX_DATA" in err and str(tmp_path / "shared" / "data") in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_data_folder_without_the_files_names_the_missing_ones(tmp_path, capsys, monkeypatch):
+    (tmp_path / "crime_data.csv").write_text("MURDER\n1\n")
+    monkeypatch.setenv("DPFIX_DATA", str(tmp_path))
+    rc, _, err = cli(capsys, "reproduce", "fig6", "--out", tmp_path / "o")
+    assert rc == 2 and err.count("\n") == 1
+    assert f"binom_hist_data.csv not in {tmp_path}; set DPFIX_DATA" in err
+
+
+def test_the_readme_lists_the_files_of_every_target():
+    from dpfix.experiments import TARGETS
+    from dpfix.experiments.targets import target_files
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    for target in TARGETS:
+        line = next((x for x in readme.splitlines() if x.startswith(f"| `{target}` |")), None)
+        assert line is not None, f"README: no row for reproduce {target}"
+        assert all(f"`{f}`" in line for f in target_files(target)), line
+        assert line.count(".csv`") == len(target_files(target)), line
 
 
 @pytest.mark.parametrize("argv, message", [

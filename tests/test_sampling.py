@@ -1,4 +1,4 @@
-"""Exact samplers (issue 12; docs/sampling.md): the noise, the structured mechanisms, the tables."""
+"""Exact samplers (docs/sampling.md): the noise, the structured mechanisms, the tables."""
 
 from __future__ import annotations
 
@@ -447,7 +447,7 @@ def _perturbed(P, shift=0.005):
 
 @pytest.mark.parametrize("constructor", [*EXACT_KINDS, "discrete-gaussian"])
 def test_every_constructor_samples_its_rows_exactly_at_a_million_draws(constructor):
-    """Issue 12, "done when": for each constructor, the distribution sampled for each row
+    """For each constructor, the distribution sampled for each row
     matches the mechanism the pipeline checked, by a chi-square test on 10^6 draws per row
     (n = 5), and the same test rejects a mechanism a little off in every row (its power).
 

@@ -1,11 +1,11 @@
-"""A real ``dpfix privatize`` stopped by a signal while it writes its output (issue 11).
+"""A real ``dpfix privatize`` stopped by a signal while it writes its output.
 
 Each case starts the command in a subprocess on a table of a million rows (writing
 it back takes about a second), waits until the staged ``.o.csv.<hex>.part`` file
 holds its first rows, sends the signal and checks that no file is left, that
 standard error holds one line and that the exit code is 128 + the signal's number
-(docs/failures.md). On the code before issue 11 SIGTERM and SIGHUP killed the
-process (exit -15, -1) and left the ``.part`` file.
+(docs/failures.md): unhandled, SIGTERM and SIGHUP would kill the process (exit
+-15, -1) and leave the ``.part`` file.
 SIGKILL cannot be handled: its leftover temporary must not trip the next run.
 """
 

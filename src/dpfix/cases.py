@@ -1,6 +1,6 @@
 """Standard small cases on which the theory is checked (tests and ``proofs_checks``).
 
-The grid of the issue "exact core": ``n`` in {2, 3, 4}, ``lam`` in
+The grid: ``n`` in {2, 3, 4}, ``lam`` in
 {3/2, 2, 3}, and for each ``n`` a uniform ``z``, a geometric ``z``, a ``z``
 with a zero entry and an asymmetric ``z``; all exact.
 """

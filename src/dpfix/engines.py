@@ -1,4 +1,4 @@
-"""Beyond one machine: the pipeline on a partitioned dataset with Dask (issue 12 section 4).
+"""Beyond one machine: the pipeline on a partitioned dataset with Dask.
 
 :func:`privatize_dataset` runs the two-stage pipeline on a Parquet dataset
 (a folder or a file) or on a glob of CSV files, partition by partition:

@@ -31,17 +31,17 @@ face containing them has no other vertex, so it is an edge).
 
 How ``backend="auto"`` chooses (:func:`resolve_backend`), by measurement
 (``benchmarks/bench_enumeration.py``, ``benchmarks/results/enumeration.json``;
-this 2-core machine shared with other sessions, load 1 to 13; lam = 2 unless
-said; seconds, all vertices):
+one run each on 2 cores, so the ratios between backends matter more than
+the seconds; lam = 2 unless said; seconds, all vertices):
 
 - U(3), 27 vertices: cdd 0.003, Normaliz 0.005, structure 0.01;
 - U(4), 664: cdd 0.21, Normaliz 0.017, structure 0.05;
 - F(4, uniform z), 1806: cdd 0.56, Normaliz 0.03;
 - R_F(4, lam, z), lam in {3/2, 2, 3} and the four standard z, 4,283 to 54,918
   vertices: Normaliz 0.07 to 8.2; cdd 31 and 25 for the zero-entry z at lam = 2
-  and 3, over the 60 s cap for the other ten (over 14 minutes in an earlier run);
+  and 3, over the 60 s cap for the other ten;
 - U(5, lam), 55,725 to 67,365: Normaliz 3.8 to 5.3, structure 1.3 to 1.6, cdd
-  over 60 (over 10 minutes in an earlier run);
+  over 60;
 - F(5, 2, uniform z), 1,169,850, counted: Normaliz 36 (1.5 GB), cdd over 60;
 - U(6, 2), 25,827,726, counted: structure 71 (two processes); Normaliz, run
   for 20 minutes at the lowest priority on one thread (about a minute of CPU),

@@ -69,6 +69,8 @@ import numpy as np
 from dpfix.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
     from dpfix.pipeline import PrivatizedCounts
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
@@ -186,11 +188,14 @@ def data_dir() -> Path:
         if not Path(env).is_dir():
             raise FileNotFoundError(f"DPFIX_DATA={env} is not a folder")
         return Path(env)
-    for base in (Path(__file__).resolve().parents[2], Path.cwd()):
-        candidate = base.parent / "shared" / "data"
+    candidates = [base.parent / "shared" / "data"
+                  for base in (Path(__file__).resolve().parents[2], Path.cwd())]
+    for candidate in candidates:
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("no data folder: set DPFIX_DATA or place the data in ../shared/data")
+    raise FileNotFoundError(f"no data folder: DPFIX_DATA is not set and none of "
+                            f"{', '.join(map(str, dict.fromkeys(candidates)))} exists; set "
+                            f"DPFIX_DATA to the folder of the data files")
 
 
 def data_path(name: str) -> Path:
@@ -403,7 +408,7 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     >>> counts_from_column(pd.DataFrame({"k": [3, -1]}), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 1: negative count -1
+    ValueError: column 'k', row 2: negative count -1
     """
     if column not in table.columns:
         raise ValueError(f"column {column!r} not found; columns are {list(table.columns)}")
@@ -412,15 +417,44 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     return counts_of(table[column], column)
 
 
-def _counts_by_row(values: Any, column: str) -> np.ndarray:
-    """:func:`parse_count` row by row: exact, and names the first bad row."""
+def _row(i: int) -> str:
+    """Where the ``i``-th value (from 0) of a column is: ``"row i+1"``, counted from 1."""
+    return f"row {i + 1}"
+
+
+def _csv_line(path: Path, sep: str) -> Callable[[int], str]:
+    """Where data row ``i`` (from 0, after the header) of a CSV file is: ``"line L"``.
+
+    ``L`` is the file's line number (the header is line 1), found as pandas
+    reads the file: blank and whitespace-only lines hold no row, a quoted cell
+    may span lines (``L`` is the row's first line). Scanned only when asked.
+    """
+    def where(i: int) -> str:
+        import csv
+
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f, delimiter=sep)
+            record_no, start = -1, 1  # the header is record -1
+            for record in reader:
+                if len(record) > 1 or (record and record[0].strip()):
+                    if record_no == i:
+                        return f"line {start}"
+                    record_no += 1
+                start = reader.line_num + 1
+        return _row(i)
+
+    return where
+
+
+def _counts_by_row(values: Any, column: str, where: Callable[[int], str] = _row) -> np.ndarray:
+    """:func:`parse_count` row by row: exact, and names the first bad row (``where``)."""
     values = np.asarray(values.to_numpy(), dtype=object)
     out = np.empty(len(values), dtype=np.int64)
     for i, v in enumerate(values):
         try:
             out[i] = min(parse_count(v), _CLIP)
         except ValueError as exc:
-            raise ValueError(f"column {column!r}, row {i}: {exc}") from None
+            raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
     return out
 
 
@@ -490,7 +524,7 @@ def _text_counts(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, ok
 
 
-def counts_of(values: Any, column: str) -> np.ndarray:
+def counts_of(values: Any, column: str, where: Callable[[int], str] = _row) -> np.ndarray:
     """Integer counts of a pandas Series, exact and vectorised (millions of rows in a second).
 
     Text cells follow :func:`parse_count` (``3`` and ``3.0`` are counts;
@@ -505,6 +539,9 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         The column, as numbers or as text.
     column : str
         Its name, for the error message.
+    where : callable, optional
+        Names the place of the ``i``-th value (from 0) in the error message:
+        ``"row i+1"`` by default; a CSV file's reader gives its line number.
 
     Returns
     -------
@@ -526,11 +563,11 @@ def counts_of(values: Any, column: str) -> np.ndarray:
     >>> counts_of(pd.Series(["3", ""]), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 1: missing value (NaN)
+    ValueError: column 'k', row 2: missing value (NaN)
     >>> counts_of(pd.Series(["1", "1e-400"]), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 1: '1e-400' is not an integer count
+    ValueError: column 'k', row 2: '1e-400' is not an integer count
     """
     pd = require("pandas")
 
@@ -542,7 +579,7 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
 
     def by_row() -> np.ndarray:  # exact, names the first bad row
-        return _counts_by_row(values, column)
+        return _counts_by_row(values, column, where)
 
     if pd.api.types.is_numeric_dtype(values.dtype):
         if values.isna().any():
@@ -567,7 +604,7 @@ def counts_of(values: Any, column: str) -> np.ndarray:
         try:
             out[i] = min(parse_count(cells[i]), _CLIP)
         except ValueError as exc:
-            raise ValueError(f"column {column!r}, row {i}: {exc}") from None
+            raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
     return out
 
 
@@ -822,7 +859,8 @@ def _read_csv(path: Path, columns: list[str], sep: str = ",") -> TableInput:
         positions.append(where[0])
     if len(frame) < 2:
         raise ValueError(f"input file {path}: the table has no rows")
-    privatized = [(column, k, counts_of(frame.iloc[1:, k].reset_index(drop=True), column))
+    where = _csv_line(path, sep)
+    privatized = [(column, k, counts_of(frame.iloc[1:, k].reset_index(drop=True), column, where))
                   for column, k in zip(columns, positions, strict=True)]
     first = head.split(b"\n", 1)[0]
     return TableInput(path, "csv", privatized[0][2], frame, positions[0],
@@ -1178,7 +1216,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
     ``0 .. upper``. With ``keep`` (a list of column names), only those
     columns and the privatized ones are written, in the table's order: the
     other columns are not private (``dpfix privatize`` passes ``--key`` and
-    ``--keep``, issue 12).
+    ``--keep``).
 
     Parameters
     ----------

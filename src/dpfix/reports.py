@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -399,6 +400,28 @@ def confidential_columns(per_column: list[dict], names: list[str], table: TableI
 
 
 # ------------------------------------------------------------------ the figure
+def panel_title(ax: Any, title: str, details: str) -> str:
+    """``title`` and ``details`` on lines that fit the width of ``ax``'s figure.
+
+    The title leads its own line(s), the details follow; each is wrapped at the
+    number of characters of the title's font that the figure's width holds
+    (an average character is about 0.6 of the font size wide), so that no
+    line runs past the figure's edge however long a file or column name is.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure(figsize=(4, 3)).add_subplot()
+    >>> panel_title(ax, "counts.csv (MURDER)", "eps_t = 1 (eps_1 = 0.233, eps_2 = 0.767), "
+    ...             "northwest, N = 3136").splitlines()
+    ['counts.csv (MURDER)', 'eps_t = 1 (eps_1 = 0.233, eps_2 =', '0.767), northwest, N = 3136']
+    """
+    fig = ax.get_figure()
+    size = ax.title.get_fontsize()
+    chars = max(20, int(fig.get_figwidth() * 72 / (0.6 * size)) - 4)
+    return "\n".join(textwrap.fill(part, chars) for part in (title, details))
+
+
 def _draw(ax: Any, result: PrivatizedCounts, title: str) -> None:
     """The target and the output distribution of one privatization on ``ax``."""
     x = np.arange(result.n)
@@ -409,8 +432,9 @@ def _draw(ax: Any, result: PrivatizedCounts, title: str) -> None:
                 label="public target z")
     ax.set_xlabel("count")
     ax.set_ylabel("share of rows")
-    ax.set_title(f"{title}: eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.3g}, "
-                 f"eps_2 = {result.eps_2:.3g}), {result.constructor}, N = {result.N}")
+    ax.set_title(panel_title(ax, title, f"eps_t = {result.epsilon:g} (eps_1 = "
+                                        f"{result.eps_1:.3g}, eps_2 = {result.eps_2:.3g}), "
+                                        f"{result.constructor}, N = {result.N}"))
     ax.legend()
 
 

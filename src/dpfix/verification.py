@@ -14,6 +14,10 @@ A script also runs alone: ``python proofs_checks/check_x.py [--full]``. In a
 checkout the folder stands beside ``src/``; an installed dpfix carries it as
 the package ``dpfix.proofs_checks``. ``dpfix verify`` prints the table of
 :func:`run_checks`.
+
+A check that needs a module of an optional extra (PyWavelets for the Privelet
+baseline, ...) which is not installed is *skipped*, with one line naming the
+extra: ``pip install .`` alone gives a ``dpfix verify`` that passes.
 """
 
 from __future__ import annotations
@@ -28,11 +32,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from dpfix.numeric import PRODUCTION_EXTRA
+
 __all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "format_table",
            "CHECKS_PACKAGE"]
 
 #: The package an installed dpfix carries the checks in.
 CHECKS_PACKAGE = "dpfix.proofs_checks"
+
+#: The optional modules a check may need: import name -> (extra, package).
+OPTIONAL_MODULES = {**{m: ("production", p) for m, p in PRODUCTION_EXTRA.items()},
+                    "dask": ("production", "dask"), "distributed": ("production", "distributed"),
+                    "PyNormaliz": ("enumeration", "PyNormaliz")}
 
 
 @dataclass
@@ -48,11 +59,14 @@ class CheckOutcome:
     cases : int
         The number of cases checked.
     outcome : str
-        ``"ok"``, ``"FAIL"`` (an assertion failed, or no case was checked) or
-        ``"ERROR"`` (the script crashed).
+        ``"ok"``, ``"FAIL"`` (an assertion failed, or no case was checked),
+        ``"ERROR"`` (the script crashed) or ``"skipped"`` (it needs an optional
+        extra that is not installed).
     seconds : float
     detail : str
-        The failure's message, or the crash's traceback.
+        The failure's message, the crash's traceback, or for a skipped check
+        the line naming the extra (``"skipped: needs dpfix[production]
+        (PyWavelets)"``).
     """
 
     name: str
@@ -165,6 +179,43 @@ def load_checks(directory: str | Path, only: str | None = None) -> list[tuple[st
     return out
 
 
+def missing_extra(exc: BaseException) -> str | None:
+    """The skip line if ``exc`` comes from an optional module that is not installed.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What a check raised.
+
+    Returns
+    -------
+    str or None
+        ``"skipped: needs dpfix[EXTRA] (PACKAGE)"`` if ``exc`` or an exception
+        it was raised from (``__cause__``, ``__context__``) is a
+        ``ModuleNotFoundError`` for a module of :data:`OPTIONAL_MODULES` that
+        cannot be found; ``None`` otherwise, so that a failed import of
+        anything else, or of an installed module, stays an error.
+
+    Examples
+    --------
+    >>> try:
+    ...     import pywt_not_here
+    ... except ImportError as exc:
+    ...     print(missing_extra(exc))
+    None
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ModuleNotFoundError) and exc.name:
+            top = exc.name.split(".")[0]
+            if top in OPTIONAL_MODULES and importlib.util.find_spec(top) is None:
+                extra, package = OPTIONAL_MODULES[top]
+                return f"skipped: needs dpfix[{extra}] ({package})"
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[CheckOutcome]:
     """Run the checks and collect their outcomes; a failure does not stop the rest.
 
@@ -180,7 +231,8 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[Check
     -------
     list of CheckOutcome
         A check that checks no case fails; a crash is an ``"ERROR"`` with its
-        traceback, never hidden.
+        traceback, never hidden, unless it is the import of an optional module
+        that is not installed (:func:`missing_extra`): then ``"skipped"``.
 
     Examples
     --------
@@ -204,8 +256,10 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[Check
                 outcome, detail = "FAIL", "no case checked"
         except AssertionError as exc:
             outcome, detail = "FAIL", str(exc)
-        except Exception:  # a crash is reported, not hidden
-            outcome, detail = "ERROR", traceback.format_exc(limit=3)
+        except Exception as exc:  # a crash is reported, not hidden
+            skip = missing_extra(exc)
+            outcome, detail = ("skipped", skip) if skip else ("ERROR",
+                                                                traceback.format_exc(limit=3))
         rows.append(CheckOutcome(name, module.RESULT, module.STATEMENT, cases, outcome,
                                  time.perf_counter() - start, detail))
     return rows

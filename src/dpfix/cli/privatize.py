@@ -10,7 +10,7 @@ the county homicides.
 
 Decisions
 ---------
-- **Only private or declared columns are written** (issue 12). The output
+- **Only private or declared columns are written**. The output
   holds the privatized columns and the columns named by ``--key`` (keys) and
   ``--keep`` (declared public), in the table's order; every other column is
   dropped, since it is not private (on the county data ``INDEX``, the sum of
@@ -57,7 +57,7 @@ Decisions
   a warning).
 - **Time limit.** ``--constructor lp`` takes ``--time-limit SECONDS`` (HiGHS);
   reaching it ends the run with one line, exit code 1, nothing written.
-- **Formats and streams** (issue 12). ``--out`` is CSV or Parquet by its
+- **Formats and streams**. ``--out`` is CSV or Parquet by its
   suffix, whatever the input (CSV cells stay text in Parquet); ``--sep``
   sets a CSV table's separator (kept on output); ``-`` reads standard input
   (a CSV table or histogram) and writes standard output (CSV, only once every
@@ -77,7 +77,7 @@ Decisions
   ``--seed``: reproducible); ``--order input`` keeps the input's order. The
   report's ``row_order`` says which (:func:`dpfix.io.row_order`; with
   ``--engine dask``: partitions and the rows within each shuffled, or input).
-- **Several columns in one run** (issue 12): ``--column A --column B``. Each
+- **Several columns in one run**: ``--column A --column B``. Each
   column is privatized on its own (its own stage 1, target, mechanism and
   randomness), so the release is ``(sum of the columns' eps)``-DP by
   sequential composition. ``--epsilon`` is the **total** of the run: split
@@ -110,7 +110,7 @@ Decisions
   histogram file has none); ``--engine dask`` privatizes several columns in the
   same passes over the partitions (one sampler and one generator per column
   and partition).
-- **Frameworks** (issue 14). ``--framework`` (choices
+- **Frameworks** (docs/no_split.md). ``--framework`` (choices
   :data:`dpfix.pipeline.FRAMEWORKS`; default: ``privatize_counts``' own,
   the two-stage framework), ``--estimator`` (choices
   :data:`dpfix.privatizers.deconvolve.ESTIMATORS`) and ``--remap`` (choices
@@ -1128,7 +1128,7 @@ def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
 
 
 def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
-    """``--engine dask``: a partitioned dataset in, a Parquet dataset out (issue 12)."""
+    """``--engine dask``: a partitioned dataset in, a Parquet dataset out."""
     import shutil
 
     from dpfix import reports

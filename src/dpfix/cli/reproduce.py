@@ -6,13 +6,16 @@
 stores every finished cell in ``DIR/cells.jsonl`` (a rerun computes only what
 is missing), and writes CSVs and PNGs into ``DIR`` (see
 :mod:`dpfix.experiments.targets` for the list). ``--quick`` runs a small
-version in well under 3 minutes on 2 cores; ``docs/reproduction.md`` compares
-the full run with the paper. ``frontier`` is not the paper's: it is the study of
-issue 14 (two-stage, one-stage and hybrid frameworks against the limit, 50
-replications in the full run; docs/no_split.md).
+version of every target in under a minute on 2 cores (the README gives the
+measurement); ``docs/reproduction.md`` compares the full run with the paper.
+``frontier`` is not the paper's: it compares the two-stage, one-stage and
+hybrid frameworks against the limit (50 replications in the full run;
+docs/no_split.md).
 
-The experiments read the paper's data sets from ``$DPFIX_DATA`` (default
-``../shared/data``); without them the command stops with a one-line error.
+The experiments read the paper's data sets from ``$DPFIX_DATA``, else from
+``../shared/data`` beside the repository or the current folder; a missing file
+stops the command with one line naming the files the targets need, where they
+were looked for and ``DPFIX_DATA`` (:func:`dpfix.experiments.check_data`).
 """
 
 from __future__ import annotations
@@ -83,13 +86,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "one-stage and hybrid frameworks beside the limit, and a data-independent "
                     "rule choosing among them; 50 replications), or all. Results are cached "
                     "per cell in "
-                    "OUT/cells.jsonl: a rerun computes only the missing cells.",
+                    "OUT/cells.jsonl: a rerun computes only the missing cells. The data sets "
+                    "are read from $DPFIX_DATA, else ../shared/data beside the repository or "
+                    "the current folder (the README lists the files of each target).",
         epilog="example: dpfix reproduce all --quick --out out/quick")
     p.add_argument("target", choices=CHOICES, help="what to reproduce")
     p.add_argument("--quick", action="store_true",
                    help="small version (2 replications, 3 eps_t values, n <= 100 for fig7, "
-                        "LP capped at 2 s, frontier on 2 data sets and 5 settings): under 3 "
-                        "minutes on 2 cores")
+                        "LP capped at 2 s, frontier on 2 data sets and 5 settings): every "
+                        "target together in under a minute on 2 cores")
     p.add_argument("--replications", help="replications per cell (default 10, frontier 50; "
                    "quick 2); fig7 times at most 3")
     p.add_argument("--out", default=os.path.join("out", "reproduce"),

@@ -11,7 +11,7 @@ runs them through :func:`reproduce`:
 - :mod:`~dpfix.experiments.runtime`: Figure 7, seconds per privatization vs ``n``;
 - :mod:`~dpfix.experiments.split`: Table 3 and Figure 8, the best budget
   split and the fitted rule of thumb;
-- :mod:`~dpfix.experiments.frontier`: the frontier study of issue 14, count error
+- :mod:`~dpfix.experiments.frontier`: the frontier study, count error
   against W1 of the two-stage, one-stage and hybrid frameworks beside the
   limit (the northwest corner at the true distribution), and the
   data-independent rule choosing among them.

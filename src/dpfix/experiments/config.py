@@ -13,8 +13,7 @@ class Config:
 
     ``eps_index`` and ``split_eps_index`` select points of the eps_t grid
     ``10^linspace(-1, log10 5, 11)`` (index 4 is 0.481, index 6 is 1.057).
-    The frontier study (issue 14) has its own replications: at least 50 in the
-    full run, as the issue asks.
+    The frontier study has its own replications: at least 50 in the full run.
     """
 
     quick: bool

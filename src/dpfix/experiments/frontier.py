@@ -1,4 +1,4 @@
-"""The frontier study (issue 14): count error against W1 of the two-stage, one-stage and
+"""The frontier study: count error against W1 of the two-stage, one-stage and
 hybrid frameworks, beside the limit, and a data-independent rule choosing among them.
 
 One cell privatizes a whole data set with one *setting* (:data:`SETTINGS`: a
@@ -137,7 +137,7 @@ SETTINGS: dict[str, Setting] = {
 #: The metrics of a cell (means, CIs and standard errors in the summary).
 METRICS = ("w1", "ks", "tv", "ce", "ce_expected", "w1_target", "eps_1", "eps_2", "seconds")
 
-#: The target of the issue: at eps_t >= LIMIT_EPS the count error is within
+#: The study's target: at eps_t >= LIMIT_EPS the count error is within
 #: LIMIT_TOLERANCE (relative) of the limit.
 LIMIT_TOLERANCE = 0.05
 LIMIT_EPS = 1.0
@@ -510,7 +510,7 @@ def rule_statement(rule: dict) -> str:
 
 def limit_check(summary: Any, choice: Any, eps_min: float = LIMIT_EPS,
                 tol: float = LIMIT_TOLERANCE) -> Any:
-    """The issue's target at ``eps_t >= eps_min``: is the count error within ``tol`` of the limit?
+    """The study's target at ``eps_t >= eps_min``: is the count error within ``tol`` of the limit?
 
     Per data set and ``eps_t >= eps_min``: the rule's setting (from ``choice``,
     :func:`choose_rule`'s table), its ``ce_ratio = ce / ce_limit`` (realised

@@ -4,8 +4,8 @@ The county homicides top-coded at ``n - 1`` (as the paper's Figure 7),
 ``eps_t = 1``. A cell times one complete privatization of the table (stage 1,
 construction with its privacy check, drawing every row). ``n`` grows in
 waves: a method leaves once a run of it takes longer than the cap (the LPs:
-HiGHS gets the cap as its time limit). Timings share the machine with the
-other worker(s), so they are upper bounds of a quiet machine's.
+HiGHS gets the cap as its time limit). With ``jobs > 1`` cells run in
+parallel processes, so a timing includes their contention for the cores.
 """
 
 from __future__ import annotations
@@ -123,5 +123,6 @@ def draw_runtime(summary: Any, cfg: Config, path: Any) -> Any:
     note(fig, f"eps_t = {RUNTIME_EPS:g}; stage 1 + construction (with its privacy check) + "
               f"drawing every row. Means of {cfg.fig7_replications} run(s); a method stops at "
               f"the first n where a run passes {cfg.fig7_lp_cap:g} s (HiGHS's time limit). "
-              f"Timed on a shared 2-core machine beside other workers: upper bounds.")
+              "With --jobs above 1, cells run in parallel processes: the timings include "
+              "their contention for the cores.")
     return save(fig, path, bottom=bottom)

@@ -12,7 +12,7 @@ Output folder layout (``--out``):
 ``split.csv``            every split ``f`` of Table 3's runs; ``table3.csv`` / ``.md``
                          (best ``f``), ``table3_fit.csv`` (the fitted rule of
                          thumb), ``fig8_split.png``
-``frontier.csv``         the frontier study (issue 14): every setting and the limit
+``frontier.csv``         the frontier study: every setting and the limit
                          per data set and eps_t (means, CIs, standard errors, paired
                          differences to two-stage, ratios to the limit);
                          ``frontier_dominance.csv``, ``frontier_rule.csv`` / ``.md``
@@ -39,7 +39,8 @@ from dpfix.experiments.config import Config
 from dpfix.experiments.runs import DATASETS, SYNTHETIC, required_files
 from dpfix.numeric import require
 
-__all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "markdown_table"]
+__all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "target_files",
+           "markdown_table"]
 
 TARGETS = ("fig3", "fig5", "fig6", "fig7", "table3", "frontier")
 
@@ -58,8 +59,29 @@ class TargetReport:
     seconds: float = 0.0
 
 
+def target_files(target: str) -> list[str]:
+    """The data files one target reads (from :func:`dpfix.io.data_dir`).
+
+    Parameters
+    ----------
+    target : str
+        A name in :data:`TARGETS`.
+
+    Returns
+    -------
+    list of str
+        The file names, sorted.
+
+    Examples
+    --------
+    >>> target_files("fig5")
+    ['binom_hist_data.csv', 'crime_data.csv']
+    """
+    return required_files(_DATASETS[target])
+
+
 def check_data(targets: Any) -> None:
-    """Raise a one-line ``FileNotFoundError`` naming ``DPFIX_DATA`` if a data file is missing.
+    """Raise a one-line ``FileNotFoundError`` naming the missing files and ``DPFIX_DATA``.
 
     Parameters
     ----------
@@ -69,17 +91,33 @@ def check_data(targets: Any) -> None:
     Raises
     ------
     FileNotFoundError
-        A data file the targets read is missing.
-    """
-    from dpfix.io import data_path
+        A data file the targets read is missing: the message names every file
+        the targets need, the folder looked in (or, without one, the places
+        looked for it) and ``DPFIX_DATA``.
 
-    names = sorted({d for t in targets for d in _DATASETS[t]})
-    for file in required_files(names):
-        try:
-            data_path(file)
-        except FileNotFoundError as exc:
-            raise FileNotFoundError(f"{exc}; the experiments need the paper's data sets "
-                                    f"(set DPFIX_DATA to their folder)") from None
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> os.environ["DPFIX_DATA"] = tempfile.mkdtemp()
+    >>> check_data(["fig3"])
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: fig3 needs crime_data.csv ...
+    >>> del os.environ["DPFIX_DATA"]
+    """
+    from dpfix.io import data_dir
+
+    targets = list(targets)
+    files = sorted({f for t in targets for f in target_files(t)})
+    need = f"{', '.join(targets)} {'needs' if len(targets) == 1 else 'need'} {', '.join(files)}"
+    try:
+        folder = data_dir()
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"{need} (the paper's data sets): {exc}") from None
+    missing = [f for f in files if not (folder / f).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{need} (the paper's data sets): {', '.join(missing)} not in "
+                                f"{folder}; set DPFIX_DATA to the folder that holds them")
 
 
 def markdown_table(df: Any, digits: int = 3) -> str:

@@ -1,6 +1,7 @@
 """Deconvolution: the distribution of counts from a histogram of geometric-noised counts.
 
-Issue 14 ("a fixed point without a budget split"). Every row's count
+This serves the frameworks that keep a fixed point without splitting the
+budget (docs/no_split.md). Every row's count
 ``x in 0 .. n-1`` is released as ``y = G(x)``: ``x`` plus exact two-sided
 geometric noise ``P(k) ~ lam^-|k|`` clamped to ``0 .. n-1``, i.e.
 ``G[i, m] = c_m rho^|i-m|`` with ``rho = 1/lam`` and ``c_m`` from

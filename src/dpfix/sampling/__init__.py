@@ -1,4 +1,4 @@
-"""Exact, private-by-construction sampling of count mechanisms (issue 12; docs/sampling.md).
+"""Exact, private-by-construction sampling of count mechanisms (docs/sampling.md).
 
 - :mod:`dpfix.sampling.source`: random words (secure by default; seeded for
   tests and reproductions, not for release), exact uniform integers, and the
