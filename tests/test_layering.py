@@ -3,7 +3,8 @@
 Every import statement of every module is parsed (at module level, inside
 functions and under ``if TYPE_CHECKING``). Floors:
 
-1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers)
+1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers),
+   display (exact text, LaTeX, sympy)
 2. polytopes, representation, cases, counterexamples, enumeration, approximate
    (the (eps, delta) polytopes)
 3. constructors/, mechanism, metrics, certify
@@ -29,7 +30,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
 
 #: the second component of a module name -> its floor
 FLOORS = {
-    "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1,
+    "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1, "display": 1,
     "polytopes": 2, "representation": 2, "cases": 2, "counterexamples": 2, "enumeration": 2,
     "approximate": 2,
     "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3,
