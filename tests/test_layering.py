@@ -7,7 +7,7 @@ functions and under ``if TYPE_CHECKING``). Floors:
    display (exact text, LaTeX, sympy)
 2. polytopes, representation, cases, counterexamples, enumeration, approximate
    (the (eps, delta) polytopes), formats (cdd, Normaliz and polymake files)
-3. constructors/, mechanism, metrics, certify
+3. constructors/, mechanism, metrics, certify, strategies (hypothesis strategies)
 4. privatizers/, pipeline
 5. experiments/, io, reports, verification, engines (Dask)
 6. cli/ (the roof: nothing else imports it)
@@ -33,7 +33,7 @@ FLOORS = {
     "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1, "display": 1,
     "polytopes": 2, "representation": 2, "cases": 2, "counterexamples": 2, "enumeration": 2,
     "approximate": 2, "formats": 2,
-    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3,
+    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3, "strategies": 3,
     "privatizers": 4, "pipeline": 4,
     "experiments": 5, "io": 5, "reports": 5, "verification": 5, "engines": 5,
     "cli": 6,
