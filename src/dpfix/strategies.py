@@ -103,10 +103,11 @@ def lams(*, max_denominator: int = 4, max_ratio: int = 5) -> st.SearchStrategy[F
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> find(lams(), lambda lam: True)
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> find(lams(), lambda lam: True, settings=fresh)
     Fraction(2, 1)
-    >>> find(lams(), lambda lam: lam < 2)
+    >>> find(lams(), lambda lam: lam < 2, settings=fresh)
     Fraction(3, 2)
     """
     if max_denominator < 1 or max_ratio < 2:
@@ -126,10 +127,11 @@ def deltas(*, max_denominator: int = 10) -> st.SearchStrategy[Fraction]:
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> find(deltas(), lambda d: True)
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> find(deltas(), lambda d: True, settings=fresh)
     Fraction(1, 2)
-    >>> find(deltas(), lambda d: d < Fraction(1, 5))
+    >>> find(deltas(), lambda d: d < Fraction(1, 5), settings=fresh)
     Fraction(1, 6)
     """
     @st.composite
@@ -160,8 +162,9 @@ def targets(n: Any = None, *, n_min: int = 2, n_max: int = 5, max_weight: int = 
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> z = find(targets(), lambda z: True)
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> z = find(targets(), lambda z: True, settings=fresh)
     >>> len(z), sum(z), sorted(z)
     (2, Fraction(1, 1), [Fraction(0, 1), Fraction(1, 1)])
     """
@@ -186,8 +189,9 @@ def scales(n: Any = None, lam: Any = None, *, n_min: int = 2, n_max: int = 5
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> find(scales(3, 2), lambda s: True).tolist()
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> find(scales(3, 2), lambda s: True, settings=fresh).tolist()
     [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)]
     """
     @st.composite
@@ -227,8 +231,9 @@ def polytopes_of(kind: str, *, n: Any = None, lam: Any = None, z: Any = None, de
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> find(polytopes_of("F"), lambda P: True)
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> find(polytopes_of("F"), lambda P: True, settings=fresh)
     F(n=2, lam=2, z=[0, 1])
     """
     _check_kind(kind)
@@ -260,8 +265,9 @@ def vertices_of(kind: str, **instance: Any) -> st.SearchStrategy[tuple[Polytope,
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> P, V = find(vertices_of("U", n=2, lam=2), lambda drawn: True)
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> P, V = find(vertices_of("U", n=2, lam=2), lambda drawn: True, settings=fresh)
     >>> P.is_extreme(V), V.tolist()
     (True, [[Fraction(0, 1), Fraction(1, 1)], [Fraction(0, 1), Fraction(1, 1)]])
     """
@@ -313,8 +319,9 @@ def mechanisms_in_F(*, how: Any = ("northwest", "vertex", "combination"),
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> M = find(mechanisms_in_F(z=["1/2", "1/2"], lam=3), lambda M: True)
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> M = find(mechanisms_in_F(z=["1/2", "1/2"], lam=3), lambda M: True, settings=fresh)
     >>> M.constructor, M.matrix.tolist()
     ('northwest', [[Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]])
     """
@@ -351,8 +358,9 @@ def monge_costs(n: Any = None, *, n_min: int = 2, n_max: int = 5, max_weight: in
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> find(monge_costs(), lambda c: c[1, 0] > c[0, 0]).tolist()
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> find(monge_costs(), lambda c: c[1, 0] > c[0, 0], settings=fresh).tolist()
     [[Fraction(0, 1), Fraction(0, 1)], [Fraction(1, 1), Fraction(1, 1)]]
     """
     w = _weight(max_weight, True)
@@ -403,8 +411,9 @@ def convex_losses(n: Any = None, *, n_min: int = 2, n_max: int = 5, max_step: in
 
     Examples
     --------
-    >>> from hypothesis import find
-    >>> find(convex_losses(3, symmetric=True), lambda c: c[0, 2] > 1).tolist()
+    >>> from hypothesis import find, settings
+    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> find(convex_losses(3, symmetric=True), lambda c: c[0, 2] > 1, settings=fresh).tolist()
     [[Fraction(0, 1), Fraction(0, 1), Fraction(2, 1)], \
 [Fraction(0, 1), Fraction(0, 1), Fraction(0, 1)], [Fraction(2, 1), Fraction(0, 1), Fraction(0, 1)]]
     """
