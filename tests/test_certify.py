@@ -25,17 +25,12 @@ from dpfix.constructors import heuristic, lp_optimum, northwest_corner, unfixed_
 from dpfix.exact import ExactnessError
 from dpfix.mechanism import weight_matrix
 from dpfix.scales import pattern_from_index, scale
+from dpfix.strategies import lams, targets
 
 
-@st.composite
-def exact_case(draw, n_min=2, n_max=6, zeros=True):
+def exact_case(n_min=2, n_max=6, zeros=True):
     """A rational ``z`` (zeros at the ends and inside allowed) and a rational ``lam > 1``."""
-    n = draw(st.integers(n_min, n_max))
-    lo = 0 if zeros else 1
-    w = draw(st.lists(st.integers(lo, 6), min_size=n, max_size=n).filter(any))
-    q = draw(st.integers(1, 4))
-    p = draw(st.integers(q + 1, 5 * q))
-    return [Fraction(v, sum(w)) for v in w], Fraction(p, q)
+    return st.tuples(targets(n_min=n_min, n_max=n_max, zeros=zeros), lams())
 
 
 CONVEX = ("abs", "squared", "hinge:1", "hinge:-1", "hinge:0")

@@ -3,10 +3,11 @@
 Every import statement of every module is parsed (at module level, inside
 functions and under ``if TYPE_CHECKING``). Floors:
 
-1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers)
+1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers),
+   display (exact text, LaTeX, sympy)
 2. polytopes, representation, cases, counterexamples, enumeration, approximate
-   (the (eps, delta) polytopes)
-3. constructors/, mechanism, metrics, certify
+   (the (eps, delta) polytopes), formats (cdd, Normaliz and polymake files)
+3. constructors/, mechanism, metrics, certify, strategies (hypothesis strategies)
 4. privatizers/, pipeline
 5. experiments/, io, reports, verification, engines (Dask)
 6. cli/ (the roof: nothing else imports it)
@@ -29,10 +30,10 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
 
 #: the second component of a module name -> its floor
 FLOORS = {
-    "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1,
+    "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1, "display": 1,
     "polytopes": 2, "representation": 2, "cases": 2, "counterexamples": 2, "enumeration": 2,
-    "approximate": 2,
-    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3,
+    "approximate": 2, "formats": 2,
+    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3, "strategies": 3,
     "privatizers": 4, "pipeline": 4,
     "experiments": 5, "io": 5, "reports": 5, "verification": 5, "engines": 5,
     "cli": 6,
@@ -183,10 +184,12 @@ def test_top_level_exports():
         construct,
         privatize_counts,
         psi,
+        read_polytope,
         scale,
     )
     from dpfix.constructors import construct as construct_
     from dpfix.exact import ExactnessError as ExactnessError_
+    from dpfix.formats import read_polytope as read_polytope_
     from dpfix.mechanism import Mechanism as Mechanism_
     from dpfix.pipeline import privatize_counts as privatize_counts_
     from dpfix.polytopes import RF as RF_
@@ -199,9 +202,10 @@ def test_top_level_exports():
     assert (U, F, RF, RU, scale, psi) == (U_, F_, RF_, RU_, scale_, psi_)
     assert (construct, Mechanism, privatize_counts, ExactnessError) == \
         (construct_, Mechanism_, privatize_counts_, ExactnessError_)
+    assert read_polytope is read_polytope_
     assert __version__ == dpfix.__version__ and sorted(dpfix.__all__) == sorted(
         ["U", "F", "RF", "RU", "scale", "psi", "construct", "Mechanism", "privatize_counts",
-         "ExactnessError", "__version__"])
+         "ExactnessError", "read_polytope", "__version__"])
     assert construct([0.5, 0.5], 1.0).constructor == "northwest"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         dpfix.nothing  # noqa: B018

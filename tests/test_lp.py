@@ -28,6 +28,7 @@ from dpfix.constructors.unfixed import unfixed_optimum
 from dpfix.exact import ExactnessError, probability_vector
 from dpfix.mechanism import Mechanism, weight_matrix
 from dpfix.polytopes import F, U
+from dpfix.strategies import targets
 
 CASES = list(grid())
 
@@ -193,15 +194,9 @@ ATOL = 1e-9
 LAMS = [Fraction(21, 20), Fraction(3, 2), Fraction(3), Fraction(20), Fraction(10**6)]
 
 
-@st.composite
-def sparse_targets(draw, n_max=8):
-    """An exact target with zeros (at least one positive entry), and a rational lam."""
-    n = draw(st.integers(2, n_max))
-    w = draw(st.lists(st.sampled_from([0, 0, 0, 1, 2, 5, 9]), min_size=n, max_size=n))
-    if not any(w):
-        w[draw(st.integers(0, n - 1))] = 1
-    total = sum(w)
-    return np.array([Fraction(x, total) for x in w], dtype=object), draw(st.sampled_from(LAMS))
+def sparse_targets(n_max=8):
+    """An exact target with zeros (favoured; at least one positive entry), and a rational lam."""
+    return st.tuples(targets(n_max=n_max, max_weight=9), st.sampled_from(LAMS))
 
 
 def _floats(z):

@@ -21,18 +21,14 @@ from dpfix.exact import ExactnessError
 from dpfix.mechanism import weight_matrix
 from dpfix.polytopes import F
 from dpfix.scales import sigma
+from dpfix.strategies import lams, targets
 
 GRID = list(grid(ns=(2, 3, 4)))
 
 
-@st.composite
-def exact_case(draw, n_min=2, n_max=5):
+def exact_case(n_min=2, n_max=5):
     """A rational ``z`` (zeros allowed, at least one positive entry) and rational ``lam``."""
-    n = draw(st.integers(n_min, n_max))
-    w = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
-    q = draw(st.integers(1, 4))
-    p = draw(st.integers(q + 1, 5 * q))
-    return [Fraction(v, sum(w)) for v in w], Fraction(p, q)
+    return st.tuples(targets(n_min=n_min, n_max=n_max), lams())
 
 
 def _sigma_coordinates(T, lam):

@@ -34,6 +34,7 @@ from dpfix.representation import (
     scale_count,
 )
 from dpfix.scales import psi
+from dpfix.strategies import targets
 
 LAM = Fr(2)
 
@@ -115,13 +116,6 @@ fracs = st.fractions(min_value=0, max_value=3, max_denominator=5)
 
 
 @st.composite
-def prob_vectors(draw, n, allow_zeros=True):
-    lo = 0 if allow_zeros else 1
-    w = draw(st.lists(st.integers(lo, 6), min_size=n, max_size=n).filter(lambda x: sum(x) > 0))
-    return vec([Fr(x, sum(w)) for x in w])
-
-
-@st.composite
 def rep_matrices(draw, n, m=None):
     """A non-negative k x m matrix with a random support (some entries 0)."""
     k, m = 2 ** (n - 1), n if m is None else m
@@ -132,7 +126,7 @@ def rep_matrices(draw, n, m=None):
 @st.composite
 def case(draw, ns=(2, 3)):
     n = draw(st.sampled_from(ns))
-    return n, draw(rep_matrices(n)), draw(prob_vectors(n))
+    return n, draw(rep_matrices(n)), draw(targets(n))
 
 
 # --- hand-derived n = 2 answers -----------------------------------------------------
@@ -174,7 +168,7 @@ def test_n2_fixed_point_polytope_by_hand():
 # --- M_F(Psi) ----------------------------------------------------------------------
 
 
-@given(st.integers(1, 4).flatmap(lambda n: prob_vectors(n)))
+@given(targets(n_min=1, n_max=4))
 def test_movement_space_dimension_and_constraints(z):
     n = len(z)
     P, k = psi(n, LAM), 2 ** (n - 1)
@@ -261,7 +255,7 @@ def test_theorem4_on_random_points_of_rf(z_key, data):
     assert is_psi_affinely_simplified(B, z, LAM) == extreme_in_rf_by_rank(B, z, LAM)
 
 
-@given(st.sampled_from([2, 3]).flatmap(lambda n: prob_vectors(n)), st.data())
+@given(targets(n_min=2, n_max=3), st.data())
 def test_corollary2_bounds_on_fibre_vertices(z, data):
     """Extreme points of R_F reached by extreme_preimage from random vertices of F."""
     n = len(z)

@@ -22,32 +22,18 @@ from dpfix.exact import ExactnessError, exact_array, nullspace, rank
 from dpfix.mechanism import weight_matrix
 from dpfix.numeric import geometric_amounts
 from dpfix.scales import sigma
+from dpfix.strategies import convex_losses, targets
 
 LAMS = [Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(7, 2)]
 
 
-@st.composite
-def exact_z(draw, n_min=2, n_max=5):
-    n = draw(st.integers(n_min, n_max))
-    w = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n).filter(lambda v: sum(v) > 0))
-    return np.array([Fraction(x, sum(w)) for x in w], dtype=object)
+def exact_z(n_min=2, n_max=5):
+    return targets(n_min=n_min, n_max=n_max, max_weight=5)
 
 
-@st.composite
-def convex_concentrating(draw, n):
+def convex_concentrating(n):
     """A random exact W whose rows are convex with a minimum on the diagonal."""
-    W = np.empty((n, n), dtype=object)
-    for i in range(n):
-        right = sorted(draw(st.lists(st.integers(0, 4), min_size=n - 1 - i, max_size=n - 1 - i)))
-        left = sorted(draw(st.lists(st.integers(0, 4), min_size=i, max_size=i)))
-        base = Fraction(draw(st.integers(0, 3)))
-        row = [base] * n
-        for k, d in enumerate(right):
-            row[i + 1 + k] = row[i + k] + d
-        for k, d in enumerate(left):
-            row[i - 1 - k] = row[i - k] + d
-        W[i] = row
-    return W
+    return convex_losses(n, per_row=True)
 
 
 def _sigma_coefficients(col, n, lam):

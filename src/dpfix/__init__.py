@@ -10,7 +10,8 @@ people type first are here (docs/math_notes.md; the paper's Sections 2-5):
 - ``construct``, the one constructor registry (:mod:`dpfix.constructors`), and
   the ``Mechanism`` it returns (:mod:`dpfix.mechanism`);
 - ``privatize_counts``, the two-stage pipeline (:mod:`dpfix.pipeline`);
-- ``ExactnessError``, raised where a float is given for an exact number.
+- ``ExactnessError``, raised where a float is given for an exact number;
+- ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.formats`).
 
 They are imported on first use, so ``import dpfix`` stays light and
 ``import dpfix.exact`` does not pull in the pipeline.
@@ -41,6 +42,7 @@ _EXPORTS = {
     "Mechanism": "dpfix.mechanism",
     "privatize_counts": "dpfix.pipeline",
     "ExactnessError": "dpfix.exact",
+    "read_polytope": "dpfix.formats",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -689,6 +689,47 @@ class Certificate:
                 f"weights = {weights}): value {num(self.value)}, lower bound "
                 f"{num(self.lower_bound)} [{self.dual} dual, {self.seconds:.3g} s]")
 
+    def to_latex(self) -> str:
+        """``T``, the dual point ``(u, v)``, the value, the lower bound and the gap as an
+        exact LaTeX ``aligned`` block (matrices by :func:`dpfix.display.to_latex`).
+
+        Examples
+        --------
+        >>> cert = certify_optimal([["2/3", "1/3"], ["1/3", "2/3"]], ["1/2", "1/2"], 2)
+        >>> print(cert.to_latex().splitlines()[-2])
+        \\text{gap} &= 0
+        """
+        from dpfix import display
+
+        def q(x: Any) -> str:
+            return display.to_latex([x]).splitlines()[1]  # the one entry of a 1 x 1 matrix
+
+        lines = [f"T &= {display.to_latex(self.T)}", f"u &= {display.to_latex(self.u)}",
+                 f"v &= {display.to_latex(self.v)}",
+                 f"\\langle W, T \\rangle &= {q(self.value)}",
+                 f"\\textstyle\\sum_i u_i + z \\cdot v &= {q(self.lower_bound)}",
+                 f"\\text{{gap}} &= {q(self.gap)}"]
+        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def to_sympy(self) -> dict[str, Any]:
+        """The certificate's numbers as sympy objects: ``T``, ``W`` (Matrices), ``u``,
+        ``v``, ``z`` (``1 x n`` Matrices), ``lam``, ``value``, ``lower_bound``, ``gap``
+        (Rationals); see :func:`dpfix.display.to_sympy`.
+
+        Examples
+        --------
+        >>> cert = certify_optimal([["2/3", "1/3"], ["1/3", "2/3"]], ["1/2", "1/2"], 2)
+        >>> s = cert.to_sympy()
+        >>> s["value"], (s["T"] * s["W"].T).trace() == s["value"]
+        (1/3, True)
+        """
+        from dpfix import display
+
+        out = {k: display.to_sympy(getattr(self, k)) for k in ("T", "W", "u", "v", "z")}
+        for k in ("lam", "value", "lower_bound", "gap"):
+            out[k] = display.to_sympy([getattr(self, k)])[0, 0]
+        return out
+
 
 def _inputs(T: Any, z: Any, lam: Any, weights: Any, over: str
             ) -> tuple[np.ndarray, np.ndarray, Fraction, np.ndarray]:
@@ -916,6 +957,47 @@ class UniversalCertificate:
         if self.optimal != all(c.optimal for _, c in self.hinges):
             raise CertificateError("universal: optimal flag disagrees with the hinges")
         return self
+
+    def to_latex(self) -> str:
+        """``T`` and, for each hinge ``a``, its value and lower bound, as an exact LaTeX
+        ``aligned`` block (:meth:`Certificate.to_latex` gives one hinge in full).
+
+        Examples
+        --------
+        >>> u = certify_universal(["1/2", "1/2"], 2)
+        >>> print("\\n".join(u.to_latex().splitlines()[-4:-1]))
+        (d + 1)^+ &: 1 = 1 \\\\
+        d^+ &: \\frac{1}{6} = \\frac{1}{6} \\\\
+        (d - 1)^+ &: 0 = 0
+        """
+        from dpfix import display
+
+        def q(x: Any) -> str:
+            return display.to_latex([x]).splitlines()[1]
+
+        def hinge(a: int) -> str:
+            return "d^+" if a == 0 else f"(d {'-' if a > 0 else '+'} {abs(a)})^+"
+
+        lines = [f"T &= {display.to_latex(self.T)}"]
+        lines += [f"{hinge(a)} &: {q(c.value)} {'=' if c.optimal else '>'} {q(c.lower_bound)}"
+                  for a, c in self.hinges]
+        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def to_sympy(self) -> dict[str, Any]:
+        """``T``, ``z`` (sympy Matrices), ``lam`` (a Rational) and ``hinges``: hinge ``a``
+        -> that hinge's :meth:`Certificate.to_sympy`.
+
+        Examples
+        --------
+        >>> u = certify_universal(["1/2", "1/2"], 2).to_sympy()
+        >>> sorted(u["hinges"]), u["T"] == u["hinges"][0]["T"]
+        ([-1, 0, 1], True)
+        """
+        from dpfix import display
+
+        return {"T": display.to_sympy(self.T), "z": display.to_sympy(self.z),
+                "lam": display.to_sympy([self.lam])[0, 0],
+                "hinges": {a: c.to_sympy() for a, c in self.hinges}}
 
 
 def certify_universal(z: Any, lam: Any, T: Any = None, *, dual: str = "explicit"

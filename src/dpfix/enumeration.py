@@ -183,8 +183,18 @@ class HRep:
         return row
 
     def normaliz_rows(self) -> tuple[list[list[int]], list[list[int]]]:
-        """Integer rows ``(c, c0)`` meaning ``c.x + c0 >= 0`` (inequalities) and
-        ``c.x + c0 = 0`` (equalities), each a positive multiple of the exact row."""
+        """Normaliz's ``inhom_inequalities`` and ``inhom_equations``: flat integer rows
+        ``[c_1, ..., c_d, c_0]`` (``d + 1`` entries, the constant last) meaning
+        ``c.x + c_0 >= 0`` and ``c.x + c_0 = 0``, each a positive multiple of the
+        exact row with gcd 1.
+
+        Examples
+        --------
+        >>> h = HRep(2, [({0: Fraction(1, 2), 1: Fraction(1, 3)}, Fraction(1))],
+        ...          [({0: Fraction(1), 1: Fraction(1)}, Fraction(2, 3))])
+        >>> h.normaliz_rows()  # 1 - x/2 - y/3 >= 0 and x + y - 2/3 = 0
+        ([[-3, -2, 6]], [[3, 3, -2]])
+        """
         ineq = [_primitive(self._dense(a, b, -1)) for a, b in self.ub]
         eq = [_primitive(self._dense(a, -b, 1)) for a, b in self.eq]
         return ineq, eq

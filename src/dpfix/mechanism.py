@@ -19,12 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.exact import exact_array, to_fraction, wants_exact
+from dpfix import display
+from dpfix.exact import ExactnessError, exact_array, to_fraction, wants_exact
 
-__all__ = ["Mechanism", "weight_matrix", "loss", "LOSSES", "SQRT_DIGITS", "FLOAT_RTOL"]
+__all__ = ["Mechanism", "weight_matrix", "loss", "LOSSES", "SQRT_DIGITS", "FLOAT_RTOL",
+           "STR_MAX_N"]
 
 #: Relative tolerance of every float check (rows sum to 1, zT = z, eps-DP).
 FLOAT_RTOL = 1e-9
+
+#: ``str(mechanism)`` shows the matrix below the summary up to this ``n``.
+STR_MAX_N = 8
 
 #: Rows per block in the float checks (blocks stay in cache at n = 10,000).
 _ROWS = 64
@@ -509,3 +514,56 @@ class Mechanism:
         lam = f", lam={self.lam}" if self.lam is not None else ""
         return (f"Mechanism({self.constructor}, n={self.n}, eps={self.eps:.6g}{lam}, {kind}, "
                 f"fixed_point={'yes' if self.fixed_point is not None else 'no'})")
+
+    def __str__(self) -> str:
+        """The summary (the repr), then the matrix when ``n <= STR_MAX_N``: exact
+        entries as aligned fractions (:func:`dpfix.display.format_exact`), float ones
+        to 6 significant digits.
+
+        Examples
+        --------
+        >>> print(Mechanism.from_matrix([["2/3", "1/3"], ["1/3", "2/3"]], lam=2))
+        Mechanism(given, n=2, eps=0.693147, lam=2, exact, fixed_point=no)
+        [2/3  1/3]
+        [1/3  2/3]
+        """
+        head = repr(self)
+        if self.n > STR_MAX_N:
+            return head
+        if self.exact:
+            return head + "\n" + display.format_exact(self.matrix)
+        return head + "\n" + np.array2string(self.T, precision=6, suppress_small=True)
+
+    def _exact_matrix(self, what: str) -> np.ndarray:
+        if not self.exact:
+            raise ExactnessError(f"{what}: a float mechanism has no exact matrix; build it "
+                                 "with a rational lam")
+        return self.matrix
+
+    def to_latex(self, **kw: Any) -> str:
+        """The exact matrix as LaTeX (:func:`dpfix.display.to_latex`; ``**kw`` go to it).
+
+        Raises :class:`~dpfix.exact.ExactnessError` for a float mechanism.
+
+        Examples
+        --------
+        >>> print(Mechanism.from_matrix([[1, 0], ["1/2", "1/2"]], lam=2).to_latex())
+        \\begin{bmatrix}
+        1 & 0 \\\\
+        \\frac{1}{2} & \\frac{1}{2}
+        \\end{bmatrix}
+        """
+        return display.to_latex(self._exact_matrix("to_latex"), **kw)
+
+    def to_sympy(self) -> Any:
+        """The exact matrix as a :class:`sympy.Matrix` of Rationals.
+
+        Raises :class:`~dpfix.exact.ExactnessError` for a float mechanism (a float
+        converted to a Rational would claim an exactness it does not have).
+
+        Examples
+        --------
+        >>> Mechanism.from_matrix([[1, 0], ["1/2", "1/2"]], lam=2).to_sympy()[1, 0]
+        1/2
+        """
+        return display.to_sympy(self._exact_matrix("to_sympy"))

@@ -279,6 +279,44 @@ class Polytope:
         """The H-representation as a :class:`dpfix.enumeration.HRep` (sparse exact rows)."""
         return HRep(self.num_variables, self._ub, self._eq)
 
+    def write(self, path: Any, format: str | None = None, what: str | None = None) -> Any:
+        """Write the polytope for cdd, Normaliz or polymake (:mod:`dpfix.formats`).
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file, written whole (on an error it is left as it was).
+        format : ``"cdd-ine"``, ``"cdd-ext"``, ``"normaliz"`` or ``"polymake"``;
+            by default from the suffix (``.ine``, ``.ext``, ``.in``, ``.json``).
+        what : ``"H"`` (the constraints) or ``"V"`` (the vertices, enumerated
+            under :meth:`vertices`' guard); by default ``"V"`` for ``"cdd-ext"``,
+            else ``"H"``.
+
+        Returns
+        -------
+        pathlib.Path
+            ``path``; :func:`dpfix.formats.read_polytope` reads it back.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     text = F(2, 2, ["1/2", "1/2"]).write(pathlib.Path(tmp) / "F.ine").read_text()
+        >>> print(text.split("begin")[1].strip().splitlines()[0])  # 4 equations, 4 inequalities
+        8 5 rational
+        """
+        from dpfix import formats
+
+        fmt = formats.resolve_format(path, format)
+        what = formats.FORMATS[fmt] if what is None else what
+        if what not in ("H", "V"):
+            raise ValueError(f"what: 'H' (constraints) or 'V' (vertices), got {what!r}")
+        if what == "H":
+            return formats.write_polytope(path, hrep=self.hrep, format=fmt, shape=self.shape,
+                                          name=repr(self))
+        return formats.write_polytope(path, vertices=self.vertices(), format=fmt,
+                                      shape=self.shape, name=repr(self))
+
     def _cdd_matrix(self, objective: list[Fraction] | None = None) -> Any:
         return _en._cdd_matrix(self.hrep, objective)
 

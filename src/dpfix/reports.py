@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpfix.display import format_exact
 from dpfix.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -521,17 +522,16 @@ def plot_format(path: str | Path) -> str:
 
 # ------------------------------------------------------------------ explore
 def format_matrix(M: Any, indent: str = "    ") -> str:
-    """An exact matrix as aligned text, one row a line.
+    """An exact matrix as aligned text, indented for a report:
+    :func:`dpfix.display.format_exact` with ``indent``.
 
     Examples
     --------
     >>> print(format_matrix([[Fraction(1, 2), 1], [0, Fraction(2, 3)]], indent=""))
-    [1/2    1]
-    [  0  2/3]
+    [1/2  1  ]
+    [0    2/3]
     """
-    rows = [[str(v) for v in row] for row in np.asarray(M, dtype=object)]
-    width = max((len(c) for r in rows for c in r), default=1)
-    return "\n".join(indent + "[" + "  ".join(c.rjust(width) for c in r) + "]" for r in rows)
+    return format_exact(M, indent=indent)
 
 
 def polytope_summary(name: str, poly: Any, max_n: int = EXPLORE_MAX_N) -> dict[str, Any]:
