@@ -556,18 +556,18 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
             raise ValueError(f"{flag}: {path} exists (use --force to overwrite)")
 
 
-def _check_targets(outputs: dict[str, Path | None], force: bool, dataset: bool = False) -> None:
+def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> None:
     """Refuse, before any work, the output paths that could only fail when they are written.
 
     - a name too long for its file system once made into the staged temporary
       (:class:`dpfix.io.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
       a Dask dataset, ``dataset``, ``.NAME.partial-PID-HOST-<8 hex>``), or a
       path too long;
-    - without ``--force``, a symbolic link to a missing file (it is not a file,
-      but the name is taken);
     - a folder the user cannot write into.
 
-    A folder that does not exist is left to :func:`_check_outputs`.
+    A folder that does not exist, and a path that exists but is not a regular
+    file (a symbolic link, dangling or not, included), are left to
+    :func:`_check_outputs`, which runs first.
     """
     from dpfix.io import leftover_tag
 
@@ -586,10 +586,6 @@ def _check_targets(outputs: dict[str, Path | None], force: bool, dataset: bool =
         if full >= _limit(path.parent, "PC_PATH_MAX", 4096):
             raise ValueError(f"{flag}: the path {path} is too long ({full} bytes with its "
                              "temporary's name)")
-        if not force and os.path.islink(path) and not path.exists():
-            raise ValueError(f"{flag}: {path} exists as a symbolic link to a missing file "
-                             f"({os.readlink(path)}); remove it or use --force to replace "
-                             "the link")
         if not os.access(path.parent, os.W_OK | os.X_OK):
             raise PermissionError(f"{flag}: folder {path.parent} is not writable")
 
@@ -697,7 +693,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
              "--plot": plot and Path(plot),
              "--confidential-report": confidential_report and Path(confidential_report)}
     _check_outputs(paths, force, [input_path])
-    _check_targets(paths, force)
+    _check_targets(paths)
     out_format = "parquet" if is_parquet(paths["--out"]) else "csv"
     if histogram and out_format == "parquet":
         raise ValueError(f"--out: {paths['--out']} must be a CSV file like the histogram "
@@ -1148,9 +1144,8 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     secret = Path(args.confidential_report) if args.confidential_report else None
     _check_outputs({"--out": out, "--report": report, "--plot": plot,
                     "--confidential-report": secret}, args.force, [Path(args.input)])
-    _check_targets({"--out": out}, args.force, dataset=True)
-    _check_targets({"--report": report, "--plot": plot, "--confidential-report": secret},
-                   args.force)
+    _check_targets({"--out": out}, dataset=True)
+    _check_targets({"--report": report, "--plot": plot, "--confidential-report": secret})
     fmt = reports.plot_format(plot) if plot is not None else None
     order = getattr(args, "order", None) or "shuffled"
     if order not in DASK_ROW_ORDER_RULES:
