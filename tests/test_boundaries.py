@@ -130,3 +130,82 @@ def test_lam_just_below_e_to_the_eps_is_accepted(eps):
     assert lam_at_most_exp(below, eps)
     above = below + 2 * x**61 / math.factorial(61)
     assert not lam_at_most_exp(above, eps)
+
+
+# -- pipeline: the top-coding boundary and the histogram cap --------------------------------
+def test_counts_equal_to_upper_are_not_topcoded():
+    from dpfix.pipeline import histogram
+
+    eta, top = histogram([0, 2, 2, 3, 7], 2)
+    assert eta.tolist() == [1, 0, 4] and top == 2  # 3 and 7 exceed 2; the two 2s do not
+    eta, top = histogram([5, 5], 5)
+    assert eta.tolist() == [0, 0, 0, 0, 0, 2] and top == 0
+
+
+def test_histogram_cap_is_inclusive():
+    """``N = MAX_HISTOGRAM_N`` rows is accepted, one more is refused (checks only)."""
+    from dpfix.pipeline import MAX_HISTOGRAM_N, _check_histogram
+
+    out, top = _check_histogram(np.array([MAX_HISTOGRAM_N - 1, 1], dtype=np.int64), 1)
+    assert out.tolist() == [MAX_HISTOGRAM_N - 1, 1] and top == 0
+    with pytest.raises(ValueError, match="exceeds the cap"):
+        _check_histogram(np.array([MAX_HISTOGRAM_N, 1], dtype=np.int64), 1)
+
+
+# -- approximate: a mechanism spending exactly delta ----------------------------------------
+def test_a_budget_spent_exactly_is_approximately_dp():
+    """(eps, delta)-DP allows the positive parts of each pair (both directions) to sum to
+    delta itself: a mechanism spending exactly delta passes, a hair less refuses it."""
+    from dpfix.approximate import delta_northwest, is_approximately_dp, positive_parts
+
+    z, lam, delta = [Fr(1, 2), Fr(1, 2)], Fr(2), Fr(1, 10)
+    T = delta_northwest(z, lam, delta)
+    spent = max(sum(row, Fr(0)) for row in positive_parts(T, lam))
+    assert spent == delta  # the delta-northwest corner spends its whole delta
+    assert is_approximately_dp(T, lam, delta)
+    assert not is_approximately_dp(T, lam, delta - Fr(1, 10**9))
+    skew = np.array([[Fr(1, 10), Fr(9, 10)], [Fr(9, 20), Fr(11, 20)]], dtype=object)
+    # pair (1, 0), column 0: 9/20 - 2 * 1/10 = 1/4, the only positive part (the other
+    # direction, 1/10 - 2 * 9/20, and column 1, 9/10 - 11/10 and 11/20 - 18/10, are negative)
+    assert is_approximately_dp(skew, lam, Fr(1, 4))
+    assert not is_approximately_dp(skew, lam, Fr(1, 4) - Fr(1, 10**9))
+
+
+# -- enumeration: a point outside by one unit ----------------------------------------------
+def test_tight_masks_refuse_a_point_outside_by_one_unit():
+    from dpfix import enumeration as en
+    from dpfix.enumeration import VertexArray
+    from dpfix.polytopes import U
+
+    P = U(2, 2)
+    A, b = P.hrep.integer_ub()
+    va = VertexArray.from_matrices([np.array([[1, 0], [0, 1]], dtype=object)], (2, 2))
+    slack = va.denominators[0] * b - A.dot(va.numerators[0])
+    assert int(slack.min()) == -1  # T_00 <= 2 T_10 fails by exactly one unit
+    with pytest.raises(ValueError, match="violates"):
+        en.tight_masks(P.hrep, va)
+
+
+# -- polytopes: an interior point of an edge is not a vertex --------------------------------
+def test_a_point_strictly_inside_a_face_is_not_extreme():
+    from dpfix.polytopes import F, U
+
+    P = F(2, 2, ["1/2", "1/2"])
+    a = np.array([[Fr(2, 3), Fr(1, 3)], [Fr(1, 3), Fr(2, 3)]], dtype=object)
+    b = np.array([[Fr(1, 3), Fr(2, 3)], [Fr(2, 3), Fr(1, 3)]], dtype=object)
+    assert P.is_extreme(a) and P.is_extreme(b)
+    mid = (a + b) / 2
+    assert P.contains(mid) and not P.is_extreme(mid)
+    assert not U(3, 2).is_extreme(np.full((3, 3), Fr(1, 3), dtype=object))
+
+
+# -- scales: the index range of psi's columns ----------------------------------------------
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_pattern_index_range_is_half_open(n):
+    from dpfix.scales import pattern_from_index, pattern_index
+
+    for m in range(2 ** (n - 1)):
+        assert pattern_index(pattern_from_index(m, n)) == m
+    for m in (-1, 2 ** (n - 1)):
+        with pytest.raises(ValueError, match="m: must be in"):
+            pattern_from_index(m, n)
