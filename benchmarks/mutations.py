@@ -34,16 +34,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CERTIFY = ("tests/test_certify.py",)
-NORTHWEST = ("tests/test_northwest.py", "tests/test_constructors.py")
-SAMPLING = ("tests/test_geometric.py", "tests/test_sampling_ties.py", "tests/test_sampling.py")
+#: Exact boundary cases of every module, quick (a few seconds): run with each group.
+BOUNDARIES = "tests/test_boundaries.py"
+CERTIFY = ("tests/test_certify.py", BOUNDARIES)
+NORTHWEST = ("tests/test_northwest.py", "tests/test_constructors.py", BOUNDARIES)
+SAMPLING = ("tests/test_sampling_ties.py", BOUNDARIES, "tests/test_geometric.py",
+            "tests/test_sampling.py")
 DECONVOLVE = ("tests/test_deconvolve.py",)
-PRIVATIZERS = ("tests/test_privatizers.py",)
-PIPELINE = ("tests/test_pipeline.py",)
-APPROXIMATE = ("tests/test_approximate.py",)
-ENUMERATION = ("tests/test_enumeration.py",)
-POLYTOPES = ("tests/test_polytopes.py",)
-SCALES = ("tests/test_scales.py",)
+PRIVATIZERS = ("tests/test_privatizers.py", BOUNDARIES)
+PIPELINE = ("tests/test_pipeline.py", BOUNDARIES)
+APPROXIMATE = ("tests/test_approximate.py", BOUNDARIES)
+ENUMERATION = ("tests/test_enumeration.py", BOUNDARIES)
+POLYTOPES = ("tests/test_polytopes.py", BOUNDARIES)
+SCALES = ("tests/test_scales.py", BOUNDARIES)
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,34 @@ MUTATIONS = [
              "    return tuple(1 if i < j else -1 for i in range(n - 1))",
              "    return tuple(1 if i <= j else -1 for i in range(n - 1))", SCALES,
              "the single-peaked pattern peaks one step late"),
+
+    # the defects the tests did not see before: a tie of the digits sampler, EM's stopping
+    # rule, the inverse of phi_delta on the wrong branch, Normaliz's folder
+    Mutation("gap-digits-tie-first-draw", "sampling/geometric.py",
+             "        g = K - np.searchsorted(first_thresholds, v >> np.uint64(1), side=\"right\")",
+             "        g = K - np.searchsorted(first_thresholds, v >> np.uint64(1), side=\"left\")",
+             SAMPLING, "the digits method counts u = s_g as below s_g"),
+    Mutation("gap-digits-tie-further-draw", "sampling/geometric.py",
+             "source.below(p ** J, more.size), side=\"right\")",
+             "source.below(p ** J, more.size), side=\"left\")", SAMPLING,
+             "the digits method's further draws count a tie as below the threshold"),
+    Mutation("gap-em-stopping-rule-loose", "privatizers/deconvolve.py",
+             "        if gap <= tol * max(abs(L0), 1.0):",
+             "        if gap <= tol * max(abs(L0), N):", DECONVOLVE,
+             "EM's certificate is judged relative to N, not to |L| (looser when |L| < N)"),
+    Mutation("gap-phi-inverse-wrong-branch", "approximate.py",
+             "    if v <= (x_b - delta) / lam:", "    if v <= x_b / lam:", APPROXIMATE,
+             "the inverse of phi_delta switches branch at the wrong value"),
+    Mutation("gap-normaliz-folder-left-behind", "enumeration.py",
+             "    with tempfile.TemporaryDirectory(prefix=\"dpfix-normaliz-\") as tmp:\n"
+             "        return open(_normaliz_out(h, Path(tmp)))",
+             "    tmp = tempfile.mkdtemp(prefix=\"dpfix-normaliz-\")\n"
+             "    return open(_normaliz_out(h, Path(tmp)))", ENUMERATION,
+             "Normaliz's private folder is never removed"),
+    Mutation("gap-normaliz-shared-folder", "enumeration.py",
+             "        return open(_normaliz_out(h, Path(tmp)))",
+             "        return open(_normaliz_out(h, Path(tempfile.gettempdir())))", ENUMERATION,
+             "Normaliz writes in the shared temporary folder"),
 ]
 
 
