@@ -140,8 +140,8 @@ MUTATIONS = [
              "    return tuple(1 if i <= j else -1 for i in range(n - 1))", SCALES,
              "the single-peaked pattern peaks one step late"),
 
-    # the defects the tests did not see before: a tie of the digits sampler, EM's stopping
-    # rule, the inverse of phi_delta on the wrong branch, Normaliz's folder
+    # at the digits sampler's ties, EM's stopping rule, the branches of the inverse of
+    # phi_delta and Normaliz's private folder
     Mutation("gap-digits-tie-first-draw", "sampling/geometric.py",
              "        g = K - np.searchsorted(first_thresholds, v >> np.uint64(1), side=\"right\")",
              "        g = K - np.searchsorted(first_thresholds, v >> np.uint64(1), side=\"left\")",
