@@ -5,7 +5,8 @@ off-by-one, a flipped sign, a dropped term, a one-sided check, the wrong branch.
 One at a time, the source tree is copied to a temporary folder, the mutation is
 applied there (``old`` must occur exactly once) and the test files relevant to
 that module run against the copy (``PYTHONPATH`` puts it ahead of the editable
-install; checked) with ``-x -q`` and a timeout. A mutation is *killed* when the
+install; checked) with ``-x -q`` and a timeout, their temporary folder inside the
+copy. A mutation is *killed* when the
 tests fail (or time out), *survived* when they pass. The working tree is never
 touched.
 
@@ -178,7 +179,12 @@ def copy_source(dest: Path) -> Path:
 
 
 def environment(src: Path) -> dict[str, str]:
+    """``PYTHONPATH`` with the copy first; ``TMPDIR`` beside it, so that whatever a
+    mutant leaves in the temporary folder goes with the copy."""
     env = dict(os.environ)
+    tmp = src.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env["TMPDIR"] = str(tmp)
     env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
