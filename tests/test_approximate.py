@@ -437,3 +437,82 @@ def test_polytopes_take_delta_with_the_same_rows(n, lam, delta):
     if n <= 3:
         assert polytopes.U(n, lam, delta).count_vertices(backend="cdd") == \
             U_delta(n, lam, delta).count_vertices(backend="cdd")
+
+
+# -- phi_delta and its inverse, pinned in every regime ------------------------------------
+# phi(x) = max((x - delta)/lam, 1 - delta - lam (1 - x), 0) has three regimes on [0, 1]:
+# 0 for x <= delta, (x - delta)/lam on [delta, x_b], 1 - delta - lam (1 - x) on [x_b, 1],
+# x_b = (lam + delta)/(lam + 1), where both equal (1 - delta)/(lam + 1). The values below
+# are worked out by hand from those formulas, boundaries included.
+PHI_TABLE = {
+    (Fr(2), Fr(0)): [(Fr(0), Fr(0)), (Fr(1, 3), Fr(1, 6)), (Fr(2, 3), Fr(1, 3)),
+                     (Fr(5, 6), Fr(2, 3)), (Fr(1), Fr(1))],
+    (Fr(2), Fr(1, 10)): [(Fr(0), Fr(0)), (Fr(1, 20), Fr(0)), (Fr(1, 10), Fr(0)),
+                         (Fr(2, 5), Fr(3, 20)), (Fr(7, 10), Fr(3, 10)), (Fr(4, 5), Fr(1, 2)),
+                         (Fr(1), Fr(9, 10))],
+    (Fr(3, 2), Fr(1, 3)): [(Fr(1, 6), Fr(0)), (Fr(1, 3), Fr(0)), (Fr(1, 2), Fr(1, 9)),
+                           (Fr(11, 15), Fr(4, 15)), (Fr(4, 5), Fr(11, 30)), (Fr(1), Fr(2, 3))],
+    (Fr(5), Fr(1, 2)): [(Fr(1, 4), Fr(0)), (Fr(1, 2), Fr(0)), (Fr(3, 4), Fr(1, 20)),
+                        (Fr(11, 12), Fr(1, 12)), (Fr(23, 24), Fr(7, 24)), (Fr(1), Fr(1, 2))],
+}
+
+
+def least_next_entry(x: Fr, lam: Fr, delta: Fr) -> Fr:
+    """The least ``y`` in ``[0, 1]`` with ``x <= lam y + delta`` and ``1 - y <= lam (1 - x)
+    + delta`` (the two (eps, delta) constraints on consecutive cumulative entries), found
+    by deciding the three candidate bounds one at a time."""
+    candidates = sorted({Fr(0), (x - delta) / lam, 1 - delta - lam * (1 - x)})
+    feasible = [y for y in candidates if 0 <= y <= 1 and x <= lam * y + delta
+                and 1 - y <= lam * (1 - x) + delta]
+    return feasible[0]
+
+
+@pytest.mark.parametrize("lam, delta", list(PHI_TABLE), ids=str)
+def test_phi_pinned_in_every_regime(lam, delta):
+    from dpfix.approximate import _phi
+
+    x_b = (lam + delta) / (lam + 1)
+    xs = [x for x, _ in PHI_TABLE[lam, delta]]
+    assert x_b in xs and (delta in xs or delta == 0) and 1 in xs  # both boundaries, both ends
+    for x, expected in PHI_TABLE[lam, delta]:
+        assert _phi(x, lam, delta) == expected == least_next_entry(x, lam, delta)
+    assert _phi(x_b, lam, delta) == (1 - delta) / (lam + 1)
+
+
+@pytest.mark.parametrize("lam, delta", list(PHI_TABLE), ids=str)
+def test_phi_inverse_pinned_on_both_branches(lam, delta):
+    """``phi_inverse(phi(x)) = x`` wherever ``phi(x) > 0``; just either side of
+    ``v_b = (1 - delta)/(lam + 1)`` the preimage lies on that side of ``x_b``."""
+    from dpfix.approximate import _phi_inverse
+
+    for x, v in PHI_TABLE[lam, delta]:
+        if v > 0:
+            assert _phi_inverse(v, lam, delta) == x
+    x_b, v_b = (lam + delta) / (lam + 1), (1 - delta) / (lam + 1)
+    step = Fr(1, 1000) * v_b
+    below, above = v_b - step, v_b + step
+    assert _phi_inverse(below, lam, delta) == lam * below + delta < x_b
+    assert _phi_inverse(above, lam, delta) == 1 - (1 - delta - above) / lam > x_b
+    for v in (step, below, v_b, above, 1 - delta - step, 1 - delta):
+        x = _phi_inverse(v, lam, delta)
+        assert 0 < x <= 1 and least_next_entry(x, lam, delta) == v
+
+
+@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("lam, delta", list(PHI_TABLE), ids=str)
+def test_cumulative_family_hits_every_total_exactly(n, lam, delta):
+    """On a grid of totals (which puts orbit entries in every regime of phi), the member
+    found has ``z . x = total`` exactly and is the phi-orbit after a run of ones."""
+    from dpfix.approximate import cumulative_family
+
+    z = [Fr(k, n * (n + 1) // 2) for k in range(1, n + 1)]
+    for k in range(1, 24):
+        total = Fr(k, 24)
+        x = cumulative_family(n, lam, delta, total, z)
+        assert sum(a * b for a, b in zip(z, x, strict=True)) == total
+        c = 0
+        while c < n and x[c] == 1:
+            c += 1
+        for i in range(c, n - 1):
+            assert x[i + 1] == least_next_entry(x[i], lam, delta)
+        assert all(a >= b for a, b in zip(x, x[1:], strict=False))

@@ -306,3 +306,106 @@ def test_input_errors(kwargs, match):
     args = {"h": [3, 1, 2], "lam": Fraction(2)} | kwargs
     with pytest.raises(ValueError, match=match):
         deconvolve(args.pop("h"), args.pop("lam"), **args)
+
+
+# --------------------------------------------------------------------------- certificates
+def ml_certificate(z: np.ndarray, h: np.ndarray, G: np.ndarray) -> tuple[float, float]:
+    """``(N (max_m (G r)_m - 1), L(z))`` from the dense ``G``, ``r = h / (N zG)``.
+
+    The gradient of ``L(z) = sum_i h_i log (zG)_i`` is ``grad_m = sum_i G[m, i] h_i /
+    (zG)_i``; ``L`` is concave and the simplex's vertices are the ``e_m``, so ``max L -
+    L(z) <= max_m grad_m - z . grad`` (the Frank-Wolfe gap), and ``z . grad = N``.
+    """
+    q = z @ G
+    pos = h > 0
+    grad = G @ np.where(pos, h / np.where(pos, q, 1.0), 0.0)
+    return float(grad.max() - z @ grad), float(np.sum(h[pos] * np.log(q[pos])))
+
+
+CERT_CASES = [(0.3, 15, 1000, 1), (1.0, 15, 500, 2), (3.0, 9, 80, 3), (1.0, 31, 5000, 4)]
+
+
+@pytest.mark.parametrize("solver", ["interior-point", "squarem", "plain"])
+@pytest.mark.parametrize("tol", [1e-6, 1e-9])
+@pytest.mark.parametrize("eps, n, N, seed", CERT_CASES)
+def test_converged_implies_the_certified_bound(solver, tol, eps, n, N, seed):
+    """``converged`` means ``N (max G r - 1) <= tol max(|L|, 1)``, recomputed on the dense ``G``."""
+    rng = np.random.default_rng(seed)
+    z = rng.dirichlet(np.ones(n))
+    _, h = draw(z, eps, N, rng)
+    lam = Fraction(np.exp(eps)).limit_denominator(10**6)
+    out = deconvolve(h, lam, solver=solver, tol=tol, max_iter=20_000)
+    gap, L = ml_certificate(out.z, h, dense_G(n, float(lam)))
+    bound = tol * max(abs(L), 1.0)
+    if solver != "plain":  # plain EM may need more than max_iter updates at small eps
+        assert out.converged, out.message
+    if out.converged:
+        assert gap <= bound * (1 + 1e-9) + 1e-12
+    else:  # it stopped on max_iter: the certificate must indeed fail there
+        assert gap > bound * (1 - 1e-9) and out.iterations == 20_000
+    assert out.objective == pytest.approx(L, rel=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["squarem", "plain"])
+def test_not_converged_is_reported_when_the_bound_fails(solver):
+    """Few EM updates at small eps: the certificate fails and ``converged`` says so."""
+    rng = np.random.default_rng(7)
+    n, eps = 25, 0.1
+    _, h = draw(rng.dirichlet(np.ones(n)), eps, 3000, rng)
+    lam = Fraction(np.exp(eps)).limit_denominator(10**6)
+    out = deconvolve(h, lam, solver=solver, tol=1e-10, max_iter=20)
+    gap, L = ml_certificate(out.z, h, dense_G(n, float(lam)))
+    assert gap > 1e-10 * abs(L)
+    assert not out.converged and out.iterations >= 20 and "max_iter" in out.message
+
+
+@pytest.mark.parametrize("eps, n, N, seed", CERT_CASES)
+def test_least_squares_optimum_is_certified(eps, n, N, seed):
+    """The least-squares answer is stationary on the simplex: its Frank-Wolfe gap
+    ``z . grad - min grad`` (``>= f(z) - min f``) is within the interior point's dual
+    residual tolerance (1e-7) of the objective's scale."""
+    rng = np.random.default_rng(seed)
+    _, h = draw(rng.dirichlet(np.ones(n)), eps, N, rng)
+    lam = Fraction(np.exp(eps)).limit_denominator(10**6)
+    out = deconvolve(h, lam, method="least-squares")
+    G = dense_G(n, float(lam))
+    q = out.z @ G
+    f = float(np.sum((N * q - h) ** 2))
+    grad = 2 * N * (G @ (N * q - h))
+    assert out.converged and out.objective == pytest.approx(f, rel=1e-9, abs=1e-9)
+    assert float(out.z @ grad - grad.min()) <= 1e-7 * (1 + f)
+    assert out.z.min() >= 0 and out.z.sum() == pytest.approx(1, abs=1e-12)
+
+
+@pytest.mark.parametrize("eps, n, N, seed", CERT_CASES)
+def test_em_smooth_converged_is_a_fixed_point_within_tol(eps, n, N, seed):
+    """EMS ``converged``: one more step (EM on the dense ``G``, then ``[w, 1-2w, w]``
+    with reflecting ends, written out here) moves ``z`` by at most ``tol`` in L1."""
+    rng = np.random.default_rng(seed)
+    _, h = draw(rng.dirichlet(np.ones(n)), eps, N, rng)
+    lam = Fraction(np.exp(eps)).limit_denominator(10**6)
+    tol, w = 1e-9, 0.25
+    out = deconvolve(h, lam, method="em-smooth", tol=tol)
+    G = dense_G(n, float(lam))
+    z = out.z
+    q = z @ G
+    em = z * (G @ np.where(h > 0, h / (h.sum() * q), 0.0))
+    em /= em.sum()
+    left = np.concatenate([[em[0]], em[:-1]])
+    right = np.concatenate([em[1:], [em[-1]]])
+    step = w * left + (1 - 2 * w) * em + w * right
+    assert out.converged
+    assert float(np.abs(step - z).sum()) <= tol
+
+
+@pytest.mark.parametrize("solver", ["interior-point", "squarem", "plain"])
+@pytest.mark.parametrize("h", [[0, 1, 300, 2, 0], [500, 3, 0, 0, 0, 0, 1]], ids=["middle", "edge"])
+def test_certified_bound_when_the_likelihood_is_small(solver, h):
+    """Concentrated counts at eps = 3: ``|L|`` is far below ``N``, so the bound relative
+    to ``max(|L|, 1)`` is much stricter than one relative to ``N``."""
+    h = np.array(h, dtype=float)
+    lam, tol = Fraction(20), 1e-9
+    out = deconvolve(h, lam, solver=solver, tol=tol, max_iter=20_000)
+    gap, L = ml_certificate(out.z, h, dense_G(len(h), float(lam)))
+    assert abs(L) < h.sum() / 5
+    assert out.converged and gap <= tol * max(abs(L), 1.0) * (1 + 1e-9) + 1e-12

@@ -3,6 +3,7 @@ vertex sets, the incidence graph, and the symmetry orbits."""
 
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -337,3 +338,83 @@ def test_psi_images_are_psi_of_each_vertex(case):
         assert (P @ B == T).all()
     with pytest.raises(ValueError, match="R_F and R_U"):
         U(2, 2).psi_images()
+
+
+# -- Normaliz's private folder ------------------------------------------------------------
+def spy_folders(monkeypatch, barrier=None):
+    """Record the folder each Normaliz run writes to, and what it holds after the run."""
+    import os
+    import threading
+
+    seen: list[tuple[Path, list[str], int]] = []
+    lock = threading.Lock()
+    original = en._normaliz_out
+
+    def spy(h, directory):
+        if barrier is not None:
+            barrier.wait(timeout=60)  # both runs are under way at once
+        out = original(h, directory)
+        with lock:
+            seen.append((Path(directory), sorted(os.listdir(directory)),
+                         threading.get_ident()))
+        return out
+
+    monkeypatch.setattr(en, "_normaliz_out", spy)
+    return seen
+
+
+def test_concurrent_enumerations_use_private_folders(monkeypatch, tmp_path):
+    """Two enumerations at once: each in its own folder (mode 0700) holding only its
+    own output, under the temporary folder, and nothing is left behind."""
+    import tempfile
+    import threading
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    seen = spy_folders(monkeypatch, threading.Barrier(2))
+    cases = [U(3, 2), F(3, 2, standard_z(3)["asymmetric"])]
+    results: dict[int, set] = {}
+    errors: list[BaseException] = []
+
+    def run(i):
+        try:
+            results[i] = en.enumerate_vertices(cases[i].hrep, cases[i].shape, "normaliz").keys()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert len(seen) == 2 and seen[0][0] != seen[1][0] and seen[0][2] != seen[1][2]
+    for folder, files, _ in seen:
+        assert folder.parent == tmp_path and folder.name.startswith("dpfix-normaliz-")
+        assert files == ["polytope.out"]  # what Normaliz writes: its output file only
+    for i, P in enumerate(cases):
+        assert results[i] == P.vertex_array(backend="cdd").keys()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_normaliz_folder_is_gone_before_the_first_chunk(monkeypatch, tmp_path):
+    """The output is read through an open file: the folder is removed before anything
+    is handed out, so a stream left unfinished (or a job clearing the temporary folder
+    meanwhile) leaves nothing behind and loses nothing."""
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    seen = spy_folders(monkeypatch)
+    P = F(4, 2, standard_z(4)["asymmetric"])
+    stream = en.iter_vertex_chunks(P.hrep, P.shape, chunk=100)
+    first = next(stream)
+    assert len(seen) == 1 and not seen[0][0].exists() and list(tmp_path.iterdir()) == []
+    whole = VertexArray.concatenate([first, *stream], P.shape)
+    assert whole.keys() == P.vertex_array(backend="cdd").keys()
+    unfinished = en.iter_vertex_chunks(P.hrep, P.shape, chunk=100)
+    next(unfinished)  # suspended mid-stream: its folder is already gone
+    assert list(tmp_path.iterdir()) == []
+    unfinished.close()
+    assert en.count_vertices(P.hrep, "normaliz") == len(whole)
+    assert list(tmp_path.iterdir()) == []

@@ -338,3 +338,123 @@ def test_block_decomposition_reproduces_the_pmf(q, extra, B):
     # count is R; P(count = c) = rho^c - rho^(c+1) for c < B, P(count = B) = rho^B
     for c in range(B):
         assert (1 - rho**B) * p_r(c) == rho**c - rho ** (c + 1)
+
+
+# ------------------------------------------------------------------ the digits' ties
+def word_for_below(bound: int, value: int) -> int:
+    """A word from which :meth:`RandomSource.below` (``bound``) returns ``value`` at once.
+
+    A power of two takes the word's top bits; any other bound reduces an accepted
+    word modulo ``bound`` (``value < bound`` is accepted: below the largest multiple).
+    """
+    assert 0 <= value < bound
+    if bound & (bound - 1) == 0:
+        return value << (64 - (bound.bit_length() - 1))
+    return value
+
+
+def digits_reference(g: TwoSidedGeometric, draws: list[int], cap: int | None = None) -> int:
+    """``|k|`` (capped) from the uniform integers of the digits method, in Fractions.
+
+    The first draw ``W`` (``V // 2``) is ``u = W / ((p + q) p^K)`` uniform on ``[0, 1)``
+    in steps, and ``|k| >= level`` iff ``u < s_level = 2 rho^level / (1 + rho)``; each
+    further draw ``W'`` below ``p^J`` is ``u' = W' / p^J`` with ``P(excess >= b) =
+    rho^b``. A draw decides a level exactly: no rounding, ties included.
+    """
+    rho = Fraction(g.q, g.p)
+    K, J = g.digits, g.more_digits
+    u = Fraction(draws[0], (g.p + g.q) * g.p ** K)
+    total = sum(u < 2 * rho**level / (1 + rho) for level in range(1, K + 1))
+    full, rest = total == K, iter(draws[1:])
+    while full and (cap is None or total < cap):  # a full draw: the excess is memoryless
+        u = Fraction(next(rest), g.p ** J)
+        count = sum(u < rho**b for b in range(1, J + 1))
+        total, full = total + count, count == J
+    return total if cap is None else min(total, cap)
+
+
+DIGIT_LAMS = [Fraction(2), Fraction(3, 2), rational_lam(1.0)]
+
+
+def digits_first_threshold(g: TwoSidedGeometric, level: int) -> int:
+    """``(p + q) p^K s_level = 2 q^level p^(K+1-level)``, exactly (an integer)."""
+    rho = Fraction(g.q, g.p)
+    t = (g.p + g.q) * g.p ** g.digits * 2 * rho**level / (1 + rho)
+    assert t.denominator == 1
+    return int(t)
+
+
+@pytest.mark.parametrize("lam", DIGIT_LAMS, ids=str)
+@pytest.mark.parametrize("where", ["first", "second", "last"])
+@pytest.mark.parametrize("offset", [0, -1])
+@pytest.mark.parametrize("sign", [0, 1])
+def test_digits_tie_in_the_first_draw_is_exact(lam, where, offset, sign):
+    """``W`` equal to the threshold of a level (``u = s_level``: not below it) or one less."""
+    g = TwoSidedGeometric(lam, method="digits")
+    K = g.digits
+    level = {"first": 1, "second": 2, "last": K}[where]
+    W = digits_first_threshold(g, level) + offset
+    bound = 2 * (g.p + g.q) * g.p ** K
+    expected = level - 1 if offset == 0 else level  # u = s_level is not below s_level
+    draws, words = [W], [word_for_below(bound, 2 * W + sign)]
+    if expected == K:  # all K levels: one further draw, which stops (u' = 1 - 1/p^J)
+        top = g.p ** g.more_digits
+        draws.append(top - 1)
+        words.append(word_for_below(top, top - 1))
+    src = ScriptedSource(words)
+    x = g.sample(1, src)
+    assert src.script == [] and len(src.used) == len(words)
+    assert digits_reference(g, draws) == expected
+    assert x.tolist() == [-expected if sign else expected]
+
+
+@pytest.mark.parametrize("lam", DIGIT_LAMS, ids=str)
+@pytest.mark.parametrize("b", [1, 2, "J"])
+@pytest.mark.parametrize("offset", [0, -1])
+def test_digits_tie_in_a_further_draw_is_exact(lam, b, offset):
+    """The first draw reaches ``K`` (``W = 0``); the second equals ``p^J rho^b`` (or one less)."""
+    g = TwoSidedGeometric(lam, method="digits")
+    K, J, p, q = g.digits, g.more_digits, g.p, g.q
+    b = J if b == "J" else b
+    W2 = q**b * p ** (J - b) + offset
+    draws = [0, W2]
+    words = [word_for_below(2 * (p + q) * p**K, 0), word_for_below(p**J, W2)]
+    if offset == -1 and b == J:  # J levels: a third draw, full stop (u' = 1 - 1/p^J)
+        draws.append(p**J - 1)
+        words.append(word_for_below(p**J, p**J - 1))
+    src = ScriptedSource(words)
+    x = g.sample(1, src)
+    assert src.script == [] and len(src.used) == len(words)
+    expected = K + (b - 1 if offset == 0 else b)
+    assert digits_reference(g, draws) == expected
+    assert x.tolist() == [expected]
+
+
+@pytest.mark.parametrize("lam", [Fraction(2), Fraction(3, 2)], ids=str)
+def test_digits_ties_with_cap(lam):
+    """A tie at the level ``cap``: ``u = s_cap`` gives ``cap - 1``, one less gives ``cap``."""
+    g = TwoSidedGeometric(lam, method="digits")
+    bound = 2 * (g.p + g.q) * g.p ** g.digits
+    for cap in (1, 3):
+        for offset, expected in ((0, cap - 1), (-1, cap)):
+            W = digits_first_threshold(g, cap) + offset
+            x = g.sample(1, ScriptedSource([word_for_below(bound, 2 * W)]), cap=cap)
+            assert digits_reference(g, [W], cap=cap) == expected
+            assert x.tolist() == [expected]
+    # the first draw reaches K >= cap: no further draw is read
+    src = ScriptedSource([word_for_below(bound, 1)])
+    assert g.sample(1, src, cap=g.digits).tolist() == [-g.digits] and len(src.used) == 1
+
+
+@pytest.mark.parametrize("lam", DIGIT_LAMS, ids=str)
+def test_digits_every_first_threshold_is_a_tie_boundary(lam):
+    """All ``K`` levels at once, vectorised: row ``level`` ties, row ``K + level`` is below."""
+    g = TwoSidedGeometric(lam, method="digits")
+    K = g.digits
+    bound = 2 * (g.p + g.q) * g.p ** K
+    Ws = [digits_first_threshold(g, level) for level in range(1, K + 1)]
+    Ws += [w - 1 for w in Ws]
+    src = ScriptedSource([word_for_below(bound, 2 * w) for w in Ws])
+    x = g.sample(len(Ws), src, cap=K)  # cap K: no further draws
+    assert x.tolist() == [digits_reference(g, [w], cap=K) for w in Ws]
+    assert x.tolist() == [*range(0, K), *range(1, K + 1)]

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd, lcm
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -421,30 +421,43 @@ def _parse_rows(lines: list[str], width: int) -> np.ndarray:
     return np.array(tokens, dtype=np.int64).reshape(len(lines), width)
 
 
+def _open_normaliz_out(h: HRep) -> IO[str]:
+    """Run Normaliz in a private folder of its own, open its output, remove the folder.
+
+    Normaliz writes one file, ``polytope.out``, in the folder it is given; each
+    call gets a fresh folder (``tempfile``: mode 0700, a unique name), so
+    concurrent runs never share one. The folder and the file's name are removed
+    as soon as the file is open (POSIX keeps an open file readable): nothing is
+    left in the temporary folder while the vertices are streamed, however long
+    the stream lasts or if it is left unfinished, and a job clearing the
+    temporary folder meanwhile cannot take the output away.
+    """
+    with tempfile.TemporaryDirectory(prefix="dpfix-normaliz-") as tmp:
+        return open(_normaliz_out(h, Path(tmp)))
+
+
 def _normaliz_chunks(h: HRep, shape: tuple[int, ...], chunk: int, count_only: bool
                      ) -> Iterator[int | VertexArray]:
-    with tempfile.TemporaryDirectory(prefix="dpfix-normaliz-") as tmp:
-        out = _normaliz_out(h, Path(tmp))
-        with open(out) as f:
-            nv, nrays, _ = _header_counts(f)
-            if nrays:
-                raise RuntimeError("Normaliz found recession rays; the polyhedron is unbounded")
-            yield nv
-            if count_only or nv == 0:
-                return
-            target = f"{nv} vertices of polyhedron:"
-            for line in f:
-                if line.strip() == target:
-                    break
-            else:
-                raise RuntimeError(f"Normaliz output lacks the section {target!r}")
-            left = nv
-            while left:
-                k = min(chunk, left)
-                lines = [next(f) for _ in range(k)]
-                rows = _parse_rows(lines, h.d + 1)
-                left -= k
-                yield VertexArray(rows[:, :-1], rows[:, -1], shape)
+    with _open_normaliz_out(h) as f:
+        nv, nrays, _ = _header_counts(f)
+        if nrays:
+            raise RuntimeError("Normaliz found recession rays; the polyhedron is unbounded")
+        yield nv
+        if count_only or nv == 0:
+            return
+        target = f"{nv} vertices of polyhedron:"
+        for line in f:
+            if line.strip() == target:
+                break
+        else:
+            raise RuntimeError(f"Normaliz output lacks the section {target!r}")
+        left = nv
+        while left:
+            k = min(chunk, left)
+            lines = [next(f) for _ in range(k)]
+            rows = _parse_rows(lines, h.d + 1)
+            left -= k
+            yield VertexArray(rows[:, :-1], rows[:, -1], shape)
 
 
 def iter_vertex_chunks(h: HRep, shape: tuple[int, ...], chunk: int = CHUNK
