@@ -4,9 +4,11 @@ Every import statement of every module is parsed (at module level, inside
 functions and under ``if TYPE_CHECKING``). Floors:
 
 1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers)
-2. polytopes, representation, cases, counterexamples, enumeration, approximate
-   (the (eps, delta) polytopes)
-3. constructors/, mechanism, metrics, certify
+2. polytopes, representation, cases, enumeration, instances (exact instances and their
+   enumerators)
+3. constructors/, mechanism, metrics, certify, search (the exploration engine), and the
+   searches built on it: approximate (the (eps, delta) polytopes and their examples),
+   counterexamples
 4. privatizers/, pipeline
 5. experiments/, io, reports, verification, engines (Dask)
 6. cli/ (the roof: nothing else imports it)
@@ -30,9 +32,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
 #: the second component of a module name -> its floor
 FLOORS = {
     "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1,
-    "polytopes": 2, "representation": 2, "cases": 2, "counterexamples": 2, "enumeration": 2,
-    "approximate": 2,
-    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3,
+    "polytopes": 2, "representation": 2, "cases": 2, "enumeration": 2, "instances": 2,
+    "constructors": 3, "approximate": 3, "counterexamples": 3, "mechanism": 3, "metrics": 3,
+    "certify": 3, "search": 3,
     "privatizers": 4, "pipeline": 4,
     "experiments": 5, "io": 5, "reports": 5, "verification": 5, "engines": 5,
     "cli": 6,
