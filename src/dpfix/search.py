@@ -530,6 +530,8 @@ class _Cache:
                 if rec.get("run") == run_key and rec.get("outcome") == "held":
                     self.held.add(rec["instance"])
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n"):
+            os.write(self._fd, b"\n")  # end a cut line, so that the next one stays whole
 
     def add(self, inst: Instance, status: str) -> None:
         line = json.dumps({"run": self.run_key, "instance": inst.key(), "outcome": status})
@@ -623,7 +625,7 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache 
     except Exception as exc:
         raise TypeError(f"jobs={jobs}: the predicate {_name(spec.predicate)} must be picklable "
                         "(a module-level function) to run in worker processes") from exc
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(),
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_init_worker, initargs=(spec,))
     window: deque[tuple[list[Instance], list[_Outcome | None], Future | None]] = deque()
     try:
@@ -714,7 +716,9 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         instances). When it stops the search before the end a :class:`BudgetReached`
         warning says after how many instances.
     jobs : int
-        Worker processes (the predicate must pickle: a module-level function).
+        Worker processes, started by ``spawn`` (safe in a process with threads, the same
+        on every platform); the predicate must pickle: a module-level function of an
+        importable module, or a :class:`FilePredicate`.
     cache : path, optional
         A JSON-lines file of visited instances: a rerun of the same predicate (name
         and source), ``over`` and ``delta`` skips the instances where it held (they
