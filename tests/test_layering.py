@@ -6,9 +6,8 @@ functions and under ``if TYPE_CHECKING``). Floors:
 1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers)
 2. polytopes, representation, cases, enumeration, instances (exact instances and their
    enumerators)
-3. constructors/, mechanism, metrics, certify, search (the exploration engine), and the
-   searches built on it: approximate (the (eps, delta) polytopes and their examples),
-   counterexamples
+3. constructors/, mechanism, metrics, certify, search (the exploration engine), and
+   approximate (the (eps, delta) polytopes) and counterexamples, whose searches use it
 4. privatizers/, pipeline
 5. experiments/, io, reports, verification, engines (Dask)
 6. cli/ (the roof: nothing else imports it)
@@ -241,3 +240,13 @@ def test_no_import_cycles():
         if v not in index:
             visit(v)
     assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_engine_looks_up_only_its_floor_or_below():
+    """dpfix.search takes the delta forms and the constructors by name (importlib: those
+    modules use the engine); each looked-up module must be on its floor or below."""
+    from dpfix.search import PROVIDERS
+
+    for name, (module, _) in PROVIDERS.items():
+        assert module in MODULES, name
+        assert floor(module) <= floor("dpfix.search"), f"{name}: {module} is above search"

@@ -63,7 +63,7 @@ from dpfix.exact import exact_lam, is_exact_number, to_fraction
 from dpfix.instances import Instance, Targets, named_targets
 
 __all__ = ["smallest_counterexample", "survey", "Counterexample", "SurveyResult",
-           "PredicateError", "BudgetReached", "OVERS", "FilePredicate"]
+           "PredicateError", "BudgetReached", "OVERS", "PROVIDERS", "FilePredicate"]
 
 #: The values of ``over`` -> what the predicate receives.
 OVERS: dict[str, str] = {
@@ -89,6 +89,21 @@ _NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
 _DELTA = {"U_delta", "F_delta", "RF_delta", "RU_delta", "U_lifted", "F_lifted"}
 #: instances a worker process receives at a time (jobs > 1)
 _CHUNK = 8
+#: Where the objects of the delta forms and of ``"mechanism"`` come from: looked up by
+#: name when first needed (importlib), because these modules are themselves built on
+#: the engine (``dpfix.approximate.find_delta_examples``; ``dpfix.constructors`` reaches
+#: ``dpfix.approximate``), so an import statement here would close an import cycle.
+#: Each is on the engine's floor or below (tests/test_layering.py checks it).
+PROVIDERS: dict[str, tuple[str, str]] = {
+    **{kind: ("dpfix.approximate", kind) for kind in sorted(_DELTA)},
+    "mechanism": ("dpfix.constructors", "construct"),
+    "CONSTRUCTORS": ("dpfix.constructors", "CONSTRUCTORS"),
+}
+
+
+def _provided(name: str) -> Any:
+    module, attribute = PROVIDERS[name]
+    return getattr(importlib.import_module(module), attribute)
 
 
 class PredicateError(RuntimeError):
@@ -296,10 +311,10 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
     kind = over
     if over.startswith("mechanism:"):
         kind, method = "mechanism", over.split(":", 1)[1]
-        from dpfix.constructors import CONSTRUCTORS
-        if method not in CONSTRUCTORS:
+        constructors = _provided("CONSTRUCTORS")
+        if method not in constructors:
             raise ValueError(f"over: unknown constructor {method!r}; choose from "
-                             f"{', '.join(CONSTRUCTORS)}")
+                             f"{', '.join(constructors)}")
     if kind not in OVERS:
         raise ValueError(f"over: unknown {over!r}; choose from {', '.join(OVERS)} "
                          "(or mechanism:NAME)")
@@ -316,14 +331,14 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
 
 
 def _polytope(spec: _Spec, inst: Instance) -> Any:
-    from dpfix import approximate, polytopes
+    from dpfix import polytopes
 
     kind, z = spec.kind, inst.z_array()
     if kind in ("U", "RU"):
         return getattr(polytopes, kind)(inst.n, inst.lam)
     if kind in ("F", "RF"):
         return getattr(polytopes, kind)(inst.n, inst.lam, z)
-    make = getattr(approximate, kind)
+    make = _provided(kind)
     if kind in _NO_TARGET:
         return make(inst.n, inst.lam, spec.delta)
     return make(inst.n, inst.lam, z, spec.delta)
@@ -336,7 +351,7 @@ def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
         return
     try:
         if spec.kind == "mechanism":
-            from dpfix.constructors import construct
+            construct = _provided("mechanism")
             mech = construct(list(inst.z), lam=inst.lam, method=spec.method)
             objects: list = [(mech, mech.matrix)]
         else:
