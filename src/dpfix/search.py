@@ -779,6 +779,17 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     [ 1/2  3/10   1/5]
     [ 1/4  7/20   2/5]
     """
+    ce, run = _smallest(predicate, over=over, n=n, lam=lam, z=z, budget=budget, jobs=jobs,
+                        cache=cache, progress=progress, delta=delta, instances=instances)
+    if ce is None and run.stopped:
+        warnings.warn(f"search: {run.stopped}", BudgetReached, stacklevel=2)
+    return ce
+
+
+def _smallest(predicate: Callable, *, over: str, n: Any, lam: Any, z: Any, budget: Any,
+              jobs: int, cache: Any, progress: Any, delta: Any, instances: Any
+              ) -> tuple[Counterexample | None, _Run]:
+    """:func:`smallest_counterexample` and the state of its run (what was visited)."""
     spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
                                          cache, delta, first_only=True)
     bar = _Progress(_progress_default(progress))
@@ -790,7 +801,7 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
             if store is not None:
                 store.add(inst, outcome.status)
             if outcome.status == "failed":
-                return Counterexample(inst, outcome.witness, run.visited, over)
+                return Counterexample(inst, outcome.witness, run.visited, over), run
             if outcome.status == "error":
                 raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback)
     finally:
@@ -798,9 +809,7 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         bar.close()
         if store is not None:
             store.close()
-    if run.stopped:
-        warnings.warn(f"search: {run.stopped}", BudgetReached, stacklevel=2)
-    return None
+    return None, run
 
 
 def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z: Any = None,
