@@ -348,3 +348,10 @@ def test_cache_resumes_with_the_same_answer(tmp_path) -> None:
     assert len(CALLS) == s.visited
     records = [x for x in path.read_text().splitlines() if x != '{"run": "truncated']
     assert len({json.loads(x)["run"] for x in records}) == 2
+
+
+def test_progress_on_stderr(capsys) -> None:
+    assert smallest_counterexample(always, over="F", n=2, progress=True) is None
+    assert "search" in capsys.readouterr().err
+    assert smallest_counterexample(always, over="F", n=2) is None
+    assert capsys.readouterr().err == ""  # off by default

@@ -701,10 +701,6 @@ def _checked_instances(instances: Iterable) -> Iterator[Instance]:
         yield inst
 
 
-def _progress_default(progress: Any) -> Any:
-    return bool(progress)
-
-
 def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, lam: Any = None,
                             z: Any = None, budget: Any = None, jobs: int = 1,
                             cache: str | os.PathLike | None = None, progress: Any = None,
@@ -792,7 +788,7 @@ def _smallest(predicate: Callable, *, over: str, n: Any, lam: Any, z: Any, budge
     """:func:`smallest_counterexample` and the state of its run (what was visited)."""
     spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
                                          cache, delta, first_only=True)
-    bar = _Progress(_progress_default(progress))
+    bar = _Progress(progress)
     try:
         for inst, outcome in outcomes:
             run.visited += 1
@@ -836,7 +832,7 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
     spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
                                          cache, delta, first_only=False)
     out = SurveyResult()
-    bar = _Progress(_progress_default(progress))
+    bar = _Progress(progress)
     try:
         for inst, outcome in outcomes:
             run.visited += 1
