@@ -394,6 +394,11 @@ _WORKER_SPEC: _Spec | None = None
 def _init_worker(spec: _Spec) -> None:
     global _WORKER_SPEC
     _WORKER_SPEC = spec
+    try:  # one thread per worker: the processes are the parallelism (no oversubscription)
+        from PyNormaliz_cpp import NmzSetNumberOfNormalizThreads
+    except ImportError:
+        return
+    NmzSetNumberOfNormalizThreads(1)
 
 
 def _check_chunk(instances: list[Instance], first_only: bool) -> list[_Outcome]:
@@ -728,8 +733,10 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         warning says after how many instances.
     jobs : int
         Worker processes, started by ``spawn`` (safe in a process with threads, the same
-        on every platform); the predicate must pickle: a module-level function of an
-        importable module, or a :class:`FilePredicate`.
+        on every platform), each running Normaliz on one thread; the predicate must
+        pickle: a module-level function of an importable module, or a
+        :class:`FilePredicate`. A script that uses ``jobs > 1`` runs its search under
+        ``if __name__ == "__main__":`` (spawn imports the main module again).
     cache : path, optional
         A JSON-lines file of visited instances: a rerun of the same predicate (name
         and source), ``over`` and ``delta`` skips the instances where it held (they
