@@ -355,3 +355,30 @@ def test_progress_on_stderr(capsys) -> None:
     assert "search" in capsys.readouterr().err
     assert smallest_counterexample(always, over="F", n=2) is None
     assert capsys.readouterr().err == ""  # off by default
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 25), st.sampled_from([Fraction(1, 5), Fraction(2, 7), Fraction(5, 6)]))
+def test_cache_resume_is_the_fresh_answer(k: int, first: Fraction) -> None:
+    import tempfile
+    from pathlib import Path
+
+    def space(**kw):
+        return smallest_counterexample(first_entry_is_not, over="instance", n=2,
+                                       z=compositions(8), **kw)
+    FIRST[:] = [first]
+    fresh = space()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "c.jsonl"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BudgetReached)
+            space(cache=path, budget=k)
+        again = space(cache=path)
+    assert (again.instance, again.visited) == (fresh.instance, fresh.visited)
+
+
+FIRST: list[Fraction] = []
+
+
+def first_entry_is_not(inst: Instance) -> bool:
+    return inst.z[0] != FIRST[0]
