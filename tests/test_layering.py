@@ -5,9 +5,9 @@ functions and under ``if TYPE_CHECKING``). Floors:
 
 1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers),
    display (exact text, LaTeX, sympy)
-2. polytopes, representation, cases, counterexamples, enumeration, approximate
-   (the (eps, delta) polytopes), formats (cdd, Normaliz and polymake files)
-3. constructors/, mechanism, metrics, certify, strategies (hypothesis strategies)
+2. polytopes, representation, cases, enumeration, formats, instances
+3. constructors/, mechanism, metrics, certify, strategies, search, approximate,
+   counterexamples
 4. privatizers/, pipeline
 5. experiments/, io, reports, verification, engines (Dask)
 6. cli/ (the roof: nothing else imports it)
@@ -31,9 +31,10 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
 #: the second component of a module name -> its floor
 FLOORS = {
     "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1, "display": 1,
-    "polytopes": 2, "representation": 2, "cases": 2, "counterexamples": 2, "enumeration": 2,
-    "approximate": 2, "formats": 2,
-    "constructors": 3, "mechanism": 3, "metrics": 3, "certify": 3, "strategies": 3,
+    "polytopes": 2, "representation": 2, "cases": 2, "enumeration": 2, "instances": 2,
+    "formats": 2,
+    "constructors": 3, "approximate": 3, "counterexamples": 3, "mechanism": 3, "metrics": 3,
+    "certify": 3, "search": 3, "strategies": 3,
     "privatizers": 4, "pipeline": 4,
     "experiments": 5, "io": 5, "reports": 5, "verification": 5, "engines": 5,
     "cli": 6,
@@ -243,3 +244,13 @@ def test_no_import_cycles():
         if v not in index:
             visit(v)
     assert not cycles, f"import cycles: {cycles}"
+
+
+def test_the_engine_looks_up_only_its_floor_or_below():
+    """dpfix.search takes the delta forms and the constructors by name (importlib: those
+    modules use the engine); each looked-up module must be on its floor or below."""
+    from dpfix.search import PROVIDERS
+
+    for name, (module, _) in PROVIDERS.items():
+        assert module in MODULES, name
+        assert floor(module) <= floor("dpfix.search"), f"{name}: {module} is above search"

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache, partial
 from typing import Any
 
 import cdd
@@ -1247,7 +1248,9 @@ class DeltaExamples:
 
 def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaExamples:
     """Search the vertices at ``n`` (2 or 3; uniform ``z``) for the instances of
-    :class:`DeltaExamples`, in :meth:`Polytope.vertices` order (the first found).
+    :class:`DeltaExamples`, in :meth:`Polytope.vertices` order (the first found): four
+    searches of :func:`dpfix.search.smallest_counterexample` (over ``U_delta``, ``U``,
+    ``U_lifted`` and ``RF_delta``).
 
     Parameters
     ----------
@@ -1278,33 +1281,58 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
     lam, delta, n = exact_lam(lam), check_delta(delta), check_n(n, minimum=2)
     if delta == 0 or n > 3:
         raise ValueError("find_delta_examples: needs delta > 0 and n in 2, 3")
+    from dpfix.search import smallest_counterexample
+
     z = np.array([Fraction(1, n)] * n, dtype=object)
-    U = U_delta(n, lam, delta)
-    Uv = U.vertices(limit=None)
 
-    def first(items: Any, what: str) -> Any:
-        for item in items:
-            return item
-        raise LookupError(f"find_delta_examples: no {what} at n = {n}, lam = {lam}, "
-                          f"delta = {delta}")
+    def first(predicate: Any, over: str, what: str) -> Any:
+        ce = smallest_counterexample(partial(predicate, delta), over=over, n=n, lam=lam,
+                                     z=[tuple(z)], delta=None if over == "U" else delta)
+        if ce is None:
+            raise LookupError(f"find_delta_examples: no {what} at n = {n}, lam = {lam}, "
+                              f"delta = {delta}")
+        return ce.witness
 
-    def not_scales(V: np.ndarray) -> bool:
-        return any(not _is_truncated_scale(V[:, j], lam) for j in range(n))
-
-    positive = first((V for V in Uv if all(v > 0 for v in V.flat) and not_scales(V)),
+    positive = first(_not_positive_off_scales, "U_delta",
                      "positive vertex with a column that is not a scale")
-    lost = first((V for V in _pure_vertices(n, lam) if not U.is_extreme(V)),
-                 "vertex of U that is lost")
-    L = U_lifted(n, lam, delta)
-    lifted = first((X for X in L.vertices(limit=None)
-                    if (lift(project(X), lam) == X).all() and not U.is_extreme(project(X))),
+    lost = first(_extreme_with_delta, "U", "vertex of U that is lost")
+    lifted = first(_not_lifted_off_extreme, "U_lifted",
                    "lifted vertex with a non-extreme projection")
-    F = F_delta(n, lam, z, delta)
-    R = RF_delta(n, lam, z, delta)
-    B = first((B for B in R.vertices(limit=None) if not F.is_extreme(psi_delta_map(B, lam))),
+    B = first(_image_extreme_with_delta, "RF_delta",
               "vertex of R_F^delta with a non-extreme image")
     return DeltaExamples(lam, delta, z, positive, lost, lifted, B, psi_delta_map(B, lam))
 
 
-def _pure_vertices(n: int, lam: Fraction) -> list[np.ndarray]:
-    return U_delta(n, lam, 0).vertices(limit=None)
+@lru_cache(maxsize=8)
+def _u_delta(n: int, lam: Fraction, delta: Fraction) -> DeltaPolytope:
+    return U_delta(n, lam, delta)
+
+
+@lru_cache(maxsize=8)
+def _f_delta(n: int, lam: Fraction, z: tuple, delta: Fraction) -> DeltaPolytope:
+    return F_delta(n, lam, list(z), delta)
+
+
+def _not_positive_off_scales(delta: Fraction, V: np.ndarray, inst: Any) -> bool:
+    """Fails at a vertex with every entry positive and a column that is not a scale."""
+    positive = all(v > 0 for v in V.flat)
+    return not (positive and any(not _is_truncated_scale(V[:, j], inst.lam)
+                                 for j in range(inst.n)))
+
+
+def _extreme_with_delta(delta: Fraction, V: np.ndarray, inst: Any) -> bool:
+    """Fails at a vertex of U (delta = 0) that is not extreme in U_delta (it is lost)."""
+    return _u_delta(inst.n, inst.lam, delta).is_extreme(V)
+
+
+def _not_lifted_off_extreme(delta: Fraction, X: np.ndarray, inst: Any) -> bool:
+    """Fails at a lifted vertex ``X = lift(project(X))`` whose projection is not extreme."""
+    T = project(X)
+    return not ((lift(T, inst.lam) == X).all()
+                and not _u_delta(inst.n, inst.lam, delta).is_extreme(T))
+
+
+def _image_extreme_with_delta(delta: Fraction, B: np.ndarray, inst: Any) -> bool:
+    """Fails at a vertex of R_F^delta whose image is not extreme in F_delta."""
+    F = _f_delta(inst.n, inst.lam, inst.z, delta)
+    return F.is_extreme(psi_delta_map(B, inst.lam))

@@ -35,12 +35,13 @@ the interface; floats are refused with :class:`dpfix.exact.ExactnessError`.
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import cdd
@@ -1067,13 +1068,36 @@ class NorthwestCounterexample:
                 f"northwest T:\n{mat(self.northwest_T)}\noptimal T:\n{mat(self.optimum_T)}")
 
 
-def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
-    for cut in itertools.combinations(range(total + parts - 1), parts - 1):
-        prev, out = -1, []
-        for c in (*cut, total + parts - 1):
-            out.append(c - prev - 1)
-            prev = c
-        yield tuple(out)
+def _northwest_and_optimum(weights: Any, inst: Any, matrix_weights: bool
+                           ) -> tuple[np.ndarray, np.ndarray, Fraction, Certificate]:
+    """The northwest corner ``T`` of an instance, the loss matrix ``W``, ``W . T`` and the
+    exact optimum over F (for the loss given by name, or by its matrix ``W``)."""
+    from dpfix.constructors import northwest_corner
+
+    zv = inst.z_array()
+    T = northwest_corner(zv, lam=inst.lam).matrix
+    W = _weights(weights, zv)
+    opt = exact_optimum(zv, inst.lam, W if matrix_weights else weights)
+    return T, W, (W * T).sum(), opt
+
+
+def _northwest_is_optimal(weights: Any, matrix_weights: bool, inst: Any) -> bool:
+    """The predicate of the northwest searches: no mechanism of F does better."""
+    _, _, nw, opt = _northwest_and_optimum(weights, inst, matrix_weights)
+    return not opt.value < nw
+
+
+def _northwest_instances(n_values: Iterable[int], lams: Iterable[Any], denominator_max: int
+                         ) -> Iterator[Any]:
+    """The instances of the northwest searches: ``n``, then ``z`` (least denominator
+    first, :func:`dpfix.instances.targets_by_denominator`), then ``lam``."""
+    from dpfix.instances import Instance, targets_by_denominator
+
+    lam_values = [exact_lam(lam) for lam in lams]
+    for n in n_values:
+        for z in targets_by_denominator(n, denominator_max):
+            for lam in lam_values:
+                yield Instance(n, lam, z)
 
 
 def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
@@ -1087,6 +1111,7 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
     non-negative parts (zeros at the ends and inside included), and each ``lam``
     in ``lams``, in this order; compares the northwest corner with the exact
     optimum of :func:`exact_optimum`. "Smallest": least ``n``, then least ``N``.
+    The search is :func:`dpfix.search.smallest_counterexample` over these instances.
 
     Parameters
     ----------
@@ -1108,34 +1133,20 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
     >>> find_northwest_counterexample("abs", n_max=3, denominator_max=3) is None
     True
     """
-    from dpfix.constructors import northwest_corner
+    from dpfix.search import BudgetReached, smallest_counterexample
 
-    searched = 0
-    seen: set[tuple] = set()
-    for n in range(2, n_max + 1):
-        for N in range(1, denominator_max + 1):
-            for comp in _compositions(N, n):
-                zv = np.array([Fraction(c, N) for c in comp], dtype=object)
-                key = tuple(zv)
-                if key in seen:
-                    continue
-                seen.add(key)
-                for lam in lams:
-                    if limit is not None and searched >= limit:
-                        return None
-                    searched += 1
-                    lam_x = exact_lam(lam)
-                    T = northwest_corner(zv, lam=lam_x).matrix
-                    W = _weights(weights, zv)
-                    nw = (W * T).sum()
-                    opt = exact_optimum(zv, lam_x, weights)
-                    if opt.value < nw:
-                        return NorthwestCounterexample(
-                            weights=_weights_label(weights), n=n, lam=lam_x, z=zv,
-                            northwest_value=nw, optimum=opt.value, gap=nw - opt.value,
-                            northwest_T=T, optimum_T=opt.T, certificate=opt,
-                            searched=searched)
-    return None
+    instances = _northwest_instances(range(2, n_max + 1), lams, denominator_max)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetReached)  # limit: None, as documented
+        ce = smallest_counterexample(partial(_northwest_is_optimal, weights, False),
+                                     over="instance", instances=instances, budget=limit)
+    if ce is None:
+        return None
+    T, _, nw, opt = _northwest_and_optimum(weights, ce.instance, False)
+    return NorthwestCounterexample(
+        weights=_weights_label(weights), n=ce.n, lam=ce.lam, z=ce.instance.z_array(),
+        northwest_value=nw, optimum=opt.value, gap=nw - opt.value, northwest_T=T,
+        optimum_T=opt.T, certificate=opt, searched=ce.visited)
 
 
 def remap_of(T: Any, lam: Any) -> np.ndarray:
@@ -1227,48 +1238,36 @@ def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2
     >>> s["instances"], s["not_optimal"], s["max_gap"], s["remap_optimal"]
     (22, 2, Fraction(1, 252), 2)
     """
-    from dpfix.constructors import northwest_corner
+    from dpfix.search import survey
 
-    out: dict[str, Any] = {"weights": _weights_label(weights), "instances": 0,
-                           "not_optimal": 0, "max_gap": Fraction(0),
+    result = survey(partial(_northwest_is_optimal, weights, True), over="instance",
+                    instances=_northwest_instances(n_values, lams, denominator_max))
+    if result.errors:
+        raise result.errors[0]
+    out: dict[str, Any] = {"weights": _weights_label(weights), "instances": result.visited,
+                           "not_optimal": len(result.failures), "max_gap": Fraction(0),
                            "max_relative_gap": Fraction(0), "worst": None,
                            "remap_optimal": 0, "remap_beats_northwest": 0,
                            "remap_monotone": 0, "by_n": {}}
-    for n in n_values:
-        seen: set[tuple] = set()
-        counts = [0, 0]
-        for N in range(1, denominator_max + 1):
-            for comp in _compositions(N, n):
-                zv = np.array([Fraction(c, N) for c in comp], dtype=object)
-                if tuple(zv) in seen:
-                    continue
-                seen.add(tuple(zv))
-                for lam in lams:
-                    lam_x = exact_lam(lam)
-                    T = northwest_corner(zv, lam=lam_x).matrix
-                    W = _weights(weights, zv)
-                    nw = (W * T).sum()
-                    opt = exact_optimum(zv, lam_x, W)
-                    counts[0] += 1
-                    if opt.value == nw:
-                        continue
-                    counts[1] += 1
-                    gap = nw - opt.value
-                    rel = gap / opt.value if opt.value else Fraction(0)
-                    if gap > out["max_gap"]:
-                        out["max_gap"] = gap
-                    if rel > out["max_relative_gap"]:
-                        out["max_relative_gap"] = rel
-                        out["worst"] = {"n": n, "lam": lam_x, "z": list(zv), "gap": gap,
-                                        "northwest": nw, "optimum": opt.value}
-                    Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
-                    _, _, Tr, _ = _scale_lp([_q(x) for x in zv], _q(lam_x), Wc,
-                                            single_peaked=True)
-                    best_remap = (W * Tr).sum()
-                    out["remap_optimal"] += best_remap == opt.value
-                    out["remap_beats_northwest"] += best_remap < nw
-                    out["remap_monotone"] += _monotone(remap_of(Tr, lam_x))
-        out["by_n"][n] = counts
-        out["instances"] += counts[0]
-        out["not_optimal"] += counts[1]
+    for (n, _), c in result.counts.items():
+        counts = out["by_n"].setdefault(n, [0, 0])
+        counts[0] += c["held"] + c["failed"]
+        counts[1] += c["failed"]
+    for ce in result.failures:
+        _, W, nw, opt = _northwest_and_optimum(weights, ce.instance, True)
+        n, lam_x, zv = ce.n, ce.lam, ce.instance.z_array()
+        gap = nw - opt.value
+        rel = gap / opt.value if opt.value else Fraction(0)
+        if gap > out["max_gap"]:
+            out["max_gap"] = gap
+        if rel > out["max_relative_gap"]:
+            out["max_relative_gap"] = rel
+            out["worst"] = {"n": n, "lam": lam_x, "z": list(zv), "gap": gap,
+                            "northwest": nw, "optimum": opt.value}
+        Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
+        _, _, Tr, _ = _scale_lp([_q(x) for x in zv], _q(lam_x), Wc, single_peaked=True)
+        best_remap = (W * Tr).sum()
+        out["remap_optimal"] += best_remap == opt.value
+        out["remap_beats_northwest"] += best_remap < nw
+        out["remap_monotone"] += _monotone(remap_of(Tr, lam_x))
     return out

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.cases import LAMS, standard_z
+from dpfix.cases import LAMS, polytope, standard_z
 from dpfix.exact import exact_array, exact_lam
-from dpfix.polytopes import RF, F
+from dpfix.instances import Instance
+from dpfix.polytopes import RF
 from dpfix.representation import psi_map
 
 __all__ = ["Example1", "fibre_of_extreme_points", "find_example1"]
@@ -90,7 +91,9 @@ def find_example1(
 
     For each ``lam`` and ``z`` the vertices of ``R_F`` are enumerated exactly
     (cddlib), mapped by ``Psi``, and each image is tested for extremality in
-    ``F`` by exact rank. The first instance of each phenomenon is returned.
+    ``F`` by exact rank. The first instance of each phenomenon is returned: two
+    searches of :func:`dpfix.search.smallest_counterexample`, over the pairs of
+    vertices of ``R_F`` (``B1`` before ``B2`` in vertex order) and over its vertices.
 
     Parameters
     ----------
@@ -114,28 +117,39 @@ def find_example1(
 
     Examples
     --------
+    >>> from dpfix.polytopes import F
     >>> ex = find_example1()
     >>> bool((ex.B1 != ex.B2).any()), bool(F(3, ex.lam, ex.z).is_extreme(ex.T))
     (True, True)
     >>> F(3, ex.lam3, ex.z3).is_extreme(ex.T3)
     False
     """
+    from dpfix.search import smallest_counterexample
+
     zs = list(standard_z(n).values()) if zs is None else [exact_array(z, "z", 1) for z in zs]
-    pair = single = None
-    searched = 0
-    for lam in (exact_lam(x) for x in lams):
-        for z in zs:
-            searched += 1
-            Fz = F(n, lam, z)
-            for images in fibre_of_extreme_points(n, lam, z).values():
-                T = psi_map(images[0], lam)
-                extreme = Fz.is_extreme(T)
-                if pair is None and extreme and len(images) >= 2:
-                    pair = (lam, z, images[0], images[1], T)
-                if single is None and not extreme:
-                    single = (lam, z, images[0], T)
-            if pair and single:
-                return Example1(*pair, *single, cases_searched=searched)
+    space = {"n": n, "lam": [exact_lam(x) for x in lams], "z": [tuple(z) for z in zs]}
+    pair = smallest_counterexample(_no_shared_extreme_image, over="RF-pairs", **space)
+    single = smallest_counterexample(_image_is_extreme, over="RF", **space)
+    if pair and single:
+        (B1, B2), B3 = pair.witness, single.witness
+        return Example1(pair.lam, pair.instance.z_array(), B1, B2, psi_map(B1, pair.lam),
+                        single.lam, single.instance.z_array(), B3, psi_map(B3, single.lam),
+                        cases_searched=max(pair.visited, single.visited))
     missing = [name for name, v in (("two extreme B with one extreme T", pair),
                                     ("an extreme B with a non-extreme image", single)) if not v]
+    searched = len(space["lam"]) * sum(len(z) == n for z in space["z"])
     raise LookupError(f"no instance of {' and '.join(missing)} among {searched} cases")
+
+
+def _image_is_extreme(B: np.ndarray, inst: Instance) -> bool:
+    """``Psi B`` is extreme in F (the predicate whose failure is Example 1's second part)."""
+    return polytope("F", inst.n, inst.lam, inst.z).is_extreme(psi_map(B, inst.lam))
+
+
+def _no_shared_extreme_image(pair: tuple[np.ndarray, np.ndarray], inst: Instance) -> bool:
+    """Not (``Psi a = Psi b`` and extreme in F): its failure is Example 1's first part."""
+    a, b = pair
+    Ta = psi_map(a, inst.lam)
+    if not (Ta == psi_map(b, inst.lam)).all():
+        return True
+    return not polytope("F", inst.n, inst.lam, inst.z).is_extreme(Ta)

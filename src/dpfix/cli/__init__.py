@@ -1,7 +1,7 @@
 """The ``dpfix`` command line: one sub-command per module of this package.
 
 Each command module (``explore``, ``verify``, ``privatize``, ``reproduce``,
-``certify``) exposes ``add_parser(subparsers)`` and ``run(args) -> int``; this
+``certify``, ``search``) exposes ``add_parser(subparsers)`` and ``run(args) -> int``; this
 file wires them (:data:`COMMANDS`) and holds the one error policy of every command:
 
 - **bad input, exit code 2, one line** ``dpfix CMD: error: ...``: argparse's
@@ -57,7 +57,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from dpfix import __version__
-from dpfix.cli import certify, docs, explore, privatize, reproduce, verify
+from dpfix.cli import certify, docs, explore, privatize, reproduce, search, verify
 from dpfix.exact import ExactnessError
 from dpfix.io import blocked_signals
 from dpfix.numeric import PRODUCTION_EXTRA
@@ -75,6 +75,7 @@ COMMANDS = {
     "reproduce": reproduce,
     "certify": certify,
     "docs": docs,
+    "search": search,
 }
 
 #: Exit code of a command whose standard output was closed (128 + SIGPIPE).

@@ -1,0 +1,106 @@
+"""``dpfix search``: the smallest exact counterexample to a conjecture written in a file.
+
+``dpfix search conj.py --over F --n 2..4 --lam 2,3/2 --z compositions:6 --jobs 2``
+imports ``conj.py``, calls its function ``predicate`` (``--function`` for another
+name) on every vertex of F of every instance, in the order of
+:func:`dpfix.search.smallest_counterexample` (``n`` ascending, then ``lam``, then
+``z``), and prints the first one where it returns False, exactly: the instance, the
+witness as aligned fractions, and the instance as Python.
+
+Exit codes: 0 when the predicate held on every instance visited (the line says how
+many, and whether a budget stopped the search), 1 when a counterexample is found, 2
+for bad input (a missing file, no such function, a bad range or target, a predicate
+that raises: its traceback is printed first, then the one line naming the instance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Any
+
+from dpfix.instances import parse_lams, parse_n, parse_targets
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``dpfix search``."""
+    p = sub.add_parser(
+        "search", help="the smallest exact counterexample to a predicate in a Python file",
+        description="Call the function `predicate` of a Python file on every object of "
+                    "every small instance (n ascending, then lam, then z in the given "
+                    "order) and print the first counterexample exactly. Over a polytope "
+                    "(U, F, RF, RU, their -pairs and delta forms) the function is called as "
+                    "predicate(vertex, instance); over 'instance' as predicate(instance); "
+                    "over 'mechanism[:NAME]' as predicate(mechanism, instance). It returns "
+                    "a bool: True where the conjecture holds.",
+        epilog="example: dpfix search conj.py --over F --n 2..4 --lam 2,3/2 --z "
+               "compositions:6 --jobs 2 --budget 30s. Exit 0: none found; 1: found; "
+               "2: bad input.")
+    p.add_argument("file", help="the Python file defining the predicate")
+    p.add_argument("--function", default="predicate",
+                   help="the name of the function in the file (default predicate)")
+    p.add_argument("--over", default="F",
+                   help="what the predicate receives: instance, U, F, RF, RU, F-pairs, "
+                        "RF-pairs, U-pairs, RU-pairs, U_delta, F_delta, RF_delta, RU_delta, "
+                        "U_lifted, F_lifted (with --delta), mechanism or mechanism:NAME "
+                        "(default F)")
+    p.add_argument("--n", default="2..3", help="sizes: 3, 2..4 or 2,3 (default 2..3)")
+    p.add_argument("--lam", default="2",
+                   help="values of lam in order: 2,3/2, or height:H (every p/q > 1 with "
+                        "max(p, q) <= H) (default 2)")
+    p.add_argument("--z", default="named",
+                   help="targets: named (default), compositions:N (every c/N' with N' <= N; "
+                        "compositions:N:reversal up to reversal), random:COUNT[:SEED], or "
+                        "explicit 1/2,1/3,1/6 (several separated by ;)")
+    p.add_argument("--delta", help="the delta of the delta forms, a rational in [0, 1)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--budget",
+                   help="stop after this many instances (1000) or this long (30s, 2m, 1h)")
+    p.add_argument("--cache", help="a JSON-lines file of visited instances: a rerun skips "
+                                   "the instances where the predicate held")
+    p.add_argument("--progress", action="store_true",
+                   help="a progress bar on stderr (default: when stderr is a terminal)")
+    return p
+
+
+def _load(path: str, name: str) -> Any:
+    from dpfix.search import FilePredicate
+
+    predicate = FilePredicate(path, name)  # OSError: a missing or unreadable file
+    try:
+        predicate.load()
+    except LookupError as exc:
+        raise ValueError(str(exc)) from None
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        raise ValueError(f"{path}: importing it raised {type(exc).__name__}: {exc}") from None
+    return predicate
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``dpfix search``: print the counterexample (1) or what was visited (0)."""
+    from dpfix.search import PredicateError, _smallest
+
+    ns, lams, targets = parse_n(args.n), parse_lams(args.lam), parse_targets(args.z)
+    budget = int(args.budget) if args.budget and args.budget.isdigit() else args.budget
+    predicate = _load(args.file, args.function)
+    progress = args.progress or sys.stderr.isatty()
+    try:
+        ce, state = _smallest(predicate, over=args.over, n=ns, lam=lams, z=targets,
+                              budget=budget, jobs=args.jobs, cache=args.cache,
+                              progress=progress, delta=args.delta, instances=None)
+    except PredicateError as exc:
+        print(exc.traceback, file=sys.stderr, end="")
+        raise ValueError(f"{predicate!r} raised {exc.traceback.strip().splitlines()[-1]} at "
+                         f"{exc.instance!r}") from None
+    if ce is None:
+        stop = f"; {state.stopped}" if state.stopped else ""
+        print(f"no counterexample: {predicate!r} held over {args.over} on every one of the "
+              f"{state.visited} instances visited{stop}")
+        return 0
+    print(ce)
+    print(f"instance: {ce.instance!r}")
+    return 1
