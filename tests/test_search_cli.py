@@ -33,7 +33,7 @@ def test_found_prints_exactly_and_exits_1(capsys, conj) -> None:
                        "2,3/2", "--z", "compositions:6", "--jobs", "2")
     assert rc == 1, err
     assert "counterexample over F at n = 3, lam = 2, z = (1/3, 1/3, 1/3)" in out
-    assert "[ 1/4  7/20   2/5]" in out
+    assert "[1/4  7/20  2/5]" in out
     line = next(x for x in out.splitlines() if x.startswith("instance: "))
     assert eval(line.removeprefix("instance: "), {"Fraction": Fraction,
                                                    "Instance": Instance}) == \

@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.display import format_exact
 from dpfix.exact import exact_lam, is_exact_number, to_fraction
 from dpfix.instances import Instance, Targets, named_targets
 
@@ -121,22 +122,13 @@ class BudgetReached(UserWarning):
 
 
 # ------------------------------------------------------------------ exact display
-def _format_exact(M: Any) -> str:
-    """Rows of exact numbers as right-aligned fractions (a vector is one row)."""
-    A = np.asarray(M, dtype=object)
-    rows = [A.tolist()] if A.ndim == 1 else A.tolist()
-    cells = [[str(x) for x in row] for row in rows]
-    width = max((len(c) for row in cells for c in row), default=1)
-    return "\n".join("[" + "  ".join(c.rjust(width) for c in row) + "]" for row in cells)
-
-
 def _format_witness(witness: Any) -> str:
     if witness is None:
         return "(the instance itself)"
     if isinstance(witness, tuple):
         a, b = witness
-        return f"a:\n{_format_exact(a)}\nb:\n{_format_exact(b)}"
-    return _format_exact(witness)
+        return f"a:\n{format_exact(a)}\nb:\n{format_exact(b)}"
+    return format_exact(witness)
 
 
 @dataclass(frozen=True)
@@ -778,9 +770,9 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     >>> print(ce)
     counterexample over F at n = 3, lam = 2, z = (1/3, 1/3, 1/3) (instance 5 visited)
     witness:
-    [ 1/4  7/20   2/5]
-    [ 1/2  3/10   1/5]
-    [ 1/4  7/20   2/5]
+    [1/4  7/20  2/5]
+    [1/2  3/10  1/5]
+    [1/4  7/20  2/5]
     """
     ce, run = _smallest(predicate, over=over, n=n, lam=lam, z=z, budget=budget, jobs=jobs,
                         cache=cache, progress=progress, delta=delta, instances=instances)
