@@ -1,4 +1,4 @@
-"""Benchmark: the deconvolution estimators and solvers (``dpfix.privatizers.deconvolve``).
+"""Benchmark: the deconvolution estimators and solvers (``dpfix.release.privatizers.deconvolve``).
 
 For ``n`` in {51, 1001} and ``eps`` in {0.1, 0.3, 1, 2, 5}, ``--reps`` seeded
 histograms ``h`` of ``y = clamp(x + k)`` (``N = 10,000`` rows from a fixed
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpfix.metrics import wasserstein1
-from dpfix.privatizers.deconvolve import deconvolve
+from dpfix.release.privatizers.deconvolve import deconvolve
+from dpfix.theory.metrics import wasserstein1
 
 RESULTS = Path(__file__).resolve().parent / "results" / "deconvolve.json"
 NS = (51, 1001)

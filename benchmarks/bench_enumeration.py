@@ -46,8 +46,8 @@ TARGETS = {"U": 20.0, "R_F": 10.0, "F": 240.0}
 
 
 def _polytope(kind: str, n: int, lam: str, zname: str | None):
-    from dpfix.cases import standard_z
-    from dpfix.polytopes import RF, F, U
+    from dpfix.explore.cases import standard_z
+    from dpfix.theory.polytopes import RF, F, U
 
     lam_x = Fraction(lam)
     if kind == "U":

@@ -3,9 +3,9 @@
 For every data set of ``../shared/data`` (``$DPFIX_DATA``), every privatizer
 and every ``eps_1`` in {0.1, 0.3, 1, 3}, draw ``--reps`` seeded releases
 (``secure=False``, reproducible) and post-process each *same* noisy vector with
-every method of ``dpfix.privatizers.POSTPROCESSORS``: a paired comparison. The
+every method of ``dpfix.release.privatizers.POSTPROCESSORS``: a paired comparison. The
 error is the Wasserstein-1 distance to the true ``zeta``
-(``dpfix.metrics.wasserstein1``). Prints Markdown tables (mean and 95% CI,
+(``dpfix.theory.metrics.wasserstein1``). Prints Markdown tables (mean and 95% CI,
 ``1.96 sd / sqrt(reps)``) and, with ``--write FILE``, puts them between the
 ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers of FILE.
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
-from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
+from dpfix.release.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
+from dpfix.theory.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
 EPSILONS = (0.1, 0.3, 1.0, 3.0)
 SYNTHETIC = ("uniform", "left-skewed", "right-skewed", "bimodal", "top-inflated",

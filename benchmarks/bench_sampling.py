@@ -21,7 +21,7 @@ Every case runs in its own subprocess, so that its peak memory
   cannot run; it refuses ``upper`` above 10,000);
 - ``upper-1e4``: 10^6 rows, upper 10^4, exact ``G R`` against the float path
   (build ``T``, multinomial rows), each in its own process (peak memory);
-- ``dask``: :func:`dpfix.engines.privatize_dataset` on 2 x 10^7 rows in 8
+- ``dask``: :func:`dpfix.io.engines.privatize_dataset` on 2 x 10^7 rows in 8
   Parquet partitions (generated), upper 50, secure, on a ``LocalCluster`` of 2
   workers; peak memory per worker.
 
@@ -66,7 +66,7 @@ def counts(N: int, upper: int, seed: int = 0) -> np.ndarray:
 
 
 def case_noise(rows: int) -> dict:
-    from dpfix.privatizers.noise import add_laplace
+    from dpfix.release.privatizers.noise import add_laplace
     from dpfix.sampling import SecureSource, TwoSidedGeometric, rational_lam
 
     lam = rational_lam(1.0)
@@ -130,7 +130,7 @@ def case_noise_eps(draws: int) -> dict:
 
 def case_rows(rows: int, repeats: int) -> dict:
     from dpfix.constructors import construct
-    from dpfix.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts
+    from dpfix.release.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts
 
     d = counts(rows, 50)
     privatize_counts(d[:1000], 1.0, upper=50)  # warm-up
@@ -160,7 +160,7 @@ def case_rows(rows: int, repeats: int) -> dict:
 
 def case_upper(rows: int, upper: int, path: str) -> dict:
     from dpfix.constructors import construct
-    from dpfix.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts, split_budget
+    from dpfix.release.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts, split_budget
 
     d = counts(rows, upper)
     start = time.perf_counter()
@@ -171,8 +171,8 @@ def case_upper(rows: int, upper: int, path: str) -> dict:
                 "total_seconds": total, "seconds": r.seconds, "T_built": r.mechanism is not None,
                 "estimated_count_error": r.estimated_count_error, "peak_mb": peak_mb()}
     # today's float path: stage 1, T built in floats and checked, multinomial rows
-    from dpfix.pipeline import histogram
-    from dpfix.privatizers import privatize_distribution
+    from dpfix.release.pipeline import histogram
+    from dpfix.release.privatizers import privatize_distribution
 
     eps_1, eps_2 = split_budget(1.0)
     eta, _ = histogram(d, upper)
@@ -197,7 +197,7 @@ def case_dask(rows: int, parts: int) -> dict:
     import pandas as pd
     from distributed import Client, LocalCluster
 
-    from dpfix.engines import privatize_dataset
+    from dpfix.io.engines import privatize_dataset
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "data"

@@ -1,11 +1,11 @@
-"""Benchmark: what the exploration engine (dpfix.search) adds to the enumeration it drives.
+"""Benchmark: what the exploration engine (dpfix.explore.search) adds to the enumeration it drives.
 
 The same 1,000 instances (``n`` in 2..3, ``lam = 2``, the targets ``z = c / N`` of
-:func:`dpfix.instances.compositions` up to ``N = 18``, in the engine's order: the first
+:func:`dpfix.explore.instances.compositions` up to ``N = 18``, in the engine's order: the first
 1,000), and the same predicate on every vertex of F, measured three ways in one run:
 
 - ``plain``: a hand-written loop, ``F(n, lam, z).vertices()`` and the predicate on each;
-- ``engine``: :func:`dpfix.search.smallest_counterexample` with ``budget=1000``, ``jobs=1``
+- ``engine``: :func:`dpfix.explore.search.smallest_counterexample` with ``budget=1000``, ``jobs=1``
   (target: within 1.5x of ``plain``);
 - ``engine_jobs2``: the same with ``jobs=2`` (target: close to 2x faster than ``jobs=1``
   on two free cores; the worker processes' start, by spawn, is included).
@@ -29,9 +29,9 @@ import time
 import warnings
 from pathlib import Path
 
-from dpfix.instances import Instance, compositions
-from dpfix.polytopes import F
-from dpfix.search import BudgetReached, smallest_counterexample
+from dpfix.explore.instances import Instance, compositions
+from dpfix.explore.search import BudgetReached, smallest_counterexample
+from dpfix.theory.polytopes import F
 
 RESULTS = Path(__file__).resolve().parent / "results" / "search.json"
 N_MAX = 18

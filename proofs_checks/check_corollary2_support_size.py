@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from dpfix.cases import grid, ns_for, polytope, rf_grid
-from dpfix.enumeration import normaliz_available
+from dpfix.explore.cases import grid, ns_for, polytope, rf_grid
+from dpfix.theory.enumeration import normaliz_available
 
 RESULT = "Corollary 2"
 STATEMENT = "extreme B of R_F has between |P| and |P| + n - 1 positive entries"

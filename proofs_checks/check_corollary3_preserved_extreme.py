@@ -27,11 +27,11 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
-from dpfix.enumeration import VertexArray, best_values, normaliz_available
-from dpfix.exact import rank
-from dpfix.representation import extreme_preimage, psi_map
-from dpfix.scales import psi
+from dpfix.explore.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
+from dpfix.numbers.exact import rank
+from dpfix.theory.enumeration import VertexArray, best_values, normaliz_available
+from dpfix.theory.representation import extreme_preimage, psi_map
+from dpfix.theory.scales import psi
 
 #: Vertices of R_F checked per case when there are more (n = 4, full mode).
 SAMPLE = 150

@@ -36,13 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-from dpfix.cases import grid
 from dpfix.constructors import construct
 from dpfix.constructors._heuristic_kernel import HAVE_NUMBA, ExactOps, LogOps
 from dpfix.constructors._heuristic_kernel import run as kernel
-from dpfix.mechanism import FLOAT_RTOL, Mechanism
-from dpfix.privatizers import PRIVATIZERS, privatize_distribution
-from dpfix.scales import log_scale, pattern_from_index, psi, scale, sigma
+from dpfix.explore.cases import grid
+from dpfix.release.privatizers import PRIVATIZERS, privatize_distribution
+from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism
+from dpfix.theory.scales import log_scale, pattern_from_index, psi, scale, sigma
 
 RESULT = "Float path"
 STATEMENT = ("float scales, Algorithm 1 (compiled and not), northwest, Algorithm 2 and the "
@@ -222,11 +222,11 @@ def check_levels(mode: str) -> int:
 
 
 # --------------------------------------------------------------- 5. stage-1 noise
-_MODULES = {"cyclic-laplace": "dpfix.privatizers.cyclic",
-            "cyclic-gaussian": "dpfix.privatizers.cyclic",
-            "laplace": "dpfix.privatizers.laplace_baselines",
-            "privelet": "dpfix.privatizers.laplace_baselines",
-            "hierarchical": "dpfix.privatizers.hierarchical"}
+_MODULES = {"cyclic-laplace": "dpfix.release.privatizers.cyclic",
+            "cyclic-gaussian": "dpfix.release.privatizers.cyclic",
+            "laplace": "dpfix.release.privatizers.laplace_baselines",
+            "privelet": "dpfix.release.privatizers.laplace_baselines",
+            "hierarchical": "dpfix.release.privatizers.hierarchical"}
 
 
 @contextmanager

@@ -17,9 +17,9 @@ from fractions import Fraction
 import cdd.gmp
 import numpy as np
 
-from dpfix.cases import LAMS, ns_for, polytope, random_convex_point, random_lam
-from dpfix.representation import decompose, psi_map
-from dpfix.scales import psi
+from dpfix.explore.cases import LAMS, ns_for, polytope, random_convex_point, random_lam
+from dpfix.theory.representation import decompose, psi_map
+from dpfix.theory.scales import psi
 
 #: Vertices of U(5, lam) decomposed per lam in full mode (of 55,725).
 N5_SAMPLE = 300

@@ -19,7 +19,7 @@ Every case is exact (rational lam, Fractions and python-flint fmpq) and checks:
 - Theorem 8 the same way over U: Algorithm 2 certified optimal by its own dual.
 
 Cases: ``n`` in 2..12 (quick; 2..16, 20, 24, 30 and random targets up to 24 in full),
-``lam`` in {11/10, 3/2, 2, 3, 10}, the standard targets of dpfix.cases and
+``lam`` in {11/10, 3/2, 2, 3, 10}, the standard targets of dpfix.explore.cases and
 targets with zeros at the ends and inside.
 """
 
@@ -30,9 +30,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpfix.cases import random_lam, random_z, standard_z
 from dpfix.certify import certify_optimal, certify_universal, exact_optimum
 from dpfix.constructors import heuristic, lp_optimum, northwest_corner, unfixed_optimum
+from dpfix.explore.cases import random_lam, random_z, standard_z
 
 RESULT = "Theorem A (northwest corner)"
 STATEMENT = ("the northwest corner minimises sum z_i f(i-j) T_ij over F for every convex f "

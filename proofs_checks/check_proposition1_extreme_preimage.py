@@ -16,9 +16,9 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
-from dpfix.enumeration import VertexArray, normaliz_available
-from dpfix.representation import extreme_preimage, psi_map
+from dpfix.explore.cases import LAMS, grid, ns_for, polytope, rf_grid, standard_z
+from dpfix.theory.enumeration import VertexArray, normaliz_available
+from dpfix.theory.representation import extreme_preimage, psi_map
 
 #: Vertices of F given to extreme_preimage per case when there are more.
 SAMPLE = 300
@@ -58,7 +58,7 @@ def run(mode: str = "quick") -> int:
 
 def image_keys(Rz, lam) -> set[tuple]:
     """Psi B for every vertex B of R_F, as the primitive integer rows of
-    :class:`~dpfix.enumeration.VertexArray` (exact, in integers: RF.psi_images)."""
+    :class:`~dpfix.theory.enumeration.VertexArray` (exact, in integers: RF.psi_images)."""
     return Rz.psi_images(limit=None).keys()
 
 

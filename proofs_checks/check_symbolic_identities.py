@@ -5,7 +5,7 @@ Each identity is an equality of rational functions of a symbol ``lam``
 condition, checked by writing ``lam = 1 + t`` (``t > 0``) and finding every
 coefficient of numerator and denominator in ``t`` of one sign. The code under
 check is called with the symbol where it is written for any number type
-(:func:`dpfix.numeric.geometric_amounts`, :func:`dpfix.scales.heights`); the
+(:func:`dpfix.numbers.numeric.geometric_amounts`, :func:`dpfix.theory.scales.heights`); the
 closed forms of :func:`dpfix.constructors.unfixed.sigma_amounts` and of the
 staircase are the code's formulas, compared with their definitions, and at
 the end with the code's exact output at rational ``lam``.
@@ -35,8 +35,8 @@ import sympy
 
 from dpfix.constructors.additive import staircase_pmf, truncated_geometric
 from dpfix.constructors.unfixed import sigma_amounts
-from dpfix.numeric import geometric_amounts
-from dpfix.scales import heights, scale
+from dpfix.numbers.numeric import geometric_amounts
+from dpfix.theory.scales import heights, scale
 
 RESULT = "Symbolic identities"
 STATEMENT = ("the truncated geometric mechanism, the geometric amounts, the scale "

@@ -13,8 +13,8 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import LAMS, ns_for, polytope, random_convex_point
-from dpfix.representation import decompose, psi_map
+from dpfix.explore.cases import LAMS, ns_for, polytope, random_convex_point
+from dpfix.theory.representation import decompose, psi_map
 
 #: Vertices of U(5, lam) decomposed, and LP vertices of R_U(5, lam) mapped, per lam.
 N5_SAMPLE = 200

@@ -32,8 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpfix.exact import nullspace, rank
-from dpfix.privatizers import cyclic_difference
+from dpfix.numbers.exact import nullspace, rank
+from dpfix.release.privatizers import cyclic_difference
 
 RESULT = "Theorem 1"
 STATEMENT = ("cyclic Laplace: a unit move i -> i+1 is absorbed by X_{i+1} -> X_{i+1} - 1, "

@@ -18,9 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpfix.cases import LAMS, midpoints, ns_for, polytope
-from dpfix.exact import nullspace, rank
-from dpfix.scales import pattern_of, psi
+from dpfix.explore.cases import LAMS, midpoints, ns_for, polytope
+from dpfix.numbers.exact import nullspace, rank
+from dpfix.theory.scales import pattern_of, psi
 
 #: Positive vertices of U(5, lam) checked per lam in full mode.
 N5_SAMPLE = 300

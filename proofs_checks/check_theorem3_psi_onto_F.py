@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from dpfix.cases import (
+from dpfix.explore.cases import (
     LAMS,
     grid,
     ns_for,
@@ -27,8 +27,8 @@ from dpfix.cases import (
     rf_grid,
     standard_z,
 )
-from dpfix.enumeration import normaliz_available
-from dpfix.representation import decompose, psi_map
+from dpfix.theory.enumeration import normaliz_available
+from dpfix.theory.representation import decompose, psi_map
 
 #: Vertices checked per polytope when it has more (R_F at n = 4, F at n = 5).
 SAMPLE = 400

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpfix.cases import (
+from dpfix.explore.cases import (
     grid,
     midpoints,
     ns_for,
@@ -29,8 +29,8 @@ from dpfix.cases import (
     rf_grid,
     standard_z,
 )
-from dpfix.enumeration import normaliz_available
-from dpfix.representation import has_movement_in_support, is_psi_affinely_simplified
+from dpfix.theory.enumeration import normaliz_available
+from dpfix.theory.representation import has_movement_in_support, is_psi_affinely_simplified
 
 #: Vertices of R_F checked per case when there are more (n = 4, full mode).
 SAMPLE = 300

@@ -3,7 +3,7 @@
 Every case runs the exact path (rational lam, Fractions end to end) and checks:
 the result is in F[z] exactly (rows sum to 1, z T = z, every column
 eps-neighbour-indistinguishable); it is extreme, i.e. the constraints of F active
-at T have exact rank n^2 (docs/math_notes.md section 3), with dpfix.polytopes as a second
+at T have exact rank n^2 (docs/math_notes.md section 3), with dpfix.theory.polytopes as a second
 opinion when that module is present; the number of passes (scale additions) is
 at most |P| + n - 1 (Theorem 5's count; P = {j : z_j > 0}); and Psi B = T for
 the recorded scale representation B >= 0 (Theorem 3). Cases: the standard
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from dpfix.cases import grid
 from dpfix.constructors.heuristic import heuristic, scale_representation
-from dpfix.exact import rank
-from dpfix.scales import psi
+from dpfix.explore.cases import grid
+from dpfix.numbers.exact import rank
+from dpfix.theory.scales import psi
 
 RESULT = "Theorems 5 and 6"
 STATEMENT = ("Algorithm 1 makes at most |P| + n - 1 scale additions and returns an extreme "
@@ -33,7 +33,7 @@ SELECTORS = ("max", "min", "sandwich", "random")
 LAMS = (Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(7))
 
 try:  # a second opinion on extremeness, when that module exists
-    from dpfix.polytopes import F as _F_polytope
+    from dpfix.theory.polytopes import F as _F_polytope
 except ImportError:  # pragma: no cover
     _F_polytope = None
 
@@ -72,7 +72,7 @@ def check_case(z: np.ndarray, lam: Fraction, selector: str, label: str, *, extre
         return
     assert active_rank(T, z, lam) == n * n, f"not extreme (active rank < n^2): {case}"
     if _F_polytope is not None:
-        assert _F_polytope(n, lam, z).is_extreme(T), f"dpfix.polytopes: not extreme: {case}"
+        assert _F_polytope(n, lam, z).is_extreme(T), f"dpfix.theory.polytopes: not extreme: {case}"
     B = scale_representation(m)
     assert all(v >= 0 for v in B.flat) and (psi(n, lam) @ B == T).all(), f"Psi B != T: {case}"
 

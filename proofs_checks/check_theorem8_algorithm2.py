@@ -19,13 +19,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpfix.cases import LAMS, grid, random_lam, random_z
 from dpfix.constructors.additive import truncated_geometric
 from dpfix.constructors.lp import lp_optimum
 from dpfix.constructors.unfixed import unfixed_optimum
-from dpfix.exact import nullspace
-from dpfix.polytopes import U
-from dpfix.scales import sigma
+from dpfix.explore.cases import LAMS, grid, random_lam, random_z
+from dpfix.numbers.exact import nullspace
+from dpfix.theory.polytopes import U
+from dpfix.theory.scales import sigma
 
 RESULT = "Theorems 7, 8 and 12"
 STATEMENT = ("Algorithm 2 (O(n^2)) returns an extreme point of U made of single-peaked "

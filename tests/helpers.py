@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dpfix.cli import main
-from dpfix.io import data_path
+from dpfix.io.tables import data_path
 
 
 def cli(capsys, *argv):

@@ -9,7 +9,7 @@ histogram; the same inputs without the odd entries are accepted.
 import numpy as np
 import pytest
 
-from dpfix.pipeline import privatize_counts
+from dpfix.release.pipeline import privatize_counts
 
 pd = pytest.importorskip("pandas")
 

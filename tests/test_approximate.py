@@ -1,4 +1,4 @@
-"""(eps, delta)-DP count mechanisms as polytopes (dpfix.approximate).
+"""(eps, delta)-DP count mechanisms as polytopes (dpfix.theory.delta, dpfix.constructors.delta).
 
 The two H-representations against each other and against the definition, delta = 0
 against today's U and F, the representation by truncated scales (Theorems 10_delta
@@ -14,7 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.approximate import (
+from dpfix.constructors.delta import (
+    delta_northwest,
+    loss_matrix,
+    lp_optimum_delta,
+)
+from dpfix.explore.cases import standard_z
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.delta import (
     F_delta,
     F_lifted,
     RF_delta,
@@ -22,14 +29,10 @@ from dpfix.approximate import (
     U_delta,
     U_lifted,
     catalogue,
-    check_delta,
     column_pieces,
-    delta_northwest,
     is_approximately_dp,
     is_extreme_by_pieces,
     lift,
-    loss_matrix,
-    lp_optimum_delta,
     positive_parts,
     project,
     psi_delta,
@@ -39,10 +42,8 @@ from dpfix.approximate import (
     truncated_scales,
     vertex_type,
 )
-from dpfix.cases import standard_z
-from dpfix.exact import ExactnessError
-from dpfix.polytopes import F, U
-from dpfix.scales import psi
+from dpfix.theory.polytopes import F, U, check_delta
+from dpfix.theory.scales import psi
 
 Fr = Fraction
 LAMS = (Fr(3, 2), Fr(2), Fr(3))
@@ -383,7 +384,7 @@ def test_lifted_points_and_helpers():
 
 # -- counterexamples (dpfix explore delta) ------------------------------------------------
 def test_delta_examples_are_what_they_claim():
-    from dpfix.approximate import find_delta_examples
+    from dpfix.explore.delta_examples import find_delta_examples
 
     lam, delta = Fr(2), Fr(1, 10)
     ex = find_delta_examples(lam, delta)
@@ -411,7 +412,7 @@ def test_explore_delta_prints_the_examples_exactly(capsys):
 
 
 def test_cdd_and_normaliz_agree_with_delta():
-    from dpfix.enumeration import normaliz_available
+    from dpfix.theory.enumeration import normaliz_available
 
     if not normaliz_available():
         pytest.skip("PyNormaliz is not installed")
@@ -425,8 +426,8 @@ def test_cdd_and_normaliz_agree_with_delta():
 @pytest.mark.parametrize("n, lam, delta", [(2, 2, "1/10"), (3, "3/2", "1/3"), (3, 3, 0),
                                            (4, 2, "1/100")])
 def test_polytopes_take_delta_with_the_same_rows(n, lam, delta):
-    """``dpfix.polytopes.U(n, lam, delta)`` and ``F(..., delta)`` are the subset form."""
-    from dpfix import polytopes
+    """``dpfix.theory.polytopes.U(n, lam, delta)`` and ``F(..., delta)`` are the subset form."""
+    from dpfix.theory import polytopes
 
     z = [Fr(1, n)] * n
     for ours, theirs in ((polytopes.U(n, lam, delta), U_delta(n, lam, delta)),
@@ -469,7 +470,7 @@ def least_next_entry(x: Fr, lam: Fr, delta: Fr) -> Fr:
 
 @pytest.mark.parametrize("lam, delta", list(PHI_TABLE), ids=str)
 def test_phi_pinned_in_every_regime(lam, delta):
-    from dpfix.approximate import _phi
+    from dpfix.constructors.delta import _phi
 
     x_b = (lam + delta) / (lam + 1)
     xs = [x for x, _ in PHI_TABLE[lam, delta]]
@@ -483,7 +484,7 @@ def test_phi_pinned_in_every_regime(lam, delta):
 def test_phi_inverse_pinned_on_both_branches(lam, delta):
     """``phi_inverse(phi(x)) = x`` wherever ``phi(x) > 0``; just either side of
     ``v_b = (1 - delta)/(lam + 1)`` the preimage lies on that side of ``x_b``."""
-    from dpfix.approximate import _phi_inverse
+    from dpfix.constructors.delta import _phi_inverse
 
     for x, v in PHI_TABLE[lam, delta]:
         if v > 0:
@@ -503,7 +504,7 @@ def test_phi_inverse_pinned_on_both_branches(lam, delta):
 def test_cumulative_family_hits_every_total_exactly(n, lam, delta):
     """On a grid of totals (which puts orbit entries in every regime of phi), the member
     found has ``z . x = total`` exactly and is the phi-orbit after a run of ones."""
-    from dpfix.approximate import cumulative_family
+    from dpfix.constructors.delta import cumulative_family
 
     z = [Fr(k, n * (n + 1) // 2) for k in range(1, n + 1)]
     for k in range(1, 24):

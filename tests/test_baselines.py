@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from dpfix.calibration import discrete_gaussian_delta, discrete_gaussian_sigma
 from dpfix.constructors.additive import (
     discrete_gaussian,
     staircase,
     staircase_pmf,
     truncated_geometric,
 )
+from dpfix.numbers.calibration import discrete_gaussian_delta, discrete_gaussian_sigma
 
 LAMS = [Fraction(3, 2), Fraction(2), Fraction(3)]
 SQUARE_LAMS = [Fraction(9, 4), Fraction(4), Fraction(9)]

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from flint import fmpq
 
-from dpfix.certify import _crossings
+from dpfix.certify.duals import _crossings
 from dpfix.sampling import RandomSource
 
 Fr = Fraction
@@ -134,7 +134,7 @@ def test_lam_just_below_e_to_the_eps_is_accepted(eps):
 
 # -- pipeline: the top-coding boundary and the histogram cap --------------------------------
 def test_counts_equal_to_upper_are_not_topcoded():
-    from dpfix.pipeline import histogram
+    from dpfix.release.pipeline import histogram
 
     eta, top = histogram([0, 2, 2, 3, 7], 2)
     assert eta.tolist() == [1, 0, 4] and top == 2  # 3 and 7 exceed 2; the two 2s do not
@@ -144,7 +144,7 @@ def test_counts_equal_to_upper_are_not_topcoded():
 
 def test_histogram_cap_is_inclusive():
     """``N = MAX_HISTOGRAM_N`` rows is accepted, one more is refused (checks only)."""
-    from dpfix.pipeline import MAX_HISTOGRAM_N, _check_histogram
+    from dpfix.release.pipeline import MAX_HISTOGRAM_N, _check_histogram
 
     out, top = _check_histogram(np.array([MAX_HISTOGRAM_N - 1, 1], dtype=np.int64), 1)
     assert out.tolist() == [MAX_HISTOGRAM_N - 1, 1] and top == 0
@@ -156,7 +156,8 @@ def test_histogram_cap_is_inclusive():
 def test_a_budget_spent_exactly_is_approximately_dp():
     """(eps, delta)-DP allows the positive parts of each pair (both directions) to sum to
     delta itself: a mechanism spending exactly delta passes, a hair less refuses it."""
-    from dpfix.approximate import delta_northwest, is_approximately_dp, positive_parts
+    from dpfix.constructors.delta import delta_northwest
+    from dpfix.theory.delta import is_approximately_dp, positive_parts
 
     z, lam, delta = [Fr(1, 2), Fr(1, 2)], Fr(2), Fr(1, 10)
     T = delta_northwest(z, lam, delta)
@@ -173,9 +174,9 @@ def test_a_budget_spent_exactly_is_approximately_dp():
 
 # -- enumeration: a point outside by one unit ----------------------------------------------
 def test_tight_masks_refuse_a_point_outside_by_one_unit():
-    from dpfix import enumeration as en
-    from dpfix.enumeration import VertexArray
-    from dpfix.polytopes import U
+    from dpfix.theory import enumeration as en
+    from dpfix.theory.enumeration import VertexArray
+    from dpfix.theory.polytopes import U
 
     P = U(2, 2)
     A, b = P.hrep.integer_ub()
@@ -188,7 +189,7 @@ def test_tight_masks_refuse_a_point_outside_by_one_unit():
 
 # -- polytopes: an interior point of an edge is not a vertex --------------------------------
 def test_a_point_strictly_inside_a_face_is_not_extreme():
-    from dpfix.polytopes import F, U
+    from dpfix.theory.polytopes import F, U
 
     P = F(2, 2, ["1/2", "1/2"])
     a = np.array([[Fr(2, 3), Fr(1, 3)], [Fr(1, 3), Fr(2, 3)]], dtype=object)
@@ -202,7 +203,7 @@ def test_a_point_strictly_inside_a_face_is_not_extreme():
 # -- scales: the index range of psi's columns ----------------------------------------------
 @pytest.mark.parametrize("n", [1, 2, 4])
 def test_pattern_index_range_is_half_open(n):
-    from dpfix.scales import pattern_from_index, pattern_index
+    from dpfix.theory.scales import pattern_from_index, pattern_index
 
     for m in range(2 ** (n - 1)):
         assert pattern_index(pattern_from_index(m, n)) == m

@@ -18,7 +18,7 @@ import pytest
 
 from dpfix.certify import CertificateError, certify_optimal, certify_universal
 from dpfix.constructors import northwest_corner, unfixed_optimum
-from dpfix.mechanism import weight_matrix
+from dpfix.theory.mechanism import weight_matrix
 
 Z = [Fraction(1, 4), Fraction(1, 8), Fraction(1, 8), Fraction(1, 2)]
 LAM = Fraction(2)

@@ -18,14 +18,14 @@ from dpfix.certify import (
     certify_universal,
     cone_minimum,
     exact_optimum,
-    find_northwest_counterexample,
     northwest_dual,
 )
 from dpfix.constructors import heuristic, lp_optimum, northwest_corner, unfixed_optimum
-from dpfix.exact import ExactnessError
-from dpfix.mechanism import weight_matrix
-from dpfix.scales import pattern_from_index, scale
-from dpfix.strategies import lams, targets
+from dpfix.explore.northwest import find_northwest_counterexample
+from dpfix.explore.strategies import lams, targets
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.mechanism import weight_matrix
+from dpfix.theory.scales import pattern_from_index, scale
 
 
 def exact_case(n_min=2, n_max=6, zeros=True):
@@ -241,7 +241,7 @@ def test_highs_guided_bound_beyond_the_exact_lp():
 
 
 def test_remap_and_survey():
-    from dpfix.certify import northwest_survey, remap_of
+    from dpfix.explore.northwest import northwest_survey, remap_of
 
     z = ["1/4", "0", "1/4", "1/2"]
     R = remap_of(northwest_corner(z, lam=3).matrix, 3)

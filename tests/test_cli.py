@@ -17,8 +17,8 @@ import dpfix
 import dpfix.cli
 import dpfix.constructors as C
 from dpfix.cli import COMMANDS, build_parser, main
-from dpfix.exact import ExactnessError
-from dpfix.numeric import PRODUCTION_EXTRA, require
+from dpfix.numbers.exact import ExactnessError
+from dpfix.numbers.numeric import PRODUCTION_EXTRA, require
 from helpers import cli
 
 SRC = Path(dpfix.__file__).resolve().parent
@@ -77,7 +77,7 @@ def _option(parser: argparse.ArgumentParser, dest: str) -> argparse.Action:
 
 def test_closed_options_take_their_choices_from_the_library():
     from dpfix.experiments import TARGETS
-    from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS
+    from dpfix.release.privatizers import POSTPROCESSORS, PRIVATIZERS
 
     p = subparsers()
     privatize = p["privatize"]
@@ -156,7 +156,7 @@ def test_missing_production_module_names_the_extra(monkeypatch, capsys):
 
 
 def test_missing_extra_through_require(monkeypatch, capsys):
-    """dpfix.numeric.require's ImportError (the library's lazy imports) is one line too."""
+    """dpfix.numbers.numeric.require's ImportError (the library's lazy imports) is one line too."""
     monkeypatch.setitem(sys.modules, "pywt", None)
     with pytest.raises(ImportError) as info:
         require("pywt")
@@ -171,8 +171,8 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
     _failing(monkeypatch, ModuleNotFoundError("No module named 'dpfix.nope'", name="dpfix.nope"))
     with pytest.raises(ModuleNotFoundError):
         main(["explore"])
-    _failing(monkeypatch, ImportError("cannot import name 'nope' from 'dpfix.scales'",
-                                      name="dpfix.scales"))
+    _failing(monkeypatch, ImportError("cannot import name 'nope' from 'dpfix.theory.scales'",
+                                      name="dpfix.theory.scales"))
     with pytest.raises(ImportError):
         main(["explore"])
     _failing(monkeypatch, KeyError("x"))

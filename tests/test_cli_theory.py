@@ -5,9 +5,9 @@ import textwrap
 import pytest
 
 from dpfix.cli import main
-from dpfix.counterexamples import find_example1
-from dpfix.polytopes import RF, F
-from dpfix.representation import is_psi_affinely_simplified, psi_map
+from dpfix.explore.counterexamples import find_example1
+from dpfix.theory.polytopes import RF, F
+from dpfix.theory.representation import is_psi_affinely_simplified, psi_map
 
 
 def test_verify_runs_one_check_and_prints_the_table(capsys):
@@ -110,7 +110,7 @@ def test_verify_finds_the_checks_of_an_installed_package(tmp_path, monkeypatch, 
     """Outside a checkout (no ./proofs_checks, none beside the sources) the checks come from
     the package dpfix.proofs_checks, as a wheel installs them; $DPFIX_CHECKS comes first."""
     import dpfix
-    import dpfix.verification as V
+    import dpfix.explore.verification as V
 
     # a package name of its own: the editable install of a checkout maps the real
     # dpfix.proofs_checks onto ./proofs_checks (tests/test_packaging.py installs the wheel)
@@ -161,13 +161,13 @@ def test_explore_northwest_bad_input(argv, message, capsys):
 
 def _absent_optional_check(tmp_path, monkeypatch, module="dpfix_absent_optional"):
     """A check folder whose first check imports an optional module that is not installed."""
-    from dpfix import verification
+    from dpfix.explore import verification
     monkeypatch.setitem(verification.OPTIONAL_MODULES, "dpfix_absent_optional",
                         ("production", "AbsentWavelets"))
     (tmp_path / "check_a_needs_extra.py").write_text(textwrap.dedent(f"""
         RESULT = "Needs extra"
         STATEMENT = "imports an optional module"
-        from dpfix.numeric import require
+        from dpfix.numbers.numeric import require
         def run(mode):
             require({module!r})
             return 1

@@ -7,9 +7,11 @@ import pytest
 
 import dpfix.constructors as C
 from dpfix.constructors import CONSTRUCTORS, construct
+from dpfix.release.pipeline import privatize_counts
+from dpfix.theory.mechanism import Mechanism
 
 NAMES = ["heuristic", "lp", "northwest", "unfixed", "truncated-geometric", "staircase",
-         "discrete-gaussian"]
+         "discrete-gaussian", "delta-northwest"]
 Z = ["1/2", "1/6", "1/3"]
 
 
@@ -90,3 +92,19 @@ def test_a_replaced_function_is_used(monkeypatch):
                         or real(z, eps, **kw))
     construct([0.5, 0.5], 1.0, method="unfixed")
     assert len(calls) == 1
+
+
+def test_the_delta_constructors_are_registered_and_return_mechanisms():
+    from dpfix.constructors.delta import delta_northwest
+    from dpfix.theory.delta import is_approximately_dp
+
+    z, lam, delta = ["1/4", "1/4", "1/2"], Fraction(2), Fraction(1, 10)
+    M = construct(z, lam=lam, method="delta-northwest", delta=delta)
+    assert isinstance(M, Mechanism) and M.constructor == "delta-northwest"
+    assert (M.matrix == delta_northwest(z, lam, delta)).all() and M.delta == 0.1
+    assert is_approximately_dp(M.matrix, lam, delta) and M.fixed_point_error() == 0
+    L = construct(z, lam=lam, method="lp", delta=delta)  # Theorem A_delta: the same value
+    assert L.count_error() == M.count_error()
+    with pytest.raises(ValueError, match="research constructor, not released"):
+        privatize_counts(np.zeros(50, dtype=np.int64), 1.0, upper=3,
+                         constructor="delta-northwest")

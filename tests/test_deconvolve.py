@@ -1,4 +1,4 @@
-"""Deconvolution of geometric-noised counts (dpfix.privatizers.deconvolve).
+"""Deconvolution of geometric-noised counts (dpfix.release.privatizers.deconvolve).
 
 Known answers come from independent computations: ``G`` built entry by entry
 (in Fractions for small ``n``), and generic scipy solvers (SLSQP) on the
@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from dpfix.metrics import wasserstein1
-from dpfix.privatizers.deconvolve import (
+from dpfix.release.privatizers.deconvolve import (
     _G,
     ESTIMATORS,
     Deconvolution,
@@ -27,6 +26,7 @@ from dpfix.privatizers.deconvolve import (
     log_likelihood,
     stage1_log_likelihood,
 )
+from dpfix.theory.metrics import wasserstein1
 
 
 def dense_G(n: int, lam) -> np.ndarray:

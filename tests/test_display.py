@@ -1,4 +1,4 @@
-"""Exact output: aligned fractions, LaTeX and sympy (dpfix.display), and the objects
+"""Exact output: aligned fractions, LaTeX and sympy (dpfix.numbers.display), and the objects
 that print through it (Mechanism, certificates, reports.format_matrix)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from dpfix.certify import certify_optimal, certify_universal
 from dpfix.constructors import construct
-from dpfix.display import format_exact, to_latex, to_sympy
-from dpfix.exact import ExactnessError
-from dpfix.mechanism import STR_MAX_N
-from dpfix.polytopes import F
-from dpfix.reports import format_matrix
+from dpfix.io.reports import format_matrix
+from dpfix.numbers.display import format_exact, to_latex, to_sympy
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.mechanism import STR_MAX_N
+from dpfix.theory.polytopes import F
 
 
 def _slash_columns(text: str) -> list[set[int]]:

@@ -10,9 +10,9 @@ from scipy import stats
 pytest.importorskip("dask.dataframe")
 pytest.importorskip("pyarrow")
 
-from dpfix.engines import privatize_dataset  # noqa: E402
-from dpfix.metrics import wasserstein1  # noqa: E402
-from dpfix.pipeline import privatize_counts  # noqa: E402
+from dpfix.io.engines import privatize_dataset  # noqa: E402
+from dpfix.release.pipeline import privatize_counts  # noqa: E402
+from dpfix.theory.metrics import wasserstein1  # noqa: E402
 from helpers import cli as _cli  # noqa: E402
 
 UPPER = 30
@@ -97,7 +97,7 @@ def test_a_failing_partition_leaves_no_output(dataset, tmp_path):
 def test_a_partition_failing_while_drawn_leaves_no_output(dataset, tmp_path, monkeypatch):
     import dask
 
-    import dpfix.engines as E
+    import dpfix.io.engines as E
 
     folder, _ = dataset
     real = E._draw
@@ -190,7 +190,7 @@ def test_no_split_quantile_is_refused_and_a_failing_remap_leaves_nothing(dataset
     with pytest.raises(ValueError, match="remap: the quantile remap"):
         privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "q",
                           framework="one-stage", remap="quantile")
-    import dpfix.engines as engines
+    import dpfix.io.engines as engines
 
     def boom(*args, **kwargs):
         raise OSError("disk full")

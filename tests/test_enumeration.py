@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpfix import enumeration as en
-from dpfix.cases import LAMS, standard_z
-from dpfix.enumeration import HRep, Symmetry, VertexArray
-from dpfix.polytopes import RF, RU, F, U
+from dpfix.explore.cases import LAMS, standard_z
+from dpfix.theory import enumeration as en
+from dpfix.theory.enumeration import HRep, Symmetry, VertexArray
+from dpfix.theory.polytopes import RF, RU, F, U
 
 pytest.importorskip("PyNormaliz_cpp")
 
@@ -319,7 +319,7 @@ def test_structural_faces():
     assert len(patterns) == 27
     for pt, fam in zip(patterns, families, strict=True):
         assert len(fam) == pt.count("*") + 1
-    from dpfix.scales import scale
+    from dpfix.theory.scales import scale
     s = scale([1, -1, 1], 2)
     v = families[patterns.index(("+", "-", "+"))][0]
     assert [Fr(x, sum(v)) for x in v] == list(s)
@@ -329,7 +329,7 @@ def test_structural_faces():
                                   ("R_F", 4, Fr(2), "zero")],
                          ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3]}")
 def test_psi_images_are_psi_of_each_vertex(case):
-    from dpfix.scales import psi
+    from dpfix.theory.scales import psi
     R = make(*case)
     P = psi(R.n, R.lam)
     images = R.psi_images(limit=None)

@@ -8,7 +8,7 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.exact import (
+from dpfix.numbers.exact import (
     ExactnessError,
     exact_array,
     exact_lam,

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from dpfix.constructors import CONSTRUCTORS, construct
-from dpfix.mechanism import FLOAT_RTOL, Mechanism
+from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism
 
 EPS = [1e-9, 1e-6, 1e-3, 50.0]
 

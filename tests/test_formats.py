@@ -1,4 +1,4 @@
-"""cdd, Normaliz and polymake files (dpfix.formats): written by Polytope.write, read back
+"""cdd, Normaliz and polymake files (dpfix.theory.formats): written by Polytope.write, read back
 by cdd (pycddlib's cdd.gmp) and Normaliz (PyNormaliz) themselves from the file's text,
 and by dpfix.read_polytope; every way gives the vertex set of Polytope.vertices().
 
@@ -16,10 +16,10 @@ import cdd.gmp
 import pytest
 
 from dpfix import read_polytope
-from dpfix.enumeration import normaliz_available
-from dpfix.exact import ExactnessError
-from dpfix.formats import format_text, parse_text, resolve_format, write_polytope
-from dpfix.polytopes import RF, RU, F, U
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.enumeration import normaliz_available
+from dpfix.theory.formats import format_text, parse_text, resolve_format, write_polytope
+from dpfix.theory.polytopes import RF, RU, F, U
 
 CASES = {
     "U2": lambda: U(2, 2),

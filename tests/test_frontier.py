@@ -12,7 +12,7 @@ import pytest
 from dpfix.constructors import construct
 from dpfix.experiments import frontier as F
 from dpfix.experiments.config import make_config
-from dpfix.pipeline import privatize_counts
+from dpfix.release.pipeline import privatize_counts
 from dpfix.sampling import rational_lam
 from helpers import cli, needs_data
 

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.cases import grid
 from dpfix.constructors._heuristic_kernel import HAVE_NUMBA
 from dpfix.constructors.heuristic import (
     SELECTORS,
@@ -24,9 +23,10 @@ from dpfix.constructors.heuristic import (
     heuristic_steps,
     scale_representation,
 )
-from dpfix.exact import ExactnessError, rank
-from dpfix.mechanism import FLOAT_RTOL
-from dpfix.scales import psi
+from dpfix.explore.cases import grid
+from dpfix.numbers.exact import ExactnessError, rank
+from dpfix.theory.mechanism import FLOAT_RTOL
+from dpfix.theory.scales import psi
 
 F = Fraction
 DETERMINISTIC = ("max", "min", "sandwich")

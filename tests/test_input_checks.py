@@ -20,19 +20,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.io import (
+from dpfix.io.commit import (
+    leftover_tag,
+    remove_stale,
+)
+from dpfix.io.tables import (
     FormulaWarning,
     _text_counts,
     counts_of,
     escape_formula_cells,
     formula_cells,
-    leftover_tag,
     parse_count,
     read_counts,
-    remove_stale,
     write_counts,
 )
-from dpfix.pipeline import MIN_STAGE_EPSILON, privatize_counts
+from dpfix.release.pipeline import MIN_STAGE_EPSILON, privatize_counts
 from helpers import cli
 
 TABLE = "name,k\na,3\nb,0\nc,2\n"
@@ -179,7 +181,7 @@ def test_privatized_parquet_column_is_int64(dtype, tmp_path, capsys):
 def test_dask_privatized_column_is_int64_and_stale_partials_go(tmp_path):
     pytest.importorskip("dask.dataframe")
     pytest.importorskip("pyarrow")
-    from dpfix.engines import privatize_dataset
+    from dpfix.io.engines import privatize_dataset
 
     folder = tmp_path / "data"
     folder.mkdir()
@@ -236,7 +238,7 @@ def nothing_drawn(monkeypatch):
     @functools.wraps(privatize_counts)  # its signature: the parser reads its defaults
     def boom(*args, **kwargs):
         raise AssertionError("privatize_counts ran before the output paths were checked")
-    monkeypatch.setattr("dpfix.pipeline.privatize_counts", boom)
+    monkeypatch.setattr("dpfix.release.pipeline.privatize_counts", boom)
 
 
 def test_an_overlong_out_name_is_refused_before_the_run(table, tmp_path, capsys,

@@ -1,4 +1,4 @@
-"""dpfix.instances: exact instances and their small-first enumerators."""
+"""dpfix.explore.instances: exact instances and their small-first enumerators."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.exact import ExactnessError
-from dpfix.instances import (
+from dpfix.explore.instances import (
     Instance,
     Targets,
     compositions,
@@ -24,6 +23,7 @@ from dpfix.instances import (
     random_targets,
     targets_by_denominator,
 )
+from dpfix.numbers.exact import ExactnessError
 
 
 def _brute_targets(n: int, N_max: int) -> set[tuple[Fraction, ...]]:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpfix.io import (
+from dpfix.io.tables import (
     counts_from_column,
     data_dir,
     data_path,
@@ -18,7 +18,7 @@ from dpfix.io import (
     read_table,
     synthetic_counts,
 )
-from dpfix.pipeline import histogram
+from dpfix.release.pipeline import histogram
 from helpers import needs_data
 
 
@@ -94,7 +94,7 @@ def test_histogram_file_refuses_fractional_and_negative_numbers(tmp_path):
 
 
 def test_staged_files_move_together_or_not_at_all(tmp_path):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     (tmp_path / "a.txt").write_text("old")
     with pytest.raises(RuntimeError), StagedFiles(force=True) as staged:
@@ -111,8 +111,8 @@ def test_staged_files_move_together_or_not_at_all(tmp_path):
 
 
 def test_histogram_file_round_trip(tmp_path):
-    from dpfix.io import read_counts, write_counts
-    from dpfix.pipeline import privatize_counts
+    from dpfix.io.tables import read_counts, write_counts
+    from dpfix.release.pipeline import privatize_counts
 
     src = tmp_path / "h.csv"
     src.write_bytes(b"\xef\xbb\xbfcount,number\n0,7\n3,5\n1,4\n")
@@ -128,7 +128,7 @@ def test_histogram_file_round_trip(tmp_path):
 
 
 def test_counts_of_text_and_numbers():
-    from dpfix.io import counts_of
+    from dpfix.io.tables import counts_of
 
     assert counts_of(pd.Series([" 3", "0 ", "12"]), "k").tolist() == [3, 0, 12]
     assert counts_of(pd.Series([3.0, 0.0, 1e30]), "k").tolist() == [3, 0, 2**62]
@@ -144,7 +144,7 @@ def _listing(folder):
 
 
 def test_commit_refuses_a_file_created_during_the_run(tmp_path):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     with StagedFiles() as staged:
         staged.temp(tmp_path / "a.txt", "--out").write_text("new")
@@ -156,7 +156,7 @@ def test_commit_refuses_a_file_created_during_the_run(tmp_path):
 
 
 def test_commit_checks_every_target_before_renaming_any(tmp_path):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     with StagedFiles() as staged:
         staged.temp(tmp_path / "a.txt").write_text("a")
@@ -169,7 +169,7 @@ def test_commit_checks_every_target_before_renaming_any(tmp_path):
 
 def test_commit_rolls_back_and_restores_replaced_files(tmp_path, monkeypatch):
     """--force: a failure in the middle of the renames restores every replaced file."""
-    from dpfix import io
+    from dpfix.io import commit as io
 
     (tmp_path / "a.txt").write_text("old a")
     real_replace = os.replace
@@ -190,7 +190,7 @@ def test_commit_rolls_back_and_restores_replaced_files(tmp_path, monkeypatch):
 
 
 def test_commit_rolls_back_new_files(tmp_path, monkeypatch):
-    from dpfix import io
+    from dpfix.io import commit as io
 
     real_link = os.link
 
@@ -208,7 +208,7 @@ def test_commit_rolls_back_new_files(tmp_path, monkeypatch):
 
 
 def test_force_replaces_and_leaves_no_backup(tmp_path):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     (tmp_path / "a.txt").write_text("old")
     with StagedFiles(force=True) as staged:
@@ -218,7 +218,7 @@ def test_force_replaces_and_leaves_no_backup(tmp_path):
 
 
 def test_without_hard_links_the_error_is_clear(tmp_path, monkeypatch):
-    from dpfix import io
+    from dpfix.io import commit as io
 
     def no_link(src, dst):
         raise OSError(errno.EPERM, "Operation not permitted")
@@ -237,7 +237,7 @@ def test_without_hard_links_the_error_is_clear(tmp_path, monkeypatch):
 def test_a_leftover_temporary_does_not_trip_the_next_run(tmp_path, monkeypatch):
     """A run killed by SIGKILL may leave ``.a.txt.<hex>.part``; the next run draws another
     name (also when the random name collides) and leaves the leftover alone."""
-    from dpfix import io
+    from dpfix.io import commit as io
 
     leftover = tmp_path / ".a.txt.0123456789ab.part"
     leftover.write_text("first rows of a killed run")
@@ -253,7 +253,7 @@ def test_a_leftover_temporary_does_not_trip_the_next_run(tmp_path, monkeypatch):
 def test_a_signal_during_the_commit_is_delivered_after_it(tmp_path, monkeypatch):
     """The renames and their rollback are not cut in half by a signal: it is held until
     the commit is complete, then handled as it would have been."""
-    from dpfix import io
+    from dpfix.io import commit as io
 
     got = []
 
@@ -283,7 +283,7 @@ def test_a_signal_during_the_commit_is_delivered_after_it(tmp_path, monkeypatch)
                                          ("0", 0), ("9007199254740993", 2**53 + 1),
                                          ("99999999999999999999999", 2**62)])
 def test_text_counts_are_parsed_exactly(text, value):
-    from dpfix.io import counts_of
+    from dpfix.io.tables import counts_of
 
     assert counts_of(pd.Series(["1", text]), "k").tolist() == [1, value]
 
@@ -294,7 +294,7 @@ def test_text_counts_are_parsed_exactly(text, value):
     ("1_000", "not a number"), ("-3", "negative"), (".0", "not an integer"),
     ("nan", "missing value"), ("inf", "not an integer"), ("", "missing value")])
 def test_text_counts_refused_by_row(text, message):
-    from dpfix.io import counts_of
+    from dpfix.io.tables import counts_of
 
     with pytest.raises(ValueError, match=f"column 'k', row 2: .*{message}"):
         counts_of(pd.Series(["1", text]), "k")
@@ -306,7 +306,7 @@ def test_text_counts_refused_by_row(text, message):
     (pd.Series([True, False]), "bool"),
     (pd.Series([True, None], dtype="boolean"), "bool")])
 def test_non_integer_logical_types_are_refused_by_name(values, name):
-    from dpfix.io import counts_of
+    from dpfix.io.tables import counts_of
 
     with pytest.raises(ValueError, match=f"column 'k' .*{name}"):
         counts_of(pd.Series(values), "k")
@@ -317,7 +317,7 @@ def test_parquet_logical_types(tmp_path):
 
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    from dpfix.io import read_counts
+    from dpfix.io.tables import read_counts
 
     D = decimal.Decimal
     cases = {"ts": (pa.array([0, 10**9], pa.timestamp("ns")), "timestamp"),
@@ -373,7 +373,7 @@ def test_histogram_cells_are_exact_integers(tmp_path, body, message):
 def test_numeric_columns_exactly():
     import decimal
 
-    from dpfix.io import counts_of
+    from dpfix.io.tables import counts_of
 
     big = pd.Series(np.array([3, 2**63 + 5, 2**64 - 1], dtype=np.uint64))
     assert counts_of(big, "k").tolist() == [3, 2**62, 2**62]  # clipped, never wrapped
@@ -391,8 +391,8 @@ def test_numeric_columns_exactly():
 # ------------------------------------------------------------------ several columns
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_several_columns_read_and_written_back(suffix, tmp_path):
-    from dpfix.io import other_columns, read_counts, write_counts
-    from dpfix.pipeline import privatize_counts
+    from dpfix.io.tables import other_columns, read_counts, write_counts
+    from dpfix.release.pipeline import privatize_counts
 
     if suffix == ".parquet":
         pytest.importorskip("pyarrow")
@@ -426,7 +426,7 @@ def test_several_columns_read_and_written_back(suffix, tmp_path):
                                             (["a", "a"], "column 'a' named twice"),
                                             ([], "name the column")])
 def test_several_columns_bad_names(columns, match, tmp_path):
-    from dpfix.io import read_counts
+    from dpfix.io.tables import read_counts
 
     src = tmp_path / "t.csv"
     src.write_text("a,b\n1,2\n")

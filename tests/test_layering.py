@@ -1,25 +1,33 @@
-"""The floors of src/dpfix: a module imports only from its own floor or lower.
+"""The floors of src/dpfix: every module lives in the folder of its floor and imports only
+from its own floor or lower.
 
 Every import statement of every module is parsed (at module level, inside
-functions and under ``if TYPE_CHECKING``). Floors:
+functions and under ``if TYPE_CHECKING``). The floors are the folders
+(:data:`FLOORS`), each named in its ``__init__`` docstring with what it may import:
 
-1. exact, scales, numeric, calibration, sampling/ (random sources, exact samplers),
-   display (exact text, LaTeX, sympy)
-2. polytopes, representation, cases, enumeration, formats, instances
-3. constructors/, mechanism, metrics, certify, strategies, search, approximate,
-   counterexamples
-4. privatizers/, pipeline
-5. experiments/, io, reports, verification, engines (Dask)
-6. cli/ (the roof: nothing else imports it)
+1. ``numbers/`` (exact and float numbers) and ``sampling/`` (random sources, exact
+   samplers);
+2. ``theory/`` (scales, polytopes, enumeration, representation, the (eps, delta)
+   forms, mechanisms and metrics, polytope files);
+3. ``constructors/``;
+4. ``certify/`` (exact certificates);
+5. ``explore/`` (cases, instances, the exploration engine, strategies, the searches,
+   ``dpfix verify``'s runner);
+6. ``release/`` (privatizers and pipeline);
+7. ``io/`` (tables on disk, the atomic commit, reports, the Dask engine) and
+   ``experiments/``;
+8. ``cli/`` (the roof: nothing else imports it).
 
 The package's ``__init__`` (the top-level exports, imported lazily) sits on
 the roof too, and nothing in src imports it by its bare name except its
-``__version__`` constant (the ``__init__`` imports no dpfix module).
+``__version__`` constant (the ``__init__`` imports no dpfix module). No module sits
+beside it: a new module is checked by the folder it stands in.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,18 +36,18 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
 
-#: the second component of a module name -> its floor
+#: a folder of src/dpfix (the second component of a module name) -> its floor
 FLOORS = {
-    "exact": 1, "scales": 1, "numeric": 1, "calibration": 1, "sampling": 1, "display": 1,
-    "polytopes": 2, "representation": 2, "cases": 2, "enumeration": 2, "instances": 2,
-    "formats": 2,
-    "constructors": 3, "approximate": 3, "counterexamples": 3, "mechanism": 3, "metrics": 3,
-    "certify": 3, "search": 3, "strategies": 3,
-    "privatizers": 4, "pipeline": 4,
-    "experiments": 5, "io": 5, "reports": 5, "verification": 5, "engines": 5,
-    "cli": 6,
+    "numbers": 1, "sampling": 1,
+    "theory": 2,
+    "constructors": 3,
+    "certify": 4,
+    "explore": 5,
+    "release": 6,
+    "io": 7, "experiments": 7,
+    "cli": 8,
 }
-ROOF = 6
+ROOF = 8
 
 
 def _modules() -> dict[str, Path]:
@@ -91,14 +99,32 @@ def imports(module: str, source: str | None = None) -> list[tuple[int, str]]:
     return [(line, name) for line, name in out if name == "dpfix" or name.startswith("dpfix.")]
 
 
-def test_every_module_has_a_floor():
+def test_every_module_stands_in_a_floor_folder():
+    loose = [m for m in MODULES if m != "dpfix" and len(m.split(".")) == 2
+             and MODULES[m].name != "__init__.py"]
+    assert not loose, f"modules beside the package __init__, in no floor folder: {loose}"
     missing = [m for m in MODULES if floor(m) is None]
-    assert not missing, f"modules not in the floor table FLOORS: {missing}"
+    assert not missing, f"modules in a folder that is not in FLOORS: {missing}"
 
 
-def test_the_table_names_the_planned_modules():
-    for name in ("certify", "enumeration", "io", "reports", "verification", "cli"):
-        assert name in FLOORS
+def test_every_folder_is_a_floor():
+    folders = sorted(p.name for p in SRC.iterdir()
+                     if p.is_dir() and (p / "__init__.py").exists())
+    assert folders == sorted(FLOORS), "src/dpfix's folders and FLOORS differ"
+
+
+@pytest.mark.parametrize("folder", sorted(FLOORS))
+def test_every_folder_says_what_it_holds_and_what_it_may_import(folder):
+    doc = ast.get_docstring(ast.parse((SRC / folder / "__init__.py").read_text("utf-8")))
+    assert doc, f"src/dpfix/{folder}/__init__.py has no docstring"
+    assert re.match(rf"Floor {FLOORS[folder]}, {folder}\b", doc), (
+        f"{folder}'s docstring should open with 'Floor {FLOORS[folder]}, {folder}: ...'")
+    allowed = "imported by nothing" if FLOORS[folder] == ROOF else "May import"
+    assert allowed in doc, f"{folder}'s docstring does not say what it may import"
+    for other, level in FLOORS.items():
+        if level > FLOORS[folder]:
+            assert f":mod:`dpfix.{other}`" not in doc.split(allowed, 1)[1], (
+                f"{folder} says it may import {other}, a higher floor")
 
 
 def test_no_import_goes_upward():
@@ -139,22 +165,23 @@ def test_no_argparse_outside_the_cli():
 
 
 def test_the_checker_sees_every_kind_of_import():
-    code = ("import dpfix.exact\n"
-            "def f():\n    from dpfix.pipeline import privatize_counts\n"
-            "    from . import heuristic\n    from .. import mechanism\n"
+    code = ("import dpfix.numbers.exact\n"
+            "def f():\n    from dpfix.release.pipeline import privatize_counts\n"
+            "    from . import heuristic\n    from ..theory import mechanism\n"
             "    if True:\n        import dpfix.cli\n")
     found = sorted(name for _, name in imports("dpfix.constructors.probe", code))
-    assert found == ["dpfix.cli", "dpfix.constructors.heuristic", "dpfix.exact",
-                     "dpfix.mechanism", "dpfix.pipeline"]
-    assert floor("dpfix.pipeline") > floor("dpfix.constructors.probe") == 3
+    assert found == ["dpfix.cli", "dpfix.constructors.heuristic", "dpfix.numbers.exact",
+                     "dpfix.release.pipeline", "dpfix.theory.mechanism"]
+    assert floor("dpfix.release.pipeline") > floor("dpfix.constructors.probe") == 3
     assert floor("dpfix.cli.privatize") == ROOF and floor("dpfix.data") is None
 
 
 OPTIONAL = ("pywt", "pandas", "opendp", "numba", "tqdm", "matplotlib")
 
 
-@pytest.mark.parametrize("module", ["dpfix", "dpfix.constructors", "dpfix.pipeline",
-                                    "dpfix.polytopes", "dpfix.representation"])
+@pytest.mark.parametrize("module", ["dpfix", "dpfix.constructors", "dpfix.release.pipeline",
+                                    "dpfix.theory.polytopes", "dpfix.theory.representation",
+                                    "dpfix.certify", "dpfix.explore.search"])
 def test_research_path_imports_no_production_extra(module):
     code = (f"import sys, {module}; "
             f"print(' '.join(m for m in {OPTIONAL!r} if m in sys.modules))")
@@ -164,7 +191,7 @@ def test_research_path_imports_no_production_extra(module):
 
 
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch):
-    from dpfix.numeric import require
+    from dpfix.numbers.numeric import require
 
     monkeypatch.setitem(sys.modules, "pywt", None)  # as if PyWavelets were not installed
     with pytest.raises(ImportError, match=r"PyWavelets is not installed; .*"
@@ -189,16 +216,16 @@ def test_top_level_exports():
         scale,
     )
     from dpfix.constructors import construct as construct_
-    from dpfix.exact import ExactnessError as ExactnessError_
-    from dpfix.formats import read_polytope as read_polytope_
-    from dpfix.mechanism import Mechanism as Mechanism_
-    from dpfix.pipeline import privatize_counts as privatize_counts_
-    from dpfix.polytopes import RF as RF_
-    from dpfix.polytopes import RU as RU_
-    from dpfix.polytopes import F as F_
-    from dpfix.polytopes import U as U_
-    from dpfix.scales import psi as psi_
-    from dpfix.scales import scale as scale_
+    from dpfix.numbers.exact import ExactnessError as ExactnessError_
+    from dpfix.release.pipeline import privatize_counts as privatize_counts_
+    from dpfix.theory.formats import read_polytope as read_polytope_
+    from dpfix.theory.mechanism import Mechanism as Mechanism_
+    from dpfix.theory.polytopes import RF as RF_
+    from dpfix.theory.polytopes import RU as RU_
+    from dpfix.theory.polytopes import F as F_
+    from dpfix.theory.polytopes import U as U_
+    from dpfix.theory.scales import psi as psi_
+    from dpfix.theory.scales import scale as scale_
 
     assert (U, F, RF, RU, scale, psi) == (U_, F_, RF_, RU_, scale_, psi_)
     assert (construct, Mechanism, privatize_counts, ExactnessError) == \
@@ -244,13 +271,3 @@ def test_no_import_cycles():
         if v not in index:
             visit(v)
     assert not cycles, f"import cycles: {cycles}"
-
-
-def test_the_engine_looks_up_only_its_floor_or_below():
-    """dpfix.search takes the delta forms and the constructors by name (importlib: those
-    modules use the engine); each looked-up module must be on its floor or below."""
-    from dpfix.search import PROVIDERS
-
-    for name, (module, _) in PROVIDERS.items():
-        assert module in MODULES, name
-        assert floor(module) <= floor("dpfix.search"), f"{name}: {module} is above search"

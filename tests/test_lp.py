@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from scipy.optimize import OptimizeResult
 
 import dpfix.constructors.lp as lp_module
-from dpfix.cases import grid
 from dpfix.certify import exact_optimum
 from dpfix.constructors.lp import (
     HIGHS_EPS_MAX,
@@ -25,10 +24,11 @@ from dpfix.constructors.lp import (
 )
 from dpfix.constructors.northwest import northwest_corner
 from dpfix.constructors.unfixed import unfixed_optimum
-from dpfix.exact import ExactnessError, probability_vector
-from dpfix.mechanism import Mechanism, weight_matrix
-from dpfix.polytopes import F, U
-from dpfix.strategies import targets
+from dpfix.explore.cases import grid
+from dpfix.explore.strategies import targets
+from dpfix.numbers.exact import ExactnessError, probability_vector
+from dpfix.theory.mechanism import Mechanism, weight_matrix
+from dpfix.theory.polytopes import F, U
 
 CASES = list(grid())
 
@@ -51,7 +51,7 @@ def test_formulation_sizes():
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_exact_lp_matches_polytope_lp(case):
-    # an independent formulation: dpfix.polytopes (its own rows, cdd maximise)
+    # an independent formulation: dpfix.theory.polytopes (its own rows, cdd maximise)
     n, lam, _, z = case
     for weights in ("abs", "squared"):
         W = weight_matrix(weights, z)

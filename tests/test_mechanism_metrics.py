@@ -5,8 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpfix.mechanism import Mechanism, weight_matrix
-from dpfix.metrics import (
+from dpfix.theory.mechanism import Mechanism, weight_matrix
+from dpfix.theory.metrics import (
     count_error,
     kolmogorov_smirnov,
     mean_squared_error,
@@ -83,7 +83,7 @@ def test_distribution_metrics_by_hand():
 
 
 def test_metrics_stay_exact_and_refuse_mixed_floats():
-    from dpfix.exact import ExactnessError
+    from dpfix.numbers.exact import ExactnessError
 
     assert wasserstein1([Fraction(1, 3), Fraction(2, 3)], ["0", "1"]) == Fraction(1, 3)
     assert count_error(T2, ["1/2", "1/2"]) == Fraction(1, 3)
@@ -109,7 +109,7 @@ def test_normalised_rows_sum_to_one_in_log_space():
 @pytest.mark.parametrize("level", [1e-3, 0.3, 2.0, 40.0])
 def test_float_is_dp_bites_at_its_own_level_times_one_minus_1e6(level):
     # is_dp's float tolerance is FLOAT_RTOL = 1e-9: a looser one (1e-3) must fail here
-    from dpfix.mechanism import FLOAT_RTOL
+    from dpfix.theory.mechanism import FLOAT_RTOL
 
     a, b = -np.log1p(np.exp(-level)), -np.log1p(np.exp(level))  # a - b = level, e^a + e^b = 1
     L = np.array([[a, b], [b, a]])

@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.constructors.remap import quantile_plan
-from dpfix.metrics import wasserstein1
-from dpfix.pipeline import (
+from dpfix.release.pipeline import (
     AUTO_RULE,
     FRAMEWORKS,
     REMAPS,
@@ -20,9 +19,10 @@ from dpfix.pipeline import (
     privatize_counts,
     rule_of_thumb_split,
 )
-from dpfix.privatizers.deconvolve import ESTIMATORS
+from dpfix.release.privatizers.deconvolve import ESTIMATORS
 from dpfix.sampling import random_source
 from dpfix.sampling.quantile import apportion, quantile_joint, quantile_remap
+from dpfix.theory.metrics import wasserstein1
 
 RNG = np.random.default_rng(5)
 COUNTS = np.minimum(RNG.poisson(3.0, size=4000), 12)

@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.cases import grid, random_z
 from dpfix.constructors import construct
 from dpfix.constructors.heuristic import heuristic
 from dpfix.constructors.lp import lp_optimum
 from dpfix.constructors.northwest import northwest_corner, northwest_plan
-from dpfix.exact import ExactnessError
-from dpfix.mechanism import weight_matrix
-from dpfix.polytopes import F
-from dpfix.scales import sigma
-from dpfix.strategies import lams, targets
+from dpfix.explore.cases import grid, random_z
+from dpfix.explore.strategies import lams, targets
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.mechanism import weight_matrix
+from dpfix.theory.polytopes import F
+from dpfix.theory.scales import sigma
 
 GRID = list(grid(ns=(2, 3, 4)))
 

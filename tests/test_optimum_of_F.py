@@ -14,14 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.approximate import F_delta, _member, cumulative_family, delta_northwest
-from dpfix.certify import _crossings, _q, northwest_dual
+from dpfix.certify import northwest_dual
+from dpfix.certify.cone import _q
+from dpfix.certify.duals import _crossings
 from dpfix.constructors import heuristic, northwest_corner
+from dpfix.constructors.delta import _member, cumulative_family, delta_northwest
 from dpfix.constructors.northwest import northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts
-from dpfix.mechanism import weight_matrix
-from dpfix.polytopes import F
-from dpfix.scales import sigma
+from dpfix.theory.delta import F_delta
+from dpfix.theory.mechanism import weight_matrix
+from dpfix.theory.polytopes import F
+from dpfix.theory.scales import sigma
 
 
 @st.composite

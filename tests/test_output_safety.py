@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpfix.io import read_histogram
-from dpfix.pipeline import EXACT_HISTOGRAM_MAX_N, privatize_counts
+from dpfix.io.tables import read_histogram
+from dpfix.release.pipeline import EXACT_HISTOGRAM_MAX_N, privatize_counts
 from helpers import cli
 
 posix = pytest.mark.skipif(os.name != "posix", reason="POSIX files and signals")
@@ -42,7 +42,7 @@ def no_run(monkeypatch):
     @functools.wraps(privatize_counts)  # its signature gives the CLI's defaults
     def reached(*a, **k):
         raise AssertionError("the pipeline ran")
-    monkeypatch.setattr("dpfix.pipeline.privatize_counts", reached)
+    monkeypatch.setattr("dpfix.release.pipeline.privatize_counts", reached)
 
 
 # ------------------------------------------------------------------ regular files only
@@ -87,7 +87,7 @@ def test_a_fifo_among_the_demo_outputs_is_refused(tmp_path, capsys, monkeypatch)
 
 @posix
 def test_a_fifo_appearing_during_the_run_is_not_replaced(tmp_path):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     final = tmp_path / "o.csv"
     with StagedFiles(force=True) as staged:
@@ -139,7 +139,7 @@ def test_parquet_index_can_be_declared_a_key(tmp_path, capsys):
 def test_dask_output_holds_no_index_and_no_metadata(tmp_path):
     pytest.importorskip("dask.dataframe")
     pytest.importorskip("pyarrow")
-    from dpfix.engines import privatize_dataset
+    from dpfix.io.engines import privatize_dataset
 
     folder = tmp_path / "data"
     folder.mkdir()
@@ -218,7 +218,7 @@ def test_confidential_report_is_0600_or_stricter(existing, expected, table, tmp_
 # ------------------------------------------------------------------ --out -
 def test_stdout_gets_nothing_when_a_later_commit_step_fails(table, tmp_path, capsys,
                                                             monkeypatch):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     check = StagedFiles._check
 
@@ -236,7 +236,7 @@ def test_stdout_gets_nothing_when_a_later_commit_step_fails(table, tmp_path, cap
 
 def test_ctrl_c_right_after_the_commit_says_stdout_received_nothing(table, tmp_path, capsys,
                                                                     monkeypatch):
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     commit = StagedFiles.commit
 
@@ -290,8 +290,8 @@ def test_no_split_histogram_above_the_exact_limit_is_refused_before_any_draw(fra
                                                                              monkeypatch):
     def drawn(*a, **k):
         raise AssertionError("randomness drawn")
-    monkeypatch.setattr("dpfix.pipeline.random_source", drawn)
-    monkeypatch.setattr("dpfix.pipeline.privatize_distribution", drawn)
+    monkeypatch.setattr("dpfix.release.pipeline.random_source", drawn)
+    monkeypatch.setattr("dpfix.release.pipeline.privatize_distribution", drawn)
     with pytest.raises(ValueError, match=f"exceeds {EXACT_HISTOGRAM_MAX_N}"):
         privatize_counts(None, 1.0, upper=3, histogram=[EXACT_HISTOGRAM_MAX_N, 1], seed=0,
                          framework=framework)
@@ -301,7 +301,7 @@ def test_no_split_histogram_above_the_limit_is_one_line_in_the_cli(tmp_path, cap
                                                                    monkeypatch):
     def drawn(*a, **k):
         raise AssertionError("randomness drawn")
-    monkeypatch.setattr("dpfix.pipeline.random_source", drawn)
+    monkeypatch.setattr("dpfix.release.pipeline.random_source", drawn)
     src = tmp_path / "h.csv"
     src.write_text(f"0,{130 * 10**12}\n1,5\n")
     rc, _, err = cli(capsys, "privatize", src, "--histogram", "--epsilon", "1", "--upper", "3",

@@ -71,7 +71,8 @@ def test_plain_pip_install_gives_the_research_path(tmp_path):
     assert absent.stdout.strip() == "[]", "the plain install pulled in production extras"
     out = run(py, "-c", "from dpfix import construct; print(construct([0.5, 0.5], 1.0).n)")
     assert out.stdout.strip() == "2"
-    out = run(py, "-c", "from dpfix.strategies import targets; print(len(targets(3).example()))")
+    out = run(py, "-c",
+              "from dpfix.explore.strategies import targets; print(len(targets(3).example()))")
     assert out.stdout.strip() == "3"  # hypothesis comes with the research path
     out = run(dpfix, "verify", "--quick")
     checks = len(list((ROOT / "proofs_checks").glob("check_*.py")))

@@ -10,15 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dpfix.constructors as C
-import dpfix.pipeline as P
-from dpfix.mechanism import Mechanism
-from dpfix.pipeline import (
+import dpfix.release.pipeline as P
+from dpfix.release.pipeline import (
     NotPrivateError,
     apply_mechanism,
     privatize_counts,
     rule_of_thumb_split,
     split_budget,
 )
+from dpfix.theory.mechanism import Mechanism
 
 ALL = ["heuristic", "lp", "unfixed", "truncated-geometric", "staircase"]
 
@@ -314,7 +314,7 @@ def test_bad_histograms_are_refused(eta, match):
 
 
 def test_northwest_constructor_end_to_end():
-    from dpfix.io import synthetic_counts
+    from dpfix.io.tables import synthetic_counts
 
     counts = synthetic_counts(rows=3000, seed=5)
     r = privatize_counts(counts, 1.0, upper=40, constructor="northwest", seed=3)

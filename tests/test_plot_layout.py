@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpfix.pipeline import privatize_counts
-from dpfix.reports import make_figure, make_figures
+from dpfix.io.reports import make_figure, make_figures
+from dpfix.release.pipeline import privatize_counts
 
 
 def _results(k: int) -> list:

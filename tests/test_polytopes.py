@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.cases import LAMS, standard_z
-from dpfix.enumeration import normaliz_available
-from dpfix.exact import ExactnessError, nullspace, rank
-from dpfix.polytopes import LIMITS, RF, RU, VERTEX_LIMITS, F, U, _sparse_rank
-from dpfix.scales import pattern_of, psi
+from dpfix.explore.cases import LAMS, standard_z
+from dpfix.numbers.exact import ExactnessError, nullspace, rank
+from dpfix.theory.enumeration import normaliz_available
+from dpfix.theory.polytopes import LIMITS, RF, RU, VERTEX_LIMITS, F, U, _sparse_rank
+from dpfix.theory.scales import pattern_of, psi
 
 Fr = Fraction
 
@@ -467,7 +467,7 @@ def test_sparse_rank_on_active_constraints():
 
 
 def test_accepts_exact_mechanism_refuses_float_one():
-    from dpfix.mechanism import Mechanism
+    from dpfix.theory.mechanism import Mechanism
     T = Mechanism.from_matrix(M([["2/3", "1/3"], ["1/3", "2/3"]]), lam=2)
     assert F(2, 2, ["1/2", "1/2"]).is_extreme(T)
     with pytest.raises(ExactnessError):

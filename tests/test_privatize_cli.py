@@ -16,9 +16,9 @@ import pytest
 
 import dpfix.constructors as C
 from dpfix.cli import main
-from dpfix.io import data_path
-from dpfix.mechanism import Mechanism
-from dpfix.reports import make_figure
+from dpfix.io.reports import make_figure
+from dpfix.io.tables import data_path
+from dpfix.theory.mechanism import Mechanism
 from helpers import cli, needs_data, shared_available
 
 
@@ -365,7 +365,7 @@ def test_progress_bar_and_quiet(table, tmp_path, capsys):
 
 
 def test_figure_is_labelled(table):
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     r = privatize_counts(pd.read_csv(table)["k"].to_numpy(), 1.0, upper=30, seed=0)
     ax = make_figure(r, "t").axes[0]
@@ -402,7 +402,7 @@ def test_demo_writes_a_named_folder(tmp_path, capsys):
 
 def test_demo_without_shared_data(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("DPFIX_DATA", raising=False)
-    monkeypatch.setattr("dpfix.io.data_dir", lambda: (_ for _ in ()).throw(
+    monkeypatch.setattr("dpfix.io.tables.data_dir", lambda: (_ for _ in ()).throw(
         FileNotFoundError("no data folder")))
     rc, out, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--seed",
                        "0", "--quiet")
@@ -418,7 +418,7 @@ def test_demo_refuses_inputs(tmp_path, capsys):
 def test_failure_while_writing_leaves_nothing_behind(table, tmp_path, capsys, monkeypatch):
     def broken(*a, **k):  # fails after the output table has been written to its temporary
         raise ValueError("plot: renderer failed")
-    monkeypatch.setattr("dpfix.reports.make_figure", broken)
+    monkeypatch.setattr("dpfix.io.reports.make_figure", broken)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
     assert_refused(capsys, argv, "renderer failed", tmp_path, [table])
 
@@ -450,7 +450,7 @@ def test_ragged_csv_is_one_line(tmp_path, capsys):
 def test_help_lists_every_method():
     from dpfix.cli import build_parser
     from dpfix.constructors import CONSTRUCTORS, SELECTORS
-    from dpfix.privatizers import POSTPROCESSORS, PRIVATIZERS
+    from dpfix.release.privatizers import POSTPROCESSORS, PRIVATIZERS
 
     sub = build_parser()._subparsers._group_actions[0].choices["privatize"]
     text = " ".join(sub.format_help().split()).replace("- ", "-")
@@ -464,7 +464,7 @@ def _unseeded_random_selector(table, tmp_path, capsys, monkeypatch):
     drew its randomness from and the seed handed to the heuristic."""
     import re
 
-    import dpfix.pipeline as P
+    import dpfix.release.pipeline as P
 
     seen = {}
     source, heuristic = P.random_source, C.heuristic
@@ -506,7 +506,7 @@ def test_stage2_randomness_cannot_be_rebuilt_from_the_report(table, tmp_path, ca
 
 
 def test_report_writer_refuses_random_state():
-    from dpfix.reports import jsonable, small_params
+    from dpfix.io.reports import jsonable, small_params
 
     params = {"selector": "random", "seed": np.random.SeedSequence(),
               "rng": np.random.default_rng(0), "passes": 3}
@@ -566,7 +566,7 @@ def _during_the_run(monkeypatch, action):
     """Run ``action()`` right after the output table has been staged (the run is not over)."""
     import dpfix.io
 
-    real = dpfix.io.write_counts
+    real = dpfix.io.tables.write_counts
 
     def write_counts(*a, **k):
         real(*a, **k)
@@ -660,7 +660,7 @@ def test_stdout_to_dev_full_in_a_shell(table, tmp_path):
 def test_ctrl_c_is_one_line_and_writes_nothing(table, tmp_path, capsys, monkeypatch):
     def interrupted(*a, **k):  # Ctrl-C while the figure is drawn (the table is staged)
         raise KeyboardInterrupt
-    monkeypatch.setattr("dpfix.reports.make_figure", interrupted)
+    monkeypatch.setattr("dpfix.io.reports.make_figure", interrupted)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
     rc, out, err = cli(capsys, "privatize", *argv)
     assert (rc, out, err) == (130, "", "dpfix privatize: interrupted; nothing written\n")
@@ -670,12 +670,12 @@ def test_ctrl_c_is_one_line_and_writes_nothing(table, tmp_path, capsys, monkeypa
 def test_an_interrupt_after_the_commit_says_so(table, tmp_path, capsys, monkeypatch):
     import dpfix.io
 
-    real = dpfix.io.StagedFiles.commit
+    real = dpfix.io.commit.StagedFiles.commit
 
     def commit(self):
         real(self)
         raise KeyboardInterrupt
-    monkeypatch.setattr(dpfix.io.StagedFiles, "commit", commit)
+    monkeypatch.setattr(dpfix.io.commit.StagedFiles, "commit", commit)
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path))
     assert rc == 130 and err.startswith("dpfix privatize: interrupted; the outputs were "
                                         "complete and are in place")
@@ -980,11 +980,11 @@ def test_several_columns_in_one_run(two, tmp_path, capsys):
 
 
 def test_several_columns_figure_has_a_panel_per_column(two, tmp_path, capsys, monkeypatch):
-    import dpfix.reports
+    import dpfix.io.reports
 
     seen = []
-    real = dpfix.reports.make_figures
-    monkeypatch.setattr(dpfix.reports, "make_figures",
+    real = dpfix.io.reports.make_figures
+    monkeypatch.setattr(dpfix.io.reports, "make_figures",
                         lambda rs, titles: seen.append(titles) or real(rs, titles))
     rc, _, err = cli(capsys, "privatize", *multi(two, tmp_path, "--plot", tmp_path / "p.svg"))
     assert rc == 0, err
@@ -1144,7 +1144,7 @@ def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
 # ------------------------------------------------------------------ --framework
 @pytest.mark.parametrize("framework", ["two-stage", "one-stage", "hybrid"])
 def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
-    from dpfix.pipeline import FRAMEWORKS
+    from dpfix.release.pipeline import FRAMEWORKS
 
     assert framework in FRAMEWORKS
     rep = tmp_path / "r.json"
@@ -1167,8 +1167,8 @@ def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
 
 
 def test_framework_options_pass_through(table, tmp_path, capsys):
-    from dpfix.pipeline import REMAPS
-    from dpfix.privatizers.deconvolve import ESTIMATORS
+    from dpfix.release.pipeline import REMAPS
+    from dpfix.release.privatizers.deconvolve import ESTIMATORS
 
     rep = tmp_path / "r.json"
     estimator, remap = ESTIMATORS[-1], REMAPS[-1]
@@ -1191,8 +1191,8 @@ def multi_args(table, tmp_path):
 
 def test_help_lists_frameworks_estimators_and_remaps():
     from dpfix.cli import build_parser
-    from dpfix.pipeline import FRAMEWORKS, REMAPS
-    from dpfix.privatizers.deconvolve import ESTIMATORS
+    from dpfix.release.pipeline import FRAMEWORKS, REMAPS
+    from dpfix.release.privatizers.deconvolve import ESTIMATORS
 
     sub = build_parser()._subparsers._group_actions[0].choices["privatize"]
     text = " ".join(sub.format_help().split()).replace("- ", "-")

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from dpfix.privatizers import (
+from dpfix.release.privatizers import (
     POSTPROCESSORS,
     PRIVATIZERS,
     PrivatizedDistribution,
@@ -38,8 +38,8 @@ from dpfix.privatizers import (
     privelet_sensitivity,
     project_simplex,
 )
-from dpfix.privatizers.hierarchical import tree_counts, tree_levels
-from dpfix.privatizers.laplace_baselines import haar_inverse
+from dpfix.release.privatizers.hierarchical import tree_counts, tree_levels
+from dpfix.release.privatizers.laplace_baselines import haar_inverse
 
 ETA = np.array([40, 25, 0, 12, 7, 3, 0, 1, 2])
 SEEDED = {"secure": False}

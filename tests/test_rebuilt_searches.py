@@ -1,4 +1,4 @@
-"""The searches rebuilt on dpfix.search give the results of their earlier, hand-written
+"""The searches rebuilt on dpfix.explore.search give the results of their earlier, hand-written
 loops: the known answers below were computed by those loops (the same inputs) before
 the rebuild, and are compared field by field."""
 
@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpfix.approximate import find_delta_examples
-from dpfix.certify import find_northwest_counterexample, northwest_survey
-from dpfix.counterexamples import find_example1
+from dpfix.explore.counterexamples import find_example1
+from dpfix.explore.delta_examples import find_delta_examples
+from dpfix.explore.northwest import find_northwest_counterexample, northwest_survey
 
 # ruff: noqa: E501
 KNOWN = {'ex1': {'lam': F(3, 2),

@@ -1,4 +1,5 @@
-"""Tests of dpfix.representation: R_F, H(B_j), Lemma 2, Theorem 4, Corollary 2, Proposition 1.
+"""Tests of dpfix.theory.representation: R_F, H(B_j), Lemma 2, Theorem 4, Corollary 2,
+Proposition 1.
 
 Everything is exact. Independent checks: hand-derived n = 2 answers, exact
 vertex enumeration of R_F and F with cdd.gmp (n = 3), and extremeness in R_F
@@ -19,8 +20,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.exact import ExactnessError, rank
-from dpfix.representation import (
+from dpfix.explore.strategies import targets
+from dpfix.numbers.exact import ExactnessError, rank
+from dpfix.theory.representation import (
     decompose,
     difference_vectors,
     extreme_preimage,
@@ -33,8 +35,7 @@ from dpfix.representation import (
     psi_map,
     scale_count,
 )
-from dpfix.scales import psi
-from dpfix.strategies import targets
+from dpfix.theory.scales import psi
 
 LAM = Fr(2)
 

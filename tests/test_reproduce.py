@@ -15,7 +15,7 @@ from dpfix.experiments import CellCache, cell_seed, compute_cell, mean_ci, run_c
 from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.runs import eps_grid, load_counts, run_method
 from dpfix.experiments.split import best_splits, fit_rule, rule
-from dpfix.pipeline import privatize_counts
+from dpfix.release.pipeline import privatize_counts
 from helpers import cli, needs_data
 
 KEY = {"experiment": "toy", "dataset": "d", "method": "m", "eps": 1.0, "replication": 0,

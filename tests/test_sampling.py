@@ -298,7 +298,7 @@ def test_perturbed_tables_fail_the_exact_check():
 
 # ------------------------------------------------------------------ the pipeline uses them
 def test_pipeline_default_is_northwest_drawn_exactly_and_securely():
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     d = np.random.default_rng(0).negative_binomial(2, 0.25, 4000)
     r = privatize_counts(d, 1.0, upper=30)
@@ -315,7 +315,7 @@ def test_pipeline_default_is_northwest_drawn_exactly_and_securely():
 
 @pytest.mark.parametrize("constructor", ["heuristic", "staircase", "lp"])
 def test_pipeline_draws_other_mechanisms_from_a_checked_table(constructor):
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     d = np.random.default_rng(1).negative_binomial(2, 0.25, 3000)
     r = privatize_counts(d, 1.0, upper=12, constructor=constructor, seed=2)
@@ -326,7 +326,7 @@ def test_pipeline_draws_other_mechanisms_from_a_checked_table(constructor):
 
 
 def test_pipeline_upper_beyond_T_builds_no_T():
-    from dpfix.pipeline import STRUCTURED_T_MAX, privatize_counts
+    from dpfix.release.pipeline import STRUCTURED_T_MAX, privatize_counts
 
     rng = np.random.default_rng(2)
     upper = 3 * STRUCTURED_T_MAX
@@ -342,7 +342,7 @@ def test_pipeline_upper_beyond_T_builds_no_T():
 
 
 def test_pipeline_histogram_input_is_drawn_exactly_up_to_the_cap():
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     eta = np.array([500, 300, 0, 200])
     h = privatize_counts(None, 1.0, upper=3, histogram=eta, seed=0)
@@ -357,7 +357,7 @@ def test_pipeline_histogram_input_is_drawn_exactly_up_to_the_cap():
 
 
 def test_pipeline_refuses_a_table_that_fails_the_exact_check(monkeypatch):
-    import dpfix.pipeline as P
+    import dpfix.release.pipeline as P
 
     drawn = []
     # checked at lam = 2 < e^eps_2 = e^0.86: T (ratios up to e^0.86) fails the integer check
@@ -406,7 +406,7 @@ def _drawn_by_the_pipeline(constructor, seed=0):
     target z is fixed): row i of ``joint`` holds the 10^6 outputs of input i, drawn by the
     pipeline's stage 2 (``_draw_histogram``: the exact sampler row by row, or numpy's
     multinomial for the discrete Gaussian); returns the result and the matrix drawn from."""
-    from dpfix.pipeline import _row_probabilities, privatize_counts
+    from dpfix.release.pipeline import _row_probabilities, privatize_counts
 
     extra = {"delta": 1e-6} if constructor == "discrete-gaussian" else {}
     r = privatize_counts(None, 1.0, upper=ROWS - 1, histogram=[DRAWS] * ROWS,
@@ -484,7 +484,7 @@ def test_the_pipelines_tables_fail_the_exact_check_when_perturbed(constructor):
     """Each table constructor's own checked table, as the pipeline built it, passes the
     exact check and fails it once one neighbouring ratio is pushed past lam by the least
     integer amount (rows still summing to 2^bits); the pipeline then refuses it."""
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     r = privatize_counts(None, 1.0, upper=ROWS - 1, histogram=[10] * ROWS,
                          constructor=constructor, seed=1, draw=False)
@@ -514,7 +514,7 @@ def test_the_secure_source_is_the_default_for_every_exact_constructor(constructo
                                                                       monkeypatch):
     """Without a seed, stage 2 of every exact constructor reads os.urandom, and says so."""
     import dpfix.sampling.source as S
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     calls = []
     real = S.os.urandom

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpfix.exact import ExactnessError
-from dpfix.scales import (
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.scales import (
     heights,
     log_scale,
     pattern_from_index,

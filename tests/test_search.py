@@ -1,4 +1,4 @@
-"""dpfix.search: the exploration engine's contract (order, witnesses, jobs, cache, budget,
+"""dpfix.explore.search: the exploration engine's contract (order, witnesses, jobs, cache, budget,
 errors, exactness)."""
 
 from __future__ import annotations
@@ -14,12 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpfix.cases import standard_z
-from dpfix.exact import ExactnessError
-from dpfix.instances import Instance, compositions, lams_by_height, targets_by_denominator
-from dpfix.mechanism import Mechanism
-from dpfix.polytopes import RF, RU, F, U
-from dpfix.search import (
+from dpfix.explore.cases import standard_z
+from dpfix.explore.instances import Instance, compositions, lams_by_height, targets_by_denominator
+from dpfix.explore.search import (
     OVERS,
     BudgetReached,
     Counterexample,
@@ -27,6 +24,9 @@ from dpfix.search import (
     smallest_counterexample,
     survey,
 )
+from dpfix.numbers.exact import ExactnessError
+from dpfix.theory.mechanism import Mechanism
+from dpfix.theory.polytopes import RF, RU, F, U
 
 HALF, THIRD = Fraction(1, 2), Fraction(1, 3)
 
@@ -173,7 +173,7 @@ def test_mechanism_over() -> None:
 
 
 def test_delta_forms() -> None:
-    from dpfix.approximate import F_delta
+    from dpfix.theory.delta import F_delta
 
     got = []
 

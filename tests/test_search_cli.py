@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from dpfix.instances import Instance
+from dpfix.explore.instances import Instance
 from helpers import cli
 
 MONOTONE = """

@@ -1,4 +1,4 @@
-"""The shipped hypothesis strategies (dpfix.strategies): every draw is valid, and
+"""The shipped hypothesis strategies (dpfix.explore.strategies): every draw is valid, and
 shrinking reaches the small end (least n, small heights, few non-zero entries)."""
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from dpfix.exact import is_exact_array
-from dpfix.polytopes import F
-from dpfix.scales import psi
-from dpfix.strategies import (
+from dpfix.explore.strategies import (
     KINDS,
     convex_losses,
     deltas,
@@ -26,6 +23,9 @@ from dpfix.strategies import (
     targets,
     vertices_of,
 )
+from dpfix.numbers.exact import is_exact_array
+from dpfix.theory.polytopes import F
+from dpfix.theory.scales import psi
 
 QUICK = settings(max_examples=15, deadline=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

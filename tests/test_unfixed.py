@@ -18,11 +18,11 @@ from dpfix.constructors.unfixed import (
     sigma_amounts,
     unfixed_optimum,
 )
-from dpfix.exact import ExactnessError, exact_array, nullspace, rank
-from dpfix.mechanism import weight_matrix
-from dpfix.numeric import geometric_amounts
-from dpfix.scales import sigma
-from dpfix.strategies import convex_losses, targets
+from dpfix.explore.strategies import convex_losses, targets
+from dpfix.numbers.exact import ExactnessError, exact_array, nullspace, rank
+from dpfix.numbers.numeric import geometric_amounts
+from dpfix.theory.mechanism import weight_matrix
+from dpfix.theory.scales import sigma
 
 LAMS = [Fraction(5, 4), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(7, 2)]
 

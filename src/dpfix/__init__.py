@@ -5,16 +5,16 @@ The exact research path works with rational ``lam = e^eps`` (a
 production path runs the same functions on floats, given ``eps``. The names
 people type first are here (docs/math_notes.md; the paper's Sections 2-5):
 
-- the polytopes ``U``, ``F``, ``RF``, ``RU`` (:mod:`dpfix.polytopes`);
-- ``scale`` and ``psi`` (:mod:`dpfix.scales`);
+- the polytopes ``U``, ``F``, ``RF``, ``RU`` (:mod:`dpfix.theory.polytopes`);
+- ``scale`` and ``psi`` (:mod:`dpfix.theory.scales`);
 - ``construct``, the one constructor registry (:mod:`dpfix.constructors`), and
-  the ``Mechanism`` it returns (:mod:`dpfix.mechanism`);
-- ``privatize_counts``, the two-stage pipeline (:mod:`dpfix.pipeline`);
+  the ``Mechanism`` it returns (:mod:`dpfix.theory.mechanism`);
+- ``privatize_counts``, the two-stage pipeline (:mod:`dpfix.release.pipeline`);
 - ``ExactnessError``, raised where a float is given for an exact number;
-- ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.formats`).
+- ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.theory.formats`).
 
 They are imported on first use, so ``import dpfix`` stays light and
-``import dpfix.exact`` does not pull in the pipeline.
+``import dpfix.numbers.exact`` does not pull in the pipeline.
 
 Examples
 --------
@@ -32,17 +32,17 @@ __version__ = "0.1.0"
 
 #: top-level name -> the module that defines it
 _EXPORTS = {
-    "U": "dpfix.polytopes",
-    "F": "dpfix.polytopes",
-    "RF": "dpfix.polytopes",
-    "RU": "dpfix.polytopes",
-    "scale": "dpfix.scales",
-    "psi": "dpfix.scales",
+    "U": "dpfix.theory.polytopes",
+    "F": "dpfix.theory.polytopes",
+    "RF": "dpfix.theory.polytopes",
+    "RU": "dpfix.theory.polytopes",
+    "scale": "dpfix.theory.scales",
+    "psi": "dpfix.theory.scales",
     "construct": "dpfix.constructors",
-    "Mechanism": "dpfix.mechanism",
-    "privatize_counts": "dpfix.pipeline",
-    "ExactnessError": "dpfix.exact",
-    "read_polytope": "dpfix.formats",
+    "Mechanism": "dpfix.theory.mechanism",
+    "privatize_counts": "dpfix.release.pipeline",
+    "ExactnessError": "dpfix.numbers.exact",
+    "read_polytope": "dpfix.theory.formats",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

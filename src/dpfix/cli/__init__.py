@@ -1,4 +1,5 @@
-"""The ``dpfix`` command line: one sub-command per module of this package.
+"""Floor 8, cli: the ``dpfix`` command line, one sub-command per module of this package;
+the roof, imported by nothing (it may import every floor).
 
 Each command module (``explore``, ``verify``, ``privatize``, ``reproduce``,
 ``certify``, ``search``) exposes ``add_parser(subparsers)`` and ``run(args) -> int``; this
@@ -7,10 +8,10 @@ file wires them (:data:`COMMANDS`) and holds the one error policy of every comma
 - **bad input, exit code 2, one line** ``dpfix CMD: error: ...``: argparse's
   own errors (an unknown option, a value outside ``choices``), ``ValueError``
   (a bad value, a table that cannot be read; also
-  :class:`dpfix.pipeline.NotPrivateError`, a ``ValueError``: a mechanism that
+  :class:`dpfix.release.pipeline.NotPrivateError`, a ``ValueError``: a mechanism that
   fails its eps-DP check for the requested budget is refused before any row is
   drawn, with exit code 2 as ``dpfix privatize`` has always done and its tests
-  require), :class:`dpfix.exact.ExactnessError` (a float
+  require), :class:`dpfix.numbers.exact.ExactnessError` (a float
   where an exact number is needed), ``OSError`` on a user's path (a missing
   file, a folder without permission), and a missing optional dependency of
   the ``production`` extra (the line names the extra to install);
@@ -26,7 +27,7 @@ file wires them (:data:`COMMANDS`) and holds the one error policy of every comma
 - **signals**: for the duration of a command SIGINT (``Ctrl-C``), SIGTERM and
   SIGHUP raise :class:`Interrupted` (a KeyboardInterrupt), so that every
   clean-up runs (``dpfix privatize`` removes its temporaries:
-  :class:`dpfix.io.StagedFiles`); the run ends with one line
+  :class:`dpfix.io.commit.StagedFiles`); the run ends with one line
   ``dpfix CMD: interrupted[ by SIGTERM][; OUTCOME]`` (the command says what
   was written: ``nothing written``) and exit code 128 + the signal's number:
   130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP). A signal that the caller set to
@@ -58,9 +59,9 @@ from contextlib import contextmanager
 
 from dpfix import __version__
 from dpfix.cli import certify, docs, explore, privatize, reproduce, search, verify
-from dpfix.exact import ExactnessError
-from dpfix.io import blocked_signals
-from dpfix.numeric import PRODUCTION_EXTRA
+from dpfix.io.commit import blocked_signals
+from dpfix.numbers.exact import ExactnessError
+from dpfix.numbers.numeric import PRODUCTION_EXTRA
 
 __all__ = ["main", "build_parser", "COMMANDS", "EXIT_CLOSED_PIPE", "Interrupted",
            "STOP_SIGNALS"]
@@ -179,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _missing_extra(exc: ImportError) -> str | None:
     """The package of the production extra whose absence raised ``exc`` (directly, or
-    through :func:`dpfix.numeric.require`), or None: then the ImportError is a bug."""
+    through :func:`dpfix.numbers.numeric.require`), or None: then the ImportError is a bug."""
     for e in (exc, exc.__cause__):
         name = getattr(e, "name", None) if isinstance(e, ImportError) else None
         if name and name.split(".")[0] in PRODUCTION_EXTRA:

@@ -17,13 +17,13 @@ import time
 from typing import Any
 
 from dpfix.constructors import SELECTORS
-from dpfix.exact import exact_array, exact_lam
+from dpfix.numbers.exact import exact_array, exact_lam
 
 __all__ = ["add_parser", "run", "CONSTRUCTORS", "NAMED_Z"]
 
 #: The constructors ``--constructor`` accepts.
 CONSTRUCTORS = ("northwest", "heuristic", "lp", "unfixed")
-#: Named targets ``--z`` accepts besides a list of rationals (dpfix.cases.standard_z).
+#: Named targets ``--z`` accepts besides a list of rationals (dpfix.explore.cases.standard_z).
 NAMED_Z = ("uniform", "geometric", "asymmetric", "zero")
 
 
@@ -68,7 +68,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _target(n: int | None, z_text: list[str] | None) -> list:
-    from dpfix.cases import standard_z
+    from dpfix.explore.cases import standard_z
 
     if z_text and len(z_text) == 1 and z_text[0] in NAMED_Z:
         return list(standard_z(n if n is not None else 10)[z_text[0]])
@@ -91,7 +91,7 @@ def _build(args: argparse.Namespace, z: list, lam: Any, over: str) -> Any:
         return c.northwest_corner(z, lam=lam)
     if name == "heuristic":
         return c.heuristic(z, lam=lam, selector=args.selector)
-    from dpfix.mechanism import weight_matrix
+    from dpfix.theory.mechanism import weight_matrix
 
     W = weight_matrix(args.weights, z, exact=True)
     if name == "lp":

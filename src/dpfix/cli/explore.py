@@ -2,15 +2,15 @@
 
 ``dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6`` prints the vertex counts of
 U, F and R_F (those within the enumeration guard), their dimensions and a
-summary of each polytope graph (:func:`dpfix.reports.polytope_summary`);
+summary of each polytope graph (:func:`dpfix.io.reports.polytope_summary`);
 ``dpfix explore example1`` prints exact instances of both phenomena of the
-paper's Example 1 (:func:`dpfix.counterexamples.find_example1`);
+paper's Example 1 (:func:`dpfix.explore.counterexamples.find_example1`);
 ``dpfix explore northwest --weights zero-one`` prints the smallest exact
 instance where the northwest corner is not optimal over F for a non-convex
-loss (:func:`dpfix.certify.find_northwest_counterexample`; for a convex loss
+loss (:func:`dpfix.explore.northwest.find_northwest_counterexample`; for a convex loss
 there is none, Theorem A of docs/optimum_of_F.md);
 ``dpfix explore delta --lam 2 --delta 1/10`` prints exact instances of what
-changes for (eps, delta)-DP (:func:`dpfix.approximate.find_delta_examples`,
+changes for (eps, delta)-DP (:func:`dpfix.explore.delta_examples.find_delta_examples`,
 docs/open_questions.md section 5).
 """
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dpfix.exact import exact_array, exact_lam
-from dpfix.reports import (
+from dpfix.io.reports import (
     EXPLORE_MAX_N,
     RF_MAX_N,
     format_example1,
@@ -28,6 +27,7 @@ from dpfix.reports import (
     format_summaries,
     polytope_summary,
 )
+from dpfix.numbers.exact import exact_array, exact_lam
 
 __all__ = ["add_parser", "run", "WHAT"]
 
@@ -71,7 +71,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
-    from dpfix.polytopes import RF, F, U
+    from dpfix.theory.polytopes import RF, F, U
 
     if not 2 <= n <= EXPLORE_MAX_N:
         raise ValueError(f"--n: must be in 2..{EXPLORE_MAX_N} (beyond, cdd's exact computations "
@@ -86,8 +86,8 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
 
 
 def _run_northwest(weights: str, n_max: int) -> int:
-    from dpfix.certify import find_northwest_counterexample
-    from dpfix.mechanism import loss
+    from dpfix.explore.northwest import find_northwest_counterexample
+    from dpfix.theory.mechanism import loss
 
     loss(weights)  # an unknown name is refused before the search starts
     if not 2 <= n_max <= 6:
@@ -104,7 +104,7 @@ def _run_northwest(weights: str, n_max: int) -> int:
 
 
 def _run_delta(lam_text: str, delta_text: str) -> int:
-    from dpfix.approximate import find_delta_examples
+    from dpfix.explore.delta_examples import find_delta_examples
 
     n = 2  # every instance exists at n = 2 (R_F^delta at n = 3: 177,150 vertices, 2 minutes)
     ex = find_delta_examples(lam_text, delta_text, n=n)
@@ -128,7 +128,7 @@ def _run_delta(lam_text: str, delta_text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix explore``."""
     if args.what == "example1":
-        from dpfix.counterexamples import find_example1
+        from dpfix.explore.counterexamples import find_example1
 
         print(format_example1(find_example1()))
         return 0

@@ -1,7 +1,7 @@
 """``dpfix privatize``: replace columns of counts by differentially private counts.
 
 ``dpfix privatize INPUT --column COL --epsilon 1 --upper 50 --out OUTPUT`` runs
-the two-stage pipeline (:func:`dpfix.pipeline.privatize_counts`) on a column
+the two-stage pipeline (:func:`dpfix.release.pipeline.privatize_counts`) on a column
 of a CSV or Parquet table (or on several: ``--column A --column B``) and
 writes the privatized columns with the columns named by ``--key`` and
 ``--keep``, rows in key order or shuffled (``--order``). ``--demo`` runs it on
@@ -16,8 +16,8 @@ Decisions
   dropped, since it is not private (on the county data ``INDEX``, the sum of
   the crime columns, gives back the true ``MURDER`` of most counties). The
   report lists the kept and the dropped columns. The table is read and
-  written by :mod:`dpfix.io` (:func:`~dpfix.io.read_counts`,
-  :func:`~dpfix.io.write_counts`): a CSV file as text, so the kept cells are
+  written by :mod:`dpfix.io` (:func:`~dpfix.io.tables.read_counts`,
+  :func:`~dpfix.io.tables.write_counts`): a CSV file as text, so the kept cells are
   written back byte for byte; a Parquet file with its dtypes (the
   privatized columns as int64: an input dtype such as ``uint8`` would reveal
   that every true count is below 256).
@@ -27,17 +27,17 @@ Decisions
   line is a header exactly when one of its cells is empty or not a number
   (``count,number``, ``,0``); a line of numbers (``0.0,5``, ``"0","300"``,
   ``0,300,``: quotes and a trailing separator do not count) is data.
-  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.read_histogram`);
+  ``--header``/``--no-header`` decide instead (:func:`dpfix.io.tables.read_histogram`);
   a first line of numbers is never copied to the output as a header.
 - **Nothing derived from the true data without noise is printed or written**,
-  except to ``--confidential-report`` (:mod:`dpfix.reports`). ``N`` and
+  except to ``--confidential-report`` (:mod:`dpfix.io.reports`). ``N`` and
   ``n = upper + 1`` are public.
 - **Errors** follow :mod:`dpfix.cli`: bad input exits 2, an internal failure
   (a RuntimeError of the LP solver or of a construction check, MemoryError,
   OverflowError, a numerical RuntimeWarning, which is an error here) exits 1,
   each with one line on stderr and nothing written.
 - **All or nothing.** Every output goes to a temporary file in its own folder
-  (:class:`dpfix.io.StagedFiles`). When all of them are complete the summary
+  (:class:`dpfix.io.commit.StagedFiles`). When all of them are complete the summary
   is printed (so a full disk or a closed pipe on standard output stops the run
   before any file is in place), then every destination is checked and the
   files are moved into place together; a failure takes back the ones moved and
@@ -68,14 +68,14 @@ Decisions
   ``G R`` without ``T``.
 - **Outputs are regular files.** An existing output path that is not a
   regular file (a device, a FIFO, a socket, a symbolic link) is refused at the
-  start, even with ``--force`` (:func:`dpfix.io.not_a_regular_file`). The
+  start, even with ``--force`` (:func:`dpfix.io.commit.not_a_regular_file`). The
   confidential report is created with mode 0600 (or the stricter mode of the
   file it replaces).
 - **Row order** (``--order``). The input's order may follow the confidential
   data, so by default the rows come sorted by the ``--key`` columns (equal
   keys in random order) or, without keys, in a secure random order (with
   ``--seed``: reproducible); ``--order input`` keeps the input's order. The
-  report's ``row_order`` says which (:func:`dpfix.io.row_order`; with
+  report's ``row_order`` says which (:func:`dpfix.io.tables.row_order`; with
   ``--engine dask``: partitions and the rows within each shuffled, or input).
 - **Several columns in one run**: ``--column A --column B``. Each
   column is privatized on its own (its own stage 1, target, mechanism and
@@ -111,10 +111,10 @@ Decisions
   same passes over the partitions (one sampler and one generator per column
   and partition).
 - **Frameworks** (docs/no_split.md). ``--framework`` (choices
-  :data:`dpfix.pipeline.FRAMEWORKS`; default: ``privatize_counts``' own,
+  :data:`dpfix.release.pipeline.FRAMEWORKS`; default: ``privatize_counts``' own,
   the two-stage framework), ``--estimator`` (choices
-  :data:`dpfix.privatizers.deconvolve.ESTIMATORS`) and ``--remap`` (choices
-  :data:`dpfix.pipeline.REMAPS`) are passed through when given, so the
+  :data:`dpfix.release.privatizers.deconvolve.ESTIMATORS`) and ``--remap`` (choices
+  :data:`dpfix.release.pipeline.REMAPS`) are passed through when given, so the
   library's defaults and its refusals apply (one line, exit 2: an estimator
   or remap with the two-stage framework, a constructor other than
   northwest, a split with the one-stage framework, ...). ``--split`` has no
@@ -123,10 +123,10 @@ Decisions
   the framework, the estimator and the remap. With ``--engine dask`` the
   one-stage and hybrid frameworks take two passes over the partitions (``y``
   drawn, the target estimated from the summed histogram, ``y`` remapped in
-  place: :func:`dpfix.engines.privatize_dataset`); the quantile remap, which
+  place: :func:`dpfix.io.engines.privatize_dataset`); the quantile remap, which
   sorts all rows together, is refused there in one line.
 - **Beyond one machine.** ``--engine dask`` runs
-  :func:`dpfix.engines.privatize_dataset` on a Parquet dataset or a glob of
+  :func:`dpfix.io.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
   ``dask.distributed`` scheduler).
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
@@ -149,9 +149,9 @@ from pathlib import Path
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
-from dpfix.numeric import require
-from dpfix.pipeline import MIN_STAGE_EPSILON
-from dpfix.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
+from dpfix.numbers.numeric import require
+from dpfix.release.pipeline import MIN_STAGE_EPSILON
+from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
            "MIN_STAGE_EPSILON", "STRICT_WARNINGS", "fit_shares"]
@@ -179,7 +179,7 @@ EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
                         (1e-4, 20.0) if name == "lp" else (1e-4, 100.0))
                  for name, info in CONSTRUCTORS.items()}
 # With a split, eps_1 and eps_2 each at least MIN_STAGE_EPSILON: the library's floor
-# (dpfix.pipeline.MIN_STAGE_EPSILON, 3 times the sampler's limit).
+# (dpfix.release.pipeline.MIN_STAGE_EPSILON, 3 times the sampler's limit).
 #: dpfix.cli turns numerical RuntimeWarnings (overflow, invalid value) into errors here:
 #: a privacy mechanism built through an overflow is refused, not released.
 STRICT_WARNINGS = True
@@ -233,7 +233,7 @@ def _epsilon(text: Any, constructor: str = "heuristic") -> float:
 
 def _stage_budgets(eps: float, options: dict) -> None:
     """Refuse a split that leaves a stage less than :data:`MIN_STAGE_EPSILON`."""
-    from dpfix.pipeline import auto_setting, split_budget
+    from dpfix.release.pipeline import auto_setting, split_budget
 
     framework = options.get("framework", "two-stage")
     split = options["split"]
@@ -531,8 +531,8 @@ def _check_outputs(outputs: dict[str, Path | None], force: bool, inputs: list[Pa
     """Refuse output paths that clash, overwrite an input, exist without --force, or exist
     and are not regular files (a device, a FIFO, a socket, a symbolic link: even with
     --force), at the start, before any randomness is drawn, so that no work is wasted;
-    :class:`dpfix.io.StagedFiles` checks again at the end."""
-    from dpfix.io import not_a_regular_file
+    :class:`dpfix.io.commit.StagedFiles` checks again at the end."""
+    from dpfix.io.commit import not_a_regular_file
 
     seen: dict[Path, str] = {}
     for flag, path in outputs.items():
@@ -560,7 +560,7 @@ def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> No
     """Refuse, before any work, the output paths that could only fail when they are written.
 
     - a name too long for its file system once made into the staged temporary
-      (:class:`dpfix.io.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
+      (:class:`dpfix.io.commit.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
       a Dask dataset, ``dataset``, ``.NAME.partial-PID-HOST-<8 hex>``), or a
       path too long;
     - a folder the user cannot write into.
@@ -569,7 +569,7 @@ def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> No
     file (a symbolic link, dangling or not, included), are left to
     :func:`_check_outputs`, which runs first.
     """
-    from dpfix.io import leftover_tag
+    from dpfix.io.commit import leftover_tag
 
     for flag, path in outputs.items():
         if path is None or not path.parent.is_dir():
@@ -659,23 +659,23 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
-    :class:`dpfix.io.StagedFiles`); the caller commits them. ``columns`` holds
+    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. ``columns`` holds
     one :class:`_Column` per privatized column (its budget, bound, delta and
     seed; one with name None for a histogram file), each privatized on its own
-    by :func:`dpfix.pipeline.privatize_counts` with ``options``. ``read_from``
+    by :func:`dpfix.release.pipeline.privatize_counts` with ``options``. ``read_from``
     is the file actually read when it is not ``input_path`` yet (the demo's
     staged input). ``key`` and ``keep`` name the other columns written
     (declared public); every other column is dropped. ``budget_rule`` and
     ``epsilon_total`` describe the split of the total budget over several
     columns (the report's ``composition``). ``order`` is the output's row
-    order (:func:`dpfix.io.row_order`; None: ``"key"`` with ``key``, else
+    order (:func:`dpfix.io.tables.row_order`; None: ``"key"`` with ``key``, else
     ``"shuffled"``). ``escape_formulas``: a CSV output's cells that a
     spreadsheet may run as formulas are prefixed with a single quote
-    (:func:`dpfix.io.write_counts`; else one warning per column). Returns the
+    (:func:`dpfix.io.tables.write_counts`; else one warning per column). Returns the
     PrivatizedCounts, one per column.
     """
-    from dpfix import reports
-    from dpfix.io import (
+    from dpfix.io import reports
+    from dpfix.io.tables import (
         check_input_file,
         is_parquet,
         other_columns,
@@ -683,7 +683,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
         row_order,
         write_counts,
     )
-    from dpfix.pipeline import privatize_counts
+    from dpfix.release.pipeline import privatize_counts
 
     start = time.perf_counter()
     input_path = Path(input_path)
@@ -801,7 +801,7 @@ DASK_ROW_ORDER_RULES = {
 
 def _order(order: str | None, key: list, histogram: bool) -> str:
     """``--order``, checked: by default ``key`` with ``--key``, else ``shuffled``."""
-    from dpfix.io import ROW_ORDERS
+    from dpfix.io.tables import ROW_ORDERS
 
     if histogram:
         if order is not None:
@@ -911,7 +911,7 @@ def _stream(table: Path, committed: list[Path]) -> None:
 
 
 def _demo(args: argparse.Namespace, staged: Any) -> int:
-    from dpfix import io
+    from dpfix.io import tables as io
 
     pd = require("pandas")
 
@@ -999,7 +999,7 @@ def run(args: argparse.Namespace) -> int:
     "nothing written", or the files already in place when it came after the
     commit. No output exists in any failure before the commit.
     """
-    from dpfix.io import StagedFiles
+    from dpfix.io.commit import StagedFiles
 
     staged = StagedFiles(force=bool(getattr(args, "force", False)))
     if isinstance(args.column, str):  # a caller's Namespace: one column
@@ -1047,7 +1047,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     import shutil
     import tempfile
 
-    from dpfix.io import leftover_tag, remove_stale
+    from dpfix.io.commit import leftover_tag, remove_stale
 
     to_stdout, from_stdin = str(args.out) == "-", str(args.input) == "-"
     remove_stale(tempfile.gettempdir(), "dpfix-")  # the scratch folders of killed runs
@@ -1103,7 +1103,7 @@ def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
     ends): no copy of the confidential table ever reaches a disk, and none
     outlives the process, even after SIGKILL. Elsewhere it is a file created
     0600 in the private (0700) ``scratch`` folder, removed at the end of the run,
-    or after SIGKILL by the next run (:func:`dpfix.io.remove_stale`).
+    or after SIGKILL by the next run (:func:`dpfix.io.commit.remove_stale`).
     """
     import shutil
 
@@ -1127,9 +1127,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     """``--engine dask``: a partitioned dataset in, a Parquet dataset out."""
     import shutil
 
-    from dpfix import reports
-    from dpfix.engines import privatize_dataset
-    from dpfix.io import TableInput
+    from dpfix.io import reports
+    from dpfix.io.engines import privatize_dataset
+    from dpfix.io.tables import TableInput
 
     if args.histogram:
         raise ValueError("--histogram: not with --engine dask (a histogram file is one "
@@ -1214,8 +1214,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``dpfix privatize``."""
     import inspect
 
-    from dpfix.pipeline import FRAMEWORKS, REMAPS, privatize_counts
-    from dpfix.privatizers.deconvolve import ESTIMATORS
+    from dpfix.release.pipeline import FRAMEWORKS, REMAPS, privatize_counts
+    from dpfix.release.privatizers.deconvolve import ESTIMATORS
 
     default_framework = inspect.signature(privatize_counts).parameters["framework"].default
     one_stage = [k for k, v in CONSTRUCTORS.items() if v.stage == "one-stage"]
@@ -1290,9 +1290,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "return and is not a plain number, which a spreadsheet would run as a "
                         "formula (without it such cells are written as they are, with one "
                         "warning per column)")
-    p.add_argument("--constructor", default="northwest", choices=list(CONSTRUCTORS),
+    released = [name for name, info in CONSTRUCTORS.items() if info.release]
+    p.add_argument("--constructor", default="northwest", choices=released,
                    metavar="NAME",
-                   help=f"stage 2, the count mechanism T: {', '.join(CONSTRUCTORS)}. "
+                   help=f"stage 2, the count mechanism T: {', '.join(released)}. "
                         "Default northwest (the optimum of F for every convex loss, Theorem A; "
                         "heuristic is the paper's Algorithm 1); lp: small --upper only; "
                         f"{', '.join(one_stage)}: one-stage, all of eps_t on the counts")

@@ -3,7 +3,7 @@
 ``dpfix search conj.py --over F --n 2..4 --lam 2,3/2 --z compositions:6 --jobs 2``
 imports ``conj.py``, calls its function ``predicate`` (``--function`` for another
 name) on every vertex of F of every instance, in the order of
-:func:`dpfix.search.smallest_counterexample` (``n`` ascending, then ``lam``, then
+:func:`dpfix.explore.search.smallest_counterexample` (``n`` ascending, then ``lam``, then
 ``z``), and prints the first one where it returns False, exactly: the instance, the
 witness as aligned fractions, and the instance as Python.
 
@@ -20,7 +20,7 @@ import sys
 import traceback
 from typing import Any
 
-from dpfix.instances import parse_lams, parse_n, parse_targets
+from dpfix.explore.instances import parse_lams, parse_n, parse_targets
 
 __all__ = ["add_parser", "run"]
 
@@ -67,7 +67,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _load(path: str, name: str) -> Any:
-    from dpfix.search import FilePredicate
+    from dpfix.explore.search import FilePredicate
 
     predicate = FilePredicate(path, name)  # OSError: a missing or unreadable file
     try:
@@ -82,7 +82,7 @@ def _load(path: str, name: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix search``: print the counterexample (1) or what was visited (0)."""
-    from dpfix.search import PredicateError, _smallest
+    from dpfix.explore.search import PredicateError, _smallest
 
     ns, lams, targets = parse_n(args.n), parse_lams(args.lam), parse_targets(args.z)
     budget = int(args.budget) if args.budget and args.budget.isdigit() else args.budget

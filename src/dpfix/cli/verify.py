@@ -1,7 +1,7 @@
 """``dpfix verify``: run the checks of the paper's results and print a table.
 
 The checks are the scripts ``proofs_checks/check_*.py`` (in an installed
-dpfix, the package ``dpfix.proofs_checks``); :mod:`dpfix.verification` loads
+dpfix, the package ``dpfix.proofs_checks``); :mod:`dpfix.explore.verification` loads
 and runs them. The exit code is 1 if any check fails or checks no case; a
 check that needs an optional extra which is not installed is skipped with one
 line naming the extra, and counted in the summary.
@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import Any
 
-from dpfix.verification import find_checks_dir, format_table, load_checks, run_checks
+from dpfix.explore.verification import find_checks_dir, format_table, load_checks, run_checks
 
 __all__ = ["add_parser", "run", "QUICK_TIME", "FULL_TIME"]
 

@@ -1,7 +1,7 @@
-"""Constructors of count mechanisms and their one registry (paper Sections 5-6;
+"""Floor 3, constructors: count mechanisms and their one registry (paper Sections 5-6;
 docs/math_notes.md, docs/open_questions.md).
 
-Every constructor returns a :class:`dpfix.mechanism.Mechanism`; it is exact
+Every constructor returns a :class:`dpfix.theory.mechanism.Mechanism`; it is exact
 (Fractions) when given a rational ``lam`` and rational ``z``, and float when
 given ``eps``. :func:`construct` reaches each by its registry name, the name
 :attr:`Mechanism.constructor` holds, and the one the pipeline, the
@@ -13,7 +13,14 @@ experiments and the command line use:
 - ``"unfixed"``: :func:`unfixed_optimum`, Algorithm 2, the optimum over U;
 - ``"truncated-geometric"``: :func:`truncated_geometric`, one-stage, clamped geometric noise;
 - ``"staircase"``: :func:`staircase`, one-stage, clamped rounded staircase noise;
-- ``"discrete-gaussian"``: :func:`discrete_gaussian`, one-stage, (eps, delta)-DP.
+- ``"discrete-gaussian"``: :func:`discrete_gaussian`, one-stage, (eps, delta)-DP;
+- ``"delta-northwest"``: :func:`delta_northwest_corner`, the delta-northwest corner,
+  the optimum of ``F_delta`` for every convex loss (Theorem A_delta); ``"lp"`` takes
+  ``delta=`` too (the delta LP of :mod:`dpfix.constructors.delta`). The
+  delta-northwest corner is a research constructor (``release=False``): the release
+  samples eps-DP mechanisms exactly and has no exact check of an (eps, delta) table.
+
+May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpfix.constructors.additive import discrete_gaussian, staircase, truncated_geometric
+from dpfix.constructors.delta import delta_northwest_corner
 from dpfix.constructors.heuristic import (
     SELECTORS,
     heuristic,
@@ -32,9 +40,9 @@ from dpfix.constructors.heuristic import (
 from dpfix.constructors.lp import lp_formulation, lp_optimum
 from dpfix.constructors.northwest import northwest_corner, northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts, unfixed_optimum
-from dpfix.exact import resolve_lam
-from dpfix.mechanism import Mechanism
-from dpfix.numeric import check_n
+from dpfix.numbers.exact import resolve_lam
+from dpfix.numbers.numeric import check_n
+from dpfix.theory.mechanism import Mechanism
 
 __all__ = [
     "construct",
@@ -53,6 +61,7 @@ __all__ = [
     "truncated_geometric",
     "staircase",
     "discrete_gaussian",
+    "delta_northwest_corner",
 ]
 
 
@@ -69,6 +78,8 @@ class ConstructorInfo:
     fixed_point : whether the mechanism keeps ``z`` (``z T = z``).
     options : the keyword options :func:`construct` passes on.
     summary : one line for help texts.
+    release : whether :func:`dpfix.release.pipeline.privatize_counts` (and ``dpfix
+        privatize``) offer it: False for a research constructor.
     """
 
     function: str
@@ -76,6 +87,7 @@ class ConstructorInfo:
     fixed_point: bool
     options: tuple[str, ...]
     summary: str
+    release: bool = True
 
 
 #: registry name -> :class:`ConstructorInfo`; ``Mechanism.constructor`` holds these names.
@@ -85,8 +97,8 @@ CONSTRUCTORS: dict[str, ConstructorInfo] = {
         "Algorithm 1: an extreme point of F in O(n^2) (Theorems 5, 6)"),
     "lp": ConstructorInfo(
         "lp_optimum", "two-stage", True,
-        ("weights", "fixed", "solver", "time_limit", "options"),
-        "the least count error over F by linear programming (small n)"),
+        ("weights", "fixed", "solver", "time_limit", "options", "delta"),
+        "the least count error over F by linear programming (small n; delta= for F_delta)"),
     "northwest": ConstructorInfo(
         "northwest_corner", "two-stage", True, (),
         "the northwest-corner split of the geometric mechanism: fixed point z, O(n^2)"),
@@ -102,6 +114,10 @@ CONSTRUCTORS: dict[str, ConstructorInfo] = {
     "discrete-gaussian": ConstructorInfo(
         "discrete_gaussian", "one-stage", False, ("delta",),
         "clamped discrete Gaussian noise, (eps, delta)-DP (Canonne et al. 2020)"),
+    "delta-northwest": ConstructorInfo(
+        "delta_northwest_corner", "two-stage", True, ("delta",),
+        "the delta-northwest corner: the optimum of F_delta for every convex loss "
+        "(Theorem A_delta)", release=False),
 }
 
 

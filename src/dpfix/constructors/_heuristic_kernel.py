@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.numeric import log_add_exp
+from dpfix.numbers.numeric import log_add_exp
 
 __all__ = ["ExactOps", "LogOps", "Run", "run", "TIE_RTOL", "HAVE_NUMBA"]
 

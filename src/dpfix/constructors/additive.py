@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.calibration import (
+from dpfix.numbers.calibration import (
     discrete_gaussian_delta,
     discrete_gaussian_log_weights,
     discrete_gaussian_sigma,
 )
-from dpfix.exact import resolve_lam
-from dpfix.mechanism import Mechanism
-from dpfix.numeric import check_n, geometric_amounts, log_geometric_amounts
+from dpfix.numbers.exact import resolve_lam
+from dpfix.numbers.numeric import check_n, geometric_amounts, log_geometric_amounts
+from dpfix.theory.mechanism import Mechanism
 
 __all__ = [
     "truncated_geometric",
@@ -50,7 +50,7 @@ def float_build_eps(eps: float, top: float, name: str) -> float:
     (``q = 2^(e - 52)``, ``2^e > top``), so a computed log is off by a few
     ``q / 4`` and a neighbour difference by about ``q``: at ``eps = 1e-9`` and
     logs near 20, ``q`` is a relative ``1e-5`` of ``eps``, far above
-    :data:`dpfix.mechanism.FLOAT_RTOL`. Building at ``eps - GUARD_QUANTA q``
+    :data:`dpfix.theory.mechanism.FLOAT_RTOL`. Building at ``eps - GUARD_QUANTA q``
     (a mechanism private at a smaller eps is eps-DP) keeps the measured level
     at most ``eps``.
 
@@ -307,7 +307,7 @@ def staircase(n: int, eps: float | None = None, *, lam: Any = None) -> Mechanism
 def discrete_gaussian(n: int, eps: float, delta: float) -> Mechanism:
     """The discrete Gaussian mechanism (Canonne, Kamath, Steinke 2020), clamped to ``[0, n-1]``.
 
-    ``sigma`` is :func:`dpfix.calibration.discrete_gaussian_sigma` ``(eps, delta)``
+    ``sigma`` is :func:`dpfix.numbers.calibration.discrete_gaussian_sigma` ``(eps, delta)``
     (the calibration shared with the cyclic Gaussian privatizer), the smallest with
     the exact (eps, delta) guarantee of CKS20 Theorem 7; the paper uses
     ``delta = 1/(N+1)``. ``T[i, j] = P(Y = j-i)`` inside and the tails

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors._heuristic_kernel import ExactOps, LogOps, run
-from dpfix.exact import Z_ATOL, probability_vector, resolve_lam
-from dpfix.mechanism import Mechanism
-from dpfix.scales import PSI_MAX_N, pattern_index
+from dpfix.numbers.exact import Z_ATOL, probability_vector, resolve_lam
+from dpfix.theory.mechanism import Mechanism
+from dpfix.theory.scales import PSI_MAX_N, pattern_index
 
 __all__ = ["heuristic", "heuristic_steps", "scale_representation", "SELECTORS", "Z_ATOL"]
 

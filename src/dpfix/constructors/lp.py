@@ -63,8 +63,8 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-from dpfix.exact import probability_vector, resolve_lam
-from dpfix.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
+from dpfix.numbers.exact import probability_vector, resolve_lam
+from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
 
 __all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL", "HIGHS_EPS_MAX"]
 
@@ -264,8 +264,10 @@ def _violations(X: np.ndarray, lam: float, z: np.ndarray | None) -> dict[str, fl
 
 def _with_delta(z: Any, eps: Any, lam: Any, weights: Any, fixed: bool, method: str,
                 delta: Any, start: float) -> Mechanism:
-    """:func:`lp_optimum` with ``delta > 0``: the lifted LP of :mod:`dpfix.approximate`."""
-    from dpfix.approximate import check_delta, is_approximately_dp, lp_optimum_delta
+    """:func:`lp_optimum` with ``delta > 0``: the lifted LP of :mod:`dpfix.constructors.delta`."""
+    from dpfix.constructors.delta import lp_optimum_delta
+    from dpfix.theory.delta import is_approximately_dp
+    from dpfix.theory.polytopes import check_delta
 
     lam_x, eps_f = resolve_lam(eps, lam)
     exact = method == "exact"
@@ -326,7 +328,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         objective drop about 1e-6 relative at ``n = 60`` by violating constraints).
 
     delta : the ``delta`` of (eps, delta)-DP (default 0: eps-DP). Positive: the optimum
-        over ``F_delta[z]`` (or ``U_delta``) of :mod:`dpfix.approximate`, on its lifted
+        over ``F_delta[z]`` (or ``U_delta``) of :mod:`dpfix.theory.delta`, on its lifted
         form; rational for ``"exact"``, where its value is the delta-northwest
         corner's (Theorem A_delta, docs/open_questions.md section 5). The result has
         ``delta`` set and is checked for (eps, delta)-DP (to ``1e-9`` for HiGHS).

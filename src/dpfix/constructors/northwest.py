@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors.unfixed import log_side_sums, sigma_amounts
-from dpfix.exact import probability_vector, resolve_lam
-from dpfix.mechanism import Mechanism
-from dpfix.numeric import log_add_exp, log_geometric_amounts
-from dpfix.scales import sigma
+from dpfix.numbers.exact import probability_vector, resolve_lam
+from dpfix.numbers.numeric import log_add_exp, log_geometric_amounts
+from dpfix.theory.mechanism import Mechanism
+from dpfix.theory.scales import sigma
 
 __all__ = ["northwest_corner", "northwest_plan"]
 

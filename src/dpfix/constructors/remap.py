@@ -19,7 +19,7 @@ import numpy as np
 
 from dpfix.constructors.northwest import northwest_plan
 from dpfix.constructors.unfixed import named_diff, placement, sigma_amounts, unfixed_optimum
-from dpfix.exact import probability_vector
+from dpfix.numbers.exact import probability_vector
 from dpfix.sampling.structured import (
     STRUCTURED,
     Remap,
@@ -27,7 +27,7 @@ from dpfix.sampling.structured import (
     geometric_amounts,
     side_sums,
 )
-from dpfix.scales import sigma
+from dpfix.theory.scales import sigma
 
 __all__ = ["structured_sampler", "northwest_remap", "unfixed_remap", "quantile_plan"]
 

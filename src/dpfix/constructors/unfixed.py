@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.exact import probability_vector, resolve_lam
-from dpfix.mechanism import Mechanism, weight_matrix
-from dpfix.numeric import geometric_amounts, log_add_exp
-from dpfix.scales import single_peaked
+from dpfix.numbers.exact import probability_vector, resolve_lam
+from dpfix.numbers.numeric import geometric_amounts, log_add_exp
+from dpfix.theory.mechanism import Mechanism, weight_matrix
+from dpfix.theory.scales import single_peaked
 
 __all__ = ["sigma_amounts", "check_weights", "placement", "named_diff", "unfixed_optimum",
            "log_side_sums"]
@@ -65,7 +65,7 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     Raises
     ------
     ValueError
-        ``n < 1``, or ``lam``/``eps`` refused by :func:`dpfix.exact.resolve_lam`.
+        ``n < 1``, or ``lam``/``eps`` refused by :func:`dpfix.numbers.exact.resolve_lam`.
 
     Examples
     --------

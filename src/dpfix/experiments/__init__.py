@@ -1,4 +1,5 @@
-"""The experiments of the paper's Section 6, reproducible with one command.
+"""Floor 7, experiments: the experiments of the paper's Section 6, reproducible with one
+command.
 
 ``dpfix reproduce fig3|fig5|fig6|fig7|table3|frontier|all`` (see :mod:`dpfix.reproduce`)
 runs them through :func:`reproduce`:
@@ -19,6 +20,8 @@ runs them through :func:`reproduce`:
 Every experiment is a list of *cells* (:mod:`~dpfix.experiments.cells`): one
 seeded privatization each, computed in parallel, cached in the output folder
 and never recomputed.
+
+May import: every floor below, and :mod:`dpfix.io` (its floor).
 """
 
 from dpfix.experiments import accuracy, frontier, privatizer_error, runtime, split

@@ -42,8 +42,8 @@ from dpfix.experiments.runs import (
     run_method,
     true_distribution,
 )
-from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
-from dpfix.numeric import require
+from dpfix.numbers.numeric import require
+from dpfix.theory.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
 __all__ = ["accuracy_cells", "accuracy_cell", "draw_accuracy", "comparison", "PAPER",
            "METRICS", "grid_eps"]

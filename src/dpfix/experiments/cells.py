@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.numeric import require
+from dpfix.numbers.numeric import require
 
 __all__ = ["KEY_FIELDS", "key_id", "cell_seed", "CellCache", "run_cells", "mean_ci",
            "register", "compute_cell", "summarise"]

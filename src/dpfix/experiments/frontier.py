@@ -56,9 +56,9 @@ from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import MIN_CI_REPLICATIONS, figure, legend_below, note, save
 from dpfix.experiments.runs import default_upper, load_counts, true_distribution
-from dpfix.metrics import kolmogorov_smirnov, total_variation, wasserstein1
-from dpfix.numeric import require
-from dpfix.pipeline import RULE_OF_THUMB, privatize_counts, rule_of_thumb_split
+from dpfix.numbers.numeric import require
+from dpfix.release.pipeline import RULE_OF_THUMB, privatize_counts, rule_of_thumb_split
+from dpfix.theory.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
 __all__ = ["Setting", "SETTINGS", "BASELINE", "LIMIT", "HYBRID_F", "METRICS", "frontier_cells",
            "frontier_cell", "limit_sampler", "limit_count_error", "frontier_summary",
@@ -100,7 +100,8 @@ class Setting:
         return float(self.split)
 
     def options(self) -> dict[str, Any]:
-        """The keywords of :func:`dpfix.pipeline.privatize_counts` (besides the data and seed).
+        """The keywords of :func:`dpfix.release.pipeline.privatize_counts` (besides the data
+        and seed).
 
         The two-stage baseline gets none but the constructor: it is today's
         pipeline exactly (northwest corner, rule-of-thumb split).

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.numeric import require
+from dpfix.numbers.numeric import require
 
 __all__ = ["figure", "band", "save", "STYLES", "note", "MIN_CI_REPLICATIONS", "legend_below"]
 

@@ -16,8 +16,8 @@ from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import MIN_CI_REPLICATIONS, STYLES, band, figure, note, save
 from dpfix.experiments.runs import load_counts
-from dpfix.metrics import kolmogorov_smirnov, wasserstein1
-from dpfix.pipeline import histogram
+from dpfix.release.pipeline import histogram
+from dpfix.theory.metrics import kolmogorov_smirnov, wasserstein1
 
 __all__ = ["privatizer_cells", "privatizer_cell", "draw_privatizers", "LABELS", "FIG3_DATASET"]
 
@@ -47,7 +47,7 @@ def privatizer_cells(cfg: Config) -> list[dict]:
                                       "replication", "seed"))
 def privatizer_cell(key: dict, seed: int) -> dict:
     """One release; W1 and KS between ``zeta`` and ``z`` under both post-processings."""
-    from dpfix.privatizers import POSTPROCESSORS, privatize_distribution
+    from dpfix.release.privatizers import POSTPROCESSORS, privatize_distribution
 
     eta, _ = histogram(load_counts(key["dataset"]), key["n"] - 1)
     zeta = eta / eta.sum()

@@ -1,7 +1,7 @@
 """The data sets and the privatization methods of the paper's Section 6.
 
 Every method privatizes a whole table of counts, as in the paper, through
-:func:`dpfix.pipeline.privatize_counts` (cyclic Laplace in stage 1, numpy's
+:func:`dpfix.release.pipeline.privatize_counts` (cyclic Laplace in stage 1, numpy's
 seeded noise as in the paper's experiments): a method is a constructor of the
 registry (:data:`dpfix.constructors.CONSTRUCTORS`) with its options, e.g. the
 heuristic with ``selector="max"``, the LP with ``solver="highs-ipm"`` and a
@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
-from dpfix.io import counts_from_column, data_path, read_histogram, read_table
-from dpfix.mechanism import Mechanism
-from dpfix.pipeline import TimeLimitReached, histogram, privatize_counts
+from dpfix.io.tables import counts_from_column, data_path, read_histogram, read_table
+from dpfix.release.pipeline import TimeLimitReached, histogram, privatize_counts
+from dpfix.theory.mechanism import Mechanism
 
 __all__ = ["DATASETS", "SYNTHETIC", "Method", "METHODS", "TWO_STAGE", "load_counts",
            "default_upper", "true_distribution", "run_method", "Run", "eps_grid",
@@ -51,7 +51,7 @@ class Method:
     Attributes
     ----------
     constructor : a name in :data:`dpfix.constructors.CONSTRUCTORS`.
-    options : what :func:`dpfix.pipeline.privatize_counts` gets besides it
+    options : what :func:`dpfix.release.pipeline.privatize_counts` gets besides it
         (``selector``, ``solver``).
     label : the label of the figures.
     """
@@ -216,7 +216,7 @@ def run_method(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: 
                time_limit: float | None = None) -> Run:
     """Privatize a table of counts with one of :data:`METHODS` (paper Section 6).
 
-    One call of :func:`dpfix.pipeline.privatize_counts` with the method's
+    One call of :func:`dpfix.release.pipeline.privatize_counts` with the method's
     constructor and options. Two-stage methods split ``eps_t`` by ``split``
     (the rule of thumb of the paper's Appendix F by default) and use the cyclic
     Laplace privatizer with ``postprocess`` (None: the library default);

@@ -37,7 +37,7 @@ from dpfix.experiments import accuracy, frontier, privatizer_error, runtime, spl
 from dpfix.experiments.cells import CellCache, run_cells
 from dpfix.experiments.config import Config
 from dpfix.experiments.runs import DATASETS, SYNTHETIC, required_files
-from dpfix.numeric import require
+from dpfix.numbers.numeric import require
 
 __all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "target_files",
            "markdown_table"]
@@ -60,7 +60,7 @@ class TargetReport:
 
 
 def target_files(target: str) -> list[str]:
-    """The data files one target reads (from :func:`dpfix.io.data_dir`).
+    """The data files one target reads (from :func:`dpfix.io.tables.data_dir`).
 
     Parameters
     ----------
@@ -105,7 +105,7 @@ def check_data(targets: Any) -> None:
     FileNotFoundError: fig3 needs crime_data.csv ...
     >>> del os.environ["DPFIX_DATA"]
     """
-    from dpfix.io import data_dir
+    from dpfix.io.tables import data_dir
 
     targets = list(targets)
     files = sorted({f for t in targets for f in target_files(t)})

@@ -1,4 +1,5 @@
-"""Exact, private-by-construction sampling of count mechanisms (docs/sampling.md).
+"""Floor 1, sampling: exact, private-by-construction sampling of count mechanisms
+(docs/sampling.md).
 
 - :mod:`dpfix.sampling.source`: random words (secure by default; seeded for
   tests and reproductions, not for release), exact uniform integers, and the
@@ -11,7 +12,8 @@
 - :mod:`dpfix.sampling.table`: every other pure eps-DP mechanism sampled from
   integer weights checked exactly ``log(lam)``-DP before any draw.
 
-Floor 1 (tests/test_layering.py): it imports no other dpfix module.
+May import: nothing else of dpfix (the bottom floor, beside :mod:`dpfix.numbers`;
+tests/test_layering.py).
 """
 
 from __future__ import annotations

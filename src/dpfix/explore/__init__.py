@@ -1,0 +1,17 @@
+"""Floor 5, explore: posing questions of the theory and finding the answers exactly.
+
+- :mod:`dpfix.explore.cases`: the standard small cases the checks run on;
+- :mod:`dpfix.explore.instances`: enumerators of exact instances ``(n, lam, z)`` in a
+  documented small-first order;
+- :mod:`dpfix.explore.search`: the exploration engine, ``smallest_counterexample``
+  and ``survey``;
+- :mod:`dpfix.explore.strategies`: hypothesis strategies for lam, targets, scales,
+  vertices and mechanisms;
+- :mod:`dpfix.explore.counterexamples`, :mod:`dpfix.explore.northwest`,
+  :mod:`dpfix.explore.delta_examples`: the searches behind the paper's Example 1, the
+  survey of the northwest corner and the (eps, delta) examples;
+- :mod:`dpfix.explore.verification`: the runner of ``proofs_checks`` (``dpfix verify``).
+
+May import: every floor below (:mod:`dpfix.numbers`, :mod:`dpfix.sampling`,
+:mod:`dpfix.theory`, :mod:`dpfix.constructors`, :mod:`dpfix.certify`).
+"""

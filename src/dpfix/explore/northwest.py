@@ -1,0 +1,293 @@
+"""Exact optimality certificates for count mechanisms over F and U (docs/optimum_of_F.md).
+
+Minimising the count error ``<W, T>`` over ``F`` (rows sum to 1, ``z T = z``,
+every column eps-DP) is a linear programme. Its dual has a variable ``u_i`` per
+row sum and ``v_j`` per fixed-point equation; eliminating the multipliers of
+the ratio constraints column by column, ``(u, v)`` is dual feasible iff for
+every column ``j`` the vector ``g_j = W[:, j] - u - v_j z`` is non-negative on
+the cone ``C = {t >= 0 : t_(i+1) / t_i in [1/lam, lam]}``. The extreme rays of
+``C`` are the eps-scales (the paper's Lemma 1), so the test is
+``min_h sum_i g_j(i) lam^(h_i) >= 0`` over lattice walks ``h`` (``h_0 = 0``,
+steps of +-1). That minimum is a backward recursion, ``O(n)`` arithmetic
+operations per column:
+``Q_(n-1) = g(n-1)``, ``Q_i = g(i) + min(lam Q_(i+1), Q_(i+1) / lam)``
+(:func:`cone_minimum`). Weak duality: a feasible ``(u, v)`` proves
+``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for every ``T'`` in F; equality with
+``<W, T>`` proves ``T`` optimal. Over U drop ``v`` (Theorem 8's setting).
+
+The dual points:
+
+- over F, :func:`northwest_dual`: the explicit dual of the northwest corner
+  (docs/optimum_of_F.md, Theorem A), feasible for every Monge cost (every
+  ``W[i, j] = z_i f(i - j)`` with ``f`` convex) and then tight;
+- over U, the complementary-slackness dual of Algorithm 2 (Theorem 8):
+  ``s_m . u = min_j W[:, j] . s_m`` for every single-peaked scale ``s_m``;
+- for any other weights, the same points repaired to feasibility (each ``v_j``
+  lowered to the least ratio ``(W_j - u) . s / (z . s)`` over all scales, by
+  Dinkelbach's iteration on the recursion), and for small ``n`` the exact
+  optimum of the dual LP restricted to a growing set of scales (column
+  generation with the recursion as separation oracle, solved by cdd.gmp):
+  :func:`exact_optimum`.
+
+Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
+the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from dpfix.certify.certificate import Certificate, exact_optimum
+from dpfix.certify.cone import _exact_matrix, _q, _weights, _weights_label
+from dpfix.certify.duals import _scale_lp
+from dpfix.numbers.exact import (
+    exact_lam,
+)
+
+__all__ = ["NorthwestCounterexample", "find_northwest_counterexample", "remap_of",
+           "northwest_survey"]
+
+
+# ---------------------------------------------------------------- counterexamples
+@dataclass
+class NorthwestCounterexample:
+    """An exact instance where the northwest corner is not optimal over F.
+
+    ``gap = northwest_value - optimum > 0``; ``optimum_T`` attains ``optimum``
+    (``certificate`` proves it); ``searched`` counts the instances tried before.
+    """
+
+    weights: str
+    n: int
+    lam: Fraction
+    z: np.ndarray
+    northwest_value: Fraction
+    optimum: Fraction
+    gap: Fraction
+    northwest_T: np.ndarray
+    optimum_T: np.ndarray
+    certificate: Certificate
+    searched: int
+
+    def __str__(self) -> str:
+        def mat(M: np.ndarray) -> str:
+            return "\n".join("  [" + ", ".join(str(x) for x in row) + "]" for row in M)
+        return (f"weights {self.weights}: n = {self.n}, lam = {self.lam}, "
+                f"z = ({', '.join(str(x) for x in self.z)})\n"
+                f"northwest corner: {self.northwest_value}\noptimum over F: {self.optimum}\n"
+                f"gap: {self.gap} (~{float(self.gap):.6g}); "
+                f"{self.searched} instances searched\n"
+                f"northwest T:\n{mat(self.northwest_T)}\noptimal T:\n{mat(self.optimum_T)}")
+
+
+def _northwest_and_optimum(weights: Any, inst: Any, matrix_weights: bool
+                           ) -> tuple[np.ndarray, np.ndarray, Fraction, Certificate]:
+    """The northwest corner ``T`` of an instance, the loss matrix ``W``, ``W . T`` and the
+    exact optimum over F (for the loss given by name, or by its matrix ``W``)."""
+    from dpfix.constructors import northwest_corner
+
+    zv = inst.z_array()
+    T = northwest_corner(zv, lam=inst.lam).matrix
+    W = _weights(weights, zv)
+    opt = exact_optimum(zv, inst.lam, W if matrix_weights else weights)
+    return T, W, (W * T).sum(), opt
+
+
+def _northwest_is_optimal(weights: Any, matrix_weights: bool, inst: Any) -> bool:
+    """The predicate of the northwest searches: no mechanism of F does better."""
+    _, _, nw, opt = _northwest_and_optimum(weights, inst, matrix_weights)
+    return not opt.value < nw
+
+
+def _northwest_instances(n_values: Iterable[int], lams: Iterable[Any], denominator_max: int
+                         ) -> Iterator[Any]:
+    """The instances of the northwest searches: ``n``, then ``z`` (least denominator
+    first, :func:`dpfix.explore.instances.targets_by_denominator`), then ``lam``."""
+    from dpfix.explore.instances import Instance, targets_by_denominator
+
+    lam_values = [exact_lam(lam) for lam in lams]
+    for n in n_values:
+        for z in targets_by_denominator(n, denominator_max):
+            for lam in lam_values:
+                yield Instance(n, lam, z)
+
+
+def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
+                                  lams: tuple = (2, 3, Fraction(3, 2)),
+                                  denominator_max: int = 6,
+                                  limit: int | None = None) -> NorthwestCounterexample | None:
+    """The smallest exact instance where the northwest corner is not optimal over F.
+
+    Searches ``n = 2 .. n_max``; for each ``n`` the targets ``z = c / N`` for
+    ``N = 1 .. denominator_max`` and every composition ``c`` of ``N`` into ``n``
+    non-negative parts (zeros at the ends and inside included), and each ``lam``
+    in ``lams``, in this order; compares the northwest corner with the exact
+    optimum of :func:`exact_optimum`. "Smallest": least ``n``, then least ``N``.
+    The search is :func:`dpfix.explore.search.smallest_counterexample` over these instances.
+
+    Parameters
+    ----------
+    weights : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``
+        (``z_i f(i - j)``).
+    n_max, lams, denominator_max : the search space.
+    limit : stop after this many instances (None: no limit).
+
+    Returns
+    -------
+    NorthwestCounterexample or None
+        None when every instance searched has the northwest corner optimal
+        (for a convex loss that is Theorem A; for others, evidence only).
+
+    Examples
+    --------
+    >>> ce = find_northwest_counterexample("zero-one", n_max=3)
+    >>> ce.n, ce.gap > 0
+    (3, True)
+    >>> find_northwest_counterexample("abs", n_max=3, denominator_max=3) is None
+    True
+    """
+    from dpfix.explore.search import BudgetReached, smallest_counterexample
+
+    instances = _northwest_instances(range(2, n_max + 1), lams, denominator_max)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetReached)  # limit: None, as documented
+        ce = smallest_counterexample(partial(_northwest_is_optimal, weights, False),
+                                     over="instance", instances=instances, budget=limit)
+    if ce is None:
+        return None
+    T, _, nw, opt = _northwest_and_optimum(weights, ce.instance, False)
+    return NorthwestCounterexample(
+        weights=_weights_label(weights), n=ce.n, lam=ce.lam, z=ce.instance.z_array(),
+        northwest_value=nw, optimum=opt.value, gap=nw - opt.value, northwest_T=T,
+        optimum_T=opt.T, certificate=opt, searched=ce.visited)
+
+
+def remap_of(T: Any, lam: Any) -> np.ndarray:
+    """``R`` with ``T = G R``, ``G`` the truncated geometric mechanism (exact).
+
+    ``R = diag(alpha)^-1 Sigma^-1 T`` (``Sigma^-1 = diag(Z) K^-1``, ``K^-1``
+    tridiagonal), so its rows sum to 1; ``T`` is the geometric mechanism
+    followed by a (randomised) remapping iff ``R >= 0`` (docs/optimum_of_F.md
+    section 5).
+
+    Parameters
+    ----------
+    T : an exact ``n x n`` matrix; lam : rational ``lam > 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``R``, Fractions.
+
+    Examples
+    --------
+    >>> from dpfix.constructors import northwest_corner
+    >>> remap_of(northwest_corner(["1/2", "1/2"], lam=2).matrix, 2).tolist()
+    [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+    """
+    lam_x = exact_lam(lam)
+    Tm = _exact_matrix(T, "T")
+    n = Tm.shape[0]
+    rho = 1 / lam_x
+    if n == 1:
+        return Tm.copy()
+    k = 1 / (1 - rho * rho)
+    KiT = np.empty((n, n), dtype=object)
+    for i in range(n):
+        row = Tm[i] * (1 + rho * rho if 0 < i < n - 1 else 1)
+        if i > 0:
+            row = row - rho * Tm[i - 1]
+        if i < n - 1:
+            row = row - rho * Tm[i + 1]
+        KiT[i] = row * k
+    Z = [sum(rho ** abs(i - m) for i in range(n)) for m in range(n)]
+    ends, inner = 1 / (1 + rho), (1 - rho) / (1 + rho)
+    alpha = [Z[m] * (ends if m in (0, n - 1) else inner) for m in range(n)]
+    return np.array([KiT[m] * (Z[m] / alpha[m]) for m in range(n)], dtype=object)
+
+
+def _monotone(R: np.ndarray) -> bool:
+    """Support of ``R`` a staircase: row ``m``'s columns all at or left of row ``m+1``'s."""
+    last = -1
+    for row in R:
+        cols = [j for j, x in enumerate(row) if x != 0]
+        if cols[0] < last:
+            return False
+        last = cols[-1]
+    return True
+
+
+def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2, 3),
+                     denominator_max: int = 4) -> dict[str, Any]:
+    """How far the northwest corner is from the optimum over F, on every small instance.
+
+    The instances of :func:`find_northwest_counterexample` (``z = c / N``, every
+    composition ``c``, ``N <= denominator_max``) for each ``n`` and ``lam``; the
+    optimum by :func:`exact_optimum`. Where the northwest corner is not optimal,
+    also the best mechanism of the form ``G R`` (the truncated geometric
+    mechanism followed by a randomised remapping, i.e. ``T = Sigma A``,
+    ``A >= 0``: the exact LP over single-peaked scales), to tell whether an
+    optimum of that form exists and whether a monotone remapping suffices.
+
+    Parameters
+    ----------
+    weights : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``.
+    n_values, lams, denominator_max : the instances.
+
+    Returns
+    -------
+    dict
+        ``instances``, ``not_optimal``, ``max_gap``, ``max_relative_gap``,
+        ``worst`` (``n, lam, z, gap``); among the non-optimal instances:
+        ``remap_optimal`` (the best ``G R`` is optimal over F),
+        ``remap_beats_northwest`` (the best ``G R`` is below the northwest
+        corner: a non-monotone or non-northwest remapping), ``remap_monotone``
+        (the best ``G R`` found has a staircase remapping); ``by_n`` (``n ->
+        [instances, not optimal]``).
+
+    Examples
+    --------
+    >>> s = northwest_survey("zero-one", n_values=(3,), lams=(3,), denominator_max=4)
+    >>> s["instances"], s["not_optimal"], s["max_gap"], s["remap_optimal"]
+    (22, 2, Fraction(1, 252), 2)
+    """
+    from dpfix.explore.search import survey
+
+    result = survey(partial(_northwest_is_optimal, weights, True), over="instance",
+                    instances=_northwest_instances(n_values, lams, denominator_max))
+    if result.errors:
+        raise result.errors[0]
+    out: dict[str, Any] = {"weights": _weights_label(weights), "instances": result.visited,
+                           "not_optimal": len(result.failures), "max_gap": Fraction(0),
+                           "max_relative_gap": Fraction(0), "worst": None,
+                           "remap_optimal": 0, "remap_beats_northwest": 0,
+                           "remap_monotone": 0, "by_n": {}}
+    for (n, _), c in result.counts.items():
+        counts = out["by_n"].setdefault(n, [0, 0])
+        counts[0] += c["held"] + c["failed"]
+        counts[1] += c["failed"]
+    for ce in result.failures:
+        _, W, nw, opt = _northwest_and_optimum(weights, ce.instance, True)
+        n, lam_x, zv = ce.n, ce.lam, ce.instance.z_array()
+        gap = nw - opt.value
+        rel = gap / opt.value if opt.value else Fraction(0)
+        if gap > out["max_gap"]:
+            out["max_gap"] = gap
+        if rel > out["max_relative_gap"]:
+            out["max_relative_gap"] = rel
+            out["worst"] = {"n": n, "lam": lam_x, "z": list(zv), "gap": gap,
+                            "northwest": nw, "optimum": opt.value}
+        Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
+        _, _, Tr, _ = _scale_lp([_q(x) for x in zv], _q(lam_x), Wc, single_peaked=True)
+        best_remap = (W * Tr).sum()
+        out["remap_optimal"] += best_remap == opt.value
+        out["remap_beats_northwest"] += best_remap < nw
+        out["remap_monotone"] += _monotone(remap_of(Tr, lam_x))
+    return out

@@ -1,0 +1,842 @@
+"""The exploration engine: pose a conjecture as a predicate, get the smallest exact
+counterexample (:func:`smallest_counterexample`) or how often it holds (:func:`survey`).
+
+A predicate is a function returning a ``bool`` (Python's or numpy's; anything else is
+a ``TypeError``: truthiness of arrays or None would hide mistakes): True where the
+conjecture holds, False for a counterexample. ``over`` names what it receives:
+
+- ``"instance"``: ``predicate(instance)``, the :class:`dpfix.explore.instances.Instance`;
+- ``"U"``, ``"F"``, ``"RF"``, ``"RU"``: ``predicate(vertex, instance)`` for each vertex
+  of the polytope of :mod:`dpfix.theory.polytopes` (an exact object array of Fractions), in
+  :meth:`~dpfix.theory.polytopes.Polytope.vertices` order (lexicographic);
+- ``"U-pairs"``, ``"F-pairs"``, ``"RF-pairs"``, ``"RU-pairs"``: ``predicate((a, b),
+  instance)`` for each pair of vertices, ``a`` before ``b`` in that order (the pairs
+  ``(V[i], V[j])``, ``i < j``, lexicographic in ``(i, j)``);
+- ``"U_delta"``, ``"F_delta"``, ``"RF_delta"``, ``"RU_delta"``, ``"U_lifted"``,
+  ``"F_lifted"``: the vertices of the (eps, delta) forms of :mod:`dpfix.theory.delta`
+  (``delta=`` required), as above;
+- ``"mechanism"`` or ``"mechanism:NAME"``: ``predicate(mechanism, instance)`` for
+  ``construct(z, lam=lam, method=NAME)`` (:func:`dpfix.constructors.construct`,
+  default ``northwest``); the witness is its exact matrix.
+
+Instances are visited ``n`` ascending, then ``lam`` in the given order, then ``z`` in
+the given order (targets whose length is not ``n`` are skipped); objects without a
+target (``U``, ``R_U`` and their forms; ``"instance"`` without ``z``) get ``z = None``
+and ignore ``z``. Defaults: ``lam = (2,)``; ``z`` the named targets of
+:func:`dpfix.explore.instances.named_targets`. ``lam`` and ``z`` may be infinite generators
+(:func:`dpfix.explore.instances.lams_by_height`,
+:func:`dpfix.explore.instances.targets_by_denominator`):
+they are replayed for each ``n``, and the budget ends the run.
+
+Everything is exact (floats refused: :class:`dpfix.numbers.exact.ExactnessError`) and
+reproducible: with ``jobs > 1`` the instances go to worker processes in order and
+the answer (the first counterexample in visiting order, ``visited``) is the one of
+``jobs = 1``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import itertools
+import json
+import multiprocessing
+import os
+import pickle
+import re
+import sys
+import time
+import traceback
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import timedelta
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpfix.constructors import CONSTRUCTORS, construct
+from dpfix.explore.instances import Instance, Targets, named_targets
+from dpfix.numbers.display import format_exact
+from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
+from dpfix.theory import delta as delta_forms
+from dpfix.theory import polytopes
+from dpfix.theory.polytopes import check_delta
+
+__all__ = ["smallest_counterexample", "survey", "Counterexample", "SurveyResult",
+           "PredicateError", "BudgetReached", "OVERS", "FilePredicate"]
+
+#: The values of ``over`` -> what the predicate receives.
+OVERS: dict[str, str] = {
+    "instance": "predicate(instance)",
+    "U": "each vertex of U(n, lam): predicate(vertex, instance)",
+    "F": "each vertex of F(n, lam, z)",
+    "RF": "each vertex of R_F(n, lam, z)",
+    "RU": "each vertex of R_U(n, lam)",
+    "U-pairs": "each pair (a, b) of vertices of U, a before b: predicate((a, b), instance)",
+    "F-pairs": "each pair (a, b) of vertices of F, a before b",
+    "RF-pairs": "each pair (a, b) of vertices of R_F, a before b",
+    "RU-pairs": "each pair (a, b) of vertices of R_U, a before b",
+    "U_delta": "each vertex of U_delta(n, lam, delta) (delta= required)",
+    "F_delta": "each vertex of F_delta(n, lam, z, delta)",
+    "RF_delta": "each vertex of RF_delta(n, lam, z, delta)",
+    "RU_delta": "each vertex of RU_delta(n, lam, delta)",
+    "U_lifted": "each vertex of U_lifted(n, lam, delta)",
+    "F_lifted": "each vertex of F_lifted(n, lam, z, delta)",
+    "mechanism": "construct(z, lam=lam, method=NAME) for over='mechanism:NAME' (default "
+                 "northwest): predicate(mechanism, instance)",
+}
+_NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
+_DELTA = {"U_delta", "F_delta", "RF_delta", "RU_delta", "U_lifted", "F_lifted"}
+#: instances a worker process receives at a time (jobs > 1)
+_CHUNK = 8
+class PredicateError(RuntimeError):
+    """The predicate raised: ``instance``, ``witness`` (what it was given) and the
+    formatted ``traceback`` of the original exception."""
+
+    def __init__(self, name: str, instance: Instance, witness: Any, tb: str) -> None:
+        last = tb.strip().splitlines()[-1] if tb.strip() else "an exception"
+        super().__init__(f"predicate {name} raised {last} at {instance!r}\n{tb}")
+        self.instance, self.witness, self.traceback = instance, witness, tb
+
+
+class BudgetReached(UserWarning):
+    """The budget ended a search before it visited every instance."""
+
+
+# ------------------------------------------------------------------ exact display
+def _format_witness(witness: Any) -> str:
+    if witness is None:
+        return "(the instance itself)"
+    if isinstance(witness, tuple):
+        a, b = witness
+        return f"a:\n{format_exact(a)}\nb:\n{format_exact(b)}"
+    return format_exact(witness)
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """An instance where the predicate returned False, and what it was given there.
+
+    Attributes
+    ----------
+    instance : Instance
+        The exact instance (``.n``, ``.lam``, ``.z``).
+    witness : numpy.ndarray, tuple of two arrays, or None
+        The failing vertex (object array of Fractions), the failing pair ``(a, b)``, the
+        mechanism's exact matrix, or None for ``over="instance"``.
+    visited : int
+        Instances visited, this one included (in visiting order; cached ones count).
+    over : str
+        What the predicate received.
+    """
+
+    instance: Instance
+    witness: Any
+    visited: int
+    over: str
+
+    @property
+    def n(self) -> int:
+        return self.instance.n
+
+    @property
+    def lam(self) -> Fraction:
+        return self.instance.lam
+
+    @property
+    def z(self) -> tuple[Fraction, ...] | None:
+        return self.instance.z
+
+    def __str__(self) -> str:
+        return (f"counterexample over {self.over} at {self.instance} "
+                f"(instance {self.visited} visited)\nwitness:\n{_format_witness(self.witness)}")
+
+
+@dataclass
+class SurveyResult:
+    """How often a predicate held, per ``(n, lam)``.
+
+    Attributes
+    ----------
+    counts : dict
+        ``(n, lam)`` -> ``{"held": int, "failed": int, "errored": int}``, in visiting order.
+    failures : list of Counterexample
+        Every failing instance with its witness, in visiting order.
+    errors : list of PredicateError
+        Every instance where the predicate raised.
+    visited : int
+        Instances visited (cached ones included).
+    complete : bool
+        False when the budget stopped the survey.
+    elapsed : float
+        Seconds.
+    stopped : str or None
+        What stopped it (the budget), or None.
+    """
+
+    counts: dict[tuple[int, Fraction], dict[str, int]] = field(default_factory=dict)
+    failures: list[Counterexample] = field(default_factory=list)
+    errors: list[PredicateError] = field(default_factory=list)
+    visited: int = 0
+    complete: bool = True
+    elapsed: float = 0.0
+    stopped: str | None = None
+
+    @property
+    def holds(self) -> bool:
+        """True when the predicate held on every instance visited."""
+        return not self.failures and not self.errors
+
+    def __str__(self) -> str:
+        head = ("n", "lam", "visited", "held", "failed", "errored")
+        rows = [(str(n), str(lam), str(sum(c.values())), str(c["held"]), str(c["failed"]),
+                 str(c["errored"])) for (n, lam), c in self.counts.items()]
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        lines = ["  ".join(x.rjust(w) for x, w in zip(r, widths, strict=True))
+                 for r in [head, *rows]]
+        state = "complete" if self.complete else f"stopped: {self.stopped}"
+        lines.append(f"{self.visited} instances visited in {self.elapsed:.2f} s ({state})")
+        lines += [f"failed at {ce.instance}" for ce in self.failures[:10]]
+        if len(self.failures) > 10:
+            lines.append(f"... and {len(self.failures) - 10} more failing instances")
+        lines += [f"raised at {e.instance}" for e in self.errors[:10]]
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ predicates in files
+class FilePredicate:
+    """The function ``name`` of the Python file ``path``, loaded on first call (so it
+    pickles by path: worker processes import the file themselves).
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
+    LookupError
+        The file defines no callable ``name``.
+    """
+
+    def __init__(self, path: str | os.PathLike, name: str = "predicate") -> None:
+        self.path, self.name = str(Path(path).resolve()), name
+        self._function: Callable | None = None
+        self.source = Path(self.path).read_text(encoding="utf-8")
+
+    def load(self) -> Callable:
+        if self._function is None:
+            spec = importlib.util.spec_from_file_location(
+                f"_dpfix_user_{hashlib.sha1(self.path.encode()).hexdigest()[:12]}", self.path)
+            if spec is None or spec.loader is None:
+                raise OSError(f"{self.path}: not a Python file")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            fn = getattr(module, self.name, None)
+            if not callable(fn):
+                raise LookupError(f"{self.path}: defines no function {self.name!r}")
+            self._function = fn
+        return self._function
+
+    def __call__(self, *args: Any) -> Any:
+        return self.load()(*args)
+
+    def __getstate__(self) -> dict:
+        return {"path": self.path, "name": self.name, "source": self.source}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _function=None)
+
+    def __repr__(self) -> str:
+        return f"{Path(self.path).name}:{self.name}"
+
+
+def _name(predicate: Callable) -> str:
+    if isinstance(predicate, FilePredicate):
+        return repr(predicate)
+    return getattr(predicate, "__qualname__", None) or repr(predicate)
+
+
+def _source_hash(predicate: Callable) -> str:
+    source = getattr(predicate, "source", None)
+    if source is None:
+        try:
+            source = inspect.getsource(predicate)
+        except (OSError, TypeError):
+            code = getattr(predicate, "__code__", None)
+            source = repr(code.co_code) if code is not None else repr(predicate)
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------------ what the predicate gets
+@dataclass(frozen=True)
+class _Spec:
+    """Everything a worker needs to check instances (picklable)."""
+
+    predicate: Callable
+    kind: str  # a key of OVERS without "-pairs"
+    pairs: bool
+    method: str
+    delta: Fraction | None
+    over: str
+
+
+def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]:
+    if not isinstance(over, str):
+        raise ValueError(f"over: expected one of {', '.join(OVERS)}, got {over!r}")
+    method = "northwest"
+    kind = over
+    if over.startswith("mechanism:"):
+        kind, method = "mechanism", over.split(":", 1)[1]
+        if method not in CONSTRUCTORS:
+            raise ValueError(f"over: unknown constructor {method!r}; choose from "
+                             f"{', '.join(CONSTRUCTORS)}")
+    if kind not in OVERS:
+        raise ValueError(f"over: unknown {over!r}; choose from {', '.join(OVERS)} "
+                         "(or mechanism:NAME)")
+    pairs = kind.endswith("-pairs")
+    base = kind[: -len("-pairs")] if pairs else kind
+    if base in _DELTA:
+        if delta is None:
+            raise ValueError(f"over={over!r} needs delta= (an exact 0 <= delta < 1)")
+        delta = check_delta(delta)
+    elif delta is not None:
+        raise ValueError(f"delta: only the delta forms take it ({', '.join(sorted(_DELTA))})")
+    return base, pairs, method, delta
+
+
+def _polytope(spec: _Spec, inst: Instance) -> Any:
+    kind, z = spec.kind, inst.z_array()
+    if kind in ("U", "RU"):
+        return getattr(polytopes, kind)(inst.n, inst.lam)
+    if kind in ("F", "RF"):
+        return getattr(polytopes, kind)(inst.n, inst.lam, z)
+    make = getattr(delta_forms, kind)
+    if kind in _NO_TARGET:
+        return make(inst.n, inst.lam, spec.delta)
+    return make(inst.n, inst.lam, z, spec.delta)
+
+
+def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
+    """``(arguments of the predicate, witness)`` for each object of the instance."""
+    if spec.kind == "instance":
+        yield (inst,), None
+        return
+    try:
+        if spec.kind == "mechanism":
+            mech = construct(list(inst.z), lam=inst.lam, method=spec.method)
+            objects: list = [(mech, mech.matrix)]
+        else:
+            V = _polytope(spec, inst).vertices()
+            objects = [(v, v) for v in V] if not spec.pairs else \
+                [((a, b), (a, b)) for a, b in itertools.combinations(V, 2)]
+    except Exception as exc:
+        exc.add_note(f"while building the objects of {inst!r} (over={spec.over!r})")
+        raise
+    for obj, witness in objects:
+        yield (obj, inst), witness
+
+
+@dataclass
+class _Outcome:
+    status: str  # "held", "failed" or "error"
+    witness: Any = None
+    traceback: str = ""
+
+
+def _check(spec: _Spec, inst: Instance) -> _Outcome:
+    for args, witness in _items(spec, inst):
+        try:
+            result = spec.predicate(*args)
+        except Exception:
+            return _Outcome("error", witness, traceback.format_exc())
+        if not isinstance(result, (bool, np.bool_)):
+            raise TypeError(f"predicate {_name(spec.predicate)} returned "
+                            f"{type(result).__name__} {result!r} at {inst!r}: it must return "
+                            "a bool (True where the conjecture holds)")
+        if not result:
+            return _Outcome("failed", witness)
+    return _Outcome("held")
+
+
+# ------------------------------------------------------------------ worker processes
+_WORKER_SPEC: _Spec | None = None
+
+
+def _init_worker(spec: _Spec) -> None:
+    global _WORKER_SPEC
+    _WORKER_SPEC = spec
+    try:  # one thread per worker: the processes are the parallelism (no oversubscription)
+        from PyNormaliz_cpp import NmzSetNumberOfNormalizThreads
+    except ImportError:
+        return
+    NmzSetNumberOfNormalizThreads(1)
+
+
+def _check_chunk(instances: list[Instance], first_only: bool) -> list[_Outcome]:
+    assert _WORKER_SPEC is not None
+    out = []
+    for inst in instances:
+        out.append(_check(_WORKER_SPEC, inst))
+        if first_only and out[-1].status != "held":
+            break
+    return out
+
+
+# ------------------------------------------------------------------ the instance stream
+class _Replay:
+    """Iterate a one-shot iterator again and again: what was drawn is kept."""
+
+    def __init__(self, source: Iterable) -> None:
+        self._it, self._seen = iter(source), []
+
+    def __iter__(self) -> Iterator:
+        yield from self._seen
+        for x in self._it:
+            self._seen.append(x)
+            yield x
+
+
+def _reiterable(values: Iterable) -> Iterable:
+    if isinstance(values, (list, tuple, range, np.ndarray, Targets)):
+        return values
+    return _Replay(values)
+
+
+def _scalar(x: Any) -> bool:
+    return isinstance(x, (str, float, np.floating)) or is_exact_number(x)
+
+
+def _ns(n: Any) -> Iterator[int]:
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+        yield int(n)
+        return
+    if isinstance(n, (list, tuple, range, set, frozenset, np.ndarray)):
+        n = sorted(int(x) for x in n)
+    last = None
+    for k in n:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"n: sizes must be ints, got {k!r}")
+        if last is not None and k < last:
+            raise ValueError(f"n: must be ascending (got {k} after {last})")
+        last = int(k)
+        yield last
+
+
+def _lams(lam: Any) -> Iterable[Fraction]:
+    if lam is None:
+        return (Fraction(2),)
+    if _scalar(lam):
+        return (exact_lam(lam),)
+    return _reiterable(exact_lam(x) for x in lam) if not isinstance(lam, (list, tuple)) \
+        else tuple(exact_lam(x) for x in lam)
+
+
+def _targets(z: Any) -> Callable[[int], Iterable]:
+    """``n`` -> the targets to try at ``n`` (before the length filter)."""
+    if z is None:
+        family = named_targets()
+        return family.for_n
+    if isinstance(z, Targets) and z.n is None:
+        return z.for_n
+    if isinstance(z, np.ndarray) and z.ndim == 1 or \
+            isinstance(z, (list, tuple)) and z and all(_scalar(x) for x in z):
+        single = [tuple(z)]
+        return lambda n: single  # one explicit target
+    values = _reiterable(z)
+    return lambda n: values
+
+
+def _stream(n: Any, lam: Any, z: Any, kind: str) -> Iterator[Instance]:
+    lam_values = _lams(lam)
+    if kind in _NO_TARGET and (kind != "instance" or z is None):
+        for k in _ns(n):
+            for x in lam_values:
+                yield Instance(k, x)
+        return
+    targets = _targets(z)
+    for k in _ns(n):
+        for x in lam_values:
+            for t in targets(k):
+                t = tuple(to_fraction(v, "z") for v in t)
+                if len(t) == k:
+                    yield Instance(k, x, t)
+
+
+# ------------------------------------------------------------------ budget, cache, progress
+@dataclass
+class _Budget:
+    instances: int | None = None
+    seconds: float | None = None
+
+    def label(self) -> str:
+        parts = ([f"{self.instances} instances"] if self.instances is not None else []) + \
+            ([f"{self.seconds:g} s"] if self.seconds is not None else [])
+        return " or ".join(parts)
+
+
+_UNITS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def _budget(budget: Any) -> _Budget:
+    if budget is None:
+        return _Budget()
+    if isinstance(budget, bool):
+        raise TypeError(f"budget: bool {budget!r} is not a budget")
+    if isinstance(budget, (int, np.integer)):
+        if budget < 0:
+            raise ValueError(f"budget: must be >= 0 instances, got {budget}")
+        return _Budget(instances=int(budget))
+    if isinstance(budget, timedelta):
+        return _Budget(seconds=budget.total_seconds())
+    if isinstance(budget, dict) and budget and set(budget) <= {"instances", "seconds"}:
+        inst = budget.get("instances")
+        return _Budget(instances=None if inst is None else _budget(int(inst)).instances,
+                       seconds=None if budget.get("seconds") is None
+                       else float(budget["seconds"]))
+    if isinstance(budget, str):
+        text = budget.strip()
+        if text.isdigit():
+            return _Budget(instances=int(text))
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(ms|s|min|m|h)", text)
+        if m:
+            return _Budget(seconds=float(m.group(1)) * _UNITS[m.group(2)])
+    raise ValueError(f"budget: expected instances (1000), a duration ('30s', '2m', '1h'), a "
+                     f"timedelta or {{'instances': k, 'seconds': s}}; got {budget!r}")
+
+
+class _Cache:
+    """Visited instances of one run key in a JSON-lines file (one line per instance,
+    appended with one ``write`` on a file opened in append mode: a line is whole or
+    absent; an unreadable last line, from a run killed mid-write, is ignored)."""
+
+    def __init__(self, path: str | os.PathLike, run_key: str) -> None:
+        self.path, self.run_key = Path(path), run_key
+        self.held: set[str] = set()
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if rec.get("run") == run_key and rec.get("outcome") == "held":
+                    self.held.add(rec["instance"])
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n"):
+            os.write(self._fd, b"\n")  # end a cut line, so that the next one stays whole
+
+    def add(self, inst: Instance, status: str) -> None:
+        line = json.dumps({"run": self.run_key, "instance": inst.key(), "outcome": status})
+        os.write(self._fd, (line + "\n").encode())
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _run_key(spec: _Spec) -> str:
+    fields = [_name(spec.predicate), _source_hash(spec.predicate), spec.over,
+              str(spec.delta), spec.method]
+    return hashlib.sha256(json.dumps(fields).encode()).hexdigest()[:20]
+
+
+class _Progress:
+    def __init__(self, enabled: Any) -> None:
+        self.bar = self.count = None
+        self._last = 0.0
+        if not enabled:
+            return
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self.count = 0
+        else:
+            self.bar = tqdm(unit=" instances", file=sys.stderr, desc="search")
+
+    def update(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.count is not None:
+            self.count += 1
+            if time.monotonic() - self._last > 0.5:
+                self._last = time.monotonic()
+                print(f"\rsearch: {self.count} instances", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.count is not None:
+            print(f"\rsearch: {self.count} instances", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ the engine
+@dataclass
+class _Run:
+    """State of one run: what was visited and why it stopped."""
+
+    visited: int = 0
+    last: Instance | None = None
+    budget_hit: str | None = None
+    start: float = field(default_factory=time.perf_counter)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the run ended before the last instance (None: it did not)."""
+        if self.budget_hit is None:
+            return None
+        return (f"budget ({self.budget_hit}) reached after {self.visited} instances "
+                f"(last: {self.last!r})")
+
+
+def _limited(stream: Iterator[Instance], budget: _Budget, run: _Run) -> Iterator[Instance]:
+    for count in itertools.count():
+        if budget.instances is not None and count >= budget.instances or \
+                budget.seconds is not None and time.perf_counter() - run.start >= budget.seconds:
+            # stop only if there is something left to visit
+            for _ in stream:
+                run.budget_hit = budget.label()
+                break
+            return
+        inst = next(stream, None)
+        if inst is None:
+            return
+        yield inst
+
+
+def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
+              first_only: bool) -> Iterator[tuple[Instance, _Outcome]]:
+    """``(instance, outcome)`` in visiting order (cached held instances without work)."""
+    if jobs == 1:
+        for inst in stream:
+            if cache is not None and inst.key() in cache.held:
+                yield inst, _Outcome("held")
+                continue
+            yield inst, _check(spec, inst)
+        return
+    try:
+        pickle.dumps(spec)
+    except Exception as exc:
+        raise TypeError(f"jobs={jobs}: the predicate {_name(spec.predicate)} must be picklable "
+                        "(a module-level function) to run in worker processes") from exc
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(spec,))
+    window: deque[tuple[list[Instance], list[_Outcome | None], Future | None]] = deque()
+    try:
+        while True:
+            while len(window) < 3 * jobs:
+                chunk = list(itertools.islice(stream, _CHUNK))
+                if not chunk:
+                    break
+                known = [_Outcome("held") if cache is not None and i.key() in cache.held
+                         else None for i in chunk]
+                todo = [i for i, k in zip(chunk, known, strict=True) if k is None]
+                window.append((chunk, known, pool.submit(_check_chunk, todo, first_only)
+                               if todo else None))
+            if not window:
+                return
+            chunk, known, future = window.popleft()
+            results = iter(future.result() if future is not None else ())
+            for inst, k in zip(chunk, known, strict=True):
+                outcome = k if k is not None else next(results, None)
+                if outcome is None:  # the worker stopped at a failure before this one
+                    return
+                yield inst, outcome
+    finally:
+        for _, _, future in window:
+            if future is not None:
+                future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
+            budget: Any, jobs: int, cache: Any, delta: Any, first_only: bool
+            ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
+    if not callable(predicate):
+        raise TypeError(f"predicate: not callable: {predicate!r}")
+    kind, pairs, method, d = _parse_over(over, delta)
+    spec = _Spec(predicate, kind, pairs, method, d, over)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: a number of processes >= 1, got {jobs!r}")
+    if instances is not None:
+        if n is not None or lam is not None or z is not None:
+            raise ValueError("instances= replaces n, lam and z: give one or the other")
+        stream: Iterator[Instance] = iter(_checked_instances(instances))
+    elif n is None:
+        raise ValueError("n: give the sizes (an int or an iterable of ints)")
+    else:
+        stream = _stream(n, lam, z, kind)
+    run = _Run()
+    limits = _budget(budget)
+    store = _Cache(cache, _run_key(spec)) if cache is not None else None
+    return spec, run, _outcomes(spec, _limited(stream, limits, run), jobs, store,
+                                first_only), store
+
+
+def _checked_instances(instances: Iterable) -> Iterator[Instance]:
+    for inst in instances:
+        if not isinstance(inst, Instance):
+            raise TypeError(f"instances: expected Instance objects, got {inst!r}")
+        yield inst
+
+
+def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, lam: Any = None,
+                            z: Any = None, budget: Any = None, jobs: int = 1,
+                            cache: str | os.PathLike | None = None, progress: Any = None,
+                            delta: Any = None, instances: Iterable[Instance] | None = None
+                            ) -> Counterexample | None:
+    """The first instance, in visiting order, where ``predicate`` returns False.
+
+    Parameters
+    ----------
+    predicate : callable
+        Returns a bool (see the module docstring for what it receives).
+    over : str
+        A key of :data:`OVERS` (or ``"mechanism:NAME"``).
+    n : int or iterable of int
+        The sizes, visited ascending.
+    lam : exact number or iterable, optional
+        Values of ``lam`` in order (default ``(2,)``); an enumerator such as
+        :func:`dpfix.explore.instances.lams_by_height`.
+    z : iterable of targets, a :class:`dpfix.explore.instances.Targets` family, or one target
+        Default :func:`dpfix.explore.instances.named_targets`; ignored without a target.
+    budget : int, str, timedelta or dict, optional
+        At most this many instances (``1000``, ``"1000"``) or this long (``"30s"``,
+        ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``; checked between
+        instances). When it stops the search before the end a :class:`BudgetReached`
+        warning says after how many instances.
+    jobs : int
+        Worker processes, started by ``spawn`` (safe in a process with threads, the same
+        on every platform), each running Normaliz on one thread; the predicate must
+        pickle: a module-level function of an importable module, or a
+        :class:`FilePredicate`. A script that uses ``jobs > 1`` runs its search under
+        ``if __name__ == "__main__":`` (spawn imports the main module again).
+    cache : path, optional
+        A JSON-lines file of visited instances: a rerun of the same predicate (name
+        and source), ``over`` and ``delta`` skips the instances where it held (they
+        count as visited); failing instances are checked again, for their witness.
+    progress : bool, optional
+        A progress bar on stderr (tqdm when installed, else a counter). Off by default.
+    delta : exact number, optional
+        For the delta forms.
+    instances : iterable of Instance, optional
+        Visit these, in this order, instead of ``n``, ``lam``, ``z``.
+
+    Returns
+    -------
+    Counterexample or None
+        None when the predicate held on every instance visited.
+
+    Raises
+    ------
+    PredicateError
+        The predicate raised (the first such instance in visiting order).
+    TypeError
+        The predicate returned something other than a bool.
+    ValueError
+        An unknown ``over``, a bad budget or ``jobs``.
+    ExactnessError
+        A float ``lam`` or target.
+
+    Examples
+    --------
+    >>> def monotone_column(T, inst):   # some column of T is monotone
+    ...     return any(all(T[i, j] <= T[i + 1, j] for i in range(inst.n - 1)) or
+    ...                all(T[i, j] >= T[i + 1, j] for i in range(inst.n - 1))
+    ...                for j in range(inst.n))
+    >>> smallest_counterexample(monotone_column, over="F", n=2) is None
+    True
+    >>> ce = smallest_counterexample(monotone_column, over="F", n=range(2, 5))
+    >>> ce.instance, ce.visited
+    (Instance(n=3, lam=Fraction(2, 1), z=(Fraction(1, 3), Fraction(1, 3), Fraction(1, 3))), 5)
+    >>> print(ce)
+    counterexample over F at n = 3, lam = 2, z = (1/3, 1/3, 1/3) (instance 5 visited)
+    witness:
+    [1/4  7/20  2/5]
+    [1/2  3/10  1/5]
+    [1/4  7/20  2/5]
+    """
+    ce, run = _smallest(predicate, over=over, n=n, lam=lam, z=z, budget=budget, jobs=jobs,
+                        cache=cache, progress=progress, delta=delta, instances=instances)
+    if ce is None and run.stopped:
+        warnings.warn(f"search: {run.stopped}", BudgetReached, stacklevel=2)
+    return ce
+
+
+def _smallest(predicate: Callable, *, over: str, n: Any, lam: Any, z: Any, budget: Any,
+              jobs: int, cache: Any, progress: Any, delta: Any, instances: Any
+              ) -> tuple[Counterexample | None, _Run]:
+    """:func:`smallest_counterexample` and the state of its run (what was visited)."""
+    spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
+                                         cache, delta, first_only=True)
+    bar = _Progress(progress)
+    try:
+        for inst, outcome in outcomes:
+            run.visited += 1
+            run.last = inst
+            bar.update()
+            if store is not None:
+                store.add(inst, outcome.status)
+            if outcome.status == "failed":
+                return Counterexample(inst, outcome.witness, run.visited, over), run
+            if outcome.status == "error":
+                raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback)
+    finally:
+        outcomes.close()  # type: ignore[attr-defined]
+        bar.close()
+        if store is not None:
+            store.close()
+    return None, run
+
+
+def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z: Any = None,
+           budget: Any = None, jobs: int = 1, cache: str | os.PathLike | None = None,
+           progress: Any = None, delta: Any = None,
+           instances: Iterable[Instance] | None = None) -> SurveyResult:
+    """How often ``predicate`` holds on every instance visited, per ``(n, lam)``.
+
+    The parameters are those of :func:`smallest_counterexample`; every instance is
+    visited (until the budget), and an instance counts as failed at its first
+    failing object, as errored when the predicate raised there (the error is kept
+    with its traceback, in :attr:`SurveyResult.errors`).
+
+    Returns
+    -------
+    SurveyResult
+
+    Examples
+    --------
+    >>> s = survey(lambda T, inst: T[0, 0] < Fraction(1, 2), over="F", n=2, lam=[2, 3])
+    >>> s.counts[(2, Fraction(3))], s.visited, s.complete
+    ({'held': 1, 'failed': 3, 'errored': 0}, 8, True)
+    """
+    spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
+                                         cache, delta, first_only=False)
+    out = SurveyResult()
+    bar = _Progress(progress)
+    try:
+        for inst, outcome in outcomes:
+            run.visited += 1
+            run.last = inst
+            bar.update()
+            if store is not None:
+                store.add(inst, outcome.status)
+            counts = out.counts.setdefault((inst.n, inst.lam),
+                                           {"held": 0, "failed": 0, "errored": 0})
+            status = {"held": "held", "failed": "failed", "error": "errored"}[outcome.status]
+            counts[status] += 1
+            if outcome.status == "failed":
+                out.failures.append(Counterexample(inst, outcome.witness, run.visited, over))
+            elif outcome.status == "error":
+                out.errors.append(PredicateError(_name(predicate), inst, outcome.witness,
+                                                 outcome.traceback))
+    finally:
+        outcomes.close()  # type: ignore[attr-defined]
+        bar.close()
+        if store is not None:
+            store.close()
+    out.visited, out.stopped = run.visited, run.stopped
+    out.complete = run.stopped is None
+    out.elapsed = time.perf_counter() - run.start
+    return out

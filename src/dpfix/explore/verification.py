@@ -1,0 +1,289 @@
+"""Loading and running the checks of the paper's results (``proofs_checks/``).
+
+Each script ``check_*.py`` states one result of the paper (``docs/math_notes.md``
+lists what is checked and how) and checks it on exhaustive small cases. It
+defines
+
+- ``RESULT``: the result's name, e.g. ``"Theorem 4"``;
+- ``STATEMENT``: the statement in one line;
+- ``run(mode) -> int``: checks it (``mode`` is ``"quick"`` or ``"full"``),
+  returns the number of cases checked, and raises ``AssertionError`` naming
+  the failing case otherwise.
+
+A script also runs alone: ``python proofs_checks/check_x.py [--full]``. In a
+checkout the folder stands beside ``src/``; an installed dpfix carries it as
+the package ``dpfix.proofs_checks``. ``dpfix verify`` prints the table of
+:func:`run_checks`.
+
+A check that needs a module of an optional extra (PyWavelets for the Privelet
+baseline, ...) which is not installed is *skipped*, with one line naming the
+extra: ``pip install .`` alone gives a ``dpfix verify`` that passes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from dpfix.numbers.numeric import PRODUCTION_EXTRA
+
+__all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "format_table",
+           "CHECKS_PACKAGE"]
+
+#: The package an installed dpfix carries the checks in.
+CHECKS_PACKAGE = "dpfix.proofs_checks"
+
+#: The optional modules a check may need: import name -> (extra, package).
+OPTIONAL_MODULES = {**{m: ("production", p) for m, p in PRODUCTION_EXTRA.items()},
+                    "dask": ("production", "dask"), "distributed": ("production", "distributed"),
+                    "PyNormaliz": ("enumeration", "PyNormaliz")}
+
+
+@dataclass
+class CheckOutcome:
+    """One row of the verify table.
+
+    Attributes
+    ----------
+    name : str
+        The script's name without ``check_`` (``"theorem4_simplified"``).
+    result, statement : str
+        The script's ``RESULT`` and ``STATEMENT``.
+    cases : int
+        The number of cases checked.
+    outcome : str
+        ``"ok"``, ``"FAIL"`` (an assertion failed, or no case was checked),
+        ``"ERROR"`` (the script crashed) or ``"skipped"`` (it needs an optional
+        extra that is not installed).
+    seconds : float
+    detail : str
+        The failure's message, the crash's traceback, or for a skipped check
+        the line naming the extra (``"skipped: needs dpfix[production]
+        (PyWavelets)"``).
+    """
+
+    name: str
+    result: str
+    statement: str
+    cases: int
+    outcome: str
+    seconds: float
+    detail: str = ""
+
+
+def _installed_checks_dir() -> Path | None:
+    """The folder of the ``dpfix.proofs_checks`` package, if one is importable."""
+    try:
+        spec = importlib.util.find_spec(CHECKS_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        if Path(location).is_dir():
+            return Path(location)
+    return None
+
+
+def find_checks_dir(path: str | Path | None = None) -> Path:
+    """The folder of the check scripts.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        An explicit folder: used if it exists, refused otherwise (never
+        replaced by another).
+
+    Returns
+    -------
+    pathlib.Path
+        Without ``path``, the first folder found of: ``$DPFIX_CHECKS``,
+        ``./proofs_checks``, the ``proofs_checks`` beside this source tree (a
+        checkout), the installed package ``dpfix.proofs_checks``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a folder, or no folder is found.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> find_checks_dir(d) == Path(d)
+    True
+    >>> find_checks_dir().name in ("proofs_checks", "dpfix.proofs_checks")
+    True
+    """
+    if path is not None:
+        if not Path(path).is_dir():
+            raise FileNotFoundError(f"--dir {path}: no such folder")
+        return Path(path)
+    candidates = [os.environ.get("DPFIX_CHECKS"), "proofs_checks",
+                  Path(__file__).resolve().parents[2] / "proofs_checks"]
+    for c in candidates:
+        if c and Path(c).is_dir():
+            return Path(c)
+    installed = _installed_checks_dir()
+    if installed is not None:
+        return installed
+    raise FileNotFoundError("no proofs_checks folder found; pass --dir or set DPFIX_CHECKS")
+
+
+def load_checks(directory: str | Path, only: str | None = None) -> list[tuple[str, ModuleType]]:
+    """Import every ``check_*.py`` of ``directory``, in name order.
+
+    Parameters
+    ----------
+    directory : str or pathlib.Path
+    only : str, optional
+        Keep the checks whose file name or ``RESULT`` contains these whole
+        words, case-insensitive: ``"Theorem 1"`` selects Theorem 1, not
+        Theorem 10.
+
+    Returns
+    -------
+    list of (str, module)
+        The name without ``check_`` and the imported script.
+
+    Raises
+    ------
+    ValueError
+        If ``only`` matches no check, or the folder has no check script.
+
+    Examples
+    --------
+    >>> [name for name, _ in load_checks(find_checks_dir(), only="Theorem 1")]
+    ['theorem1_cyclic']
+    """
+    directory = Path(directory)
+    out = []
+    for file in sorted(directory.glob("check_*.py")):
+        spec = importlib.util.spec_from_file_location(f"proofs_checks.{file.stem}", file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        key = f"{file.stem} {module.RESULT}".lower()
+        if only is None or re.search(rf"(?<!\w){re.escape(only.lower())}(?!\w)", key):
+            out.append((file.stem.removeprefix("check_"), module))
+    if only is not None and not out:
+        raise ValueError(f"--only {only!r} matches no check in {directory}")
+    if not out:
+        raise ValueError(f"no check_*.py script in {directory}: nothing would be verified")
+    return out
+
+
+def missing_extra(exc: BaseException) -> str | None:
+    """The skip line if ``exc`` comes from an optional module that is not installed.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What a check raised.
+
+    Returns
+    -------
+    str or None
+        ``"skipped: needs dpfix[EXTRA] (PACKAGE)"`` if ``exc`` or an exception
+        it was raised from (``__cause__``, ``__context__``) is a
+        ``ModuleNotFoundError`` for a module of :data:`OPTIONAL_MODULES` that
+        cannot be found; ``None`` otherwise, so that a failed import of
+        anything else, or of an installed module, stays an error.
+
+    Examples
+    --------
+    >>> try:
+    ...     import pywt_not_here
+    ... except ImportError as exc:
+    ...     print(missing_extra(exc))
+    None
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ModuleNotFoundError) and exc.name:
+            top = exc.name.split(".")[0]
+            if top in OPTIONAL_MODULES and importlib.util.find_spec(top) is None:
+                extra, package = OPTIONAL_MODULES[top]
+                return f"skipped: needs dpfix[{extra}] ({package})"
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[CheckOutcome]:
+    """Run the checks and collect their outcomes; a failure does not stop the rest.
+
+    Parameters
+    ----------
+    checks : list of (str, module)
+        What :func:`load_checks` returns (any object with ``RESULT``,
+        ``STATEMENT`` and ``run`` will do).
+    mode : str
+        ``"quick"`` (the CI subset) or ``"full"`` (the exhaustive grid).
+
+    Returns
+    -------
+    list of CheckOutcome
+        A check that checks no case fails; a crash is an ``"ERROR"`` with its
+        traceback, never hidden, unless it is the import of an optional module
+        that is not installed (:func:`missing_extra`): then ``"skipped"``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> def run(mode):
+    ...     assert mode == "quick", "the full grid fails at n = 9"
+    ...     return 12
+    >>> check = SimpleNamespace(RESULT="Lemma 0", STATEMENT="a toy check", run=run)
+    >>> [(r.result, r.outcome, r.cases) for r in run_checks([("lemma0", check)])]
+    [('Lemma 0', 'ok', 12)]
+    >>> [(r.outcome, r.detail) for r in run_checks([("lemma0", check)], mode="full")]
+    [('FAIL', 'the full grid fails at n = 9')]
+    """
+    rows = []
+    for name, module in checks:
+        start = time.perf_counter()
+        cases, outcome, detail = 0, "ok", ""
+        try:
+            cases = int(module.run(mode))
+            if cases <= 0:
+                outcome, detail = "FAIL", "no case checked"
+        except AssertionError as exc:
+            outcome, detail = "FAIL", str(exc)
+        except Exception as exc:  # a crash is reported, not hidden
+            skip = missing_extra(exc)
+            outcome, detail = ("skipped", skip) if skip else ("ERROR",
+                                                                traceback.format_exc(limit=3))
+        rows.append(CheckOutcome(name, module.RESULT, module.STATEMENT, cases, outcome,
+                                 time.perf_counter() - start, detail))
+    return rows
+
+
+def format_table(rows: list[CheckOutcome]) -> str:
+    """A plain-text table: result, statement (cut at 90 characters), cases, outcome, seconds.
+
+    Examples
+    --------
+    >>> print(format_table([CheckOutcome("x", "Lemma 1", "scales", 12, "ok", 0.25)]))
+    result   statement  cases  outcome  seconds
+    -------  ---------  -----  -------  -------
+    Lemma 1  scales     12     ok       0.2
+    """
+    head = ("result", "statement", "cases", "outcome", "seconds")
+    body = [(r.result, r.statement, str(r.cases), r.outcome, f"{r.seconds:.1f}") for r in rows]
+    widths = [max(len(x[i]) for x in [head, *body]) for i in range(5)]
+    widths[1] = min(widths[1], 90)
+
+    def line(cells):
+        cells = list(cells)
+        if len(cells[1]) > widths[1]:
+            cells[1] = cells[1][: widths[1] - 3] + "..."
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    return "\n".join([line(head), line("-" * w for w in widths), *map(line, body)])

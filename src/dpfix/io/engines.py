@@ -1,0 +1,299 @@
+"""Beyond one machine: the pipeline on a partitioned dataset with Dask.
+
+:func:`privatize_dataset` runs the two-stage pipeline on a Parquet dataset
+(a folder or a file) or on a glob of CSV files, partition by partition:
+
+1. **stage 1 needs only the histogram**: each partition's counts are parsed
+   and validated (:func:`dpfix.io.tables.counts_of`) and counted; the partial
+   histograms are summed (one aggregation pass);
+2. the histogram goes through :func:`dpfix.release.pipeline.privatize_counts` with
+   ``draw=False``: the public target ``z``, the mechanism and its exact
+   stage-2 sampler (:mod:`dpfix.sampling`), nothing drawn;
+3. **stage 2 maps every partition independently** with that sampler: the
+   secure source (the operating system's CSPRNG) in every task, or with
+   ``seed`` a generator per partition spawned from the seed (reproducible given
+   the seed and the partitioning; not for release);
+4. the output is a Parquet dataset, one file per partition, holding the
+   privatized column and the columns named by ``key`` and ``keep`` (the
+   others are not private and are dropped) and nothing of the input's
+   metadata (no index, no ``attrs``, no schema metadata:
+   :func:`dpfix.io.tables.write_parquet`). It is written to a temporary folder
+   beside ``out`` and renamed at the end: a failing partition leaves no
+   output dataset. The temporary folder's name holds the process id and host
+   (:func:`dpfix.io.commit.leftover_tag`): one left by a killed run (SIGKILL) is
+   removed by the next run into the same folder (:func:`dpfix.io.commit.remove_stale`);
+5. **row order** (``order``): ``"shuffled"`` (default) writes the partitions'
+   files in a uniformly random order and the rows of each partition in a
+   uniformly random order (:meth:`dpfix.sampling.RandomSource.permutation`,
+   secure, or with ``seed`` reproducible); it is not a uniform permutation of
+   all rows: which rows share a partition follows the input's partitioning.
+   ``"input"`` keeps the input's order. A global sort by key is not done
+   (key order per partition is no global order), so ``"key"`` is refused.
+
+The tasks run on whatever Dask scheduler is active: the local threads by
+default, a ``dask.distributed`` cluster when a ``Client`` is set up
+(``LocalCluster`` on one machine).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpfix.io.commit import leftover_tag, remove_stale
+from dpfix.io.tables import ORDER_SEED_CHILD, counts_of, write_parquet
+from dpfix.numbers.numeric import require
+from dpfix.release.pipeline import PrivatizedCounts, complete_no_split, histogram, privatize_counts
+from dpfix.sampling import SeededSource, random_source
+
+__all__ = ["privatize_dataset", "SEED_CHILD"]
+
+#: The partitions' generators are children of ``SeedSequence(seed).spawn(4)[SEED_CHILD]``
+#: (the pipeline uses children 0-2 for stage 1, stage 2 and the selector).
+SEED_CHILD = 3
+
+
+def _frames(source: str | Path, columns: list[str]) -> tuple[list[Any], str]:
+    """The dataset's partitions as delayed pandas frames (CSV read as text)."""
+    dd = require("dask.dataframe")
+    text = str(source)
+    if Path(text).is_dir() or text.endswith((".parquet", ".pq")):
+        ddf = dd.read_parquet(text)
+        kind = "parquet"
+    else:
+        if not glob.glob(text):
+            raise FileNotFoundError(f"input: no file matches {text}")
+        ddf = dd.read_csv(text, dtype=str, keep_default_na=False, na_filter=False,
+                          blocksize=None)
+        kind = "csv"
+    missing = [c for c in columns if c not in ddf.columns]
+    if missing:
+        raise ValueError(f"column {missing[0]!r} not found; columns are {list(ddf.columns)}")
+    return ddf[[c for c in ddf.columns if c in set(columns)]].to_delayed(), kind
+
+
+def _histograms(frame: Any, columns: list[str], uppers: list[int]) -> list[tuple[np.ndarray, int]]:
+    """Each column's histogram and top-coded number in one partition."""
+    return [histogram(counts_of(frame[c].reset_index(drop=True), c), u)
+            for c, u in zip(columns, uppers, strict=True)]
+
+
+def _source(seed: Any) -> Any:
+    return random_source(None if seed is None else SeededSource(seed))
+
+
+def _drawn(out: np.ndarray, counts: np.ndarray, upper: int) -> tuple[np.ndarray, float, float]:
+    """A partition's output histogram and its sums of ``|out - d|`` and ``(out - d)^2``
+    (confidential: for the data holder's report only)."""
+    diff = (out - counts).astype(float)
+    return np.bincount(out, minlength=upper + 1), float(np.abs(diff).sum()), \
+        float((diff ** 2).sum())
+
+
+def _write(frame: Any, path: str, shuffle: Any) -> None:
+    """Write a partition (its columns only, :func:`dpfix.io.tables.write_parquet`); ``shuffle``:
+    None keeps its rows' order, else the seed of their permutation (``False``: secure)."""
+    if shuffle is not None:
+        frame = frame.iloc[_source(shuffle or None).permutation(len(frame))]
+    write_parquet(frame.reset_index(drop=True), path)
+
+
+def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any],
+          seeds: list[Any], path: str, shuffle: Any = None) -> list[tuple[np.ndarray, float,
+                                                                        float]]:
+    """Privatize one partition's columns, write it to ``path`` (rows shuffled by
+    ``shuffle``, :func:`_write`); for each, :func:`_drawn`."""
+    pd = require("pandas")
+
+    frame = frame.copy()
+    drawn = []
+    for c, u, sampler, seed in zip(columns, uppers, samplers, seeds, strict=True):
+        counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
+        out = sampler.sample(counts, _source(seed))
+        frame[c] = pd.Series(out, index=frame.index, dtype="int64")
+        drawn.append(_drawn(out, counts, u))
+    _write(frame, path, shuffle)
+    return drawn
+
+
+def _remap(frame: Any, path: str, columns: list[str], uppers: list[int], remaps: list[Any],
+           seeds: list[Any], shuffle: Any = None) -> list[tuple[np.ndarray, float, float]]:
+    """Remap every column's released ``y`` in place (the partition's temporary file, rows
+    shuffled by ``shuffle``); for each, :func:`_drawn` against the partition's counts
+    (``frame``, read again)."""
+    pd = require("pandas")
+
+    written = pd.read_parquet(path)
+    drawn = []
+    for c, u, remap, seed in zip(columns, uppers, remaps, seeds, strict=True):
+        counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
+        out = remap.apply(written[c].to_numpy(dtype=np.int64), _source(seed))
+        written[c] = pd.Series(out, index=written.index, dtype="int64")
+        drawn.append(_drawn(out, counts, u))
+    _write(written, path, shuffle)
+    return drawn
+
+
+def _order_seeds(order: str, seed: Any, parts: int) -> tuple[np.ndarray, list[Any]]:
+    """The files' positions (a permutation of the partitions) and each partition's
+    ``shuffle`` argument of :func:`_write` (None for the input's order)."""
+    if order == "input":
+        return np.arange(parts), [None] * parts
+    if seed is None:
+        return _source(None).permutation(parts), [False] * parts
+    base = np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)[ORDER_SEED_CHILD]
+    kids = base.spawn(parts + 1)
+    return _source(kids[-1]).permutation(parts), kids[:-1]
+
+
+def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]]:
+    """Per partition: the generator of the draw and that of the remap (None: secure)."""
+    if seed is None:
+        return [None] * parts, [None] * parts
+    children = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD].spawn(parts)
+    return children, [s.spawn(1)[0] for s in children]
+
+
+def privatize_dataset(source: str | Path, column: str | list[str], epsilon: float | list[float],
+                      *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
+                      seed: int | None | list[int | None] = None,
+                      delta: float | None | list[float | None] = None,
+                      order: str = "shuffled",
+                      **options: Any) -> PrivatizedCounts | list[PrivatizedCounts]:
+    """Privatize columns of a partitioned dataset with Dask; write a Parquet dataset.
+
+    Parameters
+    ----------
+    source : str or pathlib.Path
+        A Parquet dataset (folder or file) or a glob of CSV files (one
+        partition per file).
+    column : str or list of str
+        The column of non-negative integer counts, or several: each is
+        privatized on its own (its own target, mechanism and generators; the
+        budgets add up by sequential composition), in the same passes.
+    epsilon : float or list of float
+        The budget ``eps_t`` (one per column for several).
+    upper : int or list of int
+        The public upper bound (one for all, or one per column).
+    out : str or pathlib.Path
+        The output folder (must not exist): one Parquet file per partition.
+    key, keep : sequence of str
+        The other columns written (declared public); every other one is dropped.
+    seed : int or list, optional
+        Reproducible (stage 1 seeded as in :func:`privatize_counts`, one
+        generator per partition): not for release. One per column for several.
+    delta : float or list, optional
+        :func:`privatize_counts`' ``delta`` (one per column for several).
+    order : str
+        ``"shuffled"`` (default: the files of the partitions in a uniformly
+        random order, the rows of each partition in a uniformly random order;
+        with ``seed``, the first column's, reproducible) or ``"input"`` (the
+        input's order). ``"key"`` is refused: no global sort is done.
+    **options
+        Passed to :func:`dpfix.release.pipeline.privatize_counts` (constructor, split,
+        framework, ...). The one-stage and hybrid frameworks (docs/no_split.md)
+        take two passes over the partitions: each draws its rows' ``y = G(x)``
+        into the temporary dataset and returns their histogram; the target is
+        estimated from the summed histogram (:func:`dpfix.release.pipeline.complete_no_split`),
+        then each partition's ``y`` is remapped in place. The quantile remap
+        sorts all rows together and is refused here.
+
+    Returns
+    -------
+    PrivatizedCounts or list of PrivatizedCounts
+        With ``counts`` and ``joint`` None and the output histogram in
+        ``drawn_histogram``; a list (in the order of ``column``) for a list.
+        ``confidential`` holds the true histogram and the realized count
+        errors (derived without noise: for :func:`dpfix.io.reports.confidential_report`
+        only).
+
+    Raises
+    ------
+    ValueError
+        Bad input (in any partition), an existing ``out``, or a constructor
+        without an exact sampler (the discrete Gaussian).
+    """
+    dask = require("dask")
+    delayed = dask.delayed
+
+    out = Path(out)
+    if out.exists():
+        raise ValueError(f"out: {out} exists")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"out: folder {out.parent} does not exist")
+    several = not isinstance(column, str)
+    columns = list(column) if several else [column]
+    k = len(columns)
+
+    def each(value: Any, name: str) -> list:
+        if isinstance(value, (list, tuple)):
+            if len(value) != k:
+                raise ValueError(f"{name}: one per column ({k}), got {len(value)}")
+            return list(value)
+        return [value] * k
+
+    epsilons, uppers = each(epsilon, "epsilon"), each(upper, "upper")
+    seeds, deltas = each(seed, "seed"), each(delta, "delta")
+    if len(set(columns)) != k:
+        raise ValueError(f"column: a column named twice in {columns}")
+    key, keep = list(key), list(keep)
+    for c in columns:
+        if c in key + keep:
+            raise ValueError(f"key/keep: {c!r} is a privatized column")
+    if order not in ("shuffled", "input"):
+        raise ValueError(f"order: {order!r}: the Dask engine writes the partitions "
+                         "independently and does not sort the dataset by key; use 'shuffled' "
+                         "or 'input'")
+    framework = options.get("framework", "two-stage")
+    if framework != "two-stage" and options.get("remap") == "quantile":
+        raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
+                         "remaps partition by partition: use the northwest remap")
+    parts, _ = _frames(source, [*key, *keep, *columns])
+    partial = dask.compute(*[delayed(_histograms)(p, columns, uppers) for p in parts])
+    results = []
+    for t in range(k):
+        eta = np.sum([hs[t][0] for hs in partial], axis=0)
+        extra = {} if deltas[t] is None else {"delta": deltas[t]}
+        r = privatize_counts(None, epsilons[t], upper=uppers[t], histogram=eta, seed=seeds[t],
+                             draw=False, **extra, **options)
+        r.topcoded = int(sum(hs[t][1] for hs in partial))
+        results.append(r)
+    # per partition, one generator list per pass: column t's own children of its seed
+    pairs = [_partition_seeds(s, len(parts)) for s in seeds]
+    draw_seeds = [[pairs[t][0][i] for t in range(k)] for i in range(len(parts))]
+    remap_seeds = [[pairs[t][1][i] for t in range(k)] for i in range(len(parts))]
+    positions, shuffles = _order_seeds(order, seeds[0], len(parts))
+    two_stage = framework == "two-stage"  # else the rows are shuffled by the second pass
+    remove_stale(out.parent, f".{out.name}.partial-")  # the partial datasets of killed runs
+    temp = out.parent / f".{out.name}.partial-{leftover_tag()}-{uuid.uuid4().hex[:8]}"
+    temp.mkdir()
+    paths = [str(temp / f"part-{int(positions[i]):05d}.parquet") for i in range(len(parts))]
+    try:
+        drawn = dask.compute(*[
+            delayed(_draw)(p, columns, uppers, [r.stage2 for r in results], draw_seeds[i],
+                           paths[i], shuffles[i] if two_stage else None)
+            for i, p in enumerate(parts)])
+        if not two_stage:  # drawn was y: estimate the targets, then remap
+            results = [complete_no_split(r, np.sum([d[t][0] for d in drawn], axis=0))
+                       for t, r in enumerate(results)]
+            drawn = dask.compute(*[
+                delayed(_remap)(p, paths[i], columns, uppers,
+                                [r.stage2.remap for r in results], remap_seeds[i],
+                                shuffles[i])
+                for i, p in enumerate(parts)])
+        os.rename(temp, out)  # the dataset appears whole, or not at all
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    for t, r in enumerate(results):
+        r.drawn_histogram = np.sum([d[t][0] for d in drawn], axis=0)
+        eta = np.sum([hs[t][0] for hs in partial], axis=0)
+        r.confidential = {"eta": eta, "abs": sum(d[t][1] for d in drawn) / r.N,
+                          "squared": sum(d[t][2] for d in drawn) / r.N}
+    return results if several else results[0]

@@ -1,0 +1,13 @@
+"""Floor 1, numbers: exact and floating-point numbers, and what is computed with them alone.
+
+- :mod:`dpfix.numbers.exact`: exact conversion (ints, Fractions, strings such as
+  ``"3/2"``; floats refused with :class:`~dpfix.numbers.exact.ExactnessError`),
+  ``lam = e^eps`` as a rational, exact linear algebra.
+- :mod:`dpfix.numbers.numeric`: the float path's checks and helpers (argument checks,
+  log-space sums, optional imports that name the extra to install).
+- :mod:`dpfix.numbers.calibration`: the (eps, delta) calibrations of Gaussian noise.
+- :mod:`dpfix.numbers.display`: exact vectors and matrices printed as aligned
+  fractions, LaTeX and sympy.
+
+May import: nothing else of dpfix (the bottom floor, beside :mod:`dpfix.sampling`).
+"""
