@@ -292,3 +292,20 @@ def test_the_floor_itself_works():
     r = privatize_counts([0, 1, 2, 3, 3] * 20, 2 * MIN_STAGE_EPSILON, upper=3, split=0.5,
                          seed=0)
     assert r.eps_1 >= MIN_STAGE_EPSILON and r.eps_2 >= MIN_STAGE_EPSILON
+
+
+@pytest.mark.parametrize("argv", [
+    ("explore", "--n", "1_0"),
+    ("explore", "northwest", "--n-max", "1_0"),
+    ("certify", "--n", "1_0"),
+    ("search", "conj.py", "--over", "F", "--n", "2..1_0"),
+    ("search", "conj.py", "--over", "F", "--n", "3", "--jobs", "1_0"),
+    ("search", "conj.py", "--over", "F", "--n", "3", "--z", "compositions:1_0"),
+    ("reproduce", "fig5", "--quick", "--jobs", "1_0"),
+])
+def test_every_integer_option_takes_plain_digits(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "conj.py").write_text("def predicate(T, inst):\n    return True\n")
+    rc, out, err = cli(capsys, *argv)
+    assert rc == 2 and out == "", (rc, out, err)
+    assert len(err.strip().splitlines()) == 1 and "1_0" in err, err

@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from dpfix.cli.arguments import plain_int
 from dpfix.constructors import SELECTORS
 from dpfix.numbers.exact import exact_array, exact_lam
 
@@ -41,7 +42,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                "--constructor heuristic --selector min; dpfix certify --n 4 --lam 3 "
                "--weights zero-one; dpfix certify --n 30 --constructor unfixed --weights "
                "squared")
-    p.add_argument("--n", type=int, help="number of counts (default: the length of --z, else 10)")
+    p.add_argument("--n", type=plain_int,
+                   help="number of counts (default: the length of --z, else 10)")
     p.add_argument("--z", nargs="+", metavar="Z",
                    help=f"target: n rationals summing to 1, or one of {', '.join(NAMED_Z)} "
                         "(default uniform)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from dpfix.cli.arguments import plain_int
 from dpfix.io.reports import (
     EXPLORE_MAX_N,
     RF_MAX_N,
@@ -59,9 +60,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="with northwest: the loss f(i - j): zero-one (default), capped:C, "
                         "sqrt, or a convex one (abs, squared, hinge:A), for which the search "
                         "finds none (Theorem A)")
-    p.add_argument("--n-max", type=int, default=5,
+    p.add_argument("--n-max", type=plain_int, default=5,
                    help="with northwest: the largest n searched (default 5)")
-    p.add_argument("--n", type=int, default=3,
+    p.add_argument("--n", type=plain_int, default=3,
                    help=f"number of counts, 2..{EXPLORE_MAX_N} (default 3)")
     p.add_argument("--lam", default="2", help="lam = e^eps, a rational above 1 such as 2 or "
                    "3/2 (default 2)")

@@ -139,7 +139,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -149,7 +148,7 @@ from pathlib import Path
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
-from dpfix.numbers.numeric import require
+from dpfix.numbers.numeric import plain_number, require
 from dpfix.release.pipeline import MIN_STAGE_EPSILON
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
@@ -186,40 +185,9 @@ STRICT_WARNINGS = True
 
 
 # ------------------------------------------------------------------ options
-#: A number as the options take it: ASCII digits with an optional sign, decimal point and
-#: exponent (or inf/nan, refused by each option's range). Python's float(), int() and
-#: Decimal() also read "1_0" as 10 and digits of other scripts; the options do not.
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-                           r"|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
-_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")
-
-
-def _plain(text: Any, flag: str, integer: bool = False) -> str:
-    """``text`` stripped, if it is a number written plainly (:data:`_PLAIN_NUMBER`), else a
-    one-line ValueError naming ``flag``.
-
-    Examples
-    --------
-    >>> _plain(" 1e-3 ", "--epsilon")
-    '1e-3'
-    >>> _plain("1_0", "--epsilon")
-    Traceback (most recent call last):
-    ...
-    ValueError: --epsilon: '1_0' is not a number written in plain digits (an optional sign, \
-decimal point and exponent; no '_')
-    """
-    stripped = str(text).strip()
-    if not (_PLAIN_INTEGER if integer else _PLAIN_NUMBER).fullmatch(stripped):
-        what = "an integer" if integer else "a number"
-        more = "" if integer else "an optional sign, decimal point and exponent; "
-        raise ValueError(f"{flag}: {text!r} is not {what} written in plain digits ({more}"
-                         "no '_')")
-    return stripped
-
-
 def _epsilon(text: Any, constructor: str = "heuristic") -> float:
     try:
-        eps = float(_plain(text, "--epsilon"))
+        eps = float(plain_number(text, "--epsilon"))
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps) and eps > 0):
@@ -252,7 +220,7 @@ def _upper(text: Any, constructor: str = "heuristic") -> int:
     from dpfix.sampling import STRUCTURED
 
     try:
-        upper = int(_plain(text, "--upper", integer=True))
+        upper = int(plain_number(text, "--upper", integer=True))
     except ValueError:
         raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
     top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
@@ -268,7 +236,7 @@ def _split(text: str | None) -> Any:
     if text is None or text == "rule-of-thumb":  # None: the framework's default
         return text
     try:
-        f = float(_plain(text, "--split"))
+        f = float(plain_number(text, "--split"))
     except ValueError:
         raise ValueError(f"--split: 'rule-of-thumb' or a fraction in (0, 1), got {text!r}") \
             from None
@@ -281,7 +249,7 @@ def _seed(text: str | None) -> int | None:
     if text is None:
         return None
     try:
-        seed = int(_plain(text, "--seed", integer=True))
+        seed = int(plain_number(text, "--seed", integer=True))
     except ValueError:
         raise ValueError(f"--seed: must be a non-negative integer, got {text!r}") from None
     if seed < 0:
@@ -293,7 +261,7 @@ def _delta(text: str | None) -> float | None:
     if text is None:
         return None
     try:
-        delta = float(_plain(text, "--delta"))
+        delta = float(plain_number(text, "--delta"))
     except ValueError:
         raise ValueError(f"--delta: not a number: {text!r}") from None
     if not 0 < delta < 1:
@@ -305,7 +273,7 @@ def _time_limit(text: Any) -> float | None:
     if text is None:
         return None
     try:
-        seconds = float(_plain(text, "--time-limit"))
+        seconds = float(plain_number(text, "--time-limit"))
     except (TypeError, ValueError):
         raise ValueError(f"--time-limit: not a number of seconds: {text!r}") from None
     if not (math.isfinite(seconds) and seconds > 0):
@@ -367,7 +335,7 @@ def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict
 def _exact(text: str, flag: str) -> Fraction:
     """A budget written in decimal, as the exact rational it denotes (``0.1`` is 1/10)."""
     try:
-        value = Fraction(Decimal(_plain(text, flag)))
+        value = Fraction(Decimal(plain_number(text, flag)))
     except (InvalidOperation, ValueError, OverflowError):
         raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}") from None
     if value <= 0:
@@ -412,7 +380,7 @@ def _budgets(text: Any, names: list[str | None], given: list | None,
     if len(names) == 1 and not given:  # one column: the whole budget, checked as before
         return [_epsilon(text, constructor)], "one column: the whole budget"
     try:
-        eps_t = float(_plain(text, "--epsilon"))
+        eps_t = float(plain_number(text, "--epsilon"))
     except (TypeError, ValueError):
         raise ValueError(f"--epsilon: not a number: {text!r}") from None
     if not (math.isfinite(eps_t) and eps_t > 0):

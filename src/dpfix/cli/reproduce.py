@@ -27,6 +27,7 @@ import time
 from typing import Any
 
 from dpfix.experiments import TARGETS
+from dpfix.numbers.numeric import plain_number
 
 __all__ = ["add_parser", "run", "CHOICES"]
 
@@ -36,9 +37,9 @@ CHOICES = (*TARGETS, "all")
 
 def _positive_int(name: str, text: str) -> int:
     try:
-        value = int(text)
+        value = int(plain_number(text, name, integer=True))
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: expected an integer, got {text!r}") from None
+        raise ValueError(f"{name}: expected an integer in plain digits, got {text!r}") from None
     if value < 1:
         raise ValueError(f"{name}: must be >= 1, got {value}")
     return value

@@ -20,6 +20,7 @@ import sys
 import traceback
 from typing import Any
 
+from dpfix.cli.arguments import plain_int
 from dpfix.explore.instances import parse_lams, parse_n, parse_targets
 
 __all__ = ["add_parser", "run"]
@@ -56,7 +57,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "compositions:N:reversal up to reversal), random:COUNT[:SEED], or "
                         "explicit 1/2,1/3,1/6 (several separated by ;)")
     p.add_argument("--delta", help="the delta of the delta forms, a rational in [0, 1)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--jobs", type=plain_int, default=1, help="worker processes (default 1)")
     p.add_argument("--budget",
                    help="stop after this many instances (1000) or this long (30s, 2m, 1h)")
     p.add_argument("--cache", help="a JSON-lines file of visited instances: a rerun skips "

@@ -37,6 +37,7 @@ import numpy as np
 
 from dpfix.explore.cases import random_z, standard_z
 from dpfix.numbers.exact import exact_lam, to_fraction
+from dpfix.numbers.numeric import plain_number
 
 __all__ = ["Instance", "Targets", "lams", "lams_by_height", "compositions",
            "targets_by_denominator", "named_targets", "random_targets", "parse_n",
@@ -262,10 +263,10 @@ def parse_n(text: str) -> list[int]:
     """
     try:
         if ".." in text:
-            lo, hi = (int(x) for x in text.split(".."))
+            lo, hi = (int(plain_number(x, "--n", integer=True)) for x in text.split(".."))
             out = list(range(lo, hi + 1))
         else:
-            out = sorted({int(x) for x in text.split(",")})
+            out = sorted({int(plain_number(x, "--n", integer=True)) for x in text.split(",")})
     except ValueError:
         raise ValueError(f"--n: cannot read {text!r} (expected 3, 2..4 or 2,3)") from None
     if not out or out[0] < 2:
@@ -283,7 +284,7 @@ def parse_lams(text: str) -> list[Fraction]:
     """
     if text.startswith("height:"):
         try:
-            h = int(text.split(":", 1)[1])
+            h = int(plain_number(text.split(":", 1)[1], "--lam height", integer=True))
         except ValueError:
             raise ValueError(f"--lam: cannot read the height of {text!r}") from None
         return list(lams_by_height(h))
@@ -311,12 +312,15 @@ def parse_targets(text: str) -> Targets | list[Target]:
             N, _, flag = rest.partition(":")
             if flag not in ("", "reversal"):
                 raise ValueError(f"unknown flag {flag!r}")
-            return compositions(int(N), up_to_reversal=flag == "reversal")
+            return compositions(int(plain_number(N, "--z compositions", integer=True)),
+                                up_to_reversal=flag == "reversal")
         if head == "named" and not rest:
             return named_targets()
         if head == "random":
             count, _, seed = rest.partition(":")
-            return random_targets(None, int(count), int(seed) if seed else 0)
+            return random_targets(None, int(plain_number(count, "--z random", integer=True)),
+                                  int(plain_number(seed, "--z seed", integer=True))
+                                  if seed else 0)
         out = []
         for part in text.split(";"):
             z = tuple(to_fraction(x, "--z") for x in part.split(","))

@@ -18,13 +18,15 @@ from __future__ import annotations
 import importlib
 import math
 import numbers
+import re
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 __all__ = ["log_add_exp", "geometric_amounts", "log_geometric_amounts", "check_positive",
-           "check_probability", "check_fraction", "check_n", "require", "PRODUCTION_EXTRA"]
+           "check_probability", "check_fraction", "check_n", "require", "PRODUCTION_EXTRA",
+           "PLAIN_NUMBER", "PLAIN_INTEGER", "plain_number"]
 
 #: The optional dependencies of ``pip install 'dpfix[production]'`` (import name -> package).
 PRODUCTION_EXTRA = {"pywt": "PyWavelets", "pandas": "pandas", "pyarrow": "pyarrow",
@@ -298,3 +300,34 @@ def require(module: str) -> ModuleType:
         package = PRODUCTION_EXTRA.get(top, top)
         raise ImportError(f"{package} is not installed; it comes with the production extra: "
                           f"pip install 'dpfix[production]'") from err
+
+
+#: A number as options and parsers take it: ASCII digits with an optional sign, decimal point and
+#: exponent (or inf/nan, refused by each option's range). Python's float(), int() and
+#: Decimal() also read "1_0" as 10 and digits of other scripts; the options do not.
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                           r"|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def plain_number(text: Any, flag: str, integer: bool = False) -> str:
+    """``text`` stripped, if it is a number written plainly (:data:`PLAIN_NUMBER`), else a
+    one-line ValueError naming ``flag``.
+
+    Examples
+    --------
+    >>> plain_number(" 1e-3 ", "--epsilon")
+    '1e-3'
+    >>> plain_number("1_0", "--epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: --epsilon: '1_0' is not a number written in plain digits (an optional sign, \
+decimal point and exponent; no '_')
+    """
+    stripped = str(text).strip()
+    if not (PLAIN_INTEGER if integer else PLAIN_NUMBER).fullmatch(stripped):
+        what = "an integer" if integer else "a number"
+        more = "" if integer else "an optional sign, decimal point and exponent; "
+        raise ValueError(f"{flag}: {text!r} is not {what} written in plain digits ({more}"
+                         "no '_')")
+    return stripped
