@@ -1,33 +1,14 @@
-"""Exact optimality certificates for count mechanisms over F and U (docs/optimum_of_F.md).
+"""Certificates of optimality over F and U, checked exactly (Theorem A, docs/optimum_of_F.md).
 
-Minimising the count error ``<W, T>`` over ``F`` (rows sum to 1, ``z T = z``,
-every column eps-DP) is a linear programme. Its dual has a variable ``u_i`` per
-row sum and ``v_j`` per fixed-point equation; eliminating the multipliers of
-the ratio constraints column by column, ``(u, v)`` is dual feasible iff for
-every column ``j`` the vector ``g_j = W[:, j] - u - v_j z`` is non-negative on
-the cone ``C = {t >= 0 : t_(i+1) / t_i in [1/lam, lam]}``. The extreme rays of
-``C`` are the eps-scales (the paper's Lemma 1), so the test is
-``min_h sum_i g_j(i) lam^(h_i) >= 0`` over lattice walks ``h`` (``h_0 = 0``,
-steps of +-1). That minimum is a backward recursion, ``O(n)`` arithmetic
-operations per column:
-``Q_(n-1) = g(n-1)``, ``Q_i = g(i) + min(lam Q_(i+1), Q_(i+1) / lam)``
-(:func:`cone_minimum`). Weak duality: a feasible ``(u, v)`` proves
-``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for every ``T'`` in F; equality with
-``<W, T>`` proves ``T`` optimal. Over U drop ``v`` (Theorem 8's setting).
-
-The dual points:
-
-- over F, :func:`northwest_dual`: the explicit dual of the northwest corner
-  (docs/optimum_of_F.md, Theorem A), feasible for every Monge cost (every
-  ``W[i, j] = z_i f(i - j)`` with ``f`` convex) and then tight;
-- over U, the complementary-slackness dual of Algorithm 2 (Theorem 8):
-  ``s_m . u = min_j W[:, j] . s_m`` for every single-peaked scale ``s_m``;
-- for any other weights, the same points repaired to feasibility (each ``v_j``
-  lowered to the least ratio ``(W_j - u) . s / (z . s)`` over all scales, by
-  Dinkelbach's iteration on the recursion), and for small ``n`` the exact
-  optimum of the dual LP restricted to a growing set of scales (column
-  generation with the recursion as separation oracle, solved by cdd.gmp):
-  :func:`exact_optimum`.
+Weak duality: a dual point ``(u, v)`` that passes the cone test
+(:mod:`dpfix.certify.cone`) proves ``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for
+every ``T'`` in F; equality with ``<W, T>`` proves ``T`` optimal. Over U drop ``v``
+(Theorem 8's setting). :func:`certify_optimal` builds such a certificate for a
+given mechanism from the dual points of :mod:`dpfix.certify.duals`,
+:func:`exact_optimum` solves the dual exactly for small ``n``, and
+:func:`certify_universal` certifies the ``2n - 1`` hinge losses (every convex
+loss) on one instance. :meth:`Certificate.check` re-verifies everything from
+the stored exact numbers and ties them to ``(z, lam)`` and the named loss.
 
 Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
 the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.

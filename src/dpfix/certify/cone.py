@@ -1,4 +1,4 @@
-"""Exact optimality certificates for count mechanisms over F and U (docs/optimum_of_F.md).
+"""The cone test of dual feasibility (docs/optimum_of_F.md section 3).
 
 Minimising the count error ``<W, T>`` over ``F`` (rows sum to 1, ``z T = z``,
 every column eps-DP) is a linear programme. Its dual has a variable ``u_i`` per
@@ -14,20 +14,6 @@ operations per column:
 (:func:`cone_minimum`). Weak duality: a feasible ``(u, v)`` proves
 ``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for every ``T'`` in F; equality with
 ``<W, T>`` proves ``T`` optimal. Over U drop ``v`` (Theorem 8's setting).
-
-The dual points:
-
-- over F, :func:`northwest_dual`: the explicit dual of the northwest corner
-  (docs/optimum_of_F.md, Theorem A), feasible for every Monge cost (every
-  ``W[i, j] = z_i f(i - j)`` with ``f`` convex) and then tight;
-- over U, the complementary-slackness dual of Algorithm 2 (Theorem 8):
-  ``s_m . u = min_j W[:, j] . s_m`` for every single-peaked scale ``s_m``;
-- for any other weights, the same points repaired to feasibility (each ``v_j``
-  lowered to the least ratio ``(W_j - u) . s / (z . s)`` over all scales, by
-  Dinkelbach's iteration on the recursion), and for small ``n`` the exact
-  optimum of the dual LP restricted to a growing set of scales (column
-  generation with the recursion as separation oracle, solved by cdd.gmp):
-  :func:`exact_optimum`.
 
 Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
 the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.

@@ -1,21 +1,7 @@
-"""Exact optimality certificates for count mechanisms over F and U (docs/optimum_of_F.md).
+"""Dual points of the count-error LP over F and U (docs/optimum_of_F.md).
 
-Minimising the count error ``<W, T>`` over ``F`` (rows sum to 1, ``z T = z``,
-every column eps-DP) is a linear programme. Its dual has a variable ``u_i`` per
-row sum and ``v_j`` per fixed-point equation; eliminating the multipliers of
-the ratio constraints column by column, ``(u, v)`` is dual feasible iff for
-every column ``j`` the vector ``g_j = W[:, j] - u - v_j z`` is non-negative on
-the cone ``C = {t >= 0 : t_(i+1) / t_i in [1/lam, lam]}``. The extreme rays of
-``C`` are the eps-scales (the paper's Lemma 1), so the test is
-``min_h sum_i g_j(i) lam^(h_i) >= 0`` over lattice walks ``h`` (``h_0 = 0``,
-steps of +-1). That minimum is a backward recursion, ``O(n)`` arithmetic
-operations per column:
-``Q_(n-1) = g(n-1)``, ``Q_i = g(i) + min(lam Q_(i+1), Q_(i+1) / lam)``
-(:func:`cone_minimum`). Weak duality: a feasible ``(u, v)`` proves
-``sum_i u_i + sum_j z_j v_j <= <W, T'>`` for every ``T'`` in F; equality with
-``<W, T>`` proves ``T`` optimal. Over U drop ``v`` (Theorem 8's setting).
-
-The dual points:
+A dual point ``(u, v)`` is feasible when every column passes the cone test of
+:mod:`dpfix.certify.cone`. The dual points:
 
 - over F, :func:`northwest_dual`: the explicit dual of the northwest corner
   (docs/optimum_of_F.md, Theorem A), feasible for every Monge cost (every

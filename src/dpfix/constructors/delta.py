@@ -1,36 +1,14 @@
-"""(eps, delta)-DP count mechanisms as polytopes: the paper's third open question.
+"""(eps, delta)-DP count mechanisms: the delta-northwest corner and the delta LP.
 
-Paper Section 7; docs/open_questions.md section 5 (the findings, proofs and counts).
-
-Under the paper's neighbouring relation (counts ``i`` and ``i + 1``), a
-row-stochastic ``T`` is ``(eps, delta)``-DP (``lam = e^eps``, ``0 <= delta < 1``)
-when for every ``i``, every set ``S`` of outputs and both orders of the pair,
-
-    T_i(S) <= lam T_(i+1)(S) + delta    and    T_(i+1)(S) <= lam T_i(S) + delta.
-
-The worst ``S`` collects the columns where ``T_ij - lam T_(i+1)j`` is positive, so
-the condition is ``sum_j max(0, T_ij - lam T_(i+1)j) <= delta`` (both orders).
-This module holds both H-representations as :class:`dpfix.theory.polytopes.Polytope`
-objects (so ``.contains``, ``.is_extreme``, ``.vertices``, ``.graph``,
-``.dimension`` and ``.maximize`` are the usual exact ones):
-
-- the **subset form** :func:`U_delta`, :func:`F_delta`: ``T >= 0`` and one row per
-  pair, order and non-empty proper subset ``S`` (``2 (n-1) (2^n - 2)`` rows), for
-  vertex enumeration at small ``n``. ``delta = 0`` gives exactly the rows of
-  :func:`dpfix.theory.polytopes.U` and :func:`dpfix.theory.polytopes.F`;
-- the **lifted form** :func:`U_lifted`, :func:`F_lifted`: a point is ``[T; S]``
-  (shape ``(3n - 2) x n``), slack row ``n + 2i + d`` of ``S`` bounding the positive
-  parts of pair ``i`` in order ``d`` (``d = 0``: ``T_i - lam T_(i+1)``; ``d = 1``:
-  ``T_(i+1) - lam T_i``) and summing to at most ``delta``. Its projection on ``T``
-  is the subset form's polytope (:func:`lift` gives the least slack);
-
-and the analogue of Psi and R_U, R_F: **truncated scales** (an eps-scale on an
-interval of counts, zero outside; :func:`truncated_scales`), each with a cost in
-every pair and order (its jump at the interval's ends), :func:`RU_delta`,
-:func:`RF_delta`, :func:`psi_delta_map`. The delta-northwest corner
-:func:`delta_northwest` is an optimum over ``F_delta`` for every convex loss
-(Theorem A_delta of docs/open_questions.md section 5), and :func:`lp_optimum_delta`
-computes the LP optimum exactly (cdd, small ``n``) or with HiGHS (lifted form).
+Over the polytopes of :mod:`dpfix.theory.delta` (docs/open_questions.md section 5):
+:func:`cumulative_family` gives the steepest cumulative columns the (eps, delta)
+budget allows (through the map ``phi`` and its inverse), :func:`delta_northwest`
+stacks them into the delta-northwest corner, an optimum over ``F_delta`` for
+every convex loss (Theorem A_delta), and :func:`delta_northwest_corner` returns it
+as a :class:`~dpfix.theory.mechanism.Mechanism` (registry name
+``"delta-northwest"``); :func:`lp_optimum_delta` computes the LP optimum exactly
+(cdd, small ``n``) or with HiGHS on the lifted form (``construct(..., method="lp",
+delta=...)``).
 """
 
 from __future__ import annotations

@@ -1,36 +1,11 @@
-"""(eps, delta)-DP count mechanisms as polytopes: the paper's third open question.
+"""(eps, delta) counterexamples, found exactly on the exploration engine (``dpfix explore delta``).
 
-Paper Section 7; docs/open_questions.md section 5 (the findings, proofs and counts).
-
-Under the paper's neighbouring relation (counts ``i`` and ``i + 1``), a
-row-stochastic ``T`` is ``(eps, delta)``-DP (``lam = e^eps``, ``0 <= delta < 1``)
-when for every ``i``, every set ``S`` of outputs and both orders of the pair,
-
-    T_i(S) <= lam T_(i+1)(S) + delta    and    T_(i+1)(S) <= lam T_i(S) + delta.
-
-The worst ``S`` collects the columns where ``T_ij - lam T_(i+1)j`` is positive, so
-the condition is ``sum_j max(0, T_ij - lam T_(i+1)j) <= delta`` (both orders).
-This module holds both H-representations as :class:`dpfix.theory.polytopes.Polytope`
-objects (so ``.contains``, ``.is_extreme``, ``.vertices``, ``.graph``,
-``.dimension`` and ``.maximize`` are the usual exact ones):
-
-- the **subset form** :func:`U_delta`, :func:`F_delta`: ``T >= 0`` and one row per
-  pair, order and non-empty proper subset ``S`` (``2 (n-1) (2^n - 2)`` rows), for
-  vertex enumeration at small ``n``. ``delta = 0`` gives exactly the rows of
-  :func:`dpfix.theory.polytopes.U` and :func:`dpfix.theory.polytopes.F`;
-- the **lifted form** :func:`U_lifted`, :func:`F_lifted`: a point is ``[T; S]``
-  (shape ``(3n - 2) x n``), slack row ``n + 2i + d`` of ``S`` bounding the positive
-  parts of pair ``i`` in order ``d`` (``d = 0``: ``T_i - lam T_(i+1)``; ``d = 1``:
-  ``T_(i+1) - lam T_i``) and summing to at most ``delta``. Its projection on ``T``
-  is the subset form's polytope (:func:`lift` gives the least slack);
-
-and the analogue of Psi and R_U, R_F: **truncated scales** (an eps-scale on an
-interval of counts, zero outside; :func:`truncated_scales`), each with a cost in
-every pair and order (its jump at the interval's ends), :func:`RU_delta`,
-:func:`RF_delta`, :func:`psi_delta_map`. The delta-northwest corner
-:func:`delta_northwest` is an optimum over ``F_delta`` for every convex loss
-(Theorem A_delta of docs/open_questions.md section 5), and :func:`lp_optimum_delta`
-computes the LP optimum exactly (cdd, small ``n``) or with HiGHS (lifted form).
+:func:`find_delta_examples` searches the vertices of the (eps, delta) polytopes of
+:mod:`dpfix.theory.delta` for the smallest instances of what changes with
+``delta > 0`` (docs/open_questions.md section 5): a positive vertex of ``U_delta``
+whose columns are not truncated scales, a vertex of U lost as ``delta`` grows, a
+lifted vertex whose projection is not extreme, and a vertex of ``R_F^delta``
+whose image is not extreme in ``F_delta``.
 """
 
 from __future__ import annotations

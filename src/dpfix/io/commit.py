@@ -1,47 +1,16 @@
-"""Tables of counts on disk: reading CSV, Parquet and histogram files, writing them back.
+"""Outputs committed atomically, with signals held while they move into place.
 
-One module for every file the toolkit reads or writes for the two-stage
-pipeline (paper Section 1.2; ``docs/math_notes.md``):
-
-- the shared data sets, found in ``$DPFIX_DATA`` or ``../shared/data``
-  (:func:`data_dir`, :func:`data_path`), never copied into the project;
-- a table of counts (one row per category, CSV or Parquet) or a histogram file
-  (one row ``count,number`` per count value ``i``, the number of categories
-  ``eta_i``, with or without a header line): :func:`read_table`,
-  :func:`counts_from_column`, :func:`read_histogram`, and :func:`read_counts`,
-  which keeps what is needed to write the table back (:class:`TableInput`);
-- the privatized table written in the input's format (:func:`write_counts`):
-  a CSV is rewritten cell for cell except the privatized column, a Parquet
-  file keeps the dtypes of its other columns (the privatized ones are int64)
-  but none of the input's metadata (no index, no ``attrs``, no schema
-  metadata: :func:`write_parquet`); its rows in an order that does not depend
-  on the confidential data (:func:`row_order`);
 - staged atomic writing (:class:`StagedFiles`): every output goes to a
   temporary file beside its destination and all of them are moved into place
   together, so a failure leaves no partial output (see the class for the
-  guarantees: rollback, no silent replacement, signals held during the moves).
-
-Inputs are strict:
-
-- **counts are integers, parsed exactly** (:func:`parse_count`): a text cell
-  is digits, optionally followed by a decimal point and zeros only (``3``,
-  ``3.0``); ``3.0000000000000001``, ``1e3``, ``1e-400``, ``0x10`` are refused
-  with their row, never rounded through a float. Numeric columns must hold
-  whole non-negative values without missing ones;
-- **columns of other logical types are refused by name** before any value is
-  read: dates, times, timestamps, durations, booleans, and (Parquet) decimals
-  with a fraction (:func:`non_count_type`, :func:`parquet_logical_type`);
-- **the header rule of a histogram file**: the first line is a header exactly
-  when one of its comma-separated cells is empty or is not a number
-  (``count,number``, ``,0``); a line of numbers only (``0,5``, ``0.0,5``,
-  ``"0","300"``, ``0,300,``: quotes and a trailing separator do not count) is
-  data and is read or refused as such, never dropped. ``header=True``/``False``
-  (``dpfix privatize --header``/``--no-header``) decide instead
-  (:func:`read_histogram`, :func:`histogram_line_is_data`); only a header by
-  the rule is ever copied to the output.
-
-pandas (and pyarrow for Parquet) are imported only when a table is read; without
-them the error names the ``production`` extra (:func:`dpfix.numbers.numeric.require`).
+  guarantees: rollback, no silent replacement, signals held during the moves);
+- an existing output that is not a regular file (a device, a FIFO, a symbolic
+  link) is refused (:func:`not_a_regular_file`);
+- signals (SIGINT, SIGTERM, SIGHUP) are held during the moves
+  (:class:`held_signals`, :func:`blocked_signals`);
+- scratch folders and partial datasets carry the process id and host
+  (:func:`leftover_tag`), so the next run removes those a killed run left
+  (:func:`remove_stale`); docs/failures.md.
 """
 
 from __future__ import annotations

@@ -16,10 +16,8 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   but none of the input's metadata (no index, no ``attrs``, no schema
   metadata: :func:`write_parquet`); its rows in an order that does not depend
   on the confidential data (:func:`row_order`);
-- staged atomic writing (:class:`StagedFiles`): every output goes to a
-  temporary file beside its destination and all of them are moved into place
-  together, so a failure leaves no partial output (see the class for the
-  guarantees: rollback, no silent replacement, signals held during the moves).
+- the outputs are written through the staged atomic commit of
+  :mod:`dpfix.io.commit`.
 
 Inputs are strict:
 

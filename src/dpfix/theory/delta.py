@@ -27,10 +27,10 @@ objects (so ``.contains``, ``.is_extreme``, ``.vertices``, ``.graph``,
 and the analogue of Psi and R_U, R_F: **truncated scales** (an eps-scale on an
 interval of counts, zero outside; :func:`truncated_scales`), each with a cost in
 every pair and order (its jump at the interval's ends), :func:`RU_delta`,
-:func:`RF_delta`, :func:`psi_delta_map`. The delta-northwest corner
-:func:`delta_northwest` is an optimum over ``F_delta`` for every convex loss
-(Theorem A_delta of docs/open_questions.md section 5), and :func:`lp_optimum_delta`
-computes the LP optimum exactly (cdd, small ``n``) or with HiGHS (lifted form).
+:func:`RF_delta`, :func:`psi_delta_map`. The constructors over these
+polytopes (the delta-northwest corner, the delta LP) are in
+:mod:`dpfix.constructors.delta`, the searches for counterexamples in
+:mod:`dpfix.explore.delta_examples`.
 """
 
 from __future__ import annotations
