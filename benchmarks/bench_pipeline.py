@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from dpfix.constructors import heuristic
-from dpfix.release.pipeline import apply_mechanism, privatize_counts
+from dpfix.release.frameworks import apply_mechanism
+from dpfix.release.pipeline import privatize_counts
 
 RESULTS = Path(__file__).resolve().parent / "results" / "pipeline.json"
 

@@ -130,7 +130,8 @@ def case_noise_eps(draws: int) -> dict:
 
 def case_rows(rows: int, repeats: int) -> dict:
     from dpfix.constructors import construct
-    from dpfix.release.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts
+    from dpfix.release.frameworks import EPS_MARGIN, apply_mechanism
+    from dpfix.release.pipeline import privatize_counts
 
     d = counts(rows, 50)
     privatize_counts(d[:1000], 1.0, upper=50)  # warm-up
@@ -160,7 +161,9 @@ def case_rows(rows: int, repeats: int) -> dict:
 
 def case_upper(rows: int, upper: int, path: str) -> dict:
     from dpfix.constructors import construct
-    from dpfix.release.pipeline import EPS_MARGIN, apply_mechanism, privatize_counts, split_budget
+    from dpfix.release.frameworks import EPS_MARGIN, apply_mechanism
+    from dpfix.release.options import split_budget
+    from dpfix.release.pipeline import privatize_counts
 
     d = counts(rows, upper)
     start = time.perf_counter()
@@ -171,7 +174,7 @@ def case_upper(rows: int, upper: int, path: str) -> dict:
                 "total_seconds": total, "seconds": r.seconds, "T_built": r.mechanism is not None,
                 "estimated_count_error": r.estimated_count_error, "peak_mb": peak_mb()}
     # today's float path: stage 1, T built in floats and checked, multinomial rows
-    from dpfix.release.pipeline import histogram
+    from dpfix.release.frameworks import histogram
     from dpfix.release.privatizers import privatize_distribution
 
     eps_1, eps_2 = split_budget(1.0)

@@ -134,7 +134,7 @@ def test_lam_just_below_e_to_the_eps_is_accepted(eps):
 
 # -- pipeline: the top-coding boundary and the histogram cap --------------------------------
 def test_counts_equal_to_upper_are_not_topcoded():
-    from dpfix.release.pipeline import histogram
+    from dpfix.release.frameworks import histogram
 
     eta, top = histogram([0, 2, 2, 3, 7], 2)
     assert eta.tolist() == [1, 0, 4] and top == 2  # 3 and 7 exceed 2; the two 2s do not
@@ -144,7 +144,7 @@ def test_counts_equal_to_upper_are_not_topcoded():
 
 def test_histogram_cap_is_inclusive():
     """``N = MAX_HISTOGRAM_N`` rows is accepted, one more is refused (checks only)."""
-    from dpfix.release.pipeline import MAX_HISTOGRAM_N, _check_histogram
+    from dpfix.release.frameworks import MAX_HISTOGRAM_N, _check_histogram
 
     out, top = _check_histogram(np.array([MAX_HISTOGRAM_N - 1, 1], dtype=np.int64), 1)
     assert out.tolist() == [MAX_HISTOGRAM_N - 1, 1] and top == 0

@@ -34,7 +34,8 @@ from dpfix.io.tables import (
     read_counts,
     write_counts,
 )
-from dpfix.release.pipeline import MIN_STAGE_EPSILON, privatize_counts
+from dpfix.release.options import MIN_STAGE_EPSILON
+from dpfix.release.pipeline import privatize_counts
 from helpers import cli
 
 TABLE = "name,k\na,3\nb,0\nc,2\n"

@@ -18,7 +18,7 @@ from dpfix.io.tables import (
     read_table,
     synthetic_counts,
 )
-from dpfix.release.pipeline import histogram
+from dpfix.release.frameworks import histogram
 from helpers import needs_data
 
 

@@ -10,15 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.constructors.remap import quantile_plan
-from dpfix.release.pipeline import (
-    AUTO_RULE,
-    FRAMEWORKS,
-    REMAPS,
-    auto_setting,
-    complete_no_split,
-    privatize_counts,
-    rule_of_thumb_split,
-)
+from dpfix.release.frameworks import complete_no_split
+from dpfix.release.options import AUTO_RULE, FRAMEWORKS, REMAPS, auto_setting, rule_of_thumb_split
+from dpfix.release.pipeline import privatize_counts
 from dpfix.release.privatizers.deconvolve import ESTIMATORS
 from dpfix.sampling import random_source
 from dpfix.sampling.quantile import apportion, quantile_joint, quantile_remap

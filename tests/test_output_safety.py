@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 from dpfix.io.tables import read_histogram
-from dpfix.release.pipeline import EXACT_HISTOGRAM_MAX_N, privatize_counts
+from dpfix.release.frameworks import EXACT_HISTOGRAM_MAX_N
+from dpfix.release.pipeline import privatize_counts
 from helpers import cli
 
 posix = pytest.mark.skipif(os.name != "posix", reason="POSIX files and signals")
@@ -290,8 +291,8 @@ def test_no_split_histogram_above_the_exact_limit_is_refused_before_any_draw(fra
                                                                              monkeypatch):
     def drawn(*a, **k):
         raise AssertionError("randomness drawn")
-    monkeypatch.setattr("dpfix.release.pipeline.random_source", drawn)
-    monkeypatch.setattr("dpfix.release.pipeline.privatize_distribution", drawn)
+    monkeypatch.setattr("dpfix.release.frameworks.random_source", drawn)
+    monkeypatch.setattr("dpfix.release.frameworks.privatize_distribution", drawn)
     with pytest.raises(ValueError, match=f"exceeds {EXACT_HISTOGRAM_MAX_N}"):
         privatize_counts(None, 1.0, upper=3, histogram=[EXACT_HISTOGRAM_MAX_N, 1], seed=0,
                          framework=framework)
@@ -301,7 +302,7 @@ def test_no_split_histogram_above_the_limit_is_one_line_in_the_cli(tmp_path, cap
                                                                    monkeypatch):
     def drawn(*a, **k):
         raise AssertionError("randomness drawn")
-    monkeypatch.setattr("dpfix.release.pipeline.random_source", drawn)
+    monkeypatch.setattr("dpfix.release.frameworks.random_source", drawn)
     src = tmp_path / "h.csv"
     src.write_text(f"0,{130 * 10**12}\n1,5\n")
     rc, _, err = cli(capsys, "privatize", src, "--histogram", "--epsilon", "1", "--upper", "3",

@@ -10,14 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dpfix.constructors as C
-import dpfix.release.pipeline as P
-from dpfix.release.pipeline import (
-    NotPrivateError,
-    apply_mechanism,
-    privatize_counts,
-    rule_of_thumb_split,
-    split_budget,
-)
+import dpfix.release.frameworks as P
+from dpfix.release.frameworks import apply_mechanism
+from dpfix.release.options import rule_of_thumb_split, split_budget
+from dpfix.release.pipeline import privatize_counts
+from dpfix.release.result import NotPrivateError
 from dpfix.theory.mechanism import Mechanism
 
 ALL = ["heuristic", "lp", "unfixed", "truncated-geometric", "staircase"]

@@ -464,7 +464,7 @@ def _unseeded_random_selector(table, tmp_path, capsys, monkeypatch):
     drew its randomness from and the seed handed to the heuristic."""
     import re
 
-    import dpfix.release.pipeline as P
+    import dpfix.release.frameworks as P
 
     seen = {}
     source, heuristic = P.random_source, C.heuristic
@@ -1144,7 +1144,7 @@ def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
 # ------------------------------------------------------------------ --framework
 @pytest.mark.parametrize("framework", ["two-stage", "one-stage", "hybrid"])
 def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
-    from dpfix.release.pipeline import FRAMEWORKS
+    from dpfix.release.options import FRAMEWORKS
 
     assert framework in FRAMEWORKS
     rep = tmp_path / "r.json"
@@ -1167,7 +1167,7 @@ def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
 
 
 def test_framework_options_pass_through(table, tmp_path, capsys):
-    from dpfix.release.pipeline import REMAPS
+    from dpfix.release.options import REMAPS
     from dpfix.release.privatizers.deconvolve import ESTIMATORS
 
     rep = tmp_path / "r.json"
@@ -1191,7 +1191,7 @@ def multi_args(table, tmp_path):
 
 def test_help_lists_frameworks_estimators_and_remaps():
     from dpfix.cli import build_parser
-    from dpfix.release.pipeline import FRAMEWORKS, REMAPS
+    from dpfix.release.options import FRAMEWORKS, REMAPS
     from dpfix.release.privatizers.deconvolve import ESTIMATORS
 
     sub = build_parser()._subparsers._group_actions[0].choices["privatize"]

@@ -326,7 +326,8 @@ def test_pipeline_draws_other_mechanisms_from_a_checked_table(constructor):
 
 
 def test_pipeline_upper_beyond_T_builds_no_T():
-    from dpfix.release.pipeline import STRUCTURED_T_MAX, privatize_counts
+    from dpfix.release.frameworks import STRUCTURED_T_MAX
+    from dpfix.release.pipeline import privatize_counts
 
     rng = np.random.default_rng(2)
     upper = 3 * STRUCTURED_T_MAX
@@ -357,7 +358,8 @@ def test_pipeline_histogram_input_is_drawn_exactly_up_to_the_cap():
 
 
 def test_pipeline_refuses_a_table_that_fails_the_exact_check(monkeypatch):
-    import dpfix.release.pipeline as P
+    import dpfix.release.frameworks as P
+    from dpfix.release.pipeline import privatize_counts
 
     drawn = []
     # checked at lam = 2 < e^eps_2 = e^0.86: T (ratios up to e^0.86) fails the integer check
@@ -366,7 +368,7 @@ def test_pipeline_refuses_a_table_that_fails_the_exact_check(monkeypatch):
     monkeypatch.setattr(P, "_draw_rows", lambda *a, **k: drawn.append(a))
     d = np.random.default_rng(3).negative_binomial(2, 0.25, 2000)
     with pytest.raises(P.NotPrivateError, match="table: rows"):
-        P.privatize_counts(d, 1.0, upper=12, constructor="heuristic", seed=0)
+        privatize_counts(d, 1.0, upper=12, constructor="heuristic", seed=0)
     assert drawn == []
 
 
@@ -406,7 +408,8 @@ def _drawn_by_the_pipeline(constructor, seed=0):
     target z is fixed): row i of ``joint`` holds the 10^6 outputs of input i, drawn by the
     pipeline's stage 2 (``_draw_histogram``: the exact sampler row by row, or numpy's
     multinomial for the discrete Gaussian); returns the result and the matrix drawn from."""
-    from dpfix.release.pipeline import _row_probabilities, privatize_counts
+    from dpfix.release.frameworks import _row_probabilities
+    from dpfix.release.pipeline import privatize_counts
 
     extra = {"delta": 1e-6} if constructor == "discrete-gaussian" else {}
     r = privatize_counts(None, 1.0, upper=ROWS - 1, histogram=[DRAWS] * ROWS,

@@ -8,7 +8,7 @@ file wires them (:data:`COMMANDS`) and holds the one error policy of every comma
 - **bad input, exit code 2, one line** ``dpfix CMD: error: ...``: argparse's
   own errors (an unknown option, a value outside ``choices``), ``ValueError``
   (a bad value, a table that cannot be read; also
-  :class:`dpfix.release.pipeline.NotPrivateError`, a ``ValueError``: a mechanism that
+  :class:`dpfix.release.result.NotPrivateError`, a ``ValueError``: a mechanism that
   fails its eps-DP check for the requested budget is refused before any row is
   drawn, with exit code 2 as ``dpfix privatize`` has always done and its tests
   require), :class:`dpfix.numbers.exact.ExactnessError` (a float

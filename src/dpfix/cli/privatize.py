@@ -111,10 +111,10 @@ Decisions
   same passes over the partitions (one sampler and one generator per column
   and partition).
 - **Frameworks** (docs/no_split.md). ``--framework`` (choices
-  :data:`dpfix.release.pipeline.FRAMEWORKS`; default: ``privatize_counts``' own,
+  :data:`dpfix.release.options.FRAMEWORKS`; default: ``privatize_counts``' own,
   the two-stage framework), ``--estimator`` (choices
   :data:`dpfix.release.privatizers.deconvolve.ESTIMATORS`) and ``--remap`` (choices
-  :data:`dpfix.release.pipeline.REMAPS`) are passed through when given, so the
+  :data:`dpfix.release.options.REMAPS`) are passed through when given, so the
   library's defaults and its refusals apply (one line, exit 2: an estimator
   or remap with the two-stage framework, a constructor other than
   northwest, a split with the one-stage framework, ...). ``--split`` has no
@@ -149,7 +149,7 @@ from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numbers.numeric import plain_number, require
-from dpfix.release.pipeline import MIN_STAGE_EPSILON
+from dpfix.release.options import MIN_STAGE_EPSILON
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
@@ -178,7 +178,7 @@ EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
                         (1e-4, 20.0) if name == "lp" else (1e-4, 100.0))
                  for name, info in CONSTRUCTORS.items()}
 # With a split, eps_1 and eps_2 each at least MIN_STAGE_EPSILON: the library's floor
-# (dpfix.release.pipeline.MIN_STAGE_EPSILON, 3 times the sampler's limit).
+# (dpfix.release.options.MIN_STAGE_EPSILON, 3 times the sampler's limit).
 #: dpfix.cli turns numerical RuntimeWarnings (overflow, invalid value) into errors here:
 #: a privacy mechanism built through an overflow is refused, not released.
 STRICT_WARNINGS = True
@@ -201,7 +201,7 @@ def _epsilon(text: Any, constructor: str = "heuristic") -> float:
 
 def _stage_budgets(eps: float, options: dict) -> None:
     """Refuse a split that leaves a stage less than :data:`MIN_STAGE_EPSILON`."""
-    from dpfix.release.pipeline import auto_setting, split_budget
+    from dpfix.release.options import auto_setting, split_budget
 
     framework = options.get("framework", "two-stage")
     split = options["split"]
@@ -1182,7 +1182,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``dpfix privatize``."""
     import inspect
 
-    from dpfix.release.pipeline import FRAMEWORKS, REMAPS, privatize_counts
+    from dpfix.release.options import FRAMEWORKS, REMAPS
+    from dpfix.release.pipeline import privatize_counts
     from dpfix.release.privatizers.deconvolve import ESTIMATORS
 
     default_framework = inspect.signature(privatize_counts).parameters["framework"].default

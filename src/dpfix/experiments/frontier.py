@@ -57,7 +57,8 @@ from dpfix.experiments.config import Config
 from dpfix.experiments.plots import MIN_CI_REPLICATIONS, figure, legend_below, note, save
 from dpfix.experiments.runs import default_upper, load_counts, true_distribution
 from dpfix.numbers.numeric import require
-from dpfix.release.pipeline import RULE_OF_THUMB, privatize_counts, rule_of_thumb_split
+from dpfix.release.options import RULE_OF_THUMB, rule_of_thumb_split
+from dpfix.release.pipeline import privatize_counts
 from dpfix.theory.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
 __all__ = ["Setting", "SETTINGS", "BASELINE", "LIMIT", "HYBRID_F", "METRICS", "frontier_cells",

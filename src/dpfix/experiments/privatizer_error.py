@@ -16,7 +16,7 @@ from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import MIN_CI_REPLICATIONS, STYLES, band, figure, note, save
 from dpfix.experiments.runs import load_counts
-from dpfix.release.pipeline import histogram
+from dpfix.release.frameworks import histogram
 from dpfix.theory.metrics import kolmogorov_smirnov, wasserstein1
 
 __all__ = ["privatizer_cells", "privatizer_cell", "draw_privatizers", "LABELS", "FIG3_DATASET"]

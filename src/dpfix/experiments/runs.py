@@ -21,7 +21,9 @@ import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
 from dpfix.io.tables import counts_from_column, data_path, read_histogram, read_table
-from dpfix.release.pipeline import TimeLimitReached, histogram, privatize_counts
+from dpfix.release.frameworks import histogram
+from dpfix.release.pipeline import privatize_counts
+from dpfix.release.result import TimeLimitReached
 from dpfix.theory.mechanism import Mechanism
 
 __all__ = ["DATASETS", "SYNTHETIC", "Method", "METHODS", "TWO_STAGE", "load_counts",

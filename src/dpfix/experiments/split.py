@@ -31,7 +31,7 @@ from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import figure, note, save
 from dpfix.experiments.runs import SYNTHETIC, default_upper, load_counts, run_method
-from dpfix.release.pipeline import RULE_OF_THUMB
+from dpfix.release.options import RULE_OF_THUMB
 from dpfix.theory.metrics import wasserstein1
 
 __all__ = ["split_cells", "split_cell", "best_splits", "fit_rule", "rule", "draw_split",

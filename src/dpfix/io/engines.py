@@ -49,7 +49,9 @@ import numpy as np
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.tables import ORDER_SEED_CHILD, counts_of, write_parquet
 from dpfix.numbers.numeric import require
-from dpfix.release.pipeline import PrivatizedCounts, complete_no_split, histogram, privatize_counts
+from dpfix.release.frameworks import complete_no_split, histogram
+from dpfix.release.pipeline import privatize_counts
+from dpfix.release.result import PrivatizedCounts
 from dpfix.sampling import SeededSource, random_source
 
 __all__ = ["privatize_dataset", "SEED_CHILD"]
@@ -200,7 +202,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         framework, ...). The one-stage and hybrid frameworks (docs/no_split.md)
         take two passes over the partitions: each draws its rows' ``y = G(x)``
         into the temporary dataset and returns their histogram; the target is
-        estimated from the summed histogram (:func:`dpfix.release.pipeline.complete_no_split`),
+        estimated from the summed histogram (:func:`dpfix.release.frameworks.complete_no_split`),
         then each partition's ``y`` is remapped in place. The quantile remap
         sorts all rows together and is refused here.
 

@@ -37,7 +37,7 @@ from dpfix.numbers.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.io.tables import TableInput
-    from dpfix.release.pipeline import PrivatizedCounts
+    from dpfix.release.result import PrivatizedCounts
 
 __all__ = ["jsonable", "small_params", "write_json", "public_report", "confidential_report",
            "composition", "public_columns", "confidential_columns", "make_figure",
@@ -162,7 +162,7 @@ def public_report(result: PrivatizedCounts, table: TableInput, column: str | Non
 
     Parameters
     ----------
-    result : dpfix.release.pipeline.PrivatizedCounts
+    result : dpfix.release.result.PrivatizedCounts
     table : dpfix.io.tables.TableInput
         The input as read (its path and kind are reported).
     column : str or None
@@ -225,7 +225,7 @@ def confidential_report(result: PrivatizedCounts, table: TableInput, upper: int,
 
     Parameters
     ----------
-    result : dpfix.release.pipeline.PrivatizedCounts
+    result : dpfix.release.result.PrivatizedCounts
     table : dpfix.io.tables.TableInput
         The input as read (its counts; for a histogram, ``result.joint``).
     upper : int
@@ -302,7 +302,7 @@ def composition(results: list, names: list[str], budgets: list[float], eps_t: An
 
     Parameters
     ----------
-    results : list of dpfix.release.pipeline.PrivatizedCounts
+    results : list of dpfix.release.result.PrivatizedCounts
         One per column.
     names : list of str
         The columns, in the same order.
@@ -466,7 +466,7 @@ def make_figure(result: PrivatizedCounts, title: str) -> Any:
 
     Parameters
     ----------
-    result : dpfix.release.pipeline.PrivatizedCounts
+    result : dpfix.release.result.PrivatizedCounts
     title : str
         Leads the figure's title (the budgets, constructor and ``N`` follow).
 

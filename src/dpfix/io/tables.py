@@ -62,7 +62,7 @@ from dpfix.numbers.numeric import require
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
-    from dpfix.release.pipeline import PrivatizedCounts
+    from dpfix.release.result import PrivatizedCounts
 
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
@@ -1212,7 +1212,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
     ----------
     table : TableInput
         What :func:`read_counts` returned.
-    result : dpfix.release.pipeline.PrivatizedCounts or list of them
+    result : dpfix.release.result.PrivatizedCounts or list of them
         What :func:`dpfix.release.pipeline.privatize_counts` returned for its counts;
         a list, one per column of :attr:`TableInput.privatized` in its order,
         when several columns were read.
