@@ -7,5 +7,6 @@
 - :mod:`dpfix.io.reports`: the public and the confidential reports, summaries, plots;
 - :mod:`dpfix.io.engines`: the same release on tables beyond one machine (Dask).
 
-May import: every floor below, down from :mod:`dpfix.release`.
+May import: every floor below, and on its own floor :mod:`dpfix.release` (no module
+cycle: the readers and the commit import no release module).
 """

@@ -70,7 +70,7 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "non_count_type", "parquet_logical_type", "histogram_line_is_data", "histogram_cells",
            "other_columns", "write_parquet", "ROW_ORDERS", "ORDER_SEED_CHILD", "row_order",
            "order_source", "check_input_file", "FORMULA_STARTS", "FormulaWarning", "formula_cells",
-           "escape_formula_cells"]
+           "escape_formula_cells", "guard_formulas"]
 
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -1174,7 +1174,7 @@ def escape_formula_cells(values: Any) -> list:
     return [f"'{c}" if bad else c for c, bad in zip(cells, formula_cells(cells), strict=True)]
 
 
-def _guard_formulas(frame: Any, columns: list, names: list[str], escape: bool) -> None:
+def guard_formulas(frame: Any, columns: list, names: list[str], escape: bool) -> None:
     """Escape (``escape``) the formula cells of ``frame[columns]`` in place, or warn once per
     column that has some, naming it and their number."""
     for col, name in zip(columns, names, strict=True):
@@ -1277,7 +1277,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         header = [str(h) for h in frame.iloc[0]]
         others = [k for k in range(len(header)) if k not in cols and
                   (keep is None or header[k] in set(keep))]
-        _guard_formulas(frame, [frame.columns[k] for k in others], [header[k] for k in others],
+        guard_formulas(frame, [frame.columns[k] for k in others], [header[k] for k in others],
                         escape_formulas)
         if keep is not None:
             names = set(keep)
@@ -1300,9 +1300,9 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         frame = frame.iloc[rows].reset_index(drop=True)
         if fmt == "csv":
             others = [c for c in frame.columns if c not in cols]
-            _guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
+            guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
             heads = pd.DataFrame({"header": [str(c) for c in others]})
-            _guard_formulas(heads, ["header"], ["the header"], escape_formulas)
+            guard_formulas(heads, ["header"], ["the header"], escape_formulas)
             frame = frame.rename(columns=dict(zip(others, heads["header"], strict=True)))
             frame.to_csv(dest, index=False, encoding=encoding)
         else:

@@ -1,4 +1,4 @@
-"""Floor 6, release: publishing a table of counts under differential privacy.
+"""Floor 7, release: publishing a table of counts under differential privacy.
 
 - :mod:`dpfix.release.privatizers`: stage 1, the DP estimates of the distribution of
   counts (cyclic Laplace and the baselines), their post-processing and the
@@ -13,6 +13,7 @@
   histogram, the methods named by keywords.
 
 May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`,
-:mod:`dpfix.constructors` (not the research floors :mod:`dpfix.certify` and
-:mod:`dpfix.explore`, which a release does not need).
+:mod:`dpfix.constructors`, and on its own floor :mod:`dpfix.io` (reading and writing
+tables, the atomic commit; no module cycle); not the research floors
+:mod:`dpfix.certify` and :mod:`dpfix.explore`, which a release does not need.
 """

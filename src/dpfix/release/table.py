@@ -1,0 +1,437 @@
+"""``privatize_table``: a table of counts released in one call (docs/release.md).
+
+A data holder with a pandas DataFrame (a pyarrow Table, a CSV or Parquet file, a
+mapping of arrays) of several count columns states the privacy unit and the budget,
+and gets a :class:`Release`: the privatized table (keys, kept and privatized columns
+only) and the public report. What is derived from the true data without noise (the
+true histograms, the number of top-coded counts, the realised errors) comes only in a
+separate :class:`Confidential`, and only when asked for (``confidential=True``):
+nothing confidential is reachable from a :class:`Release` (no attribute, repr, report
+field or pickled state holds it).
+
+Every policy of ``dpfix privatize`` lives here or in :mod:`dpfix.release.budget`
+(the unit, the shares, the ranges, the row order, the columns written): the command
+parses its arguments and calls :func:`privatize_table`.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpfix.io import reports
+from dpfix.io.commit import StagedFiles
+from dpfix.io.tables import (
+    ROW_ORDERS,
+    TableInput,
+    counts_of,
+    guard_formulas,
+    is_parquet,
+    other_columns,
+    read_counts,
+    row_order,
+    write_parquet,
+)
+from dpfix.numbers.numeric import require
+from dpfix.release.budget import (
+    LIBRARY_LABELS,
+    column_budgets,
+    column_deltas,
+    column_seeds,
+    column_uppers,
+    privacy_unit,
+)
+from dpfix.release.frameworks import check_seed, privatize
+from dpfix.release.options import ReleaseOptions, TwoStage
+from dpfix.release.report import ROW_ORDER_RULES, assemble, composition
+from dpfix.release.result import PrivatizedCounts
+
+__all__ = ["privatize_table", "Release", "Confidential", "read_input"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Release:
+    """A release: the privatized table and the public report, nothing else.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The key and kept columns (as given: declared public) and the privatized columns
+        (int64), in the input's column order, rows in the release's order, a fresh
+        ``RangeIndex`` and no ``attrs``.
+    report : dict
+        The public report (version 1, :mod:`dpfix.release.report`).
+    layout : dict
+        How a CSV input was written (separator, line end, byte-order mark) and which
+        columns are privatized: public facts of the format, for :meth:`write_table`.
+    """
+
+    table: Any
+    report: dict
+    layout: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        c = self.report["composition"]
+        return (f"Release(columns={self.layout.get('privatized')!r}, rows={len(self.table)}, "
+                f"unit={self.report['unit']['text']!r}, eps_spent={c['eps_spent']!r})")
+
+    @property
+    def budget(self) -> dict:
+        """The budget statement: the unit, what each column spent and the composition."""
+        return {"unit": self.report["unit"], **self.report["composition"]}
+
+    def report_for(self, out: str | Path | None) -> dict:
+        """The public report with the output's path (``None``: as it is)."""
+        if out is None:
+            return self.report
+        return {**self.report, "output": {"path": str(out)}}
+
+    def write_table(self, dest: str | Path, fmt: str | None = None,
+                    escape_formulas: bool = False) -> None:
+        """Write the table to ``dest`` (usually a staged temporary), CSV or Parquet.
+
+        ``fmt``: ``"csv"`` or ``"parquet"`` (None: by the suffix of ``dest``). A CSV is
+        written with the input's separator, line end and byte-order mark (a CSV input's
+        cells as read); cells of the key and kept columns (and header cells) that a
+        spreadsheet may run as formulas are prefixed with ``'`` with
+        ``escape_formulas``, else warned about (:func:`dpfix.io.tables.guard_formulas`).
+        Parquet keeps every column's dtype; the text columns of a CSV input whose every
+        cell is a plain integer (``0``, ``-12``, no leading zero) become int64 keys.
+        """
+        fmt = fmt or ("parquet" if is_parquet(dest) else "csv")
+        frame = self.table.copy()
+        privatized = set(self.layout.get("privatized", ()))
+        if fmt == "parquet":
+            if self.layout.get("text"):
+                for col in frame.columns:
+                    if col not in privatized:
+                        frame[col] = _integer_keys(frame[col])
+            write_parquet(frame, dest)
+            return
+        pd = require("pandas")
+        others = [c for c in frame.columns if c not in privatized]
+        guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
+        heads = pd.DataFrame({"header": [str(c) for c in frame.columns]})
+        guard_formulas(heads, ["header"], ["the header"], escape_formulas)
+        frame.columns = list(heads["header"])
+        frame.to_csv(dest, index=False, sep=self.layout.get("sep", ","),
+                     lineterminator=self.layout.get("newline", "\n"),
+                     encoding="utf-8-sig" if self.layout.get("bom") else "utf-8")
+
+    def write(self, path: str | Path, report: str | Path | None = None, *,
+              force: bool = False, escape_formulas: bool = False) -> None:
+        """Write the table (and the public report) atomically: both or neither.
+
+        Each goes to a temporary beside its destination, then both are moved into
+        place together (:class:`dpfix.io.commit.StagedFiles`); an existing file is
+        replaced only with ``force``.
+        """
+        staged = StagedFiles(force=force)
+        with staged:
+            self.write_table(staged.temp(Path(path), "path"), escape_formulas=escape_formulas)
+            if report is not None:
+                reports.write_json(self.report_for(path), staged.temp(Path(report), "report"))
+            staged.commit()
+
+
+@dataclass(eq=False, repr=False)
+class Confidential:
+    """Derived from the true data WITHOUT noise: for the data holder, never to publish.
+
+    Attributes
+    ----------
+    report : dict
+        The confidential report: per column the true distribution, the number of
+        top-coded counts, the realised errors, every timing.
+    histograms : dict
+        Column -> the true histogram of the counts top-coded at ``upper``.
+    topcoded : dict
+        Column -> how many true counts exceeded ``upper``.
+    """
+
+    report: dict
+    histograms: dict
+    topcoded: dict
+
+    def __repr__(self) -> str:
+        return (f"Confidential(columns={list(self.histograms)!r}: derived from the true data "
+                "without noise; do not publish)")
+
+    def write(self, path: str | Path, *, force: bool = False) -> None:
+        """Write the confidential report (mode 0600), atomically."""
+        staged = StagedFiles(force=force)
+        with staged:
+            reports.write_json(self.report, staged.temp(Path(path), "confidential report",
+                                                         private=True))
+            staged.commit()
+
+
+def _integer_keys(values: Any) -> Any:
+    """Text cells that are all plain integers (no sign but ``-``, no leading zero, no
+    space) as int64, so that they survive as numbers; any other column as it is."""
+    pd = require("pandas")
+    text = values.astype(str)
+    if len(text) and text.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all():
+        return pd.Series(text.astype("int64").to_numpy(), index=values.index)
+    return values
+
+
+def _names(columns: Any, labels: dict) -> list:
+    names = [columns] if isinstance(columns, str) else list(columns or [])
+    if not names:
+        raise ValueError(f"{labels.get('columns', 'columns')}: name the column(s) of counts")
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"{labels.get('columns', 'columns')}: {name!r} named twice")
+    return names
+
+
+def read_input(data: Any, names: list, sep: str = ",") -> TableInput:
+    """The table and its columns of counts, each parsed strictly
+    (:func:`dpfix.io.tables.counts_of`): a path (CSV or Parquet,
+    :func:`dpfix.io.tables.read_counts`), a pandas DataFrame, a pyarrow Table or a mapping
+    column -> array.
+
+    Examples
+    --------
+    >>> read_input({"k": ["a", "b"], "n": [3, 0]}, ["n"]).counts.tolist()
+    [3, 0]
+    """
+    if isinstance(data, (str, Path)):
+        return read_counts(Path(data), names, sep=sep)
+    pd = require("pandas")
+    kind = "DataFrame"
+    if isinstance(data, pd.DataFrame):
+        frame = data
+    elif type(data).__module__.startswith("pyarrow"):
+        frame, kind = data.to_pandas(), "pyarrow Table"
+    elif isinstance(data, Mapping):
+        frame, kind = pd.DataFrame(dict(data)), "mapping"
+    else:
+        raise TypeError(f"data: a DataFrame, a pyarrow Table, a path or a mapping of "
+                        f"arrays, got {type(data).__name__}")
+    header = list(frame.columns)
+    for name in names:
+        if name not in header:
+            raise ValueError(f"column {name!r} not found; columns are {header}")
+        if header.count(name) > 1:
+            raise ValueError(f"column {name!r} appears {header.count(name)} times in the header")
+    if len(frame) == 0:
+        raise ValueError("data: the table has no rows")
+    frame = frame.reset_index(drop=True)
+    privatized = [(n, n, counts_of(frame[n], str(n))) for n in names]
+    return TableInput(Path(f"<{kind}>"), kind, privatized[0][2], frame, names[0],
+                      privatized=privatized)
+
+
+def _order(order: str | None, keys: list, labels: dict) -> str:
+    flag = labels.get("order", "order")
+    order = order or ("key" if keys else "shuffled")
+    if order not in ROW_ORDERS:
+        raise ValueError(f"{flag}: one of {', '.join(ROW_ORDERS)}, got {order!r}")
+    if order == "key" and not keys:
+        raise ValueError(f"{flag} key: name the key columns with {labels.get('keys', 'keys')}")
+    return order
+
+
+def _passed(names: list, keys: list, keep: list, others: list, labels: dict) -> list:
+    """The columns written besides the privatized ones: the keys then the kept, checked."""
+    seen: set = set()
+    for flag, given in ((labels.get("keys", "keys"), keys), (labels.get("keep", "keep"), keep)):
+        for name in given:
+            if name in names:
+                raise ValueError(f"{flag}: {name!r} is a privatized column "
+                                 f"({labels.get('columns', 'columns')})")
+            if name not in others:
+                raise ValueError(f"{flag}: column {name!r} not found; the other columns are "
+                                 f"{others}")
+            if others.count(name) > 1:
+                raise ValueError(f"{flag}: column {name!r} appears {others.count(name)} times "
+                                 "in the header")
+            if name in seen:
+                raise ValueError(f"{flag}: column {name!r} named twice")
+            seen.add(name)
+    return [*keys, *keep]
+
+
+def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
+           rows: Any) -> Any:
+    """The released DataFrame: the passed and privatized columns in the table's order."""
+    pd = require("pandas")
+    ours = {col: r for (_, col, _), r in zip(table.privatized, results, strict=True)}
+    if table.kind == "csv":
+        header = [str(h) for h in table.frame.iloc[0]]
+        body = table.frame.iloc[1:]
+        data = {}
+        for k, name in enumerate(header):
+            if k in ours:
+                data[name] = ours[k].counts
+            elif name in passed:
+                data[name] = body.iloc[:, k].to_numpy(dtype=object)
+        frame = pd.DataFrame(data)
+    else:
+        frame = pd.DataFrame({c: (ours[c].counts if c in ours else table.frame[c].to_numpy())
+                              for c in table.frame.columns if c in ours or c in passed})
+        for c in frame.columns:
+            if c not in ours:  # the dtype as given (categories, nullable integers, ...)
+                frame[c] = table.frame[c].reset_index(drop=True)
+    for c, r in ours.items():
+        name = str(table.frame.iloc[0, c]) if table.kind == "csv" else c
+        frame[name] = np.asarray(r.counts, dtype=np.int64)
+    if rows is not None:
+        frame = frame.iloc[np.asarray(rows, dtype=np.int64)]
+    frame = frame.reset_index(drop=True)
+    frame.attrs = {}
+    return frame
+
+
+def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
+                    unit: Any = "row", keys: Any = (), keep: Any = (),
+                    shares: Mapping | None = None, delta: float | None = None,
+                    order: str | None = None, seed: int | None = None,
+                    options: ReleaseOptions | None = None, sep: str = ",",
+                    confidential: bool = False,
+                    progress: Callable[[Any, int], Any] | None = None,
+                    on_stage: Callable[[Any, str], Any] | None = None,
+                    labels: Mapping = LIBRARY_LABELS) -> Release | tuple[Release, Confidential]:
+    """Privatize the count columns of a table in one call (docs/release.md).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, pyarrow.Table, str, pathlib.Path or mapping
+        The table: a DataFrame, a pyarrow Table, a CSV or Parquet file (by its suffix;
+        a CSV read as text, so the kept cells are written back as read) or a mapping
+        column -> array. Not modified.
+    columns : str or list
+        The column(s) of non-negative integer counts to privatize.
+    eps : float or str
+        The total budget of the release (a decimal text or a number; a float is taken
+        by its shortest decimal repr for the exact split over the columns).
+    upper : int or mapping
+        The public bound (counts above it are top-coded), one for every column or a
+        mapping column -> bound.
+    unit : str or PrivacyUnit
+        The privacy unit (:class:`dpfix.release.budget.PrivacyUnit`): ``"row"``
+        (default: one individual may change every column of one row, each count by at
+        most 1; sequential composition over the columns), ``"cell"`` (one count of one
+        row; parallel composition: every column may spend all of ``eps``), or with a
+        bound ``c``: ``"row:C"``, ``"cell:C"`` (each mechanism at its share over ``c``).
+    keys, keep : sequence
+        Columns written as they are: ``keys`` (also the row order's sort keys by
+        default) and ``keep`` (declared public). Every other column is dropped: it is
+        not private.
+    shares : mapping, optional
+        Column -> its budget. Unit ``row``: the columns without one split the rest of
+        ``eps`` equally; with one for every column they must add up to ``eps`` exactly
+        (in decimal). Unit ``cell``: each at most ``eps`` (the rest spend all of it).
+    delta : float, optional
+        The total delta of an (eps, delta) method (split equally under unit ``row``).
+    order : str, optional
+        The rows' order: ``"key"`` (default with ``keys``), ``"shuffled"`` (default
+        without), ``"input"`` (may follow the confidential data).
+    seed : int, optional
+        Reproducible (NOT FOR PRODUCTION): numpy's samplers in stage 1, a seeded PCG64 for
+        the exact samplers; several columns get independent seeds spawned from it.
+    options : TwoStage, OneStage, NoSplit or Auto, optional
+        The method (:mod:`dpfix.release.options`; default ``TwoStage()``: the two-stage
+        framework with the northwest constructor and the paper's rule-of-thumb split).
+    sep : str
+        A CSV file's separator.
+    confidential : bool
+        Also return the :class:`Confidential` (true histograms, top-coded counts,
+        realised errors).
+    progress, on_stage : callable, optional
+        ``progress(column, rows)``: rows done (fixed shares); ``on_stage(column, name)``.
+    labels : mapping
+        How error messages name the parameters (``dpfix privatize`` passes its flags:
+        :data:`dpfix.release.budget.CLI_LABELS`).
+
+    Returns
+    -------
+    Release, or (Release, Confidential) with ``confidential=True``
+
+    Raises
+    ------
+    ValueError
+        On bad input, in one line naming it, before any randomness is drawn.
+    RuntimeWarning
+        A numerical warning while building a mechanism is an error: no release.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"county": ["a", "b", "c", "d"], "MURDER": [0, 3, 1, 7],
+    ...                    "RAPE": [2, 0, 5, 1], "INDEX": [9, 9, 9, 9]})
+    >>> r = privatize_table(df, ["MURDER", "RAPE"], 1.0, upper=8, keys=["county"], seed=0)
+    >>> list(r.table.columns), r.report["composition"]["eps_spent"]
+    (['county', 'MURDER', 'RAPE'], 1.0)
+    >>> r.report["unit"]["composition"], len(r.report["columns"])
+    ('sequential', 2)
+    """
+    start = time.perf_counter()
+    labels = {**LIBRARY_LABELS, **labels}
+    options = options if options is not None else TwoStage()
+    unit = privacy_unit(unit, labels["unit"])
+    names = _names(columns, labels)
+    budgets, rule = column_budgets(eps, names, shares, options.constructor, unit, labels)
+    uppers = column_uppers(upper, names, options.constructor, labels)
+    if delta is not None and unit.bound > 1:
+        raise ValueError(f"{labels['unit']}: a bound c > 1 is for pure eps-DP methods (the "
+                         "group privacy of (eps, delta) also multiplies delta); drop delta or "
+                         "use c = 1")
+    seeds = column_seeds(check_seed(seed), len(names))
+    deltas = column_deltas(delta, len(names), unit)
+    keys, keep = list(keys or []), list(keep or [])
+    order = _order(order, keys, labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
+        table = read_input(data, names, sep)
+        passed = _passed(names, keys, keep, other_columns(table), labels)
+        rows = row_order(table, order, keys, seeds[0])
+        read_seconds = time.perf_counter() - start
+        results = []
+        for k, name in enumerate(names):
+            view = table.select(k)
+            results.append(privatize(
+                view.counts, budgets[k] / unit.bound, options, upper=uppers[name],
+                seed=seeds[k], delta=deltas[k],
+                progress=None if progress is None else (lambda m, n=name: progress(n, m)),
+                on_stage=None if on_stage is None else (lambda s, n=name: on_stage(n, s))))
+    frame = _frame(table, results, passed, rows)
+    per_column = [reports.public_report(r, table.select(k), name, uppers[name], None)
+                  for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    source = {"path": str(table.path), "kind": table.kind}
+    composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
+    output_columns = {
+        "privatized": names, "key": keys, "kept": keep,
+        "dropped": [c for c in other_columns(table) if c not in passed],
+        "rule": "only the privatized columns and the columns declared public (keys, keep; "
+                "--key, --keep) are written"}
+    public = assemble(per_column, names, composed, unit, source, output_columns, order,
+                      ROW_ORDER_RULES[order])
+    layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
+              "sep": table.sep, "newline": table.newline, "bom": table.bom}
+    release = Release(frame, reports.jsonable(public), layout)
+    if not confidential:
+        return release
+    secret = _confidential(table, names, results, uppers, read_seconds)
+    return release, secret
+
+
+def _confidential(table: TableInput, names: list, results: list, uppers: dict,
+                  read_seconds: float) -> Confidential:
+    per = [reports.confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
+           for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    body = reports.confidential_columns(per, names, table, {"read": read_seconds})
+    body["report_version"] = 1
+    histograms = {name: np.bincount(np.minimum(table.select(k).counts, uppers[name]),
+                                    minlength=uppers[name] + 1)
+                  for k, name in enumerate(names)}
+    return Confidential(body, histograms, {n: r.topcoded for n, r in
+                                           zip(names, results, strict=True)})
