@@ -143,8 +143,9 @@ def test_cli_engine_dask_writes_a_dataset_and_a_report(dataset, tmp_path, capsys
     got = read(out)
     assert list(got.columns) == ["id", "k"] and len(got) == len(table)
     r = json.loads(rep.read_text())
-    assert r["engine"] == "dask" and r["N"] == len(table) and r["output_columns"]["key"] == ["id"]
-    assert "os.urandom" in r["samplers"]["stage2"] and "topcoded" not in json.dumps(r)
+    (col,) = r["columns"]
+    assert r["engine"] == "dask" and col["N"] == len(table) and r["output_columns"]["key"] == ["id"]
+    assert "os.urandom" in col["samplers"]["stage2"] and "topcoded" not in json.dumps(r)
     assert "out:" in stdout
 
 
@@ -213,7 +214,7 @@ def test_cli_engine_dask_one_stage(dataset, tmp_path, capsys):
                       "--framework", "one-stage", "--quiet", "--seed", "2")
     assert rc == 0, err
     assert len(read(out)) == len(table)
-    r = json.loads(rep.read_text())
+    (r,) = json.loads(rep.read_text())["columns"]
     assert r["framework"]["name"] == "one-stage" and r["budget"]["eps_1"] == 0
 
 
@@ -266,7 +267,7 @@ def test_cli_engine_dask_plot_and_confidential_report(dataset, tmp_path, capsys,
                       "--framework", framework)
     assert rc == 0, err
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    c = json.loads(secret.read_text())
+    (c,) = json.loads(secret.read_text())["columns"]
     merged = read(out).merge(table, on="id", suffixes=("_out", "_in"))
     diff = merged["k_out"] - np.minimum(merged["k_in"], UPPER)
     assert c["realized_count_error"]["abs"] == pytest.approx(diff.abs().mean())

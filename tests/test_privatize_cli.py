@@ -72,9 +72,11 @@ def test_crime_data_end_to_end(tmp_path, capsys):
     assert len(b) == len(a) == 3137 and b[0] == ["county_name", "MURDER"]
     for ra, rb in zip(a[1:], b[1:], strict=True):  # the key byte for byte
         assert rb[0] == ra[name] and 0 <= int(rb[1]) <= 50
-    r = json.loads(rep.read_text())
-    cols = r["output_columns"]
+    top = json.loads(rep.read_text())
+    cols = top["output_columns"]
     assert cols["key"] == ["county_name"] and cols["kept"] == [] and "INDEX" in cols["dropped"]
+    assert top["report_version"] == 1 and top["unit"]["name"] == "row"
+    (r,) = top["columns"]  # one shape for one or many columns
     assert (r["n"], r["N"], r["upper"]) == (51, 3136, 50)
     assert r["budget"]["eps_t"] == 1 and r["budget"]["split"]["rule"] == "rule-of-thumb"
     assert r["budget"]["eps_1"] + r["budget"]["eps_2"] == pytest.approx(1, rel=1e-15)
@@ -84,13 +86,14 @@ def test_crime_data_end_to_end(tmp_path, capsys):
     assert set(r["timings_seconds"]) == {"construct"}
     assert r["stage1"]["postprocess"] and r["mechanism"]["selector"] is None
     assert r["mechanism"]["constructor"] == "northwest"  # the default: Theorem A
-    c = json.loads(conf.read_text())
+    (c,) = json.loads(conf.read_text())["columns"]
     true = np.array([int(x[col]) for x in a[1:]])
-    assert c["CONFIDENTIAL"] == "derived from the true data without noise"
+    secret = json.loads(conf.read_text())
+    assert secret["CONFIDENTIAL"] == "derived from the true data without noise"
     assert c["topcoded"] == int((true > 50).sum()) > 0
     zeta = np.bincount(np.minimum(true, 50), minlength=51) / 3136
     assert c["true_distribution_zeta"] == pytest.approx(zeta.tolist(), abs=1e-15)
-    assert "topcoded" not in json.dumps(r) and "zeta" not in json.dumps(r)
+    assert "topcoded" not in json.dumps(top) and "zeta" not in json.dumps(top)
     assert [x.split()[0] for x in stdout.splitlines()] == ["dpfix", "out:", "report:", "plot:",
                                                           "confidential-report:"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -105,7 +108,7 @@ def test_each_constructor_end_to_end(constructor, table, tmp_path, capsys):
     args[args.index("--upper") + 1] = upper
     rc, _, err = cli(capsys, "privatize", *args)
     assert rc == 0, err
-    r = json.loads((tmp_path / "r.json").read_text())
+    (r,) = json.loads((tmp_path / "r.json").read_text())["columns"]
     assert r["mechanism"]["constructor"] == constructor
     if extra:  # (eps, delta)-DP: its delta at eps_2 is checked, not a pure privacy level
         assert 0 < r["mechanism"]["params"]["delta_achieved"] <= 1e-6
@@ -127,13 +130,14 @@ def test_data_dependent_timings_only_in_the_confidential_report(table, tmp_path,
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", rep,
                                                "--confidential-report", conf))
     assert rc == 0, err
-    public, secret = json.loads(rep.read_text()), json.loads(conf.read_text())
+    (public,), secret = json.loads(rep.read_text())["columns"], json.loads(conf.read_text())
     assert set(public["timings_seconds"]) == {"construct"}  # T depends on the public z only
     assert "timings_seconds" not in json.dumps({k: v for k, v in public.items()
                                                 if k != "timings_seconds"})
-    assert set(secret["timings_seconds"]) == {"stage1", "construct", "apply", "read", "write",
-                                              "total"}
-    assert public["timings_seconds"]["construct"] == secret["timings_seconds"]["construct"]
+    assert set(secret["columns"][0]["timings_seconds"]) == {"stage1", "construct", "apply"}
+    assert set(secret["timings_seconds"]) == {"read", "write", "total"}
+    assert public["timings_seconds"]["construct"] == \
+        secret["columns"][0]["timings_seconds"]["construct"]
 
 
 def test_same_seed_same_bytes_other_seed_other_bytes(table, tmp_path, capsys):
@@ -394,7 +398,7 @@ def test_demo_writes_a_named_folder(tmp_path, capsys):
     assert (root / "crime" / "report.json").is_file() is crime
     assert (root / "crime" / "confidential_report.json").exists() is False
     if crime:
-        assert json.loads((root / "crime" / "report.json").read_text())["N"] == 3136
+        assert json.loads((root / "crime" / "report.json").read_text())["columns"][0]["N"] == 3136
     rc, _, err = cli(capsys, "privatize", "--demo", "--out-dir", root, "--quiet")
     assert rc == 2 and "exists" in err and len(err.splitlines()) == 1
     assert cli(capsys, "privatize", "--demo", "--out-dir", root, "--quiet", "--force")[0] == 0
@@ -491,7 +495,7 @@ def _unseeded_random_selector(table, tmp_path, capsys, monkeypatch):
 def test_unseeded_random_selector_leaks_no_random_state(table, tmp_path, capsys, monkeypatch):
     text, seen, numbers = _unseeded_random_selector(table, tmp_path, capsys, monkeypatch)
     assert "entropy" not in text.lower() and "SeedSequence" not in text
-    r = json.loads(text)
+    (r,) = json.loads(text)["columns"]
     assert r["mechanism"]["params"]["seed"] == "fresh OS randomness (not recorded)"
     assert r["seed"] is None
     s = seen["selector_seed"]  # the selector's randomness is not in the report
@@ -529,7 +533,7 @@ def test_huge_histogram_is_never_expanded(tmp_path, capsys):
     got = [tuple(map(int, x.split(","))) for x in lines[1:]]
     assert [i for i, _ in got] == [0, 1, 2]
     assert sum(m for _, m in got) == 5 + 99999999999999 + 12345678901234567  # exact
-    c = json.loads(conf.read_text())
+    (c,) = json.loads(conf.read_text())["columns"]
     assert c["topcoded"] == 12345678901234567
     assert 0 <= c["realized_count_error"]["abs"] <= 2
 
@@ -705,14 +709,14 @@ def test_one_stage_constructors_and_lp_have_their_range(table, tmp_path, capsys)
 
 def test_a_split_that_starves_a_stage_is_refused(table, tmp_path, capsys):
     argv = base(table, tmp_path, "--split", "1e-12")
-    assert_refused(capsys, argv, "--split: gives eps_1 = 1e-12", tmp_path, [table])
+    assert_refused(capsys, argv, "split: 1e-12 gives eps_1 = 1e-12", tmp_path, [table])
 
 
 @pytest.mark.parametrize("constructor", sorted(C.CONSTRUCTORS))
 def test_the_ends_of_the_epsilon_range_work(constructor, table, tmp_path, capsys):
     """Both ends of the documented range give a mechanism, without any warning (the
     command turns numerical warnings into errors) at a small and a moderate n."""
-    from dpfix.cli.privatize import EPSILON_RANGE
+    from dpfix.release.budget import EPSILON_RANGE
 
     for eps in EPSILON_RANGE[constructor]:
         for upper in (5, 30):
@@ -847,7 +851,7 @@ def test_structured_constructors_take_a_large_upper_without_T(table, tmp_path, c
                 "--report", rep)
     rc, _, err = cli(capsys, "privatize", *argv)
     assert rc == 0, err
-    r = json.loads(rep.read_text())
+    (r,) = json.loads(rep.read_text())["columns"]
     assert r["n"] == 20001 and r["mechanism"]["built"] is False and "params" not in r["mechanism"]
     assert "post-processing" in r["samplers"]["privacy_statement"]
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--upper", "20000",
@@ -954,8 +958,8 @@ def test_several_columns_in_one_run(two, tmp_path, capsys):
     assert [c["column"] for c in r["columns"]] == ["a", "b"]
     assert r["input"]["columns"] == ["a", "b"] and "column" not in r["input"]
     comp = r["composition"]
-    assert comp["per_column"] == {"a": 0.5, "b": 0.5} and comp["eps_sum"] == 1.0
-    assert comp["eps_t"] == 1.0 and comp["eps_sum_at_most_eps_t"] is True
+    assert comp["per_column"] == {"a": 0.5, "b": 0.5} and comp["eps_spent"] == 1.0
+    assert comp["eps_t"] == 1.0 and comp["eps_spent_at_most_eps_t"] is True
     assert "split equally over the 2 columns" in comp["split_over_columns"]
     assert "sequential composition" in comp["rule"] and "spawn" in comp["randomness"]
     for c in r["columns"]:  # each column its own budget, split, mechanism, target
@@ -1005,17 +1009,17 @@ def test_column_epsilon_sets_the_shares(shares, eps_t, expect, two, tmp_path, ca
     assert rc == 0, err
     comp = json.loads(rep.read_text())["composition"]
     assert comp["per_column"] == pytest.approx(expect, rel=1e-15)
-    assert comp["eps_sum_at_most_eps_t"] is True  # 0.1 + 0.2 > 0.3 in floats: one ulp less
+    assert comp["eps_spent_at_most_eps_t"] is True  # 0.1 + 0.2 > 0.3 in floats: one ulp less
     exact = sum(Fraction(v) for v in comp["per_column"].values())
     assert exact <= Fraction(float(eps_t))
-    assert "--column-epsilon" in comp["split_over_columns"]
+    assert "shares for" in comp["split_over_columns"]
 
 
 def test_fit_shares_never_exceeds_the_total():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from dpfix.cli.privatize import fit_shares
+    from dpfix.release.budget import fit_shares
 
     @settings(max_examples=200, deadline=None)
     @given(st.lists(st.fractions(min_value=Fraction(1, 10**6), max_value=10), min_size=1,
@@ -1138,7 +1142,7 @@ def test_delta_is_the_total_split_over_the_columns(two, tmp_path, capsys):
     assert rc == 0, err
     r = json.loads(rep.read_text())
     assert [c["budget"]["delta"] for c in r["columns"]] == [5e-7, 5e-7]
-    assert r["composition"]["delta_sum"] == pytest.approx(1e-6, rel=1e-15)
+    assert r["composition"]["delta_spent"] == pytest.approx(1e-6, rel=1e-15)
 
 
 # ------------------------------------------------------------------ --framework
@@ -1153,7 +1157,7 @@ def test_each_framework_writes_its_output(framework, table, tmp_path, capsys):
     assert rc == 0, err
     k = pd.read_csv(tmp_path / "o.csv")["k"]
     assert len(k) == 300 and k.between(0, 30).all()
-    r = json.loads(rep.read_text())
+    (r,) = json.loads(rep.read_text())["columns"]
     assert r["framework"]["name"] == framework
     assert r["budget"]["eps_1"] + r["budget"]["eps_2"] == pytest.approx(1, rel=1e-15)
     if framework == "two-stage":
@@ -1176,7 +1180,7 @@ def test_framework_options_pass_through(table, tmp_path, capsys):
                                                 "--estimator", estimator, "--remap", remap,
                                                 "--report", rep))
     assert rc == 0, err
-    fw = json.loads(rep.read_text())["framework"]
+    fw = json.loads(rep.read_text())["columns"][0]["framework"]
     assert (fw["estimator"], fw["remap"]) == (estimator, remap)
     rc, _, err = cli(capsys, "privatize", *multi_args(table, tmp_path))
     assert rc == 0, err

@@ -142,96 +142,40 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numbers.numeric import plain_number, require
-from dpfix.release.options import MIN_STAGE_EPSILON
+from dpfix.release.budget import (
+    CLI_LABELS,
+    EPSILON_RANGE,
+    MAX_UPPER,
+    UNITS,
+    column_budgets,
+    column_deltas,
+    column_seeds,
+    column_uppers,
+    privacy_unit,
+)
+from dpfix.release.options import check_budget, method_options
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
-__all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
-           "MIN_STAGE_EPSILON", "STRICT_WARNINGS", "fit_shares"]
+__all__ = ["add_parser", "run", "STRICT_WARNINGS"]
 
-#: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
-MAX_UPPER = 10_000
-#: The structured constructors (northwest, unfixed, truncated-geometric) are drawn as
-#: G R without T, in O(n) memory (dpfix.sampling; measured: 10^6 rows at upper 10^6 in
-#: 12 s and 430 MB, benchmarks/bench_sampling.py).
-MAX_UPPER_STRUCTURED = 1_000_000
 DEMO_EPSILON = 1.0
 DEMO_SYNTHETIC_UPPER = 40
 DEMO_CRIME = ("crime_data.csv", "MURDER", 50)
 #: The key column each demo table keeps (every other column is dropped: not private).
 DEMO_KEYS = {"synthetic": ["category"], "crime": ["county_name"]}
 DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.json")
-#: Usable --epsilon (eps_t) per constructor, measured on every constructor and privatizer
-#: over eps from 1e-300 to 1e6 and upper from 10 to 1000 (numerical warnings as errors).
-#: Below: the exact sampler of T needs lam = e^eps_2 away from 1 at a 2^-20 resolution
-#: (it fails at eps_2 = 1e-6), the one-stage constructors fail below about 1e-3 (their
-#: rows or their privacy check lose every digit). Above: the heuristic's float path fails
-#: from about 100 at n = 1001 and 300 at n = 51 (e^eps overflows its privacy check), the
-#: LP solver from about 30; at eps = 100 the guarantee e^100 means nothing anyway.
-EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
-                        (1e-4, 20.0) if name == "lp" else (1e-4, 100.0))
-                 for name, info in CONSTRUCTORS.items()}
-# With a split, eps_1 and eps_2 each at least MIN_STAGE_EPSILON: the library's floor
-# (dpfix.release.options.MIN_STAGE_EPSILON, 3 times the sampler's limit).
 #: dpfix.cli turns numerical RuntimeWarnings (overflow, invalid value) into errors here:
-#: a privacy mechanism built through an overflow is refused, not released.
+#: a privacy mechanism built through an overflow is refused, not released (the library's
+#: privatize_table does the same).
 STRICT_WARNINGS = True
 
 
 # ------------------------------------------------------------------ options
-def _epsilon(text: Any, constructor: str = "heuristic") -> float:
-    try:
-        eps = float(plain_number(text, "--epsilon"))
-    except (TypeError, ValueError):
-        raise ValueError(f"--epsilon: not a number: {text!r}") from None
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"--epsilon: must be a finite number > 0, got {text!r}")
-    lo, hi = EPSILON_RANGE.get(constructor, EPSILON_RANGE["heuristic"])
-    if not lo <= eps <= hi:
-        raise ValueError(f"--epsilon: the usable range is {lo:g} to {hi:g} (with "
-                         f"--constructor {constructor}), got {text!r}")
-    return eps
-
-
-def _stage_budgets(eps: float, options: dict) -> None:
-    """Refuse a split that leaves a stage less than :data:`MIN_STAGE_EPSILON`."""
-    from dpfix.release.options import auto_setting, split_budget
-
-    framework = options.get("framework", "two-stage")
-    split = options["split"]
-    if framework == "auto":
-        framework, split = auto_setting(eps)["framework"], None
-    if CONSTRUCTORS[options["constructor"]].stage == "one-stage" or framework == "one-stage":
-        return
-    eps_1, eps_2 = split_budget(eps, split)
-    if min(eps_1, eps_2) < MIN_STAGE_EPSILON:
-        raise ValueError(f"--split: gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; each "
-                         f"stage needs at least {MIN_STAGE_EPSILON:g} (a split nearer 0.5 or "
-                         "a larger --epsilon)")
-
-
-def _upper(text: Any, constructor: str = "heuristic") -> int:
-    from dpfix.sampling import STRUCTURED
-
-    try:
-        upper = int(plain_number(text, "--upper", integer=True))
-    except ValueError:
-        raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
-    top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
-    if not 1 <= upper <= top:
-        more = (f" (with --constructor {constructor}; northwest, unfixed and "
-                f"truncated-geometric need no n x n T and take up to {MAX_UPPER_STRUCTURED})"
-                if top == MAX_UPPER else "")
-        raise ValueError(f"--upper: must be an integer in 1..{top}{more}, got {text!r}")
-    return upper
-
-
 def _split(text: str | None) -> Any:
     if text is None or text == "rule-of-thumb":  # None: the framework's default
         return text
@@ -332,90 +276,6 @@ def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict
     return out
 
 
-def _exact(text: str, flag: str) -> Fraction:
-    """A budget written in decimal, as the exact rational it denotes (``0.1`` is 1/10)."""
-    try:
-        value = Fraction(Decimal(plain_number(text, flag)))
-    except (InvalidOperation, ValueError, OverflowError):
-        raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}") from None
-    if value <= 0:
-        raise ValueError(f"{flag}: must be a finite number > 0, got {text!r}")
-    return value
-
-
-def fit_shares(shares: list[Fraction], total: float) -> list[float]:
-    """Floats for the budget shares whose exact sum is at most ``total``.
-
-    Each share is rounded to the nearest float; while the exact (rational) sum
-    of those floats exceeds ``total``, the largest is lowered by one unit in
-    the last place. So the composed guarantee, the sum of what each column
-    spends, never exceeds the total, however the shares round (``0.1 + 0.2``
-    exceeds ``0.3`` in floats by one ulp).
-
-    Examples
-    --------
-    >>> fit_shares([Fraction(1, 10), Fraction(2, 10)], 0.3)
-    [0.1, 0.19999999999999998]
-    >>> fit_shares([Fraction(1, 2)] * 2, 1.0)
-    [0.5, 0.5]
-    """
-    out = [float(s) for s in shares]
-    cap = Fraction(total)
-    while sum(map(Fraction, out)) > cap:
-        i = max(range(len(out)), key=out.__getitem__)
-        out[i] = math.nextafter(out[i], 0.0)
-    return out
-
-
-def _budgets(text: Any, names: list[str | None], given: list | None,
-             constructor: str) -> tuple[list[float], str]:
-    """Each column's eps from the total ``--epsilon`` and ``--column-epsilon COL=EPS``.
-
-    The total is split equally over the columns without an explicit share; with
-    a share for every column the shares must add up to the total exactly (in
-    decimal: ``0.3 + 0.7 = 1``), else they must leave a positive rest. Returns
-    the budgets (:func:`fit_shares`: their exact sum is at most the total) and
-    the rule, for the report.
-    """
-    if len(names) == 1 and not given:  # one column: the whole budget, checked as before
-        return [_epsilon(text, constructor)], "one column: the whole budget"
-    try:
-        eps_t = float(plain_number(text, "--epsilon"))
-    except (TypeError, ValueError):
-        raise ValueError(f"--epsilon: not a number: {text!r}") from None
-    if not (math.isfinite(eps_t) and eps_t > 0):
-        raise ValueError(f"--epsilon: must be a finite number > 0, got {text!r}")
-    total = _exact(text, "--epsilon")
-    explicit = {name: _exact(value, f"--column-epsilon {name}")
-                for name, value in _assignments(given, names).items()}
-    rest = [n for n in names if n not in explicit]
-    spent = sum(explicit.values(), Fraction(0))
-    if not rest and spent != total:
-        raise ValueError(f"--column-epsilon: the shares add up to {_decimal(spent)}, not the "
-                         f"total --epsilon {text}; make them add up, or leave a column out to "
-                         "give it the rest")
-    if rest and spent >= total:
-        raise ValueError(f"--column-epsilon: the shares add up to {_decimal(spent)}, leaving "
-                         f"nothing of the total --epsilon {text} for {', '.join(rest)}")
-    each = (total - spent) / len(rest) if rest else Fraction(0)
-    shares = [explicit.get(n, each) for n in names]
-    budgets = fit_shares(shares, eps_t)
-    lo, hi = EPSILON_RANGE.get(constructor, EPSILON_RANGE["heuristic"])
-    for name, eps in zip(names, budgets, strict=True):
-        if not lo <= eps <= hi:
-            raise ValueError(f"--epsilon: column {name!r} gets {eps:.6g} of the total {text}; "
-                             f"the usable range per column is {lo:g} to {hi:g} (with "
-                             f"--constructor {constructor})")
-    if not explicit:
-        rule = f"the total split equally over the {len(names)} columns"
-    elif not rest:
-        rule = "--column-epsilon for every column (adding up to the total exactly)"
-    else:
-        rule = (f"--column-epsilon for {', '.join(explicit)}; the rest split equally over "
-                f"{', '.join(rest)}")
-    return budgets, rule
-
-
 def _assignments(values: list | None, names: list[str | None]) -> dict[str, str]:
     """``--column-epsilon COL=EPS`` as ``{COL: EPS}`` (each a --column, each once)."""
     out: dict[str, str] = {}
@@ -432,25 +292,10 @@ def _assignments(values: list | None, names: list[str | None]) -> dict[str, str]
     return out
 
 
-def _decimal(q: Fraction) -> str:
-    return f"{float(q):.12g}"
-
-
-def _column_seeds(seed: int | None, k: int) -> list[int | None]:
-    """One seed per column: the seed itself for one column; for several, column ``i`` gets
-    ``SeedSequence(seed).spawn(k)[i]`` as a 128-bit integer (independent streams)."""
-    if seed is None:
-        return [None] * k
-    if k == 1:
-        return [seed]
-    import numpy as np
-
-    return [int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
-            for child in np.random.SeedSequence(seed).spawn(k)]
-
-
-def _plan(args: argparse.Namespace, options: dict) -> tuple[list[_Column], str]:
-    """Every column's budget, bound, delta and seed (``options`` keeps the shared ones)."""
+def _plan(args: argparse.Namespace, options: dict) -> dict:
+    """Every column's budget, bound, delta and seed, checked by the library's policy
+    (:mod:`dpfix.release.budget`), and the keywords of
+    :func:`dpfix.release.table.privatize_table` (``options`` keeps the method's)."""
     names: list[str | None] = _names(args.column)
     if args.histogram and names:
         raise ValueError("--column: a histogram file has no columns; drop --column")
@@ -460,19 +305,22 @@ def _plan(args: argparse.Namespace, options: dict) -> tuple[list[_Column], str]:
         names = [None]
     if args.epsilon is None:
         raise ValueError("--epsilon is required")
-    constructor = options["constructor"]
-    budgets, rule = _budgets(args.epsilon, names, args.column_epsilon, constructor)
-    uppers = {name: _upper(text, constructor)
-              for name, text in _per_column(args.upper, "--upper", names).items()}
+    unit = privacy_unit(getattr(args, "unit", None) or "row", "--unit")
     delta, seed = options.pop("delta"), options.pop("seed")
-    deltas = [delta] * len(names)
-    if delta is not None and len(names) > 1:  # the total delta, split equally
-        deltas = fit_shares([Fraction(delta) / len(names)] * len(names), delta)
+    method = method_options(**options)
+    constructor = method.constructor
+    shares = _assignments(args.column_epsilon, names)
+    upper = _per_column(args.upper, "--upper", names)
+    budgets, rule = column_budgets(args.epsilon, names, shares, constructor, unit, CLI_LABELS)
+    uppers = column_uppers(upper, names, constructor, CLI_LABELS)
     plans = [_Column(name, eps, uppers[name], d, s) for name, eps, d, s in
-             zip(names, budgets, deltas, _column_seeds(seed, len(names)), strict=True)]
+             zip(names, budgets, column_deltas(delta, len(names), unit),
+                 column_seeds(seed, len(names)), strict=True)]
     for plan in plans:
-        _stage_budgets(plan.epsilon, options)
-    return plans, rule
+        check_budget(method, plan.epsilon / unit.bound)
+    return {"plans": plans, "rule": rule, "unit": unit, "method": method,
+            "call": {"columns": names, "eps": args.epsilon, "upper": upper, "unit": unit,
+                     "shares": shares, "delta": delta, "seed": seed, "options": method}}
 
 
 def _method_options(args: argparse.Namespace) -> dict:
@@ -614,44 +462,51 @@ class _Progress:
                   f"{self.done} rows ({share}%)", file=sys.stderr)
 
 
-def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str | Path,
+class _Bars:
+    """One :class:`_Progress` per column, opened when the library first tells of it."""
+
+    def __init__(self, quiet: bool, label: str, several: bool) -> None:
+        self.quiet, self.label, self.several = quiet, label, several
+        self.bars: dict = {}
+        self.current: _Progress | None = None
+
+    def bar(self, column: Any, rows: int = 0) -> _Progress:
+        if column not in self.bars:
+            if self.current is not None:
+                self.current.close()
+            name = f"{self.label} ({column})" if self.several else self.label
+            self.current = self.bars[column] = _Progress(rows, self.quiet, name)
+        return self.bars[column]
+
+    def close(self, failed: bool = False) -> None:
+        if self.current is not None:
+            self.current.close(failed=failed)
+            self.current = None
+
+
+def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
                     staged: Any, histogram: bool = False, header: bool | None = None,
                     report: str | Path | None = None, plot: str | Path | None = None,
                     confidential_report: str | Path | None = None, force: bool = False,
                     quiet: bool = False, label: str | None = None,
                     read_from: str | Path | None = None, key: list | None = None,
                     keep: list | None = None, sep: str | None = None,
-                    budget_rule: str | None = None, epsilon_total: Any = None,
-                    order: str | None = None, escape_formulas: bool = False,
-                    **options: Any) -> list:
+                    order: str | None = None, escape_formulas: bool = False) -> list[dict]:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
-    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. ``columns`` holds
-    one :class:`_Column` per privatized column (its budget, bound, delta and
-    seed; one with name None for a histogram file), each privatized on its own
-    by :func:`dpfix.release.pipeline.privatize_counts` with ``options``. ``read_from``
-    is the file actually read when it is not ``input_path`` yet (the demo's
-    staged input). ``key`` and ``keep`` name the other columns written
-    (declared public); every other column is dropped. ``budget_rule`` and
-    ``epsilon_total`` describe the split of the total budget over several
-    columns (the report's ``composition``). ``order`` is the output's row
-    order (:func:`dpfix.io.tables.row_order`; None: ``"key"`` with ``key``, else
-    ``"shuffled"``). ``escape_formulas``: a CSV output's cells that a
-    spreadsheet may run as formulas are prefixed with a single quote
-    (:func:`dpfix.io.tables.write_counts`; else one warning per column). Returns the
-    PrivatizedCounts, one per column.
+    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. A table is released
+    by :func:`dpfix.release.table.privatize_table` with ``plan["call"]`` (what
+    :func:`_plan` checked); a histogram file (one column, ``plan["plans"][0]``) by
+    :func:`dpfix.release.pipeline.privatize_counts`. ``read_from`` is the file actually
+    read when it is not ``input_path`` yet (the demo's staged input). ``key`` and
+    ``keep`` name the other columns written (declared public); every other column is
+    dropped. ``order`` is the output's row order (None: ``"key"`` with ``key``, else
+    ``"shuffled"``). ``escape_formulas``: a CSV output's cells that a spreadsheet may run
+    as formulas are prefixed with a single quote. Returns the public report.
     """
     from dpfix.io import reports
-    from dpfix.io.tables import (
-        check_input_file,
-        is_parquet,
-        other_columns,
-        read_counts,
-        row_order,
-        write_counts,
-    )
-    from dpfix.release.pipeline import privatize_counts
+    from dpfix.io.tables import check_input_file, is_parquet
 
     start = time.perf_counter()
     input_path = Path(input_path)
@@ -667,11 +522,6 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
         raise ValueError(f"--out: {paths['--out']} must be a CSV file like the histogram "
                          "input")
     fmt = reports.plot_format(paths["--plot"]) if paths["--plot"] is not None else None
-    names = [c.name for c in columns]
-    if histogram and names != [None]:
-        raise ValueError("--column: a histogram file has no columns; drop --column")
-    if not histogram and (not names or None in names):
-        raise ValueError("--column: name the column of counts (or give --histogram)")
     if header is not None and not histogram:
         raise ValueError("--header/--no-header: only with --histogram (a table's first line "
                          "is always its header)")
@@ -679,146 +529,126 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     if histogram and (key or keep):
         raise ValueError(f"{'--key' if key else '--keep'}: a histogram file has no other "
                          "columns; drop it")
-    order = _order(order, key, histogram)
-
+    if histogram and order is not None:
+        raise ValueError("--order: a histogram has no rows to order; drop it")
     if sep is not None and (histogram or is_parquet(input_path)):
         raise ValueError("--sep: only for a CSV table; drop it")
     sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep) if sep is not None else ","
-    table = read_counts(source, None if histogram else names, histogram, header=header,
-                        sep=sep)
-    table.path = input_path
-    passed = _passed_columns(names, key, keep, other_columns(table))
-    rows = None if histogram else row_order(table, order, key, columns[0].seed)
-    read_seconds = time.perf_counter() - start
-    results = []
-    several = len(columns) > 1
-    for k, column in enumerate(columns):
-        view = table if histogram else table.select(k)
-        name = label or input_path.name
-        progress = _Progress(view.rows, quiet, f"{name} ({column.name})" if several else name)
-        try:
-            results.append(privatize_counts(
-                view.counts, column.epsilon, upper=column.upper, histogram=view.eta,
-                delta=column.delta, seed=column.seed, progress=progress.update,
-                on_stage=progress.stage, **options))
-        except BaseException:
-            progress.close(failed=True)
-            raise
-        progress.close()
-
-    write_start = time.perf_counter()
-    write_counts(table, results if several else results[0],
-                 staged.temp(paths["--out"], "--out"),
-                 keep=None if histogram else passed, fmt=out_format, order=rows,
-                 escape_formulas=escape_formulas)
     title = label or input_path.name
+    if histogram:
+        return _privatize_histogram(source, input_path, plan, paths, staged, header, title,
+                                    quiet, fmt, start)
+    from dpfix.release.table import privatize_table
+
+    names = plan["call"]["columns"]
+    bars = _Bars(quiet, title, len(names) > 1)
+    try:
+        release, secret = privatize_table(
+            source, **plan["call"], keys=key, keep=keep, order=order, sep=sep,
+            confidential=True, labels=CLI_LABELS,
+            progress=lambda column, k: bars.bar(column).update(k),
+            on_stage=lambda column, stage, rows: bars.bar(column, rows).stage(stage))
+    except BaseException:
+        bars.close(failed=True)
+        raise
+    bars.close()
+    public = release.report_for(paths["--out"])
+    public["input"]["path"] = str(input_path)
+    write_start = time.perf_counter()
+    release.write_table(staged.temp(paths["--out"], "--out"), fmt=out_format,
+                        escape_formulas=escape_formulas)
     if fmt is not None:
-        fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
-               else reports.make_figure(results[0], title))
+        fig = (reports.make_figures(public["columns"], [f"{title} ({n})" for n in names])
+               if len(names) > 1 else reports.make_figure(public["columns"][0], title))
         fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
     if paths["--confidential-report"] is not None:
         now = time.perf_counter()
-        io_timings = {"read": read_seconds, "write": now - write_start, "total": now - start}
-        if several:
-            secret = reports.confidential_columns(
-                [reports.confidential_report(r, table.select(k), c.upper, dict(r.seconds))
-                 for k, (r, c) in enumerate(zip(results, columns, strict=True))],
-                names, table, io_timings)
-        else:
-            secret = reports.confidential_report(results[0], table, columns[0].upper,
-                                                 {**results[0].seconds, **io_timings})
-        reports.write_json(secret, staged.temp(paths["--confidential-report"],
-                                               "--confidential-report", private=True))
+        body = dict(secret.report, input=str(input_path))
+        body["timings_seconds"] = {**body["timings_seconds"], "write": now - write_start,
+                                   "total": now - start}
+        reports.write_json(body, staged.temp(paths["--confidential-report"],
+                                             "--confidential-report", private=True))
     if paths["--report"] is not None:
-        per_column = [reports.public_report(r, table if histogram else table.select(k),
-                                            c.name, c.upper, paths["--out"])
-                      for k, (r, c) in enumerate(zip(results, columns, strict=True))]
-        public = per_column[0]
-        if several:
-            public = reports.public_columns(per_column, names, reports.composition(
-                results, names, [c.epsilon for c in columns], epsilon_total, budget_rule,
-                [c.delta for c in columns], seeded=columns[0].seed is not None))
-        if not histogram:
-            public["output_columns"] = {
-                "privatized": names, "key": key, "kept": keep,
-                "dropped": [c for c in other_columns(table) if c not in passed],
-                "rule": "only the privatized columns and the columns declared public with "
-                        "--key or --keep are written"}
-            public["row_order"], public["row_order_rule"] = order, ROW_ORDER_RULES[order]
         reports.write_json(public, staged.temp(paths["--report"], "--report"))
-    return results
+    return public
 
 
-#: What each ``--order`` guarantees (the public report's ``row_order_rule``).
-ROW_ORDER_RULES = {
-    "key": "rows sorted by the --key columns (CSV cells as text, Parquet by value, missing "
-           "last); rows with equal keys in a uniformly random order",
-    "shuffled": "rows in a uniformly random order (a permutation drawn from the run's "
-                "randomness source), independent of the input's order",
-    "input": "rows in the input's order (--order input): that order may follow the "
-             "confidential data",
-}
+def _privatize_histogram(source: Path, input_path: Path, plan: dict, paths: dict,
+                         staged: Any, header: bool | None, title: str, quiet: bool,
+                         fmt: str | None, start: float) -> list[dict]:
+    """A histogram file (one column, its rows never materialised):
+    :func:`dpfix.release.pipeline.privatize_counts` on its histogram."""
+    from dpfix.io import reports
+    from dpfix.io.tables import read_counts, write_counts
+    from dpfix.release.frameworks import privatize
+    from dpfix.release.report import assemble, composition
+
+    (column,) = plan["plans"]
+    table = read_counts(source, None, True, header=header)
+    table.path = input_path
+    read_seconds = time.perf_counter() - start
+    progress = _Progress(table.rows, quiet, title)
+    unit = plan["unit"]
+    try:
+        result = privatize(None, column.epsilon / unit.bound, plan["method"],
+                           upper=column.upper, histogram=table.eta, delta=column.delta,
+                           seed=column.seed, progress=progress.update,
+                           on_stage=progress.stage)
+    except BaseException:
+        progress.close(failed=True)
+        raise
+    progress.close()
+    write_start = time.perf_counter()
+    write_counts(table, result, staged.temp(paths["--out"], "--out"))
+    per = reports.public_report(result, table, None, column.upper, paths["--out"])
+    composed = composition([None], [column.epsilon], plan["call"]["eps"], plan["rule"], unit,
+                           [column.delta], seeded=column.seed is not None)
+    public = reports.jsonable(assemble([per], [None], composed, unit,
+                                       {"path": str(input_path), "kind": table.kind},
+                                       extra={"output": {"path": str(paths["--out"])}}))
+    if fmt is not None:
+        fig = reports.make_figure(result, title)
+        fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
+    if paths["--confidential-report"] is not None:
+        now = time.perf_counter()
+        one = reports.confidential_report(result, table, column.upper, dict(result.seconds))
+        body = reports.confidential_columns([one], [None], table, {
+            "read": read_seconds, "write": now - write_start, "total": now - start})
+        body["report_version"] = 1
+        reports.write_json(body, staged.temp(paths["--confidential-report"],
+                                             "--confidential-report", private=True))
+    if paths["--report"] is not None:
+        reports.write_json(public, staged.temp(paths["--report"], "--report"))
+    return public
+
+
 #: With --engine dask (no global sort: the partitions are drawn independently).
 DASK_ROW_ORDER_RULES = {
     "shuffled": "the partitions written in a uniformly random order and the rows of each "
                 "partition in a uniformly random order; which rows share a partition follows "
                 "the input's partitioning",
-    "input": ROW_ORDER_RULES["input"],
+    "input": "rows in the input's order (--order input): that order may follow the "
+             "confidential data",
 }
 
 
-def _order(order: str | None, key: list, histogram: bool) -> str:
-    """``--order``, checked: by default ``key`` with ``--key``, else ``shuffled``."""
-    from dpfix.io.tables import ROW_ORDERS
-
-    if histogram:
-        if order is not None:
-            raise ValueError("--order: a histogram has no rows to order; drop it")
-        return "input"
-    order = order or ("key" if key else "shuffled")
-    if order not in ROW_ORDERS:
-        raise ValueError(f"--order: one of {', '.join(ROW_ORDERS)}, got {order!r}")
-    if order == "key" and not key:
-        raise ValueError("--order key: name the key columns with --key")
-    return order
-
-
-def _passed_columns(names: list, key: list, keep: list, others: list[str]) -> list[str]:
-    """The columns written besides the privatized ones: ``--key`` then ``--keep``, checked."""
-    seen: set[str] = set()
-    for flag, given in (("--key", key), ("--keep", keep)):
-        for name in given:
-            if name in names:
-                raise ValueError(f"{flag}: {name!r} is a privatized column (--column)")
-            if name not in others:
-                raise ValueError(f"{flag}: column {name!r} not found; the other columns are "
-                                 f"{others}")
-            if others.count(name) > 1:
-                raise ValueError(f"{flag}: column {name!r} appears {others.count(name)} times "
-                                 "in the header")
-            if name in seen:
-                raise ValueError(f"{flag}: column {name!r} named twice")
-            seen.add(name)
-    return [*key, *keep]
-
-
-def _announce(results: Any, paths: dict[str, Path | None], file: Any = None,
-              names: list | None = None) -> None:
+def _announce(columns: list[dict], paths: dict[str, Path | None], file: Any = None,
+              composed: dict | None = None) -> None:
     """The summary, printed before the outputs are moved into place: one line per column
-    (and their total by sequential composition), then the files."""
-    results = results if isinstance(results, list) else [results]
-    for name, result in zip(names or [None] * len(results), results, strict=True):
-        framework = getattr(result, "framework", "two-stage")
-        how = (result.constructor if framework == "two-stage" else
-               f"{framework} framework ({result.estimator} estimate, {result.remap} remap)")
-        print(f"dpfix privatize: {'' if len(results) == 1 else f'{name}: '}"
-              f"eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
-              f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {how}, "
-              f"N = {result.N}, n = {result.n}", file=file)
-    if len(results) > 1:
-        total = float(sum((Fraction(r.epsilon) for r in results), Fraction(0)))
-        print(f"dpfix privatize: {len(results)} columns, eps = {total:g} in all (sequential "
-              "composition)", file=file)
+    (from its public report), their total by the unit's composition, then the files."""
+    for c in columns:
+        fw = c["framework"]
+        how = (c["mechanism"]["constructor"] if fw["name"] == "two-stage" else
+               f"{fw['name']} framework ({fw['estimator']} estimate, {fw['remap']} remap)")
+        b = c["budget"]
+        who = "" if len(columns) == 1 else f"{c['column']}: "
+        print(f"dpfix privatize: {who}eps_t = {b['eps_t']:g} (eps_1 = {b['eps_1']:.6g}, "
+              f"eps_2 = {b['eps_2']:.6g}, split {b['split']['rule']}), {how}, "
+              f"N = {c['N']}, n = {c['n']}", file=file)
+    if len(columns) > 1 and composed is not None:
+        kind = composed["rule"].split(":")[0]
+        print(f"dpfix privatize: {len(columns)} columns, eps = {composed['eps_spent']:g} in "
+              f"all ({kind})", file=file)
     for what, p in paths.items():
         if p is not None:
             print(f"  {what}: {p}", file=file)
@@ -896,9 +726,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
     options = _method_options(args)
-    delta, seed = options.pop("delta"), options.pop("seed")
-    eps = DEMO_EPSILON if args.epsilon is None else _epsilon(args.epsilon, args.constructor)
-    _stage_budgets(eps, options)
+    seed = options["seed"]
     root = Path(args.out_dir or "out/privatize")
     jobs = [("synthetic", root / "synthetic" / "input.csv", "count", DEMO_SYNTHETIC_UPPER)]
     if os.environ.get("DPFIX_DATA"):
@@ -910,6 +738,11 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
         except FileNotFoundError:
             print("dpfix privatize: shared data not found (set DPFIX_DATA): "
                   "crime demo skipped")
+    eps = str(DEMO_EPSILON) if args.epsilon is None else args.epsilon
+    plans = {name: _plan(argparse.Namespace(**{**vars(args), "column": [column], "epsilon": eps,
+                                               "upper": [str(upper)], "column_epsilon": None}),
+                         dict(options))
+             for name, _, column, upper in jobs}
     outs = {f"{name}/{f}": root / name / f for name, *_ in jobs for f in DEMO_FILES}
     _check_outputs({"input.csv": jobs[0][1], **outs}, args.force,
                    [p for _, p, _, _ in jobs[1:]], missing_folders_ok=True)
@@ -922,25 +755,22 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
         synthetic_input = staged.temp(jobs[0][1], "input.csv")
         summary = []
         table.to_csv(synthetic_input, index=False)
-        for name, path, column, upper in jobs:
+        for name, path, column, _ in jobs:
             d = root / name
             secret = d / DEMO_FILES[3] if name == "synthetic" else None
-            (result,) = _privatize_file(path, columns=[_Column(column, eps, upper, delta,
-                                                               seed)],
-                                        key=DEMO_KEYS[name],
+            result = _privatize_file(path, plan=plans[name], key=DEMO_KEYS[name],
                                         out=d / DEMO_FILES[0], report=d / DEMO_FILES[1],
                                         plot=d / DEMO_FILES[2], confidential_report=secret,
                                         force=args.force, quiet=args.quiet, staged=staged,
                                         label=f"{name} ({column})",
                                         read_from=synthetic_input if name == "synthetic"
-                                        else None, order=getattr(args, "order", None),
-                                        **options)
+                                        else None, order=getattr(args, "order", None))
             summary.append((result, {"out": d / DEMO_FILES[0], "report": d / DEMO_FILES[1],
                                      "plot": d / DEMO_FILES[2], "confidential-report": secret}))
 
         def say() -> None:
             for result, paths in summary:
-                _announce(result, paths)
+                _announce(result["columns"], paths)
             print(f"dpfix privatize: demo outputs in {root}")
             _warn(seed, args.quiet)
         _commit(staged, say)
@@ -1009,7 +839,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     options = _method_options(args)
     if getattr(args, "engine", "local") == "dask":
         return _run_dask(args, staged, options)
-    columns, rule = _plan(args, options)
+    plan = _plan(args, options)
     if getattr(args, "dask_scheduler", None):
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
     import shutil
@@ -1028,24 +858,22 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             read_from, stdin_fd = _stdin_file(scratch)
         out = scratch / "stdout.csv" if to_stdout else args.out
         results = _privatize_file(Path("<stdin>") if from_stdin else args.input,
-                                  columns=columns, out=out, histogram=args.histogram,
+                                  plan=plan, out=out, histogram=args.histogram,
                                   header=args.header, report=args.report, plot=args.plot,
                                   confidential_report=args.confidential_report, staged=staged,
                                   force=args.force, quiet=args.quiet, key=args.key,
                                   keep=args.keep, sep=args.sep, read_from=read_from,
-                                  budget_rule=rule, epsilon_total=args.epsilon,
                                   order=getattr(args, "order", None),
-                                  escape_formulas=bool(getattr(args, "escape_formulas", False)),
-                                  **options)
+                                  escape_formulas=bool(getattr(args, "escape_formulas", False)))
 
         def say() -> None:
             if not (to_stdout and args.quiet):  # with --out -, the summary goes to stderr
-                _announce(results, {"out": Path(args.out), "report": args.report,
+                _announce(results["columns"], {"out": Path(args.out), "report": args.report,
                                     "plot": args.plot,
                                     "confidential-report": args.confidential_report},
                           file=sys.stderr if to_stdout else None,
-                          names=[c.name for c in columns])
-            _warn(columns[0].seed, args.quiet)
+                          composed=results["composition"])
+            _warn(plan["call"]["seed"], args.quiet)
         try:
             _commit(staged, say)
         except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
@@ -1102,7 +930,10 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     if args.histogram:
         raise ValueError("--histogram: not with --engine dask (a histogram file is one "
                          "partition); drop --engine dask")
-    plans, rule = _plan(args, options)
+    from dpfix.release.report import assemble, composition
+
+    plan = _plan(args, options)
+    plans, unit = plan["plans"], plan["unit"]
     names = [c.name for c in plans]
     several = len(plans) > 1
     start = time.perf_counter()
@@ -1127,7 +958,8 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
         client = require("distributed").Client(args.dask_scheduler)
     try:
         results = privatize_dataset(
-            args.input, names, [c.epsilon for c in plans], upper=[c.upper for c in plans],
+            args.input, names, [c.epsilon / unit.bound for c in plans],
+            upper=[c.upper for c in plans],
             out=out, key=args.key or [], keep=args.keep or [], seed=[c.seed for c in plans],
             delta=[c.delta for c in plans], order=order, **options)
     finally:
@@ -1138,18 +970,17 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
             dataset = TableInput(Path(args.input), "dataset", None)
             per_column = [reports.public_report(r, dataset, c.name, c.upper, out)
                           for r, c in zip(results, plans, strict=True)]
-            public = per_column[0]
-            if several:
-                public = reports.public_columns(per_column, names, reports.composition(
-                    results, names, [c.epsilon for c in plans], args.epsilon, rule,
-                    [c.delta for c in plans], seeded=plans[0].seed is not None))
-            public["output_columns"] = {"privatized": names, "key": args.key or [],
-                                        "kept": args.keep or [],
-                                        "rule": "only the privatized columns and the columns "
-                                                "declared public with --key or --keep are "
-                                                "written"}
-            public["engine"] = "dask"
-            public["row_order"], public["row_order_rule"] = order, DASK_ROW_ORDER_RULES[order]
+            composed = composition(names, [c.epsilon for c in plans], args.epsilon,
+                                   plan["rule"], unit, [c.delta for c in plans],
+                                   seeded=plans[0].seed is not None)
+            output_columns = {"privatized": names, "key": args.key or [],
+                              "kept": args.keep or [],
+                              "rule": "only the privatized columns and the columns declared "
+                                      "public (keys, keep; --key, --keep) are written"}
+            public = assemble(per_column, names, composed, unit,
+                              {"path": str(args.input), "kind": "dataset"}, output_columns,
+                              order, DASK_ROW_ORDER_RULES[order],
+                              extra={"engine": "dask", "output": {"path": str(out)}})
             reports.write_json(public, staged.temp(report, "--report"))
         title = Path(args.input).name
         if fmt is not None:
@@ -1161,15 +992,18 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
             per = [reports.confidential_report(r, dataset, c.upper, dict(r.seconds))
                    for r, c in zip(results, plans, strict=True)]
             timings = {"total": time.perf_counter() - start}
-            body = (reports.confidential_columns(per, names, dataset, timings) if several
-                    else {**per[0], "timings_seconds": {**per[0]["timings_seconds"],
-                                                         **timings}})
+            body = {**reports.confidential_columns(per, names, dataset, timings),
+                    "report_version": 1}
             reports.write_json(body, staged.temp(secret, "--confidential-report",
                                                  private=True))
 
         def say() -> None:
-            _announce(results, {"out": out, "report": report, "plot": plot,
-                                "confidential-report": secret}, names=names)
+            columns = [{"column": name, **r.public_report()}
+                       for name, r in zip(names, results, strict=True)]
+            _announce(columns, {"out": out, "report": report, "plot": plot,
+                                "confidential-report": secret},
+                      composed=composition(names, [c.epsilon for c in plans], args.epsilon,
+                                           plan["rule"], unit))
             _warn(plans[0].seed, args.quiet)
         _commit(staged, say)
     except BaseException:
@@ -1225,6 +1059,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--epsilon", help="total privacy budget eps_t > 0 of the run, split "
                    "between the stages, and with several --column split equally over the "
                    f"columns (or by --column-epsilon); usable range per column {ranges}")
+    p.add_argument("--unit", default=None, metavar="UNIT",
+                   help="the privacy unit, what one individual can change (dpfix docs "
+                        f"release): row (default: {UNITS['row'][0]}, c = 1; the columns compose "
+                        f"sequentially: --epsilon is the sum of their shares) or cell "
+                        f"({UNITS['cell'][0]}; the columns are then disjoint and compose in "
+                        "parallel: every column may spend the whole --epsilon); row:C or "
+                        "cell:C for a bound C > 1 (each mechanism then runs at its share / C: "
+                        "group privacy)")
     p.add_argument("--column-epsilon", action="append", metavar="COL=EPS",
                    help="with several --column: the budget of column COL (repeatable). The "
                         "columns without one split the rest of --epsilon equally; with one "

@@ -423,24 +423,28 @@ def panel_title(ax: Any, title: str, details: str) -> str:
     return "\n".join(textwrap.fill(part, chars) for part in (title, details))
 
 
-def _draw(ax: Any, result: PrivatizedCounts, title: str) -> None:
-    """The target and the output distribution of one privatization on ``ax``."""
-    x = np.arange(result.n)
-    ax.bar(x, result.output_distribution, width=0.9, color="tab:blue", alpha=0.6,
+def _draw(ax: Any, result: Any, title: str) -> None:
+    """The target and the output distribution of one privatization on ``ax``: a
+    PrivatizedCounts or a column's public report (both public)."""
+    c = result if isinstance(result, dict) else result.public_report()
+    b = c["budget"]
+    x = np.arange(c["n"])
+    ax.bar(x, c["output_distribution"], width=0.9, color="tab:blue", alpha=0.6,
            label="output distribution of counts")
-    if result.z is not None:
-        ax.plot(x, result.z, "o-", color="tab:red", markersize=3, linewidth=1,
+    if c["target_z"] is not None:
+        ax.plot(x, c["target_z"], "o-", color="tab:red", markersize=3, linewidth=1,
                 label="public target z")
     ax.set_xlabel("count")
     ax.set_ylabel("share of rows")
-    ax.set_title(panel_title(ax, title, f"eps_t = {result.epsilon:g} (eps_1 = "
-                                        f"{result.eps_1:.3g}, eps_2 = {result.eps_2:.3g}), "
-                                        f"{result.constructor}, N = {result.N}"))
+    ax.set_title(panel_title(ax, title, f"eps_t = {b['eps_t']:g} (eps_1 = "
+                                        f"{b['eps_1']:.3g}, eps_2 = {b['eps_2']:.3g}), "
+                                        f"{c['mechanism']['constructor']}, N = {c['N']}"))
     ax.legend()
 
 
 def make_figures(results: list, titles: list[str]) -> Any:
-    """Several privatizations (the columns of one run) as one figure, one panel each.
+    """Several privatizations (the columns of one run) as one figure, one panel each:
+    PrivatizedCounts, or the columns of a release's public report.
 
     Examples
     --------

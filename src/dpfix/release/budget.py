@@ -62,11 +62,13 @@ EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
 #: How the library's messages name its parameters.
 LIBRARY_LABELS = {"eps": "eps", "shares": "shares", "upper": "upper",
                   "constructor": "constructor", "unit": "unit", "delta": "delta",
-                  "column": "a privatized column"}
+                  "column": "a privatized column", "columns": "columns", "keys": "keys",
+                  "keep": "keep", "order": "order"}
 #: How ``dpfix privatize``'s messages name its flags.
 CLI_LABELS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--upper",
               "constructor": "--constructor", "unit": "--unit", "delta": "--delta",
-              "column": "a --column"}
+              "column": "a --column", "columns": "--column", "keys": "--key",
+              "keep": "--keep", "order": "--order"}
 
 #: The privacy units (:class:`PrivacyUnit`): name -> (what one individual changes, the
 #: composition over the columns).

@@ -1,5 +1,5 @@
 """The frameworks that privatize a column of counts (paper Section 1.2, docs/no_split.md):
-the two-stage framework (:func:`two_stage`) and the one-stage and hybrid frameworks
+the two-stage framework (:func:`two_stage_release`) and the one-stage and hybrid frameworks
 (:func:`no_split`, :func:`complete_no_split`), run by :func:`privatize` on validated
 options (:mod:`dpfix.release.options`); the draws of stage 2 (:func:`apply_mechanism`,
 :func:`apply_histogram` and the exact samplers of :mod:`dpfix.sampling`) and the checks
@@ -27,7 +27,7 @@ from dpfix.release.options import (
     NoSplit,
     ReleaseOptions,
     auto_statement,
-    check_stage_budgets,
+    check_budget,
     split_fraction,
 )
 from dpfix.release.privatizers import privatize_distribution
@@ -581,8 +581,6 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     upper = check_upper(upper, options)
     delta = check_delta(options, delta)
     framework = options.framework
-    two_stage = framework == "two-stage" and CONSTRUCTORS[options.constructor].stage == \
-        "two-stage"
     n = upper + 1
     if histogram is None:
         d = check_counts(counts)
@@ -596,7 +594,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
         d = None
         eta, topcoded = _check_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
-    check_stage_budgets(eps_t, options.split, two_stage or framework == "hybrid")
+    check_budget(options, eps_t)
     if framework != "two-stage" and d is None and draw and N > EXACT_HISTOGRAM_MAX_N:
         # y = G(x) is drawn exactly for every row (no float fallback): time grows with N
         raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N}, the most "

@@ -33,7 +33,8 @@ from dpfix.release.privatizers.deconvolve import ESTIMATORS
 __all__ = ["TwoStage", "OneStage", "NoSplit", "Auto", "ReleaseOptions", "method_options",
            "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "FRAMEWORKS", "AUTO_RULE",
            "REMAPS", "MIN_STAGE_EPSILON", "LP_MAX_UPPER", "LP_SOLVERS", "check_choices",
-           "auto_setting", "auto_statement", "check_stage_budgets"]
+           "auto_setting", "auto_statement", "check_stage_budgets", "check_budget",
+           "check_framework", "check_extras", "split_fraction"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -505,3 +506,23 @@ on the counts); drop the split
                 raise ValueError(f"{name}: does not apply: {one}; drop the {name}")
         return OneStage(constructor)
     return TwoStage(constructor, split, privatizer, postprocess, selector, solver, time_limit)
+
+
+def check_budget(options: ReleaseOptions, eps_t: float) -> None:
+    """Refuse, before anything is drawn, a budget that leaves a stage of ``options`` less
+    than :data:`MIN_STAGE_EPSILON` (:func:`check_stage_budgets`).
+
+    Examples
+    --------
+    >>> check_budget(TwoStage(split=0.5), 1e-5)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon: must be at least 2e-05 (each of its two stages needs at least \
+1e-05), got 1e-05
+    """
+    if isinstance(options, Auto):
+        options = options.at(check_positive(eps_t))
+    two = options.framework == "hybrid" or (
+        options.framework == "two-stage" and CONSTRUCTORS[options.constructor].stage
+        == "two-stage")
+    check_stage_budgets(eps_t, options.split, two)

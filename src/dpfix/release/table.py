@@ -16,6 +16,7 @@ parses its arguments and calls :func:`privatize_table`.
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -87,10 +88,11 @@ class Release:
         return {"unit": self.report["unit"], **self.report["composition"]}
 
     def report_for(self, out: str | Path | None) -> dict:
-        """The public report with the output's path (``None``: as it is)."""
-        if out is None:
-            return self.report
-        return {**self.report, "output": {"path": str(out)}}
+        """A copy of the public report, with the output's path (``None``: without)."""
+        report = copy.deepcopy(self.report)
+        if out is not None:
+            report["output"] = {"path": str(out)}
+        return report
 
     def write_table(self, dest: str | Path, fmt: str | None = None,
                     escape_formulas: bool = False) -> None:
@@ -298,7 +300,7 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                     options: ReleaseOptions | None = None, sep: str = ",",
                     confidential: bool = False,
                     progress: Callable[[Any, int], Any] | None = None,
-                    on_stage: Callable[[Any, str], Any] | None = None,
+                    on_stage: Callable[[Any, str, int], Any] | None = None,
                     labels: Mapping = LIBRARY_LABELS) -> Release | tuple[Release, Confidential]:
     """Privatize the count columns of a table in one call (docs/release.md).
 
@@ -347,7 +349,8 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         Also return the :class:`Confidential` (true histograms, top-coded counts,
         realised errors).
     progress, on_stage : callable, optional
-        ``progress(column, rows)``: rows done (fixed shares); ``on_stage(column, name)``.
+        ``progress(column, rows)``: rows done (fixed shares of the column's rows);
+        ``on_stage(column, name, N)``: a stage begins (``N``: the number of rows, public).
     labels : mapping
         How error messages name the parameters (``dpfix privatize`` passes its flags:
         :data:`dpfix.release.budget.CLI_LABELS`).
@@ -398,11 +401,13 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         results = []
         for k, name in enumerate(names):
             view = table.select(k)
+            rows_k = view.rows
             results.append(privatize(
                 view.counts, budgets[k] / unit.bound, options, upper=uppers[name],
                 seed=seeds[k], delta=deltas[k],
                 progress=None if progress is None else (lambda m, n=name: progress(n, m)),
-                on_stage=None if on_stage is None else (lambda s, n=name: on_stage(n, s))))
+                on_stage=None if on_stage is None else
+                (lambda s, n=name, r=rows_k: on_stage(n, s, r))))
     frame = _frame(table, results, passed, rows)
     per_column = [reports.public_report(r, table.select(k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
