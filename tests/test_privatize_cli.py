@@ -568,14 +568,14 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
 # ------------------------------------------------------------------ all or nothing
 def _during_the_run(monkeypatch, action):
     """Run ``action()`` right after the output table has been staged (the run is not over)."""
-    import dpfix.io
+    from dpfix.release.table import Release
 
-    real = dpfix.io.tables.write_counts
+    real = Release.write_table
 
-    def write_counts(*a, **k):
+    def write_table(*a, **k):
         real(*a, **k)
         action()
-    monkeypatch.setattr(dpfix.io, "write_counts", write_counts)
+    monkeypatch.setattr(Release, "write_table", write_table)
 
 
 def test_file_created_during_the_run_is_not_replaced(table, tmp_path, capsys, monkeypatch):
@@ -602,7 +602,7 @@ def test_output_turned_into_a_folder_commits_nothing(force, table, tmp_path, cap
 
 
 def test_a_failed_move_restores_what_force_replaced(table, tmp_path, capsys, monkeypatch):
-    import dpfix.io
+    import dpfix.io.commit
 
     for name in ("o.csv", "r.json"):
         (tmp_path / name).write_text(f"old {name}\n")
@@ -612,7 +612,7 @@ def test_a_failed_move_restores_what_force_replaced(table, tmp_path, capsys, mon
         if Path(dst).name == "r.json" and Path(src).suffix == ".part":
             raise OSError(5, "Input/output error")
         return real(src, dst)
-    monkeypatch.setattr(dpfix.io.os, "replace", replace)
+    monkeypatch.setattr(dpfix.io.commit.os, "replace", replace)
     rc, _, err = cli(capsys, "privatize", *base(table, tmp_path, "--report", tmp_path / "r.json",
                                                 "--force"))
     assert rc == 2 and "Input/output error" in err and len(err.splitlines()) == 1

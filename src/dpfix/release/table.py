@@ -136,7 +136,9 @@ class Release:
         """
         staged = StagedFiles(force=force)
         with staged:
-            self.write_table(staged.temp(Path(path), "path"), escape_formulas=escape_formulas)
+            self.write_table(staged.temp(Path(path), "path"),
+                             fmt="parquet" if is_parquet(path) else "csv",
+                             escape_formulas=escape_formulas)
             if report is not None:
                 reports.write_json(self.report_for(path), staged.temp(Path(report), "report"))
             staged.commit()
@@ -438,5 +440,5 @@ def _confidential(table: TableInput, names: list, results: list, uppers: dict,
     histograms = {name: np.bincount(np.minimum(table.select(k).counts, uppers[name]),
                                     minlength=uppers[name] + 1)
                   for k, name in enumerate(names)}
-    return Confidential(body, histograms, {n: r.topcoded for n, r in
+    return Confidential(reports.jsonable(body), histograms, {n: r.topcoded for n, r in
                                            zip(names, results, strict=True)})

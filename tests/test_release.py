@@ -1,0 +1,354 @@
+"""``privatize_table`` (dpfix.release.table, docs/release.md): a table released in one call,
+a declared privacy unit, public and confidential apart, one report shape with its schema,
+and the command as a thin layer over the library (one table of cases drives both)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pickle
+import re
+import string
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from dpfix.release.budget import CLI_LABELS, LIBRARY_LABELS, PrivacyUnit
+from dpfix.release.options import NoSplit, OneStage, TwoStage
+from dpfix.release.pipeline import privatize_counts
+from dpfix.release.report import report_schema
+from dpfix.release.table import Confidential, Release, privatize_table
+from helpers import cli
+
+SCHEMA = report_schema()
+UPPER = 20
+#: eta_i = 503 + 71 i rows with count i (all above UPPER, so no count equals one), and 389
+#: rows above UPPER: confidential numbers no public output holds by chance.
+ETA = [503 + 71 * i for i in range(UPPER + 1)]
+TOPCODED = 389
+
+
+def _letters(i: int) -> str:
+    """A key without digits (a digit would be a number token of the report or table)."""
+    out = ""
+    for _ in range(4):
+        i, r = divmod(i, 26)
+        out += string.ascii_lowercase[r]
+    return out
+
+
+@pytest.fixture(scope="module")
+def distinctive():
+    """Two count columns whose true histograms are ETA, each with TOPCODED counts above
+    UPPER, and a key without digits."""
+    counts = np.concatenate([np.repeat(np.arange(UPPER + 1), ETA),
+                             UPPER + 1 + np.arange(TOPCODED) % 7])
+    rng = np.random.default_rng(11)
+    a, b = rng.permutation(counts), rng.permutation(counts)
+    return pd.DataFrame({"area": [_letters(i) for i in range(a.size)], "a": a, "b": b,
+                         "total": a + b})
+
+
+def _numbers(text: str) -> tuple[set[int], set[float]]:
+    """The integer and the other number tokens of a text."""
+    ints, floats = set(), set()
+    for tok in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", text):
+        if re.fullmatch(r"-?\d+", tok):
+            ints.add(int(tok))
+        else:
+            floats.add(float(tok))
+    return ints, floats
+
+
+def _walk(x, seen=None):
+    """Every scalar reachable from ``x`` (containers, arrays, DataFrames' values, objects'
+    ``__dict__``), as Python numbers or strings."""
+    seen = set() if seen is None else seen
+    if id(x) in seen:
+        return
+    seen.add(id(x))
+    if isinstance(x, (str, bytes)):
+        yield x
+    elif isinstance(x, (bool, int, float, np.integer, np.floating)):
+        yield x.item() if isinstance(x, np.generic) else x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield from _walk(k, seen)
+            yield from _walk(v, seen)
+    elif isinstance(x, (list, tuple, set, frozenset)):
+        for v in x:
+            yield from _walk(v, seen)
+    elif isinstance(x, np.ndarray):
+        yield from _walk(x.ravel().tolist(), seen)
+    elif isinstance(x, pd.DataFrame):
+        assert isinstance(x.index, pd.RangeIndex) and x.attrs == {}
+        for c in x.columns:
+            yield from _walk(c, seen)
+            yield from _walk(x[c].tolist(), seen)
+    elif hasattr(x, "__dict__") or dataclasses.is_dataclass(x):
+        yield from _walk(vars(x), seen)
+    elif x is not None:
+        yield str(x)
+
+
+def _found(secret_ints, secret_floats, texts, scalars):
+    """The confidential numbers found among the texts' number tokens and the scalars."""
+    hits = set()
+    for text in texts:
+        ints, floats = _numbers(text)
+        hits |= (ints & secret_ints) | (floats & secret_floats)
+    for v in scalars:
+        if isinstance(v, str):
+            ints, floats = _numbers(v)
+            hits |= (ints & secret_ints) | (floats & secret_floats)
+        elif isinstance(v, int) and v in secret_ints or isinstance(v, float) and \
+                v in secret_floats:
+            hits.add(v)
+    return hits
+
+
+def test_nothing_confidential_is_reachable_from_a_release(distinctive):
+    release, secret = privatize_table(distinctive, ["a", "b"], 2.0, upper=UPPER,
+                                      keys=["area"], seed=5, confidential=True)
+    assert isinstance(release, Release) and isinstance(secret, Confidential)
+    top_bin = ETA[-1] + TOPCODED  # the histogram top-coded at UPPER
+    ints = set(ETA) | {TOPCODED, top_bin}
+    floats = set()
+    for col in secret.report["columns"]:  # the realised errors, against the top-coded input
+        floats |= {col["realized_count_error"]["abs"], col["realized_count_error"]["squared"]}
+    assert secret.topcoded == {"a": TOPCODED, "b": TOPCODED}
+    assert secret.histograms["a"].tolist() == [*ETA[:-1], top_bin] and len(floats) == 4
+    assert not any(math.isclose(f, round(f)) for f in floats)  # no integer in disguise
+    blob = pickle.dumps(release)
+    public_texts = [repr(release), str(release), json.dumps(release.report),
+                    release.table.to_csv(index=False), repr(release.table)]
+    back = pickle.loads(blob)
+    scalars = [*_walk(release), *_walk(back), *_walk(release.budget)]
+    assert _found(ints, floats, public_texts, scalars) == set()
+    assert back.report == release.report and back.table.equals(release.table)
+    for name in (b"PrivatizedCounts", b"TableInput", b"Confidential", b"dpfix.release.result"):
+        assert name not in blob  # no object holding the true data is pickled with it
+    # the search finds them where they are: the confidential object
+    assert _found(ints, floats, [json.dumps(secret.report)], list(_walk(secret))) == \
+        (ints - {ETA[-1]}) | floats
+    assert "do not publish" in repr(secret) and str(TOPCODED) not in repr(secret)
+
+
+def test_privatized_counts_repr_shows_no_confidential_field(distinctive):
+    r = privatize_counts(distinctive["a"].to_numpy(), 1.0, upper=UPPER, seed=0)
+    assert r.topcoded == TOPCODED
+    text = repr(r)
+    assert "topcoded" not in text and _numbers(text)[0] & (set(ETA) | {TOPCODED}) == set()
+    assert text.startswith("PrivatizedCounts(framework='two-stage', constructor='northwest'")
+    assert "stage1" not in text and "counts" not in text.replace("PrivatizedCounts", "")
+
+
+def test_a_two_column_dataframe_in_one_call(distinctive):
+    df = distinctive.copy()
+    before = df.copy()
+    r = privatize_table(df, ["a", "b"], 1.0, upper={"a": 20, "b": 10}, keys=["area"], seed=0,
+                        shares={"a": 0.6})
+    pd.testing.assert_frame_equal(df, before)  # the input is not modified
+    assert list(r.table.columns) == ["area", "a", "b"]  # total: not declared public, dropped
+    assert r.table["a"].between(0, 20).all() and r.table["b"].between(0, 10).all()
+    assert r.table["area"].is_monotonic_increasing  # order "key" by default with keys
+    comp = r.report["composition"]
+    assert comp["per_column"] == {"a": 0.6, "b": 0.4} and comp["eps_spent"] == 1.0
+    assert [c["upper"] for c in r.report["columns"]] == [20, 10]
+    assert r.report["output_columns"]["dropped"] == ["total"]
+    jsonschema.validate(r.report, SCHEMA)
+
+
+@pytest.mark.parametrize("kind", ["frame", "arrow", "mapping", "csv", "parquet"])
+def test_every_kind_of_input_gives_the_same_release(kind, tmp_path):
+    df = pd.DataFrame({"id": [7, 3, 5, 1, 9, 2], "n": [0, 4, 2, 9, 1, 3]})
+    data = {"frame": df, "arrow": pa.Table.from_pandas(df, preserve_index=False),
+            "mapping": {c: df[c].to_numpy() for c in df.columns}}.get(kind)
+    if kind == "csv":
+        data = tmp_path / "t.csv"
+        df.to_csv(data, index=False)
+    elif kind == "parquet":
+        data = tmp_path / "t.parquet"
+        df.to_parquet(data, index=False)
+    r = privatize_table(data, "n", 1.0, upper=5, keys=["id"], seed=3)
+    ref = privatize_table(df, "n", 1.0, upper=5, keys=["id"], seed=3)
+    assert r.table["n"].tolist() == ref.table["n"].tolist()
+    assert [str(v) for v in r.table["id"]] == ["1", "2", "3", "5", "7", "9"]
+    jsonschema.validate(r.report, SCHEMA)
+
+
+def test_parquet_output_keeps_integer_keys(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("id,code,n\n12,007,3\n-4,010,1\n5,x,2\n")  # id: integers; code: text
+    r = privatize_table(src, "n", 1.0, upper=5, keys=["id"], keep=["code"], seed=0)
+    r.write(tmp_path / "o.parquet", report=tmp_path / "r.json")
+    schema = pq.read_schema(tmp_path / "o.parquet")
+    assert str(schema.field("id").type) == "int64" and str(schema.field("n").type) == "int64"
+    assert str(schema.field("code").type) in ("string", "large_string")
+    got = pq.read_table(tmp_path / "o.parquet").to_pandas()
+    assert sorted(got["id"].tolist()) == [-4, 5, 12] and "007" in got["code"].tolist()
+    report = json.loads((tmp_path / "r.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert report["output"]["path"] == str(tmp_path / "o.parquet")
+    frame = pd.DataFrame({"id": np.array([3, 1], dtype=np.int32), "n": [1, 2]})
+    privatize_table(frame, "n", 1.0, upper=5, keys=["id"], seed=0).write(tmp_path / "f.pq")
+    assert str(pq.read_schema(tmp_path / "f.pq").field("id").type) == "int32"
+
+
+def test_the_unit_row_composes_sequentially_and_cell_in_parallel(distinctive):
+    row = privatize_table(distinctive, ["a", "b"], 1.0, upper=UPPER, seed=0)
+    cell = privatize_table(distinctive, ["a", "b"], 1.0, upper=UPPER, seed=0, unit="cell")
+    assert row.report["unit"]["composition"] == "sequential"
+    assert [c["budget"]["eps_t"] for c in row.report["columns"]] == [0.5, 0.5]
+    assert cell.report["unit"]["composition"] == "parallel"
+    assert [c["budget"]["eps_t"] for c in cell.report["columns"]] == [1.0, 1.0]
+    assert cell.report["composition"]["eps_spent"] == 1.0 and "parallel" in \
+        cell.report["composition"]["rule"]
+    for r in (row, cell):
+        jsonschema.validate(r.report, SCHEMA)
+        assert "docs/release.md" in r.report["unit"]["proof"]
+
+
+def test_a_bound_c_runs_every_mechanism_at_its_share_over_c(distinctive):
+    r = privatize_table(distinctive, ["a"], 1.5, upper=UPPER, seed=0, unit="row:3",
+                        options=TwoStage(split=0.5))
+    (col,) = r.report["columns"]
+    assert col["budget"]["eps_t"] == pytest.approx(0.5, rel=1e-15)  # 1.5 / 3
+    assert col["budget"]["eps_1"] == pytest.approx(0.25, rel=1e-15)
+    lam = float(col["samplers"]["stage2"].split("lam = ")[1].split(")")[0].split("/")[0]) / \
+        float(col["samplers"]["stage2"].split("lam = ")[1].split(")")[0].split("/")[1])
+    assert lam <= math.exp(0.25)  # lam = e^(eps_2 / c) at most
+    assert r.report["unit"]["bound"] == 3 and r.report["composition"]["eps_spent"] == 1.5
+    assert r.report["composition"]["mechanism_eps"] == {"a": 0.5}
+    with pytest.raises(ValueError, match="unit: a bound c > 1 is for pure eps-DP"):
+        privatize_table(distinctive, ["a"], 1.0, upper=UPPER, unit="row:2", delta=1e-6,
+                        options=OneStage("discrete-gaussian"))
+
+
+def test_options_travel_in_one_validated_object(distinctive):
+    r = privatize_table(distinctive, "a", 1.0, upper=UPPER, seed=0,
+                        options=NoSplit("hybrid", estimator="em"))
+    assert r.report["columns"][0]["framework"]["name"] == "hybrid"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        TwoStage().constructor = "lp"
+    with pytest.raises(ValueError, match="selector: applies to the heuristic constructor"):
+        TwoStage(selector="random")
+
+
+# ------------------------------------------------------------------ library and command
+#: (library keywords, command flags, the message with the parameters' labels): one case
+#: each; None: accepted by both.
+CASES = {
+    "eps out of range": ({"eps": "1000"}, ["--epsilon", "1000"],
+                         "{eps}: column 'a' gets 500 of the total 1000; the usable range per "
+                         "column is 0.0001 to 100 (with {constructor} northwest)"),
+    "one column, eps out of range": (
+        {"eps": "1e-5", "columns": ["a"]}, ["--epsilon", "1e-5"],
+        "{eps}: the usable range is 0.0001 to 100 (with {constructor} northwest), got '1e-5'"),
+    "shares do not add up": ({"shares": {"a": "0.3", "b": "0.6"}},
+                             ["--column-epsilon", "a=0.3", "--column-epsilon", "b=0.6"],
+                             "{shares}: the shares add up to 0.9, not the total {eps} 1; make "
+                             "them add up, or leave a column out to give it the rest"),
+    "share takes it all": ({"shares": {"a": "1"}}, ["--column-epsilon", "a=1"],
+                           "{shares}: the shares add up to 1, leaving nothing of the total "
+                           "{eps} 1 for b"),
+    "share of another column": ({"shares": {"note": "0.5"}}, ["--column-epsilon", "note=0.5"],
+                                "{shares}: 'note' is not {column} (columns: a, b)"),
+    "share not a number": ({"shares": {"a": "x", "b": "0.5"}},
+                           ["--column-epsilon", "a=x", "--column-epsilon", "b=0.5"],
+                           "{shares} a: must be a finite number > 0, got 'x'"),
+    "bad upper": ({"upper": "0"}, ["--upper", "0"],
+                  "{upper}: must be an integer in 1..1000000, got '0'"),
+    "key privatized": ({"keys": ["a"]}, ["--key", "a"],
+                       "{keys}: 'a' is a privatized column ({columns})"),
+    "keep unknown": ({"keep": ["zz"]}, ["--keep", "zz"],
+                     "{keep}: column 'zz' not found; the other columns are ['id', 'note']"),
+    "order key without keys": ({"order": "key"}, ["--order", "key"],
+                               "{order} key: name the key columns with {keys}"),
+    "bad unit": ({"unit": "column"}, ["--unit", "column"],
+                 "{unit}: 'column' is not one of row, cell, row:C, cell:C (docs/release.md)"),
+    "split starves a stage": ({"options": TwoStage(split=1e-12)}, ["--split", "1e-12"],
+                              "split: 1e-12 gives eps_1 = 5e-13 and eps_2 = 0.5; each stage "
+                              "needs at least 1e-05: at epsilon 0.5, a split in [2e-05, "
+                              "0.99998]"),
+    "shares": ({"shares": {"a": "0.3"}}, ["--column-epsilon", "a=0.3"], None),
+    "unit cell": ({"unit": "cell:2"}, ["--unit", "cell:2"], None),
+}
+
+
+@pytest.fixture
+def two_columns(tmp_path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "two.csv"
+    pd.DataFrame({"id": [f"r{i:03d}" for i in range(200)], "a": rng.poisson(4, 200),
+                  "note": ["x"] * 200, "b": rng.poisson(3, 200)}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_library_and_the_command_accept_the_same(case, two_columns, tmp_path, capsys):
+    given, flags, message = CASES[case]
+    call = {"columns": ["a", "b"], "eps": "1", "upper": "20", **given}
+    columns = call.pop("columns")
+    argv = [two_columns, *[x for c in columns for x in ("--column", c)], "--out",
+            tmp_path / "o.csv", "--report", tmp_path / "r.json", "--seed", "4", "--quiet"]
+    defaults = {"--epsilon": "1", "--upper": "20"}
+    for flag, value in defaults.items():
+        if flag not in flags:
+            argv += [flag, value]
+    argv += flags
+    if message is None:
+        r = privatize_table(two_columns, columns, call.pop("eps"), seed=4, **call)
+        rc, _, err = cli(capsys, "privatize", *argv)
+        assert rc == 0, err
+        written = json.loads((tmp_path / "r.json").read_text())
+        assert written["composition"]["per_column"] == r.report["composition"]["per_column"]
+        assert written["unit"] == r.report["unit"]
+        assert pd.read_csv(tmp_path / "o.csv")[columns].equals(r.table[columns])
+        jsonschema.validate(written, SCHEMA)
+        return
+    with pytest.raises(ValueError) as refused:
+        privatize_table(two_columns, columns, call.pop("eps"), seed=4, **call)
+    assert str(refused.value) == message.format(**LIBRARY_LABELS)
+    rc, out, err = cli(capsys, "privatize", *argv)
+    assert (rc, out) == (2, "") and err == f"dpfix privatize: error: " \
+        f"{message.format(**CLI_LABELS)}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.csv"]
+
+
+def test_the_command_states_the_unit(capsys):
+    rc, out, _ = cli(capsys, "privatize", "--help")
+    assert rc == 0
+    text = " ".join(out.split())
+    assert "--unit" in text and "every column of one row" in text and "in parallel" in text
+    assert "dpfix docs release" in text
+
+
+def test_every_report_the_command_writes_matches_the_schema(two_columns, tmp_path, capsys):
+    for k, extra in enumerate([["--column", "a"], ["--column", "a", "--column", "b"],
+                               ["--column", "a", "--framework", "one-stage"]]):
+        rep = tmp_path / f"r{k}.json"
+        rc, _, err = cli(capsys, "privatize", two_columns, *extra, "--epsilon", "1", "--upper",
+                         "20", "--out", tmp_path / f"o{k}.csv", "--report", rep, "--quiet")
+        assert rc == 0, err
+        jsonschema.validate(json.loads(rep.read_text()), SCHEMA)
+    hist = tmp_path / "h.csv"
+    hist.write_text("count,number\n0,5\n1,7\n3,2\n")
+    rc, _, err = cli(capsys, "privatize", hist, "--histogram", "--epsilon", "1", "--upper", "3",
+                     "--out", tmp_path / "ho.csv", "--report", tmp_path / "hr.json", "--quiet")
+    assert rc == 0, err
+    jsonschema.validate(json.loads((tmp_path / "hr.json").read_text()), SCHEMA)
+
+
+def test_the_schema_refuses_a_confidential_field():
+    r = privatize_table({"n": [0, 1, 2, 3]}, "n", 1.0, upper=3, seed=0)
+    bad = json.loads(json.dumps(r.report))
+    bad["columns"][0]["topcoded"] = 0
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, SCHEMA)
+    assert PrivacyUnit().text == "row"
