@@ -10,10 +10,53 @@
 - :mod:`dpfix.release.result`: what a column's privatization returns
   (``PrivatizedCounts``) and the errors that stop one before any row is drawn;
 - :mod:`dpfix.release.pipeline`: ``privatize_counts``, one column of counts or its
-  histogram, the methods named by keywords.
+  histogram, the methods named by keywords;
+- :mod:`dpfix.release.budget`: the privacy unit, the shares of the budget over the
+  columns, the usable ranges (the policy the library and ``dpfix privatize`` share);
+- :mod:`dpfix.release.report`: the public report, one versioned shape, and its JSON
+  Schema (``report.schema.json``);
+- :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
+  one call, the ``Release`` (public) and the ``Confidential`` (docs/release.md).
+
+The names a data holder types are here, imported on first use
+(``from dpfix.release import privatize_table``), so that importing a submodule stays
+light.
 
 May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`,
 :mod:`dpfix.constructors`, and on its own floor :mod:`dpfix.io` (reading and writing
 tables, the atomic commit; no module cycle); not the research floors
 :mod:`dpfix.certify` and :mod:`dpfix.explore`, which a release does not need.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: name -> the module that defines it
+_EXPORTS = {
+    "privatize_table": "dpfix.release.table",
+    "Release": "dpfix.release.table",
+    "Confidential": "dpfix.release.table",
+    "PrivacyUnit": "dpfix.release.budget",
+    "TwoStage": "dpfix.release.options",
+    "OneStage": "dpfix.release.options",
+    "NoSplit": "dpfix.release.options",
+    "Auto": "dpfix.release.options",
+    "privatize_counts": "dpfix.release.pipeline",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpfix.release' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

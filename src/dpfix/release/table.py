@@ -268,26 +268,17 @@ def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
            rows: Any) -> Any:
     """The released DataFrame: the passed and privatized columns in the table's order."""
     pd = require("pandas")
-    ours = {col: r for (_, col, _), r in zip(table.privatized, results, strict=True)}
+    ours = {col: np.asarray(r.counts, dtype=np.int64)
+            for (_, col, _), r in zip(table.privatized, results, strict=True)}
     if table.kind == "csv":
         header = [str(h) for h in table.frame.iloc[0]]
         body = table.frame.iloc[1:]
-        data = {}
-        for k, name in enumerate(header):
-            if k in ours:
-                data[name] = ours[k].counts
-            elif name in passed:
-                data[name] = body.iloc[:, k].to_numpy(dtype=object)
-        frame = pd.DataFrame(data)
-    else:
-        frame = pd.DataFrame({c: (ours[c].counts if c in ours else table.frame[c].to_numpy())
+        frame = pd.DataFrame({name: ours[k] if k in ours else
+                              body.iloc[:, k].to_numpy(dtype=object)
+                              for k, name in enumerate(header) if k in ours or name in passed})
+    else:  # the passed columns with their dtypes as given (categories, nullable, ...)
+        frame = pd.DataFrame({c: ours[c] if c in ours else table.frame[c]
                               for c in table.frame.columns if c in ours or c in passed})
-        for c in frame.columns:
-            if c not in ours:  # the dtype as given (categories, nullable integers, ...)
-                frame[c] = table.frame[c].reset_index(drop=True)
-    for c, r in ours.items():
-        name = str(table.frame.iloc[0, c]) if table.kind == "csv" else c
-        frame[name] = np.asarray(r.counts, dtype=np.int64)
     if rows is not None:
         frame = frame.iloc[np.asarray(rows, dtype=np.int64)]
     frame = frame.reset_index(drop=True)
