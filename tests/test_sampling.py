@@ -398,7 +398,8 @@ EXACT_KINDS = {"northwest": "structured G R", "unfixed": "structured G R",
 
 def test_every_constructor_is_covered():
     """A new constructor must join the 10^6-draw test (or say why it cannot)."""
-    assert set(C.CONSTRUCTORS) == set(EXACT_KINDS) | {"discrete-gaussian"}
+    released = {name for name, info in C.CONSTRUCTORS.items() if info.release}
+    assert released == set(EXACT_KINDS) | {"discrete-gaussian"}
 
 
 def _drawn_by_the_pipeline(constructor, seed=0):

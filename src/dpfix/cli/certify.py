@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from dpfix.cli.arguments import plain_int
+from dpfix.cli._arguments import plain_int
 from dpfix.constructors import SELECTORS
 from dpfix.numbers.exact import exact_array, exact_lam
 

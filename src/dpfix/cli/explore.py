@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dpfix.cli.arguments import plain_int
+from dpfix.cli._arguments import plain_int
 from dpfix.io.reports import (
     EXPLORE_MAX_N,
     RF_MAX_N,

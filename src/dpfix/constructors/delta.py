@@ -228,7 +228,10 @@ def delta_northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
     if not 0 <= d < 1:
         raise ValueError(f"delta: must satisfy 0 <= delta < 1, got {delta}")
     zv = probability_vector(z, exact=exact)
-    T = delta_northwest(zv, lam_x if exact else float(np.exp(eps_f)), d)
+    try:
+        T = delta_northwest(zv, lam_x if exact else float(np.exp(eps_f)), d)
+    except RuntimeError as exc:  # float precision lost: the input cannot be served
+        raise ValueError(f"delta-northwest: {exc}") from None
     if exact and not is_approximately_dp(T, lam_x, d):
         raise RuntimeError("delta_northwest_corner: the matrix is not (eps, delta)-DP")
     if exact:
@@ -239,6 +242,7 @@ def delta_northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
             mech = Mechanism(log_matrix=np.log(T.astype(float)), eps=eps_f, delta=d,
                              fixed_point=zv, constructor="delta-northwest",
                              params={"delta": d})
+    mech.check()  # rows, z T = z and the privacy level (exactly, or within FLOAT_RTOL)
     mech.build_seconds = time.perf_counter() - start
     return mech
 
