@@ -148,6 +148,17 @@ def test_the_release_codes_the_counts_and_returns_only_them(dp):
     assert out.min() >= 0 and out.max() <= 5
 
 
+@pytest.mark.parametrize("constructor", ["northwest", "unfixed", "truncated-geometric"])
+def test_every_exact_constructor_is_released_as_accounted(dp, constructor):
+    """The run's own accounting (stage 1's reported loss, the lam drawn with) matches the
+    map's, checked inside the measurement before the output is returned."""
+    m = interop.make_privatize_counts(eps=1.2, upper=8, unit=2, constructor=constructor)
+    out = m([0, 3, 8, 12, 1, 1, 5, 0])
+    assert out.shape == (8,) and 0 <= out.min() and out.max() <= 8 and m.map(2) == 1.2
+    one = constructor == "truncated-geometric"  # one-stage: no stage 1, all of eps_t on G
+    assert (interop.step_loss(1.2, 2, constructor=constructor)["eps_1"] == 0) == one
+
+
 def test_the_pipeline_runs_at_eps_over_the_unit(dp, monkeypatch):
     seen = {}
 
@@ -178,6 +189,7 @@ def test_a_run_spending_other_than_the_map_is_not_released(dp, monkeypatch):
     ({"constructor": "heuristic"}, "constructor: 'heuristic'"),
     ({"framework": "hybrid", "constructor": "unfixed"}, "constructor: the hybrid framework"),
     ({"framework": "one-stage", "split": 0.5}, "split: does not apply"),
+    ({"constructor": "truncated-geometric", "split": 0.5}, "split: does not apply"),
     ({"postprocess": "nothing"}, "nothing"),
     ({"unit": 0}, "unit: "), ({"unit": True}, "unit: "),
     ({"upper": 0}, "upper: "), ({"eps": -1.0}, "eps"),

@@ -81,6 +81,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.constructors import CONSTRUCTORS
 from dpfix.numbers.numeric import check_positive, require
 from dpfix.release.pipeline import (
     EPS_MARGIN,
@@ -141,7 +142,7 @@ def _setting(eps_t: float, framework: str, split: Any, estimator: Any,
 
 
 def step_loss(eps: float, unit: int = 1, framework: str = "two-stage", split: Any = None,
-              *, stage1_loss: Any = None) -> dict[str, Any]:
+              *, constructor: str = "northwest", stage1_loss: Any = None) -> dict[str, Any]:
     """The proved loss ``S`` of one neighbouring step (one row's count changed by one)
     of the release at ``eps_t = eps / unit``, and what it is made of (module docstring).
 
@@ -155,6 +156,9 @@ def step_loss(eps: float, unit: int = 1, framework: str = "two-stage", split: An
         ``"two-stage"``, ``"one-stage"`` or ``"hybrid"`` (``"auto"`` resolved first).
     split : float or str, optional
         The stage-1 fraction (None: the rule of thumb).
+    constructor : str
+        A name in :data:`dpfix.sampling.STRUCTURED`; a one-stage constructor
+        (``"truncated-geometric"``) has no stage 1 in the two-stage framework either.
     stage1_loss : callable, optional
         ``eps_1 -> L1`` (a Fraction); by default OpenDP's map of stage 1's discrete
         Laplace (needs OpenDP).
@@ -170,18 +174,21 @@ def step_loss(eps: float, unit: int = 1, framework: str = "two-stage", split: An
     >>> s = step_loss(1.0, 1, "one-stage")
     >>> s["lam"], s["S"] == 1, s["L1"]
     (Fraction(75117, 27634), True, Fraction(0, 1))
+    >>> step_loss(0.5, 2, constructor="truncated-geometric")["eps_2"]
+    0.25
     """
     eps_t = check_positive(eps) / unit
-    if framework == "one-stage":
+    one = framework == "one-stage" or CONSTRUCTORS[constructor].stage == "one-stage"
+    if one:
         eps_1, eps_2 = 0.0, eps_t
     else:
         eps_1, eps_2 = split_budget(eps_t, split)
-    if min(eps_2, eps_2 if framework == "one-stage" else eps_1) < MIN_STAGE_EPSILON:
+    if min(eps_2, eps_2 if one else eps_1) < MIN_STAGE_EPSILON:
         raise ValueError(f"eps: at unit {unit} each stage spends eps_1 = {eps_1:.3g}, eps_2 = "
                          f"{eps_2:.3g}; each needs at least {MIN_STAGE_EPSILON:g}")
     lam_arg = eps_2 * (1 - EPS_MARGIN) if framework == "two-stage" else eps_2
     lam = rational_lam(lam_arg)
-    if framework == "one-stage":
+    if one:
         L1 = Fraction(0)
     else:
         L1 = Fraction(stage1_loss(eps_1)) if stage1_loss is not None else \
@@ -315,7 +322,12 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
     check_choices(constructor, "best", "cyclic-laplace", postprocess)
     _check_framework(framework, constructor, split, "cyclic-laplace", postprocess, None,
                      estimator, remap)
-    loss = step_loss(eps, unit, framework, split,
+    if CONSTRUCTORS[constructor].stage == "one-stage":
+        for name, value in (("split", split), ("postprocess", postprocess)):
+            if value is not None:
+                raise ValueError(f"{name}: does not apply: constructor {constructor!r} is "
+                                 f"one-stage (all of eps on the counts); drop the {name}")
+    loss = step_loss(eps, unit, framework, split, constructor=constructor,
                      stage1_loss=lambda e1: _stage1_loss(dp, e1))
     options = {"upper": upper, "constructor": constructor, "framework": framework,
                "split": split, "postprocess": postprocess, "estimator": estimator,
