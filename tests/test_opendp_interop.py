@@ -192,7 +192,7 @@ def test_a_run_spending_other_than_the_map_is_not_released(dp, monkeypatch):
     ({"constructor": "truncated-geometric", "split": 0.5}, "split: does not apply"),
     ({"postprocess": "nothing"}, "nothing"),
     ({"unit": 0}, "unit: "), ({"unit": True}, "unit: "),
-    ({"upper": 0}, "upper: "), ({"eps": -1.0}, "eps"),
+    ({"upper": 0}, "upper: "), ({"eps": -1.0}, "eps"), ({"eps": None}, "eps: give"),
     ({"framework": "staged"}, "framework: unknown"),
 ])
 def test_bad_settings_are_refused_when_built(dp, kwargs, match):
@@ -208,6 +208,9 @@ def test_bad_spaces_and_distances_are_refused(dp):
     with pytest.raises(ValueError, match="input_domain: "):
         interop.make_privatize_counts(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
                                       dp.l1_distance(T="i64"), 1.0, upper=5)
+    with pytest.raises(ValueError, match="input_domain: "):  # values numpy's int64 cannot hold
+        interop.make_privatize_counts(dp.vector_domain(dp.atom_domain(T="u64")),
+                                      dp.l1_distance(T="u64"), 1.0, upper=5)
     m = interop.make_privatize_counts(eps=1.0, upper=5)
     with pytest.raises(dp.OpenDPException):
         m.map(-1)

@@ -103,8 +103,8 @@ FEATURES = ("contrib", "honest-but-curious")
 #: Frameworks with a data-independent per-step loss (``"auto"`` resolves to one).
 _FRAMEWORKS = ("two-stage", "one-stage", "hybrid", "auto")
 
-_INTEGER_TYPES = ("i8", "i16", "i32", "i64", "i128", "isize",
-                  "u8", "u16", "u32", "u64", "u128", "usize")
+#: Integer atoms whose every value numpy holds as int64 (the pipeline's counts).
+_INTEGER_TYPES = ("i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32")
 
 
 def _float_at_least(x: Fraction) -> float:
@@ -218,8 +218,9 @@ def _check_space(input_domain: Any, input_metric: Any) -> str:
     """``"l1"`` or ``"change-one"``; refuses any other domain or metric in one line."""
     carrier = str(input_domain.carrier_type)
     if carrier not in {f"Vec<{t}>" for t in _INTEGER_TYPES}:
-        raise ValueError(f"input_domain: expected a vector of integer counts "
-                         f"(dp.vector_domain(dp.atom_domain(T='i64'))), got {input_domain}")
+        raise ValueError(f"input_domain: expected a vector of integer counts that int64 holds "
+                         f"({', '.join(_INTEGER_TYPES)}; default "
+                         f"dp.vector_domain(dp.atom_domain(T='i64'))), got {input_domain}")
     name = str(input_metric)
     if name == "ChangeOneDistance()":
         return "change-one"
@@ -237,7 +238,7 @@ def _check_unit(unit: Any) -> int:
 
 
 def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
-                          eps: float = 1.0, *, upper: int, unit: int = 1,
+                          eps: float | None = None, *, upper: int, unit: int = 1,
                           constructor: str = "northwest", framework: str = "two-stage",
                           split: Any = None, postprocess: str | None = None,
                           estimator: str | None = None, remap: str | None = None) -> Any:
@@ -260,7 +261,8 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
         ``dp.l1_distance(T=...)`` of the domain's integer type (default, ``T="i64"``)
         or ``dp.change_one_distance()``.
     eps : float
-        The budget spent for a change of one row's count by ``unit``.
+        The budget spent for a change of one row's count by ``unit`` (required: no
+        budget is chosen for the user).
     upper : int
         The public upper bound of the counts (top-coded above it).
     unit : int
@@ -307,28 +309,12 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
         input_metric = dp.l1_distance(T="i64")
     relation = _check_space(input_domain, input_metric)
     unit = _check_unit(unit)
-    if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
-        raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
-    upper = int(upper)
-    if framework not in _FRAMEWORKS:
-        raise ValueError(f"framework: unknown {framework!r}; choose from {', '.join(_FRAMEWORKS)}")
-    if constructor not in STRUCTURED:
-        raise ValueError(f"constructor: {constructor!r} is drawn from a table checked on the "
-                         f"data-dependent mechanism; the OpenDP measurement takes the exact G R "
-                         f"constructors, whose loss is known before the data: "
-                         f"{', '.join(STRUCTURED)}")
-    eps_t = check_positive(eps, "eps") / unit
-    framework, split, estimator, remap = _setting(eps_t, framework, split, estimator, remap)
-    check_choices(constructor, "best", "cyclic-laplace", postprocess)
-    _check_framework(framework, constructor, split, "cyclic-laplace", postprocess, None,
-                     estimator, remap)
-    if CONSTRUCTORS[constructor].stage == "one-stage":
-        for name, value in (("split", split), ("postprocess", postprocess)):
-            if value is not None:
-                raise ValueError(f"{name}: does not apply: constructor {constructor!r} is "
-                                 f"one-stage (all of eps on the counts); drop the {name}")
+    framework, split, estimator, remap = _checked_setting(eps, unit, upper, constructor,
+                                                          framework, split, postprocess,
+                                                          estimator, remap)
     loss = step_loss(eps, unit, framework, split, constructor=constructor,
                      stage1_loss=lambda e1: _stage1_loss(dp, e1))
+    upper = int(upper)
     options = {"upper": upper, "constructor": constructor, "framework": framework,
                "split": split, "postprocess": postprocess, "estimator": estimator,
                "remap": remap}
@@ -348,6 +334,36 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(),
                                       function, privacy_map)
+
+
+def _checked_setting(eps: Any, unit: int, upper: Any, constructor: str, framework: str,
+                     split: Any, postprocess: Any, estimator: Any,
+                     remap: Any) -> tuple[str, Any, Any, Any]:
+    """The framework's setting (``"auto"`` resolved), every option refused by name before
+    the measurement exists (as :func:`~dpfix.release.pipeline.privatize_counts` would at
+    run time)."""
+    if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
+        raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
+    if framework not in _FRAMEWORKS:
+        raise ValueError(f"framework: unknown {framework!r}; choose from {', '.join(_FRAMEWORKS)}")
+    if constructor not in STRUCTURED:
+        raise ValueError(f"constructor: {constructor!r} is drawn from a table checked on the "
+                         f"data-dependent mechanism; the OpenDP measurement takes the exact G R "
+                         f"constructors, whose loss is known before the data: "
+                         f"{', '.join(STRUCTURED)}")
+    if eps is None:
+        raise ValueError("eps: give the budget spent for a change of one count by unit")
+    eps_t = check_positive(eps, "eps") / unit
+    framework, split, estimator, remap = _setting(eps_t, framework, split, estimator, remap)
+    check_choices(constructor, "best", "cyclic-laplace", postprocess)
+    _check_framework(framework, constructor, split, "cyclic-laplace", postprocess, None,
+                     estimator, remap)
+    if CONSTRUCTORS[constructor].stage == "one-stage":
+        for name, value in (("split", split), ("postprocess", postprocess)):
+            if value is not None:
+                raise ValueError(f"{name}: does not apply: constructor {constructor!r} is "
+                                 f"one-stage (all of eps on the counts); drop the {name}")
+    return framework, split, estimator, remap
 
 
 def _check_accounting(result: Any, loss: dict[str, Any]) -> None:
