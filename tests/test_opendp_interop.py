@@ -86,21 +86,23 @@ def _reported(result) -> tuple[Fraction, Fraction]:
 def test_the_map_covers_what_a_run_spends(eps, split, unit, framework):
     """The map of one step is at least stage 1's reported loss plus ln(lam), lam the one
     drawn with (``lam <= e^x`` decided exactly), for the run the measurement would make."""
-    dp, off = _opendp()
-    if framework == "one-stage":
-        split = None
-    loss = interop.step_loss(eps, unit, framework, split)
-    run = privatize_counts([0, 2, 1, 5, 3, 3], loss["eps_t"], upper=4, framework=framework,
-                           split=split)
-    l1, lam = _reported(run)
-    assert l1 <= loss["L1"] and lam == loss["lam"]
-    per_step = loss["S"]
-    rest = float(per_step - l1)
-    while Fraction(rest) > per_step - l1:
-        rest = math.nextafter(rest, -math.inf)
-    assert lam_at_most_exp(lam, rest), "ln(lam) exceeds the map's share for stage 2"
-    assert per_step >= Fraction(eps) / unit
-    _features().difference_update(off - {"contrib"})
+    _, off = _opendp()
+    try:
+        if framework == "one-stage":
+            split = None
+        loss = interop.step_loss(eps, unit, framework, split)
+        run = privatize_counts([0, 2, 1, 5, 3, 3], loss["eps_t"], upper=4, framework=framework,
+                               split=split)
+        l1, lam = _reported(run)
+        assert l1 <= loss["L1"] and lam == loss["lam"]
+        per_step = loss["S"]
+        rest = float(per_step - l1)
+        while Fraction(rest) > per_step - l1:
+            rest = math.nextafter(rest, -math.inf)
+        assert lam_at_most_exp(lam, rest), "ln(lam) exceeds the map's share for stage 2"
+        assert per_step >= Fraction(eps) / unit
+    finally:
+        _features().difference_update(off - {"contrib"})
 
 
 def test_a_split_that_starves_stage_2_is_charged_its_proved_sum(dp):

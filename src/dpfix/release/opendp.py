@@ -39,8 +39,10 @@ the path (the loss adds up over the steps),
 each rounded up to a float. Tables of different lengths are never ``d_in``-close
 (``N`` is public): no claim is made for them.
 
-**The proved step loss S.** The pipeline runs at ``eps_t = eps / unit``, so that
-a change of one count by ``unit`` costs ``eps`` (lam = e^(eps/unit)):
+**The proved step loss S.** The pipeline runs at ``eps_t = eps / unit``: the
+mechanisms are scaled (stage 2's ``lam`` is at most ``e^(eps_2)``, ``eps_2`` a share
+of ``eps / unit``), so that a change of one count by ``unit``, a path of ``unit``
+steps, costs ``eps``:
 
 - *two-stage* (default; docs/math_notes.md section 7): stage 1 is the cyclic
   Laplace release ``V = eta + X - roll(X, -1)`` with ``X`` OpenDP's discrete Laplace
@@ -59,7 +61,9 @@ a change of one count by ``unit`` costs ``eps`` (lam = e^(eps/unit)):
   per step;
 - *hybrid*: the same stage 1 and ``y = G(x)`` at ``lam = rational_lam(eps_2)``,
   the rest post-processing (docs/no_split.md section 1): ``L1 + L2``;
-- *one-stage*: ``y = G(x)`` at ``lam = rational_lam(eps_t)``, ``L1 = 0``.
+- *one-stage*: ``y = G(x)`` at ``lam = rational_lam(eps_t)``, ``L1 = 0``; likewise
+  the one-stage constructor ``truncated-geometric`` in the two-stage framework
+  (``G`` itself, at ``x = eps_t (1 - EPS_MARGIN)``, no stage 1).
 
 ``S = max(L1 + L2, eps / unit)`` in exact rationals: the declared budget when the
 proof fits within it (it does whenever ``eps_2`` is not negligible beside
