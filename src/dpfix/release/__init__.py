@@ -4,7 +4,9 @@
   counts (cyclic Laplace and the baselines), their post-processing and the
   deconvolution estimators;
 - :mod:`dpfix.release.pipeline`: the frameworks (two-stage, one-stage, hybrid) that
-  privatize a column of counts, ``privatize_counts``.
+  privatize a column of counts, ``privatize_counts``;
+- :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every
+  release against one total (sequential composition), ``Ledger``.
 
 May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`,
 :mod:`dpfix.constructors` (not the research floors :mod:`dpfix.certify` and
