@@ -213,7 +213,8 @@ def _race(path: str, barrier, results) -> None:
     barrier.wait()
     try:
         with reserve(ledger, "0.6") as r:
-            time.sleep(0.3)  # the outputs being written: both runs are inside at once
+            results.put("entered")  # the release begins: its outputs are being written
+            time.sleep(0.3)  # without the lock the other run would enter meanwhile
             r.commit()
         results.put("ok")
     except ValueError as exc:
@@ -230,9 +231,12 @@ def test_two_processes_racing_for_a_budget_that_pays_one_one_succeeds(tmp_path):
         p.start()
     for p in runs:
         p.join(30)
-    outcomes = sorted(results.get(timeout=5) for _ in runs)
-    assert outcomes[0].startswith("ledger l.jsonl: the release needs eps 0.6") and \
-        outcomes[1] == "ok"
+    outcomes = []
+    while len([o for o in outcomes if o != "entered"]) < 2:
+        outcomes.append(results.get(timeout=5))
+    assert sorted(outcomes) == ["entered", "ledger l.jsonl: the release needs eps 0.6, delta 0, "
+                                "but the balance is eps 0.4, delta 0 (total eps 1, delta 0); "
+                                "refused", "ok"]
     assert [e["eps"] for e in Ledger(path).entries()] == [Fraction(3, 5)]
 
 

@@ -139,9 +139,9 @@ Decisions
   charge is recorded once every output is complete, just before the outputs
   are moved into place: so a run whose outputs then fail to move has spent
   budget for nothing (safe), and no output is ever in place without its
-  charge (a missing charge would be a privacy failure). ``--force`` over the
-  outputs of an earlier run charges again: a second release spends budget
-  again. Creating a ledger needs ``--ledger-total`` (and
+  charge (a missing charge would be a privacy failure). A run with
+  ``--force`` over existing outputs is charged like any other: each release
+  spends budget, whatever files it replaces. Creating a ledger needs ``--ledger-total`` (and
   ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
   its own, and a different one given is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
