@@ -193,6 +193,15 @@ def test_a_file_that_is_not_a_ledger_is_refused(tmp_path, content, message):
     assert path.read_bytes() == content
 
 
+def test_a_ledger_replaced_since_it_was_opened_is_refused(tmp_path):
+    ledger = Ledger(tmp_path / "l.jsonl", total=1)
+    ledger.path.unlink()
+    Ledger(ledger.path, total=5)
+    with pytest.raises(ValueError, match="its total is now eps 5, delta 0, not eps 1"):
+        spend(ledger, "0.5")
+    assert Ledger(ledger.path).entries() == []
+
+
 def test_a_short_write_is_taken_back(tmp_path, monkeypatch):
     ledger = Ledger(tmp_path / "l.jsonl", total=1)
     spend(ledger, "0.25")
@@ -394,6 +403,45 @@ def test_cli_ledger_options_are_checked_in_one_line(tmp_path, capsys, table, ext
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
 
+def test_cli_runs_on_one_ledger_wait_for_each_other(tmp_path, capsys, table):
+    """A run that finds the ledger held says so on stderr, waits, then runs."""
+    ctx = multiprocessing.get_context("fork")
+    path = tmp_path / "budget.jsonl"
+    Ledger(path, total=2)
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_briefly, args=(str(path), ready))
+    holder.start()
+    try:
+        assert ready.wait(30)
+        rc, out, err = cli(capsys, "privatize", table, "--column", "a", "--epsilon", "1",
+                           "--upper", "30", "--out", tmp_path / "o.csv", "--ledger", path)
+    finally:
+        holder.join(30)
+    assert rc == 0, err
+    assert f"dpfix privatize: waiting for {path}: another run holds it" in err
+    assert "spent 1 of 2, balance 1" in out and len(Ledger(path).entries()) == 1
+
+
+def _hold_briefly(path: str, ready) -> None:
+    with reserve(Ledger(path), "0.5"):
+        ready.set()
+        time.sleep(1)  # then leaves without commit
+
+
+def test_cli_ledger_with_standard_input_and_output(tmp_path, capsys, table, monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(table.read_bytes())))
+    rc, out, err = cli(capsys, "privatize", "-", "--column", "a", "--epsilon", "0.5",
+                       "--upper", "30", "--out", "-", "--seed", "1", "--ledger",
+                       tmp_path / "l.jsonl", "--ledger-total", "1")
+    assert rc == 0, err
+    assert out.splitlines()[0] == "a" and "spent 0.5 of 1, balance 0.5" in err
+    (entry,) = Ledger(tmp_path / "l.jsonl").entries()
+    assert (entry["dataset"], entry["columns"]) == ("<stdin>", ["a"])
+
+
 def test_cli_ledger_total_without_ledger_and_demo_are_refused(tmp_path, capsys, table):
     rc, _, err = cli(capsys, "privatize", table, "--column", "a", "--epsilon", "1", "--upper",
                      "30", "--out", tmp_path / "o.csv", "--ledger-total", "1")
@@ -401,3 +449,8 @@ def test_cli_ledger_total_without_ledger_and_demo_are_refused(tmp_path, capsys, 
     rc, _, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--ledger",
                      tmp_path / "l.jsonl")
     assert rc == 2 and "--ledger" in err and not (tmp_path / "l.jsonl").exists()
+    rc, _, err = cli(capsys, "privatize", tmp_path / "*.csv", "--engine", "dask", "--column",
+                     "a", "--epsilon", "1", "--upper", "30", "--out", tmp_path / "ds",
+                     "--ledger", tmp_path / "l.jsonl", "--ledger-total", "1")
+    assert rc == 2 and "--ledger: not with --engine dask" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

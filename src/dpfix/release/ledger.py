@@ -387,6 +387,10 @@ class Reservation:
         """The balance after this charge, given the ledger's ``lines``; a ValueError if it
         would be negative."""
         spent, total = _spent(lines[1:]), self.ledger.total
+        head = Budget(Fraction(lines[0]["total_eps"]), Fraction(lines[0]["total_delta"]))
+        if head != total:  # the file was replaced by another ledger since it was opened
+            raise ValueError(f"ledger {self.ledger.path.name}: its total is now {_pair(head)}, "
+                             f"not {_pair(total)} as opened; open it again")
         left = Budget(total.eps - spent.eps, total.delta - spent.delta)
         if self.charge.eps > left.eps or self.charge.delta > left.delta:
             short = min(self.charge.eps - left.eps, Fraction(1))
