@@ -178,7 +178,14 @@ def _text(q: Fraction) -> str:
 
 
 def _show(q: Fraction) -> str:
-    """``q`` for a message: its exact text, or the float it is when that is shorter."""
+    """``q`` for a message: its exact text when short, else the float it equals, else an
+    approximation marked ``about``.
+
+    Examples
+    --------
+    >>> _show(Fraction(1, 4)), _show(Fraction(0.1)), _show(Fraction(1, 3) + Fraction(0.1))
+    ('0.25', '0.1', 'about 0.43333333333333335')
+    """
     text = _text(q)
     if len(text) > 20 and Fraction(float(q)) == q:
         return repr(float(q))
@@ -205,6 +212,12 @@ class Ledger:
     timeout : float, optional
         Seconds a reservation waits for another release to finish (default:
         as long as it takes); then a TimeoutError.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    total : Budget
+        The ledger's total ``(eps, delta)``, as its file states it.
 
     Raises
     ------
@@ -250,7 +263,17 @@ class Ledger:
 
     # -------------------------------------------------------------- reading
     def entries(self) -> list[dict]:
-        """The records of the charges, oldest first (``eps``, ``delta`` as Fractions)."""
+        """The records of the charges, oldest first (``eps``, ``delta`` as Fractions).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "l.jsonl", total=1)
+        >>> with ledger.reserve(0.5, dataset="t.csv", columns=["a", "b"], unit="a row") as r:
+        ...     _ = r.commit()
+        >>> [(e["entry"], e["eps"], e["columns"]) for e in ledger.entries()]
+        [(1, Fraction(1, 2), ['a', 'b'])]
+        """
         return [dict(e, eps=Fraction(e["eps"]), delta=Fraction(e["delta"]))
                 for e in self._read()[1:]]
 
@@ -358,6 +381,29 @@ class Reservation:
     ledger's release lock is held, so :attr:`after` (the balance once this
     charge is recorded) is what the ledger will say, and it may go into the
     release's report before the commit.
+
+    Attributes
+    ----------
+    ledger : Ledger
+    charge : Budget
+        The ``(eps, delta)`` reserved.
+    after : Budget or None
+        The balance once the charge is recorded (set on entering).
+    committed : bool
+        Whether the record is written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "l.jsonl", total=1)
+    >>> with ledger.reserve("0.25", dataset="t.csv", columns=["k"], unit="a row") as r:
+    ...     r.statement()["balance"]  # for the release's report, written with the outputs
+    ...     _ = r.commit()            # the outputs complete: recorded, then made visible
+    0.75
+    >>> with ledger.reserve("0.25", dataset="t.csv", columns=["k"], unit="a row") as r:
+    ...     pass                      # no commit: nothing recorded
+    >>> len(ledger.entries()), ledger.balance().eps
+    (1, Fraction(3, 4))
     """
 
     def __init__(self, ledger: Ledger, charge: Budget, record: dict,
