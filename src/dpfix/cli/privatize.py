@@ -1455,7 +1455,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", help="reproducible run with numpy's samplers (NOT FOR "
                    "PRODUCTION); without it stage 1 uses OpenDP's secure samplers")
     p.add_argument("--report", help="JSON report: budgets and split, n, N, target z, "
-                   "estimated count error, realized privacy level of T, samplers, time to build T")
+                   "estimated count error, realized privacy level of T, samplers, time to build T; "
+                   "with --ledger, the ledger's total, spent and balance after the run")
     p.add_argument("--plot", help="plot of z and the output distribution (png, pdf, svg, ...)")
     p.add_argument("--confidential-report", metavar="PATH",
                    help="JSON derived from the true data WITHOUT noise (true distribution, "
