@@ -129,6 +129,23 @@ Decisions
   :func:`dpfix.io.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
   ``dask.distributed`` scheduler).
+- **Budget ledger** (``--ledger FILE``, :class:`dpfix.release.ledger.Ledger`).
+  The run's total eps (and delta), the exact sum of the budgets its columns
+  spend, is charged to the ledger with the input's resolved path, the columns
+  and the privacy unit (:data:`LEDGER_UNIT`). The charge is reserved after the
+  options are checked and before the input is read or any randomness drawn,
+  holding the ledger's lock until the end of the run; a run the balance
+  cannot pay is refused there in one line, exit 2, nothing written. The
+  charge is recorded once every output is complete, just before the outputs
+  are moved into place: so a run whose outputs then fail to move has spent
+  budget for nothing (safe), and no output is ever in place without its
+  charge (a missing charge would be a privacy failure). A run with
+  ``--force`` over existing outputs is charged like any other: each release
+  spends budget, whatever files it replaces. Creating a ledger needs ``--ledger-total`` (and
+  ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
+  its own, and a different one given is refused. The public report's
+  ``ledger`` entry gives the ledger's name, total, spent and balance after
+  the run. Not with ``--demo`` or ``--engine dask``.
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
   ``T`` is built, then the rows; off a terminal one line on success, no
   carriage-return frames; ``--quiet``: nothing.
@@ -153,7 +170,7 @@ from dpfix.release.pipeline import MIN_STAGE_EPSILON
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser", "run", "MAX_UPPER", "MAX_UPPER_STRUCTURED", "EPSILON_RANGE",
-           "MIN_STAGE_EPSILON", "STRICT_WARNINGS", "fit_shares"]
+           "MIN_STAGE_EPSILON", "STRICT_WARNINGS", "fit_shares", "LEDGER_UNIT"]
 
 #: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
 MAX_UPPER = 10_000
@@ -167,6 +184,10 @@ DEMO_CRIME = ("crime_data.csv", "MURDER", 50)
 #: The key column each demo table keeps (every other column is dropped: not private).
 DEMO_KEYS = {"synthetic": ["category"], "crime": ["county_name"]}
 DEMO_FILES = ("privatized.csv", "report.json", "plot.png", "confidential_report.json")
+#: The privacy unit a run records in its --ledger charge: what one individual can change.
+LEDGER_UNIT = {"table": "each column of one row changes by at most 1 (sequential composition "
+                        "over the columns)",
+               "histogram": "one row's count changes by at most 1"}
 #: Usable --epsilon (eps_t) per constructor, measured on every constructor and privatizer
 #: over eps from 1e-300 to 1e6 and upper from 10 to 1000 (numerical warnings as errors).
 #: Below: the exact sampler of T needs lam = e^eps_2 away from 1 at a 2^-20 resolution
@@ -623,7 +644,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                     keep: list | None = None, sep: str | None = None,
                     budget_rule: str | None = None, epsilon_total: Any = None,
                     order: str | None = None, escape_formulas: bool = False,
-                    **options: Any) -> list:
+                    ledger: dict | None = None, **options: Any) -> list:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
@@ -639,8 +660,10 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     order (:func:`dpfix.io.tables.row_order`; None: ``"key"`` with ``key``, else
     ``"shuffled"``). ``escape_formulas``: a CSV output's cells that a
     spreadsheet may run as formulas are prefixed with a single quote
-    (:func:`dpfix.io.tables.write_counts`; else one warning per column). Returns the
-    PrivatizedCounts, one per column.
+    (:func:`dpfix.io.tables.write_counts`; else one warning per column). ``ledger``: the
+    ledger's state after this run's charge
+    (:meth:`dpfix.release.ledger.Reservation.statement`), the public report's ``ledger``
+    entry. Returns the PrivatizedCounts, one per column.
     """
     from dpfix.io import reports
     from dpfix.io.tables import (
@@ -745,6 +768,8 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
                 "rule": "only the privatized columns and the columns declared public with "
                         "--key or --keep are written"}
             public["row_order"], public["row_order_rule"] = order, ROW_ORDER_RULES[order]
+        if ledger is not None:
+            public["ledger"] = ledger
         reports.write_json(public, staged.temp(paths["--report"], "--report"))
     return results
 
@@ -831,8 +856,10 @@ def _warn(seed: int | None, quiet: bool) -> None:
               "NOT FOR PRODUCTION", file=sys.stderr)
 
 
-def _commit(staged: Any, say: Any) -> None:
-    """Print the summary (``say()``), then move every output into place (all or nothing).
+def _commit(staged: Any, say: Any, charge: Any = None) -> None:
+    """Print the summary (``say()``), record the ledger's ``charge`` (a
+    :class:`dpfix.release.ledger.Reservation`, if any), then move every output into place
+    (all or nothing).
 
     Standard output is written and flushed first: when it cannot be written
     (``> /dev/full``) the run ends with an error and no file; a closed pipe ends
@@ -845,6 +872,8 @@ def _commit(staged: Any, say: Any) -> None:
         raise
     except OSError as exc:
         raise OSError(f"standard output: {exc.strerror or exc}; nothing written") from None
+    if charge is not None:  # before any output is visible: no release without its charge
+        charge.commit()
     staged.commit()
 
 
@@ -892,6 +921,7 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                   ("--engine dask", args.engine == "dask"),
                                   ("--sep", args.sep),
                                   ("--column-epsilon", args.column_epsilon),
+                                  ("--ledger", getattr(args, "ledger", None)),
                                   ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
@@ -1008,8 +1038,12 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             raise ValueError(f"{flag} is required")
     options = _method_options(args)
     if getattr(args, "engine", "local") == "dask":
+        if getattr(args, "ledger", None) is not None:
+            raise ValueError("--ledger: not with --engine dask (its dataset is moved into place "
+                             "by the engine, not with the other outputs); drop it")
         return _run_dask(args, staged, options)
     columns, rule = _plan(args, options)
+    ledger = _ledger(args)
     if getattr(args, "dask_scheduler", None):
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
     import shutil
@@ -1021,12 +1055,13 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     remove_stale(tempfile.gettempdir(), "dpfix-")  # the scratch folders of killed runs
     scratch = (Path(tempfile.mkdtemp(prefix=f"dpfix-{leftover_tag()}-"))
                if to_stdout or from_stdin else None)
-    stdin_fd = None
+    stdin_fd, charge = None, None
     try:
         read_from = None
         if from_stdin:  # standard input (a CSV table or a histogram), read whole as a file
             read_from, stdin_fd = _stdin_file(scratch)
         out = scratch / "stdout.csv" if to_stdout else args.out
+        charge = _charge(ledger, args, columns, from_stdin)
         results = _privatize_file(Path("<stdin>") if from_stdin else args.input,
                                   columns=columns, out=out, histogram=args.histogram,
                                   header=args.header, report=args.report, plot=args.plot,
@@ -1036,6 +1071,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                   budget_rule=rule, epsilon_total=args.epsilon,
                                   order=getattr(args, "order", None),
                                   escape_formulas=bool(getattr(args, "escape_formulas", False)),
+                                  ledger=charge.statement() if charge is not None else None,
                                   **options)
 
         def say() -> None:
@@ -1045,9 +1081,11 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                     "confidential-report": args.confidential_report},
                           file=sys.stderr if to_stdout else None,
                           names=[c.name for c in columns])
+            if charge is not None:
+                _announce_charge(charge, file=sys.stderr if to_stdout else None)
             _warn(columns[0].seed, args.quiet)
         try:
-            _commit(staged, say)
+            _commit(staged, say, charge)
         except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
             if to_stdout and staged.committed:
                 exc.outcome = "standard output received nothing" + _in_place(
@@ -1056,11 +1094,85 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
         if to_stdout:  # every other output is in place: only now the table, which stays
             _stream(Path(out), [p for p in staged.committed if p != Path(out)])
     finally:
+        if charge is not None:  # the ledger's lock: held until the outputs are in place
+            charge.__exit__(None, None, None)
         if stdin_fd is not None:
             os.close(stdin_fd)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _ledger(args: argparse.Namespace) -> Any:
+    """The ``--ledger`` of the run (a :class:`dpfix.release.ledger.Ledger`), or None; its path
+    checked against the run's files."""
+    path, total = getattr(args, "ledger", None), getattr(args, "ledger_total", None)
+    delta_total = getattr(args, "ledger_delta_total", None)
+    if path is None:
+        for flag, value in (("--ledger-total", total), ("--ledger-delta-total", delta_total)):
+            if value is not None:
+                raise ValueError(f"{flag}: only with --ledger FILE; drop it")
+        return None
+    from dpfix.release.ledger import Ledger
+
+    path = Path(path)
+    if str(path) == "-":
+        raise ValueError("--ledger: a file, not standard input or output")
+    for flag in ("input", "out", "report", "plot", "confidential_report"):
+        other = getattr(args, flag, None)
+        if other is not None and str(other) != "-" and Path(other).resolve() == path.resolve():
+            name = "INPUT" if flag == "input" else f"--{flag.replace('_', '-')}"
+            raise ValueError(f"--ledger and {name} name the same file {path}")
+    if path.is_dir():
+        raise ValueError(f"--ledger: {path} is a folder")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"--ledger: folder {path.parent} does not exist")
+    given = {}
+    if total is not None:
+        given["total"] = _exact(total, "--ledger-total")
+    if delta_total is not None:
+        if total is None:
+            raise ValueError("--ledger-delta-total: only with --ledger-total (creating a "
+                             "ledger); an existing ledger knows its own")
+        given["delta_total"] = _exact(delta_total, "--ledger-delta-total")
+    if total is None and not os.path.lexists(path):
+        raise ValueError(f"--ledger: {path} does not exist; give --ledger-total EPS to create "
+                         "it")
+    return Ledger(path, **given)
+
+
+def _charge(ledger: Any, args: argparse.Namespace, columns: list[_Column],
+            from_stdin: bool) -> Any:
+    """The run's reservation on ``ledger`` (entered: its balance checked), or None.
+
+    The charge is the exact sum of the budgets the columns spend (their floats, as
+    :func:`fit_shares` made them) and of their deltas."""
+    if ledger is None:
+        return None
+    eps = sum((Fraction(c.epsilon) for c in columns), Fraction(0))
+    delta = sum((Fraction(c.delta) for c in columns if c.delta is not None), Fraction(0))
+    dataset = "<stdin>" if from_stdin else str(Path(args.input).resolve())
+    names = [c.name for c in columns if c.name is not None]
+    quiet = args.quiet
+
+    def waiting() -> None:
+        if not quiet:
+            print(f"dpfix privatize: waiting for {ledger.path}: another run holds it",
+                  file=sys.stderr)
+    reservation = ledger.reserve(eps, delta, dataset=dataset, columns=names,
+                                 unit=LEDGER_UNIT["histogram" if args.histogram else "table"],
+                                 on_wait=waiting)
+    return reservation.__enter__()
+
+
+def _announce_charge(charge: Any, file: Any = None) -> None:
+    """The summary's line about the ledger: this run's charge and the balance after it."""
+    s = charge.statement()
+    delta = (f", delta {s['this_release']['delta']:g} (balance {s['delta_balance']:g})"
+             if s["delta_total"] else "")
+    print(f"dpfix privatize: ledger {charge.ledger.path}: this run eps "
+          f"{s['this_release']['eps']:g}; spent {s['spent']:g} of {s['total']:g}, balance "
+          f"{s['balance']:g}{delta}", file=file)
 
 
 def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
@@ -1311,11 +1423,24 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", help="reproducible run with numpy's samplers (NOT FOR "
                    "PRODUCTION); without it stage 1 uses OpenDP's secure samplers")
     p.add_argument("--report", help="JSON report: budgets and split, n, N, target z, "
-                   "estimated count error, realized privacy level of T, samplers, time to build T")
+                   "estimated count error, realized privacy level of T, samplers, time to build T; "
+                   "with --ledger, the ledger's total, spent and balance after the run")
     p.add_argument("--plot", help="plot of z and the output distribution (png, pdf, svg, ...)")
     p.add_argument("--confidential-report", metavar="PATH",
                    help="JSON derived from the true data WITHOUT noise (true distribution, "
                         "realized errors, number of top-coded counts): do not publish")
+    p.add_argument("--ledger", metavar="FILE",
+                   help="a budget ledger (JSON lines): the run's eps (and delta) is charged to "
+                        "it with the input's path and the columns, and a run the balance "
+                        "cannot pay is refused before anything is written; runs on one ledger "
+                        "wait for each other; a --force rerun charges again. The report gives "
+                        "the balance")
+    p.add_argument("--ledger-total", metavar="EPS",
+                   help="creating a --ledger: its total eps, fixed for good (an existing "
+                        "ledger knows its own; a different value is refused)")
+    p.add_argument("--ledger-delta-total", metavar="DELTA",
+                   help="creating a --ledger: its total delta (default 0: pure eps-DP runs "
+                        "only)")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
     p.add_argument("--demo", action="store_true",

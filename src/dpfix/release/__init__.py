@@ -7,6 +7,8 @@
   privatize a column of counts, ``privatize_counts``;
 - :mod:`dpfix.release.opendp`: the release as an OpenDP ``Measurement`` with its proved
   privacy map, ``make_privatize_counts`` (OpenDP imported when one is built).
+- :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every
+  release against one total (sequential composition), ``Ledger``.
 
 May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`,
 :mod:`dpfix.constructors` (not the research floors :mod:`dpfix.certify` and
