@@ -56,12 +56,18 @@ from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
 __all__ = ["private_upper", "choose_upper", "PrivateUpper", "bound_grid", "upper_scores",
            "halvings", "exponential_weights", "exponential_pmf", "sample_exponential",
-           "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING"]
+           "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING",
+           "UPPER_SHARE", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
 #: The quantile of the counts the bound aims at.
 DEFAULT_QUANTILE = 0.99
 #: The largest candidate bound.
 DEFAULT_MAX_UPPER = 10**6
+#: The share of a column's budget that ``upper="auto"`` spends on the bound by default.
+UPPER_SHARE = 0.1
+#: A privatized target with more than this mass on ``upper`` (its last value) warns: many
+#: counts are then likely top-coded, and the error against the true counts hidden.
+TOP_MASS_WARNING = 0.05
 #: The grid holds every integer ``1 .. GRID_LINEAR``, then ...
 GRID_LINEAR = 32
 #: ... ``GRID_STEPS_PER_DOUBLING`` geometric steps per doubling (about 9 % apart): few
@@ -356,3 +362,31 @@ def private_upper(counts: Any, eps: float, *, quantile: Any = DEFAULT_QUANTILE,
     35
     """
     return choose_upper(counts, eps, quantile=quantile, max_upper=max_upper, seed=seed).upper
+
+
+class TopCodingWarning(UserWarning):
+    """The privatized target puts more than :data:`TOP_MASS_WARNING` of its mass on ``upper``."""
+
+
+def top_mass_message(z: Any, upper: int) -> str | None:
+    """The warning for a privatized target ``z`` on ``0 .. upper``, or None when it fits.
+
+    A function of the private ``z`` and the public ``upper`` only: post-processing,
+    no privacy cost.
+
+    Examples
+    --------
+    >>> top_mass_message([0.5, 0.45, 0.05], 2) is None
+    True
+    >>> print(top_mass_message([0.5, 0.4, 0.1], 2))
+    upper = 2: the privatized target puts 10.0% of its mass on the bound (more than 5%), so \
+many counts are likely top-coded; raise the bound (--upper, upper=) or choose it privately \
+(--upper auto, upper="auto")
+    """
+    mass = float(np.asarray(z, dtype=float)[-1])
+    if not mass > TOP_MASS_WARNING:
+        return None
+    return (f"upper = {upper}: the privatized target puts {100 * mass:.1f}% of its mass on "
+            f"the bound (more than {100 * TOP_MASS_WARNING:g}%), so many counts are likely "
+            "top-coded; raise the bound (--upper, upper=) or choose it privately "
+            '(--upper auto, upper="auto")')
