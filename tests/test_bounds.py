@@ -119,6 +119,16 @@ def test_private_upper_finds_the_quantile_at_a_large_budget():
     assert private_upper(counts, 40.0, quantile=0.5, seed=0) == 20
 
 
+def test_rows_and_histogram_give_the_same_bound():
+    counts = np.random.default_rng(3).poisson(30, 400)
+    for seed in range(3):
+        rows = choose_upper(counts, 0.5, seed=seed)
+        hist = choose_upper(histogram=np.bincount(counts), eps=0.5, seed=seed)
+        assert rows == hist
+    huge = choose_upper([10**12, 3, 4], 1.0, max_upper=10**13, seed=0)  # no 10^12 bins
+    assert 1 <= huge.upper <= 10**13
+
+
 def test_private_upper_refuses_bad_input():
     with pytest.raises(ValueError, match="quantile"):
         private_upper([1, 2], 1.0, quantile=1.5)

@@ -195,8 +195,10 @@ def public_report(result: PrivatizedCounts, table: TableInput, column: str | Non
         "input": {"path": str(table.path), "kind": table.kind, "column": column},
         "output": {"path": str(out)},
         "upper": upper,
-        "top_coding": {"upper": upper, "bound": "a public parameter given by the user; counts "
-                       "above it are replaced by it before privatization",
+        "top_coding": {"upper": upper, "bound": (
+                           "a public parameter given by the user" if result.bound is None else
+                           "chosen privately with eps_upper (upper_bound: a DP output)")
+                       + "; counts above it are replaced by it before privatization",
                        "count": "in the confidential report only: it is derived from the true "
                        "data without noise"},
     }

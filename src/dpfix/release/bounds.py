@@ -112,6 +112,11 @@ def _rank(quantile: Any, N: int) -> int:
     return math.ceil(qv * N)
 
 
+def _scores(r: np.ndarray, N: int, quantile: Any) -> np.ndarray:
+    """``|r_j - ceil(quantile N)|`` (int64)."""
+    return np.abs(np.asarray(r, dtype=np.int64) - _rank(quantile, N)).astype(np.int64)
+
+
 def upper_scores(eta: Any, candidates: Any, quantile: Any = DEFAULT_QUANTILE) -> np.ndarray:
     """The scores ``s_j = |#{i : x_i <= c_j} - ceil(quantile N)|`` from the histogram ``eta``.
 
@@ -137,8 +142,7 @@ def upper_scores(eta: Any, candidates: Any, quantile: Any = DEFAULT_QUANTILE) ->
     c = np.asarray(candidates, dtype=np.int64)
     N = int(e.sum())
     below = np.concatenate([[0], np.cumsum(e)])  # below[v] = #{x < v}
-    r = below[np.minimum(c + 1, e.size)]  # #{x <= c}
-    return np.abs(r - _rank(quantile, N)).astype(np.int64)
+    return _scores(below[np.minimum(c + 1, e.size)], N, quantile)  # r_j = #{x <= c_j}
 
 
 def halvings(candidates: Any) -> np.ndarray:
@@ -232,12 +236,15 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
     if s.ndim != 1 or s.size == 0:
         raise ValueError("scores: expected a non-empty vector of integers")
     d = np.zeros(s.size, np.int64) if halved is None else np.asarray(halved, dtype=np.int64)
-    if d.shape != s.shape or (d < 0).any() or int(d.max()) > 60:
-        raise ValueError("halved: expected one exponent in 0..60 per score")
+    if d.shape != s.shape or (d < 0).any():
+        raise ValueError("halved: expected one exponent >= 0 per score")
+    deep = int(d.max())
+    if sum(1 << (deep - int(h)) for h in d) > 1 << 62:  # the proposal's total, for below()
+        raise ValueError("halved: the base measure spans too many halvings (2^62)")
     t = s - s.min()
     geometric = TwoSidedGeometric(lam)
     cap = max(int(t.max()), 1)  # G >= t_j is decided by min(G, cap) for every t_j <= cap
-    cum = np.cumsum(np.left_shift(np.int64(1), int(d.max()) - d))  # proposal weights 2^(D-d)
+    cum = np.cumsum(np.left_shift(np.int64(1), deep - d))  # proposal weights 2^(D - d_j)
     out: list[int] = []
     batch = max(64, 4 * int(s.size))
     while len(out) < size:
@@ -310,19 +317,20 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
     budget = check_positive(eps, "eps")
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
+    grid = bound_grid(max_upper)
     if histogram is None:
         d = np.asarray(counts)
         if d.ndim != 1 or d.size == 0 or d.dtype.kind not in "iu" or d.min() < 0:
             raise ValueError("counts: expected a non-empty vector of non-negative integers")
-        eta = np.bincount(d.astype(np.int64))
+        ranks = np.searchsorted(np.sort(d.astype(np.int64)), grid, side="right")  # #{x <= c}
+        scores = _scores(ranks, int(d.size), quantile)
     else:
         eta = np.asarray(histogram)
         if eta.ndim != 1 or eta.size == 0 or eta.dtype.kind not in "iu" or eta.min() < 0 \
                 or eta.sum() <= 0:
             raise ValueError("histogram: expected non-negative integers with a positive sum")
-    grid = bound_grid(max_upper)
+        scores = upper_scores(eta, grid, quantile)
     lam = rational_lam(budget / 2)
-    scores = upper_scores(eta, grid, quantile)
     j = int(sample_exponential(scores, lam, random_source(seed), halved=halvings(grid))[0])
     return PrivateUpper(int(grid[j]), budget, lam, quantile, int(grid.size), int(max_upper))
 
