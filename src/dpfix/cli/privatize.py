@@ -125,6 +125,13 @@ Decisions
   drawn, the target estimated from the summed histogram, ``y`` remapped in
   place: :func:`dpfix.io.engines.privatize_dataset`); the quantile remap, which
   sorts all rows together, is refused there in one line.
+- **Bounds** (docs/bounds.md). ``--upper auto`` (or ``COL=auto``) chooses the
+  column's bound privately: a DP quantile (:func:`dpfix.release.bounds.choose_upper`)
+  spending ``--upper-share`` of the column's budget, the release the rest
+  (sequential composition); the report's ``upper_bound`` states the bound, its
+  budget and its quantile. Refused with ``--engine dask``. A privatized target
+  with more than :data:`dpfix.release.bounds.TOP_MASS_WARNING` of its mass on
+  ``upper`` prints one warning (post-processing of the private target).
 - **Beyond one machine.** ``--engine dask`` runs
   :func:`dpfix.io.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
@@ -158,7 +165,7 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -166,6 +173,7 @@ from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numbers.numeric import plain_number, require
+from dpfix.release.bounds import UPPER_SHARE
 from dpfix.release.pipeline import MIN_STAGE_EPSILON
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
@@ -237,13 +245,15 @@ def _stage_budgets(eps: float, options: dict) -> None:
                          "a larger --epsilon)")
 
 
-def _upper(text: Any, constructor: str = "heuristic") -> int:
+def _upper(text: Any, constructor: str = "heuristic") -> int | str:
     from dpfix.sampling import STRUCTURED
 
+    if str(text).strip() == "auto":  # a DP bound, chosen by the library (dpfix docs bounds)
+        return "auto"
     try:
         upper = int(plain_number(text, "--upper", integer=True))
     except ValueError:
-        raise ValueError(f"--upper: must be an integer >= 1, got {text!r}") from None
+        raise ValueError(f"--upper: must be an integer >= 1 or auto, got {text!r}") from None
     top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
     if not 1 <= upper <= top:
         more = (f" (with --constructor {constructor}; northwest, unfixed and "
@@ -290,6 +300,19 @@ def _delta(text: str | None) -> float | None:
     return delta
 
 
+def _upper_share(text: Any) -> float | None:
+    if text is None:
+        return None
+    try:
+        share = float(plain_number(text, "--upper-share"))
+    except ValueError:
+        raise ValueError(f"--upper-share: a fraction in (0, 1), got {text!r}") from None
+    if not 0 < share < 1:
+        raise ValueError(f"--upper-share: the share of a column's budget spent on the bound "
+                         f"must be in (0, 1), got {text!r}")
+    return share
+
+
 def _time_limit(text: Any) -> float | None:
     if text is None:
         return None
@@ -309,9 +332,10 @@ class _Column:
 
     name: str | None  # None: a histogram file
     epsilon: float
-    upper: int
+    upper: int | str  # "auto": chosen privately (upper_share of epsilon)
     delta: float | None = None
     seed: int | None = None
+    upper_share: float | None = None
 
 
 def _names(columns: list | None) -> list[str]:
@@ -486,10 +510,14 @@ def _plan(args: argparse.Namespace, options: dict) -> tuple[list[_Column], str]:
     uppers = {name: _upper(text, constructor)
               for name, text in _per_column(args.upper, "--upper", names).items()}
     delta, seed = options.pop("delta"), options.pop("seed")
+    share = options.pop("upper_share", None)
+    if share is not None and "auto" not in uppers.values():
+        raise ValueError("--upper-share: applies to --upper auto only; drop it")
     deltas = [delta] * len(names)
     if delta is not None and len(names) > 1:  # the total delta, split equally
         deltas = fit_shares([Fraction(delta) / len(names)] * len(names), delta)
-    plans = [_Column(name, eps, uppers[name], d, s) for name, eps, d, s in
+    plans = [_Column(name, eps, uppers[name], d, s, share if uppers[name] == "auto" else None)
+             for name, eps, d, s in
              zip(names, budgets, deltas, _column_seeds(seed, len(names)), strict=True)]
     for plan in plans:
         _stage_budgets(plan.epsilon, options)
@@ -501,7 +529,8 @@ def _method_options(args: argparse.Namespace) -> dict:
     options = {"constructor": args.constructor, "selector": args.selector,
                "split": _split(args.split), "privatizer": args.privatizer,
                "postprocess": args.postprocess, "seed": _seed(args.seed),
-               "delta": _delta(args.delta)}
+               "delta": _delta(args.delta),
+               "upper_share": _upper_share(getattr(args, "upper_share", None))}
     for name in ("framework", "estimator", "remap"):  # given: passed on (else the library's
         value = getattr(args, name, None)              # defaults apply)
         if value is not None:
@@ -715,6 +744,7 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
     read_seconds = time.perf_counter() - start
     results = []
     several = len(columns) > 1
+    columns = list(columns)  # an "auto" bound is replaced by the one chosen (a DP output)
     for k, column in enumerate(columns):
         view = table if histogram else table.select(k)
         name = label or input_path.name
@@ -723,11 +753,12 @@ def _privatize_file(input_path: str | Path, *, columns: list[_Column], out: str 
             results.append(privatize_counts(
                 view.counts, column.epsilon, upper=column.upper, histogram=view.eta,
                 delta=column.delta, seed=column.seed, progress=progress.update,
-                on_stage=progress.stage, **options))
+                on_stage=progress.stage, upper_share=column.upper_share, **options))
         except BaseException:
             progress.close(failed=True)
             raise
         progress.close()
+        columns[k] = replace(column, upper=results[-1].n - 1)
 
     write_start = time.perf_counter()
     write_counts(table, results if several else results[0],
@@ -836,8 +867,11 @@ def _announce(results: Any, paths: dict[str, Path | None], file: Any = None,
         framework = getattr(result, "framework", "two-stage")
         how = (result.constructor if framework == "two-stage" else
                f"{framework} framework ({result.estimator} estimate, {result.remap} remap)")
+        bound = getattr(result, "bound", None)
+        spent = ("" if bound is None else
+                 f"eps_upper = {result.eps_upper:.6g} for the DP bound upper = {bound['upper']}, ")
         print(f"dpfix privatize: {'' if len(results) == 1 else f'{name}: '}"
-              f"eps_t = {result.epsilon:g} (eps_1 = {result.eps_1:.6g}, "
+              f"eps_t = {result.epsilon:g} ({spent}eps_1 = {result.eps_1:.6g}, "
               f"eps_2 = {result.eps_2:.6g}, split {result.split_rule}), {how}, "
               f"N = {result.N}, n = {result.n}", file=file)
     if len(results) > 1:
@@ -927,6 +961,8 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
     options = _method_options(args)
     delta, seed = options.pop("delta"), options.pop("seed")
+    if options.pop("upper_share") is not None:
+        raise ValueError("--upper-share: applies to --upper auto only; --demo sets its bounds")
     eps = DEMO_EPSILON if args.epsilon is None else _epsilon(args.epsilon, args.constructor)
     _stage_budgets(eps, options)
     root = Path(args.out_dir or "out/privatize")
@@ -1215,6 +1251,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
         raise ValueError("--histogram: not with --engine dask (a histogram file is one "
                          "partition); drop --engine dask")
     plans, rule = _plan(args, options)
+    if any(c.upper == "auto" for c in plans):
+        raise ValueError("--upper auto: not with --engine dask (the bound is chosen from the "
+                         "whole column); give --upper a number")
     names = [c.name for c in plans]
     several = len(plans) > 1
     start = time.perf_counter()
@@ -1344,10 +1383,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--upper", action="append", metavar="UPPER or COL=UPPER",
                    help="public upper bound on the counts: a parameter you choose, "
                    "not computed from the data (n = upper + 1 values, at most "
-                   f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
+                   f"{MAX_UPPER}), or auto: chosen privately, a DP 0.99-quantile of the "
+                   "column that spends --upper-share of its budget (reported; dpfix docs "
+                   "bounds). Counts above it are top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report "
                    "only. With several --column: one value for every column, and/or "
-                   "COL=UPPER for one column (repeatable)")
+                   "COL=UPPER for one column (repeatable; COL=auto too)")
+    p.add_argument("--upper-share", metavar="FRACTION",
+                   help="with --upper auto: the share of each such column's budget spent on "
+                        f"its bound, in (0, 1) (default {UPPER_SHARE:g}); the rest goes to the "
+                        "release (sequential composition)")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")

@@ -45,8 +45,10 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -55,6 +57,13 @@ from dpfix.constructors import CONSTRUCTORS, SELECTORS, construct
 from dpfix.constructors.remap import quantile_plan, structured_sampler
 from dpfix.numbers.calibration import discrete_gaussian_delta
 from dpfix.numbers.numeric import check_fraction, check_positive, check_probability
+from dpfix.release.bounds import (
+    DEFAULT_MAX_UPPER,
+    UPPER_SHARE,
+    TopCodingWarning,
+    choose_upper,
+    top_mass_message,
+)
 from dpfix.release.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
 from dpfix.release.privatizers.deconvolve import ESTIMATORS, deconvolve
 from dpfix.sampling import (
@@ -74,7 +83,7 @@ __all__ = ["histogram", "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget",
            "STRUCTURED_T_MAX", "EXACT_HISTOGRAM_MAX_N", "JOINT_MAX_N", "FRAMEWORKS",
            "REMAPS", "complete_no_split", "AUTO_RULE",
            "auto_setting", "auto_statement"]
-__all__ += ["MIN_STAGE_EPSILON"]
+__all__ += ["MIN_STAGE_EPSILON", "AUTO_MAX_UPPER_TABLE"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -104,6 +113,10 @@ EPS_MARGIN = 2 * FLOAT_RTOL
 #: resolution (they fail at eps = 1e-6; far below, lam = 1 divides by zero). Every
 #: constructor and framework works at it (``dpfix privatize`` takes its floor from here).
 MIN_STAGE_EPSILON = 1e-5
+
+#: Largest candidate of ``upper="auto"`` for a constructor that builds the ``n x n`` ``T``
+#: (the structured ones take :data:`dpfix.release.bounds.DEFAULT_MAX_UPPER`).
+AUTO_MAX_UPPER_TABLE = 10_000
 
 #: Largest ``upper`` for ``constructor="lp"``: HiGHS solves n ~ 400 in about 60 s here.
 LP_MAX_UPPER = 400
@@ -444,6 +457,8 @@ class PrivatizedCounts:
     The one-stage and hybrid frameworks add ``framework``, ``estimator``,
     ``remap``, ``deconvolution`` (the estimate's result) and
     ``released_histogram`` (the histogram of ``y``, itself private).
+    ``eps_upper`` and ``bound`` (``upper="auto"``): the budget spent on the DP
+    bound and its public description (:meth:`dpfix.release.bounds.PrivateUpper.describe`).
     ``confidential`` (the Dask engine: the true histogram ``eta`` and the
     realized count errors ``abs`` and ``squared``) is derived from the true
     data without noise, like ``topcoded``, and stays out of :meth:`public_report`.
@@ -480,11 +495,13 @@ class PrivatizedCounts:
     released_histogram: np.ndarray | None = field(default=None, repr=False)
     confidential: dict | None = field(default=None, repr=False)
     chosen_by: str | None = None
+    eps_upper: float = 0.0
+    bound: dict | None = None
 
     @property
     def epsilon(self) -> float:
-        """``eps_t = eps_1 + eps_2``."""
-        return self.eps_1 + self.eps_2
+        """``eps_t = eps_upper + eps_1 + eps_2`` (``eps_upper``: the bound of ``upper="auto"``)."""
+        return self.eps_upper + self.eps_1 + self.eps_2
 
     @property
     def output_distribution(self) -> np.ndarray:
@@ -581,6 +598,11 @@ class PrivatizedCounts:
             "one-stage": "one release y = G(x) at eps_2 = eps_t; the rest is post-processing",
             "hybrid": "sequential: stage 1 V (eps_1) and y = G(x) (eps_2); the rest is "
                       "post-processing of (V, y)"}[self.framework]
+        if self.bound is not None:
+            rest = composition.removeprefix("sequential: ").replace(
+                "eps_2 = eps_t", "eps_2 = eps_t - eps_upper")
+            composition = (f"sequential: the DP bound upper = {self.bound['upper']} "
+                           f"(eps_upper), then {rest}")
         framework = {"name": self.framework, "chosen_by": self.chosen_by}
         if self.framework != "two-stage":
             fit = self.deconvolution
@@ -589,8 +611,12 @@ class PrivatizedCounts:
                              iterations=getattr(fit, "iterations", None))
         return {
             "framework": framework,
-            "budget": {"eps_t": self.epsilon, "eps_1": self.eps_1, "eps_2": self.eps_2,
-                       "delta": self.delta, "split": split, "composition": composition},
+            "budget": {"eps_t": self.epsilon, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
+                       "eps_2": self.eps_2, "delta": self.delta, "split": split,
+                       "composition": composition},
+            "upper_bound": self.bound or {
+                "upper": self.n - 1, "chosen_by": "given: a public parameter, not computed "
+                                                  "from the data", "eps_upper": 0.0},
             "n": self.n, "N": self.N,
             "target_z": None if self.z is None else self.z.tolist(),
             "estimated_count_error": {
@@ -943,6 +969,7 @@ def complete_no_split(partial: PrivatizedCounts, h: Any) -> PrivatizedCounts:
             mech.check(z)
         estimate = stage2.count_error(z)
     seconds = dict(partial.seconds, construct=time.perf_counter() - start)
+    _warn_top_mass(z, n)
     return replace(partial, z=z, mechanism=mech, estimated_count_error=estimate,
                    stage2=stage2, deconvolution=fit, released_histogram=hv.astype(np.int64),
                    seconds=seconds)
@@ -973,11 +1000,51 @@ def _remap_joint(R: Any, joint_y: np.ndarray, source: Any) -> np.ndarray:
     return joint
 
 
+def _warn_top_mass(z: np.ndarray | None, n: int) -> None:
+    """:class:`TopCodingWarning` when the private target ``z`` piles up on ``upper``."""
+    message = None if z is None else top_mass_message(z, n - 1)
+    if message is not None:
+        warnings.warn(message, TopCodingWarning, stacklevel=3)
+
+
+def _auto_upper(counts: Any, eps_t: float, histogram: Any, upper_share: float | None,
+                options: dict[str, Any]) -> PrivatizedCounts:
+    """``upper="auto"``: a DP bound with ``upper_share`` of ``eps_t``, then the release with
+    the rest (sequential composition; the two floats add up to at most ``eps_t`` exactly)."""
+    share = UPPER_SHARE if upper_share is None else check_positive(upper_share, "upper_share")
+    if not share < 1:
+        raise ValueError(f"upper_share: the share of epsilon spent on the bound must be in "
+                         f"(0, 1), got {upper_share!r}")
+    eps_upper = share * eps_t
+    eps_rest = eps_t - eps_upper
+    while Fraction(eps_upper) + Fraction(eps_rest) > Fraction(eps_t):
+        eps_rest = math.nextafter(eps_rest, 0.0)
+    if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
+        raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and {eps_rest:.3g} "
+                         f"for the release; each needs at least {MIN_STAGE_EPSILON:g}")
+    constructor = options["constructor"]
+    top = DEFAULT_MAX_UPPER if constructor in STRUCTURED else AUTO_MAX_UPPER_TABLE
+    if constructor == "lp":
+        top = LP_MAX_UPPER
+    if histogram is not None:
+        top = min(top, JOINT_MAX_N - 1)
+        histogram = _integer_vector(histogram, "histogram")
+    else:
+        counts = _check_counts(counts)
+    seed = options["seed"]
+    # the fourth child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
+    source = random_source(None if seed is None else np.random.SeedSequence(seed).spawn(4)[3])
+    bound = choose_upper(counts, eps_upper, histogram=histogram, max_upper=top, seed=source)
+    result = privatize_counts(counts, eps_rest, upper=bound.upper, histogram=histogram,
+                              **options)
+    return replace(result, eps_upper=eps_upper, bound=bound.describe())
+
+
 def privatize_counts(
     counts: Any,
     epsilon: float,
     *,
-    upper: int,
+    upper: int | str,
     histogram: Any = None,
     constructor: str = "northwest",
     selector: str = "best",
@@ -994,6 +1061,7 @@ def privatize_counts(
     framework: str = "two-stage",
     estimator: str | None = None,
     remap: str | None = None,
+    upper_share: float | None = None,
 ) -> PrivatizedCounts:
     """Privatize a table of counts with the two-stage framework (paper Section 1.2).
 
@@ -1011,9 +1079,13 @@ def privatize_counts(
         ``histogram`` is given.
     epsilon : float
         The total budget ``eps_t``.
-    upper : int
+    upper : int or "auto"
         The public upper bound; counts above it are top-coded to it
-        (``n = upper + 1`` count values).
+        (``n = upper + 1`` count values). ``"auto"``: chosen privately with the
+        share ``upper_share`` of ``epsilon`` (:func:`dpfix.release.bounds.choose_upper`,
+        a DP quantile; docs/bounds.md), the release then runs with the rest:
+        ``eps_upper + eps_1 + eps_2 = epsilon`` by sequential composition, and the
+        report states the bound, its budget and its quantile (``upper_bound``).
     histogram : array_like of int, optional
         The table as a histogram instead of ``counts`` (at most
         ``MAX_HISTOGRAM_N`` rows; entries above ``upper`` are top-coded).
@@ -1089,11 +1161,21 @@ def privatize_counts(
         fixed-point mechanism for ``z``) or ``"quantile"`` (all ``y`` matched
         monotonically onto ``z``: the output histogram is ``z`` apportioned to
         ``N`` rows).
+    upper_share : float, optional
+        With ``upper="auto"``: the share of ``epsilon`` spent on the bound, in ``(0, 1)``
+        (default :data:`dpfix.release.bounds.UPPER_SHARE`).
 
     Returns
     -------
     PrivatizedCounts
         The private output, the budgets, the mechanism and the reports.
+
+    Warns
+    -----
+    TopCodingWarning
+        The privatized target puts more than
+        :data:`dpfix.release.bounds.TOP_MASS_WARNING` of its mass on ``upper``
+        (post-processing of private outputs: no privacy cost).
 
     Raises
     ------
@@ -1120,8 +1202,16 @@ def privatize_counts(
     (100000000000000, None, 100000000000000)
     """
     eps_t = check_positive(epsilon)
+    if isinstance(upper, str) and upper == "auto":
+        return _auto_upper(counts, eps_t, histogram, upper_share, dict(
+            constructor=constructor, selector=selector, split=split, privatizer=privatizer,
+            seed=seed, delta=delta, postprocess=postprocess, solver=solver,
+            time_limit=time_limit, progress=progress, on_stage=on_stage, draw=draw,
+            framework=framework, estimator=estimator, remap=remap))
+    if upper_share is not None:
+        raise ValueError("upper_share: applies to upper='auto' only; drop it")
     if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
-        raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
+        raise ValueError(f"upper: must be an integer >= 1 or 'auto', got {upper!r}")
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
     if not draw and (histogram is None or constructor == "discrete-gaussian"):
@@ -1313,6 +1403,7 @@ def privatize_counts(
         estimate = float(mech.count_error("abs", z))
     else:
         estimate = sampler.count_error(z)  # O(n), no T
+    _warn_top_mass(z, n)
     return PrivatizedCounts(
         out, z, eps_1, eps_2, mech, estimate, n, N, topcoded,
         privatizer if two_stage else None, constructor, seconds, stage1,
