@@ -176,7 +176,7 @@ def case_upper(rows: int, upper: int, path: str) -> dict:
 
     eps_1, eps_2 = split_budget(1.0)
     eta, _ = histogram(d, upper)
-    z = np.asarray(privatize_distribution(eta, eps_1, method="cyclic-laplace", secure=True).z,
+    z = np.asarray(privatize_distribution(eta, eps_1, privatizer="cyclic-laplace", secure=True).z,
                    dtype=float)
     t0 = time.perf_counter()
     mech = construct(z, eps_2 * (1 - EPS_MARGIN), constructor="northwest").normalised()

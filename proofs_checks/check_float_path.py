@@ -257,7 +257,7 @@ def _recording(method: str):
 
 def _draw(method: str, eta: np.ndarray, eps: float, **kw) -> tuple[dict, object]:
     with _recording(method) as calls:
-        out = privatize_distribution(eta, eps, method=method, secure=False, rng=7, **kw)
+        out = privatize_distribution(eta, eps, privatizer=method, secure=False, rng=7, **kw)
     assert len(calls) <= 1, f"{method}: {len(calls)} noise draws, expected one"
     return (calls[0] if calls else None), out
 

@@ -50,7 +50,7 @@ vectors = st.lists(floats, min_size=1, max_size=12).map(np.array)
 def _run(method, eta=ETA, eps=1.0, **kw):
     if method == "cyclic-gaussian":
         kw.setdefault("delta", 1e-6)
-    return privatize_distribution(eta, eps, method=method, **kw)
+    return privatize_distribution(eta, eps, privatizer=method, **kw)
 
 
 # ---------------------------------------------------------------- input checks
@@ -68,7 +68,7 @@ def test_bad_histograms_refused(eta, msg):
 @pytest.mark.parametrize("eps", [0, -1.0, float("nan"), float("inf"), "1", True, None])
 @pytest.mark.parametrize("method", ["cyclic-laplace", "laplace", "privelet", "hierarchical"])
 def test_bad_epsilon_refused(method, eps):
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match="^eps"):
         _run(method, eps=eps, **SEEDED)
 
 
@@ -83,7 +83,7 @@ def test_bad_options_refused():
     with pytest.raises(ValueError, match="rng"):
         cyclic_laplace(ETA, 1.0, rng="seed", secure=False)
     with pytest.raises(ValueError, match="cyclic-laplace, cyclic-gaussian, laplace"):
-        privatize_distribution(ETA, 1.0, method="geometric")
+        privatize_distribution(ETA, 1.0, privatizer="geometric")
     with pytest.raises(ValueError, match="postprocess"):
         cyclic_laplace(ETA, 1.0, postprocess="round", **SEEDED)
     with pytest.raises(ValueError, match="not both"):
@@ -95,7 +95,7 @@ def test_bad_options_refused():
     with pytest.raises(ValueError, match="branching"):
         hierarchical(ETA, 1.0, branching=1, **SEEDED)
     with pytest.raises(ValueError, match="required"):
-        privatize_distribution(ETA, None, method="laplace", **SEEDED)
+        privatize_distribution(ETA, None, privatizer="laplace", **SEEDED)
 
 
 # ------------------------------------------------------------- result object

@@ -16,6 +16,8 @@ from dpfix.constructors import construct, lp_optimum, northwest_corner, unfixed_
 from dpfix.constructors.delta import loss_matrix, lp_optimum_delta
 from dpfix.explore.northwest import find_northwest_counterexample, northwest_survey
 from dpfix.numbers.deprecation import renamed
+from dpfix.release.privatizers import privatize_distribution
+from dpfix.release.privatizers.deconvolve import deconvolve
 from dpfix.theory.mechanism import weight_matrix
 from dpfix.theory.metrics import count_error
 from helpers import cli
@@ -30,6 +32,8 @@ def _same(a, b):
         return (a.T == b.T).all() if a.exact else np.array_equal(a.log_matrix, b.log_matrix)
     if hasattr(a, "lower_bound"):
         return (a.value, a.lower_bound, a.optimal) == (b.value, b.lower_bound, b.optimal)
+    if hasattr(a, "raw") or hasattr(a, "iterations"):
+        return np.array_equal(a.z, b.z)
     if hasattr(a, "northwest_value"):
         return (a.loss, a.n, a.lam, a.gap, a.searched) == (b.loss, b.n, b.lam, b.gap, b.searched)
     if isinstance(a, tuple):
@@ -58,6 +62,10 @@ ALIASES = [
     (find_northwest_counterexample, (), {"n_max": 3}, "loss", "weights", "zero-one"),
     (northwest_survey, (), {"n_values": (3,), "lams": (3,), "denominator_max": 3},
      "loss", "weights", "zero-one"),
+    (privatize_distribution, ([5, 3, 2], 1.0), {"secure": False, "rng": 3},
+     "privatizer", "method", "laplace"),
+    (privatize_distribution, ([5, 3, 2],), {"secure": False, "rng": 3}, "eps", "epsilon", 1.0),
+    (deconvolve, ([100, 300, 600], 3), {}, "estimator", "method", "least-squares"),
 ]
 
 
@@ -125,6 +133,9 @@ def test_renamed_attributes_warn():
     ce = find_northwest_counterexample("zero-one", n_max=3)
     with pytest.warns(DeprecationWarning, match="use NorthwestCounterexample.loss"):
         assert ce.weights == ce.loss == "zero-one"
+    fit = deconvolve([100, 300, 600], 3, estimator="least-squares")
+    with pytest.warns(DeprecationWarning, match="use Deconvolution.estimator"):
+        assert fit.method == fit.estimator == "least-squares"
 
 
 def test_the_helper_refuses_a_non_default_value_with_the_old_name():
