@@ -88,7 +88,7 @@ def test_bad_options_refused():
         cyclic_laplace(ETA, 1.0, postprocess="round", **SEEDED)
     with pytest.raises(ValueError, match="not both"):
         cyclic_gaussian(ETA, 1.0, 1e-6, rho=0.5, **SEEDED)
-    with pytest.raises(ValueError, match="both epsilon and delta"):
+    with pytest.raises(ValueError, match="both eps and delta"):
         cyclic_gaussian(ETA, 1.0, **SEEDED)
     with pytest.raises(ValueError, match="delta"):
         cyclic_gaussian(ETA, 1.0, 1.5, **SEEDED)
@@ -103,7 +103,7 @@ def test_bad_options_refused():
 @pytest.mark.parametrize("method", list(PRIVATIZERS))
 def test_every_method_returns_a_distribution(method):
     out = _run(method, rng=5, **SEEDED)
-    assert isinstance(out, PrivatizedDistribution) and out.method == method
+    assert isinstance(out, PrivatizedDistribution) and out.privatizer == method
     assert out.z.shape == out.raw.shape == ETA.shape and out.N == ETA.sum()
     assert (out.z >= 0).all() and abs(out.z.sum() - 1) < 1e-12
     np.testing.assert_array_equal(out.z, POSTPROCESSORS[out.postprocess](out.raw / out.N))

@@ -16,7 +16,14 @@ from dpfix.constructors import construct, lp_optimum, northwest_corner, unfixed_
 from dpfix.constructors.delta import loss_matrix, lp_optimum_delta
 from dpfix.explore.northwest import find_northwest_counterexample, northwest_survey
 from dpfix.numbers.deprecation import renamed
-from dpfix.release.privatizers import privatize_distribution
+from dpfix.release.privatizers import (
+    cyclic_gaussian,
+    cyclic_laplace,
+    hierarchical,
+    laplace,
+    privatize_distribution,
+    privelet,
+)
 from dpfix.release.privatizers.deconvolve import deconvolve
 from dpfix.theory.mechanism import weight_matrix
 from dpfix.theory.metrics import count_error
@@ -67,6 +74,10 @@ ALIASES = [
     (privatize_distribution, ([5, 3, 2],), {"secure": False, "rng": 3}, "eps", "epsilon", 1.0),
     (deconvolve, ([100, 300, 600], 3), {}, "estimator", "method", "least-squares"),
 ]
+ALIASES += [(f, ([5, 3, 2],), {"secure": False, "rng": 3}, "eps", "epsilon", 1.0)
+            for f in (cyclic_laplace, laplace, privelet, hierarchical)]
+ALIASES += [(cyclic_gaussian, ([5, 3, 2],), {"delta": 1e-6, "secure": False, "rng": 3},
+             "eps", "epsilon", 1.0)]
 
 
 @pytest.mark.parametrize("f, args, kw, new, old, value", ALIASES,
@@ -133,6 +144,11 @@ def test_renamed_attributes_warn():
     ce = find_northwest_counterexample("zero-one", n_max=3)
     with pytest.warns(DeprecationWarning, match="use NorthwestCounterexample.loss"):
         assert ce.weights == ce.loss == "zero-one"
+    out = laplace([5, 3, 2], 1.0, secure=False, rng=3)
+    with pytest.warns(DeprecationWarning, match="use PrivatizedDistribution.privatizer"):
+        assert out.method == out.privatizer == "laplace"
+    with pytest.warns(DeprecationWarning, match="use PrivatizedDistribution.eps"):
+        assert out.epsilon == out.eps == 1.0
     fit = deconvolve([100, 300, 600], 3, estimator="least-squares")
     with pytest.warns(DeprecationWarning, match="use Deconvolution.estimator"):
         assert fit.method == fit.estimator == "least-squares"

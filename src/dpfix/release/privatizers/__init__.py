@@ -95,7 +95,7 @@ def privatize_distribution(eta: Any, eps: float | None = None,
     Examples
     --------
     >>> out = privatize_distribution([5, 3, 2], 1.0, secure=False, rng=3)
-    >>> out.method, out.postprocess, out.z.shape
+    >>> out.privatizer, out.postprocess, out.z.shape
     ('cyclic-laplace', 'isotonic-cdf', (3,))
     >>> privatize_distribution([5, 3, 2], 1.0, privatizer="wavelet")
     Traceback (most recent call last):
