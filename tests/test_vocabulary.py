@@ -15,6 +15,12 @@ from dpfix.certify import certify_optimal, exact_optimum, northwest_dual
 from dpfix.constructors import construct, lp_optimum, northwest_corner, unfixed_optimum
 from dpfix.constructors.delta import loss_matrix, lp_optimum_delta
 from dpfix.explore.northwest import find_northwest_counterexample, northwest_survey
+from dpfix.numbers.calibration import (
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    discrete_gaussian_delta,
+    discrete_gaussian_sigma,
+)
 from dpfix.numbers.deprecation import renamed
 from dpfix.release.privatizers import (
     cyclic_gaussian,
@@ -76,6 +82,10 @@ ALIASES = [
 ]
 ALIASES += [(f, ([5, 3, 2],), {"secure": False, "rng": 3}, "eps", "epsilon", 1.0)
             for f in (cyclic_laplace, laplace, privelet, hierarchical)]
+ALIASES += [(f, (2.0,), {}, "eps", "epsilon", 1.0)
+            for f in (analytic_gaussian_delta, discrete_gaussian_delta)]
+ALIASES += [(f, (), {"delta": 1e-5}, "eps", "epsilon", 1.0)
+            for f in (analytic_gaussian_sigma, discrete_gaussian_sigma)]
 ALIASES += [(cyclic_gaussian, ([5, 3, 2],), {"delta": 1e-6, "secure": False, "rng": 3},
              "eps", "epsilon", 1.0)]
 
