@@ -151,6 +151,8 @@ def test_renamed_attributes_warn():
     cert = certify_optimal(northwest_corner(Z, lam=2), loss="squared")
     with pytest.warns(DeprecationWarning, match="use Certificate.loss"):
         assert cert.weights == cert.loss == "squared"
+    with pytest.warns(DeprecationWarning, match="use Certificate.custom_loss"):
+        assert cert.custom_weights is cert.custom_loss is False
     ce = find_northwest_counterexample("zero-one", n_max=3)
     with pytest.warns(DeprecationWarning, match="use NorthwestCounterexample.loss"):
         assert ce.weights == ce.loss == "zero-one"

@@ -115,6 +115,7 @@ class Certificate:
         return isinstance(self.loss, str) and self.loss.startswith(CUSTOM)
 
     weights = renamed_attribute("weights", "loss")
+    custom_weights = renamed_attribute("custom_weights", "custom_loss")
 
     def check(self) -> Certificate:
         """Re-verify everything from the stored numbers alone, in exact arithmetic.
