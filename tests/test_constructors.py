@@ -64,7 +64,7 @@ def test_options_are_passed_and_checked():
     with pytest.raises(ValueError, match="selector: not an option of constructor 'unfixed'"):
         construct([0.25] * 4, 1.0, constructor="unfixed", selector="max")
     with pytest.raises(ValueError, match="takes no options"):
-        construct(None, 1.0, constructor="staircase", n=3, weights="abs")
+        construct(None, 1.0, constructor="staircase", n=3, loss="abs")
 
 
 def test_lp_solver_defaults_by_number_type():
