@@ -141,7 +141,7 @@ def case_rows(rows: int, repeats: int) -> dict:
         r = privatize_counts(d, 1.0, upper=50)  # secure, northwest, exact G R
         exact.append(time.perf_counter() - start)
         phases.append(r.seconds)
-    mech = construct(r.z, r.eps_2 * (1 - EPS_MARGIN), method="northwest").normalised()
+    mech = construct(r.z, r.eps_2 * (1 - EPS_MARGIN), constructor="northwest").normalised()
     floats = []
     for k in range(repeats):
         start = time.perf_counter()
@@ -179,10 +179,10 @@ def case_upper(rows: int, upper: int, path: str) -> dict:
 
     eps_1, eps_2 = split_budget(1.0)
     eta, _ = histogram(d, upper)
-    z = np.asarray(privatize_distribution(eta, eps_1, method="cyclic-laplace", secure=True).z,
+    z = np.asarray(privatize_distribution(eta, eps_1, privatizer="cyclic-laplace", secure=True).z,
                    dtype=float)
     t0 = time.perf_counter()
-    mech = construct(z, eps_2 * (1 - EPS_MARGIN), method="northwest").normalised()
+    mech = construct(z, eps_2 * (1 - EPS_MARGIN), constructor="northwest").normalised()
     assert mech.privacy_level() <= eps_2
     mech.check(z)
     t1 = time.perf_counter()

@@ -62,7 +62,7 @@ def bench_lp60(repeats: int) -> list[dict]:
     rows = []
     z = _z(60)
     for method in ("highs-ds", "highs-ipm"):
-        med, times = _median_time(repeats, lp_optimum, z, eps=LP_EPS, method=method)
+        med, times = _median_time(repeats, lp_optimum, z, eps=LP_EPS, solver=method)
         rows.append({"what": "lp_optimum F", "method": method, "n": 60, "eps": LP_EPS,
                      "median_s": med, "times": times})
     return rows
@@ -71,7 +71,7 @@ def bench_lp60(repeats: int) -> list[dict]:
 def _solve_within(n: int, method: str, cap: float) -> tuple[bool, float]:
     start = time.perf_counter()
     try:
-        lp_optimum(_z(n), eps=LP_EPS, method=method, time_limit=cap)
+        lp_optimum(_z(n), eps=LP_EPS, solver=method, time_limit=cap)
         ok = True
     except RuntimeError:
         ok = False

@@ -123,12 +123,13 @@ def check_algorithm1(mode: str) -> int:
             with np.errstate(under="ignore"):
                 _close(np.exp(out.matrix), exact, what)
             cases += 1
-        m = construct(zf, eps, method="heuristic", selector="sandwich")
+        m = construct(zf, eps, constructor="heuristic", selector="sandwich")
         what = _case("heuristic", lam=lam, z=list(map(str, z)))
         assert "exact_fallback" not in m.params, \
             f"{what}: the float run failed its check ({m.params.get('exact_fallback')})"
         assert m.params["compiled"] == HAVE_NUMBA, f"{what}: compiled={m.params['compiled']}"
-        _close(m.T, construct(z, lam=lam, method="heuristic", selector="sandwich").matrix, what)
+        exact = construct(z, lam=lam, constructor="heuristic", selector="sandwich")
+        _close(m.T, exact.matrix, what)
         cases += 1
     return cases
 
@@ -140,9 +141,9 @@ def check_constructors(mode: str) -> int:
         zf, eps = _floats(z), math.log(lam)
         for method in ("northwest", "unfixed"):
             what = _case(method, lam=lam, z=list(map(str, z)))
-            F, X = construct(zf, eps, method=method), construct(z, lam=lam, method=method)
+            F, X = construct(zf, eps, constructor=method), construct(z, lam=lam, constructor=method)
             _close(F.T, X.matrix, what)
-            fe, xe = F.count_error("abs", zf), float(X.count_error("abs", z))
+            fe, xe = F.count_error(zf, "abs"), float(X.count_error(z, "abs"))
             assert abs(fe - xe) <= T_ATOL, f"{what}: count errors {fe} != {xe}"
             cases += 1
     for n in (1, 2, 3, 7, 16):
@@ -152,8 +153,8 @@ def check_constructors(mode: str) -> int:
                     int(math.isqrt(lam.denominator)) ** 2 == lam.denominator:
                 methods.append("staircase")  # exact only for a square lam
             for method in methods:
-                F = construct(None, math.log(lam), method=method, n=n)
-                X = construct(None, lam=lam, method=method, n=n)
+                F = construct(None, math.log(lam), constructor=method, n=n)
+                X = construct(None, lam=lam, constructor=method, n=n)
                 _close(F.T, X.matrix, _case(method, n=n, lam=lam))
                 cases += 1
     return cases
@@ -197,11 +198,11 @@ def check_levels(mode: str) -> int:
         zf, eps = _floats(z), math.log(lam)
         for method in ("heuristic", "northwest", "unfixed"):
             what = _case(f"{method} privacy level", lam=lam, z=list(map(str, z)))
-            X = construct(z, lam=lam, method=method)
-            _level_checks(construct(zf, eps, method=method), what, X)
+            X = construct(z, lam=lam, constructor=method)
+            _level_checks(construct(zf, eps, constructor=method), what, X)
             cases += 1
         if len(z) <= 6:
-            _level_checks(construct(zf, eps, method="lp"), _case("lp privacy level", lam=lam,
+            _level_checks(construct(zf, eps, constructor="lp"), _case("lp privacy level", lam=lam,
                                                                  z=list(map(str, z))), None)
             cases += 1
     for n in (2, 65, 130):  # privacy_level sees every pair, also across its row blocks
@@ -215,7 +216,7 @@ def check_levels(mode: str) -> int:
     for n in (2, 5, 40, 130):  # 130: pairs across the row blocks of privacy_level
         for eps in (1e-3, 0.5, math.log(4), 5.0):
             for method in ("truncated-geometric", "staircase"):
-                _level_checks(construct(None, eps, method=method, n=n),
+                _level_checks(construct(None, eps, constructor=method, n=n),
                               _case(f"{method} privacy level", n=n, eps=eps), None)
                 cases += 1
     return cases
@@ -256,7 +257,7 @@ def _recording(method: str):
 
 def _draw(method: str, eta: np.ndarray, eps: float, **kw) -> tuple[dict, object]:
     with _recording(method) as calls:
-        out = privatize_distribution(eta, eps, method=method, secure=False, rng=7, **kw)
+        out = privatize_distribution(eta, eps, privatizer=method, secure=False, rng=7, **kw)
     assert len(calls) <= 1, f"{method}: {len(calls)} noise draws, expected one"
     return (calls[0] if calls else None), out
 

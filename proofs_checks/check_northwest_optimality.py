@@ -96,11 +96,11 @@ def _check(n: int, lam: Fraction, z: np.ndarray, label: str, rng: np.random.Gene
         assert below.all(), (f"{label}: Lemma B fails for mechanism {k} at "
                              f"{np.argwhere(~below)[0].tolist()}")
     for weights in ("abs", "squared"):
-        M = unfixed_optimum(z, lam=lam, weights=weights)
+        M = unfixed_optimum(z, lam=lam, loss=weights)
         cu = certify_optimal(M, z, lam, weights, over="U", dual="explicit").check()
         assert cu.optimal, f"{label}, {weights}: Algorithm 2 not certified over U (gap {cu.gap})"
         if lp:
-            opt = lp_optimum(z, lam=lam, weights=weights, method="exact")
+            opt = lp_optimum(z, lam=lam, loss=weights, solver="exact")
             assert opt.params["objective"] == certify_optimal(T, z, lam, weights).value, (
                 f"{label}, {weights}: the exact LP disagrees with the certificate")
             if weights == "squared":  # Corollary A1: strictly Monge, so a unique optimum

@@ -48,11 +48,11 @@ def _random_weights(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _check(n: int, lam: Fraction, z: np.ndarray, weights, label: str) -> None:
-    M = unfixed_optimum(z, lam=lam, weights=weights)
+    M = unfixed_optimum(z, lam=lam, loss=weights)
     T = M.matrix
     W = weights if not isinstance(weights, str) else None
-    value = (W * T).sum() if W is not None else M.count_error(weights, z=z)
-    best = lp_optimum(z, lam=lam, weights=weights, fixed=False, method="exact")
+    value = (W * T).sum() if W is not None else M.count_error(z, weights)
+    best = lp_optimum(z, lam=lam, loss=weights, fixed=False, solver="exact")
     assert value == best.params["objective"], (
         f"{label}: Algorithm 2 gives {value}, the LP optimum over U is {best.params['objective']}")
     assert U(n, lam).contains(T) and M.is_dp(lam=lam), f"{label}: output not in U"

@@ -310,7 +310,7 @@ def test_lp_optimum_with_delta():
     from dpfix.constructors.lp import lp_optimum
 
     z = [Fr(1, 2), Fr(1, 3), Fr(1, 6)]
-    M = lp_optimum(z, lam=2, method="exact", delta="1/10")
+    M = lp_optimum(z, lam=2, solver="exact", delta="1/10")
     assert (M.matrix == delta_northwest(z, 2, "1/10")).all() and M.delta == 0.1
     assert M.params["objective"] == Fr(197, 440) and not M.is_dp()
     zf = np.full(30, 1 / 30)
@@ -321,7 +321,7 @@ def test_lp_optimum_with_delta():
     assert Mf.params["budget_violation"] < 1e-9
     with pytest.raises(ValueError, match="delta"):
         lp_optimum(zf, eps=0.5, delta=1.5)
-    assert lp_optimum(z, lam=2, method="exact", delta=0).delta == 0
+    assert lp_optimum(z, lam=2, solver="exact", delta=0).delta == 0
 
 
 # -- the optimum over F_delta -------------------------------------------------------------
@@ -336,7 +336,7 @@ def test_theorem_A_delta(n, lam, delta, seed, zeros, weights):
     z = [Fr(int(v), int(w.sum())) for v in w]
     T = delta_northwest(z, lam, delta)
     assert F_delta(n, lam, z, delta).contains(T) and by_definition(T, lam, delta, z)
-    value, opt = lp_optimum_delta(z, lam, delta, weights=weights)
+    value, opt = lp_optimum_delta(z, lam, delta, loss=weights)
     assert F_delta(n, lam, z, delta).contains(opt)
     assert (loss_matrix(z, weights) * T).sum() == value
 
@@ -362,11 +362,11 @@ def test_highs_agrees_with_the_exact_optimum():
     z = [Fr(v, 21) for v in (1, 2, 3, 4, 5, 6)]
     for delta in (Fr(0), Fr(1, 10), Fr(1, 2)):
         value, _ = lp_optimum_delta(z, 2, delta)
-        fvalue, T = lp_optimum_delta([float(v) for v in z], 2.0, float(delta), method="highs")
+        fvalue, T = lp_optimum_delta([float(v) for v in z], 2.0, float(delta), solver="highs")
         assert abs(fvalue - float(value)) < 1e-9
         assert np.allclose(T.sum(axis=1), 1)
     zf = np.linspace(1, 3, 40) / np.linspace(1, 3, 40).sum()
-    fvalue, _ = lp_optimum_delta(zf, 1.5, 0.05, method="highs", weights="squared")
+    fvalue, _ = lp_optimum_delta(zf, 1.5, 0.05, solver="highs", loss="squared")
     Tf = delta_northwest(zf, 1.5, 0.05)
     assert abs((np.asarray(loss_matrix(zf, "squared"), float) * Tf).sum() - fvalue) < 1e-7
 

@@ -42,14 +42,14 @@ def test_zero_weights_with_a_zero_dual_point_are_refused(cert):
     with pytest.raises(CertificateError, match="W is not the loss abs"):
         forged.check()
     # the same numbers stated as custom weights are a true (trivial) certificate, and say so
-    honest = replace(forged, weights="custom matrix").check()
-    assert "weights = custom matrix, the stored W" in str(honest)
+    honest = replace(forged, loss="custom matrix").check()
+    assert "loss = custom matrix, the stored W" in str(honest)
 
 
 def test_squared_weights_labelled_abs_are_refused():
     squared = certify_optimal(northwest_corner(Z, lam=LAM), Z, LAM, "squared").check()
     with pytest.raises(CertificateError, match="W is not the loss abs"):
-        replace(squared, weights="abs").check()
+        replace(squared, loss="abs").check()
 
 
 def test_optimal_must_be_a_bool(cert):
@@ -88,7 +88,7 @@ def test_inexact_numbers_are_a_certificate_error(cert):
 
 def test_an_unknown_weights_label_is_refused(cert):
     with pytest.raises(CertificateError, match="neither a loss name"):
-        replace(cert, weights="matrix").check()
+        replace(cert, loss="matrix").check()
 
 
 def test_a_callable_named_like_a_loss_is_custom():
@@ -97,19 +97,19 @@ def test_a_callable_named_like_a_loss_is_custom():
 
     cube.__name__ = "abs"
     c = certify_optimal(northwest_corner(Z, lam=LAM), Z, LAM, cube).check()
-    assert c.custom_weights and c.weights == "custom f abs"
-    assert "weights = custom f abs, the stored W" in str(c)
+    assert c.custom_loss and c.loss == "custom f abs"
+    assert "loss = custom f abs, the stored W" in str(c)
     with pytest.raises(CertificateError, match="W is not the loss abs"):
-        replace(c, weights="abs").check()
+        replace(c, loss="abs").check()
 
 
 def test_genuine_certificates_pass():
     T = northwest_corner(Z, lam=LAM)
     for weights in ("abs", "squared", "hinge:1", "capped:2", "zero-one", "sqrt"):
         c = certify_optimal(T, Z, LAM, weights).check()
-        assert not c.custom_weights and (c.W == weight_matrix(weights, Z, exact=True)).all()
+        assert not c.custom_loss and (c.W == weight_matrix(weights, Z, exact=True)).all()
     W = weight_matrix("abs", Z, exact=True)
-    assert certify_optimal(T, Z, LAM, W).check().custom_weights
+    assert certify_optimal(T, Z, LAM, W).check().custom_loss
     uc = certify_universal(Z, LAM).check()
     assert uc.optimal
     with pytest.raises(CertificateError, match="optimal must be a bool"):
@@ -119,7 +119,7 @@ def test_genuine_certificates_pass():
 def test_cli_certify_checks_genuine_certificates(capsys):
     from dpfix.cli import main
 
-    assert main(["certify", "--n", "5", "--lam", "3/2", "--weights", "squared"]) == 0
+    assert main(["certify", "--n", "5", "--lam", "3/2", "--loss", "squared"]) == 0
     assert "OPTIMAL over F" in capsys.readouterr().out
     assert main(["certify", "--n", "4", "--universal"]) == 0
     assert "every convex loss" in capsys.readouterr().out

@@ -39,7 +39,7 @@ NONCONVEX = ("zero-one", "capped:1", "capped:2", "sqrt")
 
 def _opt(z, lam, weights, fixed=True):
     W = weight_matrix(weights, z, exact=True)
-    return lp_optimum(z, lam=lam, weights=W, method="exact", fixed=fixed).params["objective"]
+    return lp_optimum(z, lam=lam, loss=W, solver="exact", fixed=fixed).params["objective"]
 
 
 @settings(max_examples=60)
@@ -55,7 +55,7 @@ def test_northwest_certificate_is_optimal_and_checks(case, weights):
 @given(exact_case(n_max=6), st.sampled_from(("abs", "squared")))
 def test_unfixed_certificate_over_U(case, weights):
     z, lam = case
-    M = unfixed_optimum(z, lam=lam, weights=weights)
+    M = unfixed_optimum(z, lam=lam, loss=weights)
     cert = certify_optimal(M, z, lam, weights, over="U", dual="explicit")
     assert cert.optimal and cert.dual == "unfixed" and not any(cert.v)
     cert.check()
@@ -185,7 +185,7 @@ def test_cone_minimum_is_the_minimum_over_every_scale(g, lam):
 def test_northwest_dual_value_is_the_northwest_count_error():
     z = [Fraction(v, 15) for v in (0, 3, 5, 0, 7)]  # zeros at an end and inside
     u, v = northwest_dual(z, 3, "squared")
-    assert sum(u) + np.dot(z, v) == northwest_corner(z, lam=3).count_error("squared")
+    assert sum(u) + np.dot(z, v) == northwest_corner(z, lam=3).count_error(loss="squared")
 
 
 def test_counterexample_search():
@@ -210,7 +210,7 @@ def test_inputs_refused():
     with pytest.raises(ExactnessError):
         certify_optimal(T, z, 2.0)
     with pytest.raises(ExactnessError):
-        certify_optimal(T, z, 2, weights=lambda d: 0.5 * abs(d))
+        certify_optimal(T, z, 2, loss=lambda d: 0.5 * abs(d))
     with pytest.raises(ExactnessError):
         certify_optimal(northwest_corner([0.5, 0.5], 1.0), z, 2)
     with pytest.raises(ValueError, match="not eps-DP"):
@@ -219,7 +219,7 @@ def test_inputs_refused():
         certify_optimal([["2/3", "1/3"], ["2/3", "1/3"]], z, 2)
     with pytest.raises(ValueError, match="over"):
         certify_optimal(T, over="V")
-    assert certify_optimal(T, weights=[[0, 1], [1, 0]]).optimal  # z, lam from the mechanism
+    assert certify_optimal(T, loss=[[0, 1], [1, 0]]).optimal  # z, lam from the mechanism
 
 
 def test_callable_and_matrix_weights_agree():
@@ -263,7 +263,7 @@ def _cli(argv):
 
 
 def test_cli(capsys):
-    assert _cli(["--n", "12", "--lam", "3/2", "--weights", "squared"]) == 0
+    assert _cli(["--n", "12", "--lam", "3/2", "--loss", "squared"]) == 0
     out = capsys.readouterr().out
     assert "OPTIMAL over F" in out and "northwest dual" in out and "time:" in out
     assert _cli(["--z", "1/4", "1/8", "1/8", "1/2", "--constructor", "heuristic",

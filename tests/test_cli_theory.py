@@ -138,19 +138,19 @@ def test_verify_finds_the_checks_of_an_installed_package(tmp_path, monkeypatch, 
 
 
 def test_explore_northwest_prints_the_smallest_zero_one_counterexample(capsys):
-    assert main(["explore", "northwest", "--weights", "zero-one", "--n-max", "3"]) == 0
+    assert main(["explore", "northwest", "--loss", "zero-one", "--n-max", "3"]) == 0
     out = capsys.readouterr().out
     assert "n = 3, lam = 3, z = (1/4, 1/4, 1/2)" in out
     assert "northwest corner: 85/252" in out and "optimum over F: 1/3" in out
 
 
 def test_explore_northwest_finds_none_for_a_convex_loss(capsys):
-    assert main(["explore", "northwest", "--weights", "hinge:1", "--n-max", "3"]) == 0
+    assert main(["explore", "northwest", "--loss", "hinge:1", "--n-max", "3"]) == 0
     assert "optimal over F on every instance searched" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--weights", "cubic"], "unknown loss 'cubic'"),
+    (["--loss", "cubic"], "unknown loss 'cubic'"),
     (["--n-max", "9"], "--n-max: must be in 2..6"),
 ])
 def test_explore_northwest_bad_input(argv, message, capsys):

@@ -124,8 +124,8 @@ def test_inverse_map_recovers_z():
 @given(h=st.lists(st.integers(0, 50), min_size=1, max_size=12).filter(lambda v: sum(v) > 0),
        eps=st.floats(0.1, 5.0), method=st.sampled_from(ESTIMATORS))
 def test_output_in_simplex(h, eps, method):
-    out = deconvolve(h, float(np.exp(eps)), method=method)
-    assert isinstance(out, Deconvolution) and out.method == method
+    out = deconvolve(h, float(np.exp(eps)), estimator=method)
+    assert isinstance(out, Deconvolution) and out.estimator == method
     assert (out.z >= 0).all() and out.z.sum() == pytest.approx(1.0, abs=1e-12)
     assert len(out.z) == len(h) and np.isfinite(out.objective)
 
@@ -161,7 +161,7 @@ def test_em_solvers_agree(h, eps):
 def test_no_noise_returns_empirical():
     h = np.array([5, 0, 3, 2, 10])
     for method in ("em", "least-squares"):
-        out = deconvolve(h, 1e12, method=method)
+        out = deconvolve(h, 1e12, estimator=method)
         # the zero cell is a degenerate bound (its multiplier vanishes): reached ~ sqrt(gap)
         np.testing.assert_allclose(out.z, h / h.sum(), atol=1e-6)
     out = deconvolve(h, 1e12, solver="plain")
@@ -174,7 +174,7 @@ def test_expected_histogram_is_inverted_exactly():
     for lam in (Fraction(3, 2), Fraction(5)):
         h = 10_000 * convolve(z, lam)
         for method in ("em", "least-squares"):
-            np.testing.assert_allclose(deconvolve(h, lam, method=method).z, z, atol=1e-5)
+            np.testing.assert_allclose(deconvolve(h, lam, estimator=method).z, z, atol=1e-5)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -200,7 +200,7 @@ def test_least_squares_matches_slsqp(seed):
                  bounds=[(0, 1)] * n,
                  constraints=[{"type": "eq", "fun": lambda z: z.sum() - 1}],
                  options={"ftol": 1e-16, "maxiter": 1000})
-    out = deconvolve(h, lam, method="least-squares")
+    out = deconvolve(h, lam, estimator="least-squares")
     assert out.converged
     assert out.objective <= np.sum((N * r.x @ G - h) ** 2) * (1 + 1e-7) + 1e-9
     np.testing.assert_allclose(out.z, r.x, atol=1e-5)
@@ -213,17 +213,17 @@ def test_consistency_large_N():
     z /= z.sum()
     _, h = draw(z, 1.0, 200_000, rng)
     for method in ESTIMATORS:
-        assert wasserstein1(deconvolve(h, float(np.e), method=method).z, z) < 0.1
+        assert wasserstein1(deconvolve(h, float(np.e), estimator=method).z, z) < 0.1
 
 
 def test_em_smooth_default_and_zero_weight():
     rng = np.random.default_rng(3)
     _, h = draw(rng.dirichlet(np.ones(12)), 1.0, 500, rng)
     lam = float(np.e)
-    rough = deconvolve(h, lam, method="em-smooth", smooth=0.0, tol=1e-12, max_iter=200_000)
+    rough = deconvolve(h, lam, estimator="em-smooth", smooth=0.0, tol=1e-12, max_iter=200_000)
     ml = deconvolve(h, lam)
     assert rough.objective == pytest.approx(ml.objective, rel=1e-7)  # w = 0: plain EM
-    smooth = deconvolve(h, lam, method="em-smooth")
+    smooth = deconvolve(h, lam, estimator="em-smooth")
     assert smooth.converged and smooth.objective <= ml.objective
     assert np.abs(np.diff(smooth.z, 2)).sum() < np.abs(np.diff(ml.z, 2)).sum()
 
@@ -291,16 +291,16 @@ def test_hybrid_speed_shape():
     ({"lam": 1}, "^lam: "),
     ({"lam": Fraction(1, 2)}, "^lam: "),
     ({"lam": "2"}, "^lam: "),
-    ({"method": "mle"}, "^method: "),
+    ({"estimator": "mle"}, "^estimator: "),
     ({"stage1": ([1, 2], 1.0)}, "^V: "),
     ({"stage1": ([1, 2, 3], 0.0)}, "^eps_1: "),
-    ({"stage1": ([1, 2, 3], 1.0), "method": "least-squares"}, "^stage1: "),
-    ({"smooth": 0.7, "method": "em-smooth"}, "^smooth: "),
+    ({"stage1": ([1, 2, 3], 1.0), "estimator": "least-squares"}, "^stage1: "),
+    ({"smooth": 0.7, "estimator": "em-smooth"}, "^smooth: "),
     ({"smooth": 0.2}, "^smooth: "),
     ({"max_iter": 0}, "^max_iter: "),
     ({"tol": -1.0}, "^tol: "),
     ({"z0": [1, 0]}, "^z0: "),
-    ({"solver": "squarem", "method": "least-squares"}, "^solver: "),
+    ({"solver": "squarem", "estimator": "least-squares"}, "^solver: "),
 ])
 def test_input_errors(kwargs, match):
     args = {"h": [3, 1, 2], "lam": Fraction(2)} | kwargs
@@ -367,7 +367,7 @@ def test_least_squares_optimum_is_certified(eps, n, N, seed):
     rng = np.random.default_rng(seed)
     _, h = draw(rng.dirichlet(np.ones(n)), eps, N, rng)
     lam = Fraction(np.exp(eps)).limit_denominator(10**6)
-    out = deconvolve(h, lam, method="least-squares")
+    out = deconvolve(h, lam, estimator="least-squares")
     G = dense_G(n, float(lam))
     q = out.z @ G
     f = float(np.sum((N * q - h) ** 2))
@@ -385,7 +385,7 @@ def test_em_smooth_converged_is_a_fixed_point_within_tol(eps, n, N, seed):
     _, h = draw(rng.dirichlet(np.ones(n)), eps, N, rng)
     lam = Fraction(np.exp(eps)).limit_denominator(10**6)
     tol, w = 1e-9, 0.25
-    out = deconvolve(h, lam, method="em-smooth", tol=tol)
+    out = deconvolve(h, lam, estimator="em-smooth", tol=tol)
     G = dense_G(n, float(lam))
     z = out.z
     q = z @ G

@@ -28,7 +28,7 @@ def _z(n, seed=0):
 def _outcome(name, eps, n):
     opts = {"delta": 1e-6} if name == "discrete-gaussian" else {}
     try:
-        m = construct(_z(n), eps, method=name, **opts)
+        m = construct(_z(n), eps, constructor=name, **opts)
     except ValueError as exc:
         assert str(exc), "a ValueError with an empty message"
         return None
@@ -54,7 +54,7 @@ def test_constructor_passes_its_own_check_or_raises_valueerror(name, eps):
 @pytest.mark.parametrize("n", [2, 51])
 def test_truncated_geometric_51_at_1e_9_passes_is_dp(n):
     # the float logs of T must be exact enough for T to pass its own is_dp() at eps = 1e-9
-    m = construct(None, 1e-9, method="truncated-geometric", n=n)
+    m = construct(None, 1e-9, constructor="truncated-geometric", n=n)
     assert m.is_dp() and m.is_dp(1e-9, rtol=0.0)
     m.check()
 
@@ -100,6 +100,6 @@ def test_constructors_keep_tiny_targets_far_inside_the_bound(method):
     z[[3, 17, 29]] = [1e-31, 1e-20, 1e-12]
     z /= z.sum()
     for eps in (0.1, 1.0, 5.0):
-        m = construct(z, eps, method=method)
+        m = construct(z, eps, constructor=method)
         if m.fixed_point is not None:
             assert m.fixed_point_error() <= 1e-12  # measured about 1e-15

@@ -256,15 +256,15 @@ def test_limit_is_the_northwest_corner_and_the_optimum_over_F():
         lam = rational_lam(eps)
         got = F.limit_count_error(zeta, eps)
         # the dense matrix of the northwest corner at the same lam
-        T = construct(zeta, math.log(lam), method="northwest")
-        assert got == pytest.approx(float(T.count_error("abs", zeta)), rel=1e-9)
+        T = construct(zeta, math.log(lam), constructor="northwest")
+        assert got == pytest.approx(float(T.count_error(zeta, "abs")), rel=1e-9)
         # and the exact G R of the sampler, in Fractions
         exact = F.limit_sampler(zeta, eps).matrix()
         W = np.abs(np.subtract.outer(np.arange(6), np.arange(6))) * zeta[:, None]
         assert got == pytest.approx(float((W * exact.astype(float)).sum()), rel=1e-9)
         # Theorem A: no mechanism with fixed point zeta does better (the LP over F)
         lp = lp_optimum(zeta, math.log(lam), fixed=True)
-        assert got == pytest.approx(float(lp.count_error("abs", zeta)), rel=1e-6)
+        assert got == pytest.approx(float(lp.count_error(zeta, "abs")), rel=1e-6)
 
 
 @needs_data
@@ -275,7 +275,7 @@ def test_limit_cell_on_the_county_data():
            "replication": 0, "seed": 0}
     r = F.frontier_cell(key, 7)
     zeta = true_distribution(load_counts("crime"), 50)
-    T = construct(zeta, math.log(rational_lam(1.0)), method="northwest")
-    assert r["ce_expected"] == pytest.approx(float(T.count_error("abs", zeta)), rel=1e-9)
+    T = construct(zeta, math.log(rational_lam(1.0)), constructor="northwest")
+    assert r["ce_expected"] == pytest.approx(float(T.count_error(zeta, "abs")), rel=1e-9)
     assert r["ce"] == pytest.approx(r["ce_expected"], rel=0.1)  # 3136 rows
     assert r["eps_1"] == 0 and r["eps_2"] == 1.0 and r["w1_target"] == 0

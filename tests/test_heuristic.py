@@ -218,11 +218,11 @@ def test_callable_selector_refused(bad, message):
 def test_best_keeps_least_count_error():
     for _n, lam, _name, z in grid(ns=(3, 4)):
         m = heuristic(z, lam=lam, selector="best")
-        errors = {s: heuristic(z, lam=lam, selector=s).count_error("abs") for s in DETERMINISTIC}
+        errors = {s: heuristic(z, lam=lam, selector=s).count_error() for s in DETERMINISTIC}
         assert m.params["count_errors"] == errors
         best = min(errors.values())
         assert m.params["chosen"] == next(s for s in DETERMINISTIC if errors[s] == best)
-        assert m.count_error("abs") == best and m.params["selector"] == "best"
+        assert m.count_error(loss="abs") == best and m.params["selector"] == "best"
     mf = heuristic(np.full(50, 0.02), 0.5, selector="best")
     assert mf.params["chosen"] in DETERMINISTIC
 

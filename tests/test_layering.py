@@ -183,7 +183,8 @@ OPTIONAL = ("pywt", "pandas", "opendp", "numba", "tqdm", "matplotlib")
 
 @pytest.mark.parametrize("module", ["dpfix", "dpfix.constructors", "dpfix.release.pipeline",
                                     "dpfix.theory.polytopes", "dpfix.theory.representation",
-                                    "dpfix.certify", "dpfix.explore.search"])
+                                    "dpfix.certify", "dpfix.explore.search",
+                                    "dpfix.release.opendp"])
 def test_research_path_imports_no_production_extra(module):
     code = (f"import sys, {module}; "
             f"print(' '.join(m for m in {OPTIONAL!r} if m in sys.modules))")

@@ -56,10 +56,10 @@ def test_exact_lp_matches_polytope_lp(case):
     for weights in ("abs", "squared"):
         W = weight_matrix(weights, z)
         for fixed, P in ((True, F(n, lam, z)), (False, U(n, lam))):
-            M = lp_optimum(z, lam=lam, weights=weights, fixed=fixed, method="exact")
+            M = lp_optimum(z, lam=lam, loss=weights, fixed=fixed, solver="exact")
             assert M.exact and M.params["objective"] == -P.maximize(-W)[0]
             assert P.contains(M.matrix)
-            assert M.count_error(weights, z=z) == M.params["objective"]
+            assert M.count_error(z, weights) == M.params["objective"]
 
 
 @pytest.mark.parametrize("method", ["highs-ds", "highs-ipm"])
@@ -67,8 +67,8 @@ def test_exact_lp_matches_polytope_lp(case):
 def test_highs_agrees_with_exact(case, method):
     n, lam, _, z = case
     for fixed in (True, False):
-        exact = lp_optimum(z, lam=lam, fixed=fixed, method="exact").params["objective"]
-        M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, method=method)
+        exact = lp_optimum(z, lam=lam, fixed=fixed, solver="exact").params["objective"]
+        M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, solver=method)
         for value in (M.params["objective"], M.params["count_error"]):
             assert abs(value - float(exact)) <= 1e-9 * max(1.0, float(exact))
         assert M.params["status"] == 0 and isinstance(M.params["message"], str)
@@ -82,7 +82,7 @@ def test_highs_large_n_eps_is_repaired_and_valid(eps):
     # restores them as the least eps-DP majorant and the result passes check()
     n = 40
     z = np.random.default_rng(3).dirichlet(np.ones(n))
-    M = lp_optimum(z, eps=eps, method="highs-ds")
+    M = lp_optimum(z, eps=eps, solver="highs-ds")
     M.check()
     assert abs(M.params["count_error"] - M.params["objective"]) <= 1e-9
     assert M.privacy_level() <= eps * (1 + 1e-9)
@@ -121,21 +121,21 @@ def test_solver_failure_raises(monkeypatch):
 
 def test_bad_input():
     with pytest.raises(ValueError, match="highs-ds, highs-ipm, exact"):
-        lp_optimum([0.5, 0.5], eps=1.0, method="simplex")
+        lp_optimum([0.5, 0.5], eps=1.0, solver="simplex")
     assert LP_METHODS == ("highs-ds", "highs-ipm", "exact")
     with pytest.raises(ValueError, match="rational lam"):
-        lp_optimum([0.5, 0.5], eps=1.0, method="exact")
+        lp_optimum([0.5, 0.5], eps=1.0, solver="exact")
     with pytest.raises(ExactnessError):
-        lp_optimum([0.5, 0.5], lam=2, method="exact")
+        lp_optimum([0.5, 0.5], lam=2, solver="exact")
     with pytest.raises(ValueError, match="sum to 1"):
-        lp_optimum(["1/2", "1/4"], lam=2, method="exact")
+        lp_optimum(["1/2", "1/4"], lam=2, solver="exact")
 
 
 def test_exact_lp_over_U_two_points():
     # by hand: n = 2, W = z_i |i-j|, U's vertices; optimum at the geometric
     # mechanism with rows (lam, 1)/(1+lam) when z is uniform: error 1/(1+lam)
     lam = Fraction(3)
-    M = lp_optimum(["1/2", "1/2"], lam=lam, fixed=False, method="exact")
+    M = lp_optimum(["1/2", "1/2"], lam=lam, fixed=False, solver="exact")
     assert M.params["objective"] == 1 / (1 + lam)
     assert M.fixed_point is None
 
@@ -144,9 +144,9 @@ def test_exact_lp_over_U_two_points():
 def test_highs_agrees_with_exact_at_n8(fixed):
     z = np.array([Fraction(w, 36) for w in (1, 7, 0, 5, 9, 2, 8, 4)], dtype=object)
     lam = Fraction(5, 3)
-    exact = float(lp_optimum(z, lam=lam, fixed=fixed, method="exact").params["objective"])
+    exact = float(lp_optimum(z, lam=lam, fixed=fixed, solver="exact").params["objective"])
     for method in ("highs-ds", "highs-ipm"):
-        M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, method=method,
+        M = lp_optimum(z.astype(float), eps=math.log(lam), fixed=fixed, solver=method,
                        options={"presolve": True})
         assert abs(M.params["count_error"] - exact) <= 1e-9 * exact
 
@@ -225,15 +225,15 @@ def test_sparse_z_matches_the_exact_optimum_for_other_losses(case, weights):
     # where the northwest corner is not optimal (zero-one, sqrt, capped): the
     # exact column-generation optimum of dpfix.certify
     z, lam = case
-    opt = exact_optimum(z, lam, weights=weights)
-    M = lp_optimum(_floats(z), math.log(lam), weights=weights)
+    opt = exact_optimum(z, lam, loss=weights)
+    M = lp_optimum(_floats(z), math.log(lam), loss=weights)
     M.check()
     assert abs(M.params["count_error"] - float(opt.value)) <= ATOL
 
 
 def test_sparse_z_exact_lp_agrees():
     z = ["1/2", 0, 0, "1/4", "1/4", 0]
-    M = lp_optimum(z, lam=3, method="exact")
+    M = lp_optimum(z, lam=3, solver="exact")
     assert (M.matrix[:, [1, 2, 5]] == 0).all()
     assert M.params["objective"] == exact_optimum(z, 3).value
     F = lp_optimum(_floats(probability_vector(z, exact=True)), math.log(3))
@@ -282,9 +282,9 @@ def test_eps_past_highs_range_is_refused_in_one_line(eps):
         lp_optimum([0.5, 0.5], eps)
     assert "\n" not in str(err.value)
     with pytest.raises(ValueError, match="usable for eps <= 20"):
-        lp_optimum([0.5, 0.5], eps, fixed=False, method="highs-ipm")
+        lp_optimum([0.5, 0.5], eps, fixed=False, solver="highs-ipm")
     # the exact path has no such limit
-    M = lp_optimum(["1/2", "1/2"], lam=10**9, method="exact")
+    M = lp_optimum(["1/2", "1/2"], lam=10**9, solver="exact")
     assert M.params["objective"] == Fraction(1, 10**9 + 1)
 
 

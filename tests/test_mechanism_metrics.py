@@ -25,7 +25,7 @@ def test_exact_mechanism_queries():
     assert m.is_dp() and m.is_dp(lam=3) and not m.is_dp(lam=Fraction(3, 2))
     # <W, T> with W = z_i |i-j|: 1/2 * 1/3 + 1/2 * 1/3
     assert m.count_error() == Fraction(1, 3)
-    assert m.count_error("squared") == Fraction(1, 3)
+    assert m.count_error(loss="squared") == Fraction(1, 3)
     assert m.fixed_point_error() == 0 and m.row_sum_error() == 0 and m.in_F()
     assert m.fixed_point_error([Fraction(1), Fraction(0)]) == Fraction(1, 3)
     m.check()

@@ -118,7 +118,7 @@ def test_draw_false_then_complete() -> None:
     y = p.stage2.sample(COUNTS, random_source(3))
     r = complete_no_split(p, np.bincount(y, minlength=13))
     assert np.isclose(r.z.sum(), 1) and r.stage2.constructor == "northwest"
-    assert r.deconvolution.method == "em" and r.released_histogram.sum() == COUNTS.size
+    assert r.deconvolution.estimator == "em" and r.released_histogram.sum() == COUNTS.size
     out = r.stage2.remap.apply(y, random_source(4))
     assert out.shape == y.shape
     with pytest.raises(ValueError, match="h: expected 13"):

@@ -55,8 +55,8 @@ def test_grid_in_F_and_equal_to_the_exact_lp_optimum(n, lam, name, z):
     assert all(v >= 0 for v in A.flat)
     assert sum(v > 0 for v in A.flat) == M.params["pieces"] <= 2 * n - 1
     for weights in ("abs", "squared"):
-        opt = lp_optimum(z, lam=lam, method="exact", weights=weights)
-        assert M.count_error(weights) == opt.params["objective"], (weights, z, lam)
+        opt = lp_optimum(z, lam=lam, solver="exact", loss=weights)
+        assert M.count_error(loss=weights) == opt.params["objective"], (weights, z, lam)
 
 
 @settings(max_examples=60)
@@ -67,8 +67,8 @@ def test_random_rational_z_equal_to_the_exact_lp_optimum(case):
     M = northwest_corner(z, lam=lam)
     assert F(len(z), lam, z).contains(M)
     for weights in ("abs", "squared"):
-        assert M.count_error(weights) == lp_optimum(z, lam=lam, method="exact",
-                                                     weights=weights).params["objective"]
+        assert M.count_error(loss=weights) == lp_optimum(z, lam=lam, solver="exact",
+                                                     loss=weights).params["objective"]
 
 
 @given(exact_case(n_max=8))
@@ -95,7 +95,7 @@ def test_float_path_equals_exact_path(n, lam, name, z):
     fl = northwest_corner([float(v) for v in z], math.log(lam))
     assert not fl.exact
     assert np.abs(fl.T - exact.matrix.astype(float)).max() <= 1e-9
-    assert abs(fl.count_error("squared") - float(exact.count_error("squared"))) <= 1e-9
+    assert abs(fl.count_error(loss="squared") - float(exact.count_error(loss="squared"))) <= 1e-9
 
 
 @pytest.mark.parametrize("eps", [5.0, 0.01])
@@ -137,8 +137,8 @@ def test_plan_is_a_monotone_transport_plan(case):
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="not an option of method .northwest."):
-        construct(["1/2", "1/2"], lam=2, method="northwest", weights="abs")
+    with pytest.raises(ValueError, match="not an option of constructor .northwest."):
+        construct(["1/2", "1/2"], lam=2, constructor="northwest", loss="abs")
     with pytest.raises(ExactnessError):
         northwest_corner([0.5, 0.5], lam=2)
     with pytest.raises(ValueError, match="not both"):
@@ -157,14 +157,14 @@ def test_theorem_a_other_convex_losses_equal_the_exact_lp(weights):
         z = random_z(rng, n, zeros=1)
         M = northwest_corner(z, lam=Fraction(3, 2))
         W = weight_matrix(weights, z, exact=True)
-        opt = lp_optimum(z, lam=Fraction(3, 2), method="exact", weights=W)
-        assert M.count_error(W) == opt.params["objective"], (n, z)
+        opt = lp_optimum(z, lam=Fraction(3, 2), solver="exact", loss=W)
+        assert M.count_error(loss=W) == opt.params["objective"], (n, z)
 
 
 def test_a_non_convex_loss_is_not_covered():
     """The smallest zero-one counterexample of docs/optimum_of_F.md section 5."""
     z = [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)]
     M = northwest_corner(z, lam=3)
-    opt = lp_optimum(z, lam=3, method="exact", weights="zero-one")
-    assert M.count_error("zero-one") == Fraction(85, 252)
+    opt = lp_optimum(z, lam=3, solver="exact", loss="zero-one")
+    assert M.count_error(loss="zero-one") == Fraction(85, 252)
     assert opt.params["objective"] == Fraction(1, 3)

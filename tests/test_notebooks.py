@@ -33,7 +33,10 @@ BUDGET = {
     "04_probing_the_optimum_of_F.ipynb": 100,
     "05_eps_delta.ipynb": 90,
     "06_no_split.ipynb": 30,  # measured 7 s
+    "07_your_own_conjecture.ipynb": 60,  # measured 14-18 s
 }
+#: Notebooks of exact text output (tables of fractions, counterexamples), without a figure.
+WITHOUT_FIGURES = {"02_example1.ipynb", "07_your_own_conjecture.ipynb"}
 
 
 def _execute(nb, budget: float) -> float:
@@ -69,7 +72,7 @@ def test_notebook_is_stored_with_its_outputs(path):
     assert not errors, f"{path.name}: code cells {errors} hold errors"
     assert any(out.get("output_type") == "display_data" and "image/png" in out.get("data", {})
                for cell in code for out in cell.get("outputs", [])) or \
-        path.name == "02_example1.ipynb", f"{path.name}: no figure among the stored outputs"
+        path.name in WITHOUT_FIGURES, f"{path.name}: no figure among the stored outputs"
 
 
 def test_kernel_is_this_interpreter():

@@ -358,7 +358,7 @@ def test_lp_solver_and_time_limit_reach_lp_optimum(monkeypatch):
     with pytest.raises(P.TimeLimitReached) as hit:
         privatize_counts(synthetic(), 1.0, upper=10, constructor="lp", solver="highs-ipm",
                          time_limit=2.0, seed=0)
-    assert seen[0]["method"] == "highs-ipm" and seen[0]["time_limit"] == 2.0
+    assert seen[0]["solver"] == "highs-ipm" and seen[0]["time_limit"] == 2.0
     assert hit.value.z.shape == (11,) and hit.value.eps_1 > 0 and hit.value.eps_2 > 0
 
 

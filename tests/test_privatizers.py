@@ -50,7 +50,7 @@ vectors = st.lists(floats, min_size=1, max_size=12).map(np.array)
 def _run(method, eta=ETA, eps=1.0, **kw):
     if method == "cyclic-gaussian":
         kw.setdefault("delta", 1e-6)
-    return privatize_distribution(eta, eps, method=method, **kw)
+    return privatize_distribution(eta, eps, privatizer=method, **kw)
 
 
 # ---------------------------------------------------------------- input checks
@@ -68,7 +68,7 @@ def test_bad_histograms_refused(eta, msg):
 @pytest.mark.parametrize("eps", [0, -1.0, float("nan"), float("inf"), "1", True, None])
 @pytest.mark.parametrize("method", ["cyclic-laplace", "laplace", "privelet", "hierarchical"])
 def test_bad_epsilon_refused(method, eps):
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match="^eps"):
         _run(method, eps=eps, **SEEDED)
 
 
@@ -83,19 +83,19 @@ def test_bad_options_refused():
     with pytest.raises(ValueError, match="rng"):
         cyclic_laplace(ETA, 1.0, rng="seed", secure=False)
     with pytest.raises(ValueError, match="cyclic-laplace, cyclic-gaussian, laplace"):
-        privatize_distribution(ETA, 1.0, method="geometric")
+        privatize_distribution(ETA, 1.0, privatizer="geometric")
     with pytest.raises(ValueError, match="postprocess"):
         cyclic_laplace(ETA, 1.0, postprocess="round", **SEEDED)
     with pytest.raises(ValueError, match="not both"):
         cyclic_gaussian(ETA, 1.0, 1e-6, rho=0.5, **SEEDED)
-    with pytest.raises(ValueError, match="both epsilon and delta"):
+    with pytest.raises(ValueError, match="both eps and delta"):
         cyclic_gaussian(ETA, 1.0, **SEEDED)
     with pytest.raises(ValueError, match="delta"):
         cyclic_gaussian(ETA, 1.0, 1.5, **SEEDED)
     with pytest.raises(ValueError, match="branching"):
         hierarchical(ETA, 1.0, branching=1, **SEEDED)
     with pytest.raises(ValueError, match="required"):
-        privatize_distribution(ETA, None, method="laplace", **SEEDED)
+        privatize_distribution(ETA, None, privatizer="laplace", **SEEDED)
 
 
 # ------------------------------------------------------------- result object
@@ -103,7 +103,7 @@ def test_bad_options_refused():
 @pytest.mark.parametrize("method", list(PRIVATIZERS))
 def test_every_method_returns_a_distribution(method):
     out = _run(method, rng=5, **SEEDED)
-    assert isinstance(out, PrivatizedDistribution) and out.method == method
+    assert isinstance(out, PrivatizedDistribution) and out.privatizer == method
     assert out.z.shape == out.raw.shape == ETA.shape and out.N == ETA.sum()
     assert (out.z >= 0).all() and abs(out.z.sum() - 1) < 1e-12
     np.testing.assert_array_equal(out.z, POSTPROCESSORS[out.postprocess](out.raw / out.N))

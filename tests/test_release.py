@@ -361,3 +361,36 @@ def test_the_package_exports_the_release_names():
     assert R.TwoStage is TwoStage and R.privatize_counts is privatize_counts
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         R.nothing  # noqa: B018
+
+
+def test_a_ledger_charges_each_release_and_refuses_an_overdraft(distinctive, tmp_path):
+    """Done when: a DataFrame of several count columns released in one call, with a stated
+    unit and a ledger; the report carries the balance, nothing confidential reachable."""
+    from dpfix.release.ledger import Ledger
+
+    ledger = Ledger(tmp_path / "budget.jsonl", total="1.5")
+    r = privatize_table(distinctive, ["a", "b"], 1.0, upper=UPPER, keys=["area"],
+                        unit="row", ledger=ledger)
+    assert r.report["ledger"]["spent"] == 1.0 and r.report["ledger"]["balance"] == 0.5
+    jsonschema.validate(r.report, SCHEMA)
+    cell = privatize_table(distinctive, ["a", "b"], 0.5, upper=UPPER, unit="cell",
+                           ledger=ledger)  # parallel: charged the maximum, 0.5
+    assert cell.report["ledger"]["balance"] == 0.0
+    with pytest.raises(ValueError, match="exceeds|balance"):
+        privatize_table(distinctive, "a", 0.1, upper=UPPER, ledger=ledger)
+    assert float(ledger.balance().eps) == 0.0
+    lines = (tmp_path / "budget.jsonl").read_text()
+    assert "parallel" in lines and "sequential" in lines
+    assert _numbers(lines)[0] & (set(ETA) | {TOPCODED}) == set()
+
+
+def test_upper_auto_per_column(distinctive):
+    r = privatize_table(distinctive, ["a", "b"], 2.0, upper={"a": "auto", "b": UPPER},
+                        upper_share=0.25, seed=1)
+    a, b = r.report["columns"]
+    assert a["budget"]["eps_upper"] == 0.25 and a["upper"] == a["upper_bound"]["upper"]
+    assert r.table["a"].max() <= a["upper"] and b["upper"] == UPPER
+    assert r.report["composition"]["eps_spent"] == 2.0
+    jsonschema.validate(r.report, SCHEMA)
+    with pytest.raises(ValueError, match="upper_share: applies to upper auto only"):
+        privatize_table(distinctive, "a", 1.0, upper=UPPER, upper_share=0.2)

@@ -163,7 +163,7 @@ def test_lp_time_limit_is_reported_not_retried(monkeypatch):
     assert r.timed_out and r.mechanism is None and len(calls) == 1
     assert r.counts is None  # not the true (top-coded) counts: a timed-out run has no output
     assert r.z is not None and r.z.shape == (3,) and r.eps_1 > 0 and r.eps_2 > 0
-    assert calls[0]["time_limit"] == 0.5 and calls[0]["method"] == "highs-ipm"
+    assert calls[0]["time_limit"] == 0.5 and calls[0]["solver"] == "highs-ipm"
 
 
 # ------------------------------------------------------------------------------- resuming

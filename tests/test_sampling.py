@@ -180,7 +180,7 @@ def test_float_remap_matches_the_float_mechanisms():
         u = structured_sampler("unfixed", z, lam=lam)
         U = unfixed_optimum(z, eps=eps)
         assert tuple(u.remap.cols) == U.params["placement"]
-        assert u.count_error() == pytest.approx(U.count_error(z=z), rel=1e-10)
+        assert u.count_error() == pytest.approx(U.count_error(z), rel=1e-10)
 
 
 @pytest.mark.parametrize("constructor", ["northwest", "unfixed", "truncated-geometric"])
@@ -232,8 +232,8 @@ def _table_mechanisms():
     build = eps * (1 - 2e-9)  # the pipeline's margin
     return [
         ("heuristic exact", C.heuristic(["1/2", "1/4", "1/8", "1/8"], lam=Fraction(3, 2)), None),
-        ("heuristic float", C.construct(z, build, method="heuristic").normalised(), eps),
-        ("lp float", C.construct(z, build, method="lp").normalised(), eps),
+        ("heuristic float", C.construct(z, build, constructor="heuristic").normalised(), eps),
+        ("lp float", C.construct(z, build, constructor="lp").normalised(), eps),
         ("staircase", C.staircase(8, eps=build).normalised(), eps),
         ("staircase exact", C.staircase(5, lam=4), None),
     ]
@@ -400,7 +400,8 @@ EXACT_KINDS = {"northwest": "structured G R", "unfixed": "structured G R",
 
 def test_every_constructor_is_covered():
     """A new constructor must join the 10^6-draw test (or say why it cannot)."""
-    assert set(C.CONSTRUCTORS) == set(EXACT_KINDS) | {"discrete-gaussian"}
+    released = {name for name, info in C.CONSTRUCTORS.items() if info.release}
+    assert released == set(EXACT_KINDS) | {"discrete-gaussian"}
 
 
 def _drawn_by_the_pipeline(constructor, seed=0):

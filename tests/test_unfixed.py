@@ -86,23 +86,23 @@ def test_truncated_geometric_is_sigma_times_amounts():
 # -- optimality (Theorems 7, 8, 12) --------------------------------------------------------------
 @given(exact_z(), st.sampled_from(LAMS), st.sampled_from(["abs", "squared"]))
 def test_count_error_equals_exact_lp_optimum_over_U(z, lam, weights):
-    M = unfixed_optimum(z, lam=lam, weights=weights)
-    best = lp_optimum(z, lam=lam, weights=weights, fixed=False, method="exact")
-    assert M.count_error(weights, z=z) == best.params["objective"]
+    M = unfixed_optimum(z, lam=lam, loss=weights)
+    best = lp_optimum(z, lam=lam, loss=weights, fixed=False, solver="exact")
+    assert M.count_error(z, weights) == best.params["objective"]
 
 
 @given(st.data(), st.integers(2, 5), st.sampled_from(LAMS))
 def test_optimal_for_random_convex_concentrating_weights(data, n, lam):
     W = data.draw(convex_concentrating(n))
     z = np.array([Fraction(1, n)] * n, dtype=object)
-    M = unfixed_optimum(z, lam=lam, weights=W)
-    best = lp_optimum(z, lam=lam, weights=W, fixed=False, method="exact")
+    M = unfixed_optimum(z, lam=lam, loss=W)
+    best = lp_optimum(z, lam=lam, loss=W, fixed=False, solver="exact")
     assert (W * M.matrix).sum() == best.params["objective"]
 
 
 @given(exact_z(), st.sampled_from(LAMS), st.sampled_from(["abs", "squared"]))
 def test_output_in_U_and_made_of_single_peaked_scales(z, lam, weights):
-    M = unfixed_optimum(z, lam=lam, weights=weights)
+    M = unfixed_optimum(z, lam=lam, loss=weights)
     n = len(z)
     M.check()  # exact: rows sum to 1, every neighbour ratio <= lam
     assert M.is_dp(lam=lam) and M.fixed_point is None
@@ -119,9 +119,9 @@ def test_output_in_U_and_made_of_single_peaked_scales(z, lam, weights):
 @given(exact_z(2, 6), st.sampled_from(LAMS), st.sampled_from(["abs", "squared", "matrix"]))
 def test_float_agrees_with_exact(z, lam, weights):
     w = weight_matrix("abs", z) if weights == "matrix" else weights
-    E = unfixed_optimum(z, lam=lam, weights=w)
+    E = unfixed_optimum(z, lam=lam, loss=w)
     wf = np.asarray(w, dtype=float) if weights == "matrix" else w
-    F = unfixed_optimum(z.astype(float), eps=math.log(lam), weights=wf)
+    F = unfixed_optimum(z.astype(float), eps=math.log(lam), loss=wf)
     assert F.params["placement"] == E.params["placement"]
     assert np.max(np.abs(F.T - E.matrix.astype(float))) <= 1e-9
 
@@ -131,7 +131,7 @@ def test_float_large_n_is_safe(eps):
     n = 2000
     z = np.random.default_rng(1).dirichlet(np.ones(n) * 0.3)
     for weights in ("abs", "squared"):
-        M = unfixed_optimum(z, eps=eps, weights=weights)  # runs M.check()
+        M = unfixed_optimum(z, eps=eps, loss=weights)  # runs M.check()
         assert not np.isnan(M.log_matrix).any()
         assert M.privacy_level() <= eps * (1 + 1e-9) and M.row_sum_error() <= 1e-9
 
@@ -168,9 +168,9 @@ def test_weights_refused_with_row_named():
     with pytest.raises(ValueError, match="row 0 is not convex"):
         check_weights(W)
     with pytest.raises(ValueError, match="row 0 is not convex"):
-        unfixed_optimum(["1/3"] * 3, lam=2, weights=W)
+        unfixed_optimum(["1/3"] * 3, lam=2, loss=W)
     with pytest.raises(ValueError, match="not convex"):
-        unfixed_optimum([0.25] * 3 + [0.25], eps=1.0, weights=np.array(
+        unfixed_optimum([0.25] * 3 + [0.25], eps=1.0, loss=np.array(
             [[0, 3, 4, 5], [1, 0, 1, 2], [2, 1, 0, 1], [3, 2, 1, 0]], dtype=float))
 
 
@@ -184,10 +184,10 @@ def test_convexity_alone_is_not_enough():
     cost = W.T.dot(G)  # cost[g, m] of sending geometric column m to g
     remapped = sum(min(cost[:, m]) for m in range(n))
     z = exact_array(["1/3"] * 3)
-    best = lp_optimum(z, lam=lam, weights=W, fixed=False, method="exact").params["objective"]
+    best = lp_optimum(z, lam=lam, loss=W, fixed=False, solver="exact").params["objective"]
     assert (remapped, best) == (Fraction(5, 3), Fraction(4, 3))
     with pytest.raises(ValueError, match="row 2 is not concentrating"):
-        unfixed_optimum(z, lam=lam, weights=W)
+        unfixed_optimum(z, lam=lam, loss=W)
 
 
 # -- bad input ---------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="eps"):
         unfixed_optimum([1.0], eps=-1.0)
     with pytest.raises(ValueError, match="unknown loss"):
-        unfixed_optimum([0.5, 0.5], eps=1.0, weights="cubic")
+        unfixed_optimum([0.5, 0.5], eps=1.0, loss="cubic")
 
 
 def test_n_equal_one():

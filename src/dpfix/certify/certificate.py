@@ -37,6 +37,7 @@ from dpfix.certify.cone import (
     _weights_label,
 )
 from dpfix.certify.duals import _highs_dual, _northwest_dual_q, _repair, _scale_lp, _unfixed_dual_q
+from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import (
     ExactnessError,
     exact_lam,
@@ -70,11 +71,12 @@ class Certificate:
     T, W, z, lam, over : what is certified (exact arrays, Fractions); ``n = len(z)``.
     dual : how the dual point was found (``"northwest"``, ``"unfixed"``,
         ``"repaired"``, ``"lp"``, ``"highs"``).
-    weights : the loss: a name of :data:`dpfix.theory.mechanism.LOSSES` (then ``W`` is
+    loss : the loss: a name of :data:`dpfix.theory.mechanism.LOSSES` (then ``W`` is
         ``z_i f(i - j)`` for that loss, and :meth:`check` rebuilds it from ``z``),
         or a label starting with ``"custom"`` (``"custom matrix"``, ``"custom f
-        NAME"``) for weights given as a matrix or a callable: the certificate
-        is then about the stored ``W`` alone, and says so.
+        NAME"``) for a loss given as a matrix or a callable: the certificate
+        is then about the stored ``W`` alone, and says so. ``weights`` is its
+        deprecated name (a property that warns).
     seconds : time to build the certificate; details : what the construction
         reports (not certified).
 
@@ -86,9 +88,9 @@ class Certificate:
     >>> cert.check().optimal
     True
     >>> print(cert)  # doctest: +ELLIPSIS
-    optimal over F (n = 2, lam = 2, weights = abs): value 1/3, lower bound 1/3 [northwest dual, ...]
+    optimal over F (n = 2, lam = 2, loss = abs): value 1/3, lower bound 1/3 [northwest dual, ...]
     >>> print(certify_optimal(cert.T, cert.z, 2, [[0, 1], [1, 0]]))  # doctest: +ELLIPSIS
-    optimal over F (n = 2, lam = 2, weights = custom matrix, the stored W): value 2/3, ...
+    optimal over F (n = 2, lam = 2, loss = custom matrix, the stored W): value 2/3, ...
     """
 
     optimal: bool
@@ -103,14 +105,17 @@ class Certificate:
     lam: Fraction
     over: str = "F"
     dual: str = ""
-    weights: str = ""
+    loss: str = ""
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
 
     @property
-    def custom_weights(self) -> bool:
+    def custom_loss(self) -> bool:
         """True when ``W`` is not a named loss (a matrix or callable was given)."""
-        return isinstance(self.weights, str) and self.weights.startswith(CUSTOM)
+        return isinstance(self.loss, str) and self.loss.startswith(CUSTOM)
+
+    weights = renamed_attribute("weights", "loss")
+    custom_weights = renamed_attribute("custom_weights", "custom_loss")
 
     def check(self) -> Certificate:
         """Re-verify everything from the stored numbers alone, in exact arithmetic.
@@ -119,7 +124,7 @@ class Certificate:
         is a bool and ``over`` is ``"F"`` or ``"U"``; ``lam > 1`` and every
         number is exact; ``z`` is a probability vector, ``n = len(z)`` and ``T``,
         ``W``, ``u``, ``v`` have the shapes ``n x n``, ``n x n``, ``n``, ``n``;
-        ``W`` is the named loss's ``z_i f(i - j)`` (unless ``weights`` says
+        ``W`` is the named loss's ``z_i f(i - j)`` (unless ``loss`` says
         ``"custom ..."``); ``T`` is in F (resp. U) exactly; over U, ``v = 0``;
         ``value == <W, T>``; every ``g_j = W[:, j] - u - v_j z`` is non-negative
         on the cone of eps-DP columns (Lemma 1: the minimum over lattice walks,
@@ -146,7 +151,7 @@ class Certificate:
         CertificateError: certificate (F, abs): W is not the loss abs on z ...
         """
         def fail(msg: str) -> None:
-            raise CertificateError(f"certificate ({self.over}, {self.weights}): {msg}")
+            raise CertificateError(f"certificate ({self.over}, {self.loss}): {msg}")
 
         def exact(xs: Any, name: str, ndim: int) -> Any:
             arr = np.asarray(xs, dtype=object)
@@ -165,8 +170,8 @@ class Certificate:
             fail(f"optimal must be a bool, not {self.optimal!r}")
         if self.over not in ("F", "U"):
             fail(f"over must be 'F' or 'U', not {self.over!r}")
-        if not isinstance(self.weights, str):
-            fail(f"weights must be a label (str), not {self.weights!r}")
+        if not isinstance(self.loss, str):
+            fail(f"loss must be a label (str), not {self.loss!r}")
         lam = exact(self.lam, "lam", 0)
         if lam <= 1:
             fail("lam must be > 1")
@@ -181,7 +186,7 @@ class Certificate:
             fail("shapes of T, W, u, v and z do not agree")
         if any(x < 0 for x in z) or sum(z, fmpq(0)) != 1:
             fail("z is not a probability vector")
-        self._check_weights(z, W, fail)
+        self._check_loss(z, W, fail)
         self._check_polytope(z, T, lam, fail)
         if self.over == "U" and any(x != 0 for x in v):
             fail("over U the dual point has no v: v must be 0")
@@ -204,20 +209,20 @@ class Certificate:
             fail(f"optimal = {self.optimal} but the gap is {_f(value - bound)}")
         return self
 
-    def _check_weights(self, z: list, W: list, fail: Any) -> None:
+    def _check_loss(self, z: list, W: list, fail: Any) -> None:
         """``W`` is the named loss on ``z``; a custom ``W`` is taken as stored."""
-        if self.custom_weights:
+        if self.custom_loss:
             return
         try:
-            loss(self.weights)
+            loss(self.loss)
         except ValueError:
-            fail(f"weights {self.weights!r} is neither a loss name nor '{CUSTOM} ...'")
-        want = weight_matrix(self.weights, _fractions(z), exact=True)
+            fail(f"loss {self.loss!r} is neither a loss name nor '{CUSTOM} ...'")
+        want = weight_matrix(self.loss, _fractions(z), exact=True)
         n = len(z)
         for i in range(n):
             for j in range(n):
                 if W[i][j] != _q(want[i, j]):
-                    fail(f"W is not the loss {self.weights} on z: W[{i}, {j}] = {_f(W[i][j])}, "
+                    fail(f"W is not the loss {self.loss} on z: W[{i}, {j}] = {_f(W[i][j])}, "
                          f"z_i f(i - j) = {want[i, j]}")
 
     def _check_polytope(self, z: list, T: list, lam: fmpq, fail: Any) -> None:
@@ -243,9 +248,9 @@ class Certificate:
                 return str(x)
             return f"~{float(x):.12g}"
         head = "optimal" if self.optimal else f"not proved optimal: gap <= {num(self.gap)}"
-        weights = self.weights + (", the stored W" if self.custom_weights else "")
+        label = self.loss + (", the stored W" if self.custom_loss else "")
         return (f"{head} over {self.over} (n = {len(self.z)}, lam = {self.lam}, "
-                f"weights = {weights}): value {num(self.value)}, lower bound "
+                f"loss = {label}): value {num(self.value)}, lower bound "
                 f"{num(self.lower_bound)} [{self.dual} dual, {self.seconds:.3g} s]")
 
     def to_latex(self) -> str:
@@ -290,7 +295,7 @@ class Certificate:
         return out
 
 
-def _inputs(T: Any, z: Any, lam: Any, weights: Any, over: str
+def _inputs(T: Any, z: Any, lam: Any, loss: Any, over: str
             ) -> tuple[np.ndarray, np.ndarray, Fraction, np.ndarray]:
     if over not in ("F", "U"):
         raise ValueError(f"over: 'F' or 'U', got {over!r}")
@@ -308,7 +313,7 @@ def _inputs(T: Any, z: Any, lam: Any, weights: Any, over: str
     lam_x = exact_lam(lam)
     if Tm.shape != (zv.shape[0],) * 2:
         raise ValueError(f"T: expected shape {(zv.shape[0],) * 2}, got {Tm.shape}")
-    return Tm, zv, lam_x, _weights(weights, zv)
+    return Tm, zv, lam_x, _weights(loss, zv)
 
 
 def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over: str,
@@ -374,13 +379,13 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
     del rho
     return Certificate(optimal=gap == 0, value=_f(value), lower_bound=_f(bound), gap=_f(gap),
                        u=_fractions(u), v=_fractions(v), T=Tm, W=W, z=zv, lam=lam_x, over=over,
-                       dual=how, weights=label, seconds=time.perf_counter() - start,
+                       dual=how, loss=label, seconds=time.perf_counter() - start,
                        details=details)
 
 
-def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs",
-                    over: str = "F", *, dual: str = "auto", lp_max_n: int = LP_MAX_N
-                    ) -> Certificate:
+def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
+                    over: str = "F", *, dual: str = "auto", lp_max_n: int = LP_MAX_N,
+                    **deprecated: Any) -> Certificate:
     """An exact certificate that ``T`` minimises ``<W, T>`` over F (or U), or of how far
     it can be from the minimum.
 
@@ -389,7 +394,7 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs"
     northwest corner gets ``optimal=True`` for every convex ``f``); over U it is
     Algorithm 2's (Theorem 8). Dual feasibility is decided by the walk
     recursion over eps-scales (Lemma 1). When the explicit point leaves a gap
-    (a suboptimal ``T``, or weights outside the theorem) it is repaired to
+    (a suboptimal ``T``, or a loss outside the theorem) it is repaired to
     feasibility, so ``lower_bound`` is always a proved bound, and for
     ``n <= lp_max_n`` replaced by the exact optimum of the dual LP: then
     ``lower_bound`` is the optimum itself and ``gap`` the exact distance.
@@ -401,13 +406,14 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs"
     z : the target (defaults to the mechanism's fixed point); also weighs the
         rows of the count error.
     lam : rational ``lam = e^eps > 1`` (defaults to the mechanism's).
-    weights : ``"abs"``, ``"squared"``, another name of
+    loss : ``"abs"``, ``"squared"``, another name of
         :data:`dpfix.theory.mechanism.LOSSES`, a callable
         ``f`` (``W[i, j] = z_i f(i - j)``, exact values) or an ``n x n`` matrix.
     over : ``"F"`` (with the fixed point ``z``) or ``"U"`` (without).
     dual : ``"auto"`` (explicit point, then the exact LP if a gap remains and
         ``n <= lp_max_n``), ``"explicit"`` (never the LP) or ``"lp"`` (always).
     lp_max_n : the largest ``n`` at which ``"auto"`` runs the exact LP.
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -417,15 +423,17 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs"
     Raises
     ------
     ExactnessError
-        A float ``T``, ``z``, ``lam`` or weight.
+        A float ``T``, ``z``, ``lam`` or loss value.
     ValueError
         ``T`` is not in F (resp. U), or bad arguments.
+    TypeError
+        ``loss=`` and ``weights=`` given at once, or an unknown keyword.
 
     Examples
     --------
     >>> from dpfix.constructors import northwest_corner
     >>> z = ["1/4", "1/8", "1/8", "1/2"]
-    >>> cert = certify_optimal(northwest_corner(z, lam=2), z, 2, weights="squared")
+    >>> cert = certify_optimal(northwest_corner(z, lam=2), z, 2, loss="squared")
     >>> cert.optimal, cert.dual, cert.gap
     (True, 'northwest', Fraction(0, 1))
     >>> from dpfix.constructors import heuristic
@@ -434,20 +442,24 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, weights: Any = "abs"
     (False, True, True)
     """
     start = time.perf_counter()
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="certify_optimal")
+    no_other(deprecated, "certify_optimal")
     if dual not in ("auto", "explicit", "lp"):
         raise ValueError(f"dual: 'auto', 'explicit' or 'lp', got {dual!r}")
-    Tm, zv, lam_x, W = _inputs(T, z, lam, weights, over)
-    return _build(Tm, zv, lam_x, W, over, dual, lp_max_n, _weights_label(weights), start)
+    Tm, zv, lam_x, W = _inputs(T, z, lam, loss, over)
+    return _build(Tm, zv, lam_x, W, over, dual, lp_max_n, _weights_label(loss), start)
 
 
-def exact_optimum(z: Any, lam: Any, weights: Any = "abs", over: str = "F") -> Certificate:
-    """The exact optimum of ``<W, T>`` over F (or U) and its certificate, for any weights.
+def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
+                  **deprecated: Any) -> Certificate:
+    """The exact optimum of ``<W, T>`` over F (or U) and its certificate, for any loss.
 
     Parameters
     ----------
     z : exact target; lam : rational ``lam > 1``.
-    weights : as in :func:`dpfix.theory.mechanism.weight_matrix` (any weights, convex or not).
+    loss : as in :func:`dpfix.theory.mechanism.weight_matrix` (any loss, convex or not).
     over : ``"F"`` or ``"U"``.
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Column generation on the dual LP (``2n`` variables), with the walk
     recursion of :func:`cone_minimum` as the separation oracle (Lemma 1) and
@@ -463,20 +475,22 @@ def exact_optimum(z: Any, lam: Any, weights: Any = "abs", over: str = "F") -> Ce
 
     Examples
     --------
-    >>> opt = exact_optimum(["1/3", "1/3", "1/3"], 2, weights="zero-one")
+    >>> opt = exact_optimum(["1/3", "1/3", "1/3"], 2, loss="zero-one")
     >>> opt.optimal, opt.value
     (True, Fraction(10, 21))
     """
     start = time.perf_counter()
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="exact_optimum")
+    no_other(deprecated, "exact_optimum")
     zv = probability_vector(z, exact=True)
     lam_x = exact_lam(lam)
-    W = _weights(weights, zv)
+    W = _weights(loss, zv)
     n = zv.shape[0]
     lq = _q(lam_x)
     zq = [_q(x) for x in zv]
     Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
     _, _, Topt, _ = _scale_lp(zq if over == "F" else None, lq, Wc)
-    cert = _build(Topt, zv, lam_x, W, over, "lp", n, _weights_label(weights), start)
+    cert = _build(Topt, zv, lam_x, W, over, "lp", n, _weights_label(loss), start)
     cert.details.pop("optimum_T", None)
     return cert
 

@@ -73,13 +73,13 @@ def _weights(weights: Any, z: Any) -> np.ndarray:
     return weight_matrix(weights, probability_vector(z, exact=True), exact=True)
 
 
-#: How a certificate's ``weights`` label starts when its ``W`` is not a named loss
+#: How a certificate's ``loss`` label starts when its ``W`` is not a named loss
 #: (a matrix or a callable ``f``): :meth:`Certificate.check` cannot rebuild it from ``z``.
 CUSTOM = "custom"
 
 
 def _weights_label(weights: Any) -> str:
-    """The ``weights`` label of a certificate: the loss name, or ``"custom ..."``.
+    """The ``loss`` label of a certificate: the loss name, or ``"custom ..."``.
 
     Examples
     --------

@@ -8,7 +8,7 @@ A dual point ``(u, v)`` is feasible when every column passes the cone test of
   ``W[i, j] = z_i f(i - j)`` with ``f`` convex) and then tight;
 - over U, the complementary-slackness dual of Algorithm 2 (Theorem 8):
   ``s_m . u = min_j W[:, j] . s_m`` for every single-peaked scale ``s_m``;
-- for any other weights, the same points repaired to feasibility (each ``v_j``
+- for any other loss, the same points repaired to feasibility (each ``v_j``
   lowered to the least ratio ``(W_j - u) . s / (z . s)`` over all scales, by
   Dinkelbach's iteration on the recursion), and for small ``n`` the exact
   optimum of the dual LP restricted to a growing set of scales (column
@@ -30,6 +30,7 @@ import numpy as np
 from flint import fmpq
 
 from dpfix.certify.cone import _dot, _f, _fractions, _q, _walk_min, _walk_weights, _weights
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import (
     exact_lam,
     probability_vector,
@@ -164,7 +165,8 @@ def _repair(zq: list | None, lam: fmpq, Wc: list[list], u: list, v: list | None,
     return [x + shift for x in u], None, repaired
 
 
-def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, np.ndarray]:
+def northwest_dual(z: Any, lam: Any, loss: Any = "abs", **deprecated: Any
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """The explicit dual point ``(u, v)`` of the northwest corner over F.
 
     For each boundary ``l`` between columns ``l`` and ``l + 1`` let ``m*_l`` be
@@ -179,7 +181,8 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     Parameters
     ----------
     z : exact target; lam : rational ``lam > 1``.
-    weights : as in :func:`dpfix.theory.mechanism.weight_matrix`.
+    loss : as in :func:`dpfix.theory.mechanism.weight_matrix`.
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -194,9 +197,11 @@ def northwest_dual(z: Any, lam: Any, weights: Any = "abs") -> tuple[np.ndarray, 
     >>> sum(u) + v.dot([Fraction(1, 2), Fraction(1, 2)])  # = <W, T> of the northwest corner
     Fraction(1, 3)
     """
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="northwest_dual")
+    no_other(deprecated, "northwest_dual")
     zv = probability_vector(z, exact=True)
     lq = _q(exact_lam(lam), "lam")
-    W = _weights(weights, zv)
+    W = _weights(loss, zv)
     Wc = [[_q(x) for x in W[:, j]] for j in range(W.shape[1])]
     u, v = _northwest_dual_q([_q(x) for x in zv], lq, Wc)
     return _fractions(u), _fractions(v)

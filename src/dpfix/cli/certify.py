@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from dpfix.cli.arguments import plain_int
+from dpfix.cli._arguments import add_renamed, plain_int
 from dpfix.constructors import SELECTORS
 from dpfix.numbers.exact import exact_array, exact_lam
 
@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "2's (Theorem 8); for n <= 10 an exact dual LP closes any gap.",
         epilog="examples: dpfix certify --n 51 --lam 3/2; dpfix certify --z 1/4 1/8 1/8 1/2 "
                "--constructor heuristic --selector min; dpfix certify --n 4 --lam 3 "
-               "--weights zero-one; dpfix certify --n 30 --constructor unfixed --weights "
+               "--loss zero-one; dpfix certify --n 30 --constructor unfixed --loss "
                "squared")
     p.add_argument("--n", type=plain_int,
                    help="number of counts (default: the length of --z, else 10)")
@@ -48,9 +48,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help=f"target: n rationals summing to 1, or one of {', '.join(NAMED_Z)} "
                         "(default uniform)")
     p.add_argument("--lam", default="2", help="lam = e^eps, a rational above 1 (default 2)")
-    p.add_argument("--weights", default="abs",
+    p.add_argument("--loss", default="abs",
                    help="loss f(i - j): abs (default), squared, zero-one, capped:C, hinge:A, "
                         "sqrt (rounded to 12 decimals); the count error is sum z_i f(i-j) T_ij")
+    add_renamed(p, "--weights", "--loss")
     p.add_argument("--constructor", choices=CONSTRUCTORS, default="northwest",
                    help="northwest (default), heuristic (Algorithm 1, see --selector), lp "
                         "(the exact LP optimum; small n), unfixed (Algorithm 2, over U)")
@@ -95,10 +96,10 @@ def _build(args: argparse.Namespace, z: list, lam: Any, over: str) -> Any:
         return c.heuristic(z, lam=lam, selector=args.selector)
     from dpfix.theory.mechanism import weight_matrix
 
-    W = weight_matrix(args.weights, z, exact=True)
+    W = weight_matrix(args.loss, z, exact=True)
     if name == "lp":
-        return c.lp_optimum(z, lam=lam, weights=W, method="exact", fixed=over == "F")
-    return c.unfixed_optimum(z, lam=lam, weights=W)
+        return c.lp_optimum(z, lam=lam, loss=W, solver="exact", fixed=over == "F")
+    return c.unfixed_optimum(z, lam=lam, loss=W)
 
 
 def _num(x: Any, full: bool) -> str:
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--universal certifies the northwest corner only")
     label = args.constructor + (f" ({args.selector})" if args.constructor == "heuristic" else "")
     print(f"{label}: n = {n}, lam = {lam}, over {over}"
-          + ("" if args.universal else f", weights {args.weights}"), flush=True)
+          + ("" if args.universal else f", loss {args.loss}"), flush=True)
     start = time.perf_counter()
     M = _build(args, z, lam, over)
     built = time.perf_counter() - start
@@ -141,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
                    f"{-(n - 1)}..{n - 1})" if not bad else f"NOT optimal for hinges {bad}")
         print(verdict)
     else:
-        cert = certify_optimal(M, z, lam, args.weights, over=over, dual=args.dual)
+        cert = certify_optimal(M, z, lam, args.loss, over=over, dual=args.dual)
         certified = time.perf_counter() - start - built
         cert.check()
         checked = time.perf_counter() - start - built - certified

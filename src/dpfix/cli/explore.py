@@ -5,7 +5,7 @@ U, F and R_F (those within the enumeration guard), their dimensions and a
 summary of each polytope graph (:func:`dpfix.io.reports.polytope_summary`);
 ``dpfix explore example1`` prints exact instances of both phenomena of the
 paper's Example 1 (:func:`dpfix.explore.counterexamples.find_example1`);
-``dpfix explore northwest --weights zero-one`` prints the smallest exact
+``dpfix explore northwest --loss zero-one`` prints the smallest exact
 instance where the northwest corner is not optimal over F for a non-convex
 loss (:func:`dpfix.explore.northwest.find_northwest_counterexample`; for a convex loss
 there is none, Theorem A of docs/optimum_of_F.md);
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dpfix.cli.arguments import plain_int
+from dpfix.cli._arguments import add_renamed, plain_int
 from dpfix.io.reports import (
     EXPLORE_MAX_N,
     RF_MAX_N,
@@ -47,19 +47,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     f"skipped, R_F beyond n = {RF_MAX_N}). Or, with example1, the exact "
                     "instances of both phenomena of the paper's Example 1.",
         epilog="examples: dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6; dpfix explore example1; "
-               "dpfix explore northwest --weights zero-one")
+               "dpfix explore northwest --loss zero-one")
     p.add_argument("what", nargs="?", choices=WHAT,
                    help="example1: search n = 3 for both phenomena of the paper's Example 1; "
                         "northwest: search for the smallest instance where the northwest "
-                        "corner is not optimal over F for --weights; delta: exact "
+                        "corner is not optimal over F for --loss; delta: exact "
                         "counterexamples for (eps, delta)-DP at --lam, --delta")
     p.add_argument("--delta", default="1/10",
                    help="with delta: the delta of (eps, delta)-DP, a rational in (0, 1) "
                         "(default 1/10)")
-    p.add_argument("--weights", default="zero-one",
+    p.add_argument("--loss", default="zero-one",
                    help="with northwest: the loss f(i - j): zero-one (default), capped:C, "
                         "sqrt, or a convex one (abs, squared, hinge:A), for which the search "
                         "finds none (Theorem A)")
+    add_renamed(p, "--weights", "--loss")
     p.add_argument("--n-max", type=plain_int, default=5,
                    help="with northwest: the largest n searched (default 5)")
     p.add_argument("--n", type=plain_int, default=3,
@@ -86,16 +87,16 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
     return 0
 
 
-def _run_northwest(weights: str, n_max: int) -> int:
+def _run_northwest(name: str, n_max: int) -> int:
     from dpfix.explore.northwest import find_northwest_counterexample
     from dpfix.theory.mechanism import loss
 
-    loss(weights)  # an unknown name is refused before the search starts
+    loss(name)  # an unknown name is refused before the search starts
     if not 2 <= n_max <= 6:
         raise ValueError(f"--n-max: must be in 2..6 (the exact search grows fast), got {n_max}")
-    found = find_northwest_counterexample(weights, n_max=n_max)
+    found = find_northwest_counterexample(name, n_max=n_max)
     if found is None:
-        print(f"weights {weights}: the northwest corner is optimal over F on every instance "
+        print(f"loss {name}: the northwest corner is optimal over F on every instance "
               f"searched (n <= {n_max}, z = c/N with N <= 6, lam in 2, 3, 3/2)")
         return 0
     print("The smallest exact instance where the northwest corner is not optimal over F "
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         print(format_example1(find_example1()))
         return 0
     if args.what == "northwest":
-        return _run_northwest(args.weights, args.n_max)
+        return _run_northwest(args.loss, args.n_max)
     if args.what == "delta":
         return _run_delta(args.lam, args.delta)
     return _run_polytopes(args.n, args.lam, args.z)

@@ -125,10 +125,34 @@ Decisions
   drawn, the target estimated from the summed histogram, ``y`` remapped in
   place: :func:`dpfix.io.engines.privatize_dataset`); the quantile remap, which
   sorts all rows together, is refused there in one line.
+- **Bounds** (docs/bounds.md). ``--upper auto`` (or ``COL=auto``) chooses the
+  column's bound privately: a DP quantile (:func:`dpfix.release.bounds.choose_upper`)
+  spending ``--upper-share`` of the column's budget, the release the rest
+  (sequential composition); the report's ``upper_bound`` states the bound, its
+  budget and its quantile. Refused with ``--engine dask``. A privatized target
+  with more than :data:`dpfix.release.bounds.TOP_MASS_WARNING` of its mass on
+  ``upper`` prints one warning (post-processing of the private target).
 - **Beyond one machine.** ``--engine dask`` runs
   :func:`dpfix.io.engines.privatize_dataset` on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
   ``dask.distributed`` scheduler).
+- **Budget ledger** (``--ledger FILE``, :class:`dpfix.release.ledger.Ledger`).
+  The run's total eps (and delta), the exact sum of the budgets its columns
+  spend, is charged to the ledger with the input's resolved path, the columns
+  and the privacy unit (:data:`LEDGER_UNIT`). The charge is reserved after the
+  options are checked and before the input is read or any randomness drawn,
+  holding the ledger's lock until the end of the run; a run the balance
+  cannot pay is refused there in one line, exit 2, nothing written. The
+  charge is recorded once every output is complete, just before the outputs
+  are moved into place: so a run whose outputs then fail to move has spent
+  budget for nothing (safe), and no output is ever in place without its
+  charge (a missing charge would be a privacy failure). A run with
+  ``--force`` over existing outputs is charged like any other: each release
+  spends budget, whatever files it replaces. Creating a ledger needs ``--ledger-total`` (and
+  ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
+  its own, and a different one given is refused. The public report's
+  ``ledger`` entry gives the ledger's name, total, spent and balance after
+  the run. Not with ``--demo`` or ``--engine dask``.
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
   ``T`` is built, then the rows; off a terminal one line on success, no
   carriage-return frames; ``--quiet``: nothing.
@@ -147,6 +171,7 @@ from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
 from dpfix.numbers.numeric import plain_number, require
+from dpfix.release.bounds import UPPER_SHARE
 from dpfix.release.budget import (
     CLI_LABELS,
     EPSILON_RANGE,
@@ -156,6 +181,7 @@ from dpfix.release.budget import (
     column_deltas,
     column_seeds,
     column_uppers,
+    exact_budget,
     privacy_unit,
 )
 from dpfix.release.options import check_budget, method_options
@@ -211,6 +237,19 @@ def _delta(text: str | None) -> float | None:
     if not 0 < delta < 1:
         raise ValueError(f"--delta: must be in (0, 1), got {text!r}")
     return delta
+
+
+def _upper_share(text: Any) -> float | None:
+    if text is None:
+        return None
+    try:
+        share = float(plain_number(text, "--upper-share"))
+    except ValueError:
+        raise ValueError(f"--upper-share: a fraction in (0, 1), got {text!r}") from None
+    if not 0 < share < 1:
+        raise ValueError(f"--upper-share: the share of a column's budget spent on the bound "
+                         f"must be in (0, 1), got {text!r}")
+    return share
 
 
 def _time_limit(text: Any) -> float | None:
@@ -307,20 +346,25 @@ def _plan(args: argparse.Namespace, options: dict) -> dict:
         raise ValueError("--epsilon is required")
     unit = privacy_unit(getattr(args, "unit", None) or "row", "--unit")
     delta, seed = options.pop("delta"), options.pop("seed")
+    share = options.pop("upper_share", None)
     method = method_options(**options)
     constructor = method.constructor
     shares = _assignments(args.column_epsilon, names)
     upper = _per_column(args.upper, "--upper", names)
     budgets, rule = column_budgets(args.epsilon, names, shares, constructor, unit, CLI_LABELS)
     uppers = column_uppers(upper, names, constructor, CLI_LABELS)
+    if share is not None and "auto" not in uppers.values():
+        raise ValueError("--upper-share: applies to --upper auto only; drop it")
     plans = [_Column(name, eps, uppers[name], d, s) for name, eps, d, s in
              zip(names, budgets, column_deltas(delta, len(names), unit),
                  column_seeds(seed, len(names)), strict=True)]
     for plan in plans:
-        check_budget(method, plan.epsilon / unit.bound)
-    return {"plans": plans, "rule": rule, "unit": unit, "method": method,
+        if plan.upper != "auto":  # an "auto" column's stages get the rest (checked there)
+            check_budget(method, plan.epsilon / unit.bound)
+    return {"plans": plans, "rule": rule, "unit": unit, "method": method, "upper_share": share,
             "call": {"columns": names, "eps": args.epsilon, "upper": upper, "unit": unit,
-                     "shares": shares, "delta": delta, "seed": seed, "options": method}}
+                     "shares": shares, "delta": delta, "seed": seed, "options": method,
+                     "upper_share": share}}
 
 
 def _method_options(args: argparse.Namespace) -> dict:
@@ -328,7 +372,8 @@ def _method_options(args: argparse.Namespace) -> dict:
     options = {"constructor": args.constructor, "selector": args.selector,
                "split": _split(args.split), "privatizer": args.privatizer,
                "postprocess": args.postprocess, "seed": _seed(args.seed),
-               "delta": _delta(args.delta)}
+               "delta": _delta(args.delta),
+               "upper_share": _upper_share(getattr(args, "upper_share", None))}
     for name in ("framework", "estimator", "remap"):  # given: passed on (else the library's
         value = getattr(args, name, None)              # defaults apply)
         if value is not None:
@@ -491,7 +536,8 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
                     quiet: bool = False, label: str | None = None,
                     read_from: str | Path | None = None, key: list | None = None,
                     keep: list | None = None, sep: str | None = None,
-                    order: str | None = None, escape_formulas: bool = False) -> list[dict]:
+                    order: str | None = None, escape_formulas: bool = False,
+                    ledger: dict | None = None) -> dict:
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
@@ -503,7 +549,9 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     ``keep`` name the other columns written (declared public); every other column is
     dropped. ``order`` is the output's row order (None: ``"key"`` with ``key``, else
     ``"shuffled"``). ``escape_formulas``: a CSV output's cells that a spreadsheet may run
-    as formulas are prefixed with a single quote. Returns the public report.
+    as formulas are prefixed with a single quote. ``ledger``: the ledger's state after this
+    run's charge (:meth:`dpfix.release.ledger.Reservation.statement`), the public report's
+    ``ledger`` entry. Returns the public report.
     """
     from dpfix.io import reports
     from dpfix.io.tables import check_input_file, is_parquet
@@ -537,7 +585,7 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     title = label or input_path.name
     if histogram:
         return _privatize_histogram(source, input_path, plan, paths, staged, header, title,
-                                    quiet, fmt, start)
+                                    quiet, fmt, start, ledger)
     from dpfix.release.table import privatize_table
 
     names = plan["call"]["columns"]
@@ -554,6 +602,8 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     bars.close()
     public = release.report_for(paths["--out"])
     public["input"]["path"] = str(input_path)
+    if ledger is not None:
+        public["ledger"] = ledger
     write_start = time.perf_counter()
     release.write_table(staged.temp(paths["--out"], "--out"), fmt=out_format,
                         escape_formulas=escape_formulas)
@@ -575,7 +625,7 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
 
 def _privatize_histogram(source: Path, input_path: Path, plan: dict, paths: dict,
                          staged: Any, header: bool | None, title: str, quiet: bool,
-                         fmt: str | None, start: float) -> list[dict]:
+                         fmt: str | None, start: float, ledger: dict | None) -> dict:
     """A histogram file (one column, its rows never materialised):
     :func:`dpfix.release.pipeline.privatize_counts` on its histogram."""
     from dpfix.io import reports
@@ -593,25 +643,27 @@ def _privatize_histogram(source: Path, input_path: Path, plan: dict, paths: dict
         result = privatize(None, column.epsilon / unit.bound, plan["method"],
                            upper=column.upper, histogram=table.eta, delta=column.delta,
                            seed=column.seed, progress=progress.update,
-                           on_stage=progress.stage)
+                           on_stage=progress.stage, upper_share=plan["upper_share"])
     except BaseException:
         progress.close(failed=True)
         raise
     progress.close()
     write_start = time.perf_counter()
     write_counts(table, result, staged.temp(paths["--out"], "--out"))
-    per = reports.public_report(result, table, None, column.upper, paths["--out"])
+    upper = result.n - 1  # "auto": the bound chosen (a DP output)
+    per = reports.public_report(result, table, None, upper, paths["--out"])
     composed = composition([None], [column.epsilon], plan["call"]["eps"], plan["rule"], unit,
                            [column.delta], seeded=column.seed is not None)
     public = reports.jsonable(assemble([per], [None], composed, unit,
                                        {"path": str(input_path), "kind": table.kind},
-                                       extra={"output": {"path": str(paths["--out"])}}))
+                                       extra={"output": {"path": str(paths["--out"])},
+                                              **({} if ledger is None else {"ledger": ledger})}))
     if fmt is not None:
         fig = reports.make_figure(result, title)
         fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
     if paths["--confidential-report"] is not None:
         now = time.perf_counter()
-        one = reports.confidential_report(result, table, column.upper, dict(result.seconds))
+        one = reports.confidential_report(result, table, upper, dict(result.seconds))
         body = reports.confidential_columns([one], [None], table, {
             "read": read_seconds, "write": now - write_start, "total": now - start})
         body["report_version"] = 1
@@ -642,7 +694,9 @@ def _announce(columns: list[dict], paths: dict[str, Path | None], file: Any = No
                f"{fw['name']} framework ({fw['estimator']} estimate, {fw['remap']} remap)")
         b = c["budget"]
         who = "" if len(columns) == 1 else f"{c['column']}: "
-        print(f"dpfix privatize: {who}eps_t = {b['eps_t']:g} (eps_1 = {b['eps_1']:.6g}, "
+        spent = ("" if not b.get("eps_upper") else f"eps_upper = {b['eps_upper']:.6g} for the "
+                 f"DP bound upper = {c['upper_bound']['upper']}, ")
+        print(f"dpfix privatize: {who}eps_t = {b['eps_t']:g} ({spent}eps_1 = {b['eps_1']:.6g}, "
               f"eps_2 = {b['eps_2']:.6g}, split {b['split']['rule']}), {how}, "
               f"N = {c['N']}, n = {c['n']}", file=file)
     if len(columns) > 1 and composed is not None:
@@ -661,8 +715,10 @@ def _warn(seed: int | None, quiet: bool) -> None:
               "NOT FOR PRODUCTION", file=sys.stderr)
 
 
-def _commit(staged: Any, say: Any) -> None:
-    """Print the summary (``say()``), then move every output into place (all or nothing).
+def _commit(staged: Any, say: Any, charge: Any = None) -> None:
+    """Print the summary (``say()``), record the ledger's ``charge`` (a
+    :class:`dpfix.release.ledger.Reservation`, if any), then move every output into place
+    (all or nothing).
 
     Standard output is written and flushed first: when it cannot be written
     (``> /dev/full``) the run ends with an error and no file; a closed pipe ends
@@ -675,6 +731,8 @@ def _commit(staged: Any, say: Any) -> None:
         raise
     except OSError as exc:
         raise OSError(f"standard output: {exc.strerror or exc}; nothing written") from None
+    if charge is not None:  # before any output is visible: no release without its charge
+        charge.commit()
     staged.commit()
 
 
@@ -722,11 +780,14 @@ def _demo(args: argparse.Namespace, staged: Any) -> int:
                                   ("--engine dask", args.engine == "dask"),
                                   ("--sep", args.sep),
                                   ("--column-epsilon", args.column_epsilon),
+                                  ("--ledger", getattr(args, "ledger", None)),
                                   ("--header/--no-header", args.header is not None)) if v]
     if given:
         raise ValueError(f"--demo chooses its own inputs and outputs; drop {', '.join(given)}")
     options = _method_options(args)
     seed = options["seed"]
+    if options.pop("upper_share") is not None:
+        raise ValueError("--upper-share: applies to --upper auto only; --demo sets its bounds")
     root = Path(args.out_dir or "out/privatize")
     jobs = [("synthetic", root / "synthetic" / "input.csv", "count", DEMO_SYNTHETIC_UPPER)]
     if os.environ.get("DPFIX_DATA"):
@@ -838,8 +899,12 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             raise ValueError(f"{flag} is required")
     options = _method_options(args)
     if getattr(args, "engine", "local") == "dask":
+        if getattr(args, "ledger", None) is not None:
+            raise ValueError("--ledger: not with --engine dask (its dataset is moved into place "
+                             "by the engine, not with the other outputs); drop it")
         return _run_dask(args, staged, options)
     plan = _plan(args, options)
+    ledger = _ledger(args)
     if getattr(args, "dask_scheduler", None):
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
     import shutil
@@ -851,12 +916,13 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     remove_stale(tempfile.gettempdir(), "dpfix-")  # the scratch folders of killed runs
     scratch = (Path(tempfile.mkdtemp(prefix=f"dpfix-{leftover_tag()}-"))
                if to_stdout or from_stdin else None)
-    stdin_fd = None
+    stdin_fd, charge = None, None
     try:
         read_from = None
         if from_stdin:  # standard input (a CSV table or a histogram), read whole as a file
             read_from, stdin_fd = _stdin_file(scratch)
         out = scratch / "stdout.csv" if to_stdout else args.out
+        charge = _charge(ledger, args, plan, from_stdin)
         results = _privatize_file(Path("<stdin>") if from_stdin else args.input,
                                   plan=plan, out=out, histogram=args.histogram,
                                   header=args.header, report=args.report, plot=args.plot,
@@ -864,7 +930,8 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                   force=args.force, quiet=args.quiet, key=args.key,
                                   keep=args.keep, sep=args.sep, read_from=read_from,
                                   order=getattr(args, "order", None),
-                                  escape_formulas=bool(getattr(args, "escape_formulas", False)))
+                                  escape_formulas=bool(getattr(args, "escape_formulas", False)),
+                                  ledger=charge.statement() if charge is not None else None)
 
         def say() -> None:
             if not (to_stdout and args.quiet):  # with --out -, the summary goes to stderr
@@ -873,9 +940,11 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
                                     "confidential-report": args.confidential_report},
                           file=sys.stderr if to_stdout else None,
                           composed=results["composition"])
+            if charge is not None:
+                _announce_charge(charge, file=sys.stderr if to_stdout else None)
             _warn(plan["call"]["seed"], args.quiet)
         try:
-            _commit(staged, say)
+            _commit(staged, say, charge)
         except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
             if to_stdout and staged.committed:
                 exc.outcome = "standard output received nothing" + _in_place(
@@ -884,11 +953,91 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
         if to_stdout:  # every other output is in place: only now the table, which stays
             _stream(Path(out), [p for p in staged.committed if p != Path(out)])
     finally:
+        if charge is not None:  # the ledger's lock: held until the outputs are in place
+            charge.__exit__(None, None, None)
         if stdin_fd is not None:
             os.close(stdin_fd)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _ledger(args: argparse.Namespace) -> Any:
+    """The ``--ledger`` of the run (a :class:`dpfix.release.ledger.Ledger`), or None; its path
+    checked against the run's files."""
+    path, total = getattr(args, "ledger", None), getattr(args, "ledger_total", None)
+    delta_total = getattr(args, "ledger_delta_total", None)
+    if path is None:
+        for flag, value in (("--ledger-total", total), ("--ledger-delta-total", delta_total)):
+            if value is not None:
+                raise ValueError(f"{flag}: only with --ledger FILE; drop it")
+        return None
+    from dpfix.release.ledger import Ledger
+
+    path = Path(path)
+    if str(path) == "-":
+        raise ValueError("--ledger: a file, not standard input or output")
+    for flag in ("input", "out", "report", "plot", "confidential_report"):
+        other = getattr(args, flag, None)
+        if other is not None and str(other) != "-" and Path(other).resolve() == path.resolve():
+            name = "INPUT" if flag == "input" else f"--{flag.replace('_', '-')}"
+            raise ValueError(f"--ledger and {name} name the same file {path}")
+    if path.is_dir():
+        raise ValueError(f"--ledger: {path} is a folder")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"--ledger: folder {path.parent} does not exist")
+    given = {}
+    if total is not None:
+        given["total"] = exact_budget(total, "--ledger-total")
+    if delta_total is not None:
+        if total is None:
+            raise ValueError("--ledger-delta-total: only with --ledger-total (creating a "
+                             "ledger); an existing ledger knows its own")
+        given["delta_total"] = exact_budget(delta_total, "--ledger-delta-total")
+    if total is None and not os.path.lexists(path):
+        raise ValueError(f"--ledger: {path} does not exist; give --ledger-total EPS to create "
+                         "it")
+    return Ledger(path, **given)
+
+
+def _charge(ledger: Any, args: argparse.Namespace, plan: dict, from_stdin: bool) -> Any:
+    """The run's reservation on ``ledger`` (entered: its balance checked), or None.
+
+    The charge is what the release spends by its unit's composition
+    (:func:`dpfix.release.report.composition`, exact): the sum of the columns' budgets
+    (their floats, as :func:`dpfix.release.budget.fit_shares` made them) and deltas under
+    unit ``row``, their maximum under unit ``cell``."""
+    if ledger is None:
+        return None
+    from dpfix.release.report import composition
+
+    columns, unit = plan["plans"], plan["unit"]
+    spent = composition([c.name for c in columns], [c.epsilon for c in columns],
+                        args.epsilon, plan["rule"], unit, [c.delta for c in columns],
+                        exact=True)
+    eps, delta = spent["eps_spent"], spent["delta_spent"]
+    dataset = "<stdin>" if from_stdin else str(Path(args.input).resolve())
+    names = [c.name for c in columns if c.name is not None]
+    quiet = args.quiet
+
+    def waiting() -> None:
+        if not quiet:
+            print(f"dpfix privatize: waiting for {ledger.path}: another run holds it",
+                  file=sys.stderr)
+    reservation = ledger.reserve(eps, delta, dataset=dataset, columns=names,
+                                 unit=unit.statement(),
+                                 on_wait=waiting)
+    return reservation.__enter__()
+
+
+def _announce_charge(charge: Any, file: Any = None) -> None:
+    """The summary's line about the ledger: this run's charge and the balance after it."""
+    s = charge.statement()
+    delta = (f", delta {s['this_release']['delta']:g} (balance {s['delta_balance']:g})"
+             if s["delta_total"] else "")
+    print(f"dpfix privatize: ledger {charge.ledger.path}: this run eps "
+          f"{s['this_release']['eps']:g}; spent {s['spent']:g} of {s['total']:g}, balance "
+          f"{s['balance']:g}{delta}", file=file)
 
 
 def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
@@ -934,6 +1083,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
 
     plan = _plan(args, options)
     plans, unit = plan["plans"], plan["unit"]
+    if any(c.upper == "auto" for c in plans):
+        raise ValueError("--upper auto: not with --engine dask (the bound is chosen from the "
+                         "whole column); give --upper a number")
     names = [c.name for c in plans]
     several = len(plans) > 1
     start = time.perf_counter()
@@ -1075,10 +1227,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--upper", action="append", metavar="UPPER or COL=UPPER",
                    help="public upper bound on the counts: a parameter you choose, "
                    "not computed from the data (n = upper + 1 values, at most "
-                   f"{MAX_UPPER}). Counts above it are top-coded to it; how many were is "
+                   f"{MAX_UPPER}), or auto: chosen privately, a DP 0.99-quantile of the "
+                   "column that spends --upper-share of its budget (reported; dpfix docs "
+                   "bounds). Counts above it are top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report "
                    "only. With several --column: one value for every column, and/or "
-                   "COL=UPPER for one column (repeatable)")
+                   "COL=UPPER for one column (repeatable; COL=auto too)")
+    p.add_argument("--upper-share", metavar="FRACTION",
+                   help="with --upper auto: the share of each such column's budget spent on "
+                        f"its bound, in (0, 1) (default {UPPER_SHARE:g}); the rest goes to the "
+                        "release (sequential composition)")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")
@@ -1154,11 +1312,24 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", help="reproducible run with numpy's samplers (NOT FOR "
                    "PRODUCTION); without it stage 1 uses OpenDP's secure samplers")
     p.add_argument("--report", help="JSON report: budgets and split, n, N, target z, "
-                   "estimated count error, realized privacy level of T, samplers, time to build T")
+                   "estimated count error, realized privacy level of T, samplers, time to build T; "
+                   "with --ledger, the ledger's total, spent and balance after the run")
     p.add_argument("--plot", help="plot of z and the output distribution (png, pdf, svg, ...)")
     p.add_argument("--confidential-report", metavar="PATH",
                    help="JSON derived from the true data WITHOUT noise (true distribution, "
                         "realized errors, number of top-coded counts): do not publish")
+    p.add_argument("--ledger", metavar="FILE",
+                   help="a budget ledger (JSON lines): the run's eps (and delta) is charged to "
+                        "it with the input's path, the columns and the --unit, and a run the "
+                        "balance cannot pay is refused before anything is written; runs on one "
+                        "ledger wait for each other; a --force rerun charges again. The report "
+                        "gives the balance")
+    p.add_argument("--ledger-total", metavar="EPS",
+                   help="creating a --ledger: its total eps, fixed for good (an existing "
+                        "ledger knows its own; a different value is refused)")
+    p.add_argument("--ledger-delta-total", metavar="DELTA",
+                   help="creating a --ledger: its total delta (default 0: pure eps-DP runs "
+                        "only)")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
     p.add_argument("--demo", action="store_true",

@@ -20,7 +20,7 @@ import sys
 import traceback
 from typing import Any
 
-from dpfix.cli.arguments import plain_int
+from dpfix.cli._arguments import plain_int
 from dpfix.explore.instances import parse_lams, parse_n, parse_targets
 
 __all__ = ["add_parser", "run"]

@@ -40,6 +40,7 @@ from dpfix.constructors.heuristic import (
 from dpfix.constructors.lp import lp_formulation, lp_optimum
 from dpfix.constructors.northwest import northwest_corner, northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts, unfixed_optimum
+from dpfix.numbers.deprecation import renamed
 from dpfix.numbers.exact import resolve_lam
 from dpfix.numbers.numeric import check_n
 from dpfix.theory.mechanism import Mechanism
@@ -97,13 +98,13 @@ CONSTRUCTORS: dict[str, ConstructorInfo] = {
         "Algorithm 1: an extreme point of F in O(n^2) (Theorems 5, 6)"),
     "lp": ConstructorInfo(
         "lp_optimum", "two-stage", True,
-        ("weights", "fixed", "solver", "time_limit", "options", "delta"),
+        ("loss", "fixed", "solver", "time_limit", "options", "delta"),
         "the least count error over F by linear programming (small n; delta= for F_delta)"),
     "northwest": ConstructorInfo(
         "northwest_corner", "two-stage", True, (),
         "the northwest-corner split of the geometric mechanism: fixed point z, O(n^2)"),
     "unfixed": ConstructorInfo(
-        "unfixed_optimum", "two-stage", False, ("weights", "check"),
+        "unfixed_optimum", "two-stage", False, ("loss", "check"),
         "Algorithm 2: the least count error over U (Theorems 7, 8)"),
     "truncated-geometric": ConstructorInfo(
         "truncated_geometric", "one-stage", False, (),
@@ -121,9 +122,9 @@ CONSTRUCTORS: dict[str, ConstructorInfo] = {
 }
 
 
-def construct(z: Any, eps: float | None = None, *, lam: Any = None, method: str = "northwest",
-              n: int | None = None, **options: Any) -> Mechanism:
-    """Build a count mechanism by its registry name (in the style of scipy's ``method=``).
+def construct(z: Any, eps: float | None = None, *, lam: Any = None,
+              constructor: str = "northwest", n: int | None = None, **options: Any) -> Mechanism:
+    """Build a count mechanism by its registry name.
 
     Parameters
     ----------
@@ -137,7 +138,7 @@ def construct(z: Any, eps: float | None = None, *, lam: Any = None, method: str 
         The privacy parameter: the float path.
     lam : int, Fraction or str, optional
         ``e^eps`` as a rational ``> 1``: the exact path.
-    method : str
+    constructor : str
         A name in :data:`CONSTRUCTORS`: ``"northwest"`` (default),
         ``"heuristic"``, ``"lp"``, ``"unfixed"``, ``"truncated-geometric"``,
         ``"staircase"`` or ``"discrete-gaussian"`` (float only, needs ``delta=``).
@@ -145,20 +146,24 @@ def construct(z: Any, eps: float | None = None, *, lam: Any = None, method: str 
         The size, for the one-stage methods when ``z`` is None.
     **options
         Passed to the constructor; the accepted names are
-        ``CONSTRUCTORS[method].options``. For ``"lp"``, ``solver`` is
-        ``lp_optimum``'s ``method`` (``"highs-ds"``, ``"highs-ipm"`` or
+        ``CONSTRUCTORS[constructor].options``. For ``"lp"``, ``solver`` is
+        ``lp_optimum``'s ``solver`` (``"highs-ds"``, ``"highs-ipm"`` or
         ``"exact"``; default ``"exact"`` on the exact path, ``"highs-ds"`` on floats).
+        ``method=`` (for ``constructor=``) and ``weights=`` (for ``loss=``) are
+        deprecated aliases: they warn (``DeprecationWarning``).
 
     Returns
     -------
     Mechanism
-        With ``constructor == method``.
+        Whose ``constructor`` attribute is ``constructor``.
 
     Raises
     ------
     ValueError
-        An unknown method (the message names the choices), an option the
-        method does not take, a missing ``z`` or ``n``, or bad input.
+        An unknown constructor (the message names the choices), an option the
+        constructor does not take, a missing ``z`` or ``n``, or bad input.
+    TypeError
+        A new name and its deprecated alias given at once.
 
     Notes
     -----
@@ -171,22 +176,28 @@ def construct(z: Any, eps: float | None = None, *, lam: Any = None, method: str 
     --------
     >>> construct(["1/2", "1/2"], lam=2).matrix.tolist()
     [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
-    >>> construct([0.5, 0.5], 1.0, method="heuristic", selector="max").constructor
+    >>> construct([0.5, 0.5], 1.0, constructor="heuristic", selector="max").constructor
     'heuristic'
-    >>> construct(None, lam=2, method="truncated-geometric", n=3).matrix[1].tolist()
+    >>> construct(None, lam=2, constructor="truncated-geometric", n=3).matrix[1].tolist()
     [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
-    >>> construct([0.5, 0.5], 1.0, method="simplex")
+    >>> construct([0.5, 0.5], 1.0, constructor="simplex")
     Traceback (most recent call last):
     ...
-    ValueError: method: unknown 'simplex'; choose from heuristic, lp, northwest, unfixed, ...
+    ValueError: constructor: unknown 'simplex'; choose from heuristic, lp, northwest, unfixed, ...
     """
-    info = CONSTRUCTORS.get(method) if isinstance(method, str) else None
+    name = renamed("method", "constructor", options, constructor, "northwest",
+                   where="construct")
+    if "weights" in options:
+        options["loss"] = renamed("weights", "loss", options, options.pop("loss", None),
+                                  where="construct")
+    info = CONSTRUCTORS.get(name) if isinstance(name, str) else None
     if info is None:
-        raise ValueError(f"method: unknown {method!r}; choose from {', '.join(CONSTRUCTORS)}")
+        raise ValueError(f"constructor: unknown {name!r}; "
+                         f"choose from {', '.join(CONSTRUCTORS)}")
     extra = sorted(set(options) - set(info.options))
     if extra:
         takes = ", ".join(info.options) if info.options else "no options"
-        raise ValueError(f"{extra[0]}: not an option of method {method!r} (it takes {takes})")
+        raise ValueError(f"{extra[0]}: not an option of constructor {name!r} (it takes {takes})")
     # looked up at call time, so that a replaced dpfix.constructors.<function> is used
     function = getattr(sys.modules[__name__], info.function)
     if info.stage == "one-stage":
@@ -196,24 +207,24 @@ def construct(z: Any, eps: float | None = None, *, lam: Any = None, method: str 
                 raise ValueError(f"n: {n} does not match len(z) = {size}")
             n = size
         if n is None:
-            raise ValueError(f"n: method {method!r} needs n (or a z of length n)")
+            raise ValueError(f"n: constructor {name!r} needs n (or a z of length n)")
         n = check_n(n)
-        if method == "discrete-gaussian":
+        if name == "discrete-gaussian":
             if lam is not None:
                 raise ValueError("lam: the discrete Gaussian has no exact path; give eps")
             if "delta" not in options:
-                raise ValueError("delta: method 'discrete-gaussian' is (eps, delta)-DP; "
+                raise ValueError("delta: constructor 'discrete-gaussian' is (eps, delta)-DP; "
                                  "give delta")
             return function(n, eps, options["delta"])
         return function(n, eps, lam=lam)
     if z is None:
-        raise ValueError(f"z: method {method!r} needs a target distribution z")
+        raise ValueError(f"z: constructor {name!r} needs a target distribution z")
     if n is not None and check_n(n) != len(z):
         raise ValueError(f"n: {n} does not match len(z) = {len(z)}")
-    if method == "lp":
+    if name == "lp":
         solver = options.pop("solver", None)
         if solver is None:
             lam_x, _ = resolve_lam(eps, lam)
             solver = "exact" if lam_x is not None else "highs-ds"
-        options["method"] = solver
+        options["solver"] = solver
     return function(z, eps, lam=lam, **options)

@@ -7,7 +7,7 @@ stacks them into the delta-northwest corner, an optimum over ``F_delta`` for
 every convex loss (Theorem A_delta), and :func:`delta_northwest_corner` returns it
 as a :class:`~dpfix.theory.mechanism.Mechanism` (registry name
 ``"delta-northwest"``); :func:`lp_optimum_delta` computes the LP optimum exactly
-(cdd, small ``n``) or with HiGHS on the lifted form (``construct(..., method="lp",
+(cdd, small ``n``) or with HiGHS on the lifted form (``construct(..., constructor="lp",
 delta=...)``).
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import (
     ExactnessError,
     exact_lam,
@@ -228,7 +229,10 @@ def delta_northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
     if not 0 <= d < 1:
         raise ValueError(f"delta: must satisfy 0 <= delta < 1, got {delta}")
     zv = probability_vector(z, exact=exact)
-    T = delta_northwest(zv, lam_x if exact else float(np.exp(eps_f)), d)
+    try:
+        T = delta_northwest(zv, lam_x if exact else float(np.exp(eps_f)), d)
+    except RuntimeError as exc:  # float precision lost: the input cannot be served
+        raise ValueError(f"delta-northwest: {exc}") from None
     if exact and not is_approximately_dp(T, lam_x, d):
         raise RuntimeError("delta_northwest_corner: the matrix is not (eps, delta)-DP")
     if exact:
@@ -239,11 +243,12 @@ def delta_northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None,
             mech = Mechanism(log_matrix=np.log(T.astype(float)), eps=eps_f, delta=d,
                              fixed_point=zv, constructor="delta-northwest",
                              params={"delta": d})
+    mech.check()  # rows, z T = z and the privacy level (exactly, or within FLOAT_RTOL)
     mech.build_seconds = time.perf_counter() - start
     return mech
 
 
-def loss_matrix(z: Any, weights: Any = "abs") -> np.ndarray:
+def loss_matrix(z: Any, loss: Any = "abs", **deprecated: Any) -> np.ndarray:
     """``W[i, j] = z_i |i - j|`` (``"abs"``), ``z_i (i - j)^2`` (``"squared"``) or a given
     matrix; exact for exact ``z``.
 
@@ -251,7 +256,8 @@ def loss_matrix(z: Any, weights: Any = "abs") -> np.ndarray:
     ----------
     z : array_like
         The target, an exact probability vector of length ``n``.
-    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix
+    loss : ``"abs"``, ``"squared"`` or an ``n x n`` matrix
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -261,18 +267,20 @@ def loss_matrix(z: Any, weights: Any = "abs") -> np.ndarray:
     Raises
     ------
     ValueError
-        An unknown weights name.
+        An unknown loss name.
 
     Examples
     --------
     >>> loss_matrix(["1/2", "1/2"]).tolist()
     [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
     """
-    if not isinstance(weights, str):
-        return np.array(weights, dtype=object)
-    power = {"abs": 1, "squared": 2}.get(weights)
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="loss_matrix")
+    no_other(deprecated, "loss_matrix")
+    if not isinstance(loss, str):
+        return np.array(loss, dtype=object)
+    power = {"abs": 1, "squared": 2}.get(loss)
     if power is None:
-        raise ValueError(f"weights: use 'abs', 'squared' or a matrix, got {weights!r}")
+        raise ValueError(f"loss: use 'abs', 'squared' or a matrix, got {loss!r}")
     try:
         zv = probability_vector(z, exact=True)
     except ExactnessError:
@@ -282,20 +290,23 @@ def loss_matrix(z: Any, weights: Any = "abs") -> np.ndarray:
                     dtype=object)
 
 
-def lp_optimum_delta(z: Any, lam: Any, delta: Any = 0, *, weights: Any = "abs",
-                     fixed: bool = True, method: str = "exact") -> tuple[Any, np.ndarray]:
+def lp_optimum_delta(z: Any, lam: Any, delta: Any = 0, *, loss: Any = "abs",
+                     fixed: bool = True, solver: str = "exact", **deprecated: Any
+                     ) -> tuple[Any, np.ndarray]:
     """The least count error ``<W, T>`` over ``F_delta[z]`` (or ``U_delta``), by LP on
     the lifted form.
 
     Parameters
     ----------
-    z : the target (also the loss weights).
+    z : the target (also the loss's row weights).
     lam, delta : rational for ``"exact"``; floats allowed for ``"highs"``.
-    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix.
+    loss : ``"abs"``, ``"squared"`` or an ``n x n`` matrix ``W``.
     fixed : over ``F_delta[z]`` (True) or ``U_delta`` (False).
-    method : ``"exact"`` (cdd.gmp, a vertex of the lifted polytope; ``n`` up to
+    solver : ``"exact"`` (cdd.gmp, a vertex of the lifted polytope; ``n`` up to
         about 6) or ``"highs"`` (scipy's HiGHS dual simplex, float, ``n`` up to about
         100; ``"highs-ds"`` and ``"highs-ipm"`` choose the HiGHS method).
+    **deprecated : ``weights=`` (now ``loss=``) and ``method=`` (now ``solver=``),
+        accepted with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -307,29 +318,33 @@ def lp_optimum_delta(z: Any, lam: Any, delta: Any = 0, *, weights: Any = "abs",
     >>> value, T.tolist()
     (Fraction(3, 10), [[Fraction(7, 10), Fraction(3, 10)], [Fraction(3, 10), Fraction(7, 10)]])
     """
-    if method == "exact":
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="lp_optimum_delta")
+    solver = renamed("method", "solver", deprecated, solver, "exact", where="lp_optimum_delta")
+    no_other(deprecated, "lp_optimum_delta")
+    if solver == "exact":
         lam_x, delta_x = exact_lam(lam), check_delta(delta)
         zv = probability_vector(z, exact=True)
         n = len(zv)
         P = F_lifted(n, lam_x, zv, delta_x) if fixed else U_lifted(n, lam_x, delta_x)
-        W = loss_matrix(zv, weights)
+        W = loss_matrix(zv, loss)
         C = np.vstack([-W, np.full((2 * n - 2, n), _ZERO, dtype=object)])
         value, X = P.maximize(C)
         return -value, project(X)
-    if method not in ("highs", "highs-ds", "highs-ipm"):
-        raise ValueError(f"method: use 'exact', 'highs', 'highs-ds' or 'highs-ipm', got {method!r}")
-    return _highs(z, float(lam), float(delta), weights, fixed,
-                  "highs-ds" if method == "highs" else method)
+    if solver not in ("highs", "highs-ds", "highs-ipm"):
+        raise ValueError(f"solver: use 'exact', 'highs', 'highs-ds' or 'highs-ipm', "
+                         f"got {solver!r}")
+    return _highs(z, float(lam), float(delta), loss, fixed,
+                  "highs-ds" if solver == "highs" else solver)
 
 
-def _highs(z: Any, lam: float, delta: float, weights: Any, fixed: bool, method: str
+def _highs(z: Any, lam: float, delta: float, loss: Any, fixed: bool, solver: str
            ) -> tuple[float, np.ndarray]:
     from scipy import sparse
     from scipy.optimize import linprog
 
     zv = np.asarray(probability_vector(z, exact=False), dtype=float)
     n = len(zv)
-    W = np.asarray(loss_matrix(zv, weights), dtype=float)
+    W = np.asarray(loss_matrix(zv, loss), dtype=float)
     nt, m = n * n, 2 * (n - 1)
     rows, cols, vals = [], [], []
     r = 0
@@ -361,8 +376,8 @@ def _highs(z: Any, lam: float, delta: float, weights: Any, fixed: bool, method: 
     A_eq = sparse.csr_matrix((ev, (er, ec)), shape=(len(b_eq), nt + m * n))
     c = np.concatenate([W.ravel(), np.zeros(m * n)])
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.array(b_eq), bounds=(0, None),
-                  method=method, options={"primal_feasibility_tolerance": 1e-10,
-                                              "dual_feasibility_tolerance": 1e-10})
+                  method=solver, options={"primal_feasibility_tolerance": 1e-10,
+                                          "dual_feasibility_tolerance": 1e-10})
     if res.status != 0:
         raise RuntimeError(f"lp_optimum_delta: HiGHS did not solve the LP (n = {n}): "
                            f"{res.message}")

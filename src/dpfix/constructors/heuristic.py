@@ -222,7 +222,7 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
         best, errors = None, {}
         for name in _BEST_OF:  # one at a time: at n = 10,000 each T takes 800 MB
             mech = _build(zv, lam_x, eps_f, name, seed)
-            err = mech.count_error("abs")
+            err = mech.count_error()
             errors[name] = err if lam_x is not None else float(err)
             if best is None or err < best[0]:  # ties keep the earlier selector
                 best = (err, mech)

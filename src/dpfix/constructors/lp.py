@@ -23,13 +23,13 @@ exact LP (and :mod:`dpfix.certify`); HiGHS (dual simplex or interior point, via
 
 Divided, the coefficient ``1/lam`` must stay above the ``1e-9`` under which
 HiGHS drops a matrix entry, and the optimum (about ``e^-eps`` at large eps)
-above its ``1e-10`` tolerance: the HiGHS methods take ``eps <=``
+above its ``1e-10`` tolerance: the HiGHS solvers take ``eps <=``
 :data:`HIGHS_EPS_MAX` (20) and refuse larger eps with a ``ValueError``. Over
 that range their count error is within about ``2.3e-10`` (absolute) of the
 optimum (measured against Theorem A's northwest corner, ``n <= 12``), also at
 tiny eps, where the optimum tends to ``z``-rows (every row ``z``) and its gain
 over them, ``O(eps)``, falls under the tolerance once eps is below ``1e-9``.
-The exact method has no such range.
+The exact solver has no such range.
 
 HiGHS answers within its tolerances: entries slightly below 0 and neighbour
 ratios slightly above ``lam``. In an exact optimum every column is all zero or
@@ -63,6 +63,7 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import probability_vector, resolve_lam
 from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
 
@@ -71,7 +72,7 @@ __all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL", "HIGHS_EPS
 LP_METHODS: tuple[str, ...] = ("highs-ds", "highs-ipm", "exact")
 #: HiGHS primal and dual feasibility tolerance (its default is 1e-7).
 HIGHS_TOL = 1e-10
-#: The largest eps the HiGHS methods take. Past it the ratio rows' coefficient
+#: The largest eps the HiGHS solvers take. Past it the ratio rows' coefficient
 #: ``e^-eps`` nears the ``1e-9`` below which HiGHS drops a matrix entry (it does
 #: past ``eps = 20.7``, and then solves the LP without any ratio constraint),
 #: and the optimum, about ``e^-eps``, sinks under the ``1e-10`` tolerance.
@@ -262,7 +263,7 @@ def _violations(X: np.ndarray, lam: float, z: np.ndarray | None) -> dict[str, fl
     return out
 
 
-def _with_delta(z: Any, eps: Any, lam: Any, weights: Any, fixed: bool, method: str,
+def _with_delta(z: Any, eps: Any, lam: Any, loss: Any, fixed: bool, solver: str,
                 delta: Any, start: float) -> Mechanism:
     """:func:`lp_optimum` with ``delta > 0``: the lifted LP of :mod:`dpfix.constructors.delta`."""
     from dpfix.constructors.delta import lp_optimum_delta
@@ -270,18 +271,18 @@ def _with_delta(z: Any, eps: Any, lam: Any, weights: Any, fixed: bool, method: s
     from dpfix.theory.polytopes import check_delta
 
     lam_x, eps_f = resolve_lam(eps, lam)
-    exact = method == "exact"
+    exact = solver == "exact"
     if exact and lam_x is None:
-        raise ValueError("method='exact' needs a rational lam (e.g. lam=2), not eps")
+        raise ValueError("solver='exact' needs a rational lam (e.g. lam=2), not eps")
     d = check_delta(delta) if exact else float(delta)
     if not 0 <= d < 1:
         raise ValueError(f"delta: must satisfy 0 <= delta < 1, got {delta}")
     zv = probability_vector(z, exact=exact)
-    W = weight_matrix(weights, zv)
-    params: dict[str, Any] = {"method": method, "fixed": fixed, "delta": d,
-                              "weights": weights if isinstance(weights, str) else "matrix"}
+    W = weight_matrix(loss, zv)
+    params: dict[str, Any] = {"solver": solver, "fixed": fixed, "delta": d,
+                              "loss": loss if isinstance(loss, str) else "matrix"}
     if exact:
-        value, T = lp_optimum_delta(zv, lam_x, d, weights=W, fixed=fixed, method="exact")
+        value, T = lp_optimum_delta(zv, lam_x, d, loss=W, fixed=fixed, solver="exact")
         if not is_approximately_dp(T, lam_x, d):
             raise RuntimeError("lp_optimum: the exact optimum is not (eps, delta)-DP")
         params.update(status="OPTIMAL", message="cdd.gmp, lifted form", objective=value)
@@ -289,7 +290,7 @@ def _with_delta(z: Any, eps: Any, lam: Any, weights: Any, fixed: bool, method: s
                          fixed_point=zv if fixed else None, constructor="lp", params=params)
     else:
         lam_f = float(np.exp(eps_f)) if lam_x is None else float(lam_x)
-        value, X = lp_optimum_delta(zv, lam_f, d, weights=W, fixed=fixed, method=method)
+        value, X = lp_optimum_delta(zv, lam_f, d, loss=W, fixed=fixed, solver=solver)
         X = np.clip(X, 0.0, None)
         X /= X.sum(axis=1, keepdims=True)
         budget = max(np.maximum(X[a] - lam_f * X[b], 0).sum()
@@ -306,20 +307,20 @@ def _with_delta(z: Any, eps: Any, lam: Any, weights: Any, fixed: bool, method: s
     return mech
 
 
-def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: Any = "abs",
-               fixed: bool = True, method: str = "highs-ds",
+def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, loss: Any = "abs",
+               fixed: bool = True, solver: str = "highs-ds",
                time_limit: float | None = None, options: dict | None = None,
-               delta: Any = 0) -> Mechanism:
+               delta: Any = 0, **deprecated: Any) -> Mechanism:
     """The least count error ``<W, T>`` over ``F[z]`` (``fixed=True``) or ``U``, by LP.
 
     Parameters
     ----------
-    z : target distribution (length ``n``); exact numbers for ``method="exact"``.
+    z : target distribution (length ``n``); exact numbers for ``solver="exact"``.
     eps, lam : float ``eps``, or rational ``lam = e^eps`` (required by ``"exact"``;
-        the HiGHS methods use ``float(lam)``).
-    weights : ``"abs"``, ``"squared"`` or an ``n x n`` matrix (paper Section 1.1).
+        the HiGHS solvers use ``float(lam)``).
+    loss : ``"abs"``, ``"squared"`` or an ``n x n`` matrix ``W`` (paper Section 1.1).
     fixed : optimise over ``F[z]`` (True) or ``U`` (False).
-    method : ``"highs-ds"`` (dual simplex), ``"highs-ipm"`` (interior point) or
+    solver : ``"highs-ds"`` (dual simplex), ``"highs-ipm"`` (interior point) or
         ``"exact"`` (cdd.gmp, rational arithmetic; small ``n`` only).
     time_limit : seconds for HiGHS (None: no limit; ignored with ``delta``).
     options : further HiGHS options for :func:`scipy.optimize.linprog` (e.g.
@@ -332,12 +333,14 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         form; rational for ``"exact"``, where its value is the delta-northwest
         corner's (Theorem A_delta, docs/open_questions.md section 5). The result has
         ``delta`` set and is checked for (eps, delta)-DP (to ``1e-9`` for HiGHS).
+    **deprecated : ``weights=`` (now ``loss=``) and ``method=`` (now ``solver=``),
+        accepted with a ``DeprecationWarning``.
 
     Returns
     -------
     Mechanism
         ``constructor="lp"``; exact for ``"exact"``, float (log space) for
-        HiGHS. ``params`` holds the method, the solver's status, message and
+        HiGHS. ``params`` holds the solver, its status, message and
         objective; for HiGHS also the raw solution's violations, the count
         error after the repair described in the module docstring, and
         ``zero_columns`` (columns with ``z_j = 0``, left out of the LP).
@@ -345,35 +348,40 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
     Raises
     ------
     ValueError
-        Unknown method, ``"exact"`` without rational ``lam`` and ``z``, or a
-        HiGHS method at ``eps >`` :data:`HIGHS_EPS_MAX` (the module docstring
+        Unknown solver, ``"exact"`` without rational ``lam`` and ``z``, or a
+        HiGHS solver at ``eps >`` :data:`HIGHS_EPS_MAX` (the module docstring
         says why).
     RuntimeError
         The solver fails (or hits ``time_limit``), or its solution cannot be
         made valid to ``1e-9``.
+    TypeError
+        A new name and its deprecated alias given at once, or an unknown keyword.
 
     Examples
     --------
-    >>> M = lp_optimum(["1/2", "1/2"], lam=2, method="exact")
+    >>> M = lp_optimum(["1/2", "1/2"], lam=2, solver="exact")
     >>> M.matrix.tolist(), M.params["objective"]
     ([[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]], Fraction(1, 3))
     >>> round(float(lp_optimum([0.5, 0.5], eps=float(np.log(2))).params["objective"]), 12)
     0.333333333333
     """
     start = time.perf_counter()
-    if method not in LP_METHODS:
-        raise ValueError(f"method: unknown {method!r}; use one of {', '.join(LP_METHODS)}")
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="lp_optimum")
+    solver = renamed("method", "solver", deprecated, solver, "highs-ds", where="lp_optimum")
+    no_other(deprecated, "lp_optimum")
+    if solver not in LP_METHODS:
+        raise ValueError(f"solver: unknown {solver!r}; use one of {', '.join(LP_METHODS)}")
     if delta:
-        return _with_delta(z, eps, lam, weights, fixed, method, delta, start)
+        return _with_delta(z, eps, lam, loss, fixed, solver, delta, start)
     lam_x, eps_f = resolve_lam(eps, lam)
-    if method == "exact" and lam_x is None:
-        raise ValueError("method='exact' needs a rational lam (e.g. lam=2), not eps")
-    zv = probability_vector(z, exact=method == "exact")
+    if solver == "exact" and lam_x is None:
+        raise ValueError("solver='exact' needs a rational lam (e.g. lam=2), not eps")
+    zv = probability_vector(z, exact=solver == "exact")
     n = zv.shape[0]
-    W = weight_matrix(weights, zv)
-    params: dict[str, Any] = {"method": method, "fixed": fixed,
-                              "weights": weights if isinstance(weights, str) else "matrix"}
-    if method == "exact":
+    W = weight_matrix(loss, zv)
+    params: dict[str, Any] = {"solver": solver, "fixed": fixed,
+                              "loss": loss if isinstance(loss, str) else "matrix"}
+    if solver == "exact":
         f = lp_formulation(n, lam_x, zv if fixed else None)
         x, value, status = _solve_exact(f, W.ravel(), n)
         T = np.array(x, dtype=object).reshape(n, n)
@@ -387,7 +395,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         if eps_f > HIGHS_EPS_MAX:
             raise ValueError(f"eps: the HiGHS LP is usable for eps <= {HIGHS_EPS_MAX:g}, got "
                              f"{eps_f:g} (its ratio coefficient e^-eps falls under HiGHS' "
-                             "1e-9 entry floor); use method='exact' with a rational lam, or "
+                             "1e-9 entry floor); use solver='exact' with a rational lam, or "
                              "the northwest corner (optimal for convex losses)")
         lam_f = float(np.exp(eps_f)) if lam_x is None else float(lam_x)
         cols = np.flatnonzero(zv > 0) if fixed else np.arange(n)
@@ -401,7 +409,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
 
         def solve(opts: dict[str, Any]) -> Any:
             return linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq,
-                           bounds=(0, None), method=method, options=opts)
+                           bounds=(0, None), method=solver, options=opts)
 
         res = solve(highs)
         # HiGHS' presolve has reported "Unknown", infeasible or a solve error on
@@ -415,7 +423,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
                       objective=float(res.fun) if res.x is not None else None,
                       zero_columns=int(n - cols.size))
         if res.status != 0 or res.x is None:
-            raise RuntimeError(f"lp_optimum: HiGHS {method} did not solve the LP "
+            raise RuntimeError(f"lp_optimum: HiGHS {solver} did not solve the LP "
                                f"(n = {n}): {res.message}")
         X = np.zeros((n, n))
         X[:, cols] = res.x.reshape(n, cols.size)
@@ -426,8 +434,8 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, weights: An
         try:
             mech.check(rtol=FLOAT_RTOL)
         except ValueError as err:
-            raise RuntimeError(f"lp_optimum: the HiGHS {method} solution cannot be made "
+            raise RuntimeError(f"lp_optimum: the HiGHS {solver} solution cannot be made "
                                f"valid to {FLOAT_RTOL}: {err}") from None
-        params["count_error"] = float(mech.count_error(W, z=zv))
+        params["count_error"] = float(mech.count_error(zv, W))
     mech.build_seconds = time.perf_counter() - start
     return mech

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import probability_vector, resolve_lam
 from dpfix.numbers.numeric import geometric_amounts, log_add_exp
 from dpfix.theory.mechanism import Mechanism, weight_matrix
@@ -100,7 +101,7 @@ def check_weights(W: np.ndarray) -> None:
     Parameters
     ----------
     W : numpy.ndarray
-        ``n x n`` weights, exact (object array) or float.
+        ``n x n`` loss matrix, exact (object array) or float.
 
     Raises
     ------
@@ -113,7 +114,7 @@ def check_weights(W: np.ndarray) -> None:
     >>> check_weights(np.array([[0, 2, 3], [1, 0, 1], [0, 0, 0]]))
     Traceback (most recent call last):
     ...
-    ValueError: weights: row 0 is not convex: W[0, j+1] - W[0, j] decreases at j = 1
+    ValueError: loss: row 0 is not convex: W[0, j+1] - W[0, j] decreases at j = 1
     """
     n = W.shape[0]
     exact = W.dtype == object
@@ -123,11 +124,11 @@ def check_weights(W: np.ndarray) -> None:
         d = row[1:] - row[:-1]
         bad = [j for j in range(n - 2) if d[j + 1] - d[j] < -tol]
         if bad:
-            raise ValueError(f"weights: row {i} is not convex: "
+            raise ValueError(f"loss: row {i} is not convex: "
                              f"W[{i}, j+1] - W[{i}, j] decreases at j = {bad[0]}")
         up = [j for j in range(i) if d[j] > tol] + [j for j in range(i, n - 1) if d[j] < -tol]
         if up:
-            raise ValueError(f"weights: row {i} is not concentrating (W[{i}, j] must not "
+            raise ValueError(f"loss: row {i} is not concentrating (W[{i}, j] must not "
                              f"decrease away from column {i}; it does between columns "
                              f"{up[0]} and {up[0] + 1}); Algorithm 2 is optimal only then")
 
@@ -330,7 +331,7 @@ def _log_matrix(g: list[int], n: int, eps: float) -> np.ndarray:
 
 
 def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
-                    weights: Any = "abs", check: bool = True) -> Mechanism:
+                    loss: Any = "abs", check: bool = True, **deprecated: Any) -> Mechanism:
     """Algorithm 2: the mechanism in ``U`` of least count error ``<W, T>`` (Theorems 7, 8, 12).
 
     Parameters
@@ -339,10 +340,11 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
         with ``lam``, floats (or exact numbers) with ``eps``.
     eps, lam : float ``eps`` (float path, entries in log space) or rational
         ``lam = e^eps`` (exact path, Fractions).
-    weights : ``"abs"`` (``z_i |i-j|``), ``"squared"`` (``z_i (i-j)^2``) or an
-        ``n x n`` matrix that is row-wise convex and row-wise concentrating.
+    loss : ``"abs"`` (``z_i |i-j|``), ``"squared"`` (``z_i (i-j)^2``) or an
+        ``n x n`` matrix ``W`` that is row-wise convex and row-wise concentrating.
     check : on the float path, run :meth:`Mechanism.check` (rows sum to 1 and
         eps-DP within ``FLOAT_RTOL``) before returning; an ``O(n^2)`` pass.
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -354,25 +356,29 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     Raises
     ------
     ValueError
-        On a bad ``z`` or a weight matrix that is not row-wise convex and concentrating.
+        On a bad ``z`` or a loss matrix that is not row-wise convex and concentrating.
+    TypeError
+        ``loss=`` and ``weights=`` given at once, or an unknown keyword.
 
     Examples
     --------
     >>> M = unfixed_optimum(["1/2", "0", "1/2"], lam=2)
-    >>> M.params["placement"], M.count_error(z=["1/2", "0", "1/2"])
+    >>> M.params["placement"], M.count_error(["1/2", "0", "1/2"])
     ((0, 2, 2), Fraction(1, 2))
     >>> unfixed_optimum([0.5, 0.0, 0.5], eps=float(np.log(2))).params["placement"]
     (0, 2, 2)
     """
     start = time.perf_counter()
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="unfixed_optimum")
+    no_other(deprecated, "unfixed_optimum")
     lam_x, eps_f = resolve_lam(eps, lam)
     zv = probability_vector(z, exact=lam_x is not None)
     n = zv.shape[0]
-    named = isinstance(weights, str)
-    if named and lam_x is None and weights in ("abs", "squared"):
-        diff = named_diff(zv, eps_f, weights)
+    named = isinstance(loss, str)
+    if named and lam_x is None and loss in ("abs", "squared"):
+        diff = named_diff(zv, eps_f, loss)
     else:
-        W = weight_matrix(weights, zv)
+        W = weight_matrix(loss, zv)
         check_weights(W)
         diff = _matrix_diff(W, lam_x, eps_f)
     calls = [0]
@@ -381,7 +387,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
         calls[0] += 1
         return diff(m, col)
     g = placement(counted, n)
-    params = {"weights": weights if named else "matrix", "placement": tuple(g),
+    params = {"loss": loss if named else "matrix", "placement": tuple(g),
               "columns_used": len(set(g)), "cost_evaluations": calls[0]}
     if lam_x is not None:
         mech = Mechanism(matrix=_exact_matrix(g, n, lam_x), eps=eps_f, lam=lam_x,

@@ -114,12 +114,12 @@ def accuracy_cell(key: dict, seed: int) -> dict:
     mech = run.mechanism
     out = {"w1": float(wasserstein1(zeta, zhat)), "ks": float(kolmogorov_smirnov(zeta, zhat)),
            "tv": float(total_variation(zeta, zhat)),
-           "ce_abs": float(mech.count_error("abs", zeta)),
-           "ce_sq": float(mech.count_error("squared", zeta)),
+           "ce_abs": float(mech.count_error(zeta, "abs")),
+           "ce_sq": float(mech.count_error(zeta, "squared")),
            "eps_1": run.eps_1, "eps_2": run.eps_2, "seconds": run.seconds,
            "ce_abs_estimate": None, "w1_target": None}
     if run.z is not None:
-        out["ce_abs_estimate"] = float(mech.count_error("abs", run.z))
+        out["ce_abs_estimate"] = float(mech.count_error(run.z, "abs"))
         out["w1_target"] = float(wasserstein1(zeta, run.z))
     if key["method"] == "heuristic-best":
         out["chosen"] = mech.params.get("chosen")

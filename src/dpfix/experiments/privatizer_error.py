@@ -51,7 +51,7 @@ def privatizer_cell(key: dict, seed: int) -> dict:
 
     eta, _ = histogram(load_counts(key["dataset"]), key["n"] - 1)
     zeta = eta / eta.sum()
-    rel = privatize_distribution(eta, key["eps"], method=key["method"], secure=False,
+    rel = privatize_distribution(eta, key["eps"], privatizer=key["method"], secure=False,
                                  rng=np.random.default_rng(seed))
     out: dict[str, Any] = {}
     for pp in POSTPROCESS:

@@ -78,7 +78,7 @@ def split_cell(key: dict, seed: int) -> dict:
                     postprocess=key["postprocess"])
     zhat = np.bincount(run.counts, minlength=upper + 1) / run.counts.size
     return {"w1": float(wasserstein1(zeta, zhat)),
-            "ce_abs": float(run.mechanism.count_error("abs", zeta)),
+            "ce_abs": float(run.mechanism.count_error(zeta, "abs")),
             "w1_target": float(wasserstein1(zeta, run.z))}
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from dpfix.certify.certificate import Certificate, exact_optimum
 from dpfix.certify.cone import _exact_matrix, _q, _weights, _weights_label
 from dpfix.certify.duals import _scale_lp
+from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import (
     exact_lam,
 )
@@ -41,7 +42,7 @@ class NorthwestCounterexample:
     (``certificate`` proves it); ``searched`` counts the instances tried before.
     """
 
-    weights: str
+    loss: str
     n: int
     lam: Fraction
     z: np.ndarray
@@ -53,10 +54,12 @@ class NorthwestCounterexample:
     certificate: Certificate
     searched: int
 
+    weights = renamed_attribute("weights", "loss")
+
     def __str__(self) -> str:
         def mat(M: np.ndarray) -> str:
             return "\n".join("  [" + ", ".join(str(x) for x in row) + "]" for row in M)
-        return (f"weights {self.weights}: n = {self.n}, lam = {self.lam}, "
+        return (f"loss {self.loss}: n = {self.n}, lam = {self.lam}, "
                 f"z = ({', '.join(str(x) for x in self.z)})\n"
                 f"northwest corner: {self.northwest_value}\noptimum over F: {self.optimum}\n"
                 f"gap: {self.gap} (~{float(self.gap):.6g}); "
@@ -83,6 +86,15 @@ def _northwest_is_optimal(weights: Any, matrix_weights: bool, inst: Any) -> bool
     return not opt.value < nw
 
 
+def _required_loss(deprecated: dict[str, Any], loss: Any, where: str) -> Any:
+    """``loss``, or the deprecated ``weights=``; one of them must be given."""
+    given = renamed("weights", "loss", deprecated, loss, where=where, depth=2)
+    no_other(deprecated, where)
+    if given is None:
+        raise TypeError(f"{where}: give the loss (a name of LOSSES or a callable)")
+    return given
+
+
 def _northwest_instances(n_values: Iterable[int], lams: Iterable[Any], denominator_max: int
                          ) -> Iterator[Any]:
     """The instances of the northwest searches: ``n``, then ``z`` (least denominator
@@ -96,10 +108,10 @@ def _northwest_instances(n_values: Iterable[int], lams: Iterable[Any], denominat
                 yield Instance(n, lam, z)
 
 
-def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
+def find_northwest_counterexample(loss: Any = None, *, n_max: int = 5,
                                   lams: tuple = (2, 3, Fraction(3, 2)),
-                                  denominator_max: int = 6,
-                                  limit: int | None = None) -> NorthwestCounterexample | None:
+                                  denominator_max: int = 6, limit: int | None = None,
+                                  **deprecated: Any) -> NorthwestCounterexample | None:
     """The smallest exact instance where the northwest corner is not optimal over F.
 
     Searches ``n = 2 .. n_max``; for each ``n`` the targets ``z = c / N`` for
@@ -111,10 +123,11 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
 
     Parameters
     ----------
-    weights : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``
-        (``z_i f(i - j)``).
+    loss : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``
+        (``z_i f(i - j)``); required.
     n_max, lams, denominator_max : the search space.
     limit : stop after this many instances (None: no limit).
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -132,6 +145,7 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
     """
     from dpfix.explore.search import BudgetReached, smallest_counterexample
 
+    weights = _required_loss(deprecated, loss, "find_northwest_counterexample")
     instances = _northwest_instances(range(2, n_max + 1), lams, denominator_max)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BudgetReached)  # limit: None, as documented
@@ -141,7 +155,7 @@ def find_northwest_counterexample(weights: Any, *, n_max: int = 5,
         return None
     T, _, nw, opt = _northwest_and_optimum(weights, ce.instance, False)
     return NorthwestCounterexample(
-        weights=_weights_label(weights), n=ce.n, lam=ce.lam, z=ce.instance.z_array(),
+        loss=_weights_label(weights), n=ce.n, lam=ce.lam, z=ce.instance.z_array(),
         northwest_value=nw, optimum=opt.value, gap=nw - opt.value, northwest_T=T,
         optimum_T=opt.T, certificate=opt, searched=ce.visited)
 
@@ -201,8 +215,8 @@ def _monotone(R: np.ndarray) -> bool:
     return True
 
 
-def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2, 3),
-                     denominator_max: int = 4) -> dict[str, Any]:
+def northwest_survey(loss: Any = None, *, n_values: tuple = (3, 4), lams: tuple = (2, 3),
+                     denominator_max: int = 4, **deprecated: Any) -> dict[str, Any]:
     """How far the northwest corner is from the optimum over F, on every small instance.
 
     The instances of :func:`find_northwest_counterexample` (``z = c / N``, every
@@ -215,13 +229,15 @@ def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2
 
     Parameters
     ----------
-    weights : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``.
+    loss : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``;
+        required.
     n_values, lams, denominator_max : the instances.
+    **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
     dict
-        ``instances``, ``not_optimal``, ``max_gap``, ``max_relative_gap``,
+        ``loss`` (its label), ``instances``, ``not_optimal``, ``max_gap``, ``max_relative_gap``,
         ``worst`` (``n, lam, z, gap``); among the non-optimal instances:
         ``remap_optimal`` (the best ``G R`` is optimal over F),
         ``remap_beats_northwest`` (the best ``G R`` is below the northwest
@@ -237,11 +253,12 @@ def northwest_survey(weights: Any, *, n_values: tuple = (3, 4), lams: tuple = (2
     """
     from dpfix.explore.search import survey
 
+    weights = _required_loss(deprecated, loss, "northwest_survey")
     result = survey(partial(_northwest_is_optimal, weights, True), over="instance",
                     instances=_northwest_instances(n_values, lams, denominator_max))
     if result.errors:
         raise result.errors[0]
-    out: dict[str, Any] = {"weights": _weights_label(weights), "instances": result.visited,
+    out: dict[str, Any] = {"loss": _weights_label(weights), "instances": result.visited,
                            "not_optimal": len(result.failures), "max_gap": Fraction(0),
                            "max_relative_gap": Fraction(0), "worst": None,
                            "remap_optimal": 0, "remap_beats_northwest": 0,

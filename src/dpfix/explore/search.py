@@ -16,7 +16,7 @@ conjecture holds, False for a counterexample. ``over`` names what it receives:
   ``"F_lifted"``: the vertices of the (eps, delta) forms of :mod:`dpfix.theory.delta`
   (``delta=`` required), as above;
 - ``"mechanism"`` or ``"mechanism:NAME"``: ``predicate(mechanism, instance)`` for
-  ``construct(z, lam=lam, method=NAME)`` (:func:`dpfix.constructors.construct`,
+  ``construct(z, lam=lam, constructor=NAME)`` (:func:`dpfix.constructors.construct`,
   default ``northwest``); the witness is its exact matrix.
 
 Instances are visited ``n`` ascending, then ``lam`` in the given order, then ``z`` in
@@ -88,7 +88,7 @@ OVERS: dict[str, str] = {
     "RU_delta": "each vertex of RU_delta(n, lam, delta)",
     "U_lifted": "each vertex of U_lifted(n, lam, delta)",
     "F_lifted": "each vertex of F_lifted(n, lam, z, delta)",
-    "mechanism": "construct(z, lam=lam, method=NAME) for over='mechanism:NAME' (default "
+    "mechanism": "construct(z, lam=lam, constructor=NAME) for over='mechanism:NAME' (default "
                  "northwest): predicate(mechanism, instance)",
 }
 _NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
@@ -279,7 +279,7 @@ class _Spec:
     predicate: Callable
     kind: str  # a key of OVERS without "-pairs"
     pairs: bool
-    method: str
+    constructor: str
     delta: Fraction | None
     over: str
 
@@ -287,12 +287,12 @@ class _Spec:
 def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]:
     if not isinstance(over, str):
         raise ValueError(f"over: expected one of {', '.join(OVERS)}, got {over!r}")
-    method = "northwest"
+    constructor = "northwest"
     kind = over
     if over.startswith("mechanism:"):
-        kind, method = "mechanism", over.split(":", 1)[1]
-        if method not in CONSTRUCTORS:
-            raise ValueError(f"over: unknown constructor {method!r}; choose from "
+        kind, constructor = "mechanism", over.split(":", 1)[1]
+        if constructor not in CONSTRUCTORS:
+            raise ValueError(f"over: unknown constructor {constructor!r}; choose from "
                              f"{', '.join(CONSTRUCTORS)}")
     if kind not in OVERS:
         raise ValueError(f"over: unknown {over!r}; choose from {', '.join(OVERS)} "
@@ -305,7 +305,7 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
         delta = check_delta(delta)
     elif delta is not None:
         raise ValueError(f"delta: only the delta forms take it ({', '.join(sorted(_DELTA))})")
-    return base, pairs, method, delta
+    return base, pairs, constructor, delta
 
 
 def _polytope(spec: _Spec, inst: Instance) -> Any:
@@ -327,7 +327,7 @@ def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
         return
     try:
         if spec.kind == "mechanism":
-            mech = construct(list(inst.z), lam=inst.lam, method=spec.method)
+            mech = construct(list(inst.z), lam=inst.lam, constructor=spec.constructor)
             objects: list = [(mech, mech.matrix)]
         else:
             V = _polytope(spec, inst).vertices()
@@ -538,7 +538,7 @@ class _Cache:
 
 def _run_key(spec: _Spec) -> str:
     fields = [_name(spec.predicate), _source_hash(spec.predicate), spec.over,
-              str(spec.delta), spec.method]
+              str(spec.delta), spec.constructor]
     return hashlib.sha256(json.dumps(fields).encode()).hexdigest()[:20]
 
 
@@ -655,8 +655,8 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
             ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
     if not callable(predicate):
         raise TypeError(f"predicate: not callable: {predicate!r}")
-    kind, pairs, method, d = _parse_over(over, delta)
-    spec = _Spec(predicate, kind, pairs, method, d, over)
+    kind, pairs, constructor, d = _parse_over(over, delta)
+    spec = _Spec(predicate, kind, pairs, constructor, d, over)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs: a number of processes >= 1, got {jobs!r}")
     if instances is not None:

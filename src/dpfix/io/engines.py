@@ -90,12 +90,15 @@ def _source(seed: Any) -> Any:
     return random_source(None if seed is None else SeededSource(seed))
 
 
-def _drawn(out: np.ndarray, counts: np.ndarray, upper: int) -> tuple[np.ndarray, float, float]:
-    """A partition's output histogram and its sums of ``|out - d|`` and ``(out - d)^2``
+def _drawn(out: np.ndarray, counts: np.ndarray, upper: int,
+           true: np.ndarray) -> tuple[Any, ...]:
+    """A partition's output histogram, its sums of ``|out - d|`` and ``(out - d)^2`` (``d``
+    top-coded), then of ``|out - x|`` and ``(out - x)^2`` (``x`` the true counts)
     (confidential: for the data holder's report only)."""
     diff = (out - counts).astype(float)
+    gap = (out - true).astype(float)
     return np.bincount(out, minlength=upper + 1), float(np.abs(diff).sum()), \
-        float((diff ** 2).sum())
+        float((diff ** 2).sum()), float(np.abs(gap).sum()), float((gap ** 2).sum())
 
 
 def _write(frame: Any, path: str, shuffle: Any) -> None:
@@ -107,8 +110,7 @@ def _write(frame: Any, path: str, shuffle: Any) -> None:
 
 
 def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any],
-          seeds: list[Any], path: str, shuffle: Any = None) -> list[tuple[np.ndarray, float,
-                                                                        float]]:
+          seeds: list[Any], path: str, shuffle: Any = None) -> list[tuple[Any, ...]]:
     """Privatize one partition's columns, write it to ``path`` (rows shuffled by
     ``shuffle``, :func:`_write`); for each, :func:`_drawn`."""
     pd = require("pandas")
@@ -116,16 +118,17 @@ def _draw(frame: Any, columns: list[str], uppers: list[int], samplers: list[Any]
     frame = frame.copy()
     drawn = []
     for c, u, sampler, seed in zip(columns, uppers, samplers, seeds, strict=True):
-        counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
+        true = counts_of(frame[c].reset_index(drop=True), c)
+        counts = np.minimum(true, u)
         out = sampler.sample(counts, _source(seed))
         frame[c] = pd.Series(out, index=frame.index, dtype="int64")
-        drawn.append(_drawn(out, counts, u))
+        drawn.append(_drawn(out, counts, u, true))
     _write(frame, path, shuffle)
     return drawn
 
 
 def _remap(frame: Any, path: str, columns: list[str], uppers: list[int], remaps: list[Any],
-           seeds: list[Any], shuffle: Any = None) -> list[tuple[np.ndarray, float, float]]:
+           seeds: list[Any], shuffle: Any = None) -> list[tuple[Any, ...]]:
     """Remap every column's released ``y`` in place (the partition's temporary file, rows
     shuffled by ``shuffle``); for each, :func:`_drawn` against the partition's counts
     (``frame``, read again)."""
@@ -134,10 +137,11 @@ def _remap(frame: Any, path: str, columns: list[str], uppers: list[int], remaps:
     written = pd.read_parquet(path)
     drawn = []
     for c, u, remap, seed in zip(columns, uppers, remaps, seeds, strict=True):
-        counts = np.minimum(counts_of(frame[c].reset_index(drop=True), c), u)
+        true = counts_of(frame[c].reset_index(drop=True), c)
+        counts = np.minimum(true, u)
         out = remap.apply(written[c].to_numpy(dtype=np.int64), _source(seed))
         written[c] = pd.Series(out, index=written.index, dtype="int64")
-        drawn.append(_drawn(out, counts, u))
+        drawn.append(_drawn(out, counts, u, true))
     _write(written, path, shuffle)
     return drawn
 
@@ -297,5 +301,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         r.drawn_histogram = np.sum([d[t][0] for d in drawn], axis=0)
         eta = np.sum([hs[t][0] for hs in partial], axis=0)
         r.confidential = {"eta": eta, "abs": sum(d[t][1] for d in drawn) / r.N,
-                          "squared": sum(d[t][2] for d in drawn) / r.N}
+                          "squared": sum(d[t][2] for d in drawn) / r.N,
+                          "abs_true": sum(d[t][3] for d in drawn) / r.N,
+                          "squared_true": sum(d[t][4] for d in drawn) / r.N}
     return results if several else results[0]

@@ -195,8 +195,10 @@ def public_report(result: PrivatizedCounts, table: TableInput, column: str | Non
         "input": {"path": str(table.path), "kind": table.kind, "column": column},
         "output": {"path": str(out)},
         "upper": upper,
-        "top_coding": {"upper": upper, "bound": "a public parameter given by the user; counts "
-                       "above it are replaced by it before privatization",
+        "top_coding": {"upper": upper, "bound": (
+                           "a public parameter given by the user" if result.bound is None else
+                           "chosen privately with eps_upper (upper_bound: a DP output)")
+                       + "; counts above it are replaced by it before privatization",
                        "count": "in the confidential report only: it is derived from the true "
                        "data without noise"},
     }
@@ -255,16 +257,17 @@ def confidential_report(result: PrivatizedCounts, table: TableInput, upper: int,
     if kept is not None:  # the Dask engine: the histogram and sums kept per partition
         zeta = np.asarray(kept["eta"]) / result.N
         realized = float(kept["abs"]), float(kept["squared"])
+        true = float(kept["abs_true"]), float(kept["squared_true"])
     elif result.joint is None:
         d = np.minimum(table.counts, upper)
         zeta = np.bincount(d, minlength=result.n) / result.N
         diff = (result.counts - d).astype(float)
         realized = float(np.abs(diff).mean()), float((diff ** 2).mean())
+        gap = (result.counts - table.counts).astype(float)
+        true = float(np.abs(gap).mean()), float((gap ** 2).mean())
     else:  # joint[i, j]: rows moved from count i to count j
         zeta = result.joint.sum(axis=1) / result.N
-        gap = np.abs(np.subtract.outer(np.arange(result.n), np.arange(result.n))).astype(float)
-        w = result.joint / result.N
-        realized = float((w * gap).sum()), float((w * gap**2).sum())
+        realized, true = _joint_errors(result.joint, np.asarray(table.eta), result.N)
 
     def distances(p: np.ndarray) -> dict:
         return {"wasserstein1": float(wasserstein1(p, zeta)),
@@ -282,10 +285,38 @@ def confidential_report(result: PrivatizedCounts, table: TableInput, upper: int,
         "realized_count_error": {"abs": realized[0], "squared": realized[1],
                                  "definition": "mean over rows of |output - top-coded input| "
                                                "(and of its square)"},
+        "realized_count_error_vs_true": {
+            "abs": true[0], "squared": true[1],
+            "definition": "mean over rows of |output - true input| (and of its square): with "
+                          "the top-coding error, which realized_count_error leaves out"
+                          + ("" if result.joint is None else
+                             "; a histogram's rows top-coded to upper are exchangeable: the "
+                             "mean over a uniformly random matching of their true counts to "
+                             "their outputs")},
         "estimated_count_error": result.estimated_count_error,
         "timings_seconds": timings,
         "timings_note": "read, stage 1, draw, write and total depend on the data",
     }
+
+
+def _joint_errors(joint: np.ndarray, eta: np.ndarray, N: int) -> tuple[tuple[float, float],
+                                                                       tuple[float, float]]:
+    """Mean ``|out - in|`` and ``(out - in)^2`` from the joint histogram (``in`` top-coded),
+    then against the true counts ``eta`` (the rows of the last input value, top-coded to
+    ``upper``, matched to their true counts uniformly at random: the mean over the matching).
+    """
+    n = joint.shape[0]
+    values = np.arange(n, dtype=float)
+    gap = np.abs(np.subtract.outer(values, values))
+    w = joint / N
+    realized = float((w * gap).sum()), float((w * gap**2).sum())
+    t = np.flatnonzero(eta[n - 1:]) + (n - 1)  # the true counts of the rows top-coded
+    share = eta[t] / eta[t].sum() if t.size else np.zeros(0)
+    gap_top = np.abs(np.subtract.outer(values, t.astype(float)))  # [output j, true count]
+    head = w[:-1]
+    true_abs = float((head * gap[:-1]).sum() + (w[-1] * (gap_top @ share)).sum())
+    true_sq = float((head * gap[:-1] ** 2).sum() + (w[-1] * (gap_top ** 2 @ share)).sum())
+    return realized, (true_abs, true_sq)
 
 
 #: The keys shared by the public reports of the columns of one run (kept once, at the top).

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.special import log_ndtr
 
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.numeric import check_positive, check_probability
 
 __all__ = ["analytic_gaussian_delta", "analytic_gaussian_sigma", "discrete_gaussian_delta",
@@ -50,14 +52,15 @@ def _difference(log_a: float, log_b: float) -> float:
     return -math.exp(log_a) * math.expm1(log_b - log_a)
 
 
-def analytic_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
-    """The exact delta of ``N(0, sigma^2)`` noise at ``epsilon`` (Balle and Wang 2018).
+def analytic_gaussian_delta(sigma: float, eps: float | None = None, sensitivity: float = 1.0,
+                            **deprecated: Any) -> float:
+    """The exact delta of ``N(0, sigma^2)`` noise at ``eps`` (Balle and Wang 2018).
 
     Parameters
     ----------
     sigma : float
         The noise's standard deviation (``> 0``).
-    epsilon : float
+    eps : float
         ``> 0``.
     sensitivity : float
         The query's L2 sensitivity ``D`` (``> 0``).
@@ -77,10 +80,12 @@ def analytic_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1
     >>> round(analytic_gaussian_delta(1.0, 1.0), 6)
     0.126937
     """
-    sigma, epsilon = check_positive(sigma, "sigma"), check_positive(epsilon)
+    eps = renamed("epsilon", "eps", deprecated, eps, where="analytic_gaussian_delta")
+    no_other(deprecated, "analytic_gaussian_delta")
+    sigma, eps = check_positive(sigma, "sigma"), check_positive(eps, "eps")
     d = check_positive(sensitivity, "sensitivity")
-    a, b = d / (2 * sigma) - epsilon * sigma / d, -d / (2 * sigma) - epsilon * sigma / d
-    return _difference(float(log_ndtr(a)), epsilon + float(log_ndtr(b)))
+    a, b = d / (2 * sigma) - eps * sigma / d, -d / (2 * sigma) - eps * sigma / d
+    return _difference(float(log_ndtr(a)), eps + float(log_ndtr(b)))
 
 
 def _bisect_sigma(delta_of: Callable[[float], float], delta: float, start: float,
@@ -105,12 +110,13 @@ def _bisect_sigma(delta_of: Callable[[float], float], delta: float, start: float
     return hi
 
 
-def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+def analytic_gaussian_sigma(eps: float | None = None, delta: float | None = None,
+                            sensitivity: float = 1.0, **deprecated: Any) -> float:
     """The smallest ``sigma`` of an (eps, delta)-DP Gaussian mechanism (Balle and Wang 2018).
 
     Parameters
     ----------
-    epsilon : float
+    eps : float
         ``> 0``.
     delta : float
         In ``(0, 1)``.
@@ -133,10 +139,12 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     >>> round(s, 4), analytic_gaussian_delta(s, 1.0) <= 1e-5
     (3.7306, True)
     """
-    epsilon, delta = check_positive(epsilon), check_probability(delta)
+    eps = renamed("epsilon", "eps", deprecated, eps, where="analytic_gaussian_sigma")
+    no_other(deprecated, "analytic_gaussian_sigma")
+    eps, delta = check_positive(eps, "eps"), check_probability(delta)
     d = check_positive(sensitivity, "sensitivity")
-    start = d * math.sqrt(2 * math.log(1.25 / delta)) / epsilon  # the classical bound
-    return _bisect_sigma(lambda s: analytic_gaussian_delta(s, epsilon, d), delta, start)
+    start = d * math.sqrt(2 * math.log(1.25 / delta)) / eps  # the classical bound
+    return _bisect_sigma(lambda s: analytic_gaussian_delta(s, eps, d), delta, start)
 
 
 # -- discrete Gaussian ----------------------------------------------------------------------
@@ -172,8 +180,8 @@ def discrete_gaussian_log_weights(sigma: float, top: int) -> tuple[np.ndarray, f
     return v, log_z
 
 
-def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
-    """The exact delta of ``N_Z(0, sigma^2)`` noise on a sensitivity-1 count at ``epsilon``.
+def discrete_gaussian_delta(sigma: float, eps: float | None = None, **deprecated: Any) -> float:
+    """The exact delta of ``N_Z(0, sigma^2)`` noise on a sensitivity-1 count at ``eps``.
 
     Canonne, Kamath, Steinke 2020 ("The discrete Gaussian for differential
     privacy", arXiv:2004.00010, Theorem 7, with Delta = 1):
@@ -188,7 +196,7 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
     ----------
     sigma : float
         The scale (``0 < sigma <= MAX_DISCRETE_SIGMA``).
-    epsilon : float
+    eps : float
         ``> 0``.
 
     Returns
@@ -206,11 +214,13 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
     >>> round(discrete_gaussian_delta(2.0, 1.0), 6)
     0.007249
     """
-    sigma, epsilon = check_positive(sigma, "sigma"), check_positive(epsilon)
+    eps = renamed("epsilon", "eps", deprecated, eps, where="discrete_gaussian_delta")
+    no_other(deprecated, "discrete_gaussian_delta")
+    sigma, eps = check_positive(sigma, "sigma"), check_positive(eps, "eps")
     if sigma > MAX_DISCRETE_SIGMA:
         raise ValueError(f"sigma: {sigma:g} exceeds {MAX_DISCRETE_SIGMA:g}, too large to sum "
                          "the discrete Gaussian")
-    lo = math.floor(epsilon * sigma * sigma - 0.5) + 1
+    lo = math.floor(eps * sigma * sigma - 0.5) + 1
     if lo > 40 * sigma + 2:  # delta <= P[X >= lo] < (sigma + 1) e^-800: zero in float64
         return 0.0
     hi = lo + 1  # floor(t + 1/2) = floor(t - 1/2) + 1; rounding t +- 1/2 separately can break it
@@ -226,10 +236,11 @@ def discrete_gaussian_delta(sigma: float, epsilon: float) -> float:
     if tail == 0.0:
         return mass(lo, hi - 1)
     # (e^eps - 1) tail in logs: e^eps overflows past eps ~ 709, the product is <= p(lo) <= 1
-    return mass(lo, hi - 1) - math.exp(math.log(tail) + epsilon + math.log(-math.expm1(-epsilon)))
+    return mass(lo, hi - 1) - math.exp(math.log(tail) + eps + math.log(-math.expm1(-eps)))
 
 
-def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
+def discrete_gaussian_sigma(eps: float | None = None, delta: float | None = None,
+                            **deprecated: Any) -> float:
     """The smallest ``sigma`` with :func:`discrete_gaussian_delta` ``<= delta`` (CKS20 Theorem 7).
 
     ``delta(sigma)`` is not monotone: it is continuous, but rises after each
@@ -244,7 +255,7 @@ def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
 
     Parameters
     ----------
-    epsilon, delta
+    eps, delta
         The target (eps, delta), as for :func:`analytic_gaussian_sigma`
         (sensitivity 1).
 
@@ -266,17 +277,19 @@ def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
     >>> round(discrete_gaussian_sigma(3.0, 0.01), 4)  # a plain bisection would give 0.866
     0.7065
     """
-    epsilon, delta = check_positive(epsilon), check_probability(delta)
+    eps = renamed("epsilon", "eps", deprecated, eps, where="discrete_gaussian_sigma")
+    no_other(deprecated, "discrete_gaussian_sigma")
+    eps, delta = check_positive(eps, "eps"), check_probability(delta)
 
     def breakpoint(k: int) -> float:
-        s = math.sqrt((k + 0.5) / epsilon)
+        s = math.sqrt((k + 0.5) / eps)
         if s > MAX_DISCRETE_SIGMA:
-            raise ValueError(f"epsilon={epsilon:g}, delta={delta:g}: the discrete Gaussian "
+            raise ValueError(f"eps={eps:g}, delta={delta:g}: the discrete Gaussian "
                              f"needs sigma above {MAX_DISCRETE_SIGMA:g}, too large to sum")
         return s
 
     def ok_at(k: int) -> bool:
-        return discrete_gaussian_delta(breakpoint(k), epsilon) <= delta
+        return discrete_gaussian_delta(breakpoint(k), eps) <= delta
 
     if ok_at(0):
         lo, hi = 0.0, breakpoint(0)
@@ -290,7 +303,7 @@ def discrete_gaussian_sigma(epsilon: float, delta: float) -> float:
         lo, hi = breakpoint(bad), breakpoint(good)
     while hi - lo > SIGMA_RTOL * hi:
         mid = (lo + hi) / 2
-        if discrete_gaussian_delta(mid, epsilon) <= delta:
+        if discrete_gaussian_delta(mid, eps) <= delta:
             hi = mid
         else:
             lo = mid

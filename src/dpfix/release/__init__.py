@@ -16,7 +16,13 @@
 - :mod:`dpfix.release.report`: the public report, one versioned shape, and its JSON
   Schema (``report.schema.json``);
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
-  one call, the ``Release`` (public) and the ``Confidential`` (docs/release.md).
+  one call, the ``Release`` (public) and the ``Confidential`` (docs/release.md);
+- :mod:`dpfix.release.bounds`: a DP upper bound (``upper="auto"``) and the warning when
+  the private target piles up on ``upper`` (docs/bounds.md);
+- :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every
+  release against one total (sequential composition), ``Ledger``;
+- :mod:`dpfix.release.opendp`: the release as an OpenDP ``Measurement`` with its proved
+  privacy map, ``make_privatize_counts`` (OpenDP imported when one is built).
 
 The names a data holder types are here, imported on first use
 (``from dpfix.release import privatize_table``), so that importing a submodule stays

@@ -63,12 +63,12 @@ EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
 LIBRARY_LABELS = {"eps": "eps", "shares": "shares", "upper": "upper",
                   "constructor": "constructor", "unit": "unit", "delta": "delta",
                   "column": "a privatized column", "columns": "columns", "keys": "keys",
-                  "keep": "keep", "order": "order"}
+                  "keep": "keep", "order": "order", "upper_share": "upper_share"}
 #: How ``dpfix privatize``'s messages name its flags.
 CLI_LABELS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--upper",
               "constructor": "--constructor", "unit": "--unit", "delta": "--delta",
               "column": "a --column", "columns": "--column", "keys": "--key",
-              "keep": "--keep", "order": "--order"}
+              "keep": "--keep", "order": "--order", "upper_share": "--upper-share"}
 
 #: The privacy units (:class:`PrivacyUnit`): name -> (what one individual changes, the
 #: composition over the columns).
@@ -246,9 +246,10 @@ def check_epsilon(value: Any, constructor: str = "northwest",
 
 
 def check_upper(value: Any, constructor: str = "northwest",
-                labels: dict = LIBRARY_LABELS) -> int:
+                labels: dict = LIBRARY_LABELS) -> int | str:
     """A public bound ``upper``: an integer in ``1..MAX_UPPER`` (``MAX_UPPER_STRUCTURED``
-    for the constructors drawn as ``G R`` without ``T``).
+    for the constructors drawn as ``G R`` without ``T``), or ``"auto"`` (a DP bound,
+    :mod:`dpfix.release.bounds`).
 
     Examples
     --------
@@ -258,12 +259,14 @@ def check_upper(value: Any, constructor: str = "northwest",
     ValueError: upper: must be an integer in 1..1000000, got '0'
     """
     flag = labels["upper"]
+    if isinstance(value, str) and value.strip() == "auto":
+        return "auto"
     try:
         if isinstance(value, bool) or isinstance(value, (float, np.floating)):
             raise ValueError
         upper = int(plain_number(str(value), flag, integer=True))
     except ValueError:
-        raise ValueError(f"{flag}: must be an integer >= 1, got {value!r}") from None
+        raise ValueError(f"{flag}: must be an integer >= 1 or auto, got {value!r}") from None
     top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
     if not 1 <= upper <= top:
         more = (f" (with {labels['constructor']} {constructor}; northwest, unfixed and "

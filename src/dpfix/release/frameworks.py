@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -20,9 +22,17 @@ from dpfix.constructors import CONSTRUCTORS, construct
 from dpfix.constructors.remap import quantile_plan, structured_sampler
 from dpfix.numbers.calibration import discrete_gaussian_delta
 from dpfix.numbers.numeric import check_positive, check_probability
+from dpfix.release.bounds import (
+    DEFAULT_MAX_UPPER,
+    UPPER_SHARE,
+    TopCodingWarning,
+    choose_upper,
+    top_mass_message,
+)
 from dpfix.release.options import (
     LP_MAX_UPPER,
     LP_SOLVERS,
+    MIN_STAGE_EPSILON,
     Auto,
     NoSplit,
     ReleaseOptions,
@@ -45,7 +55,12 @@ from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism
 
 __all__ = ["privatize", "histogram", "apply_mechanism", "apply_histogram",
            "complete_no_split", "EPS_MARGIN", "MAX_HISTOGRAM_N", "STRUCTURED_T_MAX",
-           "JOINT_MAX_N", "EXACT_HISTOGRAM_MAX_N", "check_counts", "integer_vector"]
+           "JOINT_MAX_N", "EXACT_HISTOGRAM_MAX_N", "check_counts", "integer_vector",
+           "AUTO_MAX_UPPER_TABLE"]
+
+#: Largest candidate of ``upper="auto"`` for a constructor that builds the ``n x n`` ``T``
+#: (the structured ones take :data:`dpfix.release.bounds.DEFAULT_MAX_UPPER`).
+AUTO_MAX_UPPER_TABLE = 10_000
 
 #: T is built at eps_2 (1 - EPS_MARGIN): a constructor meeting its own eps
 #: within FLOAT_RTOL then has a realized level below eps_2 (1 - FLOAT_RTOL).
@@ -380,7 +395,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
         stage("stage 1")
         start = time.perf_counter()
         stage1 = privatize_distribution(
-            eta, eps_1, method="cyclic-laplace", secure=seed is None,
+            eta, eps_1, privatizer="cyclic-laplace", secure=seed is None,
             rng=None if seed is None else np.random.default_rng(seeds[0]))
         seconds["stage1"] = time.perf_counter() - start
     lam = rational_lam(eps_2)  # lam <= e^eps_2, proved: y = G(x) is exactly ln(lam)-DP
@@ -461,7 +476,7 @@ def complete_no_split(partial: PrivatizedCounts, h: Any) -> PrivatizedCounts:
                          f"{partial.N}")
     start = time.perf_counter()
     G, n = partial.stage2, partial.n
-    fit = deconvolve(hv, G.lam, method=partial.estimator,
+    fit = deconvolve(hv, G.lam, estimator=partial.estimator,
                      stage1=None if partial.stage1 is None
                      else (partial.stage1.raw, partial.eps_1))
     z = np.array(fit.z, dtype=float)  # the result's own, writable copy
@@ -470,10 +485,11 @@ def complete_no_split(partial: PrivatizedCounts, h: Any) -> PrivatizedCounts:
     if partial.remap == "northwest":
         stage2 = structured_sampler("northwest", z, lam=G.lam, n=n)
         if n <= STRUCTURED_T_MAX:  # T = G R(z) for the report and its checks
-            mech = construct(z, partial.privacy_level, method="northwest").normalised()
+            mech = construct(z, partial.privacy_level, constructor="northwest").normalised()
             mech.check(z)
         estimate = stage2.count_error(z)
     seconds = dict(partial.seconds, construct=time.perf_counter() - start)
+    _warn_top_mass(z, n)
     return replace(partial, z=z, mechanism=mech, estimated_count_error=estimate,
                    stage2=stage2, deconvolution=fit, released_histogram=hv.astype(np.int64),
                    seconds=seconds)
@@ -539,21 +555,61 @@ def check_seed(seed: Any) -> int | None:
     return seed
 
 
+def _warn_top_mass(z: np.ndarray | None, n: int) -> None:
+    """:class:`TopCodingWarning` when the private target ``z`` piles up on ``upper``."""
+    message = None if z is None else top_mass_message(z, n - 1)
+    if message is not None:
+        warnings.warn(message, TopCodingWarning, stacklevel=4)
+
+
+def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: Any,
+                upper_share: float | None, seed: int | None,
+                **rest: Any) -> PrivatizedCounts:
+    """``upper="auto"``: a DP bound with ``upper_share`` of ``eps_t``, then the release with
+    the rest (sequential composition; the two floats add up to at most ``eps_t`` exactly)."""
+    share = UPPER_SHARE if upper_share is None else check_positive(upper_share, "upper_share")
+    if not share < 1:
+        raise ValueError(f"upper_share: the share of epsilon spent on the bound must be in "
+                         f"(0, 1), got {upper_share!r}")
+    eps_upper = share * eps_t
+    eps_rest = eps_t - eps_upper
+    while Fraction(eps_upper) + Fraction(eps_rest) > Fraction(eps_t):
+        eps_rest = math.nextafter(eps_rest, 0.0)
+    if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
+        raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and {eps_rest:.3g} "
+                         f"for the release; each needs at least {MIN_STAGE_EPSILON:g}")
+    constructor = options.constructor
+    top = DEFAULT_MAX_UPPER if constructor in STRUCTURED else AUTO_MAX_UPPER_TABLE
+    if constructor == "lp":
+        top = LP_MAX_UPPER
+    if histogram is not None:
+        top = min(top, JOINT_MAX_N - 1)
+        histogram = integer_vector(histogram, "histogram")
+    else:
+        counts = check_counts(counts)
+    # the fourth child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
+    source = random_source(None if seed is None else np.random.SeedSequence(seed).spawn(4)[3])
+    bound = choose_upper(counts, eps_upper, histogram=histogram, max_upper=top, seed=source)
+    result = privatize(counts, eps_rest, options, upper=bound.upper, histogram=histogram,
+                       seed=seed, **rest)
+    return replace(result, eps_upper=eps_upper, bound=bound.describe())
+
+
 def check_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
     """``upper``, an integer >= 1 (at most :data:`LP_MAX_UPPER` for the LP constructor)."""
     if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
-        raise ValueError(f"upper: must be an integer >= 1, got {upper!r}")
+        raise ValueError(f"upper: must be an integer >= 1 or 'auto', got {upper!r}")
     if options is not None and options.constructor == "lp" and upper > LP_MAX_UPPER:
         raise ValueError(f"upper: constructor 'lp' solves an LP with (upper + 1)^2 variables: "
                          f"upper at most {LP_MAX_UPPER}, got {upper}; use the heuristic")
     return int(upper)
 
 
-def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: int,
+def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: int | str,
               histogram: Any = None, seed: int | None = None, delta: float | None = None,
               progress: Callable[[int], Any] | None = None,
               on_stage: Callable[[str], Any] | None = None,
-              draw: bool = True) -> PrivatizedCounts:
+              draw: bool = True, upper_share: float | None = None) -> PrivatizedCounts:
     """Privatize one column of counts (or its histogram) with validated ``options``.
 
     What :func:`dpfix.release.pipeline.privatize_counts` runs once it has built the
@@ -568,6 +624,11 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     (0.5, 0.5, 5)
     """
     eps_t = check_positive(epsilon)
+    if isinstance(upper, str) and upper == "auto":
+        return _auto_upper(counts, eps_t, options, histogram, upper_share, seed, delta=delta,
+                           progress=progress, on_stage=on_stage, draw=draw)
+    if upper_share is not None:
+        raise ValueError("upper_share: applies to upper='auto' only; drop it")
     upper = check_upper(upper)
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
@@ -642,7 +703,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         if postprocess is not None:
             extra["postprocess"] = postprocess
         stage1 = privatize_distribution(
-            eta, eps_1, method=privatizer, secure=seed is None,
+            eta, eps_1, privatizer=privatizer, secure=seed is None,
             rng=None if seed is None else np.random.default_rng(stage1_seed), **extra)
         z = np.asarray(stage1.z, dtype=float)
         seconds["stage1"] = time.perf_counter() - start
@@ -667,7 +728,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
     level = eps_build
     if not structured or n <= STRUCTURED_T_MAX:
         try:
-            mech = construct(z, eps_build, method=constructor, n=None if two_stage else n,
+            mech = construct(z, eps_build, constructor=constructor, n=None if two_stage else n,
                              **options)
         except RuntimeError as exc:
             if time_limit is not None and "time limit" in str(exc).lower():
@@ -728,9 +789,10 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
     if z is None:
         estimate = None
     elif mech is not None:
-        estimate = float(mech.count_error("abs", z))
+        estimate = float(mech.count_error(z, "abs"))
     else:
         estimate = sampler.count_error(z)  # O(n), no T
+    _warn_top_mass(z, n)
     return PrivatizedCounts(
         out, z, eps_1, eps_2, mech, estimate, n, N, topcoded,
         privatizer if two_stage else None, constructor, seconds, stage1,

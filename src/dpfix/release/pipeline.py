@@ -57,7 +57,7 @@ def privatize_counts(
     counts: Any,
     epsilon: float,
     *,
-    upper: int,
+    upper: int | str,
     histogram: Any = None,
     constructor: str = "northwest",
     selector: str = "best",
@@ -74,6 +74,7 @@ def privatize_counts(
     framework: str = "two-stage",
     estimator: str | None = None,
     remap: str | None = None,
+    upper_share: float | None = None,
 ) -> PrivatizedCounts:
     """Privatize a table of counts with the two-stage framework (paper Section 1.2).
 
@@ -91,9 +92,13 @@ def privatize_counts(
         ``histogram`` is given.
     epsilon : float
         The total budget ``eps_t``.
-    upper : int
+    upper : int or "auto"
         The public upper bound; counts above it are top-coded to it
-        (``n = upper + 1`` count values).
+        (``n = upper + 1`` count values). ``"auto"``: chosen privately with the
+        share ``upper_share`` of ``epsilon`` (:func:`dpfix.release.bounds.choose_upper`,
+        a DP quantile; docs/bounds.md), the release then runs with the rest:
+        ``eps_upper + eps_1 + eps_2 = epsilon`` by sequential composition, and the
+        report states the bound, its budget and its quantile (``upper_bound``).
     histogram : array_like of int, optional
         The table as a histogram instead of ``counts`` (at most
         ``MAX_HISTOGRAM_N`` rows; entries above ``upper`` are top-coded).
@@ -169,11 +174,21 @@ def privatize_counts(
         fixed-point mechanism for ``z``) or ``"quantile"`` (all ``y`` matched
         monotonically onto ``z``: the output histogram is ``z`` apportioned to
         ``N`` rows).
+    upper_share : float, optional
+        With ``upper="auto"``: the share of ``epsilon`` spent on the bound, in ``(0, 1)``
+        (default :data:`dpfix.release.bounds.UPPER_SHARE`).
 
     Returns
     -------
     PrivatizedCounts
         The private output, the budgets, the mechanism and the reports.
+
+    Warns
+    -----
+    TopCodingWarning
+        The privatized target puts more than
+        :data:`dpfix.release.bounds.TOP_MASS_WARNING` of its mass on ``upper``
+        (post-processing of private outputs: no privacy cost).
 
     Raises
     ------
@@ -192,7 +207,7 @@ def privatize_counts(
     >>> r = privatize_counts([0, 0, 1, 3, 9], 1.0, upper=3, split=0.5, seed=1)
     >>> r.eps_1, r.eps_2, r.n, r.N, r.topcoded, r.privacy_level <= r.eps_2
     (0.5, 0.5, 4, 5, 1, True)
-    >>> bool(r.estimated_count_error == r.mechanism.count_error("abs", r.z))
+    >>> bool(r.estimated_count_error == r.mechanism.count_error(r.z, "abs"))
     True
     >>> h = privatize_counts(None, 1.0, upper=2, histogram=[5 * 10**13, 3 * 10**13, 2 * 10**13],
     ...                      seed=0)
@@ -204,4 +219,5 @@ def privatize_counts(
                              time_limit=time_limit, framework=framework, estimator=estimator,
                              remap=remap)
     return privatize(counts, epsilon, options, upper=upper, histogram=histogram, seed=seed,
-                     delta=delta, progress=progress, on_stage=on_stage, draw=draw)
+                     delta=delta, progress=progress, on_stage=on_stage, draw=draw,
+                     upper_share=upper_share)

@@ -66,7 +66,7 @@ def unit_entry(unit: PrivacyUnit) -> dict:
 
 
 def composition(names: list, budgets: list[float], eps_t: Any, rule: str, unit: PrivacyUnit,
-                deltas: list | None = None, seeded: bool = False) -> dict:
+                deltas: list | None = None, seeded: bool = False, exact: bool = False) -> dict:
     """The ``composition`` entry: what the release as a whole spends, computed exactly.
 
     Sequential composition (unit ``row``): the release is ``(sum eps, sum delta)``-DP;
@@ -79,11 +79,13 @@ def composition(names: list, budgets: list[float], eps_t: Any, rule: str, unit: 
     >>> c["eps_spent"], c["eps_spent_at_most_eps_t"], c["per_column"]["b"]
     (1.0, True, 0.5)
     """
-    exact = [Fraction(b) for b in budgets]
+    each = [Fraction(b) for b in budgets]
     parallel = unit.composition == "parallel"
-    spent = max(exact) if parallel else sum(exact, Fraction(0))
+    spent = max(each) if parallel else sum(each, Fraction(0))
     ds = [Fraction(d) for d in (deltas or []) if d is not None]
     delta = (max(ds) if parallel else sum(ds, Fraction(0))) if ds else Fraction(0)
+    if exact:  # the rationals themselves (a ledger's charge)
+        return {"eps_spent": spent, "delta_spent": delta}
     how = ("parallel composition: one individual changes one count of one row, so one "
            "column only; the columns are privatized independently, and the release is "
            "(max of the columns' eps)-DP" if parallel else

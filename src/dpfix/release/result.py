@@ -61,6 +61,8 @@ class PrivatizedCounts:
     The one-stage and hybrid frameworks add ``framework``, ``estimator``,
     ``remap``, ``deconvolution`` (the estimate's result) and
     ``released_histogram`` (the histogram of ``y``, itself private).
+    ``eps_upper`` and ``bound`` (``upper="auto"``): the budget spent on the DP
+    bound and its public description (:meth:`dpfix.release.bounds.PrivateUpper.describe`).
     ``confidential`` (the Dask engine: the true histogram ``eta`` and the
     realized count errors ``abs`` and ``squared``) is derived from the true
     data without noise, like ``topcoded``, and stays out of :meth:`public_report`.
@@ -97,6 +99,8 @@ class PrivatizedCounts:
     released_histogram: np.ndarray | None = field(default=None, repr=False)
     confidential: dict | None = field(default=None, repr=False)
     chosen_by: str | None = None
+    eps_upper: float = 0.0
+    bound: dict | None = None
 
     def __repr__(self) -> str:
         """The method and the public sizes only: no count, histogram or target (the
@@ -108,8 +112,8 @@ class PrivatizedCounts:
 
     @property
     def epsilon(self) -> float:
-        """``eps_t = eps_1 + eps_2``."""
-        return self.eps_1 + self.eps_2
+        """``eps_t = eps_upper + eps_1 + eps_2`` (``eps_upper``: the bound of ``upper="auto"``)."""
+        return self.eps_upper + self.eps_1 + self.eps_2
 
     @property
     def output_distribution(self) -> np.ndarray:
@@ -200,13 +204,18 @@ class PrivatizedCounts:
         stage1 = None
         if self.stage1 is not None:
             s = self.stage1
-            stage1 = {"privatizer": s.method, "postprocess": s.postprocess, "notion": s.notion,
+            stage1 = {"privatizer": s.privatizer, "postprocess": s.postprocess, "notion": s.notion,
                       "budget": s.budget, "secure": s.secure, "noise": s.noise}
         composition = {
             "two-stage": "sequential: stage 1 (eps_1) then T (eps_2)",
             "one-stage": "one release y = G(x) at eps_2 = eps_t; the rest is post-processing",
             "hybrid": "sequential: stage 1 V (eps_1) and y = G(x) (eps_2); the rest is "
                       "post-processing of (V, y)"}[self.framework]
+        if self.bound is not None:
+            rest = composition.removeprefix("sequential: ").replace(
+                "eps_2 = eps_t", "eps_2 = eps_t - eps_upper")
+            composition = (f"sequential: the DP bound upper = {self.bound['upper']} "
+                           f"(eps_upper), then {rest}")
         framework = {"name": self.framework, "chosen_by": self.chosen_by}
         if self.framework != "two-stage":
             fit = self.deconvolution
@@ -215,12 +224,16 @@ class PrivatizedCounts:
                              iterations=getattr(fit, "iterations", None))
         return {
             "framework": framework,
-            "budget": {"eps_t": self.epsilon, "eps_1": self.eps_1, "eps_2": self.eps_2,
-                       "delta": self.delta, "split": split, "composition": composition},
+            "budget": {"eps_t": self.epsilon, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
+                       "eps_2": self.eps_2, "delta": self.delta, "split": split,
+                       "composition": composition},
+            "upper_bound": self.bound or {
+                "upper": self.n - 1, "chosen_by": "given: a public parameter, not computed "
+                                                  "from the data", "eps_upper": 0.0},
             "n": self.n, "N": self.N,
             "target_z": None if self.z is None else self.z.tolist(),
             "estimated_count_error": {
-                "value": self.estimated_count_error, "weights": "abs",
+                "value": self.estimated_count_error, "loss": "abs",
                 "definition": "<W, T>, W[i, j] = z_i |i - j|: expected |output - input| "
                               "when counts follow z; from z and T only, no privacy cost"},
             "mechanism": {"constructor": self.constructor,

@@ -42,6 +42,7 @@ from dpfix.io.tables import (
 from dpfix.numbers.numeric import require
 from dpfix.release.budget import (
     LIBRARY_LABELS,
+    PrivacyUnit,
     column_budgets,
     column_deltas,
     column_seeds,
@@ -290,8 +291,8 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                     unit: Any = "row", keys: Any = (), keep: Any = (),
                     shares: Mapping | None = None, delta: float | None = None,
                     order: str | None = None, seed: int | None = None,
-                    options: ReleaseOptions | None = None, sep: str = ",",
-                    confidential: bool = False,
+                    options: ReleaseOptions | None = None, upper_share: float | None = None,
+                    ledger: Any = None, sep: str = ",", confidential: bool = False,
                     progress: Callable[[Any, int], Any] | None = None,
                     on_stage: Callable[[Any, str, int], Any] | None = None,
                     labels: Mapping = LIBRARY_LABELS) -> Release | tuple[Release, Confidential]:
@@ -308,9 +309,10 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     eps : float or str
         The total budget of the release (a decimal text or a number; a float is taken
         by its shortest decimal repr for the exact split over the columns).
-    upper : int or mapping
+    upper : int, "auto" or mapping
         The public bound (counts above it are top-coded), one for every column or a
-        mapping column -> bound.
+        mapping column -> bound; ``"auto"``: chosen privately with ``upper_share`` of the
+        column's budget (:mod:`dpfix.release.bounds`, docs/bounds.md), reported.
     unit : str or PrivacyUnit
         The privacy unit (:class:`dpfix.release.budget.PrivacyUnit`): ``"row"``
         (default: one individual may change every column of one row, each count by at
@@ -336,6 +338,14 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     options : TwoStage, OneStage, NoSplit or Auto, optional
         The method (:mod:`dpfix.release.options`; default ``TwoStage()``: the two-stage
         framework with the northwest constructor and the paper's rule-of-thumb split).
+    upper_share : float, optional
+        The share of an ``"auto"`` column's budget spent on its bound (default
+        :data:`dpfix.release.bounds.UPPER_SHARE`).
+    ledger : dpfix.release.ledger.Ledger, optional
+        Charged with what the release spends (by the unit's composition), the data set,
+        the columns and the unit: a release the balance cannot pay is refused before the
+        data are read; the charge is recorded once the release is made, and the report's
+        ``ledger`` gives the balance after it.
     sep : str
         A CSV file's separator.
     confidential : bool
@@ -381,10 +391,35 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         raise ValueError(f"{labels['unit']}: a bound c > 1 is for pure eps-DP methods (the "
                          "group privacy of (eps, delta) also multiplies delta); drop delta or "
                          "use c = 1")
+    if upper_share is not None and "auto" not in uppers.values():
+        raise ValueError(f"{labels['upper_share']}: applies to {labels['upper']} auto only; "
+                         "drop it")
     seeds = column_seeds(check_seed(seed), len(names))
     deltas = column_deltas(delta, len(names), unit)
     keys, keep = list(keys or []), list(keep or [])
     order = _order(order, keys, labels)
+    if ledger is None:
+        return _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
+                        keys, keep, order, options, upper_share, sep, confidential, progress,
+                        on_stage, labels, start, None)
+    spent = composition(names, budgets, eps, rule, unit, deltas, exact=True)
+    dataset = str(Path(data).resolve()) if isinstance(data, (str, Path)) else \
+        f"<{type(data).__name__}>"
+    with ledger.reserve(spent["eps_spent"], spent["delta_spent"], dataset=dataset,
+                        columns=[str(n) for n in names], unit=unit.statement()) as charge:
+        made = _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
+                        keys, keep, order, options, upper_share, sep, confidential, progress,
+                        on_stage, labels, start, charge)
+        charge.commit()  # the randomness is drawn: the budget is spent, written or not
+    return made
+
+
+def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, rule: str,
+             uppers: dict, deltas: list, seeds: list, seed: Any, keys: list, keep: list,
+             order: str, options: ReleaseOptions, upper_share: Any, sep: str,
+             confidential: bool, progress: Any, on_stage: Any, labels: dict, start: float,
+             charge: Any) -> Release | tuple[Release, Confidential]:
+    """The release itself, its inputs checked (:func:`privatize_table`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
         table = read_input(data, names, sep)
@@ -398,9 +433,11 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
             results.append(privatize(
                 view.counts, budgets[k] / unit.bound, options, upper=uppers[name],
                 seed=seeds[k], delta=deltas[k],
+                upper_share=upper_share if uppers[name] == "auto" else None,
                 progress=None if progress is None else (lambda m, n=name: progress(n, m)),
                 on_stage=None if on_stage is None else
                 (lambda s, n=name, r=rows_k: on_stage(n, s, r))))
+    uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
     frame = _frame(table, results, passed, rows)
     per_column = [reports.public_report(r, table.select(k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
@@ -412,7 +449,8 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         "rule": "only the privatized columns and the columns declared public (keys, keep; "
                 "--key, --keep) are written"}
     public = assemble(per_column, names, composed, unit, source, output_columns, order,
-                      ROW_ORDER_RULES[order])
+                      ROW_ORDER_RULES[order],
+                      extra=None if charge is None else {"ledger": charge.statement()})
     layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
               "sep": table.sep, "newline": table.newline, "bom": table.bom}
     release = Release(frame, reports.jsonable(public), layout)

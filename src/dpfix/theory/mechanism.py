@@ -12,6 +12,7 @@ within the stated tolerance.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers import display
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import ExactnessError, exact_array, to_fraction, wants_exact
 
 __all__ = ["Mechanism", "weight_matrix", "loss", "LOSSES", "SQRT_DIGITS", "FLOAT_RTOL",
@@ -96,12 +98,17 @@ def loss(name: str) -> Callable[[int], Fraction]:
         "sqrt": lambda d: _isqrt_rational(abs(d)),
     }
     if base not in table:
-        raise ValueError(f"weights: unknown loss {name!r}; use one of {', '.join(LOSSES)} "
+        raise ValueError(f"loss: unknown loss {name!r}; use one of {', '.join(LOSSES)} "
                          "or a matrix")
     return table[base]
 
 
-def weight_matrix(weights: Any, z: Any, exact: bool | None = None) -> np.ndarray:
+#: :func:`loss` under a name that a parameter called ``loss`` does not shadow.
+named_loss = loss
+
+
+def weight_matrix(loss: Any = None, z: Any = None, exact: bool | None = None,
+                  **deprecated: Any) -> np.ndarray:
     """Count-error weights ``W`` (paper Section 1.1; docs/optimum_of_F.md section 1).
 
     ``W[i, j] = z_i f(i - j)`` for a loss ``f`` given by name (:data:`LOSSES`:
@@ -110,14 +117,16 @@ def weight_matrix(weights: Any, z: Any, exact: bool | None = None) -> np.ndarray
 
     Parameters
     ----------
-    weights : str, callable or array_like
-        A name of :data:`LOSSES`, a callable ``f(d)``, or an ``n x n`` matrix.
+    loss : str, callable or array_like
+        A name of :data:`LOSSES`, a callable ``f(d)``, or an ``n x n`` matrix (required).
     z : array_like
-        The distribution the weights use (exact numbers give an exact result).
+        The distribution (required) that weighs the rows (exact numbers give an exact result).
     exact : bool, optional
         Force the exact path (a float loss value or matrix entry is then
         refused with :class:`dpfix.numbers.exact.ExactnessError`); default: exact
         when ``z`` and a given matrix are exact.
+    **deprecated
+        ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -128,6 +137,8 @@ def weight_matrix(weights: Any, z: Any, exact: bool | None = None) -> np.ndarray
     ------
     ValueError
         An unknown name or a matrix of the wrong shape.
+    TypeError
+        No loss or no ``z``, or ``loss=`` and ``weights=`` given at once.
 
     Examples
     --------
@@ -136,17 +147,21 @@ def weight_matrix(weights: Any, z: Any, exact: bool | None = None) -> np.ndarray
     >>> weight_matrix("zero-one", [0.5, 0.5]).tolist()
     [[0.0, 0.5], [0.5, 0.0]]
     """
-    matrix = not (isinstance(weights, str) or callable(weights))
+    given = renamed("weights", "loss", deprecated, loss, where="weight_matrix")
+    no_other(deprecated, "weight_matrix")
+    if given is None or z is None:
+        raise TypeError("weight_matrix: needs a loss and z")
+    matrix = not (isinstance(given, str) or callable(given))
     if exact is None:
-        exact = wants_exact(z, weights if matrix else [])
+        exact = wants_exact(z, given if matrix else [])
     zv = exact_array(z, "z", ndim=1) if exact else np.asarray(z, dtype=float)
     n = zv.shape[0]
     if matrix:
-        W = exact_array(weights, "weights") if exact else np.asarray(weights, dtype=float)
+        W = exact_array(given, "loss") if exact else np.asarray(given, dtype=float)
         if W.shape != (n, n):
-            raise ValueError(f"weights: expected shape {(n, n)}, got {W.shape}")
+            raise ValueError(f"loss: expected shape {(n, n)}, got {W.shape}")
         return W
-    f = loss(weights) if isinstance(weights, str) else weights
+    f = named_loss(given) if isinstance(given, str) else given
     d = np.arange(n)[:, None] - np.arange(n)[None, :]
     if exact:
         values = {k: to_fraction(f(k), f"f({k})") for k in range(-(n - 1), n)}
@@ -264,18 +279,24 @@ class Mechanism:
         return zv
 
     # -------------------------------------------------------------- measures
-    def count_error(self, weights: Any = "abs", z: Any = None) -> Any:
+    def count_error(self, z: Any = None, loss: Any = "abs", **deprecated: Any) -> Any:
         """``<W, T>`` (paper Section 1.1); exact on the exact path.
 
-        ``z`` defaults to the fixed point: the data holder's estimate, free of
-        privacy cost.
+        The arguments come in the order of :func:`dpfix.theory.metrics.count_error`
+        (``T, z, loss``), ``T`` being the mechanism. ``z`` defaults to the fixed point:
+        the data holder's estimate, free of privacy cost.
 
         Parameters
         ----------
-        weights : str or array_like
-            ``"abs"``, ``"squared"`` or a matrix (:func:`weight_matrix`).
         z : array_like, optional
             The distribution of the inputs (default: the fixed point).
+        loss : str, callable or array_like
+            A name of :data:`LOSSES` (default ``"abs"``), a callable or a matrix
+            (:func:`weight_matrix`).
+        **deprecated
+            ``weights=`` (now ``loss=``). The former order, a loss first
+            (``count_error("squared", z)``), is recognised (a name, a callable or a
+            matrix where ``z`` goes) and taken with a ``DeprecationWarning``.
 
         Returns
         -------
@@ -286,19 +307,35 @@ class Mechanism:
         ------
         ValueError
             No ``z`` and no fixed point, or a ``z`` of the wrong length.
+        TypeError
+            ``loss=`` and ``weights=`` given at once, or an unknown keyword.
+
+        Examples
+        --------
+        >>> M = Mechanism.from_matrix([["2/3", "1/3"], ["1/3", "2/3"]], lam=2,
+        ...                           fixed_point=np.array([Fraction(1, 2)] * 2))
+        >>> M.count_error(), M.count_error([1, 0], "squared")
+        (Fraction(1, 3), Fraction(1, 3))
         """
+        loss = renamed("weights", "loss", deprecated, loss, "abs", where="count_error")
+        no_other(deprecated, "count_error")
+        if isinstance(z, str) or callable(z) or np.ndim(z) == 2:
+            warnings.warn("count_error: the loss comes after z now (count_error(z, loss)); "
+                          "the former order goes in the next release",
+                          DeprecationWarning, stacklevel=2)
+            z, loss = (None if isinstance(loss, str) else loss), z
         zv = self._z(z)
         if self.exact:
-            return (weight_matrix(weights, zv) * self.matrix).sum()
-        if isinstance(weights, str):  # build W block by block: n x n floats is 800 MB at 10^4
-            weight_matrix(weights, zv[:1])  # validates the name
+            return (weight_matrix(loss, zv) * self.matrix).sum()
+        if isinstance(loss, str) and loss in ("abs", "squared"):
+            # W block by block: n x n floats is 800 MB at n = 10^4
             cols = np.arange(self.n)
 
             def rows(s: int, e: int) -> np.ndarray:
                 d = np.abs(np.arange(s, e)[:, None] - cols[None, :]).astype(float)
-                return zv[s:e, None] * (d if weights == "abs" else d * d)
+                return zv[s:e, None] * (d if loss == "abs" else d * d)
         else:
-            W = weight_matrix(weights, zv)
+            W = weight_matrix(loss, zv)
 
             def rows(s: int, e: int) -> np.ndarray:
                 return W[s:e]

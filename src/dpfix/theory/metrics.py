@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import exact_array, wants_exact
 from dpfix.theory.mechanism import weight_matrix
 
@@ -35,7 +36,7 @@ def _pair(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
     return pa, qa
 
 
-def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
+def count_error(T: Any, z: Any, loss: Any = "abs", **deprecated: Any) -> Any:
     """``<W, T>`` with ``W`` from :func:`dpfix.theory.mechanism.weight_matrix`.
 
     With the true distribution ``zeta`` as ``z`` it is the expected count error
@@ -47,8 +48,11 @@ def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
         The ``n x n`` transition matrix.
     z : array_like
         The distribution of the inputs.
-    weights : str or array_like
-        ``"abs"``, ``"squared"`` or a matrix.
+    loss : str, callable or array_like
+        A name of :data:`dpfix.theory.mechanism.LOSSES` (default ``"abs"``), a
+        callable or a matrix.
+    **deprecated
+        ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -60,11 +64,13 @@ def count_error(T: Any, z: Any, weights: Any = "abs") -> Any:
     >>> float(count_error(np.eye(3), [1/3, 1/3, 1/3]))
     0.0
     """
+    loss = renamed("weights", "loss", deprecated, loss, "abs", where="count_error")
+    no_other(deprecated, "count_error")
     if wants_exact(T, z):
         Tm, z = exact_array(T, "T", ndim=2), exact_array(z, "z", ndim=1)
     else:
         Tm = np.asarray(T, dtype=float)
-    return (weight_matrix(weights, z) * Tm).sum()
+    return (weight_matrix(loss, z) * Tm).sum()
 
 
 def expected_absolute_deviation(T: Any, z: Any) -> Any:

@@ -30,6 +30,7 @@ from dpfix.numbers.calibration import (
     discrete_gaussian_delta,
     discrete_gaussian_sigma,
 )
+from dpfix.numbers.deprecation import renamed
 from dpfix.release.privatizers.common import PrivatizedDistribution
 from dpfix.release.privatizers.cyclic import cyclic_difference, cyclic_gaussian, cyclic_laplace
 from dpfix.release.privatizers.hierarchical import consistent_leaves, hierarchical
@@ -67,40 +68,47 @@ PRIVATIZERS: dict[str, Callable[..., PrivatizedDistribution]] = {
 }
 
 
-def privatize_distribution(eta: Any, epsilon: float | None = None,
-                           method: str = "cyclic-laplace", **kw: Any) -> PrivatizedDistribution:
-    """Privatize the distribution of counts ``eta / N`` with the named method.
+def privatize_distribution(eta: Any, eps: float | None = None,
+                           privatizer: str = "cyclic-laplace", **kw: Any
+                           ) -> PrivatizedDistribution:
+    """Privatize the distribution of counts ``eta / N`` with the named privatizer.
 
     Parameters
     ----------
     eta : histogram of counts (``N = sum eta`` is public).
-    epsilon : the budget ``eps_1`` (for ``"cyclic-gaussian"`` give ``delta=``
+    eps : the budget ``eps_1`` (for ``"cyclic-gaussian"`` give ``delta=``
         too, or ``rho=`` instead).
-    method : one of :data:`PRIVATIZERS`: ``"cyclic-laplace"`` (the paper's,
+    privatizer : one of :data:`PRIVATIZERS`: ``"cyclic-laplace"`` (the paper's,
         Theorem 1), ``"cyclic-gaussian"``, ``"laplace"``, ``"privelet"``,
         ``"hierarchical"``.
     **kw : passed on: ``rng``, ``secure``, ``postprocess``, ``delta``,
-        ``rho``, ``branching``.
+        ``rho``, ``branching``. ``epsilon=`` (now ``eps``) and ``method=`` (now
+        ``privatizer=``) are deprecated names: they warn (``DeprecationWarning``).
 
     Raises
     ------
     ValueError
-        On an unknown method or bad input.
+        On an unknown privatizer or bad input.
+    TypeError
+        A new name and its deprecated one given at once.
 
     Examples
     --------
     >>> out = privatize_distribution([5, 3, 2], 1.0, secure=False, rng=3)
-    >>> out.method, out.postprocess, out.z.shape
+    >>> out.privatizer, out.postprocess, out.z.shape
     ('cyclic-laplace', 'isotonic-cdf', (3,))
-    >>> privatize_distribution([5, 3, 2], 1.0, method="wavelet")
+    >>> privatize_distribution([5, 3, 2], 1.0, privatizer="wavelet")
     Traceback (most recent call last):
     ...
-    ValueError: method: unknown 'wavelet'; use one of cyclic-laplace, cyclic-gaussian, ...
+    ValueError: privatizer: unknown 'wavelet'; use one of cyclic-laplace, cyclic-gaussian, ...
     """
-    if method not in PRIVATIZERS:
-        raise ValueError(f"method: unknown {method!r}; use one of {', '.join(PRIVATIZERS)}")
-    if method == "cyclic-gaussian":
-        return cyclic_gaussian(eta, epsilon, **kw)
-    if epsilon is None:
-        raise ValueError(f"epsilon: required by method {method!r}")
-    return PRIVATIZERS[method](eta, epsilon, **kw)
+    eps = renamed("epsilon", "eps", kw, eps, where="privatize_distribution")
+    name = renamed("method", "privatizer", kw, privatizer, "cyclic-laplace",
+                   where="privatize_distribution")
+    if name not in PRIVATIZERS:
+        raise ValueError(f"privatizer: unknown {name!r}; use one of {', '.join(PRIVATIZERS)}")
+    if name == "cyclic-gaussian":
+        return cyclic_gaussian(eta, eps, **kw)
+    if eps is None:
+        raise ValueError(f"eps: required by privatizer {name!r}")
+    return PRIVATIZERS[name](eta, eps, **kw)

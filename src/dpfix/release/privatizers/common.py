@@ -14,9 +14,10 @@ import numpy as np
 
 # Z_ATOL: the absolute tolerance on sum(z) = 1 and z >= 0 of every returned target,
 # the same as every constructor's (re-exported for the privatizer modules).
+from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import Z_ATOL
 
-__all__ = ["PrivatizedDistribution", "check_histogram", "resolve_rng", "Z_ATOL"]
+__all__ = ["PrivatizedDistribution", "check_histogram", "resolve_rng", "budget_keyword", "Z_ATOL"]
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,13 @@ class PrivatizedDistribution:
         privatizer's unbiased estimate of ``eta``; integer-valued for the
         secure cyclic mechanisms). Post-processing ``raw / N`` gives ``z``.
     N : the number of rows ``sum(eta)`` (public).
-    method : the privatizer's name, e.g. ``"cyclic-laplace"``.
+    privatizer : the privatizer's name, e.g. ``"cyclic-laplace"`` (``method`` is its
+        deprecated name, a property that warns).
     postprocess : the name of the post-processing that made ``z`` from ``raw``.
     notion : ``"pure-DP"``, ``"approx-DP"`` or ``"zCDP"``: the guarantee charged.
-    epsilon, delta, rho : the budget charged under ``notion`` (unused ones are
-        ``None``; ``delta`` is 0 for pure DP).
+    eps, delta, rho : the budget charged under ``notion`` (unused ones are
+        ``None``; ``delta`` is 0 for pure DP; ``epsilon`` is the deprecated name of
+        ``eps``, a property that warns).
     secure : True when the noise came from OpenDP's secure samplers.
     noise : what was drawn, e.g. ``{"distribution": "discrete Laplace", "scale": 2.0}``.
     """
@@ -42,14 +45,17 @@ class PrivatizedDistribution:
     z: np.ndarray
     raw: np.ndarray
     N: int
-    method: str
+    privatizer: str
     postprocess: str
     notion: str
-    epsilon: float | None
+    eps: float | None
     delta: float | None = 0.0
     rho: float | None = None
     secure: bool = True
     noise: dict[str, Any] = field(default_factory=dict)
+
+    method = renamed_attribute("method", "privatizer")
+    epsilon = renamed_attribute("epsilon", "eps")
 
     def __post_init__(self) -> None:
         for name in ("z", "raw"):
@@ -68,8 +74,32 @@ class PrivatizedDistribution:
         if self.notion == "zCDP":
             return f"rho={self.rho:g} (zCDP)"
         if self.notion == "approx-DP":
-            return f"eps={self.epsilon:g}, delta={self.delta:g} (approx-DP)"
-        return f"eps={self.epsilon:g} (pure-DP)"
+            return f"eps={self.eps:g}, delta={self.delta:g} (approx-DP)"
+        return f"eps={self.eps:g} (pure-DP)"
+
+
+def budget_keyword(eps: Any, deprecated: dict[str, Any], where: str) -> Any:
+    """A privatizer's ``eps``, or its deprecated keyword ``epsilon=`` (with a warning).
+
+    Parameters
+    ----------
+    eps : the value received as ``eps``.
+    deprecated : the privatizer's other keywords (only ``epsilon`` is accepted).
+    where : the privatizer's name, for the messages.
+
+    Returns
+    -------
+    Any
+        The budget, not yet checked.
+
+    Raises
+    ------
+    TypeError
+        ``eps`` and ``epsilon=`` given at once, or an unknown keyword.
+    """
+    value = renamed("epsilon", "eps", deprecated, eps, where=where, depth=2)
+    no_other(deprecated, where)
+    return value
 
 
 def check_histogram(eta: Any) -> np.ndarray:

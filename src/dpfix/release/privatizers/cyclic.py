@@ -22,6 +22,7 @@ from dpfix.numbers.calibration import analytic_gaussian_sigma, discrete_gaussian
 from dpfix.numbers.numeric import check_positive, check_probability
 from dpfix.release.privatizers.common import (
     PrivatizedDistribution,
+    budget_keyword,
     check_histogram,
     resolve_rng,
 )
@@ -53,22 +54,22 @@ def cyclic_difference(X: Any) -> np.ndarray:
     return X - np.roll(X, -1)
 
 
-def cyclic_laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
-                   postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS
-                   ) -> PrivatizedDistribution:
+def cyclic_laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool = True,
+                   postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+                   **deprecated: Any) -> PrivatizedDistribution:
     """The cyclic Laplace mechanism (paper Definition 2; eps-DP by Theorem 1).
 
-    ``V = eta + X - roll(X, -1)`` with ``X_i ~ Lap(1/epsilon)`` i.i.d. (on
-    ``zeta`` the scale is ``1/(N epsilon)``); ``z`` is the post-processed
+    ``V = eta + X - roll(X, -1)`` with ``X_i ~ Lap(1/eps)`` i.i.d. (on
+    ``zeta`` the scale is ``1/(N eps)``); ``z`` is the post-processed
     ``V / N``. Secure: ``X`` is OpenDP's exact discrete Laplace with scale
-    ``1/epsilon`` (``V`` is an integer vector); ``secure=False`` with ``rng``
+    ``1/eps`` (``V`` is an integer vector); ``secure=False`` with ``rng``
     (a Generator or int seed) draws numpy's continuous Laplace, as the paper.
 
     Parameters
     ----------
     eta : histogram of counts (``eta_i`` rows have count ``i``); ``N = sum eta``
         is public.
-    epsilon : the budget ``eps_1``.
+    eps : the budget ``eps_1``.
     rng : Generator or seed for ``secure=False``; must be None when secure.
     secure : OpenDP's secure sampler (default) or seeded numpy noise.
     postprocess : a name in ``POSTPROCESSORS`` or a callable.
@@ -81,31 +82,32 @@ def cyclic_laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = 
     Examples
     --------
     >>> out = cyclic_laplace([5, 3, 2], 1.0, secure=False, rng=7)
-    >>> out.method, round(float(out.raw.sum()), 9), out.budget
+    >>> out.privatizer, round(float(out.raw.sum()), 9), out.budget
     ('cyclic-laplace', 10.0, 'eps=1 (pure-DP)')
     >>> bool(out.z.sum().round(12) == 1) and bool((out.z >= 0).all())
     True
     """
-    eta, epsilon = check_histogram(eta), check_positive(epsilon)
+    eps = budget_keyword(eps, deprecated, "cyclic_laplace")
+    eta, eps = check_histogram(eta), check_positive(eps, "eps")
     gen = resolve_rng(rng, secure)
     zeros = np.zeros(len(eta), dtype=np.int64)
-    X, loss = add_laplace(zeros, 1.0 / epsilon, rng=gen, sensitivity=1, budget=epsilon)
+    X, loss = add_laplace(zeros, 1.0 / eps, rng=gen, sensitivity=1, budget=eps)
     V = eta + cyclic_difference(X)
     noise = {"distribution": "discrete Laplace" if secure else "Laplace",
-             "scale": 1.0 / epsilon, "opendp_loss": loss}
+             "scale": 1.0 / eps, "opendp_loss": loss}
     return finish(V, eta, "cyclic-laplace", postprocess, secure=secure, noise=noise,
-                  notion="pure-DP", epsilon=epsilon)
+                  notion="pure-DP", eps=eps)
 
 
-def cyclic_gaussian(eta: Any, epsilon: float | None = None, delta: float | None = None, *,
+def cyclic_gaussian(eta: Any, eps: float | None = None, delta: float | None = None, *,
                     rho: float | None = None, rng: Any = None, secure: bool = True,
-                    postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS
-                    ) -> PrivatizedDistribution:
+                    postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+                    **deprecated: Any) -> PrivatizedDistribution:
     """The cyclic Gaussian mechanism (paper Appendix A).
 
     ``V = eta + X - roll(X, -1)`` with ``X_i ~ N(0, sigma^2)``; a neighbouring
     move shifts one coordinate of ``X`` by 1 (L2 sensitivity 1). Give either
-    ``rho`` (``rho``-zCDP, ``sigma = 1/sqrt(2 rho)``) or ``epsilon`` and
+    ``rho`` (``rho``-zCDP, ``sigma = 1/sqrt(2 rho)``) or ``eps`` and
     ``delta`` ((eps, delta)-DP, ``sigma`` by exact calibration: the analytic
     Gaussian of Balle and Wang 2018 for the continuous noise of
     ``secure=False``, Canonne-Kamath-Steinke's Theorem 7 for OpenDP's discrete
@@ -115,7 +117,7 @@ def cyclic_gaussian(eta: Any, epsilon: float | None = None, delta: float | None 
     ----------
     eta : array_like of int
         The histogram of counts.
-    epsilon, delta : float, optional
+    eps, delta : float, optional
         An (eps, delta) budget: give both, or ``rho`` instead.
     rho : float, optional
         A rho-zCDP budget.
@@ -142,23 +144,24 @@ def cyclic_gaussian(eta: Any, epsilon: float | None = None, delta: float | None 
     >>> cyclic_gaussian([5, 3, 2], 1.0, 1e-6, secure=False, rng=1).notion
     'approx-DP'
     """
+    eps = budget_keyword(eps, deprecated, "cyclic_gaussian")
     eta = check_histogram(eta)
     gen = resolve_rng(rng, secure)
     if rho is not None:
-        if epsilon is not None or delta is not None:
-            raise ValueError("cyclic_gaussian: give either rho or (epsilon, delta), not both")
+        if eps is not None or delta is not None:
+            raise ValueError("cyclic_gaussian: give either rho or (eps, delta), not both")
         rho = check_positive(rho, "rho")
         sigma, notion = 1.0 / np.sqrt(2.0 * rho), "zCDP"
-    elif epsilon is None or delta is None:
-        raise ValueError("cyclic_gaussian: give rho, or both epsilon and delta")
+    elif eps is None or delta is None:
+        raise ValueError("cyclic_gaussian: give rho, or both eps and delta")
     else:
-        epsilon, delta = check_positive(epsilon), check_probability(delta)
+        eps, delta = check_positive(eps, "eps"), check_probability(delta)
         calibrate = discrete_gaussian_sigma if secure else analytic_gaussian_sigma
-        sigma, notion = calibrate(epsilon, delta), "approx-DP"
+        sigma, notion = calibrate(eps, delta), "approx-DP"
     zeros = np.zeros(len(eta), dtype=np.int64)
     X, loss = add_gaussian(zeros, float(sigma), rng=gen, sensitivity=1, rho=rho)
     V = eta + cyclic_difference(X)
     noise = {"distribution": "discrete Gaussian" if secure else "Gaussian",
              "sigma": float(sigma), "opendp_zcdp_loss": loss}
     return finish(V, eta, "cyclic-gaussian", postprocess, secure=secure, noise=noise,
-                  notion=notion, epsilon=epsilon, delta=delta, rho=rho)
+                  notion=notion, eps=eps, delta=delta, rho=rho)

@@ -52,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.sampling.structured import geometric_amounts, side_sums
 
 __all__ = ["ESTIMATORS", "SOLVERS", "DEFAULT_SMOOTH", "Deconvolution", "convolve", "correlate",
@@ -60,7 +61,7 @@ __all__ = ["ESTIMATORS", "SOLVERS", "DEFAULT_SMOOTH", "Deconvolution", "convolve
 #: The estimators of :func:`deconvolve`.
 ESTIMATORS = ("em", "least-squares", "em-smooth")
 
-#: The algorithms for ``method="em"`` without a stage 1 (the first is the default).
+#: The algorithms for ``estimator="em"`` without a stage 1 (the first is the default).
 SOLVERS = ("interior-point", "squarem", "plain")
 
 #: The EMS kernel weight ``w`` of ``[w, 1-2w, w]``: 1/4 is the binomial kernel
@@ -79,8 +80,9 @@ class Deconvolution:
     ----------
     z : numpy.ndarray
         The estimate: float64, ``>= 0``, sums to 1.
-    method : str
-        The estimator, a name in :data:`ESTIMATORS`.
+    estimator : str
+        The estimator, a name in :data:`ESTIMATORS` (``method`` is its deprecated
+        name, a property that warns).
     iterations : int
         EM updates (``"em"``, ``"em-smooth"``; SQUAREM counts each EM map
         evaluation) or interior-point Newton steps (plus any polishing EM
@@ -97,11 +99,13 @@ class Deconvolution:
     """
 
     z: np.ndarray
-    method: str
+    estimator: str
     iterations: int
     converged: bool
     objective: float
     message: str
+
+    method = renamed_attribute("method", "estimator")
 
     def __post_init__(self) -> None:
         z = np.array(self.z, dtype=float)
@@ -553,10 +557,10 @@ def _q_problem(h: np.ndarray, g: _G, z0: np.ndarray, kind: str,
 
 # --------------------------------------------------------------------------- the estimator
 
-def deconvolve(h: Any, lam: Any, *, method: str = "em",
+def deconvolve(h: Any, lam: Any, *, estimator: str = "em",
                stage1: tuple[Any, float] | None = None, smooth: float | None = None,
                max_iter: int | None = None, tol: float | None = None, z0: Any = None,
-               solver: str | None = None) -> Deconvolution:
+               solver: str | None = None, **deprecated: Any) -> Deconvolution:
     """Estimate the distribution ``z`` of counts from the histogram ``h`` of ``y = G(x)``.
 
     ``E[h] = N zG`` (``G`` the truncated geometric mechanism at
@@ -573,7 +577,7 @@ def deconvolve(h: Any, lam: Any, *, method: str = "em",
       L1 change of ``z`` is at most ``tol``. It maximises no likelihood
       exactly (a fixed point of "EM then smooth", not a penalised maximum).
 
-    The hybrid (``stage1=(V, eps_1)``, method ``"em"`` only): ``V`` is the
+    The hybrid (``stage1=(V, eps_1)``, estimator ``"em"`` only): ``V`` is the
     raw cyclic Laplace release at ``eps_1`` of the same table,
     ``V = N z + X - roll(X, -1)``. The estimate maximises
     ``log_likelihood(z) + stage1_log_likelihood(z)``, the second being the
@@ -597,11 +601,11 @@ def deconvolve(h: Any, lam: Any, *, method: str = "em",
         ``e^eps > 1`` of the noise ``y`` was drawn with. Pass the sampler's
         exact ``Fraction`` (e.g. ``StructuredSampler.lam``); it is inverted
         exactly before one rounding.
-    method : str
+    estimator : str
         A name in :data:`ESTIMATORS`.
     stage1 : (array_like, float), optional
         ``(V, eps_1)``: ``PrivatizedDistribution.raw`` of
-        ``privatize_distribution(eta, eps_1, method="cyclic-laplace")`` on the
+        ``privatize_distribution(eta, eps_1, privatizer="cyclic-laplace")`` on the
         same table (length ``n``; its sum should be ``N``; it is rescaled to
         ``N`` when not, e.g. after float noise).
     smooth : float, optional
@@ -632,7 +636,7 @@ def deconvolve(h: Any, lam: Any, *, method: str = "em",
     Raises
     ------
     ValueError
-        Bad ``h``, ``lam``, ``method``, ``stage1``, ``smooth``, ``max_iter``,
+        Bad ``h``, ``lam``, ``estimator``, ``stage1``, ``smooth``, ``max_iter``,
         ``tol`` or ``z0`` (one line naming it).
 
     Examples
@@ -642,20 +646,22 @@ def deconvolve(h: Any, lam: Any, *, method: str = "em",
     >>> out = deconvolve(h, Fraction(3))
     >>> out.converged, out.z.round(6).tolist()
     (True, [0.1, 0.2, 0.4, 0.2, 0.1])
-    >>> deconvolve(h, Fraction(3), method="least-squares").z.round(6).tolist()
+    >>> deconvolve(h, Fraction(3), estimator="least-squares").z.round(6).tolist()
     [0.1, 0.2, 0.4, 0.2, 0.1]
     >>> V = np.array([110.0, 190.0, 400.0, 200.0, 100.0])
     >>> deconvolve(h, Fraction(3), stage1=(V, 1e3)).z.round(6).tolist()  # stage 1 dominates
     [0.11, 0.19, 0.4, 0.2, 0.1]
     """
+    method = renamed("method", "estimator", deprecated, estimator, "em", where="deconvolve")
+    no_other(deprecated, "deconvolve")
     hv = _histogram(h)
     rho = _rho(lam)
     if method not in ESTIMATORS:
-        raise ValueError(f"method: expected one of {ESTIMATORS}, got {method!r}")
+        raise ValueError(f"estimator: expected one of {ESTIMATORS}, got {method!r}")
     n = hv.shape[0]
     N = float(hv.sum())
     if smooth is not None and method != "em-smooth":
-        raise ValueError("smooth: only for method='em-smooth'")
+        raise ValueError("smooth: only for estimator='em-smooth'")
     w = DEFAULT_SMOOTH if smooth is None else smooth
     if isinstance(w, bool) or not isinstance(w, numbers.Real) or not 0 <= float(w) <= 0.5:
         raise ValueError(f"smooth: must be a number in [0, 1/2], got {smooth!r}")
@@ -675,7 +681,8 @@ def deconvolve(h: Any, lam: Any, *, method: str = "em",
     s1: tuple[np.ndarray, float] | None = None
     if stage1 is not None:
         if method != "em":
-            raise ValueError(f"stage1: only with method='em' (maximum likelihood), not {method!r}")
+            raise ValueError(f"stage1: only with estimator='em' (maximum likelihood), "
+                             f"not {method!r}")
         if not isinstance(stage1, tuple | list) or len(stage1) != 2:
             raise ValueError("stage1: expected a pair (V, eps_1)")
         V = _vector(stage1[0], "V")
@@ -697,7 +704,7 @@ def deconvolve(h: Any, lam: Any, *, method: str = "em",
         solver = "interior-point"
     if solver not in SOLVERS or (solver != "interior-point" and (method != "em" or s1)):
         raise ValueError(f"solver: expected one of {SOLVERS} ('squarem' and 'plain' only for "
-                         f"method='em' without stage1), got {solver!r}")
+                         f"estimator='em' without stage1), got {solver!r}")
     if method == "least-squares" or s1 is not None:
         zs = np.maximum(z, 1e-3 / n)  # the interior point starts strictly inside
         zs /= zs.sum()

@@ -32,6 +32,7 @@ import numpy as np
 from dpfix.numbers.numeric import check_positive
 from dpfix.release.privatizers.common import (
     PrivatizedDistribution,
+    budget_keyword,
     check_histogram,
     resolve_rng,
 )
@@ -130,20 +131,20 @@ def consistent_leaves(noisy: list[np.ndarray], root: float, branching: int) -> n
     return parent
 
 
-def hierarchical(eta: Any, epsilon: float, branching: int = 16, *, rng: Any = None,
-                 secure: bool = True,
-                 postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS
-                 ) -> PrivatizedDistribution:
+def hierarchical(eta: Any, eps: float | None = None, branching: int = 16, *,
+                 rng: Any = None, secure: bool = True,
+                 postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+                 **deprecated: Any) -> PrivatizedDistribution:
     """QYL's hierarchical histogram (branching 16, weighted averaging, mean consistency).
 
-    Every node of the ``h`` non-root levels gets ``Lap(2h/epsilon)`` (secure:
+    Every node of the ``h`` non-root levels gets ``Lap(2h/eps)`` (secure:
     OpenDP's discrete Laplace on the integer node counts, whose privacy map at
-    the total sensitivity ``2h`` is checked against ``epsilon``); the leaves
+    the total sensitivity ``2h`` is checked against ``eps``); the leaves
     after constrained inference, cut to the first ``n``, are ``raw``.
 
     Parameters
     ----------
-    eta, epsilon, rng, secure, postprocess
+    eta, eps, rng, secure, postprocess
         As for :func:`dpfix.release.privatizers.laplace`.
     branching : int
         The tree's branching factor ``b >= 2`` (16).
@@ -163,10 +164,11 @@ def hierarchical(eta: Any, epsilon: float, branching: int = 16, *, rng: Any = No
     Examples
     --------
     >>> out = hierarchical([5, 3, 2], 1.0, secure=False, rng=0)
-    >>> out.method, out.noise["levels"], out.noise["scale"]
+    >>> out.privatizer, out.noise["levels"], out.noise["scale"]
     ('hierarchical', 1, 2.0)
     """
-    eta, epsilon = check_histogram(eta), check_positive(epsilon)
+    eps = budget_keyword(eps, deprecated, "hierarchical")
+    eta, eps = check_histogram(eta), check_positive(eps, "eps")
     if isinstance(branching, bool) or not isinstance(branching, (int, np.integer)) \
             or branching < 2:
         raise ValueError(f"branching: must be an integer >= 2, got {branching!r}")
@@ -177,12 +179,12 @@ def hierarchical(eta: Any, epsilon: float, branching: int = 16, *, rng: Any = No
     leaves[:n] = eta
     counts = tree_counts(leaves, b)
     sizes = [len(c) for c in counts]
-    scale = 2.0 * h / epsilon
+    scale = 2.0 * h / eps
     flat, loss = add_laplace(np.concatenate(counts), scale, rng=gen, sensitivity=2 * h,
-                             budget=epsilon)
+                             budget=eps)
     noisy = np.split(flat.astype(float), np.cumsum(sizes)[:-1])
     raw = consistent_leaves(noisy, float(eta.sum()), b)[:n]
     noise = {"distribution": "discrete Laplace" if secure else "Laplace", "scale": scale,
              "levels": h, "branching": b, "padded_length": b**h, "opendp_loss": loss}
     return finish(raw, eta, "hierarchical", postprocess, secure=secure, noise=noise,
-                  notion="pure-DP", epsilon=epsilon)
+                  notion="pure-DP", eps=eps)

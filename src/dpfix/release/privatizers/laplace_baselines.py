@@ -42,6 +42,7 @@ import numpy as np
 from dpfix.numbers.numeric import check_positive
 from dpfix.release.privatizers.common import (
     PrivatizedDistribution,
+    budget_keyword,
     check_histogram,
     resolve_rng,
 )
@@ -52,10 +53,10 @@ __all__ = ["laplace", "privelet", "haar_weighted_coefficients", "haar_inverse",
            "privelet_sensitivity"]
 
 
-def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
-            postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS
-            ) -> PrivatizedDistribution:
-    """The classic Laplace mechanism on the histogram: ``eta + Lap(2/epsilon)`` per cell.
+def laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool = True,
+            postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+            **deprecated: Any) -> PrivatizedDistribution:
+    """The classic Laplace mechanism on the histogram: ``eta + Lap(2/eps)`` per cell.
 
     L1 sensitivity 2 under a one-unit move. Secure: OpenDP's discrete Laplace.
 
@@ -63,7 +64,7 @@ def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     ----------
     eta : array_like of int
         The histogram of counts (``N = sum eta`` is public).
-    epsilon : float
+    eps : float
         The budget ``eps_1``.
     rng : numpy.random.Generator or int, optional
         The seeded path (``secure=False``) only.
@@ -75,7 +76,7 @@ def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     Returns
     -------
     PrivatizedDistribution
-        ``noise`` holds the scale ``2/epsilon`` and OpenDP's loss.
+        ``noise`` holds the scale ``2/eps`` and OpenDP's loss.
 
     Raises
     ------
@@ -87,16 +88,17 @@ def laplace(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     Examples
     --------
     >>> out = laplace([5, 3, 2], 1.0, secure=False, rng=0)
-    >>> out.method, out.noise["scale"], out.n
+    >>> out.privatizer, out.noise["scale"], out.n
     ('laplace', 2.0, 3)
     """
-    eta, epsilon = check_histogram(eta), check_positive(epsilon)
+    eps = budget_keyword(eps, deprecated, "laplace")
+    eta, eps = check_histogram(eta), check_positive(eps, "eps")
     gen = resolve_rng(rng, secure)
-    raw, loss = add_laplace(eta, 2.0 / epsilon, rng=gen, sensitivity=2, budget=epsilon)
+    raw, loss = add_laplace(eta, 2.0 / eps, rng=gen, sensitivity=2, budget=eps)
     noise = {"distribution": "discrete Laplace" if secure else "Laplace",
-             "scale": 2.0 / epsilon, "sensitivity": 2, "opendp_loss": loss}
+             "scale": 2.0 / eps, "sensitivity": 2, "opendp_loss": loss}
     return finish(raw, eta, "laplace", postprocess, secure=secure, noise=noise,
-                  notion="pure-DP", epsilon=epsilon)
+                  notion="pure-DP", eps=eps)
 
 
 def _levels(n: int) -> int:
@@ -204,20 +206,20 @@ def privelet_sensitivity(n: int) -> int:
     return 2 * _levels(n)
 
 
-def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
-             postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS
-             ) -> PrivatizedDistribution:
+def privelet(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool = True,
+             postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+             **deprecated: Any) -> PrivatizedDistribution:
     """Privelet with the Haar wavelet (Xiao, Wang, Gehrke 2010), eps-DP.
 
     Pads ``eta`` with zeros to ``m = 2^L``, adds ``Lap(lam / W(c))`` to every
-    detail coefficient with ``lam = 2 L / epsilon`` (the generalised
+    detail coefficient with ``lam = 2 L / eps`` (the generalised
     sensitivity ``2 L`` of a one-unit move, derived in the module docstring),
     keeps the base coefficient ``N / m`` exact (``N`` is public), inverts the
     transform and keeps the first ``n`` cells as ``raw``.
 
     Parameters
     ----------
-    eta, epsilon, rng, secure, postprocess
+    eta, eps, rng, secure, postprocess
         As for :func:`laplace`.
 
     Returns
@@ -233,25 +235,26 @@ def privelet(eta: Any, epsilon: float, *, rng: Any = None, secure: bool = True,
     Examples
     --------
     >>> out = privelet([5, 3, 2], 1.0, secure=False, rng=0)
-    >>> out.method, out.noise["generalised_sensitivity"], out.noise["lam"]
+    >>> out.privatizer, out.noise["generalised_sensitivity"], out.noise["lam"]
     ('privelet', 4, 4.0)
     """
-    eta, epsilon = check_histogram(eta), check_positive(epsilon)
+    eps = budget_keyword(eps, deprecated, "privelet")
+    eta, eps = check_histogram(eta), check_positive(eps, "eps")
     gen = resolve_rng(rng, secure)
     n, L = len(eta), _levels(len(eta))
     gs = privelet_sensitivity(n)
-    lam = gs / epsilon
+    lam = gs / eps
     padded = np.zeros(2**L, dtype=np.int64)
     padded[:n] = eta
     base, weighted = haar_weighted_coefficients(padded)
     loss = None
     if L > 0:
         flat, loss = add_laplace(np.concatenate(weighted), lam, rng=gen, sensitivity=gs,
-                                 budget=epsilon)
+                                 budget=eps)
         weighted = np.split(flat, np.cumsum([len(w) for w in weighted])[:-1])
     raw = haar_inverse(float(base), [np.asarray(w, dtype=float) for w in weighted])[:n]
     noise = {"distribution": "discrete Laplace" if secure else "Laplace",
              "lam": lam, "generalised_sensitivity": gs, "padded_length": 2**L,
              "opendp_loss": loss}
     return finish(raw, eta, "privelet", postprocess, secure=secure, noise=noise,
-                  notion="pure-DP", epsilon=epsilon)
+                  notion="pure-DP", eps=eps)

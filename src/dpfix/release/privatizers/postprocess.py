@@ -211,7 +211,7 @@ def resolve_postprocess(postprocess: str | Callable[[Any], np.ndarray]
     return postprocess, POSTPROCESSORS[postprocess]
 
 
-def finish(raw: Any, eta: np.ndarray, method: str,
+def finish(raw: Any, eta: np.ndarray, privatizer: str,
            postprocess: str | Callable[[Any], np.ndarray], **fields: Any
            ) -> PrivatizedDistribution:
     """Post-process ``raw / N`` and wrap the result (shared by every privatizer).
@@ -222,7 +222,7 @@ def finish(raw: Any, eta: np.ndarray, method: str,
         The noisy counts.
     eta : numpy.ndarray
         The true histogram (its total ``N`` is public).
-    method : str
+    privatizer : str
         The privatizer's name.
     postprocess : str or callable
     **fields
@@ -244,5 +244,5 @@ def finish(raw: Any, eta: np.ndarray, method: str,
     z = np.asarray(function(raw / N), dtype=float)
     if z.shape != raw.shape:
         raise ValueError(f"postprocess {name!r} returned shape {z.shape}, expected {raw.shape}")
-    return PrivatizedDistribution(z=_checked(z), raw=raw, N=N, method=method, postprocess=name,
-                                  **fields)
+    return PrivatizedDistribution(z=_checked(z), raw=raw, N=N, privatizer=privatizer,
+                                  postprocess=name, **fields)

@@ -1,0 +1,141 @@
+"""Renamed keyword arguments: the old name still works for one release, with a warning.
+
+:func:`renamed_attribute` does the same for an attribute of a result object.
+
+The library's vocabulary: ``constructor=`` names a mechanism constructor,
+``solver=`` an algorithm (an LP method, an optimiser), ``loss=`` the loss ``W``
+of a count error, ``eps`` a privacy budget. :func:`renamed` is the one way a
+function accepts a keyword it used to take under another name.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+__all__ = ["renamed", "no_other", "renamed_attribute"]
+
+def renamed(old: str, new: str, kwargs: dict[str, Any], value: Any, default: Any = None, *,
+            where: str = "", depth: int = 1) -> Any:
+    """The value of keyword ``new``, taken from the deprecated ``old`` if that was given.
+
+    Parameters
+    ----------
+    old, new : str
+        The deprecated and the current names of the keyword.
+    kwargs : dict
+        The caller's ``**kwargs``: ``old`` is popped from it, so what is left can be
+        checked for unknown names.
+    value : Any
+        What the caller received as ``new``.
+    default : Any, optional
+        ``new``'s default in the caller's signature: ``value`` equal to it (``is``, or
+        ``==`` for strings) counts as not given.
+    where : str, optional
+        The function's name, for the messages.
+    depth : int, optional
+        How many calls below the user's code ``renamed`` is called, minus one (1: from
+        the public function itself), so that the warning points at the user's line.
+
+    Returns
+    -------
+    Any
+        ``kwargs[old] when ``old`` was given, else ``value``.
+
+    Warns
+    -----
+    DeprecationWarning
+        When ``old`` was given: the message names ``new``.
+
+    Raises
+    ------
+    TypeError
+        Both names given at once.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     renamed("weights", "loss", {"weights": "squared"}, "abs", "abs", where="f")
+    'squared'
+    >>> str(w[0].message)
+    'f: weights= is deprecated; use loss= (the old name goes in the next release)'
+    >>> renamed("weights", "loss", {}, "zero-one", "abs")
+    'zero-one'
+    >>> renamed("weights", "loss", {"weights": "abs"}, "squared", "abs", where="f")
+    Traceback (most recent call last):
+    TypeError: f: got both loss= and its deprecated name weights=; pass loss= only
+    """
+    if old not in kwargs:
+        return value
+    label = f"{where}: " if where else ""
+    given = value != default if isinstance(value, str) and isinstance(default, str) \
+        else value is not default
+    if given:
+        raise TypeError(f"{label}got both {new}= and its deprecated name {old}=; "
+                        f"pass {new}= only")
+    warnings.warn(f"{label}{old}= is deprecated; use {new}= (the old name goes in the next "
+                  "release)", DeprecationWarning, stacklevel=2 + depth)
+    return kwargs.pop(old)
+
+
+def no_other(kwargs: dict[str, Any], where: str) -> None:
+    """Refuse the keywords left in ``kwargs`` once the deprecated names are popped.
+
+    Parameters
+    ----------
+    kwargs : dict
+        What is left of the caller's ``**kwargs``.
+    where : str
+        The function's name, for the message.
+
+    Raises
+    ------
+    TypeError
+        ``kwargs`` is not empty: the message names the first keyword, as Python's own.
+
+    Examples
+    --------
+    >>> no_other({}, "f")
+    >>> no_other({"wieghts": 1}, "f")
+    Traceback (most recent call last):
+    TypeError: f() got an unexpected keyword argument 'wieghts'
+    """
+    if kwargs:
+        raise TypeError(f"{where}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+
+def renamed_attribute(old: str, new: str) -> property:
+    """A read-only property ``old`` that returns attribute ``new`` with a ``DeprecationWarning``.
+
+    Parameters
+    ----------
+    old, new : str
+        The deprecated and the current names of the attribute.
+
+    Returns
+    -------
+    property
+        To assign in the class body: ``weights = renamed_attribute("weights", "loss")``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> class Result:
+    ...     loss = "abs"
+    ...     weights = renamed_attribute("weights", "loss")
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     Result().weights
+    'abs'
+    >>> str(w[0].message)
+    'Result.weights is deprecated; use Result.loss (the old name goes in the next release)'
+    """
+    def get(self: Any) -> Any:
+        cls = type(self).__name__
+        warnings.warn(f"{cls}.{old} is deprecated; use {cls}.{new} (the old name goes in the "
+                      "next release)", DeprecationWarning, stacklevel=2)
+        return getattr(self, new)
+
+    return property(get, doc=f"Deprecated name of :attr:`{new}` (warns).")
