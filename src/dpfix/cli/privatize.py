@@ -110,6 +110,15 @@ Decisions
   histogram file has none); ``--engine dask`` privatizes several columns in the
   same passes over the partitions (one sampler and one generator per column
   and partition).
+- **The privacy unit** (``--unit``, docs/release.md): ``row`` (default: one
+  individual may change every column of one row, each count by at most 1; the
+  columns compose sequentially, as above) or ``cell`` (one count of one row: the
+  columns compose in parallel and each may spend the whole ``--epsilon``);
+  ``row:C`` and ``cell:C`` for a bound ``C > 1`` (every mechanism at its share over
+  ``C``). The report states the unit, the composition and the proof; the ledger's
+  charge records it. The whole policy (unit, shares, ranges, row order, the
+  columns written) is the library's (:func:`dpfix.release.table.privatize_table`,
+  :mod:`dpfix.release.budget`): the command parses its flags and calls it.
 - **Frameworks** (docs/no_split.md). ``--framework`` (choices
   :data:`dpfix.release.options.FRAMEWORKS`; default: ``privatize_counts``' own,
   the two-stage framework), ``--estimator`` (choices

@@ -2,8 +2,9 @@
 
 - the public and the confidential report of a privatization
   (:func:`public_report`, :func:`confidential_report`, written as JSON by
-  :func:`write_json`; several columns privatized in one run are combined by
-  :func:`public_columns` with their :func:`composition`, and by
+  :func:`write_json`; one column's public report, which
+  :func:`dpfix.release.report.assemble` combines into a release's report of one or many
+  columns, and the columns' confidential reports combined by
   :func:`confidential_columns`): the public one holds only public parameters and values
   computed from the differentially private releases; anything derived from the
   true data without noise goes to the confidential one, labelled so
@@ -40,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpfix.release.result import PrivatizedCounts
 
 __all__ = ["jsonable", "small_params", "write_json", "public_report", "confidential_report",
-           "composition", "public_columns", "confidential_columns", "make_figure",
+           "confidential_columns", "make_figure",
            "make_figures", "plot_format", "format_matrix", "polytope_summary",
            "format_summaries", "format_example1", "EXPLORE_MAX_N", "RF_MAX_N",
            "DIAMETER_MAX_VERTICES"]
@@ -317,91 +318,6 @@ def _joint_errors(joint: np.ndarray, eta: np.ndarray, N: int) -> tuple[tuple[flo
     true_abs = float((head * gap[:-1]).sum() + (w[-1] * (gap_top @ share)).sum())
     true_sq = float((head * gap[:-1] ** 2).sum() + (w[-1] * (gap_top ** 2 @ share)).sum())
     return realized, (true_abs, true_sq)
-
-
-#: The keys shared by the public reports of the columns of one run (kept once, at the top).
-_SHARED_KEYS = ("report", "privacy", "output", "dpfix_version")
-
-
-def composition(results: list, names: list[str], budgets: list[float], eps_t: Any,
-                rule: str | None, deltas: list | None = None, seeded: bool = False) -> dict:
-    """The ``composition`` entry of a run over several columns (sequential composition).
-
-    Each column is privatized independently with its own budget; the release of
-    all of them is ``(sum eps, sum delta)``-DP. The sum is computed exactly (in
-    rationals) on the budgets the columns spent and checked against the total.
-
-    Parameters
-    ----------
-    results : list of dpfix.release.result.PrivatizedCounts
-        One per column.
-    names : list of str
-        The columns, in the same order.
-    budgets : list of float
-        Each column's eps (its ``eps_1 + eps_2``).
-    eps_t : float or str
-        The total budget given (``--epsilon``).
-    rule : str
-        How the total was split over the columns.
-    deltas : list of float or None, optional
-        Each column's delta (None: pure eps-DP).
-    seeded : bool
-        Seeded run: the per-column seeds were spawned from the seed.
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> c = composition([None, None], ["a", "b"], [0.5, 0.5], "1", "equal split")
-    >>> c["eps_sum"], c["eps_sum_at_most_eps_t"], c["per_column"]["b"]
-    (1.0, True, 0.5)
-    """
-    total = sum((Fraction(b) for b in budgets), Fraction(0))
-    ds = [d for d in (deltas or []) if d is not None]
-    return {
-        "rule": "sequential composition: each column privatized independently (its own "
-                "stage 1 and stage 2, independent randomness), so the release of all the "
-                "columns is (sum of the columns' eps)-DP",
-        "eps_t": float(eps_t),
-        "split_over_columns": rule,
-        "per_column": dict(zip(names, budgets, strict=True)),
-        "eps_sum": float(total),
-        "eps_sum_at_most_eps_t": total <= Fraction(float(eps_t)),
-        "eps_sum_note": "the exact (rational) sum of the float budgets the columns spent; "
-                        "each share is rounded so that it never exceeds eps_t",
-        "delta_sum": float(sum((Fraction(d) for d in ds), Fraction(0))) if ds else 0.0,
-        "randomness": ("seeded: column i's seed is SeedSequence(seed).spawn(k)[i] as a 128-bit "
-                       "integer (reproducible, NOT FOR PRODUCTION)" if seeded else
-                       "fresh secure randomness for every column"),
-    }
-
-
-def public_columns(per_column: list[dict], names: list[str], composed: dict) -> dict:
-    """One public report for several columns privatized in one run.
-
-    The shared entries (``report``, ``privacy``, ``output``, ``dpfix_version``)
-    once at the top; ``columns``: each column's :func:`public_report` without
-    them, in the order given, with its name; ``composition``: the total
-    (:func:`composition`).
-
-    Examples
-    --------
-    >>> a = {"report": "r", "privacy": "p", "output": {}, "dpfix_version": "0", "n": 3}
-    >>> rep = public_columns([a, dict(a, n=5)], ["x", "y"], {"eps_sum": 1.0})
-    >>> [c["column"] for c in rep["columns"]], rep["columns"][1]["n"], rep["input"]["columns"]
-    (['x', 'y'], 5, ['x', 'y'])
-    """
-    head = {k: per_column[0][k] for k in _SHARED_KEYS if k in per_column[0]}
-    first_input = dict(per_column[0].get("input", {}))
-    first_input.pop("column", None)
-    head["input"] = {**first_input, "columns": list(names)}
-    head["columns"] = [{"column": name, **{k: v for k, v in rep.items()
-                                          if k not in _SHARED_KEYS and k != "input"}}
-                       for name, rep in zip(names, per_column, strict=True)]
-    head["composition"] = composed
-    return head
 
 
 def confidential_columns(per_column: list[dict], names: list[str], table: TableInput,
