@@ -13,13 +13,12 @@ functions and under ``if TYPE_CHECKING``). The floors are the folders
 4. ``certify/`` (exact certificates);
 5. ``explore/`` (cases, instances, the exploration engine, strategies, the searches,
    ``dpfix verify``'s runner);
-6. (none: the research floors end at ``explore/``);
-7. ``release/`` (privatizers, the frameworks, ``privatize_table``), ``io/`` (tables on
+6. ``release/`` (privatizers, the frameworks, ``privatize_table``), ``io/`` (tables on
    disk, the atomic commit, reports, the Dask engine) and ``experiments/``: one floor, as
    a release reads and writes tables (``release`` imports ``io.tables`` and
    ``io.commit``) and the Dask engine runs the frameworks (``io.engines`` imports
    ``release``); :func:`test_no_import_cycles` keeps their modules apart;
-8. ``cli/`` (the roof: nothing else imports it).
+7. ``cli/`` (the roof: nothing else imports it).
 
 The package's ``__init__`` (the top-level exports, imported lazily) sits on
 the roof too, and nothing in src imports it by its bare name except its
@@ -46,10 +45,10 @@ FLOORS = {
     "constructors": 3,
     "certify": 4,
     "explore": 5,
-    "release": 7, "io": 7, "experiments": 7,
-    "cli": 8,
+    "release": 6, "io": 6, "experiments": 6,
+    "cli": 7,
 }
-ROOF = 8
+ROOF = 7
 
 
 def _modules() -> dict[str, Path]:

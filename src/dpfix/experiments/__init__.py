@@ -1,4 +1,4 @@
-"""Floor 7, experiments: the experiments of the paper's Section 6, reproducible with one
+"""Floor 6, experiments: the experiments of the paper's Section 6, reproducible with one
 command.
 
 ``dpfix reproduce fig3|fig5|fig6|fig7|table3|frontier|all`` (see :mod:`dpfix.reproduce`)

@@ -1,4 +1,4 @@
-"""Floor 7, io: tables on disk, the atomic commit of outputs, reports, the Dask engine.
+"""Floor 6, io: tables on disk, the atomic commit of outputs, reports, the Dask engine.
 
 - :mod:`dpfix.io.tables`: reading counts from CSV, Parquet and histogram files,
   writing the privatized table, the shared data folder;

@@ -1,4 +1,4 @@
-"""Floor 7, release: publishing a table of counts under differential privacy.
+"""Floor 6, release: publishing a table of counts under differential privacy.
 
 - :mod:`dpfix.release.privatizers`: stage 1, the DP estimates of the distribution of
   counts (cyclic Laplace and the baselines), their post-processing and the
