@@ -220,12 +220,7 @@ class StagedFiles:
         """
         final = Path(final)
         where = self._where(final, label)
-        if final.is_dir():
-            raise IsADirectoryError(f"{where} is a folder")
-        odd = not_a_regular_file(final)
-        if odd is not None:
-            raise FileExistsError(f"{where} is {odd}, not a regular file; dpfix writes "
-                                  "regular files only")
+        _refuse_non_file(final, where)
         if not self.force and os.path.lexists(final):
             raise FileExistsError(f"{where} exists (use --force to overwrite)")
         with held_signals():
@@ -247,12 +242,7 @@ class StagedFiles:
         if not final.parent.is_dir():
             raise FileNotFoundError(f"{label + ': ' if label else ''}folder {final.parent} "
                                     "does not exist any more")
-        if final.is_dir():
-            raise IsADirectoryError(f"{where} is a folder")
-        odd = not_a_regular_file(final)
-        if odd is not None:
-            raise FileExistsError(f"{where} is {odd}, not a regular file; dpfix writes "
-                                  "regular files only")
+        _refuse_non_file(final, where)
         if not self.force and os.path.lexists(final):
             raise FileExistsError(f"{where} was created during the run (use --force to "
                                   "overwrite)")
@@ -367,6 +357,17 @@ def not_a_regular_file(path: str | Path) -> str | None:
         if test(mode):
             return what
     return "not a regular file"
+
+
+def _refuse_non_file(final: Path, where: str) -> None:
+    """Refuse an existing ``final`` that is a folder or not a regular file (a device, a
+    FIFO, a socket, a symbolic link): a move onto it would replace it."""
+    if final.is_dir():
+        raise IsADirectoryError(f"{where} is a folder")
+    odd = not_a_regular_file(final)
+    if odd is not None:
+        raise FileExistsError(f"{where} is {odd}, not a regular file; dpfix writes "
+                              "regular files only")
 
 
 def _quietly(op: Any, *paths: Any) -> None:
