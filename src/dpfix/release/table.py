@@ -343,7 +343,8 @@ def _input_names(data: Any, columns: Any, labels: dict) -> list:
     return [None]
 
 
-def _input_order(data: Any, order: str | None, keys: list, keep: list, labels: dict) -> Any:
+def _input_order(data: Any, order: str | None, names: list, keys: list, keep: list,
+                 labels: dict) -> Any:
     """The row order, checked against the kind of input: a histogram has no rows and no
     other columns; the Dask engine does not sort (``"shuffled"`` by default, or
     ``"input"``)."""
@@ -355,7 +356,9 @@ def _input_order(data: Any, order: str | None, keys: list, keep: list, labels: d
         if order is not None:
             raise ValueError(f"{flag}: a histogram has no rows to order; drop it")
         return None
-    if isinstance(data, Dataset):
+    if isinstance(data, Dataset):  # its other columns are checked when the engine reads them
+        _passed(names, keys, keep, [c for c in dict.fromkeys([*keys, *keep]) if c not in names],
+                labels)
         order = order or "shuffled"
         if order not in ROW_ORDERS_DATASET:
             raise ValueError(f"{flag} {order}: the Dask engine does not sort the dataset by key "
@@ -554,7 +557,7 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     seeds = column_seeds(check_seed(seed), len(names))
     deltas = column_deltas(delta, len(names), unit)
     keys, keep = list(keys or []), list(keep or [])
-    order = _input_order(data, order, keys, keep, labels)
+    order = _input_order(data, order, names, keys, keep, labels)
 
     def run(charge: Any) -> Release | tuple[Release, Confidential]:
         if isinstance(data, Dataset):
