@@ -509,6 +509,7 @@ def test_the_package_exports_the_release_names():
     import dpfix.release as R
 
     assert R.privatize_table is privatize_table and R.Release is Release
+    assert R.Histogram is Histogram and R.Dataset is Dataset
     assert R.TwoStage is TwoStage and R.privatize_counts is privatize_counts
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         R.nothing  # noqa: B018

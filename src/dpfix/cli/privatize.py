@@ -28,7 +28,9 @@ Decisions
   (``count,number``, ``,0``); a line of numbers (``0.0,5``, ``"0","300"``,
   ``0,300,``: quotes and a trailing separator do not count) is data.
   ``--header``/``--no-header`` decide instead (:func:`dpfix.io.tables.read_histogram`);
-  a first line of numbers is never copied to the output as a header.
+  a first line of numbers is never copied to the output as a header. The file is
+  released by :func:`dpfix.release.table.privatize_table` with a
+  :class:`~dpfix.release.table.Histogram` input, its reports the library's.
 - **Nothing derived from the true data without noise is printed or written**,
   except to ``--confidential-report`` (:mod:`dpfix.io.reports`). ``N`` and
   ``n = upper + 1`` are public.
@@ -141,10 +143,12 @@ Decisions
   budget and its quantile. Refused with ``--engine dask``. A privatized target
   with more than :data:`dpfix.release.bounds.TOP_MASS_WARNING` of its mass on
   ``upper`` prints one warning (post-processing of the private target).
-- **Beyond one machine.** ``--engine dask`` runs
-  :func:`dpfix.io.engines.privatize_dataset` on a Parquet dataset or a glob of
+- **Beyond one machine.** ``--engine dask`` calls
+  :func:`dpfix.release.table.privatize_table` with a
+  :class:`~dpfix.release.table.Dataset` input (which runs
+  :func:`dpfix.io.engines.privatize_dataset`) on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
-  ``dask.distributed`` scheduler).
+  ``dask.distributed`` scheduler); its reports are the library's.
 - **Budget ledger** (``--ledger FILE``, :class:`dpfix.release.ledger.Ledger`).
   The run's total eps (and delta), the exact sum of the budgets its columns
   spend, is charged to the ledger with the input's resolved path, the columns
@@ -161,7 +165,9 @@ Decisions
   ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
   its own, and a different one given is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
-  the run. Not with ``--demo`` or ``--engine dask``.
+  the run. With ``--engine dask`` the charge is recorded once every partition
+  is written, just before the dataset moves into place (the engine moves it:
+  no dataset is in place without its charge). Not with ``--demo``.
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
   ``T`` is built, then the rows; off a terminal one line on success, no
   carriage-return frames; ``--quiet``: nothing.
@@ -551,10 +557,10 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
-    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. A table is released
-    by :func:`dpfix.release.table.privatize_table` with ``plan["call"]`` (what
-    :func:`_plan` checked); a histogram file (one column, ``plan["plans"][0]``) by
-    :func:`dpfix.release.pipeline.privatize_counts`. ``read_from`` is the file actually
+    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. A table, or a
+    histogram file (a :class:`dpfix.release.table.Histogram`), is released by
+    :func:`dpfix.release.table.privatize_table` with ``plan["call"]`` (what
+    :func:`_plan` checked). ``read_from`` is the file actually
     read when it is not ``input_path`` yet (the demo's staged input). ``key`` and
     ``keep`` name the other columns written (declared public); every other column is
     dropped. ``order`` is the output's row order (None: ``"key"`` with ``key``, else
