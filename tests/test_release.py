@@ -546,3 +546,74 @@ def test_upper_auto_per_column(distinctive):
     jsonschema.validate(r.report, SCHEMA)
     with pytest.raises(ValueError, match="upper_share: applies to upper auto only"):
         privatize_table(distinctive, "a", 1.0, upper=UPPER, upper_share=0.2)
+
+
+# ------------------------------------------------------------------ histogram and dataset inputs
+def test_nothing_confidential_is_reachable_from_a_histogram_release(tmp_path):
+    """A histogram file's release: its report, repr, layout and pickled state hold no true
+    number (the table is the privatized histogram); the Confidential holds them."""
+    src = tmp_path / "h.csv"
+    eta = [*ETA, *([0] * 3), TOPCODED]  # TOPCODED rows with count UPPER + 4
+    src.write_text("count,number\n" + "".join(f"{i},{m}\n" for i, m in enumerate(eta)))
+    release, secret = privatize_table(Histogram(src), None, 2.0, upper=UPPER, seed=5,
+                                      confidential=True)
+    top_bin = ETA[-1] + TOPCODED
+    assert secret.topcoded == {None: TOPCODED}
+    assert secret.histograms[None].tolist() == [*ETA[:-1], top_bin]
+    floats = {secret.report["columns"][0]["realized_count_error"]["abs"]}
+    texts = [repr(release), json.dumps(release.report), json.dumps(release.layout)]
+    scalars = [*_walk(release.report), *_walk(release.layout), *_walk(pickle.loads(
+        pickle.dumps(release)).report)]
+    assert _found(set(ETA) | {TOPCODED, top_bin}, floats, texts, scalars) == set()
+    assert int(release.table["number"].sum()) == sum(eta)  # N is public
+    assert list(release.table["count"]) == list(range(UPPER + 1))
+
+
+def test_a_dataset_release_holds_its_report_and_a_lazy_table(dataset, tmp_path):
+    pytest.importorskip("dask.dataframe")
+    release, secret = privatize_table(Dataset(dataset), ["a", "b"], 1.0, upper=20, seed=1,
+                                      keys=["id"], out=tmp_path / "o", confidential=True)
+    assert release.report["engine"] == "dask" and "Release(columns=['a', 'b'], rows=200" in \
+        repr(release)
+    assert sorted(release.table.columns) == ["a", "b", "id"]
+    truth = pd.read_parquet(dataset)
+    assert [c["topcoded"] for c in secret.report["columns"]] == \
+        [int((truth[c] > 20).sum()) for c in ("a", "b")]
+    assert "topcoded" not in json.dumps(release.report)
+    with pytest.raises(ValueError, match="written by the engine; write the report"):
+        release.write(tmp_path / "t.csv")
+    release.write_report(tmp_path / "r.json")
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["output"] == {"path": str(tmp_path / "o")}
+    jsonschema.validate(written, SCHEMA)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "o", "r.json"]
+
+
+def test_out_goes_with_a_dataset_only(distinctive, dataset, tmp_path):
+    with pytest.raises(ValueError, match="out: only with a Dataset input"):
+        privatize_table(distinctive, "a", 1.0, upper=UPPER, out=tmp_path / "o")
+    with pytest.raises(ValueError, match="out: a Dataset release writes a Parquet dataset"):
+        privatize_table(Dataset(dataset), "a", 1.0, upper=UPPER)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_ledger_with_a_histogram_and_an_entered_reservation(distinctive, tmp_path):
+    """The library charges a histogram's release to the ledger (its resolved path); an
+    entered Reservation must charge what the release spends, and its caller records it."""
+    from dpfix.release.ledger import Ledger
+
+    src = tmp_path / "h.csv"
+    src.write_text("0,40\n1,70\n2,50\n")
+    ledger = Ledger(tmp_path / "l.jsonl", total="2")
+    r = privatize_table(Histogram(src), None, 0.5, upper=2, ledger=ledger)
+    assert r.report["ledger"]["balance"] == 1.5
+    (entry,) = ledger.entries()
+    assert entry["dataset"] == str(src.resolve()) and entry["columns"] == []
+    with ledger.reserve("0.25", dataset="d", columns=["a"], unit="u") as held:
+        with pytest.raises(ValueError, match="the reservation charges eps 1/4, delta 0, but "
+                                             "the release spends eps 1/2"):
+            privatize_table(distinctive, "a", 0.5, upper=UPPER, ledger=held)
+        made = privatize_table(distinctive, "a", 0.25, upper=UPPER, ledger=held)
+        assert made.report["ledger"]["balance"] == 1.25 and not held.committed
+        held.commit()  # the caller's outputs complete: recorded
+    assert len(ledger.entries()) == 2 and float(ledger.balance().eps) == 1.25
