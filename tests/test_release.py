@@ -617,3 +617,24 @@ def test_a_ledger_with_a_histogram_and_an_entered_reservation(distinctive, tmp_p
         assert made.report["ledger"]["balance"] == 1.25 and not held.committed
         held.commit()  # the caller's outputs complete: recorded
     assert len(ledger.entries()) == 2 and float(ledger.balance().eps) == 1.25
+
+
+def test_a_dataset_release_failing_after_the_move_takes_the_dataset_back(dataset, tmp_path,
+                                                                        monkeypatch):
+    """The dataset is in place once the engine moved it: a failure building its report takes
+    it back (the ledger's charge, recorded before the move, stays: budget spent for
+    nothing, never an output without its charge)."""
+    pytest.importorskip("dask.dataframe")
+    import dpfix.release.table as table
+    from dpfix.release.ledger import Ledger
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("report failed")
+
+    monkeypatch.setattr(table, "assemble", boom)
+    ledger = Ledger(tmp_path / "l.jsonl", total=1)
+    with pytest.raises(RuntimeError, match="report failed"):
+        privatize_table(Dataset(dataset), "a", 0.5, upper=20, out=tmp_path / "o",
+                        ledger=ledger)
+    assert not (tmp_path / "o").exists() and len(ledger.entries()) == 1
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".o.", "o"))]

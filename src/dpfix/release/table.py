@@ -17,6 +17,7 @@ parses its arguments and calls :func:`privatize_table`.
 from __future__ import annotations
 
 import copy
+import shutil
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -128,15 +129,19 @@ class Release:
 
     Attributes
     ----------
-    table : pandas.DataFrame
+    table : pandas.DataFrame or dask.dataframe.DataFrame
         The key and kept columns (as given: declared public) and the privatized columns
         (int64), in the input's column order, rows in the release's order, a fresh
-        ``RangeIndex`` and no ``attrs``.
+        ``RangeIndex`` and no ``attrs``. A :class:`Histogram`: the histogram of the
+        privatized counts (``count``, ``number``). A :class:`Dataset`: a lazy Dask
+        DataFrame reading the dataset written to ``out``.
     report : dict
         The public report (version 1, :mod:`dpfix.release.report`).
     layout : dict
         How a CSV input was written (separator, line end, byte-order mark) and which
-        columns are privatized: public facts of the format, for :meth:`write_table`.
+        columns are privatized: public facts of the format, for :meth:`write_table`; a
+        histogram's header line and byte-order mark (``kind`` ``"histogram"``), or a
+        Dataset release's folder (``kind`` ``"dataset"``, ``out``).
     """
 
     table: Any
@@ -216,7 +221,6 @@ class Release:
             if report is not None:
                 reports.write_json(self.report_for(path), staged.temp(Path(report), "report"))
             staged.commit()
-
 
     def write_report(self, path: str | Path, *, force: bool = False) -> None:
         """Write the public report alone, atomically (a Dataset release's table is in place
@@ -563,7 +567,7 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         if isinstance(data, Dataset):
             return _release_dataset(data, names, eps, unit, budgets, rule, uppers, deltas,
                                     seeds, seed, keys, keep, order, options, out, confidential,
-                                    labels, start, charge)
+                                    start, charge)
         return _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
                         keys, keep, order, options, upper_share, sep, confidential, progress,
                         on_stage, labels, start, charge)
@@ -656,7 +660,7 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
 def _release_dataset(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
                      rule: str, uppers: dict, deltas: list, seeds: list, seed: Any,
                      keys: list, keep: list, order: str, options: ReleaseOptions,
-                     out: str | Path, confidential: bool, labels: dict, start: float,
+                     out: str | Path, confidential: bool, start: float,
                      charge: Any) -> Release | tuple[Release, Confidential]:
     """A :class:`Dataset` released by the Dask engine (:func:`privatize_table`, its inputs
     checked): the dataset written to ``out``, the report assembled as for a table."""
@@ -669,6 +673,20 @@ def _release_dataset(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, bu
             data.source, names, [b / unit.bound for b in budgets],
             upper=[uppers[n] for n in names], out=out, key=keys, keep=keep, seed=seeds,
             delta=deltas, order=order, options=options, before_commit=commit)
+    try:  # the dataset is in place: it stays only with its release
+        return _dataset_release(data, names, eps, unit, budgets, rule, uppers, deltas, seed,
+                                keys, keep, order, out, confidential, start, charge, results)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _dataset_release(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
+                     rule: str, uppers: dict, deltas: list, seed: Any, keys: list, keep: list,
+                     order: str, out: str | Path, confidential: bool, start: float, charge: Any,
+                     results: list) -> Release | tuple[Release, Confidential]:
+    """The release of a Dataset written to ``out``: its report, its lazy table and (asked
+    for) its confidential report."""
     table = TableInput(Path(str(data.source)), "dataset", None,
                        privatized=[(n, n, None) for n in names])
     per_column = [reports.public_report(r, table, name, uppers[name], out)
