@@ -11,8 +11,16 @@ pivoting on the first non-zero entry (every zero test exact). Compared:
 - ``sympy-crootof``: sympy expressions in ``CRootOf`` (``expand`` after each step,
   zero decided by ``minimal_polynomial``), under a time cap.
 
-All three give the same determinant (checked). Writes
-``benchmarks/results/algebraic.json``; run ``python benchmarks/bench_algebraic.py
+All three give the same determinant (checked).
+
+Second workload: ``U(5, lam).count_vertices()`` over ``Q(lam)`` (the structure count of
+:mod:`dpfix.theory.algebraic_enumeration`) at the golden ratio, ``sqrt 2`` and the real
+root of ``x^3 - x - 1``, against today's count at the rational ``lam = 3/2`` and ``2``
+(the integer structure count), CPU seconds (the machine is shared: CPU time is the
+fairer figure); and, without ``--quick``, Normaliz's own number-field enumeration of
+U(5) at the golden ratio (wall seconds).
+
+Writes ``benchmarks/results/algebraic.json``; run ``python benchmarks/bench_algebraic.py
 [--quick]``.
 """
 
@@ -106,6 +114,35 @@ def bench_crootof(coeffs: list[int], near: float, cap: int) -> tuple[float | Non
     return time.perf_counter() - start, d
 
 
+def bench_u5(normaliz: bool) -> list[dict]:
+    from fractions import Fraction
+
+    from dpfix import U
+    from dpfix.numbers.algebraic import algebraic
+    from dpfix.theory.algebraic_enumeration import normaliz_field_count
+
+    rows = []
+    lams = [("3/2", Fraction(3, 2)), ("2", Fraction(2)),
+            ("golden", algebraic("x^2 - x - 1", 1.618)), ("sqrt2", algebraic("x^2 - 2", 1.414)),
+            ("plastic", algebraic("x^3 - x - 1", 1.3247))]
+    for name, lam in lams:
+        start, wall = time.process_time(), time.perf_counter()
+        count = U(5, lam).count_vertices()
+        rows.append({"what": "U(5).count_vertices", "lam": name, "vertices": count,
+                     "cpu_s": time.process_time() - start,
+                     "wall_s": time.perf_counter() - wall})
+        print(f"U(5) at {name:8s}: {count} vertices, {rows[-1]['cpu_s']:.2f} s CPU", flush=True)
+    if normaliz:
+        lam = lams[2][1]
+        P = U(5, lam)
+        wall = time.perf_counter()
+        count = normaliz_field_count(P._ub, P._eq, P.num_variables, lam.field)
+        rows.append({"what": "U(5) Normaliz number field", "lam": "golden", "vertices": count,
+                     "wall_s": time.perf_counter() - wall})
+        print(f"U(5) golden, Normaliz over the field: {count}, {rows[-1]['wall_s']:.1f} s wall")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="one repeat, a 10 s cap")
@@ -127,9 +164,10 @@ def main() -> None:
         cr = f"{t_cr:.2f}" if t_cr is not None else f"over {cap}"
         print(f"{text:18s} degree {row['degree']}: flint {row['flint_s']:.3f} s, "
               f"sympy ANP {row['sympy_anp_s']:.3f} s, sympy CRootOf {cr} s", flush=True)
+    u5 = bench_u5(normaliz=not args.quick)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"machine": platform.platform(), "cpus": os.cpu_count(),
-                                   "rows": rows}, indent=1) + "\n")
+                                   "rows": rows, "u5": u5}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -61,10 +61,13 @@ def test_u_counts_do_not_depend_on_lam_up_to_n4(lam):
     assert [u_vertex_count_algebraic(n, lam) for n in (2, 3, 4)] == [4, 27, 664]
 
 
-@pytest.mark.parametrize("key", sorted(NEAR))
+GOLDEN_F = (PHI, Fraction(1618, 1000), Fraction(1619, 1000))  # a wall of U(5), not of F(3)
+
+
+@pytest.mark.parametrize("key", [*sorted(NEAR), "golden"])
 @pytest.mark.parametrize("n", [2, 3])
 def test_f_counts_match_nearby_rationals(key, n):
-    lam, lo, hi = NEAR[key]
+    lam, lo, hi = NEAR.get(key, GOLDEN_F)
     for z in standard_z(n).values():
         counts = {F(n, v, z).count_vertices() for v in (lam, lo, hi)}
         assert len(counts) == 1, (n, z, counts)

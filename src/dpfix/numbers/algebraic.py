@@ -26,10 +26,11 @@ Choice of arithmetic, measured (``benchmarks/bench_algebraic.py``,
 ``benchmarks/results/algebraic.json``; Gaussian elimination of the 20 x 20 matrix
 ``lam^((i*j) mod 7)`` plus the identity, every zero test exact, over ``Q(lam)`` of
 degree 2, 3 and 4; medians of 3 runs, seconds, on a shared 2-core machine): this
-module (fmpq_poly) 0.025, 0.070, 0.10; sympy's ``AlgebraicField`` elements (``ANP``)
-0.071, 0.16, 0.23; sympy expressions in ``CRootOf`` (``expand``, zero decided by
-``minimal_polynomial``) over 60 s at every degree. Hence python-flint, which also
-gives the arb balls for the signs (sympy's ``ANP`` has no order).
+module (fmpq_poly) 0.027, 0.024, 0.032; sympy's ``AlgebraicField`` elements (``ANP``)
+0.088, 0.095, 0.091; sympy expressions in ``CRootOf`` (``expand``, zero decided by
+``minimal_polynomial``) over 60 s at every degree. Hence python-flint (3 to 4 times
+quicker than ``ANP``), which also gives the arb balls for the signs (sympy's ``ANP``
+has no order).
 
 Examples
 --------

@@ -13,13 +13,15 @@ A polytope whose constraints have coefficients in ``Q(lam)``
   with the ranks taken modulo a prime ideal that is proved large enough, and the
   signs from arb balls (exact arithmetic in ``Q(lam)`` where a ball is not decisive).
 
-Measured (one run each, shared 2-core machine, CPU seconds; ``lam = 2`` as a
-Fraction through today's backends for comparison): U(5) counted at the golden ratio
-(61,725 vertices) and at the real root of ``x^3 - x - 1`` (68,805): Normaliz over the
-number field 19 and 34 s (wall); the structure count here 1.4 and 1.5 s; at a
-rational ``lam`` the integer structure count takes 0.5 s. U(4): Normaliz over the
-field 0.06 s (664 vertices). So counts of U from n = 5 on go to the structure count,
-everything else to Normaliz.
+Measured (``benchmarks/bench_algebraic.py``, ``benchmarks/results/algebraic.json``;
+one run each on a shared 2-core machine): ``U(5).count_vertices()`` takes 1.24, 1.18
+and 1.27 s of CPU at the golden ratio (61,725 vertices), ``sqrt 2`` and the real root
+of ``x^3 - x - 1`` (68,805 each) by the structure count here, against 0.57 and 0.49 s
+at the rational ``lam = 3/2`` and ``2`` by today's integer structure count (about 2.3
+times); Normaliz's number-field enumeration of U(5) at the golden ratio took 83 s
+(wall; 19 to 34 s on a quieter machine), against 4 to 5 s at a rational ``lam``; U(4)
+over the field takes Normaliz 0.06 s. So counts of U from n = 5 on go to the structure
+count, everything else to Normaliz.
 """
 
 from __future__ import annotations
