@@ -82,6 +82,7 @@ def test_exported_and_float_matches_mpmath(field):
     ("3", 1, "degree >= 1"),
 ])
 def test_refusals_in_one_line(poly, near, words):
+    """Each refusal names its problem in one line."""
     with pytest.raises(ValueError, match=None) as info:
         algebraic(poly, near)
     assert words in str(info.value) and "\n" not in str(info.value)
@@ -116,9 +117,12 @@ def test_floats_and_other_fields_are_refused():
 
 def test_exact_checks_accept_an_algebraic_lam():
     phi = algebraic("x^2 - x - 1", 1.6)
-    assert exact_lam(phi) is phi and is_exact_number(phi)
+    assert exact_lam(phi, algebraic=True) is phi and is_exact_number(phi)
     with pytest.raises(ValueError, match="must be > 1"):
-        exact_lam(phi - 1)
+        exact_lam(phi - 1, algebraic=True)
+    with pytest.raises(TypeError, match="needs a rational lam"):  # not where Q(lam) is unknown
+        exact_lam(phi)
+    assert exact_lam(algebraic("2x - 3", 1.5)) == Fraction(3, 2)
     with pytest.raises(TypeError, match="irrational"):
         to_fraction(phi)
     assert to_fraction(phi ** 2 - phi) == 1

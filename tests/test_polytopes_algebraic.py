@@ -148,6 +148,10 @@ def test_refusals():
         U(3, PHI - 1)
     with pytest.raises(ExactnessError):
         U(3, 1.5)
+    from dpfix import construct
+
+    with pytest.raises(TypeError, match="needs a rational lam"):
+        construct(["1/3"] * 3, lam=PHI, constructor="northwest")
 
 
 def test_the_prime_ideal_bounds_the_minors():

@@ -229,14 +229,18 @@ def is_exact_array(x: Any) -> bool:
     return all(is_exact_number(v) for v in arr.flat)
 
 
-def exact_lam(lam: Any) -> Any:
+def exact_lam(lam: Any, algebraic: bool = False) -> Any:
     """``lam = e^eps`` as a Fraction greater than 1 (refuses floats), or as it is when it
-    is an exact real algebraic number (:func:`dpfix.numbers.algebraic.algebraic`).
+    is an exact real algebraic number (:func:`dpfix.numbers.algebraic.algebraic`) and the
+    caller computes over ``Q(lam)`` (``algebraic=True``).
 
     Parameters
     ----------
     lam : int, Fraction, str or Algebraic
         ``e^eps`` (the paper's ``lambda``).
+    algebraic : bool
+        Whether an algebraic ``lam`` is accepted (the polytopes and the scales compute
+        over ``Q(lam)``; the rest of dpfix needs a rational ``lam`` and says so).
 
     Returns
     -------
@@ -249,24 +253,30 @@ def exact_lam(lam: Any) -> Any:
         For a float.
     ValueError
         Unless ``lam > 1``.
+    TypeError
+        An algebraic ``lam`` without ``algebraic=True``.
 
     Examples
     --------
     >>> exact_lam("3/2")
     Fraction(3, 2)
     """
-    value = lam if _is_algebraic(lam) else to_fraction(lam, "lam")
+    if _is_algebraic(lam) and not algebraic and not lam.is_rational():
+        raise TypeError(f"lam: the algebraic number {lam} is accepted by U, F, RF, RU and "
+                        "the scales (exact over Q(lam)); this needs a rational lam")
+    value = lam if _is_algebraic(lam) and algebraic else to_fraction(lam, "lam")
     if value <= 1:
         raise ValueError(f"lam: must be > 1 (lam = e^eps with eps > 0), got {value}")
     return value
 
 
-def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Any, float]:
+def resolve_lam(eps: Any = None, lam: Any = None, algebraic: bool = False
+                ) -> tuple[Any, float]:
     """Decide the number type from ``eps`` and ``lam``.
 
     Returns ``(lam_exact, eps_float)``: ``lam_exact`` is a Fraction on the exact
     path (``lam`` rational and ``eps`` not given; an algebraic ``lam`` is kept as it
-    is) and None on the float path
+    is when ``algebraic`` is True, see :func:`exact_lam`) and None on the float path
     (``eps`` given, or ``lam`` a float); ``eps_float`` is always ``log(lam)`` as
     a float, for reporting.
 
@@ -297,7 +307,7 @@ def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Any, float]:
         if isinstance(lam, (float, np.floating)):
             eps = float(np.log(lam))
         else:
-            value = exact_lam(lam)
+            value = exact_lam(lam, algebraic)
             return value, float(np.log(float(value)))
     return None, check_positive(eps, "eps")
 

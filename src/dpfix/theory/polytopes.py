@@ -930,7 +930,7 @@ def U(n: int, lam: Any, delta: Any = 0) -> Polytope:
     >>> U(2, 2, "1/10"), len(U(2, 2, "1/10").vertices())
     (U(n=2, lam=2, delta=1/10), 8)
     """
-    n, lam, d = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
+    n, lam, d = check_n(n, minimum=2), exact_lam(lam, algebraic=True), check_delta(delta)
     ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
     P = Polytope("U", n, lam, None, (n, n), ub, eq)
     P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
@@ -950,7 +950,7 @@ def F(n: int, lam: Any, z: Any, delta: Any = 0) -> Polytope:
     >>> F(3, 2, ["1/3", "1/3", "1/3"], "1/2").count_vertices(backend="cdd")
     48
     """
-    n, lam, d = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
+    n, lam, d = check_n(n, minimum=2), exact_lam(lam, algebraic=True), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
     ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
     P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
@@ -978,7 +978,7 @@ def RF(n: int, lam: Any, z: Any) -> Polytope:
     >>> RF(2, 2, ["1/2", "1/2"]).vertices()[0].tolist()
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]]
     """
-    n, lam = check_n(n, minimum=2), exact_lam(lam)
+    n, lam = check_n(n, minimum=2), exact_lam(lam, algebraic=True)
     zv = probability_vector(z, exact=True, n=n)
     P, ub, eq = _r_rows(n, lam)
     W = zv @ P  # z Psi
@@ -995,7 +995,7 @@ def RU(n: int, lam: Any) -> Polytope:
     >>> len(RU(2, 2).vertices())
     4
     """
-    n, lam = check_n(n, minimum=2), exact_lam(lam)
+    n, lam = check_n(n, minimum=2), exact_lam(lam, algebraic=True)
     P, ub, eq = _r_rows(n, lam)
     R = Polytope("R_U", n, lam, None, P.shape[::-1], ub, eq)
     R.symmetry = Symmetry(_reversals(_scale_reversal(P), None), (tuple(range(n)),))

@@ -193,7 +193,7 @@ def scale(pattern: Sequence[int], lam: Any = None, *, eps: float | None = None) 
     [0.25, 0.5, 0.25]
     """
     h = heights(pattern)
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     if lam_x is not None:
         lo = int(h.min())
         w = [lam_x ** int(v - lo) for v in h]
@@ -363,7 +363,7 @@ def pattern_of(
     >>> pattern_of(scale([1, -1, 1], 3), 3)
     (1, -1, 1)
     """
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     if lam_x is not None:
         v = [to_exact(x, "s") for x in np.asarray(s, dtype=object).ravel()]
         if any(x <= 0 for x in v):
