@@ -87,6 +87,27 @@ def test_u5_at_the_golden_ratio_is_a_wall():
     assert U(5, Fraction(1618, 1000)).count_vertices() == 67365
     assert U(5, Fraction(1619, 1000)).count_vertices() == 65805
     assert U(5, PHI).count_vertices() == 61725
+    assert U(5, algebraic("1000x - 1619", 1.6)).count_vertices() == 65805
+
+
+@pytest.mark.parametrize("lam", [PHI, PLASTIC, algebraic("3x - 5", 1.6)],
+                         ids=["golden", "plastic", "5/3"])
+def test_structure_count_with_every_decision_exact(lam, monkeypatch):
+    """The balls and the ranks modulo P decide as exact arithmetic in Q(lam) does."""
+    from dpfix.theory import algebraic_enumeration as ae
+
+    fast = ae.u_vertex_count_algebraic(4, lam)
+    original = ae._Search.is_vertex
+    calls = []
+
+    def both(self, cols):
+        verdict = ae._Search._exact(self, cols)
+        calls.append(verdict == original(self, cols))
+        return verdict
+
+    monkeypatch.setattr(ae._Search, "is_vertex", both)
+    assert ae.u_vertex_count_algebraic(4, lam) == fast == 664
+    assert calls and all(calls)
 
 
 @pytest.mark.full

@@ -1,4 +1,5 @@
-"""Exact vertex enumeration over a real number field ``Q(lam)`` (``lam`` algebraic).
+"""Exact vertex enumeration over a real number field ``Q(lam)`` (``lam`` algebraic;
+docs/math_notes.md sections 1 and 2).
 
 A polytope whose constraints have coefficients in ``Q(lam)``
 (:mod:`dpfix.numbers.algebraic`; docs/math_notes.md section 1) is enumerated two ways:
