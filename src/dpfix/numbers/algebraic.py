@@ -579,6 +579,8 @@ def _real_roots(m: flint.fmpz_poly) -> list[tuple[Fraction, Fraction]]:
     out = []
     for root, _ in m.complex_roots():  # certified isolating balls (arb), real ones exact
         if not root.imag.is_zero():
+            if root.imag.contains(0):  # neither certainly real nor certainly not
+                raise ArithmeticError(f"root isolation of {_poly_str(m, 'x')} failed")
             continue
         lo, hi = _arb_fraction(root.real.lower()), _arb_fraction(root.real.upper())
         if _sign_at(m, lo) * _sign_at(m, hi) >= 0:

@@ -148,7 +148,8 @@ class Polytope:
     Attributes
     ----------
     name : ``"U"``, ``"F"``, ``"R_F"`` or ``"R_U"``.
-    n, lam, z : the size, ``lam = e^eps`` (Fraction) and the target (None for U, R_U).
+    n, lam, z : the size, ``lam = e^eps`` (Fraction, or Algebraic: :attr:`algebraic`) and the
+        target (None for U, R_U).
     shape : shape of a point; ``num_variables`` is its size.
     A_ub, b_ub, A_eq, b_eq : the H-representation as exact object arrays.
 
@@ -161,7 +162,7 @@ class Polytope:
     (True, False)
     """
 
-    def __init__(self, name: str, n: int, lam: Fraction, z: np.ndarray | None,
+    def __init__(self, name: str, n: int, lam: Any, z: np.ndarray | None,
                  shape: tuple[int, int], ub: list[tuple[Row, Fraction]],
                  eq: list[tuple[Row, Fraction]]) -> None:
         self.name, self.n, self.lam, self.z, self.shape = name, n, lam, z, shape
