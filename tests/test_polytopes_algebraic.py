@@ -16,7 +16,8 @@ from dpfix.numbers.exact import ExactnessError, to_fraction
 from dpfix.theory.algebraic_enumeration import prime_ideal, u_vertex_count_algebraic
 from dpfix.theory.enumeration import u_vertex_count
 from dpfix.theory.polytopes import _sparse_rank
-from dpfix.theory.scales import pattern_of
+from dpfix.theory.representation import decompose
+from dpfix.theory.scales import pattern_of, psi
 
 pytest.importorskip("PyNormaliz")
 
@@ -119,7 +120,7 @@ def test_u5_golden_normaliz_agrees():
 
 
 @pytest.mark.parametrize("lam", [PHI, PLASTIC], ids=["golden", "plastic"])
-def test_vertices_of_u_theorem2(lam):
+def test_vertices_of_u_lemma1_theorem2(lam):
     P = U(4, lam)
     V = P.vertices()
     assert len(V) == 664
@@ -131,6 +132,8 @@ def test_vertices_of_u_theorem2(lam):
         assert _sparse_rank([{i: x for i, x in enumerate(T[:, j])} for j in range(4)]) == 4
     for T in V[::7]:
         assert P.contains(T) and P.is_extreme(T)
+        B = decompose(T, lam)  # Lemma 1: every column a non-negative sum of scales
+        assert all(b >= 0 for b in B.ravel()) and (psi(4, lam) @ B == T).all()
     mid = (V[0] + V[1]) / 2
     assert P.contains(mid) and not P.is_extreme(mid)
     assert P.active_constraints(V[0]).shape[1] == 16
