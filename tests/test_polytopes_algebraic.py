@@ -9,6 +9,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dpfix import RF, RU, F, U, algebraic
 from dpfix.explore.cases import standard_z
@@ -186,3 +188,21 @@ def test_the_prime_ideal_bounds_the_minors():
     p, r = prime_ideal(lam.field, 4)
     assert (r * r - 5 * r + 3) % p == 0
     assert u_vertex_count_algebraic(4, lam) == 664
+
+
+_U3 = {key: U(3, lam) for key, lam in (("golden", PHI), ("plastic", PLASTIC))}
+
+
+@given(st.sampled_from(sorted(_U3)), st.lists(st.integers(0, 26), min_size=2, max_size=4,
+                                              unique=True),
+       st.lists(st.integers(1, 9), min_size=4, max_size=4))
+def test_convex_combinations_of_vertices(key, picks, weights):
+    P = _U3[key]
+    V = P.vertices()
+    w = [Fraction(x) for x in weights[:len(picks)]]
+    X = sum(wi / sum(w) * V[i] for wi, i in zip(w, picks, strict=False))
+    assert P.contains(X) and not P.is_extreme(X)
+    assert P.dimension() == 6
+    Y = X.copy()
+    Y[0, 0], Y[0, 1] = Y[0, 0] + P.lam, Y[0, 1] - P.lam  # row sums kept, ratios broken
+    assert not P.contains(Y)
