@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.algebraic import exact_field_array, is_algebraic
 from dpfix.numbers.exact import exact_array, exact_lam, nullspace, probability_vector, rank
 from dpfix.theory.scales import PSI_MAX_N, pattern_index, psi, scale
 
@@ -451,13 +452,13 @@ def decompose(T: Any, lam: Any) -> np.ndarray:
     ----------
     T : array_like
         An ``n x m`` exact matrix with eps-neighbour-indistinguishable columns.
-    lam : int, Fraction or str
-        The rational ``e^eps`` of the scales to peel.
+    lam : int, Fraction, str or Algebraic
+        The exact ``e^eps`` of the scales to peel (algebraic: exact over ``Q(lam)``).
 
     Returns
     -------
     numpy.ndarray
-        ``B``, ``k x m`` (``k = 2^(n-1)``), Fractions.
+        ``B``, ``k x m`` (``k = 2^(n-1)``), Fractions (elements of ``Q(lam)``).
 
     Raises
     ------
@@ -469,8 +470,11 @@ def decompose(T: Any, lam: Any) -> np.ndarray:
     >>> decompose([["1/5", "4/5"], ["2/5", "3/5"]], 2).tolist()
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(3, 5), Fraction(2, 5)]]
     """
-    lam_x = exact_lam(lam)
-    arr = exact_array(T, "T", ndim=2)
+    lam_x = exact_lam(lam, algebraic=True)
+    arr = (exact_field_array(T, "T", lam_x.field) if is_algebraic(lam_x)
+           else exact_array(T, "T", ndim=2))
+    if arr.ndim != 2:
+        raise ValueError(f"T: expected 2 dimension(s), got shape {arr.shape}")
     n, m = arr.shape
     if n < 1:
         raise ValueError("T: must have at least one row")
