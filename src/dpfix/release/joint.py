@@ -1,0 +1,202 @@
+"""A pair of count columns released with its joint distribution as the fixed point
+(docs/joint.md sections 5-7).
+
+:func:`privatize_pair` takes the two columns of counts, the budget each column's
+mechanism runs at (the unit's composition is the caller's: :func:`dpfix.release.table.
+privatize_table` gives each column its share over ``c``) and one of two frameworks:
+
+- ``"one-stage"`` (default): every row's pair gets independent exact geometric noise
+  per column (the whole budget); the joint distribution is estimated from the noisy
+  pairs by a two-dimensional EM deconvolution and apportioned to ``N`` rows; the noisy
+  pairs are matched to the apportioned estimate by an optimal integer transport plan
+  whose cost is the expected count error under the estimate. The released joint
+  histogram is the apportioned estimate exactly. Post-processing of the noisy pairs.
+- ``"two-stage"``: stage 1 :func:`~dpfix.release.privatizers.joint.joint_laplace` at
+  ``eps_1``; stage 2 the product of truncated geometric mechanisms then the optimal
+  transport remap onto the target (:func:`dpfix.constructors.joint.joint_sampler`),
+  each row drawn exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpfix.constructors.joint import joint_sampler, posterior_cost
+from dpfix.numbers.numeric import require
+from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
+from dpfix.sampling.joint import JointSampler
+from dpfix.sampling.quantile import apportion
+from dpfix.sampling.source import RandomSource, random_source, rational_lam
+from dpfix.sampling.structured import Remap
+
+__all__ = ["privatize_pair", "PrivatizedPair", "JOINT_FRAMEWORKS", "joint_histogram"]
+
+JOINT_FRAMEWORKS = ("one-stage", "two-stage")
+#: The share of the budget stage 1 spends in the two-stage framework.
+TWO_STAGE_SPLIT = 0.5
+
+
+@dataclass(eq=False, repr=False)
+class PrivatizedPair:
+    """What :func:`privatize_pair` returns: the released pairs and their provenance.
+
+    ``a``, ``b`` are the released counts (int64); ``z`` the public joint target
+    (``n_a x n_b``); ``report`` the public facts (budgets, framework, sampler);
+    ``seconds`` the timings (confidential: they may depend on the data).
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    z: np.ndarray
+    report: dict
+    seconds: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (f"PrivatizedPair(shape={self.z.shape}, rows={self.a.size}, "
+                f"framework={self.report['framework']!r})")
+
+
+def joint_histogram(a: np.ndarray, b: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``eta[i, j]``: the rows with the pair ``(i, j)`` (counts already top-coded).
+
+    Examples
+    --------
+    >>> joint_histogram(np.array([0, 1, 1]), np.array([2, 0, 0]), (2, 3)).tolist()
+    [[0, 0, 1], [2, 0, 0]]
+    """
+    return np.bincount(a * shape[1] + b, minlength=shape[0] * shape[1]).reshape(shape)
+
+
+def _match(y: np.ndarray, Z: np.ndarray, lams: tuple, source: RandomSource
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The noisy states ``y`` matched to the apportioned ``N Z`` by an optimal integer plan.
+
+    Supplies: the histogram of ``y``; demands: the apportioned target; cost of ``m -> j``
+    the expected count error ``K[m, j] / w_m`` under ``Z`` (docs/joint.md section 3).
+    POT's network simplex on integer masses keeps its flows integers (its pivots add and
+    subtract them only). Rows of one noisy state take its pieces in a random order.
+    """
+    ot = require("ot")
+    N = y.size
+    shape = Z.shape
+    h = np.bincount(y, minlength=Z.size)
+    t = apportion(Z.ravel(), N)
+    rows, cols = np.flatnonzero(h), np.flatnonzero(t)
+    Ga, Gb = geometric_float(shape[0], lams[0]), geometric_float(shape[1], lams[1])
+    w = (Ga.T @ Z @ Gb).ravel()
+    K = posterior_cost(Z, Ga, Gb, cols)[rows]
+    C = K / np.maximum(w[rows], 1e-300)[:, None]
+    P = ot.emd(h[rows].astype(float), t[cols].astype(float), np.ascontiguousarray(C),
+               numItermax=10**9)
+    P = np.rint(P).astype(np.int64)
+    if (P.sum(1) != h[rows]).any() or (P.sum(0) != t[cols]).any():
+        raise RuntimeError("privatize_pair: the integer plan does not match the histograms")
+    out = np.empty(N, dtype=np.int64)
+    perm = source.permutation(N)
+    order = perm[np.argsort(y[perm], kind="stable")]  # rows grouped by state, random within
+    starts = np.concatenate([[0], np.cumsum(h)])
+    for r, m in enumerate(rows):
+        targets = np.repeat(cols, P[r])
+        out[order[starts[m]:starts[m + 1]]] = targets
+    return out // shape[1], out % shape[1]
+
+
+def _lams(eps_a: float, eps_b: float) -> tuple:
+    return rational_lam(float(eps_a)), rational_lam(float(eps_b))
+
+
+def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
+                   unit: str = "row", framework: str = "one-stage",
+                   split: float = TWO_STAGE_SPLIT, seed: int | None = None,
+                   max_iter: int = 500) -> PrivatizedPair:
+    """Release the pair of count columns ``(a, b)`` with the joint distribution fixed.
+
+    Parameters
+    ----------
+    a, b : array_like of int
+        The two columns (one pair per row), non-negative; top-coded at ``upper``.
+    eps : (float, float)
+        The budget each column's mechanism runs at (the unit's share over ``c``).
+        Under unit ``row`` the pair spends ``eps[0] + eps[1]``, under ``cell``
+        ``max(eps)`` (docs/joint.md section 2).
+    upper : (int, int)
+        The public bounds.
+    unit : ``"row"`` or ``"cell"``
+        How the two columns' budgets compose (sum or maximum): the two-stage
+        framework's stage 1 spends ``split`` of that once, on the joint histogram.
+    framework : ``"one-stage"`` or ``"two-stage"``
+    split : float
+        Two-stage: the share of the pair's budget spent by stage 1 (each column's
+        stage 2 runs at ``(1 - split)`` of its budget).
+    seed : int, optional
+        Reproducible (NOT FOR PRODUCTION).
+    max_iter : int
+        The one-stage EM's steps.
+
+    Returns
+    -------
+    PrivatizedPair
+
+    Examples
+    --------
+    >>> r = privatize_pair([0, 0, 3, 3], [1, 1, 0, 0], (1.0, 1.0), upper=(3, 1), seed=0)
+    >>> r.a.size, r.report["framework"], r.z.shape
+    (4, 'one-stage', (4, 2))
+    """
+    if unit not in ("row", "cell"):
+        raise ValueError(f"unit: 'row' or 'cell', got {unit!r}")
+    if framework not in JOINT_FRAMEWORKS:
+        raise ValueError(f"framework: one of {', '.join(JOINT_FRAMEWORKS)}, got {framework!r}")
+    start = time.perf_counter()
+    shape = (int(upper[0]) + 1, int(upper[1]) + 1)
+    da = np.minimum(np.asarray(a, dtype=np.int64), upper[0])
+    db = np.minimum(np.asarray(b, dtype=np.int64), upper[1])
+    if da.shape != db.shape or da.ndim != 1 or da.size == 0:
+        raise ValueError("a, b: two columns of the same positive length")
+    if (da < 0).any() or (db < 0).any():
+        raise ValueError("a, b: counts must be non-negative")
+    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
+    source = random_source(None if seed is None else seeds[1])
+    seconds: dict[str, float] = {}
+    if framework == "one-stage":
+        lams = _lams(*eps)
+        noise = JointSampler(shape, lams, Remap.from_placement(np.arange(shape[0] * shape[1])),
+                             constructor="product-noise")
+        ya, yb = noise.sample(da, db, source)
+        seconds["noise"] = time.perf_counter() - start
+        H = joint_histogram(ya, yb, shape)
+        Z = deconvolve_joint(H, lams, max_iter=max_iter)
+        seconds["deconvolve"] = time.perf_counter() - start - seconds["noise"]
+        oa, ob = _match(ya * shape[1] + yb, Z, lams, random_source(
+            None if seed is None else seeds[2]))
+        sampler = noise.describe(source)
+        stage = {"estimator": f"2-D EM deconvolution ({max_iter} steps at most)",
+                 "remap": "optimal integer transport of the noisy pairs onto the apportioned "
+                          "estimate, cost the expected L1 count error (POT network simplex)"}
+        eps_2 = tuple(float(e) for e in eps)
+        e1 = 0.0
+    else:
+        if not 0 < split < 1:
+            raise ValueError(f"split: in (0, 1), got {split!r}")
+        total = float(eps[0]) + float(eps[1]) if unit == "row" else max(map(float, eps))
+        e1 = split * total
+        eps_2 = ((1 - split) * float(eps[0]), (1 - split) * float(eps[1]))
+        eta = joint_histogram(da, db, shape)
+        rng = None if seed is None else np.random.default_rng(seeds[0])
+        stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
+        seconds["stage1"] = time.perf_counter() - start
+        Z = stage1.z.reshape(shape)
+        s = joint_sampler(Z, eps=None, lam=_lams(*eps_2), unit="row")
+        oa, ob = s.sample(da, db, source)
+        sampler = s.describe(source)
+        stage = {"privatizer": "joint-laplace", "noise": stage1.noise}
+    seconds["total"] = time.perf_counter() - start
+    report = {"framework": framework, "unit": unit, "shape": list(shape), "eps_columns": list(eps),
+              "eps_2": list(eps_2), "eps_1": e1, "stage1": stage, "samplers": sampler,
+              "seed": seed, "fixed_point": "the joint distribution of the pair"}
+    return PrivatizedPair(oa, ob, Z, report, seconds)
+
