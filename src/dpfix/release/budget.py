@@ -63,12 +63,14 @@ EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
 LIBRARY_LABELS = {"eps": "eps", "shares": "shares", "upper": "upper",
                   "constructor": "constructor", "unit": "unit", "delta": "delta",
                   "column": "a privatized column", "columns": "columns", "keys": "keys",
-                  "keep": "keep", "order": "order", "upper_share": "upper_share"}
+                  "keep": "keep", "order": "order", "upper_share": "upper_share",
+                  "joint": "joint"}
 #: How ``dpfix privatize``'s messages name its flags.
 CLI_LABELS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--upper",
               "constructor": "--constructor", "unit": "--unit", "delta": "--delta",
               "column": "a --column", "columns": "--column", "keys": "--key",
-              "keep": "--keep", "order": "--order", "upper_share": "--upper-share"}
+              "keep": "--keep", "order": "--order", "upper_share": "--upper-share",
+              "joint": "--joint"}
 
 #: The privacy units (:class:`PrivacyUnit`): name -> (what one individual changes, the
 #: composition over the columns).

@@ -27,6 +27,7 @@ import numpy as np
 
 from dpfix.constructors.joint import joint_sampler, posterior_cost
 from dpfix.numbers.numeric import require
+from dpfix.release.options import TwoStage
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.sampling.joint import JointSampler
 from dpfix.sampling.quantile import apportion
@@ -112,7 +113,7 @@ def _lams(eps_a: float, eps_b: float) -> tuple:
 def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
                    unit: str = "row", framework: str = "one-stage",
                    split: float = TWO_STAGE_SPLIT, seed: int | None = None,
-                   max_iter: int = 500) -> PrivatizedPair:
+                   max_iter: int = 50) -> PrivatizedPair:
     """Release the pair of count columns ``(a, b)`` with the joint distribution fixed.
 
     Parameters
@@ -200,3 +201,135 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
               "seed": seed, "fixed_point": "the joint distribution of the pair"}
     return PrivatizedPair(oa, ob, Z, report, seconds)
 
+
+
+@dataclass(eq=False, repr=False)
+class JointColumn:
+    """One column of a released pair, as :func:`dpfix.release.table.privatize_table` uses it:
+    its released counts, ``n``, its public column report, and (confidential) the number of
+    top-coded counts and the pair's timings."""
+
+    counts: np.ndarray
+    n: int
+    report: dict
+    topcoded: int = 0
+    seconds: dict = field(default_factory=dict)
+
+    def confidential_entry(self, d: np.ndarray) -> dict:
+        """The column's confidential report from its true counts ``d``: derived from the true
+        data without noise."""
+        top = np.minimum(np.asarray(d, dtype=np.int64), self.n - 1)
+        return {"topcoded": self.topcoded,
+                "true_distribution_zeta": (np.bincount(top, minlength=self.n) / top.size
+                                           ).tolist(),
+                "realized_count_error": float(np.mean(np.abs(self.counts - top))),
+                "joint_with": self.report["framework"]["joint_with"],
+                "timings_seconds": dict(self.seconds)}
+
+
+def check_pairs(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
+                labels: dict) -> list[tuple[str, str]]:
+    """The pairs of ``joint=`` checked: two distinct privatized columns each, no column in
+    two pairs, a given integer ``upper``, the default method, pure DP.
+
+    Examples
+    --------
+    >>> check_pairs([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None, {})
+    [('a', 'b')]
+    """
+    flag = labels.get("joint", "joint")
+    if joint is None:
+        return []
+    pairs = []
+    seen: set = set()
+    for pair in joint:
+        pair = tuple(pair)
+        if len(pair) != 2 or pair[0] == pair[1]:
+            raise ValueError(f"{flag}: a pair of two distinct columns, got {pair!r}")
+        for name in pair:
+            if name not in names:
+                raise ValueError(f"{flag}: {name!r} is not a privatized column "
+                                 f"({labels.get('columns', 'columns')})")
+            if name in seen:
+                raise ValueError(f"{flag}: {name!r} is in two pairs")
+            if not isinstance(uppers.get(name), int):
+                raise ValueError(f"{flag}: {name!r} needs a given integer "
+                                 f"{labels.get('upper', 'upper')} (not auto)")
+            seen.add(name)
+        pairs.append(pair)
+    if pairs and delta is not None:
+        raise ValueError(f"{flag}: the joint release is pure eps-DP; drop "
+                         f"{labels.get('delta', 'delta')}")
+    if pairs and options is not None and not isinstance(options, TwoStage):
+        raise ValueError(f"{flag}: the joint release has its own framework; drop "
+                         f"{labels.get('constructor', 'options')}")
+    return pairs
+
+
+def _column_report(name: str, other: str, k: int, r: PrivatizedPair, eps_col: float,
+                   eps_mech: float, upper: int, N: int, seed: Any) -> dict:
+    """The column entry of one column of a pair (the report's per-column shape)."""
+    axis = 1 - k
+    z = r.z.sum(axis=axis)
+    out = np.bincount(r.a if k == 0 else r.b, minlength=upper + 1) / N
+    return {
+        "upper": upper,
+        "top_coding": {"upper": upper, "bound": "a public parameter given by the user; counts "
+                       "above it are replaced by it before privatization",
+                       "count": "in the confidential report only"},
+        "framework": {"name": r.report["framework"], "joint_with": other,
+                      "chosen_by": "joint= (docs/joint.md)",
+                      "estimator": ("joint 2-D EM" if r.report["eps_1"] == 0 else
+                                    "joint Laplace"),
+                      "remap": f"optimal transport (jointly with {other})"},
+        "budget": {"eps_t": eps_col, "eps_upper": 0.0, "eps_1": r.report["eps_1"],
+                   "eps_2": r.report["eps_2"][k], "mechanism_eps": eps_mech, "delta": 0.0,
+                   "split": {"rule": "joint", "fraction": 0.0 if r.report["eps_1"] == 0 else
+                             TWO_STAGE_SPLIT},
+                   "composition": f"jointly with {other!r}: product noise (docs/joint.md "
+                                  "section 2)"},
+        "n": upper + 1, "N": N, "target_z": z.tolist(),
+        "estimated_count_error": {"value": None, "loss": "abs",
+                                  "definition": "see the joint entry: the pair's count error "
+                                                "is that of the joint release"},
+        "mechanism": {"constructor": "product-transport", "privacy_level": eps_mech,
+                      "dp_check": r.report["samplers"]["privacy_statement"]},
+        "stage1": r.report["stage1"],
+        "samplers": {"stage1": "none" if r.report["eps_1"] == 0 else "joint-laplace",
+                     "stage2": r.report["samplers"]["kind"]},
+        "seed": seed, "output_distribution": out.tolist(),
+        "timings_seconds": {"construct": 0.0},
+        "timings_note": "the joint release's timings depend on the data: left out"}
+
+
+def release_pairs(pairs: list, columns: dict, budgets: dict, unit: Any, uppers: dict,
+                  seeds: dict) -> tuple[dict, list]:
+    """Every pair released (:func:`privatize_pair`): column -> :class:`JointColumn`, and the
+    report's ``joint`` entries."""
+    made: dict = {}
+    entries = []
+    for name_a, name_b in pairs:
+        eps_m = (budgets[name_a] / unit.bound, budgets[name_b] / unit.bound)
+        r = privatize_pair(columns[name_a], columns[name_b], eps_m,
+                           upper=(uppers[name_a], uppers[name_b]), unit=unit.name,
+                           seed=seeds[name_a])
+        N = int(r.a.size)
+        for k, (name, other) in enumerate(((name_a, name_b), (name_b, name_a))):
+            counts = np.asarray(columns[name], dtype=np.int64)
+            made[name] = JointColumn(r.a if k == 0 else r.b, uppers[name] + 1, _column_report(
+                name, other, k, r, float(budgets[name]), float(eps_m[k]), uppers[name], N,
+                seeds[name_a]), int((counts > uppers[name]).sum()), dict(r.seconds))
+        spent = "sum" if unit.name == "row" else "maximum"
+        entries.append({
+            "columns": [name_a, name_b], "unit": unit.name, "framework": r.report["framework"],
+            "shape": r.report["shape"], "eps_columns": [float(budgets[name_a]),
+                                                        float(budgets[name_b])],
+            "mechanism_eps": list(eps_m), "eps_1": r.report["eps_1"],
+            "composition": (f"the pair spends the {spent} of its columns' budgets: product "
+                            "noise is lam_a-DP in a, lam_b in b and lam_a lam_b in both "
+                            "(docs/joint.md section 2), the rest post-processing"),
+            "fixed_point": r.report["fixed_point"], "stage1": r.report["stage1"],
+            "samplers": r.report["samplers"], "target_z": r.z.ravel().tolist(),
+            "output_distribution": (joint_histogram(r.a, r.b, r.z.shape).ravel() / N).tolist(),
+            "seed": seeds[name_a]})
+    return made, entries

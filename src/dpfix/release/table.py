@@ -50,6 +50,7 @@ from dpfix.release.budget import (
     privacy_unit,
 )
 from dpfix.release.frameworks import check_seed, privatize
+from dpfix.release.joint import JointColumn, check_pairs, release_pairs
 from dpfix.release.options import ReleaseOptions, TwoStage
 from dpfix.release.report import ROW_ORDER_RULES, assemble, composition
 from dpfix.release.result import PrivatizedCounts
@@ -295,7 +296,8 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                     ledger: Any = None, sep: str = ",", confidential: bool = False,
                     progress: Callable[[Any, int], Any] | None = None,
                     on_stage: Callable[[Any, str, int], Any] | None = None,
-                    labels: Mapping = LIBRARY_LABELS) -> Release | tuple[Release, Confidential]:
+                    labels: Mapping = LIBRARY_LABELS, joint: Any = None
+                    ) -> Release | tuple[Release, Confidential]:
     """Privatize the count columns of a table in one call (docs/release.md).
 
     Parameters
@@ -357,6 +359,11 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     labels : mapping
         How error messages name the parameters (``dpfix privatize`` passes its flags:
         :data:`dpfix.release.budget.CLI_LABELS`).
+    joint : sequence of pairs, optional
+        Pairs of privatized columns released together with their joint distribution as
+        the fixed point (docs/joint.md): ``joint=[("MURDER", "RAPE")]``. Each pair keeps
+        its columns' budgets (the unit's composition is unchanged) and the report's
+        ``joint`` entry states its framework and composition.
 
     Returns
     -------
@@ -398,10 +405,11 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     deltas = column_deltas(delta, len(names), unit)
     keys, keep = list(keys or []), list(keep or [])
     order = _order(order, keys, labels)
+    pairs = check_pairs(joint, names, uppers, options, delta, labels)
     if ledger is None:
         return _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
                         keys, keep, order, options, upper_share, sep, confidential, progress,
-                        on_stage, labels, start, None)
+                        on_stage, labels, start, None, pairs)
     spent = composition(names, budgets, eps, rule, unit, deltas, exact=True)
     dataset = str(Path(data).resolve()) if isinstance(data, (str, Path)) else \
         f"<{type(data).__name__}>"
@@ -409,7 +417,7 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                         columns=[str(n) for n in names], unit=unit.statement()) as charge:
         made = _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
                         keys, keep, order, options, upper_share, sep, confidential, progress,
-                        on_stage, labels, start, charge)
+                        on_stage, labels, start, charge, pairs)
         charge.commit()  # the randomness is drawn: the budget is spent, written or not
     return made
 
@@ -418,7 +426,7 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
              uppers: dict, deltas: list, seeds: list, seed: Any, keys: list, keep: list,
              order: str, options: ReleaseOptions, upper_share: Any, sep: str,
              confidential: bool, progress: Any, on_stage: Any, labels: dict, start: float,
-             charge: Any) -> Release | tuple[Release, Confidential]:
+             charge: Any, pairs: list) -> Release | tuple[Release, Confidential]:
     """The release itself, its inputs checked (:func:`privatize_table`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
@@ -426,8 +434,12 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
         passed = _passed(names, keys, keep, other_columns(table), labels)
         rows = row_order(table, order, keys, seeds[0])
         read_seconds = time.perf_counter() - start
-        results = []
+        results: list = []
+        paired = {name for pair in pairs for name in pair}
         for k, name in enumerate(names):
+            if name in paired:
+                results.append(None)
+                continue
             view = table.select(k)
             rows_k = view.rows
             results.append(privatize(
@@ -437,9 +449,15 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
                 progress=None if progress is None else (lambda m, n=name: progress(n, m)),
                 on_stage=None if on_stage is None else
                 (lambda s, n=name, r=rows_k: on_stage(n, s, r))))
+        made, joint_entries = release_pairs(
+            pairs, {n: table.select(k).counts for k, n in enumerate(names) if n in paired},
+            dict(zip(names, budgets, strict=True)), unit, uppers,
+            dict(zip(names, seeds, strict=True)))
+        results = [made.get(name, r) for name, r in zip(names, results, strict=True)]
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
     frame = _frame(table, results, passed, rows)
-    per_column = [reports.public_report(r, table.select(k), name, uppers[name], None)
+    per_column = [made[name].report if name in made else
+                  reports.public_report(r, table.select(k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
     source = {"path": str(table.path), "kind": table.kind}
     composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
@@ -448,9 +466,11 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
         "dropped": [c for c in other_columns(table) if c not in passed],
         "rule": "only the privatized columns and the columns declared public (keys, keep; "
                 "--key, --keep) are written"}
+    extra = {} if charge is None else {"ledger": charge.statement()}
+    if joint_entries:
+        extra["joint"] = joint_entries
     public = assemble(per_column, names, composed, unit, source, output_columns, order,
-                      ROW_ORDER_RULES[order],
-                      extra=None if charge is None else {"ledger": charge.statement()})
+                      ROW_ORDER_RULES[order], extra=extra or None)
     layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
               "sep": table.sep, "newline": table.newline, "bom": table.bom}
     release = Release(frame, reports.jsonable(public), layout)
@@ -462,7 +482,8 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
 
 def _confidential(table: TableInput, names: list, results: list, uppers: dict,
                   read_seconds: float) -> Confidential:
-    per = [reports.confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
+    per = [r.confidential_entry(table.select(k).counts) if isinstance(r, JointColumn) else
+           reports.confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
            for k, (name, r) in enumerate(zip(names, results, strict=True))]
     body = reports.confidential_columns(per, names, table, {"read": read_seconds})
     body["report_version"] = 1
