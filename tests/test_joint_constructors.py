@@ -27,7 +27,7 @@ from dpfix.constructors.joint import (
 from dpfix.constructors.northwest import northwest_corner
 from dpfix.numbers.exact import ExactnessError
 from dpfix.sampling.joint import geometric_matrix
-from dpfix.sampling.source import random_source
+from dpfix.sampling.source import lam_at_most_exp, random_source
 
 F = Fraction
 
@@ -211,6 +211,17 @@ def test_sampler_draws_the_mechanism():
     assert np.abs(freq - np.asarray(T[1], dtype=float)).max() < 0.02
     G = np.kron(geometric_matrix(2, F(2)), geometric_matrix(2, F(2)))
     assert (s.matrix() == G.dot(s.remap.matrix())).all()
+
+
+@pytest.mark.parametrize("unit, eps", [("cell", 1.0), ("row", 2.0)])
+def test_drawn_law_is_private_on_every_edge(unit, eps):
+    """What the float sampler draws (its integer thresholds) is G R' with R' stochastic:
+    exactly lam-DP on the unit's graph, checked entry by entry in Fractions."""
+    Z = np.random.default_rng(1).dirichlet(np.ones(6)).reshape(2, 3)
+    s = joint_sampler(Z, eps=eps, unit=unit)
+    level = s.lams[0] if unit == "cell" else s.lams[0] * s.lams[1]
+    assert lam_at_most_exp(level, eps)
+    assert _ratio(s.matrix(drawn=True), (2, 3), unit) <= level
 
 
 def test_grid_lp_refuses_floats():
