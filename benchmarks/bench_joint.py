@@ -141,7 +141,7 @@ def main() -> None:
             val, row["networkx"] = _time(lambda w=w, z=z, C=C: _nx(w, z, C), reps)
             row["networkx_rel_diff"] = abs(val - ref) / ref
             we, ze, Ce = _problem(shape, exact=True)
-            val, row["networkx_exact"] = _time(lambda: _nx(we, ze, Ce), 1)
+            val, row["networkx_exact"] = _time(lambda we=we, ze=ze, Ce=Ce: _nx(we, ze, Ce), 1)
             row["networkx_exact_rel_diff"] = abs(val - ref) / ref
         rows.append(row)
         print(row, flush=True)

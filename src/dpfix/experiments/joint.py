@@ -11,7 +11,10 @@ Measures, on the released pairs ``(a', b')`` against the true top-coded pairs ``
 - ``w1_a``, ``w1_b``: each marginal's Wasserstein-1 distance;
 - ``count_error``: the mean over rows of ``|a' - a| + |b' - b|``.
 
-``dpfix reproduce joint`` runs :func:`study` and writes ``joint.json`` and a table.
+``dpfix reproduce joint`` computes the cells of :func:`joint_cells` (cached like every
+experiment's, :mod:`dpfix.experiments.cells`) and writes ``joint.csv`` (mean and standard
+error of every measure) and ``joint_targets.md`` (the targets of docs/joint.md section 8
+at eps_t = 1, met or not); :func:`study` runs the same in one process.
 """
 
 from __future__ import annotations
@@ -21,15 +24,23 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.experiments.cells import register
+from dpfix.experiments.runs import eps_grid
 from dpfix.numbers.numeric import require
 from dpfix.release.joint import joint_histogram, privatize_pair
 from dpfix.release.table import privatize_table
 
-__all__ = ["measures", "study", "county_pair", "synthetic_pair", "EPS_GRID", "MEASURES"]
+__all__ = ["measures", "study", "county_pair", "synthetic_pair", "EPS_GRID", "MEASURES",
+           "JOINT_DATASETS", "JOINT_METHODS", "joint_cells", "joint_summary", "targets_report"]
 
-#: The paper's eps grid (total budget of the pair).
-EPS_GRID = (0.1, 0.5, 1.0, 2.0, 5.0)
+#: The paper's eps_t grid (the total budget of the pair), and eps_t = 1 of the targets.
+EPS_GRID = (*(round(float(e), 6) for e in eps_grid()), 1.0)
 MEASURES = ("joint_w1", "zero_zero", "spearman", "w1_a", "w1_b", "count_error")
+#: name -> (columns or synthetic parameters, the public bounds).
+JOINT_DATASETS = {"crime:MURDER,RAPE": (("MURDER", "RAPE"), (50, 100)),
+                  "crime:MURDER,ROBBERY": (("MURDER", "ROBBERY"), (50, 100)),
+                  "synthetic:rho=0.6": ((3136, 0.6), (20, 100))}
+JOINT_METHODS = ("per-column", "one-stage", "two-stage")
 
 
 def _w1_1d(x: np.ndarray, y: np.ndarray, n: int) -> float:
@@ -145,3 +156,76 @@ def study(data: tuple[np.ndarray, np.ndarray], upper: tuple[int, int], *,
             out.append({"eps": float(eps), "method": method, "unit": unit, "reps": reps,
                         "mean": mean, "se": se})
     return out
+
+
+def _data(name: str) -> tuple[np.ndarray, np.ndarray]:
+    spec, _ = JOINT_DATASETS[name]
+    if name.startswith("crime:"):
+        return county_pair(spec)
+    return synthetic_pair(spec[0], spec[1], seed=0)
+
+
+@register("joint", seed_fields=("experiment", "dataset", "eps", "replication", "seed"))
+def _cell(key: dict, seed: int) -> dict:
+    """One joint-study cell: the dataset's pair released by the key's method at its eps."""
+    a, b = _data(key["dataset"])
+    return run_cell(a, b, float(key["eps"]), JOINT_DATASETS[key["dataset"]][1], "row",
+                    key["method"], seed)
+
+
+def joint_cells(quick: bool = False, replications: int | None = None, seed: int = 0
+                ) -> list[dict]:
+    """The cells: every data set, eps_t, method and replication (quick: the county pair at
+    eps_t = 1, 2 replications).
+
+    Examples
+    --------
+    >>> len(joint_cells(quick=True))
+    6
+    """
+    reps = replications or (2 if quick else 10)
+    datasets = ["crime:MURDER,RAPE"] if quick else list(JOINT_DATASETS)
+    grid = (1.0,) if quick else EPS_GRID
+    return [{"experiment": "joint", "dataset": d, "method": m, "eps": float(e),
+             "replication": r, "seed": seed}
+            for d in datasets for e in grid for m in JOINT_METHODS for r in range(reps)]
+
+
+def joint_summary(cells: list[dict], results: list[dict]) -> Any:
+    """Mean and standard error of every measure per data set, eps_t and method."""
+    pd = require("pandas")
+    df = pd.DataFrame([{**{k: c[k] for k in ("dataset", "method", "eps")}, **r}
+                       for c, r in zip(cells, results, strict=True)])
+    g = df.groupby(["dataset", "eps", "method"], sort=True)
+    out = g[list(MEASURES)].mean()
+    se = g[list(MEASURES)].std(ddof=1) / np.sqrt(g.size().to_numpy()[:, None])
+    out = out.join(se.add_suffix("_se")).reset_index()
+    out["replications"] = g.size().to_numpy()
+    return out
+
+
+#: The targets at eps_t = 1 on the county pair, against the per-column release, and the
+#: plain probe's numbers (one-stage: product noise, EM, an L1 matching): measure -> (bound
+#: as a share of the per-column error, the probe's error).
+TARGETS = {"spearman": (0.25, 0.03), "zero_zero": (0.5, 0.026), "joint_w1": (1.0, 0.95),
+           "count_error": (1.0, None)}
+
+
+def targets_report(summary: Any, dataset: str = "crime:MURDER,RAPE", eps: float = 1.0) -> str:
+    """The targets of docs/joint.md section 8 at ``eps``, met or not, as Markdown."""
+    rows = summary[(summary.dataset == dataset) & (summary.eps == eps)].set_index("method")
+    if "per-column" not in rows.index:
+        return f"no cells for {dataset} at eps_t = {eps}\n"
+    base = rows.loc["per-column"]
+    lines = [f"# Joint release targets: {dataset}, eps_t = {eps}, unit row",
+             "", "| measure | per-column | bound | method | value (se) | met | beats probe |",
+             "|---|---|---|---|---|---|---|"]
+    for method in [m for m in ("one-stage", "two-stage") if m in rows.index]:
+        r = rows.loc[method]
+        for m, (share, probe) in TARGETS.items():
+            bound = share * base[m]
+            met = r[m] <= bound
+            beats = "-" if probe is None else ("yes" if r[m] < probe else "no")
+            lines.append(f"| {m} | {base[m]:.4g} | {bound:.4g} | {method} | {r[m]:.4g} "
+                         f"({r[m + '_se']:.2g}) | {'yes' if met else 'no'} | {beats} |")
+    return "\n".join(lines) + "\n"

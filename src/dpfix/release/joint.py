@@ -113,7 +113,7 @@ def _lams(eps_a: float, eps_b: float) -> tuple:
 def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
                    unit: str = "row", framework: str = "one-stage",
                    split: float = TWO_STAGE_SPLIT, seed: int | None = None,
-                   max_iter: int = 50) -> PrivatizedPair:
+                   max_iter: int = 100) -> PrivatizedPair:
     """Release the pair of count columns ``(a, b)`` with the joint distribution fixed.
 
     Parameters
