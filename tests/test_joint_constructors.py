@@ -227,3 +227,23 @@ def test_drawn_law_is_private_on_every_edge(unit, eps):
 def test_grid_lp_refuses_floats():
     with pytest.raises(ExactnessError):
         grid_lp_optimum(np.full((2, 2), 0.25), lam=2)
+
+
+@pytest.mark.parametrize("shape, unit, lam", [((2, 2), "cell", F(2)), ((2, 3), "row", F(4)),
+                                              ((3, 2), "cell", F(3, 2))])
+def test_mechanisms_lie_in_F_of_the_units_graph(shape, unit, lam):
+    """Independently of this module: dpfix.theory.polytopes.F with the named graph
+    (grid:AxB or king:AxB) holds the product-transport mechanism and the LP optimum."""
+    from dpfix.theory.graphs import as_graph
+    from dpfix.theory.polytopes import F as F_polytope
+
+    name = f"{'grid' if unit == 'cell' else 'king'}:{shape[0]}x{shape[1]}"
+    assert {tuple(sorted(e)) for e in as_graph(name).edges} == \
+        {tuple(e) for e in joint_edges(shape, unit).tolist()}
+    z = _target(list(range(1, shape[0] * shape[1] + 1)), shape)
+    P = F_polytope(shape[0] * shape[1], lam, z.ravel(), graph=name)
+    assert P.contains(product_transport(z, lam=lam, unit=unit).matrix)
+    assert P.contains(grid_lp_optimum(z, lam=lam, unit=unit).matrix)
+    # at a larger lam than the mechanism's the polytope is larger; at a smaller one, not
+    assert not F_polytope(shape[0] * shape[1], (lam + 1) / 2, z.ravel(), graph=name).contains(
+        product_transport(z, lam=lam, unit=unit).matrix)
