@@ -247,3 +247,19 @@ def test_mechanisms_lie_in_F_of_the_units_graph(shape, unit, lam):
     # at a larger lam than the mechanism's the polytope is larger; at a smaller one, not
     assert not F_polytope(shape[0] * shape[1], (lam + 1) / 2, z.ravel(), graph=name).contains(
         product_transport(z, lam=lam, unit=unit).matrix)
+
+
+def test_posterior_cost_is_the_direct_product():
+    """K = G^T diag(z) D, computed directly on the N x N matrices, exactly and in floats."""
+    from dpfix.constructors.joint import ground_cost, posterior_cost
+
+    z = _target([1, 0, 2, 3, 1, 4], (2, 3))
+    Ga, Gb = geometric_matrix(2, F(2)), geometric_matrix(3, F(3))
+    G = np.kron(Ga, Gb)
+    D = ground_cost((2, 3))
+    want = G.T.dot(np.diag(z.ravel())).dot(D)
+    assert (posterior_cost(z, Ga, Gb) == want).all()
+    cols = np.array([0, 3, 5])
+    got = posterior_cost(np.asarray(z, dtype=float), np.asarray(Ga, dtype=float),
+                         np.asarray(Gb, dtype=float), cols)
+    assert np.allclose(got, np.asarray(want[:, cols], dtype=float))

@@ -133,9 +133,8 @@ def posterior_cost(Z: np.ndarray, Ga: np.ndarray, Gb: np.ndarray,
     else:
         t1 = np.einsum("xm,xj,xb->mbj", Ga, Da, Y, optimize=True)
         t2 = np.einsum("ym,yj,xy->xmj", Gb, Db, Y2, optimize=True)
-    K = t1[:, :, :, None] + t2[:, :, None, :]  # [m_a, m_b, j_a, j_b]
-    K = K.reshape(n_a * n_b, n_a * n_b)
-    return K if cols is None else K[:, cols]
+    ja, jb = np.divmod(np.arange(n_a * n_b) if cols is None else np.asarray(cols), n_b)
+    return t1.reshape(n_a * n_b, n_a)[:, ja] + t2.reshape(n_a * n_b, n_b)[:, jb]
 
 
 def _exact_plan(supply: list, demand: list, cost: np.ndarray) -> list[tuple[int, int, Any]]:
