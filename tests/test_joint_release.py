@@ -170,3 +170,21 @@ def test_cli_joint(tmp_path, capsys):
                      "1", "--upper", "12", "--joint", "A", "--out", tmp_path / "x.csv")
     assert rc == 2 and err.strip().count("\n") == 0 and "--joint" in err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_zero_share_fixes_the_zero_zero_cell():
+    """With zero_share the (0, 0) share is a Laplace count (sensitivity 1) held fixed by
+    the EM; the columns' noise runs at the rest of the budget."""
+    df = _table(N=600, seed=4)
+    r = privatize_pair(df.A, df.B, (1.0, 1.0), upper=(5, 12), zero_share=0.5, seed=2)
+    assert r.report["eps_1"] == 1.0 and r.report["eps_2"] == [0.5, 0.5]
+    true = np.mean((df.A == 0) & (df.B == 0))
+    assert abs(r.z[0, 0] - true) < 0.05  # Laplace(1/1) on 600 rows: within 30 rows
+    with pytest.raises(ValueError, match="zero_share"):
+        privatize_pair(df.A, df.B, (1.0, 1.0), upper=(5, 12), zero_share=1.0)
+
+
+def test_constrained_deconvolution_keeps_the_given_share():
+    H = np.array([[30.0, 5.0], [5.0, 60.0]])
+    Z = deconvolve_joint(H, (2.0, 2.0), max_iter=50, zero=0.25)
+    assert Z[0, 0] == 0.25 and abs(Z.sum() - 1) < 1e-12

@@ -29,6 +29,7 @@ from dpfix.constructors.joint import joint_sampler, posterior_cost
 from dpfix.numbers.numeric import require
 from dpfix.release.options import TwoStage
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
+from dpfix.release.privatizers.noise import add_laplace
 from dpfix.sampling.joint import JointSampler
 from dpfix.sampling.quantile import apportion
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
@@ -112,8 +113,8 @@ def _lams(eps_a: float, eps_b: float) -> tuple:
 
 def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
                    unit: str = "row", framework: str = "one-stage",
-                   split: float = TWO_STAGE_SPLIT, seed: int | None = None,
-                   max_iter: int = 100) -> PrivatizedPair:
+                   split: float = TWO_STAGE_SPLIT, zero_share: float = 0.0,
+                   seed: int | None = None, max_iter: int = 100) -> PrivatizedPair:
     """Release the pair of count columns ``(a, b)`` with the joint distribution fixed.
 
     Parameters
@@ -133,6 +134,10 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
     split : float
         Two-stage: the share of the pair's budget spent by stage 1 (each column's
         stage 2 runs at ``(1 - split)`` of its budget).
+    zero_share : float
+        One-stage: the share of the pair's budget spent on a Laplace count of the rows
+        with both counts zero (sensitivity 1 for every unit; held fixed by the EM), each
+        column's noise at ``(1 - zero_share)`` of its budget (docs/joint.md section 7).
     seed : int, optional
         Reproducible (NOT FOR PRODUCTION).
     max_iter : int
@@ -153,6 +158,7 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
     if framework not in JOINT_FRAMEWORKS:
         raise ValueError(f"framework: one of {', '.join(JOINT_FRAMEWORKS)}, got {framework!r}")
     start = time.perf_counter()
+    eps_in = (float(eps[0]), float(eps[1]))
     shape = (int(upper[0]) + 1, int(upper[1]) + 1)
     da = np.minimum(np.asarray(a, dtype=np.int64), upper[0])
     db = np.minimum(np.asarray(b, dtype=np.int64), upper[1])
@@ -164,22 +170,33 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
     source = random_source(None if seed is None else seeds[1])
     seconds: dict[str, float] = {}
     if framework == "one-stage":
-        lams = _lams(*eps)
+        if not 0 <= zero_share < 1:
+            raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
+        total = float(eps[0]) + float(eps[1]) if unit == "row" else max(map(float, eps))
+        e1 = zero_share * total
+        eps_2 = ((1 - zero_share) * eps_in[0], (1 - zero_share) * eps_in[1])
+        lams = _lams(*eps_2)
         noise = JointSampler(shape, lams, Remap.from_placement(np.arange(shape[0] * shape[1])),
                              constructor="product-noise")
         ya, yb = noise.sample(da, db, source)
         seconds["noise"] = time.perf_counter() - start
         H = joint_histogram(ya, yb, shape)
-        Z = deconvolve_joint(H, lams, max_iter=max_iter)
+        zero = None
+        if e1 > 0:  # one row changes the count of (0, 0) rows by at most 1
+            count = np.array([int(np.sum((da == 0) & (db == 0)))])
+            rng = None if seed is None else np.random.default_rng(seeds[0])
+            noisy, _ = add_laplace(count, 1.0 / e1, rng=rng, sensitivity=1, budget=e1)
+            zero = float(noisy[0]) / da.size
+        Z = deconvolve_joint(H, lams, max_iter=max_iter, zero=zero)
         seconds["deconvolve"] = time.perf_counter() - start - seconds["noise"]
         oa, ob = _match(ya * shape[1] + yb, Z, lams, random_source(
             None if seed is None else seeds[2]))
         sampler = noise.describe(source)
-        stage = {"estimator": f"2-D EM deconvolution ({max_iter} steps at most)",
+        stage = {"estimator": f"2-D EM deconvolution ({max_iter} steps at most)"
+                              + ("" if zero is None else
+                                 f", the (0, 0) share fixed to a Laplace count at {e1:.6g}"),
                  "remap": "optimal integer transport of the noisy pairs onto the apportioned "
                           "estimate, cost the expected L1 count error (POT network simplex)"}
-        eps_2 = tuple(float(e) for e in eps)
-        e1 = 0.0
     else:
         if not 0 < split < 1:
             raise ValueError(f"split: in (0, 1), got {split!r}")
@@ -196,7 +213,9 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
         sampler = s.describe(source)
         stage = {"privatizer": "joint-laplace", "noise": stage1.noise}
     seconds["total"] = time.perf_counter() - start
-    report = {"framework": framework, "unit": unit, "shape": list(shape), "eps_columns": list(eps),
+    report = {"framework": framework, "unit": unit,
+              "split_fraction": zero_share if framework == "one-stage" else split,
+              "shape": list(shape), "eps_columns": list(eps_in),
               "eps_2": list(eps_2), "eps_1": e1, "stage1": stage, "samplers": sampler,
               "seed": seed, "fixed_point": "the joint distribution of the pair"}
     return PrivatizedPair(oa, ob, Z, report, seconds)
@@ -284,8 +303,7 @@ def _column_report(name: str, other: str, k: int, r: PrivatizedPair, eps_col: fl
                       "remap": f"optimal transport (jointly with {other})"},
         "budget": {"eps_t": eps_col, "eps_upper": 0.0, "eps_1": r.report["eps_1"],
                    "eps_2": r.report["eps_2"][k], "mechanism_eps": eps_mech, "delta": 0.0,
-                   "split": {"rule": "joint", "fraction": 0.0 if r.report["eps_1"] == 0 else
-                             TWO_STAGE_SPLIT},
+                   "split": {"rule": "joint", "fraction": r.report["split_fraction"]},
                    "composition": f"jointly with {other!r}: product noise (docs/joint.md "
                                   "section 2)"},
         "n": upper + 1, "N": N, "target_z": z.tolist(),
@@ -295,7 +313,9 @@ def _column_report(name: str, other: str, k: int, r: PrivatizedPair, eps_col: fl
         "mechanism": {"constructor": "product-transport", "privacy_level": eps_mech,
                       "dp_check": r.report["samplers"]["privacy_statement"]},
         "stage1": r.report["stage1"],
-        "samplers": {"stage1": "none" if r.report["eps_1"] == 0 else "joint-laplace",
+        "samplers": {"stage1": "none" if r.report["eps_1"] == 0 else
+                     "joint-laplace" if r.report["framework"] == "two-stage" else
+                     "a Laplace count of the (0, 0) rows",
                      "stage2": r.report["samplers"]["kind"]},
         "seed": seed, "output_distribution": out.tolist(),
         "timings_seconds": {"construct": 0.0},

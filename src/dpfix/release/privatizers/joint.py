@@ -80,7 +80,7 @@ def geometric_float(n: int, lam: Any) -> np.ndarray:
 
 
 def deconvolve_joint(H: Any, lams: tuple[Any, Any], *, max_iter: int = 500,
-                     tol: float = 1e-10) -> np.ndarray:
+                     tol: float = 1e-10, zero: float | None = None) -> np.ndarray:
     """The EM (maximum-likelihood) estimate of ``z`` from noisy pairs' histogram ``H``.
 
     The noisy pair of a row in state ``s`` is drawn from ``G = G_a x G_b``, so the
@@ -89,7 +89,9 @@ def deconvolve_joint(H: Any, lams: tuple[Any, Any], *, max_iter: int = 500,
     ``G_a X G_b^T``, ``O(n_a n_b (n_a + n_b))`` per step. Started from the uniform
     distribution and stopped after ``max_iter`` steps (a regulariser, as for the
     one-column EM of docs/no_split.md) or when the largest change is below ``tol``.
-    Post-processing of ``H``: no privacy is spent.
+    Post-processing of ``H``: no privacy is spent. ``zero``: a separately released share of
+    the rows in state ``(0, 0)``, held fixed (the EM of the likelihood with ``z_00`` known:
+    its M-step scales the other cells to ``1 - zero``).
 
     Examples
     --------
@@ -103,11 +105,20 @@ def deconvolve_joint(H: Any, lams: tuple[Any, Any], *, max_iter: int = 500,
     Ga, Gb = geometric_float(H.shape[0], lams[0]), geometric_float(H.shape[1], lams[1])
     h = H / H.sum()
     Z = np.full(H.shape, 1.0 / H.size)
+    q = None if zero is None else min(max(float(zero), 0.0), 1.0 - 1e-9)
+    if q is not None:
+        Z *= (1 - q) / (1 - Z[0, 0])
+        Z[0, 0] = q
     for _ in range(max_iter):
         W = Ga.T @ Z @ Gb
         X = np.divide(h, W, out=np.zeros_like(h), where=h > 0)
         new = Z * (Ga @ X @ Gb.T)
-        new /= new.sum()
+        if q is None:
+            new /= new.sum()
+        else:
+            new[0, 0] = 0.0
+            new *= (1 - q) / new.sum()
+            new[0, 0] = q
         done = np.abs(new - Z).max() < tol
         Z = new
         if done:
