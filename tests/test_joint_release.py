@@ -81,7 +81,8 @@ def test_privatize_pair_shapes_and_seeds(framework):
 def test_one_stage_releases_the_apportioned_estimate_exactly():
     """The released joint histogram is the apportioned joint estimate: the fixed point."""
     df = _table(N=600, seed=2)
-    r = privatize_pair(df.A, df.B, (1.0, 1.0), upper=(5, 12), seed=1)
+    r = privatize_pair(df.A, df.B, (1.0, 1.0), upper=(5, 12), seed=1, zero_share=0.0)
+    assert r.report["eps_1"] == 0 and r.report["eps_2"] == [1.0, 1.0]
     got = joint_histogram(r.a, r.b, (6, 13)).ravel()
     assert (got == apportion(r.z.ravel(), 600)).all()
 

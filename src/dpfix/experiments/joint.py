@@ -40,7 +40,7 @@ MEASURES = ("joint_w1", "zero_zero", "spearman", "w1_a", "w1_b", "count_error")
 JOINT_DATASETS = {"crime:MURDER,RAPE": (("MURDER", "RAPE"), (50, 100)),
                   "crime:MURDER,ROBBERY": (("MURDER", "ROBBERY"), (50, 100)),
                   "synthetic:rho=0.6": ((3136, 0.6), (20, 100))}
-JOINT_METHODS = ("per-column", "one-stage", "one-stage/zero=0.05", "two-stage")
+JOINT_METHODS = ("per-column", "one-stage/zero=0", "one-stage/zero=0.05", "two-stage")
 
 
 def _w1_1d(x: np.ndarray, y: np.ndarray, n: int) -> float:
@@ -119,9 +119,9 @@ def _per_column(a: np.ndarray, b: np.ndarray, eps: float, upper: tuple[int, int]
 
 def run_cell(a: np.ndarray, b: np.ndarray, eps: float, upper: tuple[int, int], unit: str,
              method: str, seed: int) -> dict[str, float]:
-    """One release by ``method`` (``per-column``, ``one-stage``, ``two-stage``, or
-    ``one-stage/zero=F``: the one-stage release spending ``F`` of the budget on the count
-    of the rows with both counts zero), measured."""
+    """One release by ``method`` (``per-column``, ``two-stage``, ``one-stage`` at its default
+    or ``one-stage/zero=F``: spending ``F`` of the budget on the count of the rows with both
+    counts zero), measured."""
     shape = (upper[0] + 1, upper[1] + 1)
     ta, tb = np.minimum(a, upper[0]), np.minimum(b, upper[1])
     if method == "per-column":
@@ -129,15 +129,16 @@ def run_cell(a: np.ndarray, b: np.ndarray, eps: float, upper: tuple[int, int], u
     else:
         per = (eps / 2, eps / 2) if unit == "row" else (eps, eps)
         framework, _, zero = method.partition("/zero=")
+        extra = {"zero_share": float(zero)} if zero else {}
         r = privatize_pair(a, b, per, upper=upper, unit=unit, framework=framework, seed=seed,
-                           zero_share=float(zero or 0))
+                           **extra)
         a2, b2 = r.a, r.b
     return measures(ta, tb, a2, b2, shape)
 
 
 def study(data: tuple[np.ndarray, np.ndarray], upper: tuple[int, int], *,
           eps_grid: tuple = EPS_GRID, reps: int = 3, unit: str = "row",
-          methods: tuple = ("per-column", "one-stage", "two-stage"), seed: int = 0
+          methods: tuple = JOINT_METHODS, seed: int = 0
           ) -> list[dict[str, Any]]:
     """Every method at every eps, ``reps`` seeded replications: mean and standard error.
 

@@ -35,11 +35,15 @@ from dpfix.sampling.quantile import apportion
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
 from dpfix.sampling.structured import Remap
 
-__all__ = ["privatize_pair", "PrivatizedPair", "JOINT_FRAMEWORKS", "joint_histogram"]
+__all__ = ["privatize_pair", "PrivatizedPair", "JOINT_FRAMEWORKS", "joint_histogram",
+           "ZERO_SHARE", "TWO_STAGE_SPLIT", "JointColumn", "check_pairs", "release_pairs"]
 
 JOINT_FRAMEWORKS = ("one-stage", "two-stage")
 #: The share of the budget stage 1 spends in the two-stage framework.
 TWO_STAGE_SPLIT = 0.5
+#: The share of the budget the one-stage framework spends on the count of the rows with
+#: both counts zero (docs/joint.md section 8: chosen on the county pair MURDER, RAPE).
+ZERO_SHARE = 0.05
 
 
 @dataclass(eq=False, repr=False)
@@ -113,7 +117,7 @@ def _lams(eps_a: float, eps_b: float) -> tuple:
 
 def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
                    unit: str = "row", framework: str = "one-stage",
-                   split: float = TWO_STAGE_SPLIT, zero_share: float = 0.0,
+                   split: float = TWO_STAGE_SPLIT, zero_share: float = ZERO_SHARE,
                    seed: int | None = None, max_iter: int = 100) -> PrivatizedPair:
     """Release the pair of count columns ``(a, b)`` with the joint distribution fixed.
 
@@ -137,7 +141,8 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
     zero_share : float
         One-stage: the share of the pair's budget spent on a Laplace count of the rows
         with both counts zero (sensitivity 1 for every unit; held fixed by the EM), each
-        column's noise at ``(1 - zero_share)`` of its budget (docs/joint.md section 7).
+        column's noise at ``(1 - zero_share)`` of its budget (default :data:`ZERO_SHARE`;
+        0: no count, docs/joint.md section 7).
     seed : int, optional
         Reproducible (NOT FOR PRODUCTION).
     max_iter : int
