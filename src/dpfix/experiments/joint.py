@@ -234,3 +234,40 @@ def targets_report(summary: Any, dataset: str = "crime:MURDER,RAPE", eps: float 
             lines.append(f"| {m} | {base[m]:.4g} | {bound:.4g} | {method} | {r[m]:.4g} "
                          f"({r[m + '_se']:.2g}) | {'yes' if met else 'no'} | {beats} |")
     return "\n".join(lines) + "\n"
+
+
+def em_steps_frontier(steps: tuple = (50, 100, 200, 400, 1000), reps: int = 10,
+                      dataset: str = "crime:MURDER,RAPE", eps: float = 1.0,
+                      zero_share: float = 0.0, data: Any = None, upper: Any = None) -> Any:
+    """The one-stage release's measures against the EM's number of steps (docs/joint.md
+    section 8), with the study's cell seeds (common random numbers across the steps).
+    ``data`` and ``upper``: another pair than the named data set's.
+
+    Examples
+    --------
+    >>> em_steps_frontier((10, 20), reps=2, data=synthetic_pair(300, 0.5, 0),
+    ...                   upper=(8, 30)).shape
+    (2, 13)
+    """
+    from dpfix.experiments.cells import cell_seed
+
+    pd = require("pandas")
+    a, b = _data(dataset) if data is None else data
+    upper = JOINT_DATASETS[dataset][1] if upper is None else tuple(upper)
+    ta, tb = np.minimum(a, upper[0]), np.minimum(b, upper[1])
+    rows = []
+    for k in steps:
+        runs = []
+        for r in range(reps):
+            key = {"experiment": "joint", "dataset": dataset, "method": "one-stage",
+                   "eps": float(eps), "replication": r, "seed": 0}
+            seed = cell_seed(key, ("experiment", "dataset", "eps", "replication", "seed"))
+            p = privatize_pair(a, b, (eps / 2, eps / 2), upper=upper, seed=seed, max_iter=k,
+                               zero_share=zero_share)
+            runs.append(measures(ta, tb, p.a, p.b, (upper[0] + 1, upper[1] + 1)))
+        row = {"steps": k}
+        for m in MEASURES:
+            v = np.array([x[m] for x in runs])
+            row[m], row[m + "_se"] = float(v.mean()), float(v.std(ddof=1) / math.sqrt(reps))
+        rows.append(row)
+    return pd.DataFrame(rows)
