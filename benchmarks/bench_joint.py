@@ -10,7 +10,9 @@ supplies and the support of ``z`` as demands, cost the expected count error. Mea
   Fractions (the exact path), only at the small sizes;
 - ``match``: the one-stage integer matching of ``N`` rows at the county data's size,
   POT on the integer histograms against scipy's ``linear_sum_assignment`` on the
-  ``N x N`` row-level cost.
+  ``N x N`` row-level cost;
+- ``sampling``: rows per second of the exact ``(G_a x G_b) R`` sampler (51 x 101 states,
+  the secure source) at ``10^4 .. 10^6`` rows: constant per row.
 
 Every solver's optimal cost is compared with POT's (relative difference printed). Writes
 ``benchmarks/results/joint.json``. Run: ``python benchmarks/bench_joint.py [--quick]``.
@@ -123,6 +125,22 @@ def _match(N: int, seed: int = 0) -> dict:
             "pot_cost": cost_pot, "lsa_cost": float(M[r, c].sum())}
 
 
+def _sampling(sizes: tuple) -> list[dict]:
+    from dpfix.constructors.joint import joint_sampler
+    from dpfix.sampling.source import random_source
+
+    Z = np.random.default_rng(1).dirichlet(np.full(51 * 101, 0.05)).reshape(51, 101)
+    s = joint_sampler(Z, eps=1.0, unit="row")
+    out = []
+    for n in sizes:
+        a = np.random.default_rng(2).integers(0, 51, n)
+        b = np.random.default_rng(3).integers(0, 101, n)
+        _, sec = _time(lambda a=a, b=b: s.sample(a, b, random_source(None)), 1)
+        out.append({"rows": n, "seconds": sec, "rows_per_second": n / sec,
+                    "remap_pieces": int(s.remap.cols.size)})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -147,9 +165,12 @@ def main() -> None:
         print(row, flush=True)
     match = _match(1000 if args.quick else 3136)
     print(match)
+    sampling = _sampling((10**4, 10**5) if args.quick else (10**4, 10**5, 10**6))
+    print(sampling)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"machine": platform.platform(), "cpus": os.cpu_count(),
-                                   "transport": rows, "match": match}, indent=1))
+                                   "transport": rows, "match": match, "sampling": sampling},
+                                  indent=1))
 
 
 if __name__ == "__main__":

@@ -189,3 +189,12 @@ def test_constrained_deconvolution_keeps_the_given_share():
     H = np.array([[30.0, 5.0], [5.0, 60.0]])
     Z = deconvolve_joint(H, (2.0, 2.0), max_iter=50, zero=0.25)
     assert Z[0, 0] == 0.25 and abs(Z.sum() - 1) < 1e-12
+
+
+def test_secure_path_draws_from_the_os():
+    """Without a seed the noise is the secure source's and the zero count OpenDP's."""
+    pytest.importorskip("opendp")
+    df = _table(N=200, seed=5)
+    r = privatize_pair(df.A, df.B, (1.0, 1.0), upper=(4, 12))
+    assert r.report["samplers"]["secure"] is True and r.report["seed"] is None
+    assert r.a.size == 200
