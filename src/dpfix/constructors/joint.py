@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.constructors.lp import _solve_exact
 from dpfix.numbers.exact import ExactnessError, exact_array, is_exact_number, to_fraction
 from dpfix.sampling.joint import JointSampler, geometric_matrix
 from dpfix.sampling.source import rational_lam
@@ -422,10 +421,66 @@ def joint_sampler(z: Any, shape: Any = None, *, eps: float | None = None, lam: A
     return JointSampler(shape, (la, lb), R)
 
 
+def _exact_lp(eq: list, b: list, ub: list, c: list, d: int) -> tuple[list, Fraction, dict]:
+    """cdd's exact LP (rows ``b + a.x >= 0``, the equalities in its linearity set) and its
+    certificate: the dual multipliers, checked exactly (see :func:`grid_lp_optimum`)."""
+    import cdd
+    import cdd.gmp
+
+    zero = Fraction(0)
+    rows = []
+    for coeffs, rhs in zip(eq, b, strict=True):  # a.x = rhs as rhs - a.x >= 0 (linearity)
+        row = [rhs] + [zero] * d
+        for k, v in coeffs:
+            row[k + 1] = -v
+        rows.append(row)
+    for coeffs in ub:  # a.x <= 0 as -a.x >= 0
+        row = [zero] * (d + 1)
+        for k, v in coeffs:
+            row[k + 1] = -v
+        rows.append(row)
+    mat = cdd.gmp.matrix_from_array(rows, lin_set=range(len(eq)),
+                                    rep_type=cdd.RepType.INEQUALITY,
+                                    obj_type=cdd.LPObjType.MIN, obj_func=[zero, *c])
+    lp = cdd.gmp.linprog_from_matrix(mat)
+    cdd.gmp.linprog_solve(lp)
+    if lp.status != cdd.LPStatusType.OPTIMAL:
+        raise RuntimeError(f"grid_lp_optimum: cdd's exact LP ended with status {lp.status.name}")
+    x = [Fraction(v) for v in lp.primal_solution]
+    value = Fraction(lp.obj_value)
+    # the certificate: c = sum_r u_r a_r, u_r >= 0 off the equalities, c.x = -sum_r u_r b_r;
+    # cdd numbers the reverse of equality i (its second inequality) len(rows) + i
+    u: list[tuple[list, Fraction]] = []
+    for r, y in lp.dual_solution:
+        r, ur = int(r), -Fraction(y)
+        if r >= len(rows):
+            u.append(([-v for v in rows[r - len(rows)]], ur))
+        else:
+            if r >= len(eq) and ur < 0:
+                raise RuntimeError("grid_lp_optimum: a negative multiplier of an inequality")
+            u.append((rows[r], ur))
+    combo = [zero] * d
+    for row, ur in u:
+        for k in range(d):
+            if row[k + 1]:
+                combo[k] += ur * row[k + 1]
+    bound = -sum((ur * row[0] for row, ur in u), zero)
+    primal = sum((ck * xk for ck, xk in zip(c, x, strict=True)), zero)
+    if combo != list(c) or bound != primal or primal != value:
+        raise RuntimeError("grid_lp_optimum: the dual certificate does not hold exactly")
+    return x, value, {"dual_bound": bound, "multipliers": len(u)}
+
+
 def grid_lp_optimum(z: Any, shape: Any = None, *, lam: Any, unit: str = "cell"
                     ) -> JointMechanism:
     """The least count error over ``F_grid``: every ``lam``-DP mechanism on the unit's
     graph with ``z T = z``, by cdd's exact LP (Fractions; small sizes, ``N <= 16``).
+
+    The optimum is certified exactly: cdd's dual multipliers ``u`` (non-negative on the
+    ratio rows) combine the constraints into the objective, ``c = sum_r u_r a_r``, and
+    their bound ``-sum_r u_r b_r`` equals the count error of the primal solution, which
+    is checked feasible (:meth:`JointMechanism.check`): weak duality makes it optimal.
+    (The ratio rows imply ``T >= 0`` on a connected graph.)
 
     Examples
     --------
@@ -440,39 +495,22 @@ def grid_lp_optimum(z: Any, shape: Any = None, *, lam: Any, unit: str = "cell"
     N = shape[0] * shape[1]
     zf = Z.ravel()
     edges = joint_edges(shape, unit)
-    one, zero = Fraction(1), Fraction(0)
-    ub_r, ub_c, ub_v = [], [], []
-    r = 0
-    for s, t in edges:
-        for u, v in ((s, t), (t, s)):
-            for j in range(N):  # T[u, j] - lam T[v, j] <= 0
-                ub_r += [r, r]
-                ub_c += [u * N + j, v * N + j]
-                ub_v += [one, -lam]
-                r += 1
-    eq_r, eq_c, eq_v, b = [], [], [], []
-    for s in range(N):
-        eq_r += [s] * N
-        eq_c += [s * N + j for j in range(N)]
-        eq_v += [one] * N
-        b.append(one)
+    zero = Fraction(0)
+    ub = [[(u * N + j, Fraction(1)), (v * N + j, -lam)]  # T[u, j] - lam T[v, j] <= 0
+          for s, t in edges for u, v in ((s, t), (t, s)) for j in range(N)]
+    eq = [[(s * N + j, Fraction(1)) for j in range(N)] for s in range(N)]
+    b = [Fraction(1)] * N
     pos = [s for s in range(N) if zf[s] != 0]
-    for j in range(N - 1):
-        eq_r += [N + j] * len(pos)
-        eq_c += [s * N + j for s in pos]
-        eq_v += [zf[s] for s in pos]
+    for j in range(N - 1):  # the N-th follows from the others and the row sums
+        eq.append([(s * N + j, zf[s]) for s in pos])
         b.append(zf[j])
-    f = {"ub": (np.array(ub_r), np.array(ub_c), np.array(ub_v, dtype=object)),
-         "eq": (np.array(eq_r), np.array(eq_c), np.array(eq_v, dtype=object)),
-         "b_eq": np.array(b, dtype=object)}
     D = ground_cost(shape)
-    c = np.array([zf[s] * int(D[s, j]) if zf[s] != 0 else zero
-                  for s in range(N) for j in range(N)], dtype=object)
+    c = [zf[s] * int(D[s, j]) if zf[s] != 0 else zero for s in range(N) for j in range(N)]
     start = time.perf_counter()
-    x, value, status = _solve_exact(f, c, N)
+    x, value, cert = _exact_lp(eq, b, ub, c, N * N)
     T = np.array(x, dtype=object).reshape(N, N)
     mech = JointMechanism(T, shape, unit, lam, zf, "grid-lp",
-                          {"value": Fraction(value), "status": status})
+                          {"value": value, "certificate": cert})
     mech.check()
     mech.build_seconds = time.perf_counter() - start
     return mech
