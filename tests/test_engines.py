@@ -275,3 +275,45 @@ def test_cli_engine_dask_plot_and_confidential_report(dataset, tmp_path, capsys,
     zeta = np.bincount(np.minimum(table["k"], UPPER), minlength=UPPER + 1) / len(table)
     assert np.allclose(c["true_distribution_zeta"], zeta)
     assert c["topcoded"] == int((table["k"] > UPPER).sum())
+
+
+# ------------------------------------------------------------------ the ledger, all or nothing
+def test_cli_engine_dask_charges_the_ledger_before_the_dataset_is_in_place(dataset, tmp_path,
+                                                                          capsys, monkeypatch):
+    """--ledger with --engine dask: the charge is recorded just before the dataset moves into
+    place (a failed move has spent budget for nothing; a dataset is never in place without its
+    charge); an overdraft is refused before anything is written."""
+    import json
+    import os
+    from fractions import Fraction
+
+    import dpfix.io.engines as engines
+    from dpfix.release.ledger import Ledger
+
+    folder, table = dataset
+    ledger = tmp_path / "l.jsonl"
+    argv = ["privatize", folder, "--engine", "dask", "--column", "k", "--epsilon", "0.6",
+            "--upper", "30", "--quiet", "--ledger", ledger]
+    rc, stdout, err = _cli(capsys, *argv, "--out", tmp_path / "out", "--report",
+                           tmp_path / "r.json", "--ledger-total", "1")
+    assert rc == 0, err
+    (entry,) = Ledger(ledger).entries()
+    assert entry["eps"] == Fraction(0.6) and entry["columns"] == ["k"]
+    assert entry["dataset"] == str(folder.resolve())
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["ledger"]["spent"] == 0.6 and r["ledger"]["balance"] == pytest.approx(0.4)
+    assert "balance 0.4" in stdout
+    rc, _, err = _cli(capsys, *argv, "--out", tmp_path / "again")
+    assert rc == 2 and "the balance is" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "again").exists() and len(Ledger(ledger).entries()) == 1
+    seen = []
+
+    def rename(src, dst):  # the charge is in the ledger when the dataset moves
+        seen.append(len(Ledger(ledger).entries()))
+        raise OSError("rename failed")
+
+    monkeypatch.setattr(engines.os, "rename", rename)
+    rc, _, err = _cli(capsys, *argv[:7], "0.1", *argv[8:], "--out", tmp_path / "third")
+    monkeypatch.setattr(engines.os, "rename", os.rename)
+    assert rc == 2 and "rename failed" in err and seen == [2]
+    assert not (tmp_path / "third").exists() and len(Ledger(ledger).entries()) == 2

@@ -450,8 +450,4 @@ def test_cli_ledger_total_without_ledger_and_demo_are_refused(tmp_path, capsys, 
     rc, _, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--ledger",
                      tmp_path / "l.jsonl")
     assert rc == 2 and "--ledger" in err and not (tmp_path / "l.jsonl").exists()
-    rc, _, err = cli(capsys, "privatize", tmp_path / "*.csv", "--engine", "dask", "--column",
-                     "a", "--epsilon", "1", "--upper", "30", "--out", tmp_path / "ds",
-                     "--ledger", tmp_path / "l.jsonl", "--ledger-total", "1")
-    assert rc == 2 and "--ledger: not with --engine dask" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

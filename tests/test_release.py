@@ -22,7 +22,7 @@ from dpfix.release.budget import CLI_LABELS, LIBRARY_LABELS, PrivacyUnit
 from dpfix.release.options import NoSplit, OneStage, TwoStage
 from dpfix.release.pipeline import privatize_counts
 from dpfix.release.report import report_schema
-from dpfix.release.table import Confidential, Release, privatize_table
+from dpfix.release.table import Confidential, Dataset, Histogram, Release, privatize_table
 from helpers import cli
 
 SCHEMA = report_schema()
@@ -321,6 +321,157 @@ def test_the_library_and_the_command_accept_the_same(case, two_columns, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["two.csv"]
 
 
+#: The same for a histogram file (``Histogram(path)``, ``--histogram``): (library keywords,
+#: command flags, the message); None: accepted by both.
+HISTOGRAM_CASES = {
+    "a column named": ({"columns": ["a"]}, ["--column", "a"],
+                       "{columns}: a histogram file has no columns; drop {columns}"),
+    "a key": ({"keys": ["id"]}, ["--key", "id"],
+              "{keys}: a histogram file has no other columns; drop it"),
+    "a kept column": ({"keep": ["id"]}, ["--keep", "id"],
+                      "{keep}: a histogram file has no other columns; drop it"),
+    "an order": ({"order": "shuffled"}, ["--order", "shuffled"],
+                 "{order}: a histogram has no rows to order; drop it"),
+    "eps out of range": ({"eps": "1000"}, ["--epsilon", "1000"],
+                         "{eps}: the usable range is 0.0001 to 100 (with {constructor} "
+                         "northwest), got '1000'"),
+    "bad unit": ({"unit": "column"}, ["--unit", "column"],
+                 "{unit}: 'column' is not one of row, cell, row:C, cell:C (docs/release.md)"),
+    "upper share without auto": ({"upper_share": 0.2}, ["--upper-share", "0.2"],
+                                 "{upper_share}: applies to {upper} auto only; drop it"),
+    "plain": ({}, [], None),
+    "unit cell:2": ({"unit": "cell:2"}, ["--unit", "cell:2"], None),
+    "upper auto": ({"upper": "auto"}, ["--upper", "auto"], None),
+}
+
+#: The same for a Dask dataset (``Dataset(folder)``, ``--engine dask``).
+DATASET_CASES = {
+    "order key": ({"order": "key"}, ["--order", "key"],
+                  "{order} key: the Dask engine does not sort the dataset by key (each "
+                  "partition is written on its own); use {order} shuffled (its default) or "
+                  "input"),
+    "upper auto": ({"upper": "auto"}, ["--upper", "auto"],
+                   "{upper} auto: not with {dataset} (the bound is chosen from the whole "
+                   "column); give {upper} a number"),
+    "key privatized": ({"keys": ["a"]}, ["--key", "a"],
+                       "{keys}: 'a' is a privatized column ({columns})"),
+    "unknown column": ({"columns": ["a", "zz"]}, [],
+                       "column 'zz' not found; columns are ['id', 'a', 'note', 'b']"),
+    "shares do not add up": ({"shares": {"a": "0.3", "b": "0.6"}},
+                             ["--column-epsilon", "a=0.3", "--column-epsilon", "b=0.6"],
+                             "{shares}: the shares add up to 0.9, not the total {eps} 1; make "
+                             "them add up, or leave a column out to give it the rest"),
+    "plain, keys": ({"keys": ["id"]}, ["--key", "id"], None),
+    "unit cell, shares": ({"unit": "cell", "shares": {"a": "0.5"}},
+                          ["--unit", "cell", "--column-epsilon", "a=0.5"], None),
+    "one-stage": ({"options": NoSplit("one-stage")}, ["--framework", "one-stage"], None),
+}
+
+
+@pytest.fixture
+def histogram_file(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("count,number\n0,40\n1,70\n2,50\n4,30\n9,10\n")
+    return path
+
+
+@pytest.fixture
+def dataset(tmp_path):
+    """A Parquet dataset of two partitions with the columns of ``two_columns``."""
+    rng = np.random.default_rng(5)
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    for i in range(2):
+        pd.DataFrame({"id": [f"r{i}{j:03d}" for j in range(100)], "a": rng.poisson(4, 100),
+                      "note": ["x"] * 100, "b": rng.poisson(3, 100)}).to_parquet(
+            folder / f"part-{i}.parquet", index=False)
+    return folder
+
+
+def _refused_alike(given, message, argv, tmp_path, capsys, run, keep):
+    with pytest.raises(ValueError) as refused:
+        run(given)
+    assert str(refused.value) == message.format(**LIBRARY_LABELS)
+    rc, out, err = cli(capsys, "privatize", *argv)
+    assert (rc, out) == (2, "") and err == f"dpfix privatize: error: " \
+        f"{message.format(**CLI_LABELS)}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == keep
+
+
+@pytest.mark.parametrize("case", sorted(HISTOGRAM_CASES))
+def test_the_library_and_the_command_accept_the_same_histograms(case, histogram_file, tmp_path,
+                                                                capsys):
+    given, flags, message = HISTOGRAM_CASES[case]
+    given = {"eps": "1", "upper": "9", **given}
+    argv = [histogram_file, "--histogram", "--out", tmp_path / "o.csv", "--report",
+            tmp_path / "r.json", "--seed", "4", "--quiet", *flags]
+    argv += [x for flag, value in (("--epsilon", "1"), ("--upper", "9")) if flag not in flags
+             for x in (flag, value)]
+
+    def run(kw):
+        kw = dict(kw)
+        return privatize_table(Histogram(histogram_file), kw.pop("columns", None),
+                               kw.pop("eps"), seed=4, **kw)
+    if message is not None:
+        _refused_alike(given, message, argv, tmp_path, capsys, run, ["h.csv"])
+        return
+    r = run(given)
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0, err
+    written = json.loads((tmp_path / "r.json").read_text())
+    jsonschema.validate(written, SCHEMA)
+    jsonschema.validate(r.report, SCHEMA)
+    for key in ("unit", "composition", "input"):
+        assert written[key] == r.report[key]
+    assert "output_columns" not in written and written["input"]["kind"] == "histogram"
+    (mine,), (theirs,) = r.report["columns"], written["columns"]
+    for c in (mine, theirs):  # the time it took to build T: the only difference
+        del c["timings_seconds"], c["mechanism"]["build_seconds"]
+    assert mine == theirs
+    lines = (tmp_path / "o.csv").read_text().splitlines()
+    assert lines[0] == "count,number"
+    assert lines[1:] == [f"{i},{m}" for i, m in zip(r.table["count"], r.table["number"],
+                                                     strict=True)]
+    r.write(tmp_path / "lib.csv")
+    assert (tmp_path / "lib.csv").read_text() == (tmp_path / "o.csv").read_text()
+
+
+@pytest.mark.parametrize("case", sorted(DATASET_CASES))
+def test_the_library_and_the_command_accept_the_same_datasets(case, dataset, tmp_path, capsys):
+    pytest.importorskip("dask.dataframe")
+    given, flags, message = DATASET_CASES[case]
+    given = {"columns": ["a", "b"], "eps": "1", "upper": "20", **given}
+    argv = [dataset, "--engine", "dask", *[x for c in given["columns"] for x in ("--column", c)],
+            "--out", tmp_path / "o", "--report", tmp_path / "r.json", "--seed", "4", "--quiet",
+            *flags]
+    argv += [x for flag, value in (("--epsilon", "1"), ("--upper", "20")) if flag not in flags
+             for x in (flag, value)]
+
+    def run(kw):
+        kw = dict(kw)
+        return privatize_table(Dataset(dataset), kw.pop("columns"), kw.pop("eps"), seed=4,
+                               out=tmp_path / "lib", **kw)
+    if message is not None:
+        _refused_alike(given, message, argv, tmp_path, capsys, run, ["ds"])
+        return
+    r = run(given)
+    rc, _, err = cli(capsys, "privatize", *argv)
+    assert rc == 0, err
+    written = json.loads((tmp_path / "r.json").read_text())
+    jsonschema.validate(written, SCHEMA)
+    jsonschema.validate(r.report, SCHEMA)
+    for key in ("unit", "composition", "input", "engine", "row_order", "output_columns"):
+        assert written[key] == r.report[key]
+    assert written["output"] == {"path": str(tmp_path / "o")}
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o"),
+                                  pd.read_parquet(tmp_path / "lib"))
+    lazy = r.table.compute()  # the release's table reads the dataset it wrote
+    assert {c: lazy[c].tolist() for c in lazy.columns} == \
+        {c: v.tolist() for c, v in pd.read_parquet(tmp_path / "lib").items()}
+    assert [c["target_z"] for c in written["columns"]] == \
+        [c["target_z"] for c in r.report["columns"]]
+
+
 def test_the_command_states_the_unit(capsys):
     rc, out, _ = cli(capsys, "privatize", "--help")
     assert rc == 0
@@ -358,6 +509,7 @@ def test_the_package_exports_the_release_names():
     import dpfix.release as R
 
     assert R.privatize_table is privatize_table and R.Release is Release
+    assert R.Histogram is Histogram and R.Dataset is Dataset
     assert R.TwoStage is TwoStage and R.privatize_counts is privatize_counts
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         R.nothing  # noqa: B018
@@ -394,3 +546,95 @@ def test_upper_auto_per_column(distinctive):
     jsonschema.validate(r.report, SCHEMA)
     with pytest.raises(ValueError, match="upper_share: applies to upper auto only"):
         privatize_table(distinctive, "a", 1.0, upper=UPPER, upper_share=0.2)
+
+
+# ------------------------------------------------------------------ histogram and dataset inputs
+def test_nothing_confidential_is_reachable_from_a_histogram_release(tmp_path):
+    """A histogram file's release: its report, repr, layout and pickled state hold no true
+    number (the table is the privatized histogram); the Confidential holds them."""
+    src = tmp_path / "h.csv"
+    eta = [*ETA, *([0] * 3), TOPCODED]  # TOPCODED rows with count UPPER + 4
+    src.write_text("count,number\n" + "".join(f"{i},{m}\n" for i, m in enumerate(eta)))
+    release, secret = privatize_table(Histogram(src), None, 2.0, upper=UPPER, seed=5,
+                                      confidential=True)
+    top_bin = ETA[-1] + TOPCODED
+    assert secret.topcoded == {None: TOPCODED}
+    assert secret.histograms[None].tolist() == [*ETA[:-1], top_bin]
+    floats = {secret.report["columns"][0]["realized_count_error"]["abs"]}
+    texts = [repr(release), json.dumps(release.report), json.dumps(release.layout)]
+    scalars = [*_walk(release.report), *_walk(release.layout), *_walk(pickle.loads(
+        pickle.dumps(release)).report)]
+    assert _found(set(ETA) | {TOPCODED, top_bin}, floats, texts, scalars) == set()
+    assert int(release.table["number"].sum()) == sum(eta)  # N is public
+    assert list(release.table["count"]) == list(range(UPPER + 1))
+
+
+def test_a_dataset_release_holds_its_report_and_a_lazy_table(dataset, tmp_path):
+    pytest.importorskip("dask.dataframe")
+    release, secret = privatize_table(Dataset(dataset), ["a", "b"], 1.0, upper=20, seed=1,
+                                      keys=["id"], out=tmp_path / "o", confidential=True)
+    assert release.report["engine"] == "dask" and "Release(columns=['a', 'b'], rows=200" in \
+        repr(release)
+    assert sorted(release.table.columns) == ["a", "b", "id"]
+    truth = pd.read_parquet(dataset)
+    assert [c["topcoded"] for c in secret.report["columns"]] == \
+        [int((truth[c] > 20).sum()) for c in ("a", "b")]
+    assert "topcoded" not in json.dumps(release.report)
+    with pytest.raises(ValueError, match="written by the engine; write the report"):
+        release.write(tmp_path / "t.csv")
+    release.write_report(tmp_path / "r.json")
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["output"] == {"path": str(tmp_path / "o")}
+    jsonschema.validate(written, SCHEMA)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "o", "r.json"]
+
+
+def test_out_goes_with_a_dataset_only(distinctive, dataset, tmp_path):
+    with pytest.raises(ValueError, match="out: only with a Dataset input"):
+        privatize_table(distinctive, "a", 1.0, upper=UPPER, out=tmp_path / "o")
+    with pytest.raises(ValueError, match="out: a Dataset release writes a Parquet dataset"):
+        privatize_table(Dataset(dataset), "a", 1.0, upper=UPPER)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_ledger_with_a_histogram_and_an_entered_reservation(distinctive, tmp_path):
+    """The library charges a histogram's release to the ledger (its resolved path); an
+    entered Reservation must charge what the release spends, and its caller records it."""
+    from dpfix.release.ledger import Ledger
+
+    src = tmp_path / "h.csv"
+    src.write_text("0,40\n1,70\n2,50\n")
+    ledger = Ledger(tmp_path / "l.jsonl", total="2")
+    r = privatize_table(Histogram(src), None, 0.5, upper=2, ledger=ledger)
+    assert r.report["ledger"]["balance"] == 1.5
+    (entry,) = ledger.entries()
+    assert entry["dataset"] == str(src.resolve()) and entry["columns"] == []
+    with ledger.reserve("0.25", dataset="d", columns=["a"], unit="u") as held:
+        with pytest.raises(ValueError, match="the reservation charges eps 1/4, delta 0, but "
+                                             "the release spends eps 1/2"):
+            privatize_table(distinctive, "a", 0.5, upper=UPPER, ledger=held)
+        made = privatize_table(distinctive, "a", 0.25, upper=UPPER, ledger=held)
+        assert made.report["ledger"]["balance"] == 1.25 and not held.committed
+        held.commit()  # the caller's outputs complete: recorded
+    assert len(ledger.entries()) == 2 and float(ledger.balance().eps) == 1.25
+
+
+def test_a_dataset_release_failing_after_the_move_takes_the_dataset_back(dataset, tmp_path,
+                                                                        monkeypatch):
+    """The dataset is in place once the engine moved it: a failure building its report takes
+    it back (the ledger's charge, recorded before the move, stays: budget spent for
+    nothing, never an output without its charge)."""
+    pytest.importorskip("dask.dataframe")
+    import dpfix.release.table as table
+    from dpfix.release.ledger import Ledger
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("report failed")
+
+    monkeypatch.setattr(table, "assemble", boom)
+    ledger = Ledger(tmp_path / "l.jsonl", total=1)
+    with pytest.raises(RuntimeError, match="report failed"):
+        privatize_table(Dataset(dataset), "a", 0.5, upper=20, out=tmp_path / "o",
+                        ledger=ledger)
+    assert not (tmp_path / "o").exists() and len(ledger.entries()) == 1
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".o.", "o"))]

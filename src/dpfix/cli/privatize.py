@@ -28,7 +28,9 @@ Decisions
   (``count,number``, ``,0``); a line of numbers (``0.0,5``, ``"0","300"``,
   ``0,300,``: quotes and a trailing separator do not count) is data.
   ``--header``/``--no-header`` decide instead (:func:`dpfix.io.tables.read_histogram`);
-  a first line of numbers is never copied to the output as a header.
+  a first line of numbers is never copied to the output as a header. The file is
+  released by :func:`dpfix.release.table.privatize_table` with a
+  :class:`~dpfix.release.table.Histogram` input, its reports the library's.
 - **Nothing derived from the true data without noise is printed or written**,
   except to ``--confidential-report`` (:mod:`dpfix.io.reports`). ``N`` and
   ``n = upper + 1`` are public.
@@ -141,10 +143,12 @@ Decisions
   budget and its quantile. Refused with ``--engine dask``. A privatized target
   with more than :data:`dpfix.release.bounds.TOP_MASS_WARNING` of its mass on
   ``upper`` prints one warning (post-processing of the private target).
-- **Beyond one machine.** ``--engine dask`` runs
-  :func:`dpfix.io.engines.privatize_dataset` on a Parquet dataset or a glob of
+- **Beyond one machine.** ``--engine dask`` calls
+  :func:`dpfix.release.table.privatize_table` with a
+  :class:`~dpfix.release.table.Dataset` input (which runs
+  :func:`dpfix.io.engines.privatize_dataset`) on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
-  ``dask.distributed`` scheduler).
+  ``dask.distributed`` scheduler); its reports are the library's.
 - **Budget ledger** (``--ledger FILE``, :class:`dpfix.release.ledger.Ledger`).
   The run's total eps (and delta), the exact sum of the budgets its columns
   spend, is charged to the ledger with the input's resolved path, the columns
@@ -161,7 +165,9 @@ Decisions
   ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
   its own, and a different one given is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
-  the run. Not with ``--demo`` or ``--engine dask``.
+  the run. With ``--engine dask`` the charge is recorded once every partition
+  is written, just before the dataset moves into place (the engine moves it:
+  no dataset is in place without its charge). Not with ``--demo``.
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
   ``T`` is built, then the rows; off a terminal one line on success, no
   carriage-return frames; ``--quiet``: nothing.
@@ -371,7 +377,8 @@ def _plan(args: argparse.Namespace, options: dict) -> dict:
         if plan.upper != "auto":  # an "auto" column's stages get the rest (checked there)
             check_budget(method, plan.epsilon / unit.bound)
     return {"plans": plans, "rule": rule, "unit": unit, "method": method, "upper_share": share,
-            "call": {"columns": names, "eps": args.epsilon, "upper": upper, "unit": unit,
+            "call": {"columns": None if args.histogram else names, "eps": args.epsilon,
+                     "upper": upper[None] if args.histogram else upper, "unit": unit,
                      "shares": shares, "delta": delta, "seed": seed, "options": method,
                      "upper_share": share, **_joint(getattr(args, "joint", None))}}
 
@@ -563,10 +570,10 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     """Read, privatize and stage the outputs: the body of ``dpfix privatize``.
 
     Every output is written to a temporary of ``staged`` (a
-    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. A table is released
-    by :func:`dpfix.release.table.privatize_table` with ``plan["call"]`` (what
-    :func:`_plan` checked); a histogram file (one column, ``plan["plans"][0]``) by
-    :func:`dpfix.release.pipeline.privatize_counts`. ``read_from`` is the file actually
+    :class:`dpfix.io.commit.StagedFiles`); the caller commits them. A table, or a
+    histogram file (a :class:`dpfix.release.table.Histogram`), is released by
+    :func:`dpfix.release.table.privatize_table` with ``plan["call"]`` (what
+    :func:`_plan` checked). ``read_from`` is the file actually
     read when it is not ``input_path`` yet (the demo's staged input). ``key`` and
     ``keep`` name the other columns written (declared public); every other column is
     dropped. ``order`` is the output's row order (None: ``"key"`` with ``key``, else
@@ -605,16 +612,14 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
         raise ValueError("--sep: only for a CSV table; drop it")
     sep = {"tab": "\t", "\\t": "\t"}.get(sep, sep) if sep is not None else ","
     title = label or input_path.name
-    if histogram:
-        return _privatize_histogram(source, input_path, plan, paths, staged, header, title,
-                                    quiet, fmt, start, ledger)
-    from dpfix.release.table import privatize_table
+    from dpfix.release.table import Histogram, privatize_table
 
-    names = plan["call"]["columns"]
+    names = plan["call"]["columns"] or [None]  # None: a histogram file
     bars = _Bars(quiet, title, len(names) > 1)
     try:
         release, secret = privatize_table(
-            source, **plan["call"], keys=key, keep=keep, order=order, sep=sep,
+            Histogram(source, header) if histogram else source, **plan["call"], keys=key,
+            keep=keep, order=order, sep=sep,
             confidential=True, labels=CLI_LABELS,
             progress=lambda column, k: bars.bar(column).update(k),
             on_stage=lambda column, stage, rows: bars.bar(column, rows).stage(stage))
@@ -643,67 +648,6 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     if paths["--report"] is not None:
         reports.write_json(public, staged.temp(paths["--report"], "--report"))
     return public
-
-
-def _privatize_histogram(source: Path, input_path: Path, plan: dict, paths: dict,
-                         staged: Any, header: bool | None, title: str, quiet: bool,
-                         fmt: str | None, start: float, ledger: dict | None) -> dict:
-    """A histogram file (one column, its rows never materialised):
-    :func:`dpfix.release.pipeline.privatize_counts` on its histogram."""
-    from dpfix.io import reports
-    from dpfix.io.tables import read_counts, write_counts
-    from dpfix.release.frameworks import privatize
-    from dpfix.release.report import assemble, composition
-
-    (column,) = plan["plans"]
-    table = read_counts(source, None, True, header=header)
-    table.path = input_path
-    read_seconds = time.perf_counter() - start
-    progress = _Progress(table.rows, quiet, title)
-    unit = plan["unit"]
-    try:
-        result = privatize(None, column.epsilon / unit.bound, plan["method"],
-                           upper=column.upper, histogram=table.eta, delta=column.delta,
-                           seed=column.seed, progress=progress.update,
-                           on_stage=progress.stage, upper_share=plan["upper_share"])
-    except BaseException:
-        progress.close(failed=True)
-        raise
-    progress.close()
-    write_start = time.perf_counter()
-    write_counts(table, result, staged.temp(paths["--out"], "--out"))
-    upper = result.n - 1  # "auto": the bound chosen (a DP output)
-    per = reports.public_report(result, table, None, upper, paths["--out"])
-    composed = composition([None], [column.epsilon], plan["call"]["eps"], plan["rule"], unit,
-                           [column.delta], seeded=column.seed is not None)
-    public = reports.jsonable(assemble([per], [None], composed, unit,
-                                       {"path": str(input_path), "kind": table.kind},
-                                       extra={"output": {"path": str(paths["--out"])},
-                                              **({} if ledger is None else {"ledger": ledger})}))
-    if fmt is not None:
-        fig = reports.make_figure(result, title)
-        fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
-    if paths["--confidential-report"] is not None:
-        now = time.perf_counter()
-        one = reports.confidential_report(result, table, upper, dict(result.seconds))
-        body = reports.confidential_columns([one], [None], table, {
-            "read": read_seconds, "write": now - write_start, "total": now - start})
-        body["report_version"] = 1
-        reports.write_json(body, staged.temp(paths["--confidential-report"],
-                                             "--confidential-report", private=True))
-    if paths["--report"] is not None:
-        reports.write_json(public, staged.temp(paths["--report"], "--report"))
-    return public
-
-
-#: With --engine dask (no global sort: the partitions are drawn independently).
-DASK_ROW_ORDER_RULES = {
-    "shuffled": "the partitions written in a uniformly random order and the rows of each "
-                "partition in a uniformly random order; which rows share a partition follows "
-                "the input's partitioning",
-    "input": "rows in the input's order (--order input): that order may follow the "
-             "confidential data",
-}
 
 
 def _announce(columns: list[dict], paths: dict[str, Path | None], file: Any = None,
@@ -921,9 +865,6 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             raise ValueError(f"{flag} is required")
     options = _method_options(args)
     if getattr(args, "engine", "local") == "dask":
-        if getattr(args, "ledger", None) is not None:
-            raise ValueError("--ledger: not with --engine dask (its dataset is moved into place "
-                             "by the engine, not with the other outputs); drop it")
         return _run_dask(args, staged, options)
     plan = _plan(args, options)
     ledger = _ledger(args)
@@ -1091,26 +1032,20 @@ def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
 
 
 def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
-    """``--engine dask``: a partitioned dataset in, a Parquet dataset out."""
+    """``--engine dask``: a partitioned dataset in, a Parquet dataset out, released by
+    :func:`dpfix.release.table.privatize_table` with a
+    :class:`~dpfix.release.table.Dataset` input (its report and confidential report);
+    ``--ledger``'s charge is recorded just before the dataset moves into place."""
     import shutil
 
     from dpfix.io import reports
-    from dpfix.io.engines import privatize_dataset
-    from dpfix.io.tables import TableInput
+    from dpfix.release.table import Dataset, privatize_table
 
     if args.histogram:
         raise ValueError("--histogram: not with --engine dask (a histogram file is one "
                          "partition); drop --engine dask")
-    from dpfix.release.report import assemble, composition
-
     plan = _plan(args, options)
-    plans, unit = plan["plans"], plan["unit"]
-    if any(c.upper == "auto" for c in plans):
-        raise ValueError("--upper auto: not with --engine dask (the bound is chosen from the "
-                         "whole column); give --upper a number")
-    names = [c.name for c in plans]
-    several = len(plans) > 1
-    start = time.perf_counter()
+    ledger = _ledger(args)
     out = Path(args.out)
     report = Path(args.report) if args.report else None
     plot = Path(args.plot) if args.plot else None
@@ -1120,70 +1055,61 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     _check_targets({"--out": out}, dataset=True)
     _check_targets({"--report": report, "--plot": plot, "--confidential-report": secret})
     fmt = reports.plot_format(plot) if plot is not None else None
-    order = getattr(args, "order", None) or "shuffled"
-    if order not in DASK_ROW_ORDER_RULES:
-        raise ValueError(f"--order {order}: the Dask engine does not sort the dataset by key "
-                         "(each partition is written on its own); use --order shuffled (its "
-                         "default) or input")
     if args.force and out.is_dir():
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
-    client = None
-    if args.dask_scheduler:
-        client = require("distributed").Client(args.dask_scheduler)
+    call = dict(plan["call"], keys=args.key or [], keep=args.keep or [],
+                order=getattr(args, "order", None), labels=CLI_LABELS, confidential=True)
+    client, charge = None, None
     try:
-        results = privatize_dataset(
-            args.input, names, [c.epsilon / unit.bound for c in plans],
-            upper=[c.upper for c in plans],
-            out=out, key=args.key or [], keep=args.keep or [], seed=[c.seed for c in plans],
-            delta=[c.delta for c in plans], order=order, **options)
-    finally:
-        if client is not None:
-            client.close()
-    try:
-        if report is not None:
-            dataset = TableInput(Path(args.input), "dataset", None)
-            per_column = [reports.public_report(r, dataset, c.name, c.upper, out)
-                          for r, c in zip(results, plans, strict=True)]
-            composed = composition(names, [c.epsilon for c in plans], args.epsilon,
-                                   plan["rule"], unit, [c.delta for c in plans],
-                                   seeded=plans[0].seed is not None)
-            output_columns = {"privatized": names, "key": args.key or [],
-                              "kept": args.keep or [],
-                              "rule": "only the privatized columns and the columns declared "
-                                      "public (keys, keep; --key, --keep) are written"}
-            public = assemble(per_column, names, composed, unit,
-                              {"path": str(args.input), "kind": "dataset"}, output_columns,
-                              order, DASK_ROW_ORDER_RULES[order],
-                              extra={"engine": "dask", "output": {"path": str(out)}})
-            reports.write_json(public, staged.temp(report, "--report"))
-        title = Path(args.input).name
-        if fmt is not None:
-            fig = (reports.make_figures(results, [f"{title} ({n})" for n in names]) if several
-                   else reports.make_figure(results[0], title))
-            fig.savefig(staged.temp(plot, "--plot"), format=fmt, dpi=120)
-        if secret is not None:
-            dataset = TableInput(Path(args.input), "dataset", None)
-            per = [reports.confidential_report(r, dataset, c.upper, dict(r.seconds))
-                   for r, c in zip(results, plans, strict=True)]
-            timings = {"total": time.perf_counter() - start}
-            body = {**reports.confidential_columns(per, names, dataset, timings),
-                    "report_version": 1}
-            reports.write_json(body, staged.temp(secret, "--confidential-report",
-                                                 private=True))
+        charge = _charge(ledger, args, plan, False)
+        if args.dask_scheduler:
+            client = require("distributed").Client(args.dask_scheduler)
+        try:
+            release, confidential = privatize_table(Dataset(args.input), out=out,
+                                                    ledger=charge, **call)
+        finally:
+            if client is not None:
+                client.close()
+        try:
+            _stage_dask(release, confidential, staged, report, plot, fmt, secret,
+                        Path(args.input).name)
 
-        def say() -> None:
-            columns = [{"column": name, **r.public_report()}
-                       for name, r in zip(names, results, strict=True)]
-            _announce(columns, {"out": out, "report": report, "plot": plot,
-                                "confidential-report": secret},
-                      composed=composition(names, [c.epsilon for c in plans], args.epsilon,
-                                           plan["rule"], unit))
-            _warn(plans[0].seed, args.quiet)
-        _commit(staged, say)
-    except BaseException:
-        shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
-        raise
+            def say() -> None:
+                _announce(release.report["columns"], {"out": out, "report": report,
+                                                      "plot": plot,
+                                                      "confidential-report": secret},
+                          composed=release.report["composition"])
+                if charge is not None:
+                    _announce_charge(charge)
+                _warn(plan["call"]["seed"], args.quiet)
+            _commit(staged, say)
+        except BaseException:
+            shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
+            raise
+    finally:
+        if charge is not None:  # the ledger's lock: held until the outputs are in place
+            charge.__exit__(None, None, None)
     return 0
+
+
+def _stage_dask(release: Any, confidential: Any, staged: Any, report: Path | None,
+                plot: Path | None, fmt: str | None, secret: Path | None, title: str) -> None:
+    """Stage a Dask release's report, figure and confidential report (its dataset is in
+    place already)."""
+    from dpfix.io import reports
+
+    names = release.report["input"]["columns"]
+    if report is not None:
+        reports.write_json(release.report_for(release.layout["out"]),
+                           staged.temp(report, "--report"))
+    if fmt is not None:
+        columns = release.report["columns"]
+        fig = (reports.make_figures(columns, [f"{title} ({n})" for n in names])
+               if len(names) > 1 else reports.make_figure(columns[0], title))
+        fig.savefig(staged.temp(plot, "--plot"), format=fmt, dpi=120)
+    if secret is not None:
+        reports.write_json(confidential.report, staged.temp(secret, "--confidential-report",
+                                                             private=True))
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -6,7 +6,7 @@
 1. **stage 1 needs only the histogram**: each partition's counts are parsed
    and validated (:func:`dpfix.io.tables.counts_of`) and counted; the partial
    histograms are summed (one aggregation pass);
-2. the histogram goes through :func:`dpfix.release.pipeline.privatize_counts` with
+2. the histogram goes through :func:`dpfix.release.frameworks.privatize` with
    ``draw=False``: the public target ``z``, the mechanism and its exact
    stage-2 sampler (:mod:`dpfix.sampling`), nothing drawn;
 3. **stage 2 maps every partition independently** with that sampler: the
@@ -41,6 +41,7 @@ import glob
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,8 @@ import numpy as np
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.tables import ORDER_SEED_CHILD, counts_of, write_parquet
 from dpfix.numbers.numeric import require
-from dpfix.release.frameworks import complete_no_split, histogram
-from dpfix.release.pipeline import privatize_counts
+from dpfix.release.frameworks import complete_no_split, histogram, privatize
+from dpfix.release.options import ReleaseOptions, method_options
 from dpfix.release.result import PrivatizedCounts
 from dpfix.sampling import SeededSource, random_source
 
@@ -170,8 +171,9 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
                       *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
                       seed: int | None | list[int | None] = None,
                       delta: float | None | list[float | None] = None,
-                      order: str = "shuffled",
-                      **options: Any) -> PrivatizedCounts | list[PrivatizedCounts]:
+                      order: str = "shuffled", options: ReleaseOptions | None = None,
+                      before_commit: Callable[[], Any] | None = None,
+                      **keywords: Any) -> PrivatizedCounts | list[PrivatizedCounts]:
     """Privatize columns of a partitioned dataset with Dask; write a Parquet dataset.
 
     Parameters
@@ -192,18 +194,25 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     key, keep : sequence of str
         The other columns written (declared public); every other one is dropped.
     seed : int or list, optional
-        Reproducible (stage 1 seeded as in :func:`privatize_counts`, one
+        Reproducible (stage 1 seeded as in :func:`dpfix.release.pipeline.privatize_counts`, one
         generator per partition): not for release. One per column for several.
     delta : float or list, optional
-        :func:`privatize_counts`' ``delta`` (one per column for several).
+        The ``delta`` of an (eps, delta) method (one per column for several).
     order : str
         ``"shuffled"`` (default: the files of the partitions in a uniformly
         random order, the rows of each partition in a uniformly random order;
         with ``seed``, the first column's, reproducible) or ``"input"`` (the
         input's order). ``"key"`` is refused: no global sort is done.
-    **options
-        Passed to :func:`dpfix.release.pipeline.privatize_counts` (constructor, split,
-        framework, ...). The one-stage and hybrid frameworks (docs/no_split.md)
+    options : TwoStage, OneStage, NoSplit or Auto, optional
+        The method, validated once (:mod:`dpfix.release.options`); or give its keywords.
+    before_commit : callable, optional
+        Called once every partition is written, just before the dataset is moved into
+        place (a ledger's charge is recorded there: no dataset is ever in place without
+        it); an exception from it leaves no output dataset.
+    **keywords
+        The method's keywords of :func:`dpfix.release.pipeline.privatize_counts`
+        (constructor, split, framework, ...), when ``options`` is not given. The
+        one-stage and hybrid frameworks (docs/no_split.md)
         take two passes over the partitions: each draws its rows' ``y = G(x)``
         into the temporary dataset and returns their histogram; the target is
         estimated from the summed histogram (:func:`dpfix.release.frameworks.complete_no_split`),
@@ -256,8 +265,13 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         raise ValueError(f"order: {order!r}: the Dask engine writes the partitions "
                          "independently and does not sort the dataset by key; use 'shuffled' "
                          "or 'input'")
-    framework = options.get("framework", "two-stage")
-    if framework != "two-stage" and options.get("remap") == "quantile":
+    if options is None:
+        options = method_options(**keywords)
+    elif keywords:
+        raise ValueError(f"options: give the method as options or as keywords, not both "
+                         f"({', '.join(sorted(keywords))})")
+    framework = options.framework
+    if framework != "two-stage" and getattr(options, "remap", None) == "quantile":
         raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
                          "remaps partition by partition: use the northwest remap")
     parts, _ = _frames(source, [*key, *keep, *columns])
@@ -265,9 +279,8 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     results = []
     for t in range(k):
         eta = np.sum([hs[t][0] for hs in partial], axis=0)
-        extra = {} if deltas[t] is None else {"delta": deltas[t]}
-        r = privatize_counts(None, epsilons[t], upper=uppers[t], histogram=eta, seed=seeds[t],
-                             draw=False, **extra, **options)
+        r = privatize(None, epsilons[t], options, upper=uppers[t], histogram=eta,
+                      seed=seeds[t], delta=deltas[t], draw=False)
         r.topcoded = int(sum(hs[t][1] for hs in partial))
         results.append(r)
     # per partition, one generator list per pass: column t's own children of its seed
@@ -293,6 +306,8 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
                                 [r.stage2.remap for r in results], remap_seeds[i],
                                 shuffles[i])
                 for i, p in enumerate(parts)])
+        if before_commit is not None:
+            before_commit()
         os.rename(temp, out)  # the dataset appears whole, or not at all
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)

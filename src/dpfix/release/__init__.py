@@ -16,7 +16,8 @@
 - :mod:`dpfix.release.report`: the public report, one versioned shape, and its JSON
   Schema (``report.schema.json``);
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
-  one call, the ``Release`` (public) and the ``Confidential`` (docs/release.md);
+  one call (a DataFrame, a file, a ``Histogram`` file or a Dask ``Dataset``), the
+  ``Release`` (public) and the ``Confidential`` (docs/release.md);
 - :mod:`dpfix.release.bounds`: a DP upper bound (``upper="auto"``) and the warning when
   the private target piles up on ``upper`` (docs/bounds.md);
 - :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every
@@ -44,6 +45,8 @@ _EXPORTS = {
     "privatize_table": "dpfix.release.table",
     "Release": "dpfix.release.table",
     "Confidential": "dpfix.release.table",
+    "Histogram": "dpfix.release.table",
+    "Dataset": "dpfix.release.table",
     "PrivacyUnit": "dpfix.release.budget",
     "TwoStage": "dpfix.release.options",
     "OneStage": "dpfix.release.options",

@@ -290,41 +290,77 @@ def check_pairs(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
     return pairs
 
 
+def _stage1_entry(r: PrivatizedPair) -> dict | None:
+    """The column's ``stage1`` in the report's shape: what was released before the noise on
+    the rows (the zero-zero count, or the joint Laplace histogram), or None."""
+    e1 = r.report["eps_1"]
+    if e1 == 0:
+        return None
+    secure = bool(r.report["samplers"]["secure"])
+    if r.report["framework"] == "two-stage":
+        noise = r.report["stage1"]["noise"]
+        return {"privatizer": "joint-laplace", "postprocess": "project-simplex",
+                "notion": "pure-DP", "budget": f"eps={e1:g} (pure-DP)", "secure": secure,
+                "noise": {"distribution": str(noise["distribution"]),
+                          "scale": float(noise["scale"]), "sensitivity": 2}}
+    return {"privatizer": "zero-zero count", "postprocess": "held fixed by the 2-D EM",
+            "notion": "pure-DP", "budget": f"eps={e1:g} (pure-DP)", "secure": secure,
+            "noise": {"distribution": "discrete Laplace" if secure else "Laplace",
+                      "scale": 1.0 / e1, "sensitivity": 1}}
+
+
 def _column_report(name: str, other: str, k: int, r: PrivatizedPair, eps_col: float,
-                   eps_mech: float, upper: int, N: int, seed: Any) -> dict:
-    """The column entry of one column of a pair (the report's per-column shape)."""
-    axis = 1 - k
-    z = r.z.sum(axis=axis)
+                   upper: int, N: int, seed: Any) -> dict:
+    """The column entry of one column of a pair, in the report's per-column shape
+    (dpfix/release/report.schema.json); the pair itself is the report's ``joint`` entry."""
+    from dpfix import __version__
+
+    z = r.z.sum(axis=1 - k)
     out = np.bincount(r.a if k == 0 else r.b, minlength=upper + 1) / N
+    one = r.report["framework"] == "one-stage"
+    eps_2 = float(r.report["eps_2"][k])
+    framework = {"name": r.report["framework"], "chosen_by": "joint= (docs/joint.md)",
+                 "joint_with": str(other)}
+    if one:
+        framework.update({"estimator": "joint 2-D EM", "remap": "transport",
+                          "converged": None, "iterations": None})
     return {
+        "report": "dpfix privatize",
+        "privacy": "every value here is public (parameters, N, n) or computed from the "
+                   "differentially private releases; nothing is derived from the true data "
+                   "without noise",
+        "dpfix_version": __version__,
         "upper": upper,
         "top_coding": {"upper": upper, "bound": "a public parameter given by the user; counts "
                        "above it are replaced by it before privatization",
-                       "count": "in the confidential report only"},
-        "framework": {"name": r.report["framework"], "joint_with": other,
-                      "chosen_by": "joint= (docs/joint.md)",
-                      "estimator": ("joint 2-D EM" if r.report["eps_1"] == 0 else
-                                    "joint Laplace"),
-                      "remap": f"optimal transport (jointly with {other})"},
-        "budget": {"eps_t": eps_col, "eps_upper": 0.0, "eps_1": r.report["eps_1"],
-                   "eps_2": r.report["eps_2"][k], "mechanism_eps": eps_mech, "delta": 0.0,
-                   "split": {"rule": "joint", "fraction": r.report["split_fraction"]},
-                   "composition": f"jointly with {other!r}: product noise (docs/joint.md "
-                                  "section 2)"},
+                       "count": "in the confidential report only: it is derived from the true "
+                       "data without noise"},
+        "framework": framework,
+        "budget": {"eps_t": eps_col, "eps_upper": 0.0, "eps_1": float(r.report["eps_1"]),
+                   "eps_2": eps_2, "delta": 0.0,
+                   "split": {"rule": "joint", "fraction": float(r.report["split_fraction"])},
+                   "composition": f"jointly with {other!r}: see the report's joint entry "
+                                  "(docs/joint.md section 7)"},
+        "upper_bound": {"upper": upper, "chosen_by": "given: a public parameter, not "
+                        "computed from the data", "eps_upper": 0},
         "n": upper + 1, "N": N, "target_z": z.tolist(),
         "estimated_count_error": {"value": None, "loss": "abs",
-                                  "definition": "see the joint entry: the pair's count error "
-                                                "is that of the joint release"},
-        "mechanism": {"constructor": "product-transport", "privacy_level": eps_mech,
-                      "dp_check": r.report["samplers"]["privacy_statement"]},
-        "stage1": r.report["stage1"],
+                                  "definition": "the pair's count error is that of the joint "
+                                                "release (docs/joint.md section 8)"},
+        "mechanism": {"constructor": "product-transport", "name": "product-transport",
+                      "selector": None, "eps_construction": eps_2, "privacy_level": eps_2,
+                      "dp_check": r.report["samplers"]["privacy_statement"],
+                      "fixed_point": True, "row_sum_error": None, "fixed_point_error": None,
+                      "build_seconds": None, "built": False},
+        "stage1": _stage1_entry(r),
         "samplers": {"stage1": "none" if r.report["eps_1"] == 0 else
-                     "joint-laplace" if r.report["framework"] == "two-stage" else
-                     "a Laplace count of the (0, 0) rows",
-                     "stage2": r.report["samplers"]["kind"]},
+                     "joint-laplace" if not one else "a Laplace count of the (0, 0) rows",
+                     "stage2": str(r.report["samplers"]["kind"]),
+                     "privacy_statement": r.report["samplers"]["privacy_statement"]},
         "seed": seed, "output_distribution": out.tolist(),
         "timings_seconds": {"construct": 0.0},
-        "timings_note": "the joint release's timings depend on the data: left out"}
+        "timings_note": "the joint release's timings depend on the data: in the confidential "
+                        "report"}
 
 
 def release_pairs(pairs: list, columns: dict, budgets: dict, unit: Any, uppers: dict,
@@ -342,8 +378,8 @@ def release_pairs(pairs: list, columns: dict, budgets: dict, unit: Any, uppers: 
         for k, (name, other) in enumerate(((name_a, name_b), (name_b, name_a))):
             counts = np.asarray(columns[name], dtype=np.int64)
             made[name] = JointColumn(r.a if k == 0 else r.b, uppers[name] + 1, _column_report(
-                name, other, k, r, float(budgets[name]), float(eps_m[k]), uppers[name], N,
-                seeds[name_a]), int((counts > uppers[name]).sum()), dict(r.seconds))
+                name, other, k, r, float(budgets[name]), uppers[name], N, seeds[name_a]),
+                int((counts > uppers[name]).sum()), dict(r.seconds))
         spent = "sum" if unit.name == "row" else "maximum"
         entries.append({
             "columns": [name_a, name_b], "unit": unit.name, "framework": r.report["framework"],

@@ -17,7 +17,7 @@ from typing import Any
 from dpfix.release.budget import PrivacyUnit
 
 __all__ = ["REPORT_VERSION", "report_schema", "assemble", "composition", "unit_entry",
-           "ROW_ORDER_RULES"]
+           "ROW_ORDER_RULES", "DATASET_ROW_ORDER_RULES"]
 
 #: The version of the report's shape (``report_version``); a change of shape raises it.
 REPORT_VERSION = 1
@@ -31,6 +31,16 @@ ROW_ORDER_RULES = {
                 "randomness source), independent of the input's order",
     "input": "rows in the input's order (order='input', --order input): that order may "
              "follow the confidential data",
+}
+
+#: What each row order of a Dataset release guarantees (the Dask engine: no global sort,
+#: the partitions are drawn independently).
+DATASET_ROW_ORDER_RULES = {
+    "shuffled": "the partitions written in a uniformly random order and the rows of each "
+                "partition in a uniformly random order; which rows share a partition follows "
+                "the input's partitioning",
+    "input": "rows in the input's order (--order input): that order may follow the "
+             "confidential data",
 }
 
 

@@ -17,6 +17,7 @@ parses its arguments and calls :func:`privatize_table`.
 from __future__ import annotations
 
 import copy
+import shutil
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -49,13 +50,78 @@ from dpfix.release.budget import (
     column_uppers,
     privacy_unit,
 )
-from dpfix.release.frameworks import check_seed, privatize
+from dpfix.release.frameworks import _check_histogram, check_seed, privatize
 from dpfix.release.joint import JointColumn, check_pairs, release_pairs
+from dpfix.release.ledger import Reservation
 from dpfix.release.options import ReleaseOptions, TwoStage
-from dpfix.release.report import ROW_ORDER_RULES, assemble, composition
+from dpfix.release.report import (
+    DATASET_ROW_ORDER_RULES,
+    ROW_ORDER_RULES,
+    assemble,
+    composition,
+)
 from dpfix.release.result import PrivatizedCounts
 
-__all__ = ["privatize_table", "Release", "Confidential", "read_input"]
+#: The row orders of a Dataset release (no global sort).
+ROW_ORDERS_DATASET = tuple(DATASET_ROW_ORDER_RULES)
+
+__all__ = ["privatize_table", "Release", "Confidential", "read_input", "Histogram", "Dataset"]
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """A histogram file as the input of :func:`privatize_table` (``dpfix privatize
+    --histogram``): rows ``count,number`` (``eta_i`` rows with count ``i``), with an
+    optional header line; its ``N = sum eta_i`` rows are never materialised.
+
+    A histogram has one column of counts and no names: ``privatize_table(Histogram(path),
+    None, eps, upper=...)``. The release's table is the histogram of the privatized
+    counts (columns ``count`` and ``number``), written in the same format (the header
+    line, if the input had one by the header rule, and its byte-order mark).
+
+    Attributes
+    ----------
+    path : str or pathlib.Path
+        The file.
+    header : bool or None
+        The first line is (True) or is not (False) a header; None (default): a header
+        exactly when one of its cells is empty or not a number
+        (:func:`dpfix.io.tables.read_histogram`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "h.csv"
+    >>> _ = p.write_text("count,number\\n0,5\\n1,7\\n3,2\\n")
+    >>> r = privatize_table(Histogram(p), None, 1.0, upper=3, seed=0)
+    >>> list(r.table.columns), int(r.table["number"].sum()), r.report["input"]["kind"]
+    (['count', 'number'], 14, 'histogram')
+    """
+
+    path: str | Path
+    header: bool | None = None
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A partitioned dataset as the input of :func:`privatize_table`, released with Dask
+    (``dpfix privatize --engine dask``, :func:`dpfix.io.engines.privatize_dataset`).
+
+    ``privatize_table(Dataset(source), columns, eps, upper=..., out=folder)``: stage 1 on
+    the summed histogram, stage 2 partition by partition, the output a Parquet dataset
+    folder ``out`` (one file per partition) moved into place whole or not at all; the
+    release's table is a lazy ``dask.dataframe`` reading it. No global sort: the row
+    order is ``"shuffled"`` (the partitions and the rows within each) or ``"input"``;
+    ``upper="auto"`` is refused (the bound would be chosen from the whole column).
+
+    Attributes
+    ----------
+    source : str or pathlib.Path
+        A Parquet dataset (a folder or a file) or a glob of CSV files (one partition per
+        file).
+    """
+
+    source: str | Path
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -64,15 +130,19 @@ class Release:
 
     Attributes
     ----------
-    table : pandas.DataFrame
+    table : pandas.DataFrame or dask.dataframe.DataFrame
         The key and kept columns (as given: declared public) and the privatized columns
         (int64), in the input's column order, rows in the release's order, a fresh
-        ``RangeIndex`` and no ``attrs``.
+        ``RangeIndex`` and no ``attrs``. A :class:`Histogram`: the histogram of the
+        privatized counts (``count``, ``number``). A :class:`Dataset`: a lazy Dask
+        DataFrame reading the dataset written to ``out``.
     report : dict
         The public report (version 1, :mod:`dpfix.release.report`).
     layout : dict
         How a CSV input was written (separator, line end, byte-order mark) and which
-        columns are privatized: public facts of the format, for :meth:`write_table`.
+        columns are privatized: public facts of the format, for :meth:`write_table`; a
+        histogram's header line and byte-order mark (``kind`` ``"histogram"``), or a
+        Dataset release's folder (``kind`` ``"dataset"``, ``out``).
     """
 
     table: Any
@@ -81,7 +151,8 @@ class Release:
 
     def __repr__(self) -> str:
         c = self.report["composition"]
-        return (f"Release(columns={self.layout.get('privatized')!r}, rows={len(self.table)}, "
+        rows = self.report["columns"][0]["N"]
+        return (f"Release(columns={self.layout.get('privatized')!r}, rows={rows}, "
                 f"unit={self.report['unit']['text']!r}, eps_spent={c['eps_spent']!r})")
 
     @property
@@ -109,6 +180,13 @@ class Release:
         cell is a plain integer (``0``, ``-12``, no leading zero) become int64 keys.
         """
         fmt = fmt or ("parquet" if is_parquet(dest) else "csv")
+        kind = self.layout.get("kind")
+        if kind == "dataset":
+            raise ValueError(f"the table of a Dataset release is the dataset {self.layout['out']}, "
+                             "written by the engine; write the report with write_report")
+        if kind == "histogram":
+            _write_histogram(self.table, self.layout, dest, fmt)
+            return
         frame = self.table.copy()
         privatized = set(self.layout.get("privatized", ()))
         if fmt == "parquet":
@@ -144,6 +222,27 @@ class Release:
             if report is not None:
                 reports.write_json(self.report_for(path), staged.temp(Path(report), "report"))
             staged.commit()
+
+    def write_report(self, path: str | Path, *, force: bool = False) -> None:
+        """Write the public report alone, atomically (a Dataset release's table is in place
+        already: the report names it as the output)."""
+        out = self.layout.get("out")
+        staged = StagedFiles(force=force)
+        with staged:
+            reports.write_json(self.report_for(out), staged.temp(Path(path), "report"))
+            staged.commit()
+
+
+def _write_histogram(table: Any, layout: dict, dest: str | Path, fmt: str) -> None:
+    """A histogram release written as its input was: the header line (if it had one),
+    then ``count,number`` for every count ``0 .. upper``, its byte-order mark kept."""
+    if fmt != "csv":
+        raise ValueError(f"{dest}: a histogram is written as a CSV file like its input")
+    lines = [] if layout.get("header") is None else [layout["header"]]
+    lines += [f"{int(i)},{int(m)}" for i, m in zip(table["count"], table["number"],
+                                                    strict=True)]
+    Path(dest).write_text("\n".join(lines) + "\n",
+                          encoding="utf-8-sig" if layout.get("bom") else "utf-8")
 
 
 @dataclass(eq=False, repr=False)
@@ -201,14 +300,16 @@ def _names(columns: Any, labels: dict) -> list:
 def read_input(data: Any, names: list, sep: str = ",") -> TableInput:
     """The table and its columns of counts, each parsed strictly
     (:func:`dpfix.io.tables.counts_of`): a path (CSV or Parquet,
-    :func:`dpfix.io.tables.read_counts`), a pandas DataFrame, a pyarrow Table or a mapping
-    column -> array.
+    :func:`dpfix.io.tables.read_counts`), a :class:`Histogram` file, a pandas DataFrame, a
+    pyarrow Table or a mapping column -> array.
 
     Examples
     --------
     >>> read_input({"k": ["a", "b"], "n": [3, 0]}, ["n"]).counts.tolist()
     [3, 0]
     """
+    if isinstance(data, Histogram):
+        return read_counts(Path(data.path), None, True, header=data.header)
     if isinstance(data, (str, Path)):
         return read_counts(Path(data), names, sep=sep)
     pd = require("pandas")
@@ -234,6 +335,57 @@ def read_input(data: Any, names: list, sep: str = ",") -> TableInput:
     privatized = [(n, n, counts_of(frame[n], str(n))) for n in names]
     return TableInput(Path(f"<{kind}>"), kind, privatized[0][2], frame, names[0],
                       privatized=privatized)
+
+
+def _input_names(data: Any, columns: Any, labels: dict) -> list:
+    """The privatized columns: those named, or ``[None]`` for a histogram (it has one
+    column of counts and no names)."""
+    if not isinstance(data, Histogram):
+        return _names(columns, labels)
+    flag = labels.get("columns", "columns")
+    if columns is not None and (isinstance(columns, str) or list(columns)):
+        raise ValueError(f"{flag}: a histogram file has no columns; drop {flag}")
+    return [None]
+
+
+def _input_order(data: Any, order: str | None, names: list, keys: list, keep: list,
+                 labels: dict) -> Any:
+    """The row order, checked against the kind of input: a histogram has no rows and no
+    other columns; the Dask engine does not sort (``"shuffled"`` by default, or
+    ``"input"``)."""
+    flag = labels.get("order", "order")
+    if isinstance(data, Histogram):
+        if keys or keep:
+            name = labels.get("keys", "keys") if keys else labels.get("keep", "keep")
+            raise ValueError(f"{name}: a histogram file has no other columns; drop it")
+        if order is not None:
+            raise ValueError(f"{flag}: a histogram has no rows to order; drop it")
+        return None
+    if isinstance(data, Dataset):  # its other columns are checked when the engine reads them
+        _passed(names, keys, keep, [c for c in dict.fromkeys([*keys, *keep]) if c not in names],
+                labels)
+        order = order or "shuffled"
+        if order not in ROW_ORDERS_DATASET:
+            raise ValueError(f"{flag} {order}: the Dask engine does not sort the dataset by key "
+                             f"(each partition is written on its own); use {flag} shuffled (its "
+                             "default) or input")
+        return order
+    return _order(order, keys, labels)
+
+
+def _check_out(data: Any, out: Any, uppers: dict, labels: dict) -> None:
+    """``out`` (the folder a Dataset release writes) goes with a Dataset input only; a
+    Dataset's bounds are numbers."""
+    if not isinstance(data, Dataset):
+        if out is not None:
+            raise ValueError("out: only with a Dataset input (its dataset is written by the "
+                             "engine); write a release with Release.write")
+        return
+    if out is None:
+        raise ValueError("out: a Dataset release writes a Parquet dataset folder; name it")
+    if "auto" in uppers.values():
+        raise ValueError(f"{labels['upper']} auto: not with {labels['dataset']} (the bound is "
+                         f"chosen from the whole column); give {labels['upper']} a number")
 
 
 def _order(order: str | None, keys: list, labels: dict) -> str:
@@ -293,7 +445,8 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                     shares: Mapping | None = None, delta: float | None = None,
                     order: str | None = None, seed: int | None = None,
                     options: ReleaseOptions | None = None, upper_share: float | None = None,
-                    ledger: Any = None, sep: str = ",", confidential: bool = False,
+                    ledger: Any = None, out: str | Path | None = None, sep: str = ",",
+                    confidential: bool = False,
                     progress: Callable[[Any, int], Any] | None = None,
                     on_stage: Callable[[Any, str, int], Any] | None = None,
                     labels: Mapping = LIBRARY_LABELS, joint: Any = None
@@ -302,12 +455,14 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
 
     Parameters
     ----------
-    data : pandas.DataFrame, pyarrow.Table, str, pathlib.Path or mapping
+    data : pandas.DataFrame, pyarrow.Table, str, pathlib.Path, mapping, Histogram or Dataset
         The table: a DataFrame, a pyarrow Table, a CSV or Parquet file (by its suffix;
-        a CSV read as text, so the kept cells are written back as read) or a mapping
-        column -> array. Not modified.
-    columns : str or list
-        The column(s) of non-negative integer counts to privatize.
+        a CSV read as text, so the kept cells are written back as read), a mapping
+        column -> array, a :class:`Histogram` file (rows ``count,number``) or a
+        :class:`Dataset` (partitioned, released with Dask into ``out``). Not modified.
+    columns : str, list or None
+        The column(s) of non-negative integer counts to privatize (None for a
+        :class:`Histogram`: it has one column and no names).
     eps : float or str
         The total budget of the release (a decimal text or a number; a float is taken
         by its shortest decimal repr for the exact split over the columns).
@@ -343,11 +498,19 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     upper_share : float, optional
         The share of an ``"auto"`` column's budget spent on its bound (default
         :data:`dpfix.release.bounds.UPPER_SHARE`).
-    ledger : dpfix.release.ledger.Ledger, optional
+    ledger : dpfix.release.ledger.Ledger or dpfix.release.ledger.Reservation, optional
         Charged with what the release spends (by the unit's composition), the data set,
         the columns and the unit: a release the balance cannot pay is refused before the
-        data are read; the charge is recorded once the release is made, and the report's
-        ``ledger`` gives the balance after it.
+        data are read; the charge is recorded once the release is made (a
+        :class:`Dataset`: once every partition is written, just before the dataset is
+        moved into place), and the report's ``ledger`` gives the balance after it. An
+        entered :class:`~dpfix.release.ledger.Reservation` (``dpfix privatize``, which
+        holds it until its own outputs are in place) must charge exactly what the release
+        spends; the caller commits it, except for a :class:`Dataset`, which commits it
+        before its dataset moves into place.
+    out : str or pathlib.Path, optional
+        A :class:`Dataset` release only: the Parquet dataset folder to write (must not
+        exist).
     sep : str
         A CSV file's separator.
     confidential : bool
@@ -391,9 +554,10 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     labels = {**LIBRARY_LABELS, **labels}
     options = options if options is not None else TwoStage()
     unit = privacy_unit(unit, labels["unit"])
-    names = _names(columns, labels)
+    names = _input_names(data, columns, labels)
     budgets, rule = column_budgets(eps, names, shares, options.constructor, unit, labels)
     uppers = column_uppers(upper, names, options.constructor, labels)
+    _check_out(data, out, uppers, labels)
     if delta is not None and unit.bound > 1:
         raise ValueError(f"{labels['unit']}: a bound c > 1 is for pure eps-DP methods (the "
                          "group privacy of (eps, delta) also multiplies delta); drop delta or "
@@ -404,22 +568,54 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     seeds = column_seeds(check_seed(seed), len(names))
     deltas = column_deltas(delta, len(names), unit)
     keys, keep = list(keys or []), list(keep or [])
-    order = _order(order, keys, labels)
+    order = _input_order(data, order, names, keys, keep, labels)
     pairs = check_pairs(joint, names, uppers, options, delta, labels)
-    if ledger is None:
+
+    def run(charge: Any) -> Release | tuple[Release, Confidential]:
+        if isinstance(data, Dataset):
+            if pairs:
+                raise ValueError(f"{labels['joint']}: the joint release reads a table, not a "
+                                 "Dataset")
+            return _release_dataset(data, names, eps, unit, budgets, rule, uppers, deltas,
+                                    seeds, seed, keys, keep, order, options, out, confidential,
+                                    start, charge)
         return _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
                         keys, keep, order, options, upper_share, sep, confidential, progress,
-                        on_stage, labels, start, None, pairs)
-    spent = composition(names, budgets, eps, rule, unit, deltas, exact=True)
-    dataset = str(Path(data).resolve()) if isinstance(data, (str, Path)) else \
-        f"<{type(data).__name__}>"
-    with ledger.reserve(spent["eps_spent"], spent["delta_spent"], dataset=dataset,
-                        columns=[str(n) for n in names], unit=unit.statement()) as charge:
-        made = _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
-                        keys, keep, order, options, upper_share, sep, confidential, progress,
                         on_stage, labels, start, charge, pairs)
-        charge.commit()  # the randomness is drawn: the budget is spent, written or not
+    if ledger is None:
+        return run(None)
+    spent = composition(names, budgets, eps, rule, unit, deltas, exact=True)
+    if isinstance(ledger, Reservation):
+        _check_reservation(ledger, spent)
+        return run(ledger)  # the caller commits it (a Dataset: before its dataset moves)
+    with ledger.reserve(spent["eps_spent"], spent["delta_spent"], dataset=_dataset_name(data),
+                        columns=[str(n) for n in names if n is not None],
+                        unit=unit.statement()) as charge:
+        made = run(charge)
+        if not charge.committed:  # the randomness is drawn: the budget is spent
+            charge.commit()
     return made
+
+
+def _dataset_name(data: Any) -> str:
+    """What a ledger's charge names as the data set: a file's resolved path, or the kind of
+    object given (no hash of the data)."""
+    path = data.path if isinstance(data, Histogram) else \
+        data.source if isinstance(data, Dataset) else data
+    if isinstance(path, (str, Path)):
+        return str(Path(path).resolve())
+    return f"<{type(data).__name__}>"
+
+
+def _check_reservation(charge: Reservation, spent: dict) -> None:
+    """An entered reservation passed as ``ledger=`` must charge what the release spends."""
+    if charge.after is None:
+        raise ValueError("ledger: a Reservation must be entered (with ledger.reserve(...) as "
+                         "r) before the release")
+    if (charge.charge.eps, charge.charge.delta) != (spent["eps_spent"], spent["delta_spent"]):
+        raise ValueError(f"ledger: the reservation charges eps {charge.charge.eps}, delta "
+                         f"{charge.charge.delta}, but the release spends eps "
+                         f"{spent['eps_spent']}, delta {spent['delta_spent']}")
 
 
 def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, rule: str,
@@ -432,7 +628,7 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
         table = read_input(data, names, sep)
         passed = _passed(names, keys, keep, other_columns(table), labels)
-        rows = row_order(table, order, keys, seeds[0])
+        rows = None if order is None else row_order(table, order, keys, seeds[0])
         read_seconds = time.perf_counter() - start
         results: list = []
         paired = {name for pair in pairs for name in pair}
@@ -440,11 +636,11 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
             if name in paired:
                 results.append(None)
                 continue
-            view = table.select(k)
+            view = _view(table, k)
             rows_k = view.rows
             results.append(privatize(
                 view.counts, budgets[k] / unit.bound, options, upper=uppers[name],
-                seed=seeds[k], delta=deltas[k],
+                histogram=view.eta, seed=seeds[k], delta=deltas[k],
                 upper_share=upper_share if uppers[name] == "auto" else None,
                 progress=None if progress is None else (lambda m, n=name: progress(n, m)),
                 on_stage=None if on_stage is None else
@@ -455,40 +651,125 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
             dict(zip(names, seeds, strict=True)))
         results = [made.get(name, r) for name, r in zip(names, results, strict=True)]
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
-    frame = _frame(table, results, passed, rows)
     per_column = [made[name].report if name in made else
-                  reports.public_report(r, table.select(k), name, uppers[name], None)
+                  reports.public_report(r, _view(table, k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
     source = {"path": str(table.path), "kind": table.kind}
     composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
-    output_columns = {
-        "privatized": names, "key": keys, "kept": keep,
-        "dropped": [c for c in other_columns(table) if c not in passed],
-        "rule": "only the privatized columns and the columns declared public (keys, keep; "
-                "--key, --keep) are written"}
-    extra = {} if charge is None else {"ledger": charge.statement()}
+    extra = None if charge is None else {"ledger": charge.statement()}
     if joint_entries:
-        extra["joint"] = joint_entries
-    public = assemble(per_column, names, composed, unit, source, output_columns, order,
-                      ROW_ORDER_RULES[order], extra=extra or None)
-    layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
-              "sep": table.sep, "newline": table.newline, "bom": table.bom}
-    release = Release(frame, reports.jsonable(public), layout)
+        extra = {**(extra or {}), "joint": joint_entries}
+    if table.kind == "histogram":  # no rows to order, no other columns
+        public = assemble(per_column, names, composed, unit, source, extra=extra)
+        release = _histogram_release(table, results[0], public)
+    else:
+        output_columns = {
+            "privatized": names, "key": keys, "kept": keep,
+            "dropped": [c for c in other_columns(table) if c not in passed],
+            "rule": "only the privatized columns and the columns declared public (keys, "
+                    "keep; --key, --keep) are written"}
+        public = assemble(per_column, names, composed, unit, source, output_columns, order,
+                          ROW_ORDER_RULES[order], extra=extra)
+        layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
+                  "sep": table.sep, "newline": table.newline, "bom": table.bom}
+        release = Release(_frame(table, results, passed, rows), reports.jsonable(public),
+                          layout)
     if not confidential:
         return release
-    secret = _confidential(table, names, results, uppers, read_seconds)
+    secret = _confidential(table, names, results, uppers, {"read": read_seconds})
     return release, secret
 
 
+def _release_dataset(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
+                     rule: str, uppers: dict, deltas: list, seeds: list, seed: Any,
+                     keys: list, keep: list, order: str, options: ReleaseOptions,
+                     out: str | Path, confidential: bool, start: float,
+                     charge: Any) -> Release | tuple[Release, Confidential]:
+    """A :class:`Dataset` released by the Dask engine (:func:`privatize_table`, its inputs
+    checked): the dataset written to ``out``, the report assembled as for a table."""
+    from dpfix.io.engines import privatize_dataset
+
+    commit = None if charge is None else (lambda: None if charge.committed else charge.commit())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
+        results = privatize_dataset(
+            data.source, names, [b / unit.bound for b in budgets],
+            upper=[uppers[n] for n in names], out=out, key=keys, keep=keep, seed=seeds,
+            delta=deltas, order=order, options=options, before_commit=commit)
+    try:  # the dataset is in place: it stays only with its release
+        return _dataset_release(data, names, eps, unit, budgets, rule, uppers, deltas, seed,
+                                keys, keep, order, out, confidential, start, charge, results)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _dataset_release(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
+                     rule: str, uppers: dict, deltas: list, seed: Any, keys: list, keep: list,
+                     order: str, out: str | Path, confidential: bool, start: float, charge: Any,
+                     results: list) -> Release | tuple[Release, Confidential]:
+    """The release of a Dataset written to ``out``: its report, its lazy table and (asked
+    for) its confidential report."""
+    table = TableInput(Path(str(data.source)), "dataset", None,
+                       privatized=[(n, n, None) for n in names])
+    per_column = [reports.public_report(r, table, name, uppers[name], out)
+                  for name, r in zip(names, results, strict=True)]
+    composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
+    output_columns = {
+        "privatized": names, "key": keys, "kept": keep,
+        "rule": "only the privatized columns and the columns declared public (keys, keep; "
+                "--key, --keep) are written"}
+    extra = {"engine": "dask", "output": {"path": str(out)}}
+    if charge is not None:
+        extra["ledger"] = charge.statement()
+    public = assemble(per_column, names, composed, unit,
+                      {"path": str(data.source), "kind": "dataset"}, output_columns, order,
+                      DATASET_ROW_ORDER_RULES[order], extra=extra)
+    frame = require("dask.dataframe").read_parquet(str(out))
+    layout = {"privatized": [str(n) for n in names], "kind": "dataset", "out": str(out)}
+    release = Release(frame, reports.jsonable(public), layout)
+    if not confidential:
+        return release
+    return release, _confidential(table, names, results, uppers,
+                                  {"total": time.perf_counter() - start})
+
+
+def _view(table: TableInput, k: int) -> TableInput:
+    """The table seen through its ``k``-th column of counts (a histogram: itself)."""
+    return table.select(k) if table.privatized else table
+
+
+def _histogram_release(table: TableInput, result: PrivatizedCounts, public: dict) -> Release:
+    """A histogram's release: the histogram of the privatized counts (``count``,
+    ``number``), written in the input's format (its header line, byte-order mark)."""
+    pd = require("pandas")
+    numbers = [int(m) for m in result.output_histogram]  # Python ints: N may exceed 2^63
+    frame = pd.DataFrame({"count": np.arange(len(numbers), dtype=np.int64),
+                          "number": np.array(numbers, dtype=object if max(numbers) >=
+                                             2**63 else np.int64)})
+    layout = {"privatized": [None], "kind": "histogram", "header": table.header,
+              "bom": table.bom}
+    return Release(frame, reports.jsonable(public), layout)
+
+
+def _true_histogram(table: TableInput, k: int, result: PrivatizedCounts, upper: int) -> Any:
+    """Column ``k``'s true histogram top-coded at ``upper`` (confidential)."""
+    kept = getattr(result, "confidential", None)
+    if kept is not None:  # the Dask engine: summed over the partitions
+        return np.asarray(kept["eta"])
+    if table.eta is not None:
+        return _check_histogram(table.eta, upper)[0]
+    return np.bincount(np.minimum(table.select(k).counts, upper), minlength=upper + 1)
+
+
 def _confidential(table: TableInput, names: list, results: list, uppers: dict,
-                  read_seconds: float) -> Confidential:
+                  timings: dict) -> Confidential:
     per = [r.confidential_entry(table.select(k).counts) if isinstance(r, JointColumn) else
-           reports.confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
+           reports.confidential_report(r, _view(table, k), uppers[name], dict(r.seconds))
            for k, (name, r) in enumerate(zip(names, results, strict=True))]
-    body = reports.confidential_columns(per, names, table, {"read": read_seconds})
+    body = reports.confidential_columns(per, names, table, timings)
     body["report_version"] = 1
-    histograms = {name: np.bincount(np.minimum(table.select(k).counts, uppers[name]),
-                                    minlength=uppers[name] + 1)
-                  for k, name in enumerate(names)}
+    histograms = {name: _true_histogram(table, k, r, uppers[name])
+                  for k, (name, r) in enumerate(zip(names, results, strict=True))}
     return Confidential(reports.jsonable(body), histograms, {n: r.topcoded for n, r in
                                            zip(names, results, strict=True)})
