@@ -198,3 +198,15 @@ def test_secure_path_draws_from_the_os():
     r = privatize_pair(df.A, df.B, (1.0, 1.0), upper=(4, 12))
     assert r.report["samplers"]["secure"] is True and r.report["seed"] is None
     assert r.a.size == 200
+
+
+def test_a_dataset_with_joint_is_refused(tmp_path):
+    """The Dask engine releases columns one by one: a pair is refused before any read."""
+    from dpfix.release.table import Dataset
+
+    src = tmp_path / "part-0.csv"
+    _table(N=50).to_csv(src, index=False)
+    with pytest.raises(ValueError, match="not a Dataset"):
+        privatize_table(Dataset(str(tmp_path / "*.csv")), ["A", "B"], 1.0, upper=12,
+                        out=tmp_path / "out", joint=[("A", "B")])
+    assert not (tmp_path / "out").exists()
