@@ -86,7 +86,9 @@ def test_closed_options_take_their_choices_from_the_library():
     assert list(_option(privatize, "selector").choices) == list(C.SELECTORS)
     assert list(_option(privatize, "privatizer").choices) == list(PRIVATIZERS)
     assert list(_option(privatize, "postprocess").choices) == list(POSTPROCESSORS)
-    assert list(_option(p["reproduce"], "target").choices) == [*TARGETS, "all"]
+    from dpfix.experiments.targets import EXTRA_TARGETS
+
+    assert list(_option(p["reproduce"], "target").choices) == [*TARGETS, *EXTRA_TARGETS, "all"]
     from dpfix.cli.explore import WHAT
 
     assert list(_option(p["explore"], "what").choices) == list(WHAT)

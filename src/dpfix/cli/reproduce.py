@@ -27,12 +27,14 @@ import time
 from typing import Any
 
 from dpfix.experiments import TARGETS
+from dpfix.experiments.targets import EXTRA_TARGETS
 from dpfix.numbers.numeric import plain_number
 
 __all__ = ["add_parser", "run", "CHOICES"]
 
-#: Every target of :data:`dpfix.experiments.TARGETS`, and ``all`` of them.
-CHOICES = (*TARGETS, "all")
+#: Every target of :data:`dpfix.experiments.TARGETS`, the studies run by name only
+#: (``joint``: docs/joint.md), and ``all`` (the targets of ``TARGETS``).
+CHOICES = (*TARGETS, *EXTRA_TARGETS, "all")
 
 
 def _positive_int(name: str, text: str) -> int:
@@ -85,7 +87,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "eps_t), fig7 (runtime vs n), table3 (best budget split, Figure 8, the "
                     "fitted rule of thumb), frontier (count error against W1 of the two-stage, "
                     "one-stage and hybrid frameworks beside the limit, and a data-independent "
-                    "rule choosing among them; 50 replications), or all. Results are cached "
+                    "rule choosing among them; 50 replications), or all of these; joint (the "
+                    "joint release of pairs of count columns against the per-column release, "
+                    "dpfix docs joint) runs by name only. Results are cached "
                     "per cell in "
                     "OUT/cells.jsonl: a rerun computes only the missing cells. The data sets "
                     "are read from $DPFIX_DATA, else ../shared/data beside the repository or "

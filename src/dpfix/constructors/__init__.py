@@ -20,6 +20,10 @@ experiments and the command line use:
   delta-northwest corner is a research constructor (``release=False``): the release
   samples eps-DP mechanisms exactly and has no exact check of an (eps, delta) table.
 
+Mechanisms on pairs of counts are not in the registry (their states are pairs, not one
+count): :mod:`dpfix.constructors.joint` builds them (``product_transport``,
+``grid_lp_optimum``, ``joint_sampler``; docs/joint.md).
+
 May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`.
 """
 

@@ -19,6 +19,9 @@ Output folder layout (``--out``):
                          (the data-independent rule), ``frontier_limit.csv`` (the
                          5% target at eps_t >= 1); ``frontier_pareto.png``,
                          ``frontier_ce_ratio.png``, ``frontier_w1_ratio.png``
+``joint.csv``            the joint study (``joint``, not part of ``all``): every measure
+                         of docs/joint.md section 8 per data set, eps_t and method
+                         (means, standard errors); ``joint_targets.md``
 ``run.json``             configuration, cells computed and seconds per target
 =======================  ===========================================================
 """
@@ -33,19 +36,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpfix.experiments import accuracy, frontier, privatizer_error, runtime, split
+from dpfix.experiments import accuracy, frontier, joint, privatizer_error, runtime, split
 from dpfix.experiments.cells import CellCache, run_cells
 from dpfix.experiments.config import Config
 from dpfix.experiments.runs import DATASETS, SYNTHETIC, required_files
 from dpfix.numbers.numeric import require
 
-__all__ = ["TARGETS", "reproduce", "TargetReport", "check_data", "target_files",
+__all__ = ["TARGETS", "EXTRA_TARGETS", "reproduce", "TargetReport", "check_data", "target_files",
            "markdown_table"]
 
 TARGETS = ("fig3", "fig5", "fig6", "fig7", "table3", "frontier")
+#: Studies run by name only (not by ``all``): the joint release (docs/joint.md).
+EXTRA_TARGETS = ("joint",)
 
 _DATASETS = {"fig3": ("crime",), "fig5": ("binomial", "crime"), "fig6": ("binomial", "crime"),
-             "fig7": ("crime",), "table3": SYNTHETIC, "frontier": tuple(DATASETS)}
+             "fig7": ("crime",), "table3": SYNTHETIC, "frontier": tuple(DATASETS),
+             "joint": ("crime",)}
 
 
 @dataclass
@@ -238,6 +244,17 @@ def _frontier(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     report.files += ["frontier_pareto.png", "frontier_ce_ratio.png", "frontier_w1_ratio.png"]
 
 
+def _joint(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+           report: TargetReport) -> None:
+    cells = joint.joint_cells(cfg.quick, cfg.replications, cfg.seed)
+    results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet, desc="joint")
+    report.cached = len(cells) - report.computed
+    summary = joint.joint_summary(cells, results)
+    _write(summary, out / "joint.csv", report, "%.6g")
+    (out / "joint_targets.md").write_text(joint.targets_report(summary), encoding="utf-8")
+    report.files.append("joint_targets.md")
+
+
 _RUNNERS: dict[str, Callable[..., None]] = {
     "fig3": _fig3,
     "fig5": lambda *a: _accuracy(*a, metric="w1", png="fig5_wasserstein.png"),
@@ -245,6 +262,7 @@ _RUNNERS: dict[str, Callable[..., None]] = {
     "fig7": _fig7,
     "table3": _table3,
     "frontier": _frontier,
+    "joint": _joint,
 }
 
 
@@ -284,10 +302,10 @@ def reproduce(targets: Any, cfg: Config, out: str | Path, *, jobs: int = 1,
         A data file is missing (one line naming ``DPFIX_DATA``).
     """
     targets = list(targets)
-    unknown = [t for t in targets if t not in TARGETS]
+    unknown = [t for t in targets if t not in TARGETS + EXTRA_TARGETS]
     if unknown:
         raise ValueError(f"target: unknown {unknown[0]!r}; choose from "
-                         f"{', '.join(TARGETS)} or all")
+                         f"{', '.join(TARGETS + EXTRA_TARGETS)} or all")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs: must be an integer >= 1, got {jobs!r}")
     check_data(targets)

@@ -31,7 +31,7 @@ __all__ = ["log_add_exp", "geometric_amounts", "log_geometric_amounts", "check_p
 #: The optional dependencies of ``pip install 'dpfix[production]'`` (import name -> package).
 PRODUCTION_EXTRA = {"pywt": "PyWavelets", "pandas": "pandas", "pyarrow": "pyarrow",
                     "opendp": "opendp", "matplotlib": "matplotlib", "tqdm": "tqdm",
-                    "numba": "numba"}
+                    "numba": "numba", "ot": "POT"}
 
 
 def log_add_exp(a: float, b: float) -> float:

@@ -15,6 +15,8 @@
   columns, the usable ranges (the policy the library and ``dpfix privatize`` share);
 - :mod:`dpfix.release.report`: the public report, one versioned shape, and its JSON
   Schema (``report.schema.json``);
+- :mod:`dpfix.release.joint`: ``privatize_pair``, two count columns released with their
+  joint distribution as the fixed point (``privatize_table(..., joint=)``, docs/joint.md);
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
   one call (a DataFrame, a file, a ``Histogram`` file or a Dask ``Dataset``), the
   ``Release`` (public) and the ``Confidential`` (docs/release.md);

@@ -64,13 +64,13 @@ LIBRARY_LABELS = {"eps": "eps", "shares": "shares", "upper": "upper",
                   "constructor": "constructor", "unit": "unit", "delta": "delta",
                   "column": "a privatized column", "columns": "columns", "keys": "keys",
                   "keep": "keep", "order": "order", "upper_share": "upper_share",
-                  "dataset": "a Dataset input"}
+                  "dataset": "a Dataset input", "joint": "joint"}
 #: How ``dpfix privatize``'s messages name its flags.
 CLI_LABELS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--upper",
               "constructor": "--constructor", "unit": "--unit", "delta": "--delta",
               "column": "a --column", "columns": "--column", "keys": "--key",
               "keep": "--keep", "order": "--order", "upper_share": "--upper-share",
-              "dataset": "--engine dask"}
+              "dataset": "--engine dask", "joint": "--joint"}
 
 #: The privacy units (:class:`PrivacyUnit`): name -> (what one individual changes, the
 #: composition over the columns).

@@ -51,6 +51,7 @@ from dpfix.release.budget import (
     privacy_unit,
 )
 from dpfix.release.frameworks import _check_histogram, check_seed, privatize
+from dpfix.release.joint import JointColumn, check_pairs, release_pairs
 from dpfix.release.ledger import Reservation
 from dpfix.release.options import ReleaseOptions, TwoStage
 from dpfix.release.report import (
@@ -448,7 +449,8 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                     confidential: bool = False,
                     progress: Callable[[Any, int], Any] | None = None,
                     on_stage: Callable[[Any, str, int], Any] | None = None,
-                    labels: Mapping = LIBRARY_LABELS) -> Release | tuple[Release, Confidential]:
+                    labels: Mapping = LIBRARY_LABELS, joint: Any = None
+                    ) -> Release | tuple[Release, Confidential]:
     """Privatize the count columns of a table in one call (docs/release.md).
 
     Parameters
@@ -520,6 +522,11 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     labels : mapping
         How error messages name the parameters (``dpfix privatize`` passes its flags:
         :data:`dpfix.release.budget.CLI_LABELS`).
+    joint : sequence of pairs, optional
+        Pairs of privatized columns released together with their joint distribution as
+        the fixed point (docs/joint.md): ``joint=[("MURDER", "RAPE")]``. Each pair keeps
+        its columns' budgets (the unit's composition is unchanged) and the report's
+        ``joint`` entry states its framework and composition.
 
     Returns
     -------
@@ -562,15 +569,19 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     deltas = column_deltas(delta, len(names), unit)
     keys, keep = list(keys or []), list(keep or [])
     order = _input_order(data, order, names, keys, keep, labels)
+    pairs = check_pairs(joint, names, uppers, options, delta, labels)
 
     def run(charge: Any) -> Release | tuple[Release, Confidential]:
         if isinstance(data, Dataset):
+            if pairs:
+                raise ValueError(f"{labels['joint']}: the joint release reads a table, not a "
+                                 "Dataset")
             return _release_dataset(data, names, eps, unit, budgets, rule, uppers, deltas,
                                     seeds, seed, keys, keep, order, options, out, confidential,
                                     start, charge)
         return _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
                         keys, keep, order, options, upper_share, sep, confidential, progress,
-                        on_stage, labels, start, charge)
+                        on_stage, labels, start, charge, pairs)
     if ledger is None:
         return run(None)
     spent = composition(names, budgets, eps, rule, unit, deltas, exact=True)
@@ -611,7 +622,7 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
              uppers: dict, deltas: list, seeds: list, seed: Any, keys: list, keep: list,
              order: str, options: ReleaseOptions, upper_share: Any, sep: str,
              confidential: bool, progress: Any, on_stage: Any, labels: dict, start: float,
-             charge: Any) -> Release | tuple[Release, Confidential]:
+             charge: Any, pairs: list) -> Release | tuple[Release, Confidential]:
     """The release itself, its inputs checked (:func:`privatize_table`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
@@ -619,8 +630,12 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
         passed = _passed(names, keys, keep, other_columns(table), labels)
         rows = None if order is None else row_order(table, order, keys, seeds[0])
         read_seconds = time.perf_counter() - start
-        results = []
+        results: list = []
+        paired = {name for pair in pairs for name in pair}
         for k, name in enumerate(names):
+            if name in paired:
+                results.append(None)
+                continue
             view = _view(table, k)
             rows_k = view.rows
             results.append(privatize(
@@ -630,12 +645,20 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
                 progress=None if progress is None else (lambda m, n=name: progress(n, m)),
                 on_stage=None if on_stage is None else
                 (lambda s, n=name, r=rows_k: on_stage(n, s, r))))
+        made, joint_entries = release_pairs(
+            pairs, {n: table.select(k).counts for k, n in enumerate(names) if n in paired},
+            dict(zip(names, budgets, strict=True)), unit, uppers,
+            dict(zip(names, seeds, strict=True)))
+        results = [made.get(name, r) for name, r in zip(names, results, strict=True)]
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
-    per_column = [reports.public_report(r, _view(table, k), name, uppers[name], None)
+    per_column = [made[name].report if name in made else
+                  reports.public_report(r, _view(table, k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
     source = {"path": str(table.path), "kind": table.kind}
     composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
     extra = None if charge is None else {"ledger": charge.statement()}
+    if joint_entries:
+        extra = {**(extra or {}), "joint": joint_entries}
     if table.kind == "histogram":  # no rows to order, no other columns
         public = assemble(per_column, names, composed, unit, source, extra=extra)
         release = _histogram_release(table, results[0], public)
@@ -741,7 +764,8 @@ def _true_histogram(table: TableInput, k: int, result: PrivatizedCounts, upper: 
 
 def _confidential(table: TableInput, names: list, results: list, uppers: dict,
                   timings: dict) -> Confidential:
-    per = [reports.confidential_report(r, _view(table, k), uppers[name], dict(r.seconds))
+    per = [r.confidential_entry(table.select(k).counts) if isinstance(r, JointColumn) else
+           reports.confidential_report(r, _view(table, k), uppers[name], dict(r.seconds))
            for k, (name, r) in enumerate(zip(names, results, strict=True))]
     body = reports.confidential_columns(per, names, table, timings)
     body["report_version"] = 1

@@ -10,7 +10,9 @@
   northwest corner, Algorithm 2 and the truncated geometric mechanism are
   computed by :mod:`dpfix.constructors.remap`);
 - :mod:`dpfix.sampling.table`: every other pure eps-DP mechanism sampled from
-  integer weights checked exactly ``log(lam)``-DP before any draw.
+  integer weights checked exactly ``log(lam)``-DP before any draw;
+- :mod:`dpfix.sampling.joint`: pairs of counts drawn as ``(G_a x G_b) R`` (product
+  geometric noise, a public remap of the states; docs/joint.md).
 
 May import: nothing else of dpfix (the bottom floor, beside :mod:`dpfix.numbers`;
 tests/test_layering.py).

@@ -49,8 +49,9 @@ from dpfix.numbers.exact import (
 from dpfix.numbers.numeric import check_n
 from dpfix.theory import algebraic_enumeration as _alg
 from dpfix.theory import enumeration as _en
+from dpfix.theory import graphs as _gr
 from dpfix.theory.enumeration import HRep, Symmetry, VertexArray, resolve_backend
-from dpfix.theory.scales import psi
+from dpfix.theory.scales import graph_scales, psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
            "delta_rows"]
@@ -183,6 +184,8 @@ class Polytope:
         self._u_structure = False
         #: The delta of (eps, delta)-DP (U and F with ``delta=``; 0 otherwise).
         self.delta = Fraction(0)
+        #: The neighbour graph (a checked networkx graph, docs/graphs.md); None: the path.
+        self.neighbour_graph: nx.Graph | None = None
         self._field_vertices: list[list[Any]] | None = None  # lam algebraic: Normaliz's
 
     @property
@@ -200,7 +203,9 @@ class Polytope:
     def __repr__(self) -> str:
         zs = "" if self.z is None else ", z=[" + ", ".join(str(v) for v in self.z) + "]"
         ds = f", delta={self.delta}" if self.delta else ""
-        return f"{self.name}(n={self.n}, lam={self.lam}{zs}{ds})"
+        gs = "" if self.neighbour_graph is None else \
+            f", graph={_gr.graph_label(self.neighbour_graph)}"
+        return f"{self.name}(n={self.n}, lam={self.lam}{zs}{ds}{gs})"
 
     # -- the H-representation --------------------------------------------------------------
     def _densify(self, key: str) -> np.ndarray:
@@ -549,7 +554,7 @@ class Polytope:
         Examples
         --------
         >>> R = RF(3, 2, ["1/3"] * 3)
-        >>> from dpfix.theory.scales import psi
+        >>> from dpfix.theory.scales import graph_scales, psi
         >>> all((psi(3, 2) @ B == T).all() for B, T in zip(R.vertex_array(), R.psi_images()))
         True
         """
@@ -827,16 +832,14 @@ class Polytope:
 # -- constructors -------------------------------------------------------------------------
 def u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
     """The rows of ``U`` (``(coefficients, bound)``, ``T`` flattened row-major): per column
-    ``j`` and pair ``i``, ``T_ij <= lam T_(i+1)j`` then the reverse; the row sums."""
-    zero, one = Fraction(0), Fraction(1)
-    ub: list[tuple[Row, Fraction]] = []
-    for j in range(n):
-        for i in range(n - 1):
-            a, b = i * n + j, (i + 1) * n + j
-            ub.append(({a: one, b: -lam}, zero))  # T[i,j] <= lam T[i+1,j]
-            ub.append(({b: one, a: -lam}, zero))  # T[i+1,j] <= lam T[i,j]
-    eq = [({i * n + j: one for j in range(n)}, one) for i in range(n)]
-    return ub, eq
+    ``j`` and pair ``i``, ``T_ij <= lam T_(i+1)j`` then the reverse; the row sums (the
+    path's :func:`dpfix.theory.graphs.neighbour_rows`)."""
+    return _gr.neighbour_rows(n, _path_ratios(n, lam))
+
+
+def _path_ratios(n: int, lam: Fraction) -> list[tuple[int, int, Fraction]]:
+    """The path's edges ``(i, i + 1, lam)``."""
+    return [(i, i + 1, lam) for i in range(n - 1)]
 
 
 def _fixed_point_rows(n: int, z: np.ndarray, W: np.ndarray) -> list[tuple[Row, Fraction]]:
@@ -902,27 +905,64 @@ def delta_rows(n: int, lam: Fraction, delta: Fraction
     """The subset form of (eps, delta)-DP (``delta > 0``; docs/open_questions.md section 5):
     ``-T_ij <= 0``, then per pair ``i``, order ``(a, b)`` = ``(i, i+1)``, ``(i+1, i)`` and
     non-empty proper subset ``S`` (bit ``j`` of ``mask = 1 .. 2^n - 2``):
-    ``sum_(j in S) T_aj - lam T_bj <= delta``; the row sums."""
-    one = Fraction(1)
-    ub: list[tuple[Row, Fraction]] = [({v: -one}, Fraction(0)) for v in range(n * n)]
-    for i in range(n - 1):
-        for a, b in ((i, i + 1), (i + 1, i)):
-            for mask in range(1, 2 ** n - 1):
-                row: Row = {}
-                for j in range(n):
-                    if mask >> j & 1:
-                        row[a * n + j], row[b * n + j] = one, -lam
-                ub.append((row, delta))
-    eq = [({i * n + j: one for j in range(n)}, one) for i in range(n)]
-    return ub, eq
+    ``sum_(j in S) T_aj - lam T_bj <= delta``; the row sums (the path's
+    :func:`dpfix.theory.graphs.subset_rows`)."""
+    return _gr.subset_rows(n, _path_ratios(n, lam), delta)
 
 
-def U(n: int, lam: Any, delta: Any = 0) -> Polytope:
+def _neighbour_graph(n: int, graph: Any) -> nx.Graph | None:
+    """The checked neighbour graph on ``0..n-1``, or None for the path (no graph, or the
+    path itself: the same rows, symmetries and structure as today's U)."""
+    if graph is None:
+        return None
+    G = _gr.as_graph(graph, n)
+    return None if _gr.is_path(G) else G
+
+
+def _rows(n: int, lam: Fraction, d: Fraction, G: nx.Graph | None
+          ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+    """The rows of U on the path or on ``G``, for ``delta = d``."""
+    if G is None:
+        return u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
+    ratios = _gr.edge_ratios(G, lam)
+    if d == 0:
+        return _gr.neighbour_rows(n, ratios)
+    if any(w != 1 for _, _, w in G.edges(data="weight")):
+        raise ValueError("delta: delta > 0 with graph= needs every edge weight 1 (the subset "
+                         "form bounds each edge by lam and delta; a weight w has no delta of "
+                         "its own)")
+    return _gr.subset_rows(n, ratios, d)
+
+
+def _graph_symmetry(G: nx.Graph, z: np.ndarray | None) -> Symmetry:
+    """The automorphisms of ``G`` (keeping ``z`` when given) on the rows, times the column
+    permutations within the blocks of equal ``z_j``."""
+    rows = tuple(rho for rho in _gr.automorphisms(G)
+                 if z is None or all(z[rho[i]] == z[i] for i in range(len(rho))))
+    n = G.number_of_nodes()
+    return Symmetry(rows, (tuple(range(n)),) if z is None else _column_blocks(z))
+
+
+def _with_graph(P: Polytope, G: nx.Graph | None) -> Polytope:
+    P.neighbour_graph = G
+    return P
+
+
+def U(n: int, lam: Any, delta: Any = 0, graph: Any = None) -> Polytope:
     """``U``: the eps-DP count mechanisms (row-stochastic, neighbour-indistinguishable columns).
 
     With ``delta > 0`` (exact, ``< 1``): the (eps, delta)-DP ones, in the subset form
     of :mod:`dpfix.theory.delta` (``2 (n-1) (2^n - 2)`` rows; ``delta = 0`` gives
     exactly the rows above). Same symmetries: column permutations, reversal.
+
+    With ``graph=`` (docs/graphs.md; :func:`dpfix.theory.graphs.as_graph`: a networkx graph
+    on ``0..n-1``, ``"cycle:5"``, a file of edges): ``U_G``, one pair of rows
+    ``T_uj <= lam^w T_vj``, ``T_vj <= lam^w T_uj`` per column ``j`` and edge ``uv`` of
+    weight ``w`` (edges in sorted order); its symmetries are the graph's automorphisms
+    on the rows and every column permutation. The path (or no graph) gives exactly the
+    rows above. ``delta > 0`` with a graph takes the subset form on each edge, and needs
+    every weight 1: the form bounds an edge by ``lam`` and one ``delta``, and a weight
+    ``w`` says nothing of how ``delta`` should grow along it.
 
     Examples
     --------
@@ -930,19 +970,27 @@ def U(n: int, lam: Any, delta: Any = 0) -> Polytope:
     ((12, 9), 6)
     >>> U(2, 2, "1/10"), len(U(2, 2, "1/10").vertices())
     (U(n=2, lam=2, delta=1/10), 8)
+    >>> P = U(3, 2, graph="complete:3")
+    >>> P, P.A_ub.shape, P.symmetry.order, P.count_vertices()
+    (U(n=3, lam=2, graph=complete:3), (18, 9), 36, 33)
     """
     n, lam, d = check_n(n, minimum=2), exact_lam(lam, algebraic=True), check_delta(delta)
-    ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
+    G = _neighbour_graph(n, graph)
+    ub, eq = _rows(n, lam, d, G)
     P = Polytope("U", n, lam, None, (n, n), ub, eq)
-    P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
-    P._u_structure = d == 0  # Theorem 2's column-by-column count needs delta = 0
+    if G is None:
+        P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
+    else:
+        P.symmetry = _graph_symmetry(G, None)
+    P._u_structure = d == 0 and G is None  # Theorem 2's count: the path and delta = 0
     P.delta = d
-    return P
+    return _with_graph(P, G)
 
 
-def F(n: int, lam: Any, z: Any, delta: Any = 0) -> Polytope:
+def F(n: int, lam: Any, z: Any, delta: Any = 0, graph: Any = None) -> Polytope:
     """``F[z]``: the mechanisms of ``U`` with fixed point ``z T = z`` (with ``delta > 0``,
-    of ``U(n, lam, delta)``).
+    of ``U(n, lam, delta)``; with ``graph=``, of ``U(n, lam, delta, graph)``: the
+    automorphisms of the graph that keep ``z`` act on the rows).
 
     Examples
     --------
@@ -950,19 +998,25 @@ def F(n: int, lam: Any, z: Any, delta: Any = 0) -> Polytope:
     (6, 9)
     >>> F(3, 2, ["1/3", "1/3", "1/3"], "1/2").count_vertices(backend="cdd")
     48
+    >>> F(3, 2, ["1/3", "1/3", "1/3"], graph="cycle:3").symmetry.order
+    36
     """
     n, lam, d = check_n(n, minimum=2), exact_lam(lam, algebraic=True), check_delta(delta)
     zv = probability_vector(z, exact=True, n=n)
-    ub, eq = u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
+    G = _neighbour_graph(n, graph)
+    ub, eq = _rows(n, lam, d, G)
     P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
-    P.symmetry = Symmetry(_reversals(tuple(range(n))[::-1], zv), _column_blocks(zv))
+    if G is None:
+        P.symmetry = Symmetry(_reversals(tuple(range(n))[::-1], zv), _column_blocks(zv))
+    else:
+        P.symmetry = _graph_symmetry(G, zv)
     P.delta = d
-    return P
+    return _with_graph(P, G)
 
 
-def _r_rows(n: int, lam: Fraction) -> tuple[np.ndarray, list[tuple[Row, Fraction]],
-                                             list[tuple[Row, Fraction]]]:
-    P = psi(n, lam)
+def _r_rows(n: int, lam: Fraction, G: nx.Graph | None = None
+            ) -> tuple[np.ndarray, list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+    P = psi(n, lam) if G is None else graph_scales(G, lam)
     k = P.shape[1]
     ub = [({v: Fraction(-1)}, Fraction(0)) for v in range(k * n)]
     eq = [({m * n + j: P[i, m] for m in range(k) for j in range(n)}, Fraction(1))
@@ -970,34 +1024,68 @@ def _r_rows(n: int, lam: Fraction) -> tuple[np.ndarray, list[tuple[Row, Fraction
     return P, ub, eq
 
 
-def RF(n: int, lam: Any, z: Any) -> Polytope:
+def _scale_permutations(P: np.ndarray, rows: tuple[tuple[int, ...], ...]
+                        ) -> tuple[tuple[int, ...], ...]:
+    """For each row permutation ``rho`` (an automorphism), the permutation ``pi`` of the
+    scales with ``Psi[rho] = Psi[:, pi]``: ``t o rho`` is an extreme ray when ``t`` is, so
+    permuting the rows of ``T = Psi B`` permutes the rows of ``B`` (the inverses are in the
+    list too, as the automorphisms form a group)."""
+    where = {tuple(P[:, m]): m for m in range(P.shape[1])}
+    return tuple(tuple(where[tuple(P[list(rho), m])] for m in range(P.shape[1]))
+                 for rho in rows)
+
+
+def RF(n: int, lam: Any, z: Any, graph: Any = None) -> Polytope:
     """``R_F``: amounts ``B >= 0`` (``k x n``) of the scales Psi with ``Psi B`` in ``F[z]``
     (Theorem 3: ``T = Psi B`` maps R_F onto F).
+
+    With ``graph=``: the scales are the graph's, ``Psi_G`` =
+    :func:`dpfix.theory.scales.graph_scales` (the extreme rays of the cone ``C_G``, one
+    column each), and ``T = Psi_G B`` maps ``R_F`` onto ``F_G[z]`` (docs/graphs.md,
+    section 3: every column of a ``T`` in ``F_G`` lies in ``C_G``, a pointed cone, so it is
+    a non-negative combination of the extreme rays; the constraints on ``B`` are those of
+    ``F_G`` on ``Psi_G B``). Which of the path's further results on R_F carry over is in
+    docs/graphs.md.
 
     Examples
     --------
     >>> RF(2, 2, ["1/2", "1/2"]).vertices()[0].tolist()
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]]
+    >>> RF(3, 2, ["1/3"] * 3, graph="complete:3").shape
+    (6, 3)
     """
     n, lam = check_n(n, minimum=2), exact_lam(lam, algebraic=True)
     zv = probability_vector(z, exact=True, n=n)
-    P, ub, eq = _r_rows(n, lam)
+    G = _neighbour_graph(n, graph)
+    P, ub, eq = _r_rows(n, lam, G)
     W = zv @ P  # z Psi
     R = Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + _fixed_point_rows(n, zv, W))
-    R.symmetry = Symmetry(_reversals(_scale_reversal(P), zv), _column_blocks(zv))
-    return R
+    if G is None:
+        rows = _reversals(_scale_reversal(P), zv)
+    else:
+        rows = _scale_permutations(P, _graph_symmetry(G, zv).rows)
+    R.symmetry = Symmetry(rows, _column_blocks(zv))
+    return _with_graph(R, G)
 
 
-def RU(n: int, lam: Any) -> Polytope:
-    """``R_U`` (Theorem 10): amounts ``B >= 0`` with ``Psi B 1 = 1``; maps onto ``U``.
+def RU(n: int, lam: Any, graph: Any = None) -> Polytope:
+    """``R_U`` (Theorem 10): amounts ``B >= 0`` with ``Psi B 1 = 1``; maps onto ``U``
+    (with ``graph=``, the graph's scales, onto ``U_G``: as for :func:`RF`).
 
     Examples
     --------
     >>> len(RU(2, 2).vertices())
     4
+    >>> RU(3, 2, graph="star:3").shape  # the star on 3 nodes is the path 1 - 0 - 2
+    (4, 3)
     """
     n, lam = check_n(n, minimum=2), exact_lam(lam, algebraic=True)
-    P, ub, eq = _r_rows(n, lam)
+    G = _neighbour_graph(n, graph)
+    P, ub, eq = _r_rows(n, lam, G)
     R = Polytope("R_U", n, lam, None, P.shape[::-1], ub, eq)
-    R.symmetry = Symmetry(_reversals(_scale_reversal(P), None), (tuple(range(n)),))
-    return R
+    if G is None:
+        rows = _reversals(_scale_reversal(P), None)
+    else:
+        rows = _scale_permutations(P, _gr.automorphisms(G))
+    R.symmetry = Symmetry(rows, (tuple(range(n)),))
+    return _with_graph(R, G)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers.algebraic import to_exact
-from dpfix.numbers.exact import resolve_lam
+from dpfix.numbers.exact import exact_lam, resolve_lam
 
 __all__ = [
     "heights",
@@ -31,6 +31,7 @@ __all__ = [
     "single_peaked",
     "sigma",
     "pattern_of",
+    "graph_scales",
     "PSI_MAX_N",
 ]
 
@@ -388,3 +389,55 @@ def pattern_of(
     return tuple(int(x) for x in p)
 
 
+
+
+def graph_scales(graph: Any, lam: Any) -> np.ndarray:
+    """The scales of a neighbour graph: the extreme rays of the cone
+    ``C_G = {t >= 0 : t_u <= lam^w t_v and t_v <= lam^w t_u on every edge uv}``, exactly,
+    one column each, each summing to 1 (docs/graphs.md, section 2).
+
+    By Lemma 1 for graphs (docs/graphs.md) a ray is ``t = lam^h`` for a potential ``h``
+    with ``|h_u - h_v| <= w_uv`` on every edge whose tight edges (``|h_u - h_v| = w_uv``)
+    form a connected spanning graph; the potentials are found by
+    :func:`dpfix.theory.graphs.extreme_potentials` (they do not depend on ``lam``). For the
+    path ``0 - 1 - ... - n-1`` this is :func:`psi`, column for column.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, str or pathlib.Path
+        A connected neighbour graph on ``0..n-1`` (:func:`dpfix.theory.graphs.as_graph`:
+        ``"cycle:5"``, ``"grid:2x3"``, a file of edges ...), weights ``w >= 1``.
+    lam : int, Fraction or str
+        ``e^eps``, rational and above 1, with every ``lam^w`` rational.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n x k`` object array of Fractions, ``k`` the number of extreme rays.
+
+    Raises
+    ------
+    ValueError
+        A graph :func:`dpfix.theory.graphs.as_graph` refuses, or an irrational ``lam^w``.
+    dpfix.numbers.exact.ExactnessError
+        A float ``lam``.
+
+    Examples
+    --------
+    >>> S = graph_scales("cycle:4", 2)
+    >>> S.shape, S[:, 0].tolist()
+    ((4, 6), [Fraction(2, 9), Fraction(4, 9), Fraction(2, 9), Fraction(1, 9)])
+    >>> bool((graph_scales("path:4", 3) == psi(4, 3)).all())
+    True
+    """
+    from dpfix.theory.graphs import as_graph, edge_ratios, exact_power, extreme_potentials
+
+    G = as_graph(graph)
+    lam_x = exact_lam(lam)
+    edge_ratios(G, lam_x)  # refuses an irrational lam^w, naming the edge
+    cols = []
+    for h in extreme_potentials(G):
+        t = [exact_power(lam_x, x) for x in h]  # products of the lam^(+-w): rational
+        total = sum(t)
+        cols.append([v / total for v in t])
+    return np.array(cols, dtype=object).T
