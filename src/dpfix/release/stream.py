@@ -47,7 +47,8 @@ from dpfix.release.bounds import DEFAULT_MAX_UPPER
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
 from dpfix.release.options import ReleaseOptions
 
-__all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "external_shuffle",
+__all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "stopped_by_signals",
+           "external_shuffle",
            "merge_runs", "BUCKET_ROWS", "SCRATCH_PREFIX"]
 
 #: The rows a bucket holds on average (``K = ceil(N / BUCKET_ROWS)`` buckets; ``N`` at most
@@ -88,17 +89,42 @@ def _raise_stopped(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP, while their handler is the default one, raise an exception in
+    the block (the main thread only), so that every ``finally`` on the way out runs (the
+    scratch folder and the staged output removed); once out, the process ends by the same
+    signal, as it would have. A handler of the caller's (``dpfix privatize`` raises its own
+    exception) is left in place; so is an enclosing block's.
+    """
+    saved: dict = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _STOP:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                saved[signum] = signal.signal(signum, _raise_stopped)
+    stopped = None
+    try:
+        yield
+    except _Stopped as exc:
+        if not saved:
+            raise  # an enclosing block's signal
+        stopped = exc.signum
+    finally:
+        for signum, old in saved.items():
+            signal.signal(signum, old)
+    if stopped is not None:
+        signal.raise_signal(stopped)  # the default action: the process ends by the signal
+        raise SystemExit(128 + stopped)  # pragma: no cover - a blocked signal
+
+
+@contextlib.contextmanager
 def scratch_folder(parent: str | Path | None = None) -> Iterator[Path]:
     """A private (0700) folder for temporary files, removed however the block ends.
 
     Named ``dpfix-PID-HOST-...`` in ``parent`` (the temporary folder by default), so that
     a run killed by SIGKILL leaves a folder the next run removes
-    (:func:`dpfix.io.commit.remove_stale`, called first). An exception or
-    ``KeyboardInterrupt`` removes it on the way out; so do SIGTERM and SIGHUP whose
-    handler is the default one (the main thread turns them into an exception for the
-    block's duration, then, the folder removed, ends the process by the same signal, as
-    it would have); a handler of the caller's (``dpfix privatize`` raises its own
-    exception) is left in place.
+    (:func:`dpfix.io.commit.remove_stale`, called first). An exception,
+    ``KeyboardInterrupt``, SIGTERM or SIGHUP (:func:`stopped_by_signals`) removes it on
+    the way out.
 
     Examples
     --------
@@ -110,26 +136,12 @@ def scratch_folder(parent: str | Path | None = None) -> Iterator[Path]:
     """
     parent = Path(parent or tempfile.gettempdir())
     remove_stale(parent, SCRATCH_PREFIX)
-    saved: dict = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in _STOP:
-            if signal.getsignal(signum) is signal.SIG_DFL:
-                saved[signum] = signal.signal(signum, _raise_stopped)
-    stopped = None
-    try:
+    with stopped_by_signals():
         folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{leftover_tag()}-", dir=parent))
         try:
             yield folder
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    except _Stopped as exc:
-        stopped = exc.signum
-    finally:
-        for signum, old in saved.items():
-            signal.signal(signum, old)
-    if stopped is not None:
-        signal.raise_signal(stopped)  # the default action: the process ends by the signal
-        raise SystemExit(128 + stopped)  # pragma: no cover - a blocked signal
 
 
 # ------------------------------------------------------------------ the row orders
@@ -331,9 +343,9 @@ class _Writer:
             self.handle, index=False, sep=self.layout["sep"],
             lineterminator=self.layout["newline"])
 
-    def rows(self, frame: Any, others: list) -> None:
+    def rows(self, frame: Any, others: list, names: list) -> None:
         frame = frame.copy()
-        guard_formulas(frame, others, [str(c) for c in others], self.escape, self.tally)
+        guard_formulas(frame, others, names, self.escape, self.tally)
         frame.to_csv(self.handle, header=False, index=False, sep=self.layout["sep"],
                      lineterminator=self.layout["newline"])
 
@@ -401,10 +413,11 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
     try:
         writer.header(out_names)
         kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
+        kept_names = [str(h) for k, h in columns if k not in privatized]
         with scratch_folder(scratch) as folder:
             for frame in _ordered(frames(), order, K, seeds[0], folder, columns, privatized,
                                   [f"c{out_names.index(c)}" for c in keys], bucket_rows):
-                writer.rows(frame, kept_cols)
+                writer.rows(frame, kept_cols, kept_names)
     finally:
         writer.close()
     for k, r in enumerate(results):

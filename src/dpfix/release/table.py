@@ -53,7 +53,7 @@ from dpfix.release.frameworks import check_seed, privatize
 from dpfix.release.options import ReleaseOptions, TwoStage
 from dpfix.release.report import ROW_ORDER_RULES, assemble, composition
 from dpfix.release.result import PrivatizedCounts
-from dpfix.release.stream import BUCKET_ROWS, stream_csv, streams
+from dpfix.release.stream import BUCKET_ROWS, stopped_by_signals, stream_csv, streams
 
 __all__ = ["privatize_table", "Release", "Confidential", "read_input"]
 
@@ -548,7 +548,8 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
                 bucket_rows=target["bucket_rows"] or BUCKET_ROWS, scratch=target["scratch"],
                 progress=progress, on_stage=on_stage)
 
-    path = _write_to(target, write)
+    with stopped_by_signals():  # SIGTERM, SIGHUP: the staged output and scratch removed
+        path = _write_to(target, write)
     streamed = done["s"]
     table, results = streamed.table, streamed.results
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}
