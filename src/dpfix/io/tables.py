@@ -1325,7 +1325,9 @@ def formula_cells(values: Any) -> np.ndarray:
     """
     pd = require("pandas")
 
-    cells = pd.Series(list(values), dtype=object)
+    text = isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype) \
+        and values.dtype != object  # a column of text only: its own vectorised .str
+    cells = values.reset_index(drop=True) if text else pd.Series(list(values), dtype=object)
     bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
     for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
         bad[i] = _NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
