@@ -9,7 +9,9 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   (one row ``count,number`` per count value ``i``, the number of categories
   ``eta_i``, with or without a header line): :func:`read_table`,
   :func:`counts_from_column`, :func:`read_histogram`, and :func:`read_counts`,
-  which keeps what is needed to write the table back (:class:`TableInput`);
+  which keeps what is needed to write the table back (:class:`TableInput`), and
+  :class:`CsvBlocks`, a CSV table read in blocks of rows with the same checks and
+  messages (a streamed release, docs/release.md section 7);
 - the privatized table written in the input's format (:func:`write_counts`):
   a CSV is rewritten cell for cell except the privatized column, a Parquet
   file keeps the dtypes of its other columns (the privatized ones are int64)
