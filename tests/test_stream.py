@@ -312,3 +312,19 @@ def test_streams_only_exact_row_samplers(table, tmp_path):
                           order="input")
     assert pd.read_csv(got.path)["a"].tolist() == mem.table["a"].tolist()
     assert Path(got.path).exists()
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 50])
+def test_blocks_cover_the_rows_in_order(tmp_path, rows):
+    """Every block but the last has exactly ``rows`` rows (the draws' chunks), whatever the
+    parser's chunks; together they are the file's rows in order."""
+    from dpfix.io.tables import CsvBlocks
+
+    path = tmp_path / "t.csv"
+    path.write_text("id,k\n" + "".join(f"r{i},{i % 4}\n" for i in range(23)))
+    blocks = CsvBlocks(path, "k", rows=rows)
+    assert blocks.scan(lambda start, counts: None) == 23
+    got = list(blocks.blocks())
+    assert [len(b) for _, b in got[:-1]] == [rows] * (len(got) - 1)
+    assert [s for s, _ in got] == list(range(0, 23, rows))
+    assert [v for _, b in got for v in b.iloc[:, 0]] == [f"r{i}" for i in range(23)]

@@ -588,8 +588,11 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = _row) -> n
         if not (np.isfinite(a).all() and (a >= 0).all() and (a == np.floor(a)).all()):
             return by_row()
         return np.minimum(a, float(_CLIP)).astype(np.int64)
+    text = values.dtype != object and pd.api.types.is_string_dtype(values.dtype)
+    if text and values.isna().any():  # a text column's missing cells: named by by_row
+        return by_row()
     cells = values.to_numpy(dtype=object)
-    if not all(type(c) is str for c in cells):  # mixed objects (Decimal, int, ...)
+    if not text and not all(type(c) is str for c in cells):  # mixed (Decimal, int, ...)
         return by_row()
     out, ok = _text_counts(cells)
     for i in np.flatnonzero(~ok):  # blanks, signs, long numbers: one by one, exactly
@@ -895,6 +898,9 @@ def _read_csv(path: Path, columns: list[str], sep: str = ",") -> TableInput:
 
 #: Data rows per block of :class:`CsvBlocks` (the exact samplers' chunk of stage 2).
 BLOCK_ROWS = 1 << 21
+#: Rows pandas parses at a time for :class:`CsvBlocks` (its parser holds every cell of a
+#: chunk as a Python string for a moment; a block is then the parsed chunks joined).
+_PARSE_ROWS = 1 << 18
 
 
 class CsvBlocks:
@@ -948,7 +954,7 @@ class CsvBlocks:
         pd = require("pandas")
 
         with _CsvErrors(self.path):
-            with pd.read_csv(self.path, sep=self.sep, chunksize=self.rows,
+            with pd.read_csv(self.path, sep=self.sep, chunksize=min(self.rows, _PARSE_ROWS),
                              **_CSV_OPTIONS) as reader:
                 yield from reader
 
@@ -958,17 +964,22 @@ class CsvBlocks:
         exactly ``rows`` rows."""
         pd = require("pandas")
 
-        carry, start, first = None, 0, True
+        pieces, have, start, first = [], 0, 0, True
         for chunk in self._chunks():
             if first:
                 self.header = [str(h) for h in chunk.iloc[0]]
                 chunk, first = chunk.iloc[1:], False
-            carry = chunk if carry is None else pd.concat([carry, chunk])
-            while len(carry) >= self.rows:
-                yield start, carry.iloc[:self.rows].reset_index(drop=True)
-                carry, start = carry.iloc[self.rows:], start + self.rows
-        if carry is not None and len(carry):
-            yield start, carry.reset_index(drop=True)
+            pieces.append(chunk)
+            have += len(chunk)
+            if have < self.rows:
+                continue
+            joined = pd.concat(pieces)
+            while len(joined) >= self.rows:
+                yield start, joined.iloc[:self.rows].reset_index(drop=True)
+                joined, start = joined.iloc[self.rows:], start + self.rows
+            pieces, have = [joined], len(joined)
+        if have:
+            yield start, pd.concat(pieces).reset_index(drop=True)
 
     def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
         """The counts of each column (or of column ``only``) in a block, exact

@@ -406,7 +406,7 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
                 if progress is not None:
                     progress(names[k], len(d))
             yield pd.DataFrame({f"c{j}": drawn[privatized[k]] if k in privatized
-                                else body.iloc[:, k].to_numpy(dtype=object)
+                                else body.iloc[:, k]  # text as read, a fresh index
                                 for j, (k, _) in enumerate(columns)})
 
     writer = _Writer(dest, layout, escape_formulas)
