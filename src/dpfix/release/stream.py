@@ -349,10 +349,12 @@ class _Writer:
         frame.to_csv(self.handle, header=False, index=False, sep=self.layout["sep"],
                      lineterminator=self.layout["newline"])
 
-    def close(self) -> None:
+    def close(self, complete: bool = True) -> None:
+        """Close the file; the formula warnings only for a table written whole."""
         self.handle.close()
-        warn_formulas(self.tally, stacklevel=5)
-        warn_formulas(self.head_tally, stacklevel=5)
+        if complete:
+            warn_formulas(self.tally, stacklevel=5)
+            warn_formulas(self.head_tally, stacklevel=5)
 
 
 def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: ReleaseOptions,
@@ -418,8 +420,10 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
             for frame in _ordered(frames(), order, K, seeds[0], folder, columns, privatized,
                                   [f"c{out_names.index(c)}" for c in keys], bucket_rows):
                 writer.rows(frame, kept_cols, kept_names)
-    finally:
-        writer.close()
+    except BaseException:
+        writer.close(complete=False)
+        raise
+    writer.close()
     for k, r in enumerate(results):
         r.drawn_histogram = stats[k].hist
         r.confidential = stats[k].confidential(hist.eta[k], r.n, N)
