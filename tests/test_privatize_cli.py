@@ -570,15 +570,16 @@ def test_internal_failure_is_one_line_and_writes_nothing(error, match, table, tm
 
 # ------------------------------------------------------------------ all or nothing
 def _during_the_run(monkeypatch, action):
-    """Run ``action()`` right after the output table has been staged (the run is not over)."""
-    from dpfix.release.table import Release
+    """Run ``action()`` once the outputs are staged, just before they are committed (the run
+    is not over; the table may be streamed to its temporary, never held in memory)."""
+    from dpfix.io.commit import StagedFiles
 
-    real = Release.write_table
+    real = StagedFiles.commit
 
-    def write_table(*a, **k):
-        real(*a, **k)
+    def commit(self, *a, **k):
         action()
-    monkeypatch.setattr(Release, "write_table", write_table)
+        return real(self, *a, **k)
+    monkeypatch.setattr(StagedFiles, "commit", commit)
 
 
 def test_file_created_during_the_run_is_not_replaced(table, tmp_path, capsys, monkeypatch):

@@ -589,9 +589,12 @@ def test_a_dataset_release_holds_its_report_and_a_lazy_table(dataset, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "o", "r.json"]
 
 
-def test_out_goes_with_a_dataset_only(distinctive, dataset, tmp_path):
-    with pytest.raises(ValueError, match="out: only with a Dataset input"):
-        privatize_table(distinctive, "a", 1.0, upper=UPPER, out=tmp_path / "o")
+def test_out_is_a_file_for_a_table_and_required_for_a_dataset(distinctive, dataset,
+                                                                 tmp_path):
+    release = privatize_table(distinctive, "a", 1.0, upper=UPPER, out=tmp_path / "o.csv",
+                              seed=3)
+    assert release.table is None and release.path == tmp_path / "o.csv"
+    assert (tmp_path / "o.csv").is_file()
     with pytest.raises(ValueError, match="out: a Dataset release writes a Parquet dataset"):
         privatize_table(Dataset(dataset), "a", 1.0, upper=UPPER)
     assert not (tmp_path / "o").exists()

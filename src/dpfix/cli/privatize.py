@@ -616,13 +616,17 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
 
     names = plan["call"]["columns"] or [None]  # None: a histogram file
     bars = _Bars(quiet, title, len(names) > 1)
+    # a CSV table to a CSV file: staged by the library itself (streamed, memory flat in N)
+    to_file = {} if out_format == "parquet" or is_parquet(input_path) else {
+        "out": paths["--out"], "staged": staged, "escape_formulas": escape_formulas}
     try:
         release, secret = privatize_table(
             Histogram(source, header) if histogram else source, **plan["call"], keys=key,
             keep=keep, order=order, sep=sep,
             confidential=True, labels=CLI_LABELS,
             progress=lambda column, k: bars.bar(column).update(k),
-            on_stage=lambda column, stage, rows: bars.bar(column, rows).stage(stage))
+            on_stage=lambda column, stage, rows: bars.bar(column, rows).stage(stage),
+            **to_file)
     except BaseException:
         bars.close(failed=True)
         raise
@@ -632,8 +636,9 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     if ledger is not None:
         public["ledger"] = ledger
     write_start = time.perf_counter()
-    release.write_table(staged.temp(paths["--out"], "--out"), fmt=out_format,
-                        escape_formulas=escape_formulas)
+    if release.table is not None:
+        release.write_table(staged.temp(paths["--out"], "--out"), fmt=out_format,
+                            escape_formulas=escape_formulas)
     if fmt is not None:
         fig = (reports.make_figures(public["columns"], [f"{title} ({n})" for n in names])
                if len(names) > 1 else reports.make_figure(public["columns"][0], title))

@@ -9,7 +9,9 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   (one row ``count,number`` per count value ``i``, the number of categories
   ``eta_i``, with or without a header line): :func:`read_table`,
   :func:`counts_from_column`, :func:`read_histogram`, and :func:`read_counts`,
-  which keeps what is needed to write the table back (:class:`TableInput`);
+  which keeps what is needed to write the table back (:class:`TableInput`), and
+  :class:`CsvBlocks`, a CSV table read in blocks of rows with the same checks and
+  messages (a streamed release, docs/release.md section 7);
 - the privatized table written in the input's format (:func:`write_counts`):
   a CSV is rewritten cell for cell except the privatized column, a Parquet
   file keeps the dtypes of its other columns (the privatized ones are int64)
@@ -70,7 +72,7 @@ __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_hi
            "non_count_type", "parquet_logical_type", "histogram_line_is_data", "histogram_cells",
            "other_columns", "write_parquet", "ROW_ORDERS", "ORDER_SEED_CHILD", "row_order",
            "order_source", "check_input_file", "FORMULA_STARTS", "FormulaWarning", "formula_cells",
-           "escape_formula_cells", "guard_formulas"]
+           "escape_formula_cells", "guard_formulas", "warn_formulas", "CsvBlocks", "BLOCK_ROWS"]
 
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -586,8 +588,11 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = _row) -> n
         if not (np.isfinite(a).all() and (a >= 0).all() and (a == np.floor(a)).all()):
             return by_row()
         return np.minimum(a, float(_CLIP)).astype(np.int64)
+    text = values.dtype != object and pd.api.types.is_string_dtype(values.dtype)
+    if text and values.isna().any():  # a text column's missing cells: named by by_row
+        return by_row()
     cells = values.to_numpy(dtype=object)
-    if not all(type(c) is str for c in cells):  # mixed objects (Decimal, int, ...)
+    if not text and not all(type(c) is str for c in cells):  # mixed (Decimal, int, ...)
         return by_row()
     out, ok = _text_counts(cells)
     for i in np.flatnonzero(~ok):  # blanks, signs, long numbers: one by one, exactly
@@ -824,39 +829,208 @@ class TableInput:
         return replace(self, col=col, counts=counts)
 
 
-def _read_csv(path: Path, columns: list[str], sep: str = ",") -> TableInput:
-    pd = require("pandas")
+#: How pandas reads a CSV table: every cell as text, as written (no NaN parsing, the
+#: header as row 0), a byte-order mark tolerated.
+_CSV_OPTIONS = {"header": None, "dtype": str, "keep_default_na": False, "na_filter": False,
+                "encoding": "utf-8-sig"}
 
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    try:
-        frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False,
-                            na_filter=False, encoding="utf-8-sig", sep=sep)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"input file {path} is empty") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"input file {path} is not UTF-8 text") from None
-    except pd.errors.ParserError as exc:
-        raise ValueError(f"input file {path}: {exc}") from None
-    header = [str(h) for h in frame.iloc[0]]
+
+class _CsvErrors:
+    """pandas' errors reading the CSV file ``path``, as one line naming the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if exc is None:
+            return False
+        pd = require("pandas")
+        if isinstance(exc, pd.errors.EmptyDataError):
+            raise ValueError(f"input file {self.path} is empty") from None
+        if isinstance(exc, UnicodeDecodeError):
+            raise ValueError(f"input file {self.path} is not UTF-8 text") from None
+        if isinstance(exc, pd.errors.ParserError):
+            raise ValueError(f"input file {self.path}: {exc}") from None
+        return False
+
+
+def _positions(header: list[str], columns: list[str]) -> list[int]:
+    """Each column's position in the header, every column checked before any is parsed."""
     positions = []
-    for column in columns:  # every column checked before any is parsed
+    for column in columns:
         where = [k for k, h in enumerate(header) if h == column]
         if not where:
             raise ValueError(f"column {column!r} not found; columns are {header}")
         if len(where) > 1:
             raise ValueError(f"column {column!r} appears {len(where)} times in the header")
         positions.append(where[0])
+    return positions
+
+
+def _csv_layout(path: Path) -> tuple[bool, str]:
+    """``(bom, newline)``: whether the file starts with a UTF-8 byte-order mark, and its
+    line end (``"\\r\\n"`` when the first line ends so), both kept on output."""
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    first = head.split(b"\n", 1)[0]
+    return head.startswith(codecs.BOM_UTF8), "\r\n" if first.endswith(b"\r") else "\n"
+
+
+def _read_csv(path: Path, columns: list[str], sep: str = ",") -> TableInput:
+    pd = require("pandas")
+
+    with _CsvErrors(path):
+        frame = pd.read_csv(path, sep=sep, **_CSV_OPTIONS)
+    header = [str(h) for h in frame.iloc[0]]
+    positions = _positions(header, columns)
     if len(frame) < 2:
         raise ValueError(f"input file {path}: the table has no rows")
     where = _csv_line(path, sep)
     privatized = [(column, k, counts_of(frame.iloc[1:, k].reset_index(drop=True), column, where))
                   for column, k in zip(columns, positions, strict=True)]
-    first = head.split(b"\n", 1)[0]
-    return TableInput(path, "csv", privatized[0][2], frame, positions[0],
-                      bom=head.startswith(codecs.BOM_UTF8),
-                      newline="\r\n" if first.endswith(b"\r") else "\n", sep=sep,
-                      privatized=privatized)
+    bom, newline = _csv_layout(path)
+    return TableInput(path, "csv", privatized[0][2], frame, positions[0], bom=bom,
+                      newline=newline, sep=sep, privatized=privatized)
+
+
+#: Data rows per block of :class:`CsvBlocks` (the exact samplers' chunk of stage 2).
+BLOCK_ROWS = 1 << 21
+#: Rows pandas parses at a time for :class:`CsvBlocks` (its parser holds every cell of a
+#: chunk as a Python string for a moment; a block is then the parsed chunks joined).
+_PARSE_ROWS = 1 << 18
+
+
+class CsvBlocks:
+    """A CSV table of counts read in blocks of rows, in memory ``O(block)`` whatever ``N``.
+
+    The file is read as :func:`read_counts` reads it (the same pandas options: every cell
+    as text, the byte-order mark, the separator, quoting, blank lines) and refused with
+    the same messages: :meth:`scan` reads it whole once, checking what
+    :func:`read_counts` checks in the order it checks it (the file's syntax, then the
+    header's columns, then rows, then each column's counts, the first bad row of the
+    first column that has one), so that the message is the one :func:`read_counts`
+    gives; :meth:`blocks` reads it again, block by block.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+    columns : str or list of str
+        The columns of counts.
+    sep : str
+        The field separator.
+    rows : int
+        Data rows per block (the last block may be shorter).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("name,k\\na,3\\nb,0\\nc,7\\n")
+    >>> t = CsvBlocks(p, "k", rows=2)
+    >>> t.scan(lambda start, counts: None)
+    3
+    >>> [(start, b.iloc[:, 0].tolist(), t.counts(b, start)[0].tolist()) for start, b in t.blocks()]
+    [(0, ['a', 'b'], [3, 0]), (2, ['c'], [7])]
+    """
+
+    def __init__(self, path: str | Path, columns: str | list[str], sep: str = ",",
+                 rows: int = BLOCK_ROWS) -> None:
+        self.path = Path(path)
+        check_input_file(self.path)
+        self.columns = _column_names(columns)
+        _check_sep(sep)
+        self.sep, self.rows = sep, int(rows)
+        self.bom, self.newline = _csv_layout(self.path)
+        self.header: list[str] = []
+        self.positions: list[int] = []
+        self.N = 0
+        self._where = _csv_line(self.path, sep)
+
+    def _chunks(self) -> Any:
+        """pandas' chunks of the file (the header is row 0 of the first)."""
+        pd = require("pandas")
+
+        with _CsvErrors(self.path):
+            with pd.read_csv(self.path, sep=self.sep, chunksize=min(self.rows, _PARSE_ROWS),
+                             **_CSV_OPTIONS) as reader:
+                yield from reader
+
+    def blocks(self) -> Any:
+        """``(start, body)`` for each block: ``body`` its data rows (``start`` the first's
+        index from 0), columns by position, a fresh index; every block but the last has
+        exactly ``rows`` rows."""
+        pd = require("pandas")
+
+        pieces, have, start, first = [], 0, 0, True
+        for chunk in self._chunks():
+            if first:
+                self.header = [str(h) for h in chunk.iloc[0]]
+                chunk, first = chunk.iloc[1:], False
+            pieces.append(chunk)
+            have += len(chunk)
+            if have < self.rows:
+                continue
+            joined = pd.concat(pieces)
+            while len(joined) >= self.rows:
+                yield start, joined.iloc[:self.rows].reset_index(drop=True)
+                joined, start = joined.iloc[self.rows:], start + self.rows
+            pieces, have = [joined], len(joined)
+        if have:
+            yield start, pd.concat(pieces).reset_index(drop=True)
+
+    def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
+        """The counts of each column (or of column ``only``) in a block, exact
+        (:func:`counts_of`; a bad cell named by its line in the file)."""
+        picked = range(len(self.columns)) if only is None else [only]
+        return [counts_of(body.iloc[:, self.positions[j]], self.columns[j],
+                          lambda i, s=start: self._where(s + i)) for j in picked]
+
+    def scan(self, add: Callable[[int, list[np.ndarray]], Any]) -> int:
+        """Read the file once, checking it; ``add(start, counts)`` for each block (the counts
+        of every column). Returns the number of data rows ``N``.
+
+        Raises
+        ------
+        ValueError
+            With :func:`read_counts`' message: a file pandas cannot read, an unknown or
+            repeated column, no rows, a bad count (the first column with one, its first
+            bad row). Nothing after the first problem reaches ``add``.
+        """
+        problem: Any = None  # (rank, error): the header, then no rows, then column j
+        N = 0
+        for start, body in self.blocks():
+            if problem is None and not self.positions:
+                try:
+                    self.positions = _positions(self.header, self.columns)
+                except ValueError as exc:
+                    problem = (-2, exc)
+            N = start + len(body)
+            if problem is not None and problem[0] < 0:
+                continue
+            counts = []
+            for j in range(len(self.columns) if problem is None else problem[0]):
+                try:
+                    counts.append(self.counts(body, start, j)[0])
+                except ValueError as exc:
+                    problem = (j, exc)
+                    break
+            if problem is None:
+                add(start, counts)
+        if not self.header:  # pandas read a file of blank lines only as empty
+            raise ValueError(f"input file {self.path} is empty")
+        if problem is None and not self.positions:
+            self.positions = _positions(self.header, self.columns)
+        if problem is not None and problem[0] == -2:
+            raise problem[1]
+        if N == 0:
+            raise ValueError(f"input file {self.path}: the table has no rows")
+        if problem is not None:
+            raise problem[1]
+        self.N = N
+        return N
 
 
 def parquet_logical_type(path: Path, column: str) -> str | None:
@@ -972,17 +1146,27 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     check_input_file(path)
     if histogram:
         return _read_histogram_input(path, header)
+    columns = _column_names(column)
+    if is_parquet(path):
+        return _read_parquet(path, columns)
+    _check_sep(sep)
+    return _read_csv(path, columns, sep)
+
+
+def _column_names(column: str | list[str] | None) -> list[str]:
+    """The columns of counts asked for, each named once."""
     columns = [column] if isinstance(column, str) else list(column or [])
     if not columns:
         raise ValueError("column: name the column of counts")
     twice = sorted({c for c in columns if columns.count(c) > 1})
     if twice:
         raise ValueError(f"column {twice[0]!r} named twice")
-    if is_parquet(path):
-        return _read_parquet(path, columns)
+    return columns
+
+
+def _check_sep(sep: str) -> None:
     if len(sep) != 1 or sep in "\r\n\"":
         raise ValueError(f"sep: one character other than a quote or a line end, got {sep!r}")
-    return _read_csv(path, columns, sep)
 
 
 # ------------------------------------------------------------------ writing
@@ -1154,7 +1338,9 @@ def formula_cells(values: Any) -> np.ndarray:
     """
     pd = require("pandas")
 
-    cells = pd.Series(list(values), dtype=object)
+    text = isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype) \
+        and values.dtype != object  # a column of text only: its own vectorised .str
+    cells = values.reset_index(drop=True) if text else pd.Series(list(values), dtype=object)
     bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
     for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
         bad[i] = _NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
@@ -1174,21 +1360,44 @@ def escape_formula_cells(values: Any) -> list:
     return [f"'{c}" if bad else c for c, bad in zip(cells, formula_cells(cells), strict=True)]
 
 
-def guard_formulas(frame: Any, columns: list, names: list[str], escape: bool) -> None:
+def guard_formulas(frame: Any, columns: list, names: list[str], escape: bool,
+                   tally: dict | None = None) -> None:
     """Escape (``escape``) the formula cells of ``frame[columns]`` in place, or warn once per
-    column that has some, naming it and their number."""
+    column that has some, naming it and their number.
+
+    ``tally``: a table written in pieces adds each column's number of formula cells to
+    ``tally[name]`` instead of warning, and warns once at the end (:func:`warn_formulas`).
+    """
     for col, name in zip(columns, names, strict=True):
         bad = formula_cells(frame[col])
         if not bad.any():
             continue
         if escape:
             frame[col] = escape_formula_cells(frame[col])
-            continue
+        elif tally is not None:
+            tally[name] = tally.get(name, 0) + int(bad.sum())
+        else:
+            warn_formulas({name: int(bad.sum())}, stacklevel=4)
+
+
+def warn_formulas(tally: dict, stacklevel: int = 3) -> None:
+    """One :class:`FormulaWarning` per column of ``tally`` (name -> number of formula cells).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_formulas({"name": 2})
+    >>> str(seen[0].message).split(":")[0]
+    "column 'name'"
+    """
+    for name, count in tally.items():
         warnings.warn(FormulaWarning(
-            f"column {name!r}: {int(bad.sum())} cell(s) start with =, +, -, @, a tab or a "
+            f"column {name!r}: {count} cell(s) start with =, +, -, @, a tab or a "
             "carriage return, which a spreadsheet may run as a formula; they are written as "
             "they are (--escape-formulas, escape_formulas=True: prefixed with ')"),
-            stacklevel=3)
+            stacklevel=stacklevel)
 
 
 def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],

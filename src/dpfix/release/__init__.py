@@ -20,6 +20,8 @@
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
   one call (a DataFrame, a file, a ``Histogram`` file or a Dask ``Dataset``), the
   ``Release`` (public) and the ``Confidential`` (docs/release.md);
+- :mod:`dpfix.release.stream`: a CSV file released to a CSV file in two passes, in
+  memory flat in the number of rows (external shuffle, stable merge; docs/release.md);
 - :mod:`dpfix.release.bounds`: a DP upper bound (``upper="auto"``) and the warning when
   the private target piles up on ``upper`` (docs/bounds.md);
 - :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every

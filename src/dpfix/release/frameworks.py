@@ -55,7 +55,8 @@ from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism
 
 __all__ = ["privatize", "histogram", "apply_mechanism", "apply_histogram",
            "complete_no_split", "EPS_MARGIN", "MAX_HISTOGRAM_N", "STRUCTURED_T_MAX",
-           "JOINT_MAX_N", "EXACT_HISTOGRAM_MAX_N", "check_counts", "integer_vector",
+           "JOINT_MAX_N", "EXACT_HISTOGRAM_MAX_N", "DRAW_CHUNK", "check_counts",
+           "integer_vector", "stage2_source",
            "AUTO_MAX_UPPER_TABLE"]
 
 #: Largest candidate of ``upper="auto"`` for a constructor that builds the ``n x n`` ``T``
@@ -82,8 +83,10 @@ JOINT_MAX_N = 10_001
 #: samplers; above it, by numpy's multinomial on float rows of ``T`` (labelled).
 EXACT_HISTOGRAM_MAX_N = 10**8
 
-#: Rows drawn per chunk by the exact samplers (memory ``O(chunk)``; progress ticks).
-_CHUNK = 1 << 21
+#: Rows drawn per chunk by the exact samplers (memory ``O(chunk)``; progress ticks). A
+#: streamed release draws the same chunks, so that it draws exactly the same values.
+DRAW_CHUNK = 1 << 21
+_CHUNK = DRAW_CHUNK
 
 
 def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
@@ -302,6 +305,19 @@ def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
     if seed is not None:
         return tuple(np.random.SeedSequence(seed).spawn(3))
     return np.random.SeedSequence(), np.random.SeedSequence(), None
+
+
+def stage2_source(seed: int | None) -> Any:
+    """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the operating
+    system's CSPRNG, or with ``seed`` a PCG64 seeded with the second child of
+    ``SeedSequence(seed)``. A streamed release draws its blocks from it in turn.
+
+    Examples
+    --------
+    >>> stage2_source(None).secure, stage2_source(3).words(1) == stage2_source(3).words(1)
+    (True, array([ True]))
+    """
+    return random_source(None if seed is None else _seeds(seed)[1])
 
 
 def _missing(name: str, positions: np.ndarray, kind: str) -> ValueError:
@@ -583,7 +599,8 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
     if constructor == "lp":
         top = LP_MAX_UPPER
     if histogram is not None:
-        top = min(top, JOINT_MAX_N - 1)
+        if rest.get("draw", True):  # the joint histogram returned is n x n
+            top = min(top, JOINT_MAX_N - 1)
         histogram = integer_vector(histogram, "histogram")
     else:
         counts = check_counts(counts)
@@ -649,7 +666,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
         d = np.minimum(d, upper)
         N = int(d.size)
     else:
-        if n > JOINT_MAX_N:
+        if n > JOINT_MAX_N and draw:
             raise ValueError(f"upper: a histogram input returns the n x n joint histogram: "
                              f"upper at most {JOINT_MAX_N - 1}, got {upper}")
         d = None
@@ -761,7 +778,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
 
     stage("draw")
     start = time.perf_counter()
-    source = random_source(None if seed is None else stage2_seed)
+    source = stage2_source(seed)
     out = joint = None
     exact_rows = sampler is not None and (d is not None or N <= EXACT_HISTOGRAM_MAX_N)
     if not draw:

@@ -61,6 +61,7 @@ from dpfix.release.report import (
     composition,
 )
 from dpfix.release.result import PrivatizedCounts
+from dpfix.release.stream import BUCKET_ROWS, stopped_by_signals, stream_csv, streams
 
 #: The row orders of a Dataset release (no global sort).
 ROW_ORDERS_DATASET = tuple(DATASET_ROW_ORDER_RULES)
@@ -143,17 +144,28 @@ class Release:
         columns are privatized: public facts of the format, for :meth:`write_table`; a
         histogram's header line and byte-order mark (``kind`` ``"histogram"``), or a
         Dataset release's folder (``kind`` ``"dataset"``, ``out``).
+    path : pathlib.Path or None
+        With ``privatize_table(..., out=PATH)`` for a table: the file the table was written
+        to, and ``table`` is None (a CSV file to a CSV file is streamed: its rows are never
+        all in memory; docs/release.md, section 7).
     """
 
     table: Any
     report: dict
     layout: dict = field(default_factory=dict)
+    path: Path | None = None
 
     def __repr__(self) -> str:
         c = self.report["composition"]
         rows = self.report["columns"][0]["N"]
+        where = "" if self.path is None else f", path={str(self.path)!r}"
         return (f"Release(columns={self.layout.get('privatized')!r}, rows={rows}, "
-                f"unit={self.report['unit']['text']!r}, eps_spent={c['eps_spent']!r})")
+                f"unit={self.report['unit']['text']!r}, eps_spent={c['eps_spent']!r}{where})")
+
+    def _in_memory(self) -> None:
+        if self.table is None:
+            raise ValueError(f"the table was written to {self.path} (privatize_table(..., "
+                             "out=)); it is not held in memory")
 
     @property
     def budget(self) -> dict:
@@ -179,6 +191,7 @@ class Release:
         Parquet keeps every column's dtype; the text columns of a CSV input whose every
         cell is a plain integer (``0``, ``-12``, no leading zero) become int64 keys.
         """
+        self._in_memory()
         fmt = fmt or ("parquet" if is_parquet(dest) else "csv")
         kind = self.layout.get("kind")
         if kind == "dataset":
@@ -214,6 +227,7 @@ class Release:
         place together (:class:`dpfix.io.commit.StagedFiles`); an existing file is
         replaced only with ``force``.
         """
+        self._in_memory()
         staged = StagedFiles(force=force)
         with staged:
             self.write_table(staged.temp(Path(path), "path"),
@@ -374,12 +388,9 @@ def _input_order(data: Any, order: str | None, names: list, keys: list, keep: li
 
 
 def _check_out(data: Any, out: Any, uppers: dict, labels: dict) -> None:
-    """``out`` (the folder a Dataset release writes) goes with a Dataset input only; a
-    Dataset's bounds are numbers."""
+    """A Dataset release names its folder ``out``, and its bounds are numbers (any other
+    input may name a file ``out``)."""
     if not isinstance(data, Dataset):
-        if out is not None:
-            raise ValueError("out: only with a Dataset input (its dataset is written by the "
-                             "engine); write a release with Release.write")
         return
     if out is None:
         raise ValueError("out: a Dataset release writes a Parquet dataset folder; name it")
@@ -449,8 +460,10 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                     confidential: bool = False,
                     progress: Callable[[Any, int], Any] | None = None,
                     on_stage: Callable[[Any, str, int], Any] | None = None,
-                    labels: Mapping = LIBRARY_LABELS, joint: Any = None
-                    ) -> Release | tuple[Release, Confidential]:
+                    labels: Mapping = LIBRARY_LABELS, joint: Any = None,
+                    force: bool = False, escape_formulas: bool = False,
+                    staged: StagedFiles | None = None, bucket_rows: int | None = None,
+                    scratch: str | Path | None = None) -> Release | tuple[Release, Confidential]:
     """Privatize the count columns of a table in one call (docs/release.md).
 
     Parameters
@@ -509,8 +522,16 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         spends; the caller commits it, except for a :class:`Dataset`, which commits it
         before its dataset moves into place.
     out : str or pathlib.Path, optional
-        A :class:`Dataset` release only: the Parquet dataset folder to write (must not
-        exist).
+        A :class:`Dataset` release: the Parquet dataset folder to write (required; must not
+        exist). Any other input: write the table to this file (CSV or Parquet by its
+        suffix) instead of returning it: the returned ``Release`` has ``table`` None and
+        ``path`` set. A CSV ``data`` file to a CSV ``out`` is streamed (two passes over the
+        file, memory flat in the number of rows, :mod:`dpfix.release.stream`) with the
+        two-stage framework (any constructor but the discrete Gaussian; not with
+        ``joint``); with a seed it writes the bytes the in-memory path writes. The file
+        appears whole or not at all (:class:`dpfix.io.commit.StagedFiles`), replacing an
+        existing one only with ``force``; ``escape_formulas`` as
+        :meth:`Release.write_table`.
     sep : str
         A CSV file's separator.
     confidential : bool
@@ -527,6 +548,13 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
         the fixed point (docs/joint.md): ``joint=[("MURDER", "RAPE")]``. Each pair keeps
         its columns' budgets (the unit's composition is unchanged) and the report's
         ``joint`` entry states its framework and composition.
+    staged : StagedFiles, optional
+        With ``out``: stage the table in it (under the label ``--out``) and leave the
+        commit to the caller (``dpfix privatize`` commits its outputs together).
+    bucket_rows, scratch : optional
+        A streamed release's average rows per bucket of its external shuffle
+        (:data:`dpfix.release.stream.BUCKET_ROWS`; its memory) and the folder of its
+        private scratch folder (the temporary folder).
 
     Returns
     -------
@@ -570,6 +598,9 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     keys, keep = list(keys or []), list(keep or [])
     order = _input_order(data, order, names, keys, keep, labels)
     pairs = check_pairs(joint, names, uppers, options, delta, labels)
+    target = None if out is None or isinstance(data, Dataset) else {
+        "out": Path(out), "force": force, "escape_formulas": escape_formulas,
+        "staged": staged, "bucket_rows": bucket_rows, "scratch": scratch}
 
     def run(charge: Any) -> Release | tuple[Release, Confidential]:
         if isinstance(data, Dataset):
@@ -581,7 +612,7 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
                                     start, charge)
         return _release(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
                         keys, keep, order, options, upper_share, sep, confidential, progress,
-                        on_stage, labels, start, charge, pairs)
+                        on_stage, labels, start, charge, pairs, target)
     if ledger is None:
         return run(None)
     spent = composition(names, budgets, eps, rule, unit, deltas, exact=True)
@@ -622,8 +653,16 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
              uppers: dict, deltas: list, seeds: list, seed: Any, keys: list, keep: list,
              order: str, options: ReleaseOptions, upper_share: Any, sep: str,
              confidential: bool, progress: Any, on_stage: Any, labels: dict, start: float,
-             charge: Any, pairs: list) -> Release | tuple[Release, Confidential]:
+             charge: Any, pairs: list, target: dict | None = None
+             ) -> Release | tuple[Release, Confidential]:
     """The release itself, its inputs checked (:func:`privatize_table`)."""
+    if target is not None and not pairs and _streamed(data, target["out"], options):
+        made = _stream(data, names, eps, unit, budgets, rule, uppers, deltas, seeds, seed,
+                       keys, keep, order, options, upper_share, sep, progress, on_stage,
+                       labels, charge, target)
+        if not confidential:
+            return made[0]
+        return made
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
         table = read_input(data, names, sep)
@@ -674,6 +713,11 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
                   "sep": table.sep, "newline": table.newline, "bom": table.bom}
         release = Release(_frame(table, results, passed, rows), reports.jsonable(public),
                           layout)
+    if target is not None:
+        path = _write_to(target, lambda dest: release.write_table(
+            dest, fmt="parquet" if is_parquet(target["out"]) else "csv",
+            escape_formulas=target["escape_formulas"]))
+        release = Release(None, release.report, release.layout, path)
     if not confidential:
         return release
     secret = _confidential(table, names, results, uppers, {"read": read_seconds})
@@ -760,6 +804,75 @@ def _true_histogram(table: TableInput, k: int, result: PrivatizedCounts, upper: 
     if table.eta is not None:
         return _check_histogram(table.eta, upper)[0]
     return np.bincount(np.minimum(table.select(k).counts, upper), minlength=upper + 1)
+
+
+def _streamed(data: Any, out: Path, options: ReleaseOptions) -> bool:
+    """A CSV file to a CSV file, by a method that draws every row from the histogram alone."""
+    return (isinstance(data, (str, Path)) and not is_parquet(data) and not is_parquet(out)
+            and streams(options))
+
+
+def _write_to(target: dict, write: Callable[[Path], Any]) -> Path:
+    """``write(temp)`` a staged temporary of ``target["out"]``, committed here unless the
+    caller stages it (``target["staged"]``)."""
+    out = Path(target["out"])
+    if target["staged"] is not None:
+        write(target["staged"].temp(out, "--out"))
+        return out
+    own = StagedFiles(force=target["force"])
+    with own:
+        write(own.temp(out, "out"))
+        own.commit()
+    return out
+
+
+def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, rule: str,
+            uppers: dict, deltas: list, seeds: list, seed: Any, keys: list, keep: list,
+            order: str, options: ReleaseOptions, upper_share: Any, sep: str, progress: Any,
+            on_stage: Any, labels: dict, charge: Any,
+            target: dict) -> tuple[Release, Confidential]:
+    """A CSV file streamed to a CSV file (:func:`dpfix.release.stream.stream_csv`)."""
+    done: dict = {}
+
+    def write(dest: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
+            done["s"] = stream_csv(
+                Path(data), dest, names, [b / unit.bound for b in budgets], options, uppers,
+                deltas, seeds, order, keys, lambda others: _passed(names, keys, keep, others,
+                                                                   labels),
+                sep=sep, upper_share=upper_share, escape_formulas=target["escape_formulas"],
+                bucket_rows=target["bucket_rows"] or BUCKET_ROWS, scratch=target["scratch"],
+                progress=progress, on_stage=on_stage)
+
+    with stopped_by_signals():  # SIGTERM, SIGHUP: the staged output and scratch removed
+        path = _write_to(target, write)
+    streamed = done["s"]
+    table, results = streamed.table, streamed.results
+    uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}
+    passed = [*keys, *keep]
+    per_column = [reports.public_report(r, table.select(k), name, uppers[name], None)
+                  for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
+    output_columns = {
+        "privatized": names, "key": keys, "kept": keep,
+        "dropped": [c for c in streamed.others if c not in passed],
+        "rule": "only the privatized columns and the columns declared public (keys, keep; "
+                "--key, --keep) are written"}
+    public = assemble(per_column, names, composed, unit,
+                      {"path": str(table.path), "kind": table.kind}, output_columns, order,
+                      ROW_ORDER_RULES[order],
+                      extra=None if charge is None else {"ledger": charge.statement()})
+    layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
+              "newline": table.newline, "bom": table.bom}
+    release = Release(None, reports.jsonable(public), layout, path)
+    per = [reports.confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
+           for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    body = reports.confidential_columns(per, names, table, {"read": streamed.read_seconds})
+    body["report_version"] = 1
+    secret = Confidential(reports.jsonable(body), streamed.histograms,
+                          {n: r.topcoded for n, r in zip(names, results, strict=True)})
+    return release, secret
 
 
 def _confidential(table: TableInput, names: list, results: list, uppers: dict,

@@ -1,0 +1,494 @@
+"""A CSV file released to a CSV file in memory ``O(block + n^2)``, whatever its rows ``N``
+(docs/release.md, section 7).
+
+Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
+:data:`dpfix.release.frameworks.DRAW_CHUNK` rows):
+
+1. each privatized column's histogram (top-coded above ``upper``; ``upper="auto"``
+   chooses its bound from it), checked exactly as :func:`dpfix.io.tables.read_counts`
+   checks the file; stage 1 and ``T`` come from the histograms alone
+   (:func:`dpfix.release.frameworks.privatize` with ``histogram=`` and ``draw=False``);
+2. every block's rows drawn with the exact sampler of stage 2, in the order and chunks of
+   the in-memory path, from the same randomness; the rows written in the release's order:
+   ``"input"`` straight through; ``"shuffled"`` scattered to ``K`` bucket files (each
+   row's bucket uniform and independent), each bucket shuffled in memory, the buckets
+   concatenated (:func:`external_shuffle`: exactly uniform, proof in docs/release.md);
+   ``"key"`` the shuffled buckets each sorted stably by the key columns' text, then
+   merged stably (:func:`merge_runs`): equal keys in uniformly random order.
+
+With ``K = 1`` (``N`` at most ``bucket_rows``) no bucket is drawn and the one bucket's
+permutation is the in-memory path's: with a seed the output is the in-memory output,
+byte for byte, in every order.
+
+The temporary files live in a private (0700) scratch folder, removed on every exit
+(an error, ``KeyboardInterrupt``, SIGTERM, SIGHUP: :func:`scratch_folder`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import math
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpfix.io.commit import leftover_tag, remove_stale
+from dpfix.io.tables import CsvBlocks, TableInput, guard_formulas, order_source, warn_formulas
+from dpfix.numbers.numeric import require
+from dpfix.release.bounds import DEFAULT_MAX_UPPER
+from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
+from dpfix.release.options import ReleaseOptions
+
+__all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "stopped_by_signals",
+           "external_shuffle",
+           "merge_runs", "BUCKET_ROWS", "SCRATCH_PREFIX"]
+
+#: The rows a bucket holds on average (``K = ceil(N / BUCKET_ROWS)`` buckets; ``N`` at most
+#: this: one bucket, the in-memory permutation itself).
+BUCKET_ROWS = 1 << 20
+#: The start of a scratch folder's name (then :func:`dpfix.io.commit.leftover_tag`).
+SCRATCH_PREFIX = "dpfix-"
+#: The signals that end a streamed release by an exception (their scratch folder removed)
+#: while their handler is the default one.
+_STOP = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def streams(options: ReleaseOptions) -> bool:
+    """Whether the method draws every row with an exact sampler built from the histogram
+    alone: the two-stage framework, any constructor but the discrete Gaussian (the
+    one-stage and hybrid frameworks estimate from every row's ``y`` first).
+
+    Examples
+    --------
+    >>> from dpfix.release.options import TwoStage, NoSplit
+    >>> streams(TwoStage()), streams(NoSplit("one-stage"))
+    (True, False)
+    """
+    return options.framework == "two-stage" and options.constructor != "discrete-gaussian"
+
+
+# ------------------------------------------------------------------ the scratch folder
+class _Stopped(BaseException):
+    """SIGTERM or SIGHUP arrived (default handler) while a scratch folder was in use."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise _Stopped(signum)
+
+
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP, while their handler is the default one, raise an exception in
+    the block (the main thread only), so that every ``finally`` on the way out runs (the
+    scratch folder and the staged output removed); once out, the process ends by the same
+    signal, as it would have. A handler of the caller's (``dpfix privatize`` raises its own
+    exception) is left in place; so is an enclosing block's.
+    """
+    saved: dict = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _STOP:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                saved[signum] = signal.signal(signum, _raise_stopped)
+    stopped = None
+    try:
+        yield
+    except _Stopped as exc:
+        if not saved:
+            raise  # an enclosing block's signal
+        stopped = exc.signum
+    finally:
+        for signum, old in saved.items():
+            signal.signal(signum, old)
+    if stopped is not None:
+        signal.raise_signal(stopped)  # the default action: the process ends by the signal
+        raise SystemExit(128 + stopped)  # pragma: no cover - a blocked signal
+
+
+@contextlib.contextmanager
+def scratch_folder(parent: str | Path | None = None) -> Iterator[Path]:
+    """A private (0700) folder for temporary files, removed however the block ends.
+
+    Named ``dpfix-PID-HOST-...`` in ``parent`` (the temporary folder by default), so that
+    a run killed by SIGKILL leaves a folder the next run removes
+    (:func:`dpfix.io.commit.remove_stale`, called first). An exception,
+    ``KeyboardInterrupt``, SIGTERM or SIGHUP (:func:`stopped_by_signals`) removes it on
+    the way out.
+
+    Examples
+    --------
+    >>> with scratch_folder() as folder:
+    ...     oct(folder.stat().st_mode & 0o777), folder.name.startswith("dpfix-")
+    ('0o700', True)
+    >>> folder.exists()
+    False
+    """
+    parent = Path(parent or tempfile.gettempdir())
+    remove_stale(parent, SCRATCH_PREFIX)
+    with stopped_by_signals():
+        folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{leftover_tag()}-", dir=parent))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ the row orders
+def external_shuffle(pieces: Iterator[Any], K: int, source: Any, folder: Path,
+                     schema: Any) -> Iterator[Any]:
+    """The rows of ``pieces`` (pyarrow Tables) in a uniformly random order, ``K`` buckets
+    at a time in memory.
+
+    Each row goes to bucket ``b`` drawn uniformly from ``0 .. K-1`` (independently, by
+    ``source.below``; ``K = 1``: no draw), appended to the bucket's file in ``folder``;
+    then each bucket in turn is read, permuted by ``source.permutation`` and yielded
+    (and its file removed). Every permutation of the ``N`` rows has probability
+    ``1 / N!`` (docs/release.md, section 7); ``K = 1`` is ``source.permutation(N)``.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from dpfix.sampling import random_source
+    >>> t = pa.table({"x": list(range(6))})
+    >>> with scratch_folder() as d:
+    ...     rows = [v for b in external_shuffle(iter([t]), 3, random_source(0), d, t.schema)
+    ...             for v in b.column("x").to_pylist()]
+    >>> sorted(rows)
+    [0, 1, 2, 3, 4, 5]
+    """
+    pa = require("pyarrow")
+
+    paths = [folder / f"bucket-{b}.arrow" for b in range(K)]
+    writers = [pa.ipc.new_stream(str(p), schema) for p in paths]
+    try:
+        for piece in pieces:
+            m = piece.num_rows
+            if K == 1:
+                writers[0].write_table(piece)
+                continue
+            labels = source.below(K, m).astype(np.int64)
+            order = np.argsort(labels, kind="stable")
+            ends = np.cumsum(np.bincount(labels, minlength=K))
+            grouped = piece.take(pa.array(order))
+            for b in range(K):
+                lo = 0 if b == 0 else int(ends[b - 1])
+                if ends[b] > lo:
+                    writers[b].write_table(grouped.slice(lo, int(ends[b]) - lo))
+    finally:
+        for w in writers:
+            w.close()
+    for p in paths:
+        with pa.OSFile(str(p)) as f:
+            bucket = pa.ipc.open_stream(f).read_all()
+        p.unlink()
+        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+
+
+def _key_parts(frame: Any, keys: list) -> list[np.ndarray]:
+    """The sort key of every row as arrays: per key column, missing (1, last) and the text."""
+    parts = []
+    for c in keys:
+        na = frame[c].isna().to_numpy()
+        parts += [na, np.where(na, "", frame[c].to_numpy(dtype=object))]
+    return parts
+
+
+class _Run:
+    """One sorted run in a file, read a batch at a time."""
+
+    def __init__(self, path: Path, keys: list) -> None:
+        pa = require("pyarrow")
+        self.file = pa.OSFile(str(path))
+        self.reader = pa.ipc.open_stream(self.file)
+        self.keys, self.done, self.buf, self.parts = keys, False, None, []
+        self.load()
+
+    def load(self) -> None:
+        pa = require("pyarrow")
+        try:
+            batch = self.reader.read_next_batch()
+        except StopIteration:
+            self.done = True
+            self.file.close()
+            self.buf = self.buf.iloc[:0] if self.buf is not None else None
+            self.parts = []
+            return
+        self.buf = pa.Table.from_batches([batch]).to_pandas()
+        self.parts = _key_parts(self.buf, self.keys)
+
+    def key(self, i: int) -> tuple:
+        return tuple(p[i] for p in self.parts)
+
+    def __len__(self) -> int:
+        return 0 if self.buf is None else len(self.buf)
+
+    def cut(self, f: tuple, right: bool) -> Any:
+        """Take the rows whose key is below ``f`` (or at most ``f``, ``right``) off the front."""
+        find = bisect.bisect_right if right else bisect.bisect_left
+        k = find(range(len(self)), f, key=self.key)
+        head = self.buf.iloc[:k]
+        self.buf = self.buf.iloc[k:].reset_index(drop=True)
+        self.parts = [p[k:] for p in self.parts]
+        return head
+
+
+def _sorted(frame: Any, keys: list) -> Any:
+    """Rows sorted stably by the key columns' text (missing last): the in-memory rule."""
+    return frame.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
+
+
+def merge_runs(paths: list[Path], keys: list) -> Iterator[Any]:
+    """The rows of the sorted runs ``paths``, merged stably: by key, equal keys in the runs'
+    order then each run's order; one batch per run in memory.
+
+    At each step ``f`` is the least last key of the buffers of the runs that have more to
+    read, and ``j`` the first such run whose buffer ends at ``f``. Every row below ``f``
+    may go (no run holds a smaller one still unread); a row at ``f`` may go when its run
+    comes at most ``j`` in order (the runs before ``j`` hold no unread row at ``f``, run
+    ``j``'s unread ones come after its buffered ones). Run ``j``'s buffer empties, so every
+    step reads a batch or ends.
+
+    Examples
+    --------
+    >>> import pandas as pd, pyarrow as pa
+    >>> with scratch_folder() as d:
+    ...     paths = []
+    ...     for i, ks in enumerate([["a", "b", "b"], ["a", "b", "c"]]):
+    ...         t = pa.table({"k": ks, "run": [i] * 3})
+    ...         with pa.ipc.new_stream(str(d / f"r{i}"), t.schema) as w:
+    ...             w.write_table(t, max_chunksize=1)
+    ...         paths.append(d / f"r{i}")
+    ...     out = pd.concat(list(merge_runs(paths, ["k"])))
+    >>> list(zip(out["k"], out["run"]))
+    [('a', 0), ('a', 1), ('b', 0), ('b', 0), ('b', 1), ('c', 1)]
+    """
+    pd = require("pandas")
+
+    runs = [_Run(p, keys) for p in paths]
+    while True:
+        for r in runs:
+            while not r.done and len(r) == 0:
+                r.load()
+        pending = [i for i, r in enumerate(runs) if not r.done]
+        if not pending:
+            rest = [r.buf for r in runs if len(r)]
+            if rest:
+                yield _sorted(pd.concat(rest, ignore_index=True), keys)
+            return
+        f = min(runs[i].key(len(runs[i]) - 1) for i in pending)
+        j = next(i for i in pending if runs[i].key(len(runs[i]) - 1) == f)
+        heads = [r.cut(f, i <= j) for i, r in enumerate(runs) if len(r)]
+        heads = [h for h in heads if len(h)]
+        if heads:
+            yield _sorted(pd.concat(heads, ignore_index=True), keys)
+
+
+# ------------------------------------------------------------------ the release
+@dataclass
+class Streamed:
+    """What :func:`stream_csv` returns: the table as read (no rows kept), the per-column
+    results (``drawn_histogram`` and ``confidential`` filled in), the columns written."""
+
+    table: TableInput
+    results: list
+    others: list
+    read_seconds: float
+    histograms: dict = field(default_factory=dict)
+
+
+class _Histograms:
+    """Pass 1: each column's histogram, its counts above ``cap`` counted at ``cap``."""
+
+    def __init__(self, caps: list[int]) -> None:
+        self.caps = caps
+        self.eta = [np.zeros(c + 1, dtype=np.int64) for c in caps]
+
+    def add(self, start: int, counts: list[np.ndarray]) -> None:
+        for k, c in enumerate(counts):
+            self.eta[k] += np.bincount(np.minimum(c, self.caps[k]), minlength=self.caps[k] + 1)
+
+
+def _cap(upper: Any) -> int:
+    """The histogram's last value: above ``upper`` (top-coded, counted); ``"auto"``: above
+    the largest bound any constructor may choose (the bound's scores need no more)."""
+    return DEFAULT_MAX_UPPER + 1 if upper == "auto" else int(upper) + 1
+
+
+class _Writer:
+    """The output CSV, written a frame at a time as the in-memory path writes it whole."""
+
+    def __init__(self, dest: Path, layout: dict, escape: bool) -> None:
+        self.handle = open(dest, "w", encoding="utf-8-sig" if layout["bom"] else "utf-8",
+                           newline="")
+        self.layout, self.escape = layout, escape
+        self.tally: dict = {}
+        self.head_tally: dict = {}
+
+    def header(self, names: list[str]) -> None:
+        pd = require("pandas")
+        heads = pd.DataFrame({"header": names})
+        guard_formulas(heads, ["header"], ["the header"], self.escape, self.head_tally)
+        pd.DataFrame(columns=list(heads["header"])).to_csv(
+            self.handle, index=False, sep=self.layout["sep"],
+            lineterminator=self.layout["newline"])
+
+    def rows(self, frame: Any, others: list, names: list) -> None:
+        frame = frame.copy()
+        guard_formulas(frame, others, names, self.escape, self.tally)
+        frame.to_csv(self.handle, header=False, index=False, sep=self.layout["sep"],
+                     lineterminator=self.layout["newline"])
+
+    def close(self, complete: bool = True) -> None:
+        """Close the file; the formula warnings only for a table written whole."""
+        self.handle.close()
+        if complete:
+            warn_formulas(self.tally, stacklevel=5)
+            warn_formulas(self.head_tally, stacklevel=5)
+
+
+def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: ReleaseOptions,
+               uppers: dict, deltas: list, seeds: list, order: str, keys: list,
+               passed_of: Callable[[list], list], *, sep: str = ",",
+               upper_share: Any = None, escape_formulas: bool = False,
+               bucket_rows: int = BUCKET_ROWS, scratch: str | Path | None = None,
+               progress: Any = None, on_stage: Any = None) -> Streamed:
+    """Release the CSV file ``path`` to the CSV file ``dest`` in two passes (module docstring).
+
+    ``epsilons[k]``: the budget column ``k``'s mechanisms run at; ``passed_of(others)``:
+    the columns written besides the privatized ones (checked against the other columns
+    of the header); ``bucket_rows``: a bucket's rows on average; ``scratch``: where the
+    scratch folder goes. The rest as :func:`dpfix.release.table.privatize_table`.
+    """
+    import time
+
+    start = time.perf_counter()
+    blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
+    hist = _Histograms([_cap(uppers[n]) for n in names])
+    N = blocks.scan(hist.add)
+    others = [h for k, h in enumerate(blocks.header) if k not in blocks.positions]
+    passed = passed_of(others)
+    read_seconds = time.perf_counter() - start
+    results = []
+    for k, name in enumerate(names):
+        results.append(privatize(
+            None, epsilons[k], options, upper=uppers[name], histogram=hist.eta[k],
+            seed=seeds[k], delta=deltas[k], draw=False,
+            upper_share=upper_share if uppers[name] == "auto" else None,
+            on_stage=None if on_stage is None else (lambda s, n=name: on_stage(n, s, N))))
+    layout = {"sep": sep, "newline": blocks.newline, "bom": blocks.bom}
+    columns = [(k, h) for k, h in enumerate(blocks.header)
+               if k in blocks.positions or h in passed]
+    privatized = dict(zip(blocks.positions, range(len(names)), strict=True))
+    out_names = [h for _, h in columns]
+    stats = [_Stats(r.n) for r in results]
+    sources = [stage2_source(s) for s in seeds]
+    K = 1 if order == "input" else max(1, math.ceil(N / bucket_rows))
+
+    def frames() -> Iterator[Any]:
+        pd = require("pandas")
+        for first, body in blocks.blocks():
+            counts = blocks.counts(body, first)
+            drawn = []
+            for k, r in enumerate(results):
+                d = np.minimum(counts[k], r.n - 1)
+                out = np.asarray(r.stage2.sample(d, sources[k]), dtype=np.int64)
+                stats[k].add(out, d, counts[k])
+                drawn.append(out)
+                if progress is not None:
+                    progress(names[k], len(d))
+            yield pd.DataFrame({f"c{j}": drawn[privatized[k]] if k in privatized
+                                else body.iloc[:, k]  # text as read, a fresh index
+                                for j, (k, _) in enumerate(columns)})
+
+    writer = _Writer(dest, layout, escape_formulas)
+    try:
+        writer.header(out_names)
+        kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
+        kept_names = [str(h) for k, h in columns if k not in privatized]
+        with scratch_folder(scratch) as folder:
+            for frame in _ordered(frames(), order, K, seeds[0], folder, columns, privatized,
+                                  [f"c{out_names.index(c)}" for c in keys], bucket_rows):
+                writer.rows(frame, kept_cols, kept_names)
+    except BaseException:
+        writer.close(complete=False)
+        raise
+    writer.close()
+    for k, r in enumerate(results):
+        r.drawn_histogram = stats[k].hist
+        r.confidential = stats[k].confidential(hist.eta[k], r.n, N)
+    table = TableInput(Path(path), "csv", None, col=blocks.positions[0], bom=blocks.bom,
+                       newline=blocks.newline, sep=sep,
+                       privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
+                                                                strict=True)])
+    return Streamed(table, results, others, read_seconds,
+                    {n: _topcoded_histogram(hist.eta[k], r.n)
+                     for k, (n, r) in enumerate(zip(names, results, strict=True))})
+
+
+def _topcoded_histogram(eta: np.ndarray, n: int) -> np.ndarray:
+    out = eta[:n].copy()
+    out[n - 1] += eta[n:].sum()
+    return out
+
+
+class _Stats:
+    """Pass 2: the output histogram and the realised errors' sums (confidential)."""
+
+    def __init__(self, n: int) -> None:
+        self.hist = np.zeros(n, dtype=np.int64)
+        self.abs = self.squared = 0
+        self.abs_true = self.squared_true = 0.0
+
+    def add(self, out: np.ndarray, d: np.ndarray, true: np.ndarray) -> None:
+        self.hist += np.bincount(out, minlength=self.hist.size)
+        diff = out - d
+        self.abs += int(np.abs(diff).sum())
+        self.squared += int((diff * diff).sum())
+        gap = (out - true).astype(float)
+        self.abs_true += float(np.abs(gap).sum())
+        self.squared_true += float((gap ** 2).sum())
+
+    def confidential(self, eta: np.ndarray, n: int, N: int) -> dict:
+        return {"eta": _topcoded_histogram(eta, n), "abs": self.abs / N,
+                "squared": self.squared / N, "abs_true": self.abs_true / N,
+                "squared_true": self.squared_true / N}
+
+
+def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
+             columns: list, privatized: dict, keys: list, bucket_rows: int) -> Iterator[Any]:
+    """The output's frames in the release's order (module docstring)."""
+    if order == "input":
+        yield from frames
+        return
+    pa = require("pyarrow")
+    schema = pa.schema([(f"c{j}", pa.int64() if k in privatized else pa.string())
+                        for j, (k, _) in enumerate(columns)])
+    tables = (pa.Table.from_pandas(f, schema=schema, preserve_index=False) for f in frames)
+    buckets = external_shuffle(tables, K, order_source(seed), folder, schema)
+    if order == "shuffled":
+        for b in buckets:
+            yield b.to_pandas()
+        return
+    if K == 1:
+        yield _sorted(next(buckets).to_pandas(), keys)
+        return
+    batch = max(1024, bucket_rows // K)
+    paths = []
+    for i, b in enumerate(buckets):
+        run = pa.Table.from_pandas(_sorted(b.to_pandas(), keys), schema=schema,
+                                   preserve_index=False)
+        paths.append(folder / f"run-{i}.arrow")
+        with pa.ipc.new_stream(str(paths[-1]), schema) as w:
+            w.write_table(run, max_chunksize=batch)
+    yield from merge_runs(paths, keys)
