@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpfix.explore import graph_theory as gt
 from dpfix.explore.instances import Instance
 from dpfix.explore.search import smallest_counterexample, survey
+from dpfix.explore.strategies import convex_losses, lams, targets
 from dpfix.theory import polytopes
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "graphs.md"
@@ -244,7 +247,7 @@ def test_product_of_northwest_corners_is_optimal_on_small_grids():
     """Theorem G, against the exact LP over F_grid."""
     for row in gt.grid_rows(["grid:2x2", "grid:2x3"], lams=[2]):
         assert row["product"] == row["F"]
-    kron = gt.product_northwest(2, 3, 2)
+    kron = gt.product_northwest(["1/2"] * 2, ["1/3"] * 3, 2)
     assert not polytopes.U(6, 2, graph="king:2x3").contains(kron)  # diagonals: ratio lam^2
 
 
@@ -253,6 +256,36 @@ def test_grid_table_is_in_the_docs_first_rows():
     doc = _doc()
     for line in table.splitlines()[2:]:
         assert line in doc
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data())
+def test_theorem_g_product_of_northwest_corners_is_optimal(data):
+    """Theorem G on random product targets (zeros allowed), lam and separable convex
+    losses on grid:2x2 and grid:2x3: the product is in F_grid and matches the exact LP."""
+    b = data.draw(st.sampled_from([2, 3]), label="b")
+    x = data.draw(targets(2, max_weight=4), label="x")
+    y = data.draw(targets(b, max_weight=4), label="y")
+    lam = data.draw(lams(max_denominator=2, max_ratio=3), label="lam")
+    c1 = data.draw(convex_losses(2, max_step=2), label="c1")
+    c2 = data.draw(convex_losses(b, max_step=2), label="c2")
+    z = gt.product_target(x, y)
+    P = polytopes.F(2 * b, lam, z, graph=f"grid:2x{b}")
+    T = gt.product_northwest(x, y, lam)
+    assert P.contains(T)
+    W = gt.separable_weights(x, y, c1, c2)
+    value = sum(W[i, j] * T[i, j] for i in range(2 * b) for j in range(2 * b))
+    assert gt.exact_minimum(P, W).value == value
+
+
+def test_random_utilities_over_u_k5_have_staircase_optima():
+    assert gt.staircase_optima(5, 2, 40) == (40, 0)
+
+
+@pytest.mark.full
+def test_random_utilities_over_u_k5_and_k6_have_staircase_optima_full():
+    assert gt.staircase_optima(5, 2, 150) == (150, 0)
+    assert gt.staircase_optima(6, 2, 60) == (60, 0)
 
 
 @pytest.mark.full

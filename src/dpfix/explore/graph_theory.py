@@ -45,7 +45,8 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "is_staircase", "Statement", "PROVED", "FAILS", "CARRY_OVER", "dependent_scale",
            "carry_over_search", "complete_graph_rows", "complete_instances",
            "rr_remap_optimal", "northwest_analogue_holds", "northwest_analogue_values",
-           "grid_rows", "product_northwest", "which_theorems_hold", "complete_graph_table",
+           "grid_rows", "product_northwest", "product_target",
+           "separable_weights", "staircase_optima", "which_theorems_hold", "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -755,33 +756,83 @@ def grid_rows(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:
     return rows
 
 
-def product_northwest(a: int, b: int, lam: Any) -> np.ndarray:
-    """The product ``T_a (x) T_b`` of the path's northwest corners for the uniform
-    targets on ``0..a-1`` and ``0..b-1``: node ``r b + c`` of ``grid:axb``. A move of one
-    individual changes one coordinate, so each edge of the grid costs one factor
-    ``lam``: the product is in ``F_grid`` for the uniform target.
+def product_northwest(x: Any, y: Any, lam: Any) -> np.ndarray:
+    """The product ``T_x (x) T_y`` of the path's northwest corners for the targets ``x``
+    (on ``0..a-1``) and ``y`` (on ``0..b-1``): node ``r b + c`` of ``grid:axb``. A move of
+    one individual changes one coordinate, so each edge of the grid costs one factor
+    ``lam``: the product is in ``F_grid`` for the product target ``x (x) y`` (Theorem G,
+    docs/graphs.md).
 
     Examples
     --------
-    >>> T = product_northwest(2, 2, 2)
+    >>> T = product_northwest(["1/2", "1/2"], ["1/2", "1/2"], 2)
     >>> T[0].tolist()
     [Fraction(4, 9), Fraction(2, 9), Fraction(2, 9), Fraction(1, 9)]
     """
     from dpfix.constructors import northwest_corner
 
     lam_x = exact_lam(lam)
-    Ta = northwest_corner([Fraction(1, a)] * a, lam=lam_x).matrix
-    Tb = northwest_corner([Fraction(1, b)] * b, lam=lam_x).matrix
-    return np.kron(np.array(Ta, dtype=object), np.array(Tb, dtype=object))
+    Ta = exact_array(northwest_corner(list(x), lam=lam_x).matrix, "T_x", ndim=2)
+    Tb = exact_array(northwest_corner(list(y), lam=lam_x).matrix, "T_y", ndim=2)
+    return np.kron(Ta, Tb)
+
+
+def product_target(x: Any, y: Any) -> np.ndarray:
+    """``z[r b + c] = x_r y_c``: the product target of the grid ``a x b``.
+
+    Examples
+    --------
+    >>> product_target(["1/2", "1/2"], ["1/3", "2/3"]).tolist()
+    [Fraction(1, 6), Fraction(1, 3), Fraction(1, 6), Fraction(1, 3)]
+    """
+    xs = [to_fraction(v, "x") for v in x]
+    ys = [to_fraction(v, "y") for v in y]
+    return np.array([a * b for a in xs for b in ys], dtype=object)
+
+
+def separable_weights(x: Any, y: Any, c1: Any, c2: Any) -> np.ndarray:
+    """``W[v, v'] = z_v (c1(r, r') + c2(c, c'))`` on the grid ``a x b`` (``v = r b + c``),
+    ``z`` the product target.
+
+    Examples
+    --------
+    >>> c = [[0, 1], [1, 0]]
+    >>> separable_weights(["1/2", "1/2"], ["1/2", "1/2"], c, c)[0].tolist()
+    [Fraction(0, 1), Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)]
+    """
+    z = product_target(x, y)
+    C1, C2 = exact_array(c1, "c1", ndim=2), exact_array(c2, "c2", ndim=2)
+    a, b = C1.shape[0], C2.shape[0]
+    return np.array([[z[v] * (C1[v // b, u // b] + C2[v % b, u % b]) for u in range(a * b)]
+                     for v in range(a * b)], dtype=object)
 
 
 def _product_northwest_value(G: nx.Graph, spec: str, lam: Fraction, z: list[Fraction],
                              W: np.ndarray) -> Fraction:
     a, b = (int(x) for x in spec.split(":")[1].split("x"))
-    T = product_northwest(a, b, lam)
+    T = product_northwest([Fraction(1, a)] * a, [Fraction(1, b)] * b, lam)
     if not polytopes.F(a * b, lam, z, graph=G).contains(T):
         raise AssertionError(f"{spec}: the product of northwest corners is not in F")
     return sum((W[i, j] * T[i, j] for i in range(a * b) for j in range(a * b)), ZERO)
+
+
+def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, int]:
+    """Maximise ``count`` seeded random integer utilities (entries ``-5 .. 5``) over
+    ``U_{K_n}`` exactly; returns ``(count, how many optimal vertices found were not
+    staircase mechanisms)``.
+
+    Examples
+    --------
+    >>> staircase_optima(3, 2, 5)
+    (5, 0)
+    """
+    P = polytopes.U(n, lam, graph=f"complete:{n}")
+    rng = np.random.default_rng(seed)
+    bad = 0
+    for _ in range(count):
+        _, X = P.maximize(rng.integers(-5, 6, size=(n, n)).tolist())
+        bad += not is_staircase(X, lam)
+    return count, bad
 
 
 # ------------------------------------------------------------------ the summary
