@@ -150,6 +150,13 @@ def test_every_vertex_of_u_kn_is_a_staircase_mechanism(n):
         assert all(gt.is_staircase(T, lam) for T in V)
 
 
+def test_a_vertex_of_f_kn_need_not_be_staircase():
+    ce = gt.fixed_point_staircase_search()
+    assert (ce.n, ce.lam, ce.z) == (2, 2, (Fraction(1, 3), Fraction(2, 3)))
+    assert polytopes.F(2, 2, ce.z, graph="complete:2").is_extreme(ce.witness)
+    assert _fenced(str(ce)) in _doc()
+
+
 def test_scales_of_kn_are_the_two_valued_vectors():
     for n in (3, 4):
         S = gt.graph_scales(f"complete:{n}", 3)

@@ -46,7 +46,8 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "carry_over_search", "complete_graph_rows", "complete_instances",
            "rr_remap_optimal", "northwest_analogue_holds", "northwest_analogue_values",
            "grid_rows", "product_northwest", "product_target",
-           "separable_weights", "staircase_optima", "which_theorems_hold", "complete_graph_table",
+           "separable_weights", "staircase_optima", "fixed_point_staircase_search",
+           "staircase_vertex", "which_theorems_hold", "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -650,6 +651,30 @@ def rr_remap_optimal_abs(inst: GraphInstance) -> bool:
     return rr_remap_optimal(inst, "abs")
 
 
+def staircase_vertex(T: np.ndarray, inst: GraphInstance) -> bool:
+    """For ``over="F"`` or ``"U"``: the vertex ``T`` is a staircase mechanism."""
+    return is_staircase(T, inst.lam)
+
+
+def fixed_point_staircase_search() -> Any:
+    """The engine's smallest vertex of ``F_{K_n}`` that is not a staircase mechanism:
+    ``K_n`` for ``n = 2 .. 4``, then ``lams_by_height(3)``, then ``compositions(4)``.
+
+    Examples
+    --------
+    >>> ce = fixed_point_staircase_search()
+    >>> print(ce.instance, "|", ce.visited)
+    complete:2 (edges 01), n = 2, lam = 2, z = (1/3, 2/3) | 4
+    >>> ce.witness[:, 1].tolist()  # in the ratio 4/3 < lam: a loose column
+    [Fraction(4, 5), Fraction(3, 5)]
+    """
+    from dpfix.explore.instances import compositions, lams_by_height
+
+    insts = complete_instances(range(2, 5), list(lams_by_height(3)),
+                               lambda n: compositions(4, n))
+    return smallest_counterexample(staircase_vertex, over="F", instances=insts)
+
+
 # ------------------------------------------------------------------ trees and cycles
 def graph_geometric_exists(inst: GraphInstance) -> bool:
     """Whether the graph geometric mechanism of :func:`graph_geometric` is a mechanism
@@ -995,7 +1020,8 @@ def report(what: str) -> str:
                            + ")")
         return "\n".join(out)
     if what == "complete":
-        return "\n\n".join([complete_graph_table("zero-one"), complete_graph_table("abs"),
+        return "\n\n".join([str(fixed_point_staircase_search()),
+                            complete_graph_table("zero-one"), complete_graph_table("abs"),
                             search_report("randomized response + remap, zero-one", "zero-one"),
                             search_report("randomized response + remap, |i - j|", "abs")])
     if what == "trees":
