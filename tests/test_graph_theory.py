@@ -150,6 +150,17 @@ def test_every_vertex_of_u_kn_is_a_staircase_mechanism(n):
         assert all(gt.is_staircase(T, lam) for T in V)
 
 
+def test_u_k5_has_a_vertex_that_is_not_staircase():
+    T, C = gt.non_staircase_vertex()
+    P = polytopes.U(5, 2, graph="complete:5")
+    assert P.is_extreme(T) and not gt.is_staircase(T, 2)
+    value, X = P.maximize(C)
+    assert value == 0 and (X == T).all()
+    assert P.contains(T)
+    assert [sorted(set(T[:, j])) for j in range(1, 4)] == [[Fraction(1, 7), Fraction(2, 7)]] * 3
+    assert sorted(set(T[:, 0])) == [Fraction(2, 7), Fraction(3, 7), Fraction(4, 7)]
+
+
 def test_a_vertex_of_f_kn_need_not_be_staircase():
     ce = gt.fixed_point_staircase_search()
     assert (ce.n, ce.lam, ce.z) == (2, 2, (Fraction(1, 3), Fraction(2, 3)))

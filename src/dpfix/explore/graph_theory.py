@@ -47,7 +47,8 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "rr_remap_optimal", "northwest_analogue_holds", "northwest_analogue_values",
            "grid_rows", "product_northwest", "product_target",
            "separable_weights", "staircase_optima", "fixed_point_staircase_search",
-           "staircase_vertex", "which_theorems_hold", "complete_graph_table",
+           "staircase_vertex", "non_staircase_vertex", "which_theorems_hold",
+           "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
 
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -649,6 +650,33 @@ def rr_remap_optimal_zero_one(inst: GraphInstance) -> bool:
 def rr_remap_optimal_abs(inst: GraphInstance) -> bool:
     """:func:`rr_remap_optimal` for ``|i - j|``."""
     return rr_remap_optimal(inst, "abs")
+
+
+def non_staircase_vertex() -> tuple[np.ndarray, np.ndarray]:
+    """A vertex of ``U_{K_5}`` at ``lam = 2`` that is not a staircase mechanism, and a
+    utility ``C`` that it alone maximises (docs/graphs.md, "The complete graph").
+
+    Columns 1 to 3 take the values ``1/7`` and ``2/7``; column 0 takes ``2/7``
+    (rows 0 to 2), ``4/7`` (row 3) and ``3/7`` (row 4, strictly between); column 4
+    is zero. ``C`` is the sum of the privacy constraints tight at ``T`` (each
+    ``a . X <= 0``): ``<C, X> <= 0`` on ``U`` with equality iff all of them are tight,
+    which, ``T`` being a vertex, only ``T`` is.
+
+    Examples
+    --------
+    >>> T, C = non_staircase_vertex()
+    >>> P = polytopes.U(5, 2, graph="complete:5")
+    >>> P.is_extreme(T), is_staircase(T, 2), P.maximize(C)[0]
+    (True, False, Fraction(0, 1))
+    """
+    rows = [[2, 1, 2, 2, 0], [2, 2, 1, 2, 0], [2, 2, 2, 1, 0], [4, 1, 1, 1, 0], [3, 1, 1, 2, 0]]
+    T = np.array([[Fraction(v, 7) for v in row] for row in rows], dtype=object)
+    P = polytopes.U(5, 2, graph="complete:5")
+    A, b = P.A_ub, P.b_ub
+    x = list(T.flat)
+    tight = [r for r in range(len(b)) if sum((A[r, k] * x[k] for k in range(25)), ZERO) == b[r]]
+    C = sum((A[r] for r in tight), np.full(25, ZERO, dtype=object)).reshape(5, 5)
+    return T, C
 
 
 def staircase_vertex(T: np.ndarray, inst: GraphInstance) -> bool:
