@@ -449,7 +449,8 @@ def extreme_potentials(G: nx.Graph) -> list[tuple[Fraction, ...]]:
 
 
 def _tight_set(G: nx.Graph, h: tuple[Fraction, ...]) -> frozenset[tuple[int, int]]:
-    """The tight constraints at ``h``: ``(u, v)`` when ``h_u - h_v = w_uv`` (``t_u = lam^w t_v``)."""
+    """The tight constraints at ``h``: ``(u, v)`` when ``h_u - h_v = w_uv``
+    (``t_u = lam^w t_v``)."""
     out = set()
     for u, v, w in G.edges(data="weight"):
         if h[u] - h[v] == w:
