@@ -1,6 +1,9 @@
 """The paper's structure on neighbour graphs (docs/graphs.md, "Which results carry over"):
-Theorems 2, 3, 4, 10, Proposition 1 and Corollary 2 hold for every connected graph, and
-the product of the path's northwest corners is optimal on the grid (Theorem G).
+Theorems 2, 3, 4, 10, Proposition 1 and Corollary 2 hold for every connected graph;
+randomized response is optimal over F_{K_n} for the uniform target and the zero-one loss
+(Proposition K2); the graph geometric mechanism of the star has alpha_centre =
+(1 - (k - 1) rho) / (1 + rho); the product of the path's northwest corners is optimal on
+the grid (Theorem G).
 
 Checked exactly through the exploration engine on every connected graph of the atlas:
 n = 2, 3 at lam = 2 (quick); full mode adds lam = 3/2, n = 4 for Theorem 2, and Theorem G
@@ -14,9 +17,18 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from dpfix.explore.graph_theory import CARRY_OVER, PROVED, carry_over_search, grid_rows
+from dpfix.explore.graph_theory import (
+    CARRY_OVER,
+    PROVED,
+    carry_over_search,
+    exact_minimum,
+    graph_geometric,
+    grid_rows,
+    loss_weights,
+)
+from dpfix.theory.polytopes import F
 
-RESULT = "Graphs: Theorems 2-4, 10, Prop. 1, Cor. 2, Theorem G"
+RESULT = "Graphs: Theorems 2-4, 10, Prop. 1, Cor. 2, Prop. K2, Theorem G"
 STATEMENT = ("the paper's structure holds on every connected neighbour graph; the product "
              "of northwest corners is optimal on the grid")
 
@@ -37,6 +49,18 @@ def run(mode: str = "quick") -> int:
             assert ce is not None and ce.instance.label == FIRST_FAILURE, \
                 f"{name}: expected the first failure on {FIRST_FAILURE}, got {ce}"
         cases += 1
+    for n in range(2, 7 if mode == "full" else 5):
+        for lam in lams:
+            z = [Fraction(1, n)] * n
+            W = loss_weights(f"complete:{n}", z, "zero-one")
+            value = exact_minimum(F(n, lam, z, graph=f"complete:{n}"), W).value
+            assert value == (n - 1) / (lam + n - 1), f"Proposition K2 fails: n={n}, lam={lam}"
+            cases += 1
+    for k in range(2, 6):
+        for lam in lams + [Fraction(5)]:
+            alpha = graph_geometric(f"star:{k + 1}", lam)[1]
+            assert alpha[0] == (1 - (k - 1) / lam) / (1 + 1 / lam), f"star:{k + 1}, {lam}"
+            cases += 1
     specs = ("grid:2x2", "grid:2x3") + (("grid:3x3",) if mode == "full" else ())
     for row in grid_rows(specs, lams=[2, 3] if mode == "full" else [2]):
         if row["product"] is not None:

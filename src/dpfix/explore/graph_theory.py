@@ -48,6 +48,7 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "grid_rows", "product_northwest", "product_target",
            "separable_weights", "staircase_optima", "fixed_point_staircase_search",
            "staircase_vertex", "non_staircase_vertex", "which_theorems_hold",
+           "format_which_theorems",
            "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
 
@@ -552,7 +553,7 @@ class Statement:
 
 
 PROVED = "proved for every connected graph"
-FAILS = "fails: smallest counterexample"
+FAILS = "fails on some graphs (smallest: the 4-cycle)"
 
 #: The statements of docs/graphs.md's table, by name.
 CARRY_OVER: dict[str, Statement] = {
@@ -913,6 +914,24 @@ def which_theorems_hold(graph: Any, lam: Any = 2) -> list[tuple[str, str, str]]:
         ce = smallest_counterexample(st.predicate, over=st.over, instances=[inst])
         out.append((name, st.status, "holds here" if ce is None else "fails here"))
     return out
+
+
+def format_which_theorems(graph: Any, lam: Any = 2) -> str:
+    """The lines ``dpfix explore graph`` prints under "which theorems hold": each
+    statement of docs/graphs.md's table, its status there, and what the engine finds on
+    this graph (:func:`which_theorems_hold`).
+
+    Examples
+    --------
+    >>> print(format_which_theorems("path:3").splitlines()[0])
+    which theorems hold (docs/graphs.md, "Which results carry over"; on this graph at lam = 2):
+    """
+    rows = which_theorems_hold(graph, lam)
+    width = max(len(name) for name, _, _ in rows)
+    lines = ['which theorems hold (docs/graphs.md, "Which results carry over"; on this graph '
+             f"at lam = {exact_lam(lam)}):"]
+    lines += [f"  {name:<{width}}  {status}; {here}" for name, status, here in rows]
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------ the tables of docs/graphs.md
