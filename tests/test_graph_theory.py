@@ -250,9 +250,15 @@ def test_the_stage_one_optimum_fails_even_on_the_path():
 
 
 def test_the_4_cycle_fails_the_analogue():
+    from dpfix.explore.instances import compositions, lams_by_height
+
     inst = gt.GraphInstance(4, 2, ["0", "1/2", "0", "1/2"], ((0, 1), (0, 3), (1, 2), (2, 3)),
                             "atlas:16")
     assert gt.graph_geometric_exists(inst) and not gt.northwest_distance(inst)
+    insts = gt.graph_instances(gt.atlas_graphs([4, 5], "cycles"), list(lams_by_height(3)),
+                               lambda n: compositions(6, n))
+    ce = smallest_counterexample(gt.northwest_distance, over="instance", instances=insts)
+    assert ce.instance == inst and ce.visited == 6
 
 
 @pytest.mark.full

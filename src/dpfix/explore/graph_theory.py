@@ -48,7 +48,7 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "grid_rows", "product_northwest", "product_target",
            "separable_weights", "staircase_optima", "fixed_point_staircase_search",
            "staircase_vertex", "non_staircase_vertex", "which_theorems_hold",
-           "format_which_theorems",
+           "format_which_theorems", "theorems_section",
            "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
 
@@ -890,9 +890,11 @@ def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, 
 
 
 # ------------------------------------------------------------------ the summary
-def which_theorems_hold(graph: Any, lam: Any = 2) -> list[tuple[str, str, str]]:
+def which_theorems_hold(graph: Any, lam: Any = 2, z: Any = None
+                        ) -> list[tuple[str, str, str]]:
     """For ``dpfix explore graph``: each statement of :data:`CARRY_OVER` with its status
-    (docs/graphs.md) and what the engine finds on this graph at ``lam`` (uniform target):
+    (docs/graphs.md) and what the engine finds on this graph at ``lam`` (on ``z``, by
+    default the uniform target):
     ``"holds here"``, ``"fails here"``, or ``"not checked (n > N)"`` beyond the
     statement's ``max_n`` (the vertex enumerations grow fast).
 
@@ -903,7 +905,7 @@ def which_theorems_hold(graph: Any, lam: Any = 2) -> list[tuple[str, str, str]]:
     """
     G = as_graph(graph)
     n = G.number_of_nodes()
-    z = tuple([Fraction(1, n)] * n)
+    z = tuple([Fraction(1, n)] * n) if z is None else tuple(to_fraction(v, "z") for v in z)
     label = G.graph.get("label", "graph")
     out = []
     for name, st in CARRY_OVER.items():
@@ -914,6 +916,23 @@ def which_theorems_hold(graph: Any, lam: Any = 2) -> list[tuple[str, str, str]]:
         ce = smallest_counterexample(st.predicate, over=st.over, instances=[inst])
         out.append((name, st.status, "holds here" if ce is None else "fails here"))
     return out
+
+
+def theorems_section(case: Any) -> list[str]:
+    """which theorems hold (docs/graphs.md, "Which results carry over"), on this graph:
+
+    A section of ``dpfix explore graph`` (``case`` has ``graph``, ``lam`` and ``z``, None
+    for the uniform target): one line per statement, its status and what the engine
+    finds here (:func:`which_theorems_hold`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> print(theorems_section(SimpleNamespace(graph="path:2", lam=2, z=None))[0])
+      Theorem 2: proved for every connected graph; holds here
+    """
+    rows = which_theorems_hold(case.graph, case.lam, case.z)
+    return [f"  {name}: {status}; {here}" for name, status, here in rows]
 
 
 def format_which_theorems(graph: Any, lam: Any = 2) -> str:
