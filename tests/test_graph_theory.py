@@ -312,6 +312,17 @@ def test_random_utilities_over_u_k5_and_k6_have_staircase_optima_full():
     assert gt.staircase_optima(6, 2, 60) == (60, 0)
 
 
+def test_king_bounds_table_first_rows_are_in_the_docs():
+    table = gt.king_bounds_table([(2, 2), (2, 3)], [2, 3])
+    doc = _doc()
+    assert all(line in doc for line in table.splitlines())
+
+
+@pytest.mark.full
+def test_king_bounds_table_is_in_the_docs():
+    assert gt.king_bounds_table() in _doc()
+
+
 @pytest.mark.full
 def test_grid_table_is_in_the_docs():
     assert gt.grid_table() in _doc()

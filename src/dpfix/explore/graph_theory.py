@@ -48,7 +48,7 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "grid_rows", "product_northwest", "product_target",
            "separable_weights", "staircase_optima", "fixed_point_staircase_search",
            "staircase_vertex", "non_staircase_vertex", "which_theorems_hold",
-           "format_which_theorems", "theorems_section",
+           "format_which_theorems", "theorems_section", "king_bounds_table",
            "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
 
@@ -870,6 +870,39 @@ def _product_northwest_value(G: nx.Graph, spec: str, lam: Fraction, z: list[Frac
     return sum((W[i, j] * T[i, j] for i in range(a * b) for j in range(a * b)), ZERO)
 
 
+def king_bounds_table(sizes: Iterable[tuple[int, int]] = ((2, 2), (2, 3), (3, 3)),
+                      roots: Iterable[int] = (2, 3)) -> str:
+    """docs/graphs.md's table of the king's graph at ``lam = q^2`` (uniform target,
+    coordinate loss): the grid's optimum (a lower bound, Theorem G), the king's exact
+    optimum, and the product of the northwest corners at ``lam = q`` (in ``F_king``: a
+    diagonal move costs ``q`` twice), an upper bound.
+
+    Examples
+    --------
+    >>> print(king_bounds_table([(2, 2)], [2]).splitlines()[2])
+    | 2x2 | 4 | 2/5 | 4/7 | 2/3 |
+    """
+    lines = ["| a x b | lam | grid optimum (lower bound) | king optimum | "
+             "product of northwest corners at sqrt(lam) (upper bound) |",
+             "|---|---|---|---|---|"]
+    for a, b in sizes:
+        x, y = [Fraction(1, a)] * a, [Fraction(1, b)] * b
+        c1 = [[abs(i - j) for j in range(a)] for i in range(a)]
+        c2 = [[abs(i - j) for j in range(b)] for i in range(b)]
+        W, z, n = separable_weights(x, y, c1, c2), product_target(x, y), a * b
+        for q in roots:
+            lam = Fraction(q * q)
+            king = polytopes.F(n, lam, z, graph=f"king:{a}x{b}")
+            grid = exact_minimum(polytopes.F(n, lam, z, graph=f"grid:{a}x{b}"), W).value
+            T = product_northwest(x, y, q)
+            if not king.contains(T):
+                raise AssertionError(f"king:{a}x{b}: the product at lam = {q} is not in F")
+            upper = sum((W[i, j] * T[i, j] for i in range(n) for j in range(n)), ZERO)
+            lines.append(f"| {a}x{b} | {lam} | {grid} | {exact_minimum(king, W).value} | "
+                         f"{upper} |")
+    return "\n".join(lines)
+
+
 def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, int]:
     """Maximise ``count`` seeded random integer utilities (entries ``-5 .. 5``) over
     ``U_{K_n}`` exactly; returns ``(count, how many optimal vertices found were not
@@ -1099,7 +1132,7 @@ def report(what: str) -> str:
                             search_report("northwest analogue, cycles, d_G^2",
                                           "distance-squared")])
     if what == "grid":
-        return grid_table()
+        return grid_table() + "\n\n" + king_bounds_table()
     raise ValueError(f"report: one of {', '.join(REPORTS)}, got {what!r}")
 
 
