@@ -1,4 +1,4 @@
-"""The paper's structure on neighbour graphs (docs/graphs.md, "Which results carry over"):
+"""The paper's structure on neighbour graphs (docs/graphs.md section 8):
 Theorems 2, 3, 4, 10, Proposition 1 and Corollary 2 hold for every connected graph;
 randomized response is optimal over F_{K_n} for the uniform target and the zero-one loss
 (Proposition K2); the graph geometric mechanism of the star has alpha_centre =

@@ -369,3 +369,104 @@ def test_the_structural_count_at_five_nodes_is_normaliz(graph, count):
     P = U(5, 2, graph=graph)
     assert P.count_vertices(backend="structure") == count
     assert P.count_vertices(backend="normaliz") == count
+
+
+# -- dpfix explore graph --------------------------------------------------------------------
+def test_explore_graph_prints_scales_and_counts(capsys):
+    from helpers import cli
+
+    rc, out, err = cli(capsys, "explore", "graph", "--graph", "star:4", "--lam", "3",
+                       "--z", "1/4", "1/4", "1/4", "1/4")
+    assert rc == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == ("graph star:4: n = 4 values, 3 edges, every weight 1, 6 automorphisms; "
+                        "lam = 3")
+    assert "8 = 2^(n-1), a tree" in lines[1]
+    assert sum(line.startswith("  h = ") for line in lines) == 8
+    # 280 at lam = 3 (208 at lam = 2: on a graph, the count depends on lam already at n = 4)
+    at = next(i for i, line in enumerate(lines) if line.startswith("U_G: "))
+    assert lines[at] == "U_G: dimension 12, " \
+        f"{U(4, 3, graph='star:4').count_vertices(backend='cdd')} vertices" == \
+        "U_G: dimension 12, 280 vertices"
+    F4 = F(4, 3, ["1/4"] * 4, graph="star:4")
+    assert lines[at + 1] == (f"F_G[z], z = (1/4, 1/4, 1/4, 1/4): dimension {F4.dimension()}, "
+                             f"{F4.count_vertices(backend='cdd')} vertices")
+    # then docs/graphs.md section 8, statement by statement (dpfix.explore.graph_theory)
+    assert lines[at + 2].startswith("which theorems hold")
+    assert lines[at + 3] == "  Theorem 2: proved for every connected graph; holds here"
+    assert lines[-1] == ("  proof of Lemma 1: a scale's tight constraints are independent: "
+                         "fails on some graphs (smallest: the 4-cycle); holds here")
+
+
+def test_explore_graph_reads_a_file_of_edges(capsys, tmp_path):
+    from helpers import cli
+
+    path = tmp_path / "edges.txt"
+    path.write_text("0 1 2\n1 2\n")
+    rc, out, _ = cli(capsys, "explore", "graph", "--graph", path, "--lam", "2")
+    assert rc == 0
+    assert out.splitlines()[0].startswith("graph edges.txt: n = 3 values, 2 edges, weights "
+                                          "0-1: 2 (others 1)")
+    assert "U_G: dimension 6, " in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["explore", "graph", "--graph", "cycle:5", "--lam", "1"], "lam: must be > 1"),
+    (["explore", "graph", "--graph", "cycle:5", "--lam", "0.5"], "lam"),
+    (["explore", "graph"], "give --graph"),
+    (["explore", "graph", "--graph", "nothing:3"], "neither a named graph"),
+    (["explore", "--graph", "cycle:4"], "only with 'dpfix explore graph'"),
+    (["explore", "graph", "--graph", "path:3", "--z", "1/2", "1/2"], "z"),
+])
+def test_explore_graph_refuses_bad_input_in_one_line(capsys, argv, message):
+    from helpers import cli
+
+    rc, out, err = cli(capsys, *argv)
+    assert rc == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_report_sections_are_appended(capsys):
+    from dpfix.explore import graphs as eg
+
+    def degrees(case):
+        """degrees (a section of the report)"""
+        return [f"  {sorted(d for _, d in case.graph.degree)}"]
+
+    eg.SECTIONS.append(degrees)
+    try:
+        text = eg.format_graph_summary(eg.graph_summary("star:4"))
+    finally:
+        eg.SECTIONS.remove(degrees)
+    assert text.splitlines()[-2:] == ["degrees (a section of the report)", "  [1, 1, 1, 3]"]
+
+
+# -- the table of docs/graphs.md section 5 --------------------------------------------------
+def _doc_table() -> list[list[str]]:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "graphs.md").read_text()
+    block = text.split("<!-- table: dpfix explore graph --table -->\n", 1)[1].split("\n\n")[0]
+    return [line.split(" | ") for line in block.splitlines()]
+
+
+def _table_matches(vertices_upto: int) -> None:
+    from dpfix.explore.graphs import format_graph_table, graph_table
+
+    fresh = [line.split(" | ")
+             for line in format_graph_table(graph_table(vertices_upto=vertices_upto)).splitlines()]
+    doc = _doc_table()
+    assert len(doc) == len(fresh)
+    for a, b in zip(doc, fresh, strict=True):
+        if b[-1] == "- |" and a[-1] != "- |":  # a count beyond vertices_upto
+            assert int(b[1]) > vertices_upto
+            a, b = a[:-1], b[:-1]
+        assert a == b
+
+
+def test_the_table_in_the_docs_is_the_commands():
+    _table_matches(4)
+
+
+@pytest.mark.full
+def test_the_table_in_the_docs_is_the_commands_with_every_count():
+    _table_matches(5)

@@ -10,7 +10,9 @@
 - :mod:`dpfix.explore.counterexamples`, :mod:`dpfix.explore.northwest`,
   :mod:`dpfix.explore.delta_examples`: the searches behind the paper's Example 1, the
   survey of the northwest corner and the (eps, delta) examples;
-- :mod:`dpfix.explore.verification`: the runner of ``proofs_checks`` (``dpfix verify``).
+- :mod:`dpfix.explore.verification`: the runner of ``proofs_checks`` (``dpfix verify``);
+- :mod:`dpfix.explore.graphs`: the report of ``dpfix explore graph`` (the scales and
+  polytopes of a neighbour graph) and the table of docs/graphs.md.
 
 May import: every floor below (:mod:`dpfix.numbers`, :mod:`dpfix.sampling`,
 :mod:`dpfix.theory`, :mod:`dpfix.constructors`, :mod:`dpfix.certify`).

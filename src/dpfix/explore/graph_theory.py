@@ -1,5 +1,5 @@
 """Which of the paper's results carry over to neighbour graphs (docs/graphs.md, sections
-"Which results carry over" to "The grid").
+8 to 11).
 
 The objects are those of :mod:`dpfix.theory.polytopes` with ``graph=`` and the scales of
 :func:`dpfix.theory.scales.graph_scales`. This module holds
@@ -537,7 +537,7 @@ def corollary2_holds(B: np.ndarray, inst: GraphInstance) -> bool:
 
 @dataclass(frozen=True)
 class Statement:
-    """One row of docs/graphs.md's table "Which results carry over".
+    """One row of the table of docs/graphs.md section 8 ("Which results carry over").
 
     ``predicate`` runs through the engine with ``over``; ``target``: whether it needs
     a target ``z``; ``status``: what docs/graphs.md proves; ``max_n``: the largest ``n``
@@ -655,7 +655,7 @@ def rr_remap_optimal_abs(inst: GraphInstance) -> bool:
 
 def non_staircase_vertex() -> tuple[np.ndarray, np.ndarray]:
     """A vertex of ``U_{K_5}`` at ``lam = 2`` that is not a staircase mechanism, and a
-    utility ``C`` that it alone maximises (docs/graphs.md, "The complete graph").
+    utility ``C`` that it alone maximises (docs/graphs.md section 9).
 
     Columns 1 to 3 take the values ``1/7`` and ``2/7``; column 0 takes ``2/7``
     (rows 0 to 2), ``4/7`` (row 3) and ``3/7`` (row 4, strictly between); column 4
@@ -952,7 +952,7 @@ def which_theorems_hold(graph: Any, lam: Any = 2, z: Any = None
 
 
 def theorems_section(case: Any) -> list[str]:
-    """which theorems hold (docs/graphs.md, "Which results carry over"), on this graph:
+    """which theorems hold (docs/graphs.md section 8), on this graph:
 
     A section of ``dpfix explore graph`` (``case`` has ``graph``, ``lam`` and ``z``, None
     for the uniform target): one line per statement, its status and what the engine
@@ -976,11 +976,11 @@ def format_which_theorems(graph: Any, lam: Any = 2) -> str:
     Examples
     --------
     >>> print(format_which_theorems("path:3").splitlines()[0])
-    which theorems hold (docs/graphs.md, "Which results carry over"; on this graph at lam = 2):
+    which theorems hold (docs/graphs.md section 8; on this graph at lam = 2):
     """
     rows = which_theorems_hold(graph, lam)
     width = max(len(name) for name, _, _ in rows)
-    lines = ['which theorems hold (docs/graphs.md, "Which results carry over"; on this graph '
+    lines = ["which theorems hold (docs/graphs.md section 8; on this graph "
              f"at lam = {exact_lam(lam)}):"]
     lines += [f"  {name:<{width}}  {status}; {here}" for name, status, here in rows]
     return "\n".join(lines)

@@ -37,7 +37,7 @@ from dpfix.numbers.exact import to_fraction
 __all__ = ["GraphLike", "as_graph", "is_path", "graph_label", "exact_power", "edge_ratios",
            "neighbour_rows", "subset_rows", "automorphisms", "extreme_potentials",
            "tight_graph", "lipschitz_faces", "cone_faces", "face_orbits",
-           "u_graph_vertex_count", "ORBIT_GAIN", "NAMED"]
+           "u_graph_vertex_count", "ORBIT_GAIN", "scale_count_formula", "NAMED"]
 
 #: A neighbour graph as the functions of dpfix take it.
 GraphLike = Any  # networkx.Graph | str | pathlib.Path
@@ -576,3 +576,39 @@ def u_graph_vertex_count(G: nx.Graph, lam: Fraction, symmetry: bool | str = "aut
     if symmetry == "auto" and orbits is not None and len(faces) < ORBIT_GAIN * len(orbits):
         orbits = None
     return count_face_sets(G.number_of_nodes(), faces, orbits, processes)
+
+
+def scale_count_formula(G: nx.Graph) -> tuple[int, str] | None:
+    """The number of scales of ``G`` by a formula proved in docs/graphs.md section 4, and
+    the formula's name, when one applies (else None).
+
+    Examples
+    --------
+    >>> scale_count_formula(as_graph("cycle:5")), scale_count_formula(as_graph("king:2x2"))
+    ((30, 'n C(n-1, (n-1)/2), an odd cycle'), (14, '2^n - 2, a complete graph'))
+    """
+    from math import comb
+
+    n, m = G.number_of_nodes(), G.number_of_edges()
+    unit = all(w == 1 for _, _, w in G.edges(data="weight"))
+    if m == n - 1:
+        return 2 ** (n - 1), "2^(n-1), a tree"
+    if not unit:
+        return None
+    if m == n and all(d == 2 for _, d in G.degree):
+        if n % 2:
+            return n * comb(n - 1, (n - 1) // 2), "n C(n-1, (n-1)/2), an odd cycle"
+        return comb(n, n // 2), "C(n, n/2), an even cycle"
+    if m == n * (n - 1) // 2:
+        return 2 ** n - 2, "2^n - 2, a complete graph"
+    if nx.is_bipartite(G):
+        top, bottom = nx.bipartite.sets(G)
+        a, b = len(top), len(bottom)
+        if m == a * b:
+            return 2 ** a + 2 ** b - 2, "2^a + 2^b - 2, a complete bipartite graph"
+        label = graph_label(G)
+        match = _SPEC.match(label)
+        if match and match.group(1) == "grid" and 2 in (int(match.group(2)),
+                                                          int(match.group(3))):
+            return 2 * 3 ** (n // 2 - 1), "2 3^(b-1), a ladder P_2 x P_b"
+    return None
