@@ -4,6 +4,7 @@ here: the tables are regenerated and must appear in the page verbatim."""
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from pathlib import Path
 
@@ -159,6 +160,15 @@ def test_u_k5_has_a_vertex_that_is_not_staircase():
     assert P.contains(T)
     assert [sorted(set(T[:, j])) for j in range(1, 4)] == [[Fraction(1, 7), Fraction(2, 7)]] * 3
     assert sorted(set(T[:, 0])) == [Fraction(2, 7), Fraction(3, 7), Fraction(4, 7)]
+
+
+def test_middle_value_vertices_are_vertices_and_none_exist_at_n_4():
+    assert next(gt.middle_value_vertices(4, 2), None) is None
+    assert next(gt.middle_value_vertices(4, 3), None) is None
+    P = polytopes.U(5, 2, graph="complete:5")
+    found = list(itertools.islice(gt.middle_value_vertices(5, 2), 8))
+    assert len(found) == 8
+    assert all(P.is_extreme(T) and not gt.is_staircase(T, 2) for T in found)
 
 
 def test_a_vertex_of_f_kn_need_not_be_staircase():

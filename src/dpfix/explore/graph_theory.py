@@ -47,7 +47,8 @@ __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "LPCertificate",
            "rr_remap_optimal", "northwest_analogue_holds", "northwest_analogue_values",
            "grid_rows", "product_northwest", "product_target",
            "separable_weights", "staircase_optima", "fixed_point_staircase_search",
-           "staircase_vertex", "non_staircase_vertex", "which_theorems_hold",
+           "staircase_vertex", "non_staircase_vertex", "middle_value_vertices",
+           "which_theorems_hold",
            "format_which_theorems", "theorems_section", "king_bounds_table",
            "complete_graph_table",
            "grid_table", "SEARCHES", "search", "search_report", "REPORTS", "report"]
@@ -653,9 +654,55 @@ def rr_remap_optimal_abs(inst: GraphInstance) -> bool:
     return rr_remap_optimal(inst, "abs")
 
 
+def _solve_ones(M: np.ndarray) -> list[Fraction] | None:
+    """The unique ``m`` with ``M m = 1`` (``M`` of full column rank), or None."""
+    k = M.shape[1]
+    aug = np.concatenate([M, -np.ones((M.shape[0], 1), dtype=object) * ONE], axis=1)
+    ns = nullspace(aug)
+    if ns.shape[1] != 1 or ns[k, 0] == 0:
+        return None
+    return [v / ns[k, 0] for v in ns[:k, 0]]
+
+
+def middle_value_vertices(n: int, lam: Any) -> Iterator[np.ndarray]:
+    """Vertices of ``U_{K_n}`` with one middle value: column 0 takes ``m``, ``lam m`` on
+    rows ``0 .. n-2`` and a value strictly between in row ``n-1``; columns ``1 .. k-1``
+    take both values ``a`` and ``lam a``; the others are zero. By the vertex condition
+    of Theorem 2_G's proof (docs/graphs.md section 8) such a ``T`` is a vertex iff the
+    patterns of the ``k`` columns on rows ``0 .. n-2`` are independent; the amounts then
+    solve the row sums of those rows, and row ``n-1`` gives the middle value. Yields
+    them in the order of ``k``, then the patterns (``itertools.product`` order).
+
+    Examples
+    --------
+    >>> next(middle_value_vertices(4, 2), None) is None   # none at n = 4
+    True
+    """
+    lam_x = exact_lam(lam)
+    rows = n - 1
+    for k in range(2, n):
+        for pats in itertools.product(itertools.product((ONE, lam_x), repeat=rows), repeat=k):
+            if len(set(pats[0])) < 2:
+                continue
+            M = np.array([[pats[j][r] for j in range(k)] for r in range(rows)], dtype=object)
+            if rank(M) < k or (m := _solve_ones(M)) is None or any(v <= 0 for v in m):
+                continue
+            for last in itertools.product((ONE, lam_x), repeat=k - 1):
+                if any(len(set(pats[j + 1]) | {last[j]}) < 2 for j in range(k - 1)):
+                    continue  # a constant column binds nothing: not a vertex
+                x = 1 - sum((m[j + 1] * last[j] for j in range(k - 1)), ZERO)
+                if m[0] < x < lam_x * m[0]:
+                    T = np.full((n, n), ZERO, dtype=object)
+                    for j in range(k):
+                        T[:rows, j] = [m[j] * v for v in pats[j]]
+                        T[rows, j] = x if j == 0 else m[j] * last[j - 1]
+                    yield T
+
+
 def non_staircase_vertex() -> tuple[np.ndarray, np.ndarray]:
-    """A vertex of ``U_{K_5}`` at ``lam = 2`` that is not a staircase mechanism, and a
-    utility ``C`` that it alone maximises (docs/graphs.md section 9).
+    """A vertex of ``U_{K_5}`` at ``lam = 2`` that is not a staircase mechanism (the first
+    of :func:`middle_value_vertices`), and a utility ``C`` that it alone maximises
+    (docs/graphs.md section 9).
 
     Columns 1 to 3 take the values ``1/7`` and ``2/7``; column 0 takes ``2/7``
     (rows 0 to 2), ``4/7`` (row 3) and ``3/7`` (row 4, strictly between); column 4
@@ -670,8 +717,7 @@ def non_staircase_vertex() -> tuple[np.ndarray, np.ndarray]:
     >>> P.is_extreme(T), is_staircase(T, 2), P.maximize(C)[0]
     (True, False, Fraction(0, 1))
     """
-    rows = [[2, 1, 2, 2, 0], [2, 2, 1, 2, 0], [2, 2, 2, 1, 0], [4, 1, 1, 1, 0], [3, 1, 1, 2, 0]]
-    T = np.array([[Fraction(v, 7) for v in row] for row in rows], dtype=object)
+    T = next(middle_value_vertices(5, 2))  # the first of the search
     P = polytopes.U(5, 2, graph="complete:5")
     A, b = P.A_ub, P.b_ub
     x = list(T.flat)
