@@ -11,7 +11,12 @@ loss (:func:`dpfix.explore.northwest.find_northwest_counterexample`; for a conve
 there is none, Theorem A of docs/optimum_of_F.md);
 ``dpfix explore delta --lam 2 --delta 1/10`` prints exact instances of what
 changes for (eps, delta)-DP (:func:`dpfix.explore.delta_examples.find_delta_examples`,
-docs/open_questions.md section 5).
+docs/open_questions.md section 5);
+``dpfix explore graph --graph cycle:5 [--lam 2] [--z ...]`` prints the scales of a
+neighbour graph (count, and the list for small ones), and the vertex counts and
+dimensions of U_G (and F_G[z] for a given --z), exactly
+(:func:`dpfix.explore.graphs.graph_summary`, dpfix docs graphs); ``--table`` prints the
+table of the named graphs (:func:`dpfix.explore.graphs.graph_table`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from dpfix.numbers.exact import exact_array, exact_lam
 __all__ = ["add_parser", "run", "WHAT"]
 
 #: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
-WHAT = ("example1", "northwest", "delta")
+WHAT = ("example1", "northwest", "delta", "graph")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -52,7 +57,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="example1: search n = 3 for both phenomena of the paper's Example 1; "
                         "northwest: search for the smallest instance where the northwest "
                         "corner is not optimal over F for --loss; delta: exact "
-                        "counterexamples for (eps, delta)-DP at --lam, --delta")
+                        "counterexamples for (eps, delta)-DP at --lam, --delta; graph: the "
+                        "scales and polytopes of the neighbour graph --graph (dpfix docs "
+                        "graphs)")
+    p.add_argument("--graph", metavar="GRAPH",
+                   help="with graph: a neighbour graph on 0..n-1: path:N, cycle:N, complete:N, "
+                        "star:N, grid:AxB, king:AxB, or a file of edges (one 'u v' or "
+                        "'u v weight' a line)")
+    p.add_argument("--table", action="store_true",
+                   help="with graph: the table of scales and vertex counts of the named "
+                        "graphs (dpfix docs graphs, section 5) instead of one graph")
     p.add_argument("--delta", default="1/10",
                    help="with delta: the delta of (eps, delta)-DP, a rational in (0, 1) "
                         "(default 1/10)")
@@ -127,6 +141,32 @@ def _run_delta(lam_text: str, delta_text: str) -> int:
     return 0
 
 
+def _run_graph(graph: str | None, lam_text: str, z_text: list[str] | None,
+               table: bool) -> int:
+    from dpfix.explore.graph_theory import theorems_section
+    from dpfix.explore.graphs import (
+        format_graph_summary,
+        format_graph_table,
+        graph_summary,
+        graph_table,
+    )
+
+    if table:
+        if graph is not None:
+            raise ValueError("--table: prints the named graphs; leave out --graph")
+        print(format_graph_table(graph_table(lam=lam_text), lam_text))
+        return 0
+    if graph is None:
+        raise ValueError("graph: give --graph (path:N, cycle:N, complete:N, star:N, grid:AxB, "
+                         "king:AxB or a file of edges) or --table")
+    summary = graph_summary(graph, lam_text, z_text)
+    print(format_graph_summary(summary))
+    # Then which theorems hold on this graph (docs/graphs.md section 8).
+    print((theorems_section.__doc__ or "").strip().splitlines()[0])
+    print("\n".join(theorems_section(summary["case"])))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix explore``."""
     if args.what == "example1":
@@ -138,4 +178,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_northwest(args.loss, args.n_max)
     if args.what == "delta":
         return _run_delta(args.lam, args.delta)
+    if args.what == "graph":
+        return _run_graph(args.graph, args.lam, args.z, args.table)
+    if args.graph is not None or args.table:
+        raise ValueError("--graph, --table: only with 'dpfix explore graph'")
     return _run_polytopes(args.n, args.lam, args.z)

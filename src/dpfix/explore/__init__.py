@@ -12,7 +12,11 @@
   survey of the northwest corner and the (eps, delta) examples;
 - :mod:`dpfix.explore.verification`: the runner of ``proofs_checks`` (``dpfix verify``);
 - :mod:`dpfix.explore.joint`: the exact search for pairs where product noise then optimal
-  transport is not optimal over ``F_grid`` (docs/joint.md).
+  transport is not optimal over ``F_grid`` (docs/joint.md);
+- :mod:`dpfix.explore.graphs`: the report of ``dpfix explore graph`` (the scales and
+  polytopes of a neighbour graph) and the table of docs/graphs.md;
+- :mod:`dpfix.explore.graph_theory`: which of the paper's results carry over to a
+  neighbour graph, the complete graph, trees, cycles and the grid (docs/graphs.md).
 
 May import: every floor below (:mod:`dpfix.numbers`, :mod:`dpfix.sampling`,
 :mod:`dpfix.theory`, :mod:`dpfix.constructors`, :mod:`dpfix.certify`).

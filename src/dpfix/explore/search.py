@@ -310,10 +310,16 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
 
 def _polytope(spec: _Spec, inst: Instance) -> Any:
     kind, z = spec.kind, inst.z_array()
+    # An instance on a neighbour graph (dpfix.explore.graph_theory.GraphInstance) gives
+    # its graph to U, F, R_F and R_U; the plain instances keep the path's rows.
+    graph = inst.neighbour_graph() if hasattr(inst, "neighbour_graph") else None
+    on_graph = {} if graph is None else {"graph": graph}
     if kind in ("U", "RU"):
-        return getattr(polytopes, kind)(inst.n, inst.lam)
+        return getattr(polytopes, kind)(inst.n, inst.lam, **on_graph)
     if kind in ("F", "RF"):
-        return getattr(polytopes, kind)(inst.n, inst.lam, z)
+        return getattr(polytopes, kind)(inst.n, inst.lam, z, **on_graph)
+    if graph is not None:
+        raise ValueError(f"over={spec.over!r}: the delta forms take no neighbour graph here")
     make = getattr(delta_forms, kind)
     if kind in _NO_TARGET:
         return make(inst.n, inst.lam, spec.delta)
@@ -327,6 +333,9 @@ def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
         return
     try:
         if spec.kind == "mechanism":
+            if hasattr(inst, "neighbour_graph"):
+                raise ValueError("over='mechanism': the constructors are for the path; a "
+                                 "neighbour graph needs over='instance' or a polytope")
             mech = construct(list(inst.z), lam=inst.lam, constructor=spec.constructor)
             objects: list = [(mech, mech.matrix)]
         else:

@@ -89,6 +89,7 @@ __all__ = [
     "orbits",
     "best_values",
     "u_vertex_count",
+    "count_face_sets",
 ]
 
 #: Backend names accepted by ``vertices``, ``graph`` and ``count_vertices``.
@@ -762,64 +763,128 @@ def _u_coefficients(vecs: list[list[int]], n: int) -> tuple[list[int], int]:
     return [int(R[c, k]) for c in range(k)], int(den)
 
 
-def _u_count_from(args: tuple[int, Fraction, int]) -> tuple[int, int]:
-    """Vertices (and orbit-free face sets) of U whose first face pattern is ``first``."""
+#: A face of a cone of columns for :func:`count_face_sets`: the integer basis of its
+#: linear span, and the strict inequalities ``q t_u < p t_v`` (``(u, v, p, q)``) that hold
+#: exactly on its relative interior within that span.
+Face = tuple[list[list[int]], list[tuple[int, int, int, int]]]
+
+
+def _independent(basis: list[tuple[int, list[int]]], fam: list[list[int]]
+                 ) -> list[tuple[int, list[int]]] | None:
+    """``basis`` extended by ``fam``, or None when ``fam`` is not independent of it."""
+    nb = list(basis)
+    for v in fam:
+        r = _reduce(nb, v)
+        piv = next((j for j, x in enumerate(r) if x), None)
+        if piv is None:
+            return None
+        nb.append((piv, r))
+    return nb
+
+
+def _inside(n: int, faces: list[Face], vecs: list[list[int]], cols: list[int]) -> bool:
+    """Whether ``1 = sum`` of the columns of ``cols``, each a positive combination of its
+    face's basis strictly inside the face (the vertex test of :func:`count_face_sets`)."""
+    num, den = _u_coefficients(vecs, n)
+    if den < 0:
+        num = [-c for c in num]
+    if any(c <= 0 for c in num):
+        return False
+    at = 0
+    for ci in cols:
+        fam, strict = faces[ci]
+        v = [sum(num[at + t] * fam[t][i] for t in range(len(fam))) for i in range(n)]
+        at += len(fam)
+        if any(not q * v[a] < p * v[b] for a, b, p, q in strict):
+            return False
+    return True
+
+
+def _face_sets_from(args: tuple[int, list[Face], int, bool]) -> tuple[Fraction, int]:
+    """The vertices from the face sets holding face ``first``: with ``only_later``, the sets
+    whose least face is ``first`` (weight ``n!/(n-k)!`` each); else every set holding it
+    (weight ``n!/(n-k)!/k``, for a sum over orbit representatives)."""
     from math import perm
 
-    n, lam, first = args
-    patterns, families = _u_faces(n, lam.numerator, lam.denominator)
+    n, faces, first, only_later = args
     one = [1] * n
-    total = sets = 0
+    total, sets = Fraction(0), 0
 
-    p, q = lam.numerator, lam.denominator
-
-    def vertex(vecs: list[list[int]], cols: list[int]) -> bool:
-        num, den = _u_coefficients(vecs, n)
-        if den < 0:
-            num = [-c for c in num]
-        if any(c <= 0 for c in num):
-            return False
-        at = 0
-        for ci in cols:  # each column strictly inside C at its free pairs (v scaled by den)
-            fam, pt = families[ci], patterns[ci]
-            v = [sum(num[at + t] * fam[t][i] for t in range(len(fam))) for i in range(n)]
-            at += len(fam)
-            if any(pt[i] == "*" and not (q * v[i] < p * v[i + 1] and q * v[i + 1] < p * v[i])
-                   for i in range(n - 1)):
-                return False
-        return True
-
-    def dfs(start: int, basis: list, vecs: list, cols: list) -> None:
+    def dfs(start: int, basis: list, vecs: list, cols: list, rest: list[int]) -> None:
+        # rest: 1 reduced against basis (reducing against the rows in order is
+        # incremental: the rows added later only act after the earlier ones)
         nonlocal total, sets
-        if not any(_reduce(basis, list(one))) and vertex(vecs, cols):
-            total += perm(n, len(cols))
+        if not any(rest) and _inside(n, faces, vecs, cols):
+            k = len(cols)
+            total += perm(n, k) if only_later else Fraction(perm(n, k), k)
             sets += 1
         if len(cols) == n:
             return
-        for i in range(start, len(patterns)):
-            fam = families[i]
-            if len(vecs) + len(fam) > n:
+        for i in range(start, len(faces)):
+            fam = faces[i][0]
+            if i == first or len(vecs) + len(fam) > n:
                 continue
-            nb = list(basis)
-            for v in fam:
-                r = _reduce(nb, v)
-                piv = next((j for j, x in enumerate(r) if x), None)
-                if piv is None:
-                    break
-                nb.append((piv, r))
-            else:
-                dfs(i + 1, nb, vecs + fam, cols + [i])
+            nb = _independent(basis, fam)
+            if nb is not None:
+                dfs(i + 1, nb, vecs + fam, cols + [i], _reduce(nb[len(basis):], rest))
 
-    fam = families[first]
-    basis: list[tuple[int, list[int]]] = []
-    for v in fam:
-        r = _reduce(basis, v)
-        piv = next((j for j, x in enumerate(r) if x), None)
-        if piv is None:
-            return 0, 0
-        basis.append((piv, r))
-    dfs(first + 1, basis, list(fam), [first])
+    basis = _independent([], faces[first][0])
+    if basis is None:
+        return Fraction(0), 0
+    dfs(first + 1 if only_later else 0, basis, list(faces[first][0]), [first],
+        _reduce(basis, list(one)))
     return total, sets
+
+
+def count_face_sets(n: int, faces: list[Face], orbits: list[tuple[int, int]] | None = None,
+                    processes: int = 1) -> int:
+    """The number of vertices of ``{T : every column in the cone C, T 1 = 1}`` from the
+    non-zero faces of ``C`` (exact integer and rational arithmetic).
+
+    ``T`` is a vertex iff the smallest faces holding its columns have linearly independent
+    spans (else a direction in their sum moves ``T`` both ways); then ``1`` decomposes
+    uniquely, so the vertices are the sets ``S`` of distinct faces whose basis vectors are
+    independent and write ``1`` with positive coefficients, each column strictly inside
+    its face, a set of ``k`` faces giving ``n!/(n-k)!`` vertices (the other columns zero).
+
+    With ``orbits`` (``(representative, orbit size)`` under a group of symmetries of
+    ``C`` permuting the faces), the sum runs over the representatives only: the weight
+    ``n!/(n-k)!`` of a set is shared among its ``k`` faces, and faces in one orbit lie
+    in as many sets of each size. ``processes`` splits the search by face.
+
+    Examples
+    --------
+    >>> faces = [([[2, 1]], [(1, 0, 2, 1)]), ([[1, 2]], [(0, 1, 2, 1)]),
+    ...          ([[1, 0], [0, 1]], [(0, 1, 2, 1), (1, 0, 2, 1)])]  # U(2, 2)
+    >>> count_face_sets(2, faces), count_face_sets(2, faces, orbits=[(0, 2), (2, 1)])
+    (4, 4)
+    """
+    if orbits is None:
+        work = [(n, faces, i, True) for i in range(len(faces))]
+        sizes = [1] * len(faces)
+    else:
+        work = [(n, faces, i, False) for i, _ in orbits]
+        sizes = [size for _, size in orbits]
+    if processes > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(processes) as pool:
+            parts = pool.map(_face_sets_from, work, chunksize=1)
+    else:
+        parts = [_face_sets_from(w) for w in work]
+    total = sum((size * t for size, (t, _) in zip(sizes, parts, strict=True)), Fraction(0))
+    if total.denominator != 1:
+        raise ArithmeticError(f"count_face_sets: a non-integer count {total}")
+    return int(total)
+
+
+def _path_faces(n: int, lam: Fraction) -> list[Face]:
+    """U's faces (:func:`_u_faces`) as :data:`Face` rows: a free pair is strict both ways."""
+    p, q = lam.numerator, lam.denominator
+    patterns, families = _u_faces(n, p, q)
+    return [(fam, [c for i in range(n - 1) if pt[i] == "*"
+                   for c in ((i, i + 1, p, q), (i + 1, i, p, q))])
+            for pt, fam in zip(patterns, families, strict=True)]
 
 
 def u_vertex_count(n: int, lam: Fraction, processes: int = 1) -> int:
@@ -845,13 +910,4 @@ def u_vertex_count(n: int, lam: Fraction, processes: int = 1) -> int:
     >>> [u_vertex_count(n, Fraction(2)) for n in (2, 3, 4)]
     [4, 27, 664]
     """
-    lam = Fraction(lam)
-    work = [(n, lam, i) for i in range(3 ** (n - 1))]
-    if processes > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("fork").Pool(processes) as pool:
-            parts = pool.map(_u_count_from, work, chunksize=1)
-    else:
-        parts = [_u_count_from(w) for w in work]
-    return sum(t for t, _ in parts)
+    return count_face_sets(n, _path_faces(n, Fraction(lam)), processes=processes)

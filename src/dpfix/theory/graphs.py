@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from math import lcm
+from math import gcd, lcm
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ from dpfix.numbers.exact import to_fraction
 
 __all__ = ["GraphLike", "as_graph", "is_path", "graph_label", "exact_power", "edge_ratios",
            "neighbour_rows", "subset_rows", "automorphisms", "extreme_potentials",
-           "tight_graph", "NAMED"]
+           "tight_graph", "lipschitz_faces", "cone_faces", "face_orbits",
+           "u_graph_vertex_count", "ORBIT_GAIN", "scale_count_formula", "NAMED"]
 
 #: A neighbour graph as the functions of dpfix take it.
 GraphLike = Any  # networkx.Graph | str | pathlib.Path
@@ -445,3 +446,169 @@ def extreme_potentials(G: nx.Graph) -> list[tuple[Fraction, ...]]:
     if all(has_tight(u) for u in closes[0]):
         place(1)
     return sorted(found, key=lambda pot: [pot[i + 1] - pot[i] for i in range(n - 1)][::-1])
+
+
+def _tight_set(G: nx.Graph, h: tuple[Fraction, ...]) -> frozenset[tuple[int, int]]:
+    """The tight constraints at ``h``: ``(u, v)`` when ``h_u - h_v = w_uv``
+    (``t_u = lam^w t_v``)."""
+    out = set()
+    for u, v, w in G.edges(data="weight"):
+        if h[u] - h[v] == w:
+            out.add((u, v))
+        elif h[v] - h[u] == w:
+            out.add((v, u))
+    return frozenset(out)
+
+
+def lipschitz_faces(G: nx.Graph) -> list[frozenset[tuple[int, int]]]:
+    """Every non-empty face of the Lipschitz polytope ``P_G`` (docs/graphs.md section 6),
+    as its set of tight constraints ``(u, v)`` (``h_u - h_v = w_uv``): equivalently
+    every non-zero face of the cone ``C_G``. Sorted by size, then by the pairs.
+
+    A face's tight set is the intersection of the tight sets of its vertices, and every
+    such intersection is a face's (the face where those constraints are tight); so the
+    faces are the closure of the vertices' tight sets under intersection. The empty set
+    is the whole polytope.
+
+    Examples
+    --------
+    >>> len(lipschitz_faces(as_graph("path:4")))  # the cube [-1, 1]^3: 3^3 faces
+    27
+    >>> len(lipschitz_faces(as_graph("complete:3")))  # a hexagon: 6 + 6 + 1
+    13
+    """
+    vertices = {_tight_set(G, h) for h in extreme_potentials(G)}
+    faces = set(vertices)
+    frontier = set(vertices)
+    while frontier:
+        new = {f & v for f in frontier for v in vertices} - faces
+        faces |= new
+        frontier = new
+    faces.add(frozenset())
+    return sorted(faces, key=lambda f: (len(f), sorted(f)))
+
+
+def cone_faces(G: nx.Graph, lam: Fraction) -> list[tuple[list[list[int]], list[tuple[int, int,
+                                                                                       int, int]]]]:
+    """The non-zero faces of ``C_G`` for :func:`dpfix.theory.enumeration.count_face_sets`:
+    for each face of :func:`lipschitz_faces`, the integer basis of its span (one vector
+    ``lam^h`` per component of its tight graph, zero elsewhere) and the strict
+    inequalities ``q t_u < p t_v`` (``lam^w = p/q``) of the constraints not tight on it.
+
+    Examples
+    --------
+    >>> cone_faces(as_graph("path:2"), Fraction(2))[:2]
+    [([[1, 0], [0, 1]], [(0, 1, 2, 1), (1, 0, 2, 1)]), ([[2, 1]], [])]
+    """
+    n = G.number_of_nodes()
+    ratio = {}
+    for u, v, r in edge_ratios(G, lam):
+        ratio[u, v] = ratio[v, u] = r
+    out = []
+    for tight in lipschitz_faces(G):
+        T = nx.Graph()
+        T.add_nodes_from(range(n))
+        T.add_edges_from(tight)
+        vecs = []
+        for comp in sorted((sorted(c) for c in nx.connected_components(T)), key=lambda c: c[0]):
+            t = {comp[0]: Fraction(1)}
+            for a, b in nx.bfs_edges(T, comp[0]):
+                t[b] = t[a] / ratio[a, b] if (a, b) in tight else t[a] * ratio[a, b]
+            scale = lcm(*(x.denominator for x in t.values()))
+            ints = [int(t[i] * scale) if i in t else 0 for i in range(n)]
+            g = 0
+            for x in ints:
+                g = gcd(g, x)
+            vecs.append([x // g for x in ints])
+        strict = [(a, b, ratio[a, b].numerator, ratio[a, b].denominator)
+                  for u, v in sorted(G.edges) for a, b in ((u, v), (v, u))
+                  if (a, b) not in tight and (b, a) not in tight]
+        out.append((vecs, strict))
+    return out
+
+
+def face_orbits(G: nx.Graph, faces: list[frozenset[tuple[int, int]]]
+                ) -> list[tuple[int, int]]:
+    """``(representative, orbit size)`` of the faces under the automorphisms of ``G``.
+
+    Examples
+    --------
+    >>> face_orbits(as_graph("complete:3"), lipschitz_faces(as_graph("complete:3")))
+    [(0, 1), (1, 6), (7, 3), (8, 3)]
+    """
+    index = {f: i for i, f in enumerate(faces)}
+    seen: set[int] = set()
+    out = []
+    autos = automorphisms(G)
+    for i, f in enumerate(faces):
+        if i in seen:
+            continue
+        orbit = {index[frozenset((rho[u], rho[v]) for u, v in f)] for rho in autos}
+        seen |= orbit
+        out.append((i, len(orbit)))
+    return out
+
+
+#: ``symmetry="auto"`` searches one face per orbit when the orbits hold this many faces
+#: on average: the sets holding a face are searched in full then, not only those it
+#: starts, so small orbits do not pay (benchmarks/results/graphs.json).
+ORBIT_GAIN = 6
+
+
+def u_graph_vertex_count(G: nx.Graph, lam: Fraction, symmetry: bool | str = "auto",
+                         processes: int = 1) -> int:
+    """The number of vertices of ``U_G``, counted through the faces of ``C_G`` without
+    enumerating them (docs/graphs.md section 6;
+    :func:`dpfix.theory.enumeration.count_face_sets`), one face per orbit of the
+    automorphisms of ``G`` when ``symmetry`` (``"auto"``: when the orbits average at
+    least :data:`ORBIT_GAIN` faces).
+
+    Examples
+    --------
+    >>> G = as_graph("complete:3")
+    >>> u_graph_vertex_count(G, Fraction(2)), u_graph_vertex_count(G, Fraction(2), False)
+    (33, 33)
+    """
+    from dpfix.theory.enumeration import count_face_sets
+
+    faces = cone_faces(G, lam)
+    orbits = face_orbits(G, lipschitz_faces(G)) if symmetry else None
+    if symmetry == "auto" and orbits is not None and len(faces) < ORBIT_GAIN * len(orbits):
+        orbits = None
+    return count_face_sets(G.number_of_nodes(), faces, orbits, processes)
+
+
+def scale_count_formula(G: nx.Graph) -> tuple[int, str] | None:
+    """The number of scales of ``G`` by a formula proved in docs/graphs.md section 4, and
+    the formula's name, when one applies (else None).
+
+    Examples
+    --------
+    >>> scale_count_formula(as_graph("cycle:5")), scale_count_formula(as_graph("king:2x2"))
+    ((30, 'n C(n-1, (n-1)/2), an odd cycle'), (14, '2^n - 2, a complete graph'))
+    """
+    from math import comb
+
+    n, m = G.number_of_nodes(), G.number_of_edges()
+    unit = all(w == 1 for _, _, w in G.edges(data="weight"))
+    if m == n - 1:
+        return 2 ** (n - 1), "2^(n-1), a tree"
+    if not unit:
+        return None
+    if m == n and all(d == 2 for _, d in G.degree):
+        if n % 2:
+            return n * comb(n - 1, (n - 1) // 2), "n C(n-1, (n-1)/2), an odd cycle"
+        return comb(n, n // 2), "C(n, n/2), an even cycle"
+    if m == n * (n - 1) // 2:
+        return 2 ** n - 2, "2^n - 2, a complete graph"
+    if nx.is_bipartite(G):
+        top, bottom = nx.bipartite.sets(G)
+        a, b = len(top), len(bottom)
+        if m == a * b:
+            return 2 ** a + 2 ** b - 2, "2^a + 2^b - 2, a complete bipartite graph"
+        label = graph_label(G)
+        match = _SPEC.match(label)
+        if match and match.group(1) == "grid" and 2 in (int(match.group(2)),
+                                                          int(match.group(3))):
+            return 2 * 3 ** (n // 2 - 1), "2 3^(b-1), a ladder P_2 x P_b"
+    return None

@@ -82,6 +82,9 @@ LIMITS: dict[str, dict[str, dict[str, int]]] = {
 #: (U(5): 2.2 s against Normaliz's 3.4 s), up to ``STRUCTURE_LIMIT`` by default.
 STRUCTURE_FROM_N = 5
 STRUCTURE_LIMIT = 6
+#: The structural count's default guard for ``U_G``: every connected graph on 5 nodes
+#: takes under 70 s (benchmarks/results/graphs.json); n = 6 is not measured.
+GRAPH_STRUCTURE_LIMIT = 5
 
 _WHY = {  # a shared 2-core machine, lam = 2, uniform z
     "cdd": {
@@ -458,7 +461,10 @@ class Polytope:
         structure, column by column from the faces of the cone of scales, without
         enumerating them (:func:`dpfix.theory.enumeration.u_vertex_count`): quicker than
         Normaliz at n = 5 (2 s against 3-4 s) and the one that reaches n = 6; "auto"
-        takes it for U from n = 5 on. ``processes`` splits its search.
+        takes it for U from n = 5 on. ``processes`` splits its search. For ``U_G`` (a
+        neighbour graph) it counts through the faces of ``C_G``
+        (:func:`dpfix.theory.graphs.u_graph_vertex_count`, docs/graphs.md section 6), one
+        face per orbit of the graph's automorphisms.
 
         Examples
         --------
@@ -474,10 +480,14 @@ class Polytope:
             if not self._u_structure:
                 raise ValueError(f"{self!r}: backend='structure' counts the vertices of U only")
             if limit == "default":
-                limit = STRUCTURE_LIMIT
+                limit = STRUCTURE_LIMIT if self.neighbour_graph is None else \
+                    GRAPH_STRUCTURE_LIMIT
             if limit is not None and self.n > limit:
                 raise ValueError(f"U(n={self.n}).count_vertices(): the structural count is "
                                  f"limited to n <= {limit}; pass limit=None to lift the guard")
+            if self.neighbour_graph is not None:
+                return _gr.u_graph_vertex_count(self.neighbour_graph, self.lam,
+                                                processes=processes)
             return _en.u_vertex_count(self.n, self.lam, processes=processes)
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "count_vertices")
@@ -982,7 +992,7 @@ def U(n: int, lam: Any, delta: Any = 0, graph: Any = None) -> Polytope:
         P.symmetry = Symmetry((tuple(range(n)), tuple(range(n))[::-1]), (tuple(range(n)),))
     else:
         P.symmetry = _graph_symmetry(G, None)
-    P._u_structure = d == 0 and G is None  # Theorem 2's count: the path and delta = 0
+    P._u_structure = d == 0  # the count by the faces of the cone of columns needs delta = 0
     P.delta = d
     return _with_graph(P, G)
 
