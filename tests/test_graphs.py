@@ -474,3 +474,16 @@ def test_numpy_integer_nodes_are_integers():
     H = nx.relabel_nodes(H, {i: np.int64(i) for i in range(3)})
     assert U(3, 2, graph=G).neighbour_graph is None  # the path
     assert sorted(as_graph(H).edges) == [(0, 1), (0, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("make", [lambda: RU(3, 2, graph="complete:3"),
+                                  lambda: RF(3, 2, ["1/2", "1/4", "1/4"], graph="complete:3")])
+def test_the_scale_permutations_map_r_onto_itself(make):
+    R = make()
+    k, n = R.shape
+    V = {tuple(v.ravel()) for v in R.vertices(backend="cdd")}
+    assert len(R.symmetry.rows) == (6 if R.z is None else 2)
+    for rho, sigma in R.symmetry.elements():
+        for v in V:
+            X = np.array(v, dtype=object).reshape(k, n)[list(rho)][:, list(sigma)]
+            assert tuple(X.ravel()) in V
