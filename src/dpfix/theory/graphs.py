@@ -24,6 +24,7 @@ constraint at all, so a mechanism could reveal the component of the true value
 
 from __future__ import annotations
 
+import numbers
 import re
 from fractions import Fraction
 from math import gcd, lcm
@@ -113,10 +114,10 @@ def _check(G: nx.Graph, n: int | None) -> nx.Graph:
                          "relation is symmetric), got a "
                          f"{'directed ' if G.is_directed() else ''}"
                          f"{'multigraph' if G.is_multigraph() else 'graph'}")
-    nodes = list(G.nodes)
-    if any(isinstance(v, bool) or not isinstance(v, int) for v in nodes):
-        bad = next(v for v in nodes if isinstance(v, bool) or not isinstance(v, int))
-        raise ValueError(f"graph: the nodes must be the integers 0..n-1, got the node {bad!r}")
+    bad = [v for v in G.nodes if isinstance(v, bool) or not isinstance(v, numbers.Integral)]
+    if bad:
+        raise ValueError(f"graph: the nodes must be the integers 0..n-1, got the node {bad[0]!r}")
+    nodes = [int(v) for v in G.nodes]
     m = len(nodes) if n is None else n
     if set(nodes) != set(range(m)):
         missing = sorted(set(range(m)) - set(nodes))[:3]
@@ -126,7 +127,8 @@ def _check(G: nx.Graph, n: int | None) -> nx.Graph:
                          + (f"; not in range {extra}" if extra else ""))
     H = nx.Graph()
     H.add_nodes_from(range(m))
-    for u, v, data in G.edges(data=True):
+    for u0, v0, data in G.edges(data=True):
+        u, v = int(u0), int(v0)
         if u == v:
             raise ValueError(f"graph: a self-loop at {u} (a value is not its own neighbour)")
         w = to_fraction(data.get("weight", 1), f"graph: the weight of edge {u}-{v}")
@@ -389,9 +391,10 @@ def extreme_potentials(G: nx.Graph) -> list[tuple[Fraction, ...]]:
     spanning graph. Every such ``h`` lies on the lattice ``(1/L) Z``, ``L`` the
     least common denominator of the weights (``h_v - h_0`` is a signed sum of
     weights along a tight path), so a search over the nodes in breadth-first
-    order, each within its parent's weight on that lattice, meets them all;
-    branches are cut when a node whose neighbours are all placed has no tight
-    edge, and the tight graph's connectivity is checked at the end.
+    order, each within its parent's weight on that lattice, meets them all; a
+    bridge is tight at every one (so a tree takes ``2^(n-1)`` steps), branches are
+    cut when a node whose neighbours are all placed has no tight edge, and the
+    tight graph's connectivity is checked at the end.
 
     The order: by the differences ``h_(i+1) - h_i`` of consecutive nodes compared from
     the last one down (for the path, the order of :func:`dpfix.theory.scales.psi`).
@@ -411,6 +414,7 @@ def extreme_potentials(G: nx.Graph) -> list[tuple[Fraction, ...]]:
     L = lcm(*(w.denominator for _, _, w in G.edges(data="weight")))
     step = Fraction(1, L)
     parent = {v: u for u, v in nx.bfs_edges(G, 0)}
+    bridges = {frozenset(e) for e in nx.bridges(G)}
     earlier = {v: [(u, G.edges[u, v]["weight"]) for u in G[v] if pos[u] < pos[v]]
                for v in order}
     # the node at whose placement every neighbour of u is placed
@@ -435,7 +439,9 @@ def extreme_potentials(G: nx.Graph) -> list[tuple[Fraction, ...]]:
         p = parent[v]
         wp = G.edges[p, v]["weight"]
         m = int(wp / step)
-        for s in range(-m, m + 1):
+        # a bridge is tight at every vertex (without it the tight graph is disconnected)
+        steps = (-m, m) if frozenset((p, v)) in bridges else range(-m, m + 1)
+        for s in steps:
             x = h[p] + s * step
             if all(abs(x - h[u]) <= w for u, w in earlier[v]):
                 h[v] = x
