@@ -235,7 +235,10 @@ def test_top_level_exports():
     assert read_polytope is read_polytope_
     assert __version__ == dpfix.__version__ and sorted(dpfix.__all__) == sorted(
         ["U", "F", "RF", "RU", "scale", "psi", "construct", "Mechanism", "privatize_counts",
-         "ExactnessError", "read_polytope", "__version__"])
+         "ExactnessError", "read_polytope", "parametric", "__version__"])
+    import dpfix.theory.parametric
+
+    assert dpfix.parametric is dpfix.theory.parametric
     assert construct([0.5, 0.5], 1.0).constructor == "northwest"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         dpfix.nothing  # noqa: B018

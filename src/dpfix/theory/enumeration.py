@@ -762,15 +762,11 @@ def _u_coefficients(vecs: list[list[int]], n: int) -> tuple[list[int], int]:
     return [int(R[c, k]) for c in range(k)], int(den)
 
 
-def _u_count_from(args: tuple[int, Fraction, int]) -> tuple[int, int]:
-    """Vertices (and orbit-free face sets) of U whose first face pattern is ``first``."""
-    from math import perm
-
-    n, lam, first = args
+def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
+    """The vertex sets of U (lists of face-pattern indices, in :func:`_u_faces` order)
+    whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count`."""
     patterns, families = _u_faces(n, lam.numerator, lam.denominator)
     one = [1] * n
-    total = sets = 0
-
     p, q = lam.numerator, lam.denominator
 
     def vertex(vecs: list[list[int]], cols: list[int]) -> bool:
@@ -789,37 +785,41 @@ def _u_count_from(args: tuple[int, Fraction, int]) -> tuple[int, int]:
                 return False
         return True
 
-    def dfs(start: int, basis: list, vecs: list, cols: list) -> None:
-        nonlocal total, sets
+    def extend(basis: list, fam: list[list[int]]) -> list | None:
+        nb = list(basis)
+        for v in fam:
+            r = _reduce(nb, v)
+            piv = next((j for j, x in enumerate(r) if x), None)
+            if piv is None:
+                return None
+            nb.append((piv, r))
+        return nb
+
+    def dfs(start: int, basis: list, vecs: list, cols: list) -> Iterator[list[int]]:
         if not any(_reduce(basis, list(one))) and vertex(vecs, cols):
-            total += perm(n, len(cols))
-            sets += 1
+            yield list(cols)
         if len(cols) == n:
             return
         for i in range(start, len(patterns)):
             fam = families[i]
             if len(vecs) + len(fam) > n:
                 continue
-            nb = list(basis)
-            for v in fam:
-                r = _reduce(nb, v)
-                piv = next((j for j, x in enumerate(r) if x), None)
-                if piv is None:
-                    break
-                nb.append((piv, r))
-            else:
-                dfs(i + 1, nb, vecs + fam, cols + [i])
+            nb = extend(basis, fam)
+            if nb is not None:
+                yield from dfs(i + 1, nb, vecs + fam, cols + [i])
 
-    fam = families[first]
-    basis: list[tuple[int, list[int]]] = []
-    for v in fam:
-        r = _reduce(basis, v)
-        piv = next((j for j, x in enumerate(r) if x), None)
-        if piv is None:
-            return 0, 0
-        basis.append((piv, r))
-    dfs(first + 1, basis, list(fam), [first])
-    return total, sets
+    basis = extend([], families[first])
+    if basis is not None:
+        yield from dfs(first + 1, basis, list(families[first]), [first])
+
+
+def _u_count_from(args: tuple[int, Fraction, int]) -> tuple[int, int]:
+    """Vertices (and orbit-free face sets) of U whose first face pattern is ``first``."""
+    from math import perm
+
+    n, lam, first = args
+    sizes = [len(cols) for cols in _u_vertex_sets(n, lam, first)]
+    return sum(perm(n, k) for k in sizes), len(sizes)
 
 
 def u_vertex_count(n: int, lam: Fraction, processes: int = 1) -> int:
