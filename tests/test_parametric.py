@@ -14,7 +14,8 @@ from dpfix.numbers.exact import ExactnessError
 from dpfix.theory import parametric as pm
 from dpfix.theory.parametric import chambers
 
-Z3 = [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
+Z3 = [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)]  # the geometric target: 4 chambers
+ZR = [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]  # R_F(3) at it: 2 chambers
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def test_u_structure_agrees_with_the_generic_engine(n):
 
 
 def test_pieces_alternate_and_increase(f3):
-    for ch in (f3, chambers("RF", 3, Z3)):
+    for ch in (f3, chambers("RF", 3, ZR)):
         assert not ch[0].is_breakpoint and not ch[-1].is_breakpoint
         for a, b in zip(ch, ch[1:], strict=False):
             assert a.is_breakpoint != b.is_breakpoint
@@ -79,8 +80,8 @@ def test_confirm_catches_a_wrong_count(f3):
 def test_count_at_lam_is_the_count_of_its_piece(lam):
     ch = _F3_CACHE.setdefault("f3", chambers("F", 3, Z3))
     assert F(3, lam, Z3).count_vertices(backend="cdd") == ch.piece_at(lam).count
-    rf = _F3_CACHE.setdefault("rf3", chambers("RF", 3, Z3))
-    assert RF(3, lam, Z3).count_vertices(backend="cdd") == rf.piece_at(lam).count
+    rf = _F3_CACHE.setdefault("rf3", chambers("RF", 3, ZR))
+    assert RF(3, lam, ZR).count_vertices(backend="cdd") == rf.piece_at(lam).count
 
 
 _F3_CACHE: dict[str, pm.Chambers] = {}
@@ -107,9 +108,8 @@ def test_chamber_vertices_are_rational_functions_valid_on_the_chamber():
     assert len(verts) == p.count
     for x in (p.sample, pm._pick(p.lo, p.sample)):
         P = F(3, x, Z3)
-        got = {tuple(Fraction(str(sympy.nsimplify(e.subs(lam, sympy.Rational(x.numerator,
-                                                                            x.denominator)))))
-                     for e in V) for V in verts}
+        at = sympy.Rational(x.numerator, x.denominator)
+        got = {tuple(Fraction(str(sympy.cancel(e.subs(lam, at)))) for e in V) for V in verts}
         want = {tuple(v.ravel()) for v in P.vertices()}
         assert got == want
 
@@ -143,3 +143,36 @@ def test_bad_input():
         chambers("F", 2, [0.5, 0.5])
     with pytest.raises(ExactnessError):
         chambers("F", 3, Z3).piece_at(1.5)
+
+
+def test_f3_geometric_known_walls(f3):
+    assert f3.counts() == [16, 16, 19, 18, 20, 17, 28]
+    assert [p.minimal_polynomial for p in f3 if p.is_breakpoint] == [
+        [-4, 1, 2], [-4, -14, 5, 6], [-2, 1]]
+
+
+def test_explore_chambers_command(capsys):
+    from dpfix.cli import main
+
+    assert main(["explore", "chambers", "--kind", "F", "--n", "3", "--z", "4/7,2/7,1/7"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == ("F(n=3, z=(4/7, 2/7, 1/7)): 4 chamber(s), 3 breakpoint(s) "
+                                   "in lam > 1")
+    assert "2*lam^2 + lam - 4" in out and out.count("wall") == 3
+    assert main(["explore", "chambers", "--n", "4"]) == 0
+    assert "(1, inf)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--n", "6"], "--n: chambers of U are computed for n in 2..5, got 6"),
+    (["--kind", "F", "--n", "3", "--z", "1/2,1/4,x"], "--z: cannot read 'x'"),
+    (["--kind", "F", "--n", "3", "--z", "1/2,1/4"], "z: expected length 3"),
+    (["--n", "\uff15"], "plain digits"),
+    (["--z", "1/2,1/2", "--n", "2"], "U has no target"),
+])
+def test_explore_chambers_bad_input(argv, message, capsys):
+    from dpfix.cli import main
+
+    assert main(["explore", "chambers", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and message in err
