@@ -211,6 +211,7 @@ def test_top_level_exports():
         Mechanism,
         U,
         __version__,
+        algebraic,
         construct,
         privatize_counts,
         psi,
@@ -233,9 +234,12 @@ def test_top_level_exports():
     assert (construct, Mechanism, privatize_counts, ExactnessError) == \
         (construct_, Mechanism_, privatize_counts_, ExactnessError_)
     assert read_polytope is read_polytope_
+    from dpfix.numbers.algebraic import algebraic as algebraic_
+
+    assert algebraic is algebraic_
     assert __version__ == dpfix.__version__ and sorted(dpfix.__all__) == sorted(
         ["U", "F", "RF", "RU", "scale", "psi", "construct", "Mechanism", "privatize_counts",
-         "ExactnessError", "read_polytope", "parametric", "__version__"])
+         "ExactnessError", "read_polytope", "algebraic", "parametric", "__version__"])
     import dpfix.theory.parametric
 
     assert dpfix.parametric is dpfix.theory.parametric

@@ -11,6 +11,7 @@ people type first are here (docs/math_notes.md; the paper's Sections 2-5):
   the ``Mechanism`` it returns (:mod:`dpfix.theory.mechanism`);
 - ``privatize_counts``, the two-stage pipeline (:mod:`dpfix.release.pipeline`);
 - ``ExactnessError``, raised where a float is given for an exact number;
+- ``algebraic``, an exact real algebraic ``lam`` (:mod:`dpfix.numbers.algebraic`);
 - ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.theory.formats`);
 - ``parametric``, the module :mod:`dpfix.theory.parametric` (``dpfix.parametric.chambers``:
   the combinatorial type of U, F and R_F as lam varies).
@@ -44,6 +45,7 @@ _EXPORTS = {
     "Mechanism": "dpfix.theory.mechanism",
     "privatize_counts": "dpfix.release.pipeline",
     "ExactnessError": "dpfix.numbers.exact",
+    "algebraic": "dpfix.numbers.algebraic",
     "read_polytope": "dpfix.theory.formats",
 }
 

@@ -3,6 +3,8 @@
 - :mod:`dpfix.numbers.exact`: exact conversion (ints, Fractions, strings such as
   ``"3/2"``; floats refused with :class:`~dpfix.numbers.exact.ExactnessError`),
   ``lam = e^eps`` as a rational, exact linear algebra.
+- :mod:`dpfix.numbers.algebraic`: exact real algebraic numbers (``lam`` a root of an
+  integer polynomial) and the number fields ``Q(lam)`` they generate.
 - :mod:`dpfix.numbers.numeric`: the float path's checks and helpers (argument checks,
   log-space sums, optional imports that name the extra to install).
 - :mod:`dpfix.numbers.calibration`: the (eps, delta) calibrations of Gaussian noise.

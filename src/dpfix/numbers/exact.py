@@ -43,8 +43,16 @@ def _is_sympy_rational(x: Any) -> bool:
     return bool(getattr(x, "is_Rational", False)) and hasattr(x, "p") and hasattr(x, "q")
 
 
+def _is_algebraic(x: Any) -> bool:
+    """An exact real algebraic number (:class:`dpfix.numbers.algebraic.Algebraic`), known
+    by its class attribute ``exact_algebraic``: that module imports this one, so this
+    one does not import it back."""
+    return getattr(type(x), "exact_algebraic", False) is True
+
+
 def is_exact_number(x: Any) -> bool:
-    """True for ints, Fractions, sympy Rationals and strings such as ``"3/2"``.
+    """True for ints, Fractions, sympy Rationals, strings such as ``"3/2"`` and exact
+    real algebraic numbers (:class:`dpfix.numbers.algebraic.Algebraic`).
 
     Parameters
     ----------
@@ -64,7 +72,7 @@ def is_exact_number(x: Any) -> bool:
         return False
     if isinstance(x, (int, np.integer, Fraction)) or _is_sympy_rational(x):
         return True
-    if isinstance(x, numbers.Rational):
+    if isinstance(x, numbers.Rational) or _is_algebraic(x):
         return True
     if isinstance(x, str):
         try:
@@ -128,6 +136,11 @@ def to_fraction(x: Any, name: str = "value") -> Fraction:
             f"{name}: float {x!r} given where an exact number is required; "
             "pass an int, a Fraction or a string such as '1/2'"
         )
+    if _is_algebraic(x):
+        if x.is_rational():
+            return x.rational()
+        raise TypeError(f"{name}: the irrational algebraic number {x} given where a "
+                        "rational number is required")
     raise TypeError(f"{name}: {type(x).__name__} {x!r} is not an exact number")
 
 
@@ -192,7 +205,8 @@ def wants_exact(*xs: Any) -> bool:
     for x in xs:
         a = x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
         if a.dtype == object:
-            if any(isinstance(v, (Fraction, str)) or _is_sympy_rational(v) for v in a.flat):
+            if any(isinstance(v, (Fraction, str)) or _is_sympy_rational(v) or _is_algebraic(v)
+                   for v in a.flat):
                 return True
         elif a.dtype.kind in "US":
             return True
@@ -215,18 +229,19 @@ def is_exact_array(x: Any) -> bool:
     return all(is_exact_number(v) for v in arr.flat)
 
 
-def exact_lam(lam: Any) -> Fraction:
-    """``lam = e^eps`` as a Fraction greater than 1 (refuses floats).
+def exact_lam(lam: Any) -> Any:
+    """``lam = e^eps`` as a Fraction greater than 1 (refuses floats), or as it is when it
+    is an exact real algebraic number (:func:`dpfix.numbers.algebraic.algebraic`).
 
     Parameters
     ----------
-    lam : int, Fraction or str
+    lam : int, Fraction, str or Algebraic
         ``e^eps`` (the paper's ``lambda``).
 
     Returns
     -------
-    Fraction
-        The rational ``lam > 1``.
+    Fraction or Algebraic
+        The exact ``lam > 1``.
 
     Raises
     ------
@@ -240,17 +255,18 @@ def exact_lam(lam: Any) -> Fraction:
     >>> exact_lam("3/2")
     Fraction(3, 2)
     """
-    value = to_fraction(lam, "lam")
+    value = lam if _is_algebraic(lam) else to_fraction(lam, "lam")
     if value <= 1:
         raise ValueError(f"lam: must be > 1 (lam = e^eps with eps > 0), got {value}")
     return value
 
 
-def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Fraction | None, float]:
+def resolve_lam(eps: Any = None, lam: Any = None) -> tuple[Any, float]:
     """Decide the number type from ``eps`` and ``lam``.
 
     Returns ``(lam_exact, eps_float)``: ``lam_exact`` is a Fraction on the exact
-    path (``lam`` rational and ``eps`` not given) and None on the float path
+    path (``lam`` rational and ``eps`` not given; an algebraic ``lam`` is kept as it
+    is) and None on the float path
     (``eps`` given, or ``lam`` a float); ``eps_float`` is always ``log(lam)`` as
     a float, for reporting.
 

@@ -129,15 +129,17 @@ class AlgebraicPoint:
 
     Examples
     --------
-    >>> phi = breakpoint_number([-1, -1, 1], 1, 2)
+    >>> phi = AlgebraicPoint(fmpz_poly([-1, -1, 1]), 1, 2)
     >>> round(float(phi), 6), phi.minimal_polynomial
     (1.618034, [-1, -1, 1])
     """
 
-    __slots__ = ("poly", "lo", "hi")
+    __slots__ = ("poly", "lo", "hi", "public")
 
     def __init__(self, poly: fmpz_poly, lo: Fraction, hi: Fraction) -> None:
         self.poly, self.lo, self.hi = poly, Fraction(lo), Fraction(hi)
+        #: the same number as a :class:`dpfix.numbers.algebraic.Algebraic` (made once)
+        self.public: Any = None
 
     @property
     def minimal_polynomial(self) -> list[int]:
@@ -180,19 +182,32 @@ class AlgebraicPoint:
 
 def breakpoint_number(coefficients: Sequence[int], lo: Any, hi: Any) -> Number:
     """The breakpoint with minimal polynomial ``coefficients`` (constant term first)
-    in the isolating interval ``(lo, hi)``: a Fraction for degree 1, else an
-    :class:`AlgebraicPoint`.
+    in the isolating interval ``(lo, hi)``: a Fraction for degree 1, else a
+    :class:`dpfix.numbers.algebraic.Algebraic` (exact arithmetic in ``Q(lam)``).
 
     Examples
     --------
     >>> breakpoint_number([-3, 2], 1, 2)
     Fraction(3, 2)
+    >>> breakpoint_number([-1, -1, 1], 1, 2)
+    Algebraic('a', 'a^2 - a - 1', ~1.6180339887)
     """
+    from dpfix.numbers.algebraic import algebraic
+
     p = fmpz_poly([int(c) for c in coefficients])
     if p.degree() == 1:
         c = p.coeffs()
         return Fraction(-int(c[0]), int(c[1]))
-    return AlgebraicPoint(p, Fraction(lo), Fraction(hi))
+    return algebraic([int(c) for c in coefficients], (Fraction(lo), Fraction(hi)))
+
+
+def _public(x: Number) -> Number:
+    """What a :class:`Piece` shows: Fractions and inf as they are, a root as an Algebraic."""
+    if not isinstance(x, AlgebraicPoint):
+        return x
+    if x.public is None:
+        x.public = breakpoint_number(x.minimal_polynomial, x.lo, x.hi)
+    return x.public
 
 
 def _cmp(a: Number, b: Number) -> int:
@@ -838,18 +853,29 @@ class Piece:
 
     Attributes
     ----------
-    lo, hi : Fraction, :class:`AlgebraicPoint` or ``math.inf`` (a chamber's ``hi``
-        only); ``float()`` works on each.
+    lo, hi : Fraction, :class:`dpfix.numbers.algebraic.Algebraic` or ``math.inf`` (a
+        chamber's ``hi`` only); ``float()`` works on each. A breakpoint's ``lo`` is the
+        ``hi`` of the chamber before it and the ``lo`` of the one after (one object).
     count : the number of vertices there.
     sample : a rational lam inside the chamber (None for a breakpoint).
     """
 
-    lo: Number
-    hi: Number
+    _lo: Number = field(repr=False)
+    _hi: Number = field(repr=False)
     count: int
     sample: Fraction | None
     _keys: frozenset = field(repr=False)
     _owner: Any = field(repr=False, default=None)
+
+    @property
+    def lo(self) -> Number:
+        """The lower end (exact)."""
+        return _public(self._lo)
+
+    @property
+    def hi(self) -> Number:
+        """The upper end (exact, or ``math.inf``)."""
+        return _public(self._hi)
 
     @property
     def is_breakpoint(self) -> bool:
@@ -861,9 +887,9 @@ class Piece:
         """A breakpoint's minimal polynomial, integer coefficients, constant term first."""
         if not self.is_breakpoint:
             raise AttributeError("a chamber has no minimal polynomial")
-        if isinstance(self.lo, Fraction):
-            return [-self.lo.numerator, self.lo.denominator]
-        return self.lo.minimal_polynomial
+        if isinstance(self._lo, Fraction):
+            return [-self._lo.numerator, self._lo.denominator]
+        return self._lo.minimal_polynomial
 
     def vertices(self) -> list[Any]:
         """A chamber's vertices as sympy matrices of rational functions of ``lam``
@@ -877,13 +903,13 @@ class Piece:
     def __contains__(self, lam: Any) -> bool:
         x = to_fraction(lam, "lam")
         if self.is_breakpoint:
-            return _cmp(self.lo, x) == 0
-        return _cmp(self.lo, x) < 0 and (self.hi is INF or _cmp(x, self.hi) < 0)
+            return _cmp(self._lo, x) == 0
+        return _cmp(self._lo, x) < 0 and (self._hi is INF or _cmp(x, self._hi) < 0)
 
     def __repr__(self) -> str:
         if self.is_breakpoint:
-            return f"Piece(breakpoint {_fmt(self.lo)}, {self.count} vertices)"
-        return f"Piece(chamber ({_fmt(self.lo)}, {_fmt(self.hi)}), {self.count} vertices)"
+            return f"Piece(breakpoint {_fmt(self._lo)}, {self.count} vertices)"
+        return f"Piece(chamber ({_fmt(self._lo)}, {_fmt(self._hi)}), {self.count} vertices)"
 
 
 class Chambers(Sequence):
@@ -935,11 +961,11 @@ class Chambers(Sequence):
         lines = [head, f"{'piece':<10} {'lam':<34} {'vertices':>9}  minimal polynomial / sample"]
         for p in self._pieces:
             if p.is_breakpoint:
-                where = _fmt(p.lo)
+                where = _fmt(p._lo)
                 lines.append(f"{'wall':<10} {where:<34} {p.count:>9}  "
                              f"{_poly_str(p.minimal_polynomial)}")
             else:
-                where = f"({_fmt(p.lo)}, {_fmt(p.hi)})"
+                where = f"({_fmt(p._lo)}, {_fmt(p._hi)})"
                 lines.append(f"{'chamber':<10} {where:<34} {p.count:>9}  sample {p.sample}")
         return "\n".join(lines)
 
@@ -967,13 +993,20 @@ class Chambers(Sequence):
                 rows.append({"piece": repr(p), "lam": None, "count": p.count, "found": None,
                              "method": method, "ok": None})
                 continue
-            P = self._engine.polytope(lam)
             which = backend
             if self.kind == "U" and self.n >= 5 and backend == "auto":
                 from dpfix.theory.enumeration import normaliz_available
 
                 which = "normaliz" if normaliz_available() else "cdd"
-            found = P.count_vertices(limit=None, backend=which)
+            try:
+                found = self._engine.polytope(lam).count_vertices(limit=None, backend=which)
+            except Exception as exc:  # an irrational lam the enumeration does not take yet
+                if not p.is_breakpoint or isinstance(p._lo, Fraction):
+                    raise
+                rows.append({"piece": repr(p), "lam": lam, "count": p.count, "found": None,
+                             "method": "not confirmed: the enumeration over Q(lam) refused "
+                                       f"({type(exc).__name__}: {exc})", "ok": None})
+                continue
             rows.append({"piece": repr(p), "lam": lam, "count": p.count, "found": found,
                          "method": f"{method}, count_vertices({which})",
                          "ok": found == p.count})
@@ -985,27 +1018,15 @@ class Chambers(Sequence):
 
 def _confirm_point(p: Piece) -> tuple[Any, str]:
     if p.is_breakpoint:
-        if isinstance(p.lo, Fraction):
-            return p.lo, "at the rational breakpoint"
-        lam = _algebraic_lam(p.lo)
-        if lam is None:
-            return None, "not confirmed: enumeration over Q(lam) not installed"
-        return lam, "over Q(lam)"
-    hi = p.hi if p.hi is not INF else None
-    first = _pick(p.lo, hi)
+        if isinstance(p._lo, Fraction):
+            return p._lo, "at the rational breakpoint"
+        return p.lo, "over Q(lam)"
+    hi = p._hi if p._hi is not INF else None
+    first = _pick(p._lo, hi)
     if first != p.sample:
         return first, "at a rational point of the chamber"
     other = _pick(first, hi) if hi is not None else first + 1
     return other, "at a rational point of the chamber"
-
-
-def _algebraic_lam(r: AlgebraicPoint) -> Any:
-    """The breakpoint as a number the polytopes accept over Q(lam), if available."""
-    try:
-        from dpfix.numbers.algebraic import algebraic
-    except ImportError:
-        return None
-    return algebraic(r.minimal_polynomial, (r.lo, r.hi))
 
 
 def _poly_str(coefficients: list[int]) -> str:
