@@ -180,3 +180,51 @@ def test_explore_chambers_bad_input(argv, message, capsys):
     assert main(["explore", "chambers", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_every_lam_cases_cover_every_chamber_and_rational_wall():
+    from dpfix.explore.cases import standard_z
+    from dpfix.explore.verification import every_lam_cases
+
+    cases, skipped = every_lam_cases("F", 3)
+    z = standard_z(3)["geometric"]
+    at = {lam for lam, name, _ in cases if name == "geometric"}
+    for kind in ("F", "RF"):
+        for p in chambers(kind, 3, z):
+            if p.is_breakpoint and not isinstance(p.lo, Fraction):
+                assert any(str(p.lo) in s for s in skipped)
+            else:
+                assert (p.lo if p.is_breakpoint else p.sample) in at
+    assert len(skipped) == 7
+
+
+def test_verify_every_lam(capsys):
+    from dpfix.cli import main
+
+    assert main(["verify", "--every-lam", "--n", "3", "--only", "Theorem 3"]) == 0
+    out = capsys.readouterr().out
+    assert "1 passed, 0 failed" in out and "every-lam mode" in out
+    assert "lam in {7/6, 6/5, 5/4, 4/3, 7/5, 3/2, 8/5, 5/3, 2, 11/5, 22/9, 3, 7/2, 4, 9/2, " \
+           "5, 11/2}" in out
+    assert "not at the 7 irrational breakpoints" in out
+
+
+def test_verify_every_lam_reports_a_failure(tmp_path, capsys):
+    from dpfix.cli import main
+
+    (tmp_path / "check_lam.py").write_text(
+        'RESULT = "Lam"\nSTATEMENT = "lam is never 2"\nEVERY_LAM = "U"\n'
+        "def run(mode):\n    return 1\n"
+        "def every_lam(n, cases):\n"
+        "    for lam, _, _ in cases:\n        assert lam != 2, f'lam = {lam}'\n"
+        "    return len(cases)\n")
+    assert main(["verify", "--every-lam", "--n", "3", "--dir", str(tmp_path)]) == 1
+    assert "lam = 2" in capsys.readouterr().out
+
+
+def test_verify_every_lam_bad_n(capsys):
+    from dpfix.cli import main
+
+    assert main(["verify", "--every-lam", "--n", "4"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "every-lam checks run at n in (2, 3)" in err

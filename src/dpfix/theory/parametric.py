@@ -501,8 +501,15 @@ class _UEngine:
         if self.processes > 1:
             import multiprocessing as mp
 
-            with mp.get_context("fork").Pool(self.processes) as pool:
+            pool = mp.get_context("fork").Pool(self.processes)
+            try:  # closed, not terminated: the workers end on their own, with no signal
                 parts = pool.map(_u_sets_worker, work, chunksize=1)
+                pool.close()
+            except BaseException:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
         else:
             parts = [_u_sets_worker(w) for w in work]
         return [cols for part in parts for cols in part]
