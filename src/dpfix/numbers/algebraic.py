@@ -55,7 +55,7 @@ import numpy as np
 from dpfix.numbers.exact import ExactnessError, to_fraction
 
 __all__ = ["NumberField", "Algebraic", "algebraic", "is_algebraic", "field_of", "to_exact",
-           "exact_field_array", "parse_polynomial"]
+           "exact_field_array", "parse_polynomial", "ExactKey"]
 
 _MAX_BITS = 1 << 16  # bisections beyond this many bits mean a bug, not a hard number
 
@@ -264,6 +264,32 @@ class NumberField:
                 self._balls[bits] = flint.arb(flint.fmpq(mid.numerator, mid.denominator),
                                               flint.fmpq(rad.numerator, rad.denominator))
         return self._balls[bits]
+
+    def decimal_ball(self, digits: int = 40) -> tuple[str, str]:
+        """``(mid, rad)`` as decimal text: the ball ``mid +/- rad`` holds ``alpha`` and no
+        other real root of the minimal polynomial (checked exactly); the form Normaliz's
+        number-field input takes.
+
+        Examples
+        --------
+        >>> mid, rad = algebraic("x^2 - 2", 1.4).field.decimal_ball(20)
+        >>> mid, rad
+        ('1.41421356237309504880', '1e-15')
+        """
+        lo, hi = self.interval(4 * digits)
+        scale = 10 ** digits
+        k = round((lo + hi) / 2 * scale)
+        mid = Fraction(k, scale)
+        rad = Fraction(1, 10 ** (digits - 5))
+        a, b = mid - rad, mid + rad
+        if not (a <= lo and hi <= b):
+            raise ArithmeticError(f"decimal_ball: the ball misses the root of {self!r}")
+        roots = _real_roots(self.minpoly)
+        if _choose_interval(self.minpoly, roots, a, b, self.polynomial_str()) != self.index:
+            raise ArithmeticError(f"decimal_ball: the ball holds another root of {self!r}")
+        sign = "-" if k < 0 else ""
+        whole, frac = divmod(abs(k), scale)
+        return f"{sign}{whole}.{frac:0{digits}d}", f"1e-{digits - 5}"
 
     # -- elements --------------------------------------------------------------------------
     def __call__(self, x: Any) -> Algebraic:
@@ -761,3 +787,33 @@ def exact_field_array(x: Any, name: str = "array", field: NumberField | None = N
     for idx, v in np.ndenumerate(arr):
         out[idx] = to_exact(v, name)
     return out
+
+
+class ExactKey:
+    """A sort key ordering exact numbers (Fractions, :class:`Algebraic` s) by exact value:
+    floats decide when they are far apart (each within ``2^-52`` relative of the value),
+    an exact comparison otherwise.
+
+    Examples
+    --------
+    >>> r2 = algebraic("x^2 - 2", 1.4)
+    >>> sorted([r2, Fraction(3, 2), 1, r2 - Fraction(1, 10**30)], key=ExactKey)[1:3]
+    [Algebraic('a - 1/1000000000000000000000000000000', 'a^2 - 2', ~1.4142135624), \
+Algebraic('a', 'a^2 - 2', ~1.4142135624)]
+    """
+
+    __slots__ = ("value", "approx")
+
+    def __init__(self, value: Any) -> None:
+        self.value, self.approx = value, float(value)
+
+    def __lt__(self, other: ExactKey) -> bool:
+        a, b = self.approx, other.approx
+        if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+            return a < b
+        return bool(self.value < other.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ExactKey) and bool(self.value == other.value)
+
+    __hash__ = None  # type: ignore[assignment]

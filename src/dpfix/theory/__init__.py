@@ -5,6 +5,8 @@
   vertices, extremality and symmetry (Theorems 2, 3, 10);
 - :mod:`dpfix.theory.enumeration`: the exact vertex-enumeration backends (cddlib,
   Normaliz) behind the polytopes' methods;
+- :mod:`dpfix.theory.algebraic_enumeration`: the same over ``Q(lam)`` for an algebraic
+  ``lam`` (Normaliz's number-field input, U's structural count);
 - :mod:`dpfix.theory.representation`: Psi-affine simplification, movement spaces,
   decompositions (Theorem 4, Proposition 1, Corollaries 2 and 3);
 - :mod:`dpfix.theory.delta`: the (eps, delta) polytopes, subset and lifted forms, and

@@ -17,6 +17,13 @@ Every coefficient is a :class:`fractions.Fraction`; floats are refused.
 Vertex enumeration, adjacency, implicit equalities and linear programs use
 pycddlib's exact module ``cdd.gmp`` (its row ``[b, a]`` means ``b + a.x >= 0``).
 Extremality is decided by the exact rank of the active constraints (Section 4).
+
+``lam`` may be an exact real algebraic number (:func:`dpfix.algebraic`; docs/math_notes.md
+section 1): the coefficients then lie in the number field ``Q(lam)``, and
+``contains``, ``is_extreme``, ``active_constraints``, ``dimension``, ``vertices`` and
+``count_vertices`` work exactly over it (:mod:`dpfix.theory.algebraic_enumeration`:
+Normaliz's number-field input, and U's structural count); the other methods need a
+rational ``lam`` and say so.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import cdd.gmp
 import networkx as nx
 import numpy as np
 
+from dpfix.numbers.algebraic import ExactKey, exact_field_array, is_algebraic
 from dpfix.numbers.exact import (
     ExactnessError,
     exact_array,
@@ -39,6 +47,7 @@ from dpfix.numbers.exact import (
     to_fraction,
 )
 from dpfix.numbers.numeric import check_n
+from dpfix.theory import algebraic_enumeration as _alg
 from dpfix.theory import enumeration as _en
 from dpfix.theory.enumeration import HRep, Symmetry, VertexArray, resolve_backend
 from dpfix.theory.scales import psi
@@ -62,6 +71,10 @@ LIMITS: dict[str, dict[str, dict[str, int]]] = {
     "normaliz": {"vertices": {"U": 5, "F": 4, "R_F": 4, "R_U": 4},
                  "graph": {"U": 4, "F": 4, "R_F": 4, "R_U": 4},
                  "count": {"U": 5, "F": 5, "R_F": 4, "R_U": 4}},
+    # over Q(lam), lam algebraic: Normaliz's number-field input (U(5): 19 to 34 s against
+    # 4 s at a rational lam); U's counts from n = 5 on go to the structure count
+    "normaliz-field": {"vertices": VERTEX_LIMITS, "graph": {},
+                       "count": {"U": 4, "F": 4, "R_F": 3, "R_U": 4}},
 }
 
 #: ``backend="auto"`` counts U's vertices through their structure from this n on
@@ -84,6 +97,14 @@ _WHY = {  # a shared 2-core machine, lam = 2, uniform z
              "count_vertices or vertex_array: as Fractions they would need about 10 GB)",
         "R_F": "Normaliz: R_F at n = 4 takes about 2 s; at n = 5 it ran over 8 minutes",
         "R_U": "Normaliz: R_U at n = 4 takes under a second; n = 5 is not measured",
+    },
+    "normaliz-field": {
+        "U": "over Q(lam) Normaliz takes 19 to 34 s for U at n = 5 (count_vertices uses "
+             "U's structure, about 1.5 s)",
+        "F": "over Q(lam) F at n = 5 has over a million vertices",
+        "R_F": "over Q(lam) R_F at n = 4 takes Normaliz many times its seconds at a rational "
+               "lam",
+        "R_U": "over Q(lam) R_U at n = 5 is not measured",
     },
 }
 
@@ -161,6 +182,19 @@ class Polytope:
         self._u_structure = False
         #: The delta of (eps, delta)-DP (U and F with ``delta=``; 0 otherwise).
         self.delta = Fraction(0)
+        self._field_vertices: list[list[Any]] | None = None  # lam algebraic: Normaliz's
+
+    @property
+    def algebraic(self) -> bool:
+        """Whether ``lam`` is an algebraic number (:func:`dpfix.algebraic`), the
+        coefficients in ``Q(lam)``."""
+        return is_algebraic(self.lam)
+
+    def _rational_only(self, method: str) -> None:
+        if self.algebraic:
+            raise ValueError(f"{self!r}.{method}(): needs a rational lam; over Q(lam) "
+                             "contains, is_extreme, active_constraints, dimension, vertices "
+                             "and count_vertices are exact")
 
     def __repr__(self) -> str:
         zs = "" if self.z is None else ", z=[" + ", ".join(str(v) for v in self.z) + "]"
@@ -208,7 +242,8 @@ class Polytope:
                 raise ExactnessError(f"{name}: a float Mechanism given where an exact one is "
                                      "required; build it with a rational lam")
             X = X.matrix
-        arr = exact_array(X, name)
+        arr = (exact_field_array(X, name, self.lam.field) if self.algebraic
+               else exact_array(X, name))
         if arr.shape != self.shape:
             raise ValueError(f"{name}: expected shape {self.shape} for {self!r}, got {arr.shape}")
         return list(arr.ravel())
@@ -305,6 +340,7 @@ class Polytope:
         >>> print(text.split("begin")[1].strip().splitlines()[0])  # 4 equations, 4 inequalities
         8 5 rational
         """
+        self._rational_only("write")
         from dpfix.theory import formats
 
         fmt = formats.resolve_format(path, format)
@@ -363,9 +399,31 @@ class Polytope:
         [[[Fraction(1, 3), Fraction(2, 3)], [Fraction(2, 3), Fraction(1, 3)]], \
 [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]]
         """
+        if self.algebraic:
+            return self._algebraic_vertices(limit, backend)
         which = resolve_backend(backend, "vertices", self.num_variables)
         self._guard("vertices", limit, which, "vertices")
         return self._sorted_vertices(which).to_list()
+
+    def _field_backend(self, backend: str, what: str) -> str:
+        if backend not in ("auto", "normaliz"):
+            raise ValueError(f"{self!r}: over Q(lam) the vertices come from Normaliz's "
+                             f"number-field input (backend 'auto' or 'normaliz'), not {backend!r}")
+        if not _en.normaliz_available():
+            raise ImportError(f"{self!r}: vertices over Q(lam) need PyNormaliz built with "
+                              "e-antic: pip install 'dpfix[enumeration]'")
+        return "normaliz-field"
+
+    def _algebraic_vertices(self, limit: int | None | Literal["default"], backend: str
+                            ) -> list[np.ndarray]:
+        """The vertices over Q(lam), sorted by exact value, entry by entry."""
+        which = self._field_backend(backend, "vertices")
+        self._guard("vertices", limit, which, "vertices")
+        if self._field_vertices is None:
+            raw = _alg.normaliz_field_vertices(self._ub, self._eq, self.num_variables,
+                                               self.lam.field)
+            self._field_vertices = sorted(raw, key=lambda v: [ExactKey(x) for x in v])
+        return [np.array(v, dtype=object).reshape(self.shape) for v in self._field_vertices]
 
     def vertex_array(self, limit: int | None | Literal["default"] = "default",
                      backend: str = "auto") -> VertexArray:
@@ -379,6 +437,7 @@ class Polytope:
         >>> len(va), va.numerators.shape
         (27, (27, 9))
         """
+        self._rational_only("vertex_array")
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "vertex_array")
         return self._raw_vertices(which)
@@ -402,6 +461,8 @@ class Polytope:
         >>> U(4, 2).count_vertices(backend="structure")
         664
         """
+        if self.algebraic:
+            return self._algebraic_count(limit, backend)
         if backend == "structure" or (backend == "auto" and self._u_structure
                                       and self.n >= STRUCTURE_FROM_N):
             if not self._u_structure:
@@ -418,6 +479,27 @@ class Polytope:
             return len(self._raw[which])
         return _en.count_vertices(self.hrep, which)
 
+    def _algebraic_count(self, limit: int | None | Literal["default"], backend: str) -> int:
+        """The count over Q(lam): U's structure (from n = 5 on, or asked, when lam generates
+        its field), else Normaliz's number-field input."""
+        structure = self._u_structure and self.lam == self.lam.field.gen and (
+            backend == "structure" or (backend == "auto" and self.n >= STRUCTURE_FROM_N))
+        if backend == "structure" and not structure:
+            raise ValueError(f"{self!r}: backend='structure' counts the vertices of U only "
+                             "(over Q(lam): with lam the generator of its field)")
+        if structure:
+            top = STRUCTURE_LIMIT if limit == "default" else limit
+            if top is not None and self.n > top:
+                raise ValueError(f"U(n={self.n}).count_vertices(): the structural count is "
+                                 f"limited to n <= {top}; pass limit=None to lift the guard")
+            return _alg.u_vertex_count_algebraic(self.n, self.lam)
+        which = self._field_backend(backend, "count")
+        self._guard("count", limit, which, "count_vertices")
+        if self._field_vertices is not None:
+            return len(self._field_vertices)
+        return _alg.normaliz_field_count(self._ub, self._eq, self.num_variables,
+                                         self.lam.field)
+
     def sample_vertices(self, k: int, seed: int = 0,
                         limit: int | None | Literal["default"] = "default",
                         backend: str = "auto") -> list[np.ndarray]:
@@ -431,6 +513,7 @@ class Polytope:
         >>> len(U(3, 2).sample_vertices(5)), len(U(3, 2).sample_vertices(100))
         (5, 27)
         """
+        self._rational_only("sample_vertices")
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "sample_vertices")
         va = self._raw_vertices(which)
@@ -448,6 +531,7 @@ class Polytope:
         >>> U(2, 2).has_vertex([[1, 0], [1, 0]]), U(2, 2).has_vertex([["1/2"] * 2] * 2)
         (True, False)
         """
+        self._rational_only("has_vertex")
         which = resolve_backend(backend, "count", self.num_variables)
         if which not in self._keys:
             self._keys[which] = self._raw_vertices(which).keys()
@@ -470,6 +554,7 @@ class Polytope:
         """
         if self.name not in ("R_F", "R_U"):
             raise ValueError(f"{self!r}: psi_images is for R_F and R_U")
+        self._rational_only("psi_images")
         va = self.vertex_array(limit, backend)
         k, n = self.shape
         P = psi(n, self.lam)
@@ -503,6 +588,7 @@ class Polytope:
         >>> sorted(U(2, 2).graph().degree())
         [(0, 2), (1, 2), (2, 2), (3, 2)]
         """
+        self._rational_only("graph")
         which = resolve_backend(backend, "graph", self.num_variables)
         self._guard("graph", limit, which, "graph")
         if which not in self._graphs:
@@ -546,6 +632,7 @@ class Polytope:
         >>> s["vertices"], s["orbits"], s["degree"], s["edges"], s["diameter"]
         (27, 4, (6, 10), 102, 3)
         """
+        self._rational_only("summary")
         import time
 
         start = time.perf_counter()
@@ -584,6 +671,7 @@ class Polytope:
         >>> len(reps), int(sizes.sum()), U(3, 2).symmetry.order
         (4, 27, 12)
         """
+        self._rational_only("orbits")
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "orbits")
         va = self._raw_vertices(which)
@@ -606,6 +694,7 @@ class Polytope:
         >>> U(3, 2).degree_range()
         (6, 10, 102)
         """
+        self._rational_only("degree_range")
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "degree_range")
         va = self._raw_vertices(which)
@@ -624,13 +713,20 @@ class Polytope:
     def dimension(self) -> int:
         """Exact dimension: ``num_variables`` minus the rank of all equalities,
         explicit and implicit (inequalities tight on the whole polytope, found by
-        cdd.gmp's exact LPs).
+        cdd.gmp's exact LPs). Over Q(lam) (``lam`` algebraic): the affine rank of the
+        vertices, exact in the field (under :meth:`vertices`' guard).
 
         Examples
         --------
         >>> F(2, 2, [1, 0]).dimension(), F(2, 2, ["1/2", "1/2"]).dimension()
         (0, 1)
         """
+        if self._dimension is None and self.algebraic:
+            # over Q(lam): the affine rank of the vertices (no exact LP over the field here)
+            self._algebraic_vertices("default", "auto")
+            vs = self._field_vertices or []
+            rows = [{c: x - vs[0][c] for c, x in enumerate(v) if x != vs[0][c]} for v in vs[1:]]
+            self._dimension = _sparse_rank(rows) if vs else -1
         if self._dimension is None:
             implicit = cdd.gmp.implicit_linearity_rows(self._cdd_matrix())
             m = len(self._eq)
@@ -652,6 +748,7 @@ class Polytope:
         >>> value, X.tolist()
         (Fraction(4, 3), [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]])
         """
+        self._rational_only("maximize")
         c = self._flat(C, "C")
         lp = cdd.gmp.linprog_from_matrix(self._cdd_matrix(c))
         cdd.gmp.linprog_solve(lp)
@@ -699,6 +796,7 @@ class Polytope:
         >>> P.face([[1, 1, 1]] * 3).count_vertices()  # <1, T> = 3 on all of U
         27
         """
+        self._rational_only("face")
         c = self._flat(C, "C")
         value, _ = self.maximize(C)
         row = {i: v for i, v in enumerate(c) if v != 0}
@@ -716,6 +814,7 @@ class Polytope:
         >>> len(U(2, 2).optimal_face_vertices([[1, 0], [1, 0]]))
         1
         """
+        self._rational_only("optimal_face_vertices")
         c = self._flat(C, "C")
         which = resolve_backend(backend, "vertices", self.num_variables)
         self._guard("vertices", limit, which, "optimal_face_vertices")

@@ -3,7 +3,8 @@
 A pattern ``p`` in ``{-1, +1}^(n-1)`` has heights ``h[0] = 0``,
 ``h[i+1] = h[i] + p[i]``; its scale is ``s[i] = lam^h[i] / sum_k lam^h[k]``
 (the paper's Definition 6). Every function dispatches on the number type of
-``lam``: a rational ``lam`` (int, Fraction, string) gives exact Fractions; a
+``lam``: a rational ``lam`` (int, Fraction, string) gives exact Fractions, an
+algebraic one (:func:`dpfix.algebraic`) exact elements of ``Q(lam)``; a
 float ``lam``, or ``eps=``, gives float64 computed as
 ``exp(eps * (h - max h))`` so that ``n * eps`` in the tens of thousands neither
 overflows nor loses the neighbour ratios.
@@ -16,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.numbers.exact import resolve_lam, to_fraction
+from dpfix.numbers.algebraic import to_exact
+from dpfix.numbers.exact import resolve_lam
 
 __all__ = [
     "heights",
@@ -363,7 +365,7 @@ def pattern_of(
     """
     lam_x, eps_f = resolve_lam(eps, lam)
     if lam_x is not None:
-        v = [to_fraction(x, "s") for x in np.asarray(s, dtype=object).ravel()]
+        v = [to_exact(x, "s") for x in np.asarray(s, dtype=object).ravel()]
         if any(x <= 0 for x in v):
             raise ValueError("s: not a multiple of a scale (an entry is not positive)")
         out = []
