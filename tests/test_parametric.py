@@ -64,9 +64,9 @@ def test_counts_inside_each_chamber_agree_with_count_vertices(f3):
 def test_confirm(f3):
     rows = f3.confirm()
     assert len(rows) == len(f3)
-    assert all(r["ok"] for r in rows if r["found"] is not None)
-    assert all(r["ok"] for r, p in zip(rows, f3, strict=True) if not p.is_breakpoint)
-    assert any(r["ok"] for r in rows)
+    assert [r["ok"] for r in rows] == [True] * len(f3)  # the irrational walls over Q(lam)
+    assert [r["method"].split(",")[0] for r in rows if "Q(lam)" in r["method"]] == \
+        ["over Q(lam)"] * 2
 
 
 def test_confirm_catches_a_wrong_count(f3):

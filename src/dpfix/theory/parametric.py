@@ -987,8 +987,9 @@ class Chambers(Sequence):
         each chamber other than its sample (the sample's own if the chamber is too
         narrow to find another simply), by ``Polytope.count_vertices`` (for U at n = 5
         with Normaliz, not the structural count the chambers come from); at each
-        breakpoint by the enumeration over ``Q(lam)`` where it is available (rational
-        breakpoints: ``count_vertices`` at them).
+        breakpoint by ``count_vertices`` at it: over ``Q(lam)`` for an irrational one
+        (:mod:`dpfix.numbers.algebraic`), reported as not confirmed if the enumeration
+        refuses that lam.
 
         Returns one row per piece (``piece``, ``lam``, ``count``, ``found``,
         ``method``, ``ok``); raises ``AssertionError`` on a disagreement.
