@@ -228,3 +228,15 @@ def test_verify_every_lam_bad_n(capsys):
     assert main(["verify", "--every-lam", "--n", "4"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "every-lam checks run at n in (2, 3)" in err
+
+
+def test_f_vector(f3):
+    assert chambers("U", 3)[0].f_vector() == [27, 102, 168, 141, 60, 12]
+    for p in f3:
+        if p.is_breakpoint and not isinstance(p.lo, Fraction):
+            with pytest.raises(ValueError, match="irrational"):
+                p.f_vector()
+        else:
+            fv = p.f_vector()
+            assert fv[0] == p.count and sum((-1) ** i * f for i, f in enumerate(fv)) == \
+                1 - (-1) ** len(fv)  # Euler: f_0 - f_1 + ... = 1 - (-1)^d

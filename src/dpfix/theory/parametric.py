@@ -103,6 +103,10 @@ from dpfix.numbers.numeric import check_n
 __all__ = ["KINDS", "LIMITS", "Piece", "Chambers", "chambers", "breakpoint_number",
            "AlgebraicPoint"]
 
+#: :meth:`Piece.f_vector` runs Normaliz's FVector up to this many vertices (U(4), 664
+#: vertices: 1.6 s; F(4, uniform z), 1,806: 0.7 s; R_F(3): 0.04 s).
+F_VECTOR_MAX_VERTICES = 5000
+
 #: The kinds and their largest n (U(6) and F(5) are beyond the times of this module).
 LIMITS: dict[str, int] = {"U": 5, "F": 4, "RF": 3}
 KINDS: tuple[str, ...] = tuple(LIMITS)
@@ -906,6 +910,31 @@ class Piece:
                              "is its count and incidence)")
         engine, smp = self._owner._engine, self._owner._samples[self.sample]
         return [V for it in smp.items for V in engine.vertices(it)]
+
+    def f_vector(self) -> list[int]:
+        """``[f_0, f_1, ..., f_(d-1)]``, the number of faces of each dimension (vertices
+        first, facets last), by Normaliz's ``FVector`` at the chamber's sample point (it
+        is the same on the whole chamber, a function of the type) or at a rational
+        breakpoint; refused beyond :data:`F_VECTOR_MAX_VERTICES` vertices and at an
+        irrational breakpoint.
+
+        Examples
+        --------
+        >>> chambers("U", 3)[0].f_vector()
+        [27, 102, 168, 141, 60, 12]
+        """
+        import PyNormaliz
+
+        lam = self.sample if not self.is_breakpoint else self._lo
+        if not isinstance(lam, Fraction):
+            raise ValueError("f_vector(): Normaliz's FVector needs a rational lam; this "
+                             "breakpoint is irrational")
+        if self.count > F_VECTOR_MAX_VERTICES:
+            raise ValueError(f"f_vector(): {self.count} vertices, beyond "
+                             f"F_VECTOR_MAX_VERTICES = {F_VECTOR_MAX_VERTICES}")
+        ineq, eq = self._owner._engine.polytope(lam).hrep.normaliz_rows()
+        cone = PyNormaliz.Cone(inhom_inequalities=ineq, inhom_equations=eq)
+        return [int(v) for v in cone.FVector()[1:-1]]
 
     def __contains__(self, lam: Any) -> bool:
         x = to_fraction(lam, "lam")
