@@ -23,17 +23,30 @@ def run(mode: str = "quick") -> int:
     attained_low = attained_high = False
     # R_F at n = 4 for every z needs Normaliz (cdd: the zero-entry z only)
     for n, lam, name, z in grid(ns_for(mode)) if normaliz_available() else rf_grid(mode):
-        p = sum(1 for v in z if v > 0)
-        va = polytope("RF", n, lam, z).vertex_array(limit=None)
-        # denominators are positive: an entry is positive iff its numerator is
-        for k in (va.numerators > 0).sum(axis=1).tolist():
-            assert p <= k <= p + n - 1, (f"{k} positive entries outside [{p}, {p + n - 1}]: "
-                                         f"n={n}, lam={lam}, z={name}")
-            attained_low |= k == p
-            attained_high |= k == p + n - 1
-            cases += 1
+        c, low, high = check_at(n, lam, name, z)
+        cases, attained_low, attained_high = cases + c, attained_low | low, attained_high | high
     assert attained_low and attained_high, "a bound of Corollary 2 is never attained"
     return cases
+
+
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    return sum(check_at(n, lam, name, z)[0] for lam, name, z in cases)
+
+
+def check_at(n: int, lam, name: str, z) -> tuple[int, bool, bool]:
+    """``(vertices checked, lower bound attained, upper bound attained)``."""
+    p = sum(1 for v in z if v > 0)
+    va = polytope("RF", n, lam, z).vertex_array(limit=None)
+    low = high = False
+    # denominators are positive: an entry is positive iff its numerator is
+    for k in (va.numerators > 0).sum(axis=1).tolist():
+        assert p <= k <= p + n - 1, (f"{k} positive entries outside [{p}, {p + n - 1}]: "
+                                     f"n={n}, lam={lam}, z={name}")
+        low |= k == p
+        high |= k == p + n - 1
+    return len(va), low, high
 
 
 if __name__ == "__main__":

@@ -49,37 +49,51 @@ def run(mode: str = "quick") -> int:
     cases = preserved = broken = 0
     # R_F at n = 4 for every z needs Normaliz (cdd: the zero-entry z only)
     for n, lam, name, z in grid(ns_for(mode)) if normaliz_available() else rf_grid(mode):
-        Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
-        va = Rz.vertex_array(limit=None)
-        images = Rz.psi_images(limit=None).full_rows()  # Psi of every vertex, exact integers
-        rng = np.random.default_rng(n)
-        chosen = (range(len(va)) if len(va) <= SAMPLE else
-                  np.sort(rng.choice(len(va), SAMPLE, replace=False)))
-        for b in chosen:
-            B = va[int(b)]
-            T = psi_map(B, lam)
-            where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
-            assert VertexArray.from_matrices([T], T.shape).keys() == {
-                tuple(images[int(b)].tolist())}, f"psi_images disagrees with psi_map: {where}"
-            D = face_objective(Fz, T, lam)
-            _, face = best_values(va, list(D.ravel()))  # the maximising face, exactly
-            assert int(b) in set(face.tolist()), f"B does not maximise <D, .>: {where}"
-            points = {tuple(r) for r in images[face].tolist()}
-            if Fz.is_extreme(T):
-                assert points == {tuple(images[int(b)].tolist())}, \
-                    f"face maps to {len(points)} points: {where}"
-                preserved += 1
-            else:
-                face_dim = n * n - rank(Fz.active_constraints(T))
-                assert face_dim >= 1, f"non-extreme T on a 0-dimensional face: {where}"
-                assert len(points) >= 2, f"face of a non-extreme image maps to a point: {where}"
-                broken += 1
-            cases += 1
+        c, p, b = check_at(n, lam, name, z)
+        cases, preserved, broken = cases + c, preserved + p, broken + b
     if mode == "full":
         p5, b5, c5 = check_n5()
         preserved, broken, cases = preserved + p5, broken + b5, cases + c5
     assert preserved and broken, "the grid lacks one side of Corollary 3"
     return cases
+
+
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    return sum(check_at(n, lam, name, z)[0] for lam, name, z in cases)
+
+
+def check_at(n: int, lam, name: str, z) -> tuple[int, int, int]:
+    """``(vertices checked, preserved, broken)`` at one case."""
+    cases = preserved = broken = 0
+    Fz, Rz = polytope("F", n, lam, z), polytope("RF", n, lam, z)
+    va = Rz.vertex_array(limit=None)
+    images = Rz.psi_images(limit=None).full_rows()  # Psi of every vertex, exact integers
+    rng = np.random.default_rng(n)
+    chosen = (range(len(va)) if len(va) <= SAMPLE else
+              np.sort(rng.choice(len(va), SAMPLE, replace=False)))
+    for b in chosen:
+        B = va[int(b)]
+        T = psi_map(B, lam)
+        where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
+        assert VertexArray.from_matrices([T], T.shape).keys() == {
+            tuple(images[int(b)].tolist())}, f"psi_images disagrees with psi_map: {where}"
+        D = face_objective(Fz, T, lam)
+        _, face = best_values(va, list(D.ravel()))  # the maximising face, exactly
+        assert int(b) in set(face.tolist()), f"B does not maximise <D, .>: {where}"
+        points = {tuple(r) for r in images[face].tolist()}
+        if Fz.is_extreme(T):
+            assert points == {tuple(images[int(b)].tolist())}, \
+                f"face maps to {len(points)} points: {where}"
+            preserved += 1
+        else:
+            face_dim = n * n - rank(Fz.active_constraints(T))
+            assert face_dim >= 1, f"non-extreme T on a 0-dimensional face: {where}"
+            assert len(points) >= 2, f"face of a non-extreme image maps to a point: {where}"
+            broken += 1
+        cases += 1
+    return cases, preserved, broken
 
 
 def face_objective(Fz, T, lam):

@@ -24,6 +24,7 @@ from dpfix.theory.scales import psi
 #: Vertices of U(5, lam) decomposed per lam in full mode (of 55,725).
 N5_SAMPLE = 300
 
+EVERY_LAM = "U"  # dpfix verify --every-lam: at the chambers of U(n)
 RESULT = "Lemma 1"
 STATEMENT = "columns of T in U are conic combinations of scales; ex(Q) = the scales"
 
@@ -49,31 +50,46 @@ def cone_vertices(n: int, lam: Fraction) -> set[tuple]:
     return out
 
 
+def check_cone(n: int, lam: Fraction) -> int:
+    scales = {tuple(col) for col in psi(n, lam).T}
+    got = cone_vertices(n, lam)
+    assert got == scales, f"ex(Q) != scales at n={n}, lam={lam}"
+    return 1
+
+
+def check_decompositions(n: int, lam: Fraction, rng: np.random.Generator) -> int:
+    poly = polytope("U", n, lam)
+    if n <= 4:
+        verts = poly.vertices()
+    else:  # n = 5: every vertex is enumerated, a seeded sample is decomposed
+        verts = poly.sample_vertices(N5_SAMPLE, seed=n)
+        assert poly.count_vertices() > len(verts)
+    points = list(verts) + [random_convex_point(rng, verts) for _ in range(5)]
+    for T in points:
+        B = decompose(T, lam)
+        assert all(v >= 0 for v in B.flat), f"negative amount, n={n}, lam={lam}"
+        assert (psi_map(B, lam) == T).all(), f"Psi B != T at n={n}, lam={lam}"
+    return len(points)
+
+
 def run(mode: str = "quick") -> int:
     rng = np.random.default_rng(1)
     cases = 0
     lams = list(LAMS) + [random_lam(rng) for _ in range(3)]
     for n in range(2, 7 if mode == "full" else 6):
         for lam in lams:
-            scales = {tuple(col) for col in psi(n, lam).T}
-            got = cone_vertices(n, lam)
-            assert got == scales, f"ex(Q) != scales at n={n}, lam={lam}"
-            cases += 1
+            cases += check_cone(n, lam)
     for n in ns_for(mode) + ((5,) if mode == "full" else ()):
         for lam in LAMS:
-            poly = polytope("U", n, lam)
-            if n <= 4:
-                verts = poly.vertices()
-            else:  # n = 5: every vertex is enumerated, a seeded sample is decomposed
-                verts = poly.sample_vertices(N5_SAMPLE, seed=n)
-                assert poly.count_vertices() > len(verts)
-            points = list(verts) + [random_convex_point(rng, verts) for _ in range(5)]
-            for T in points:
-                B = decompose(T, lam)
-                assert all(v >= 0 for v in B.flat), f"negative amount, n={n}, lam={lam}"
-                assert (psi_map(B, lam) == T).all(), f"Psi B != T at n={n}, lam={lam}"
-                cases += 1
+            cases += check_decompositions(n, lam, rng)
     return cases
+
+
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    rng = np.random.default_rng(1)
+    return sum(check_cone(n, lam) + check_decompositions(n, lam, rng) for lam, _, _ in cases)
 
 
 if __name__ == "__main__":

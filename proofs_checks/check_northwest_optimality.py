@@ -131,5 +131,14 @@ def run(mode: str = "quick") -> int:
     return cases
 
 
+
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    rng = np.random.default_rng(20)
+    return sum(_check(n, lam, z, f"n={n}, lam={lam}, z={name}", rng, lp=n <= 4)
+               for lam, name, z in cases)
+
+
 if __name__ == "__main__":
     print(run("full" if "--full" in sys.argv else "quick"), "cases checked")

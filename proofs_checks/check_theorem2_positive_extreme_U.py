@@ -25,6 +25,7 @@ from dpfix.theory.scales import pattern_of, psi
 #: Positive vertices of U(5, lam) checked per lam in full mode.
 N5_SAMPLE = 300
 
+EVERY_LAM = "U"  # dpfix verify --every-lam: at the chambers of U(n)
 RESULT = "Theorem 2"
 STATEMENT = "positive T in U is extreme iff its columns are independent multiples of scales"
 
@@ -62,29 +63,41 @@ def run(mode: str = "quick") -> int:
     cases = 0
     for n in ns_for(mode) + ((5,) if mode == "full" else ()):
         for lam in LAMS:
-            poly = polytope("U", n, lam)
-            if n <= 4:
-                verts = poly.vertices()
-            else:  # n = 5: the positive vertices of the whole enumeration, sampled
-                va = poly.vertex_array()
-                positive = va.take((va.numerators > 0).all(axis=1))
-                assert len(positive), f"U(5, {lam}) has no positive vertex"
-                pick = np.random.default_rng(5).choice(len(positive),
-                                                       min(N5_SAMPLE, len(positive)),
-                                                       replace=False)
-                verts = [positive[int(i)] for i in np.sort(pick)]
-            points = [V for V in verts if all(v > 0 for v in V.flat)]
-            points += midpoints(verts, 40)
-            points.append(sum(verts) / len(verts))
-            points += scale_built_matrices(n, lam, 200 if mode == "full" else 60)
-            for T in points:
-                if not all(v > 0 for v in T.flat):
-                    continue
-                assert poly.contains(T), f"built point not in U, n={n}, lam={lam}"
-                lhs, rhs = poly.is_extreme(T), columns_are_independent_scales(T, lam)
-                assert lhs == rhs, (f"n={n}, lam={lam}: is_extreme={lhs} but scale "
-                                    f"condition={rhs} for T={T.tolist()}")
-                cases += 1
+            cases += check_at(n, lam, mode)
+    return cases
+
+
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    return sum(check_at(n, lam, "quick") for lam, _, _ in cases)
+
+
+def check_at(n: int, lam, mode: str) -> int:
+    cases = 0
+    poly = polytope("U", n, lam)
+    if n <= 4:
+        verts = poly.vertices()
+    else:  # n = 5: the positive vertices of the whole enumeration, sampled
+        va = poly.vertex_array()
+        positive = va.take((va.numerators > 0).all(axis=1))
+        assert len(positive), f"U(5, {lam}) has no positive vertex"
+        pick = np.random.default_rng(5).choice(len(positive),
+                                               min(N5_SAMPLE, len(positive)),
+                                               replace=False)
+        verts = [positive[int(i)] for i in np.sort(pick)]
+    points = [V for V in verts if all(v > 0 for v in V.flat)]
+    points += midpoints(verts, 40)
+    points.append(sum(verts) / len(verts))
+    points += scale_built_matrices(n, lam, 200 if mode == "full" else 60)
+    for T in points:
+        if not all(v > 0 for v in T.flat):
+            continue
+        assert poly.contains(T), f"built point not in U, n={n}, lam={lam}"
+        lhs, rhs = poly.is_extreme(T), columns_are_independent_scales(T, lam)
+        assert lhs == rhs, (f"n={n}, lam={lam}: is_extreme={lhs} but scale "
+                            f"condition={rhs} for T={T.tolist()}")
+        cases += 1
     return cases
 
 

@@ -70,6 +70,13 @@ def run(mode: str = "quick") -> int:
     return cases
 
 
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    rng = np.random.default_rng(3)
+    return sum(check_case(n, lam, z, rng) for lam, _, z in cases)
+
+
 def check_n5(rng, lams=LAMS) -> int:
     """F(5, lam, uniform z): sampled vertices of F have preimages in R_F; vertices of
     R_F(5) from exact LPs map into F."""

@@ -47,24 +47,37 @@ def run(mode: str = "quick") -> int:
     cases = 0
     # R_F at n = 4 for every z needs Normaliz (cdd: the zero-entry z only)
     for n, lam, name, z in grid(ns_for(mode)) if normaliz_available() else rf_grid(mode):
-        Rz = polytope("RF", n, lam, z)
-        verts = Rz.sample_vertices(SAMPLE, seed=n, limit=None)  # every vertex at n <= 3
-        others = midpoints(verts, 25) + [random_convex_point(rng, verts, 4) for _ in range(5)]
-        for B, expected in [(V, True) for V in verts] + [(X, None) for X in others]:
-            where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
-            is_vertex = Rz.has_vertex(B)  # exact, against the whole enumeration
-            if expected is not None:
-                assert is_vertex
-            simplified = is_psi_affinely_simplified(B, z, lam)
-            assert simplified == is_vertex, f"Theorem 4 fails ({simplified=}): {where}"
-            assert has_movement_in_support(B, z, lam) == (not simplified), f"Lemma 2: {where}"
-            assert Rz.is_extreme(B) == is_vertex, f"is_extreme disagrees with cdd: {where}"
-            cases += 1
+        cases += check_at(n, lam, name, z, rng)
     n, lam, name = WEIGHTED_CASE
     z = standard_z(n)[name]
     for B in polytope("RF", n, lam, z).sample_vertices(10**6, limit=None):  # every vertex
         assert is_psi_affinely_simplified(B, z, lam), \
             f"Theorem 4 fails at a vertex: n={n}, lam={lam}, z={name}, B={B.tolist()}"
+        cases += 1
+    return cases
+
+
+def every_lam(n: int, cases: list) -> int:
+    """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
+    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    rng = np.random.default_rng(4)
+    return sum(check_at(n, lam, name, z, rng) for lam, name, z in cases)
+
+
+def check_at(n: int, lam, name: str, z, rng: np.random.Generator) -> int:
+    cases = 0
+    Rz = polytope("RF", n, lam, z)
+    verts = Rz.sample_vertices(SAMPLE, seed=n, limit=None)  # every vertex at n <= 3
+    others = midpoints(verts, 25) + [random_convex_point(rng, verts, 4) for _ in range(5)]
+    for B, expected in [(V, True) for V in verts] + [(X, None) for X in others]:
+        where = f"n={n}, lam={lam}, z={name}, B={B.tolist()}"
+        is_vertex = Rz.has_vertex(B)  # exact, against the whole enumeration
+        if expected is not None:
+            assert is_vertex
+        simplified = is_psi_affinely_simplified(B, z, lam)
+        assert simplified == is_vertex, f"Theorem 4 fails ({simplified=}): {where}"
+        assert has_movement_in_support(B, z, lam) == (not simplified), f"Lemma 2: {where}"
+        assert Rz.is_extreme(B) == is_vertex, f"is_extreme disagrees with cdd: {where}"
         cases += 1
     return cases
 

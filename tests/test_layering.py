@@ -239,7 +239,10 @@ def test_top_level_exports():
     assert algebraic is algebraic_
     assert __version__ == dpfix.__version__ and sorted(dpfix.__all__) == sorted(
         ["U", "F", "RF", "RU", "scale", "psi", "construct", "Mechanism", "privatize_counts",
-         "ExactnessError", "read_polytope", "algebraic", "__version__"])
+         "ExactnessError", "read_polytope", "algebraic", "parametric", "__version__"])
+    import dpfix.theory.parametric
+
+    assert dpfix.parametric is dpfix.theory.parametric
     assert construct([0.5, 0.5], 1.0).constructor == "northwest"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         dpfix.nothing  # noqa: B018

@@ -12,7 +12,9 @@ people type first are here (docs/math_notes.md; the paper's Sections 2-5):
 - ``privatize_counts``, the two-stage pipeline (:mod:`dpfix.release.pipeline`);
 - ``ExactnessError``, raised where a float is given for an exact number;
 - ``algebraic``, an exact real algebraic ``lam`` (:mod:`dpfix.numbers.algebraic`);
-- ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.theory.formats`).
+- ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.theory.formats`);
+- ``parametric``, the module :mod:`dpfix.theory.parametric` (``dpfix.parametric.chambers``:
+  the combinatorial type of U, F and R_F as lam varies).
 
 They are imported on first use, so ``import dpfix`` stays light and
 ``import dpfix.numbers.exact`` does not pull in the pipeline.
@@ -47,10 +49,19 @@ _EXPORTS = {
     "read_polytope": "dpfix.theory.formats",
 }
 
-__all__ = [*_EXPORTS, "__version__"]
+#: top-level module name -> the module it stands for (``dpfix.parametric.chambers``)
+_MODULES = {
+    "parametric": "dpfix.theory.parametric",
+}
+
+__all__ = [*_EXPORTS, *_MODULES, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+        globals()[name] = value
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'dpfix' has no attribute {name!r}")

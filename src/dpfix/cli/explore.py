@@ -16,7 +16,10 @@ docs/open_questions.md section 5);
 neighbour graph (count, and the list for small ones), and the vertex counts and
 dimensions of U_G (and F_G[z] for a given --z), exactly
 (:func:`dpfix.explore.graphs.graph_summary`, dpfix docs graphs); ``--table`` prints the
-table of the named graphs (:func:`dpfix.explore.graphs.graph_table`).
+table of the named graphs (:func:`dpfix.explore.graphs.graph_table`);
+``dpfix explore chambers --n 5`` (``--kind F --z 1/2,1/4,1/4``, ``--kind RF``) prints
+the chambers and breakpoints of U, F or R_F in lam > 1
+(:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from dpfix.numbers.exact import exact_array, exact_lam
 __all__ = ["add_parser", "run", "WHAT"]
 
 #: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
-WHAT = ("example1", "northwest", "delta", "graph")
+WHAT = ("example1", "northwest", "delta", "graph", "chambers")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -52,14 +55,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     f"skipped, R_F beyond n = {RF_MAX_N}). Or, with example1, the exact "
                     "instances of both phenomena of the paper's Example 1.",
         epilog="examples: dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6; dpfix explore example1; "
-               "dpfix explore northwest --loss zero-one")
+               "dpfix explore northwest --loss zero-one; dpfix explore chambers --n 5; "
+               "dpfix explore chambers --kind F --n 3 --z 1/2,1/4,1/4")
     p.add_argument("what", nargs="?", choices=WHAT,
                    help="example1: search n = 3 for both phenomena of the paper's Example 1; "
                         "northwest: search for the smallest instance where the northwest "
                         "corner is not optimal over F for --loss; delta: exact "
                         "counterexamples for (eps, delta)-DP at --lam, --delta; graph: the "
                         "scales and polytopes of the neighbour graph --graph (dpfix docs "
-                        "graphs)")
+                        "graphs); chambers: the chambers and breakpoints in lam > 1 of --kind "
+                        "at --n (--z)")
     p.add_argument("--graph", metavar="GRAPH",
                    help="with graph: a neighbour graph on 0..n-1: path:N, cycle:N, complete:N, "
                         "star:N, grid:AxB, king:AxB, or a file of edges (one 'u v' or "
@@ -67,6 +72,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--table", action="store_true",
                    help="with graph: the table of scales and vertex counts of the named "
                         "graphs (dpfix docs graphs, section 5) instead of one graph")
+    p.add_argument("--kind", choices=("U", "F", "RF"), default="U",
+                   help="with chambers: the polytope, U (n <= 5, default), F (n <= 4) or RF "
+                        "(n = 3)")
     p.add_argument("--delta", default="1/10",
                    help="with delta: the delta of (eps, delta)-DP, a rational in (0, 1) "
                         "(default 1/10)")
@@ -82,7 +90,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--lam", default="2", help="lam = e^eps, a rational above 1 such as 2 or "
                    "3/2 (default 2)")
     p.add_argument("--z", nargs="+", metavar="Z",
-                   help="target distribution: n rationals summing to 1 (default uniform)")
+                   help="target distribution: n rationals summing to 1, separated by spaces "
+                        "or commas (default uniform)")
     return p
 
 
@@ -167,6 +176,26 @@ def _run_graph(graph: str | None, lam_text: str, z_text: list[str] | None,
     return 0
 
 
+def _z_tokens(z_text: list[str] | None, n: int) -> list[str]:
+    if not z_text:
+        return [f"1/{n}"] * n
+    return [t for part in z_text for t in part.split(",") if t.strip()]
+
+
+def _run_chambers(kind: str, n: int, z_text: list[str] | None) -> int:
+    from dpfix.theory.parametric import LIMITS, chambers
+
+    if not 2 <= n <= LIMITS[kind]:
+        raise ValueError(f"--n: chambers of {kind} are computed for n in 2..{LIMITS[kind]}, "
+                         f"got {n}")
+    z = None if kind == "U" else exact_array(_z_tokens(z_text, n), "--z", ndim=1)
+    if kind == "U" and z_text:
+        raise ValueError("--z: U has no target; give --z with --kind F or RF")
+    ch = chambers(kind, n, z, processes=2 if kind == "U" and n >= 5 else 1)
+    print(ch.table())
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix explore``."""
     if args.what == "example1":
@@ -182,4 +211,6 @@ def run(args: argparse.Namespace) -> int:
         return _run_graph(args.graph, args.lam, args.z, args.table)
     if args.graph is not None or args.table:
         raise ValueError("--graph, --table: only with 'dpfix explore graph'")
-    return _run_polytopes(args.n, args.lam, args.z)
+    if args.what == "chambers":
+        return _run_chambers(args.kind, args.n, args.z)
+    return _run_polytopes(args.n, args.lam, _z_tokens(args.z, args.n) if args.z else None)

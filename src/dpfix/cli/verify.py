@@ -16,7 +16,14 @@ import argparse
 import sys
 from typing import Any
 
-from dpfix.explore.verification import find_checks_dir, format_table, load_checks, run_checks
+from dpfix.cli._arguments import plain_int
+from dpfix.explore.verification import (
+    EVERY_LAM_NS,
+    find_checks_dir,
+    format_table,
+    load_checks,
+    run_checks,
+)
 
 __all__ = ["add_parser", "run", "QUICK_TIME", "FULL_TIME"]
 
@@ -41,6 +48,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help=f"the CI subset (default; {QUICK_TIME})")
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help=f"the exhaustive grid ({FULL_TIME})")
+    g.add_argument("--every-lam", dest="mode", action="store_const", const="every-lam",
+                   help="at size --n, every chamber and rational breakpoint of lam instead "
+                        "of the lam grid (Lemma 1, Theorems 2, 3, 4, Corollaries 2, 3, "
+                        "Theorem A; dpfix docs every_lam)")
+    p.add_argument("--n", type=plain_int, default=3,
+                   help="with --every-lam: the size, 2 or 3 (default 3)")
     p.add_argument("--only", metavar="NAME",
                    help="run the checks whose file name or result contains NAME as whole "
                         "words, e.g. \"Theorem 1\" (not Theorem 10)")
@@ -52,15 +65,24 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix verify``: 0 if no check failed and at least one passed, else 1."""
+    if args.mode == "every-lam" and args.n not in EVERY_LAM_NS:
+        raise ValueError(f"--n: every-lam checks run at n in {EVERY_LAM_NS}, got {args.n}")
     checks = load_checks(find_checks_dir(args.dir), args.only)
+    if args.mode == "every-lam":
+        checks = [(name, m) for name, m in checks if hasattr(m, "every_lam")]
     rows = []
     for name, module in checks:
-        (row,) = run_checks([(name, module)], args.mode)
+        (row,) = run_checks([(name, module)], args.mode, n=args.n)
         rows.append(row)
         state = row.detail if row.outcome == "skipped" else row.outcome
         print(f"  {row.result}: {state} ({row.cases} cases, {row.seconds:.1f} s)",
               file=sys.stderr, flush=True)
     print(format_table(rows))
+    if args.mode == "every-lam":
+        print()
+        for r in rows:
+            if r.outcome == "ok":
+                print(f"{r.result}: {r.detail}")
     skipped = [r for r in rows if r.outcome == "skipped"]
     bad = [r for r in rows if r.outcome not in ("ok", "skipped")]
     if skipped:

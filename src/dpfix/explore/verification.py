@@ -15,6 +15,15 @@ checkout the folder stands beside ``src/``; an installed dpfix carries it as
 the package ``dpfix.proofs_checks``. ``dpfix verify`` prints the table of
 :func:`run_checks`.
 
+``dpfix verify --every-lam`` runs the checks that define ``every_lam(n, cases)``
+(Lemma 1, Theorems 2, 3, 4, Corollaries 2, 3, Theorem A) at a fixed ``n``, not on the
+fixed lam grid but at a rational point of every chamber and at every rational
+breakpoint of the polytopes they are about (:func:`every_lam_cases`;
+:mod:`dpfix.theory.parametric`): U(n) for a check with ``EVERY_LAM = "U"``, else
+F(n, z) and R_F(n, z) for each standard z. The checks take a rational lam (their
+enumerations and LPs are over Q), so an irrational breakpoint is listed as not
+checked.
+
 A check that needs a module of an optional extra (PyWavelets for the Privelet
 baseline, ...) which is not installed is *skipped*, with one line naming the
 extra: ``pip install .`` alone gives a ``dpfix verify`` that passes.
@@ -28,6 +37,8 @@ import re
 import time
 import traceback
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,7 +46,10 @@ from typing import Any
 from dpfix.numbers.numeric import PRODUCTION_EXTRA
 
 __all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "format_table",
-           "CHECKS_PACKAGE"]
+           "CHECKS_PACKAGE", "every_lam_cases", "EVERY_LAM_NS"]
+
+#: The sizes ``dpfix verify --every-lam`` takes (R_F's chambers are computed to n = 3).
+EVERY_LAM_NS = (2, 3)
 
 #: The package an installed dpfix carries the checks in.
 CHECKS_PACKAGE = "dpfix.proofs_checks"
@@ -216,7 +230,61 @@ def missing_extra(exc: BaseException) -> str | None:
     return None
 
 
-def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[CheckOutcome]:
+@cache
+def _pieces(kind: str, n: int, z: tuple[Fraction, ...] | None) -> tuple[Any, ...]:
+    from dpfix.theory.parametric import chambers
+
+    return tuple(chambers(kind, n, None if z is None else list(z)))
+
+
+def every_lam_cases(kind: str, n: int) -> tuple[list[tuple[Any, str, Any]], list[str]]:
+    """``(cases, skipped)`` for ``dpfix verify --every-lam`` at size ``n``.
+
+    ``cases``: ``(lam, z_name, z)`` at the sample point of every chamber and at every
+    rational breakpoint, of U(n) (``kind="U"``, ``z`` None) or of F(n, z) and R_F(n, z)
+    for each standard z (``kind="F"``); ``skipped``: the irrational breakpoints, which
+    the checks cannot take (they enumerate and solve LPs over Q).
+
+    Examples
+    --------
+    >>> cases, skipped = every_lam_cases("U", 3)
+    >>> cases, skipped
+    ([(Fraction(2, 1), 'U', None)], [])
+    """
+    from dpfix.explore.cases import standard_z
+
+    if n not in EVERY_LAM_NS:
+        raise ValueError(f"--n: every-lam checks run at n in {EVERY_LAM_NS}, got {n}")
+    targets = [("U", None, "U")] if kind == "U" else [
+        (k, z, name) for name, z in standard_z(n).items() for k in ("F", "RF")]
+    cases: dict[tuple[Any, str], Any] = {}
+    skipped = []
+    for k, z, name in targets:
+        for p in _pieces(k, n, None if z is None else tuple(z)):
+            lam = p.lo if p.is_breakpoint else p.sample
+            if not isinstance(lam, Fraction):
+                skipped.append(f"{k}(n={n}, z={name}) at {lam}")
+                continue
+            cases.setdefault((lam, name), z)
+    return [(lam, name, z) for (lam, name), z in sorted(cases.items(),
+                                                         key=lambda kv: (kv[0][1], kv[0][0]))], \
+        skipped
+
+
+def _every_lam(module: Any, n: int) -> tuple[int, str]:
+    cases, skipped = every_lam_cases(getattr(module, "EVERY_LAM", "F"), n)
+    count = int(module.every_lam(n, cases))
+    lams = sorted({lam for lam, _, _ in cases})
+    detail = (f"n = {n}: {len(cases)} (lam, z) at every chamber and rational breakpoint, "
+              f"lam in {{{', '.join(map(str, lams))}}}")
+    if skipped:
+        detail += (f"; not at the {len(skipped)} irrational breakpoints (the check "
+                   f"enumerates over Q): {'; '.join(skipped)}")
+    return count, detail
+
+
+def run_checks(checks: list[tuple[str, Any]], mode: str = "quick",
+               n: int = 3) -> list[CheckOutcome]:
     """Run the checks and collect their outcomes; a failure does not stop the rest.
 
     Parameters
@@ -225,7 +293,11 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[Check
         What :func:`load_checks` returns (any object with ``RESULT``,
         ``STATEMENT`` and ``run`` will do).
     mode : str
-        ``"quick"`` (the CI subset) or ``"full"`` (the exhaustive grid).
+        ``"quick"`` (the CI subset), ``"full"`` (the exhaustive grid) or
+        ``"every-lam"`` (every chamber and rational breakpoint at size ``n``; a check
+        without ``every_lam`` is skipped).
+    n : int
+        The size for ``"every-lam"``.
 
     Returns
     -------
@@ -251,7 +323,15 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick") -> list[Check
         start = time.perf_counter()
         cases, outcome, detail = 0, "ok", ""
         try:
-            cases = int(module.run(mode))
+            if mode == "every-lam" and not hasattr(module, "every_lam"):
+                rows.append(CheckOutcome(name, module.RESULT, module.STATEMENT, 0, "skipped",
+                                         0.0, "skipped: no every-lam form (its lam grid is "
+                                         "not about the polytopes' chambers)"))
+                continue
+            if mode == "every-lam":
+                cases, detail = _every_lam(module, n)
+            else:
+                cases = int(module.run(mode))
             if cases <= 0:
                 outcome, detail = "FAIL", "no case checked"
         except AssertionError as exc:

@@ -7,6 +7,8 @@
   Normaliz) behind the polytopes' methods;
 - :mod:`dpfix.theory.algebraic_enumeration`: the same over ``Q(lam)`` for an algebraic
   ``lam`` (Normaliz's number-field input, U's structural count);
+- :mod:`dpfix.theory.parametric`: the chambers and breakpoints of U, F and R_F as lam
+  varies (``dpfix.parametric.chambers``);
 - :mod:`dpfix.theory.representation`: Psi-affine simplification, movement spaces,
   decompositions (Theorem 4, Proposition 1, Corollaries 2 and 3);
 - :mod:`dpfix.theory.delta`: the (eps, delta) polytopes, subset and lifted forms, and

@@ -887,6 +887,57 @@ def _path_faces(n: int, lam: Fraction) -> list[Face]:
             for pt, fam in zip(patterns, families, strict=True)]
 
 
+def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
+    """The vertex sets of U (lists of face-pattern indices, in :func:`_u_faces` order)
+    whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count`."""
+    patterns, families = _u_faces(n, lam.numerator, lam.denominator)
+    one = [1] * n
+    p, q = lam.numerator, lam.denominator
+
+    def vertex(vecs: list[list[int]], cols: list[int]) -> bool:
+        num, den = _u_coefficients(vecs, n)
+        if den < 0:
+            num = [-c for c in num]
+        if any(c <= 0 for c in num):
+            return False
+        at = 0
+        for ci in cols:  # each column strictly inside C at its free pairs (v scaled by den)
+            fam, pt = families[ci], patterns[ci]
+            v = [sum(num[at + t] * fam[t][i] for t in range(len(fam))) for i in range(n)]
+            at += len(fam)
+            if any(pt[i] == "*" and not (q * v[i] < p * v[i + 1] and q * v[i + 1] < p * v[i])
+                   for i in range(n - 1)):
+                return False
+        return True
+
+    def extend(basis: list, fam: list[list[int]]) -> list | None:
+        nb = list(basis)
+        for v in fam:
+            r = _reduce(nb, v)
+            piv = next((j for j, x in enumerate(r) if x), None)
+            if piv is None:
+                return None
+            nb.append((piv, r))
+        return nb
+
+    def dfs(start: int, basis: list, vecs: list, cols: list) -> Iterator[list[int]]:
+        if not any(_reduce(basis, list(one))) and vertex(vecs, cols):
+            yield list(cols)
+        if len(cols) == n:
+            return
+        for i in range(start, len(patterns)):
+            fam = families[i]
+            if len(vecs) + len(fam) > n:
+                continue
+            nb = extend(basis, fam)
+            if nb is not None:
+                yield from dfs(i + 1, nb, vecs + fam, cols + [i])
+
+    basis = extend([], families[first])
+    if basis is not None:
+        yield from dfs(first + 1, basis, list(families[first]), [first])
+
+
 def u_vertex_count(n: int, lam: Fraction, processes: int = 1) -> int:
     """The number of vertices of ``U(n, lam)``, counted through their structure, without
     enumerating them (exact integer and rational arithmetic).
