@@ -51,7 +51,7 @@ def _problem(shape: tuple[int, int], seed: int = 0, exact: bool = False):
         Ga, Gb = geometric_float(shape[0], 2.0), geometric_float(shape[1], 2.0)
     cols = np.flatnonzero([v != 0 for v in Z.ravel()])
     w = Ga.T.dot(Z).dot(Gb).ravel()
-    C = posterior_cost(Z, Ga, Gb, cols) / w[:, None]
+    C = posterior_cost(Z, Ga, Gb, cols=cols) / w[:, None]
     return w, Z.ravel()[cols], C
 
 
