@@ -61,13 +61,13 @@ def test_synthetic_pair_is_dependent():
 def test_summary_and_targets_report():
     cells = joint_cells(quick=True)
     results = [{m: float(i % 3 + 1) for m in ("joint_w1", "zero_zero", "spearman", "w1_a",
-                                              "w1_b", "count_error")} for i in range(8)]
+                                              "w1_b", "count_error")} for i in range(10)]
     summary = joint_summary(cells, results)
-    assert set(summary.method) == {"per-column", "one-stage/zero=0", "one-stage/zero=0.05",
-                                   "two-stage"}
+    assert set(summary.method) == {"per-column", "one-stage/zero=0", "one-stage/zero=0.02",
+                                   "one-stage/zero=0.05", "two-stage"}
     assert (summary.replications == 2).all()
     text = targets_report(summary)
-    assert text.startswith("# Joint release targets") and text.count("| spearman |") == 3
+    assert text.startswith("# Joint release targets") and text.count("| spearman |") == 4
 
 
 @needs_data

@@ -48,8 +48,9 @@ JOINT_FRAMEWORKS = ("one-stage", "two-stage")
 #: The share of the budget stage 1 spends in the two-stage framework.
 TWO_STAGE_SPLIT = 0.5
 #: The share of the budget the one-stage framework spends on the count of the rows with
-#: every count zero (docs/joint.md section 8: chosen on the county pair MURDER, RAPE).
-ZERO_SHARE = 0.05
+#: every count zero (docs/joint.md section 8: chosen on the county pair MURDER, RAPE, the
+#: least share whose zero-zero error meets its target).
+ZERO_SHARE = 0.02
 #: The largest number of states ``n_a n_b (n_c)`` per framework (docs/joint.md section 9):
 #: the one-stage EM holds a few arrays of the states (memory and time ``O(N sum n_c)`` per
 #: step); the two-stage remap is a dense transport problem over states x support.
