@@ -265,3 +265,14 @@ def test_options_choose_the_joint_framework():
     p = privatize_pair(df.A, df.B, (0.5, 0.5), upper=(3, 6), seed=2)
     q = privatize_joint([df.A, df.B], (0.5, 0.5), upper=(3, 6), seed=2)
     assert (p.a == q.a).all() and (p.b == q.b).all()
+
+
+def test_zero_share_rule_keeps_the_zero_count_budget_below_one():
+    """The default zero share: 2% of the tuple's budget from 1 up; below, the count keeps
+    the absolute budget 0.02 (its error 1 / (0.02 N)) up to a tenth of the budget."""
+    df = _table(N=200)
+    for eps, share in (((1.0, 1.0), 0.02), ((0.25, 0.25), 0.04), ((0.05, 0.05), 0.1)):
+        r = privatize_pair(df.A, df.B, eps, upper=(3, 6), seed=0)
+        assert r.report["split_fraction"] == pytest.approx(share)
+        assert r.report["eps_1"] == pytest.approx(share * sum(eps))
+        assert r.report["eps_2"] == pytest.approx([(1 - share) * e for e in eps])

@@ -40,7 +40,8 @@ from dpfix.sampling.source import RandomSource, random_source, rational_lam
 from dpfix.sampling.structured import Remap
 
 __all__ = ["privatize_pair", "privatize_joint", "PrivatizedJoint", "PrivatizedPair",
-           "JOINT_FRAMEWORKS", "joint_histogram", "ZERO_SHARE", "TWO_STAGE_SPLIT",
+           "JOINT_FRAMEWORKS", "joint_histogram", "ZERO_SHARE", "ZERO_SHARE_MAX", "zero_share_rule",
+           "TWO_STAGE_SPLIT",
            "MAX_STATES", "JointColumn", "check_joint", "check_states", "joint_framework",
            "release_joint"]
 
@@ -48,9 +49,12 @@ JOINT_FRAMEWORKS = ("one-stage", "two-stage")
 #: The share of the budget stage 1 spends in the two-stage framework.
 TWO_STAGE_SPLIT = 0.5
 #: The share of the budget the one-stage framework spends on the count of the rows with
-#: every count zero (docs/joint.md section 8: chosen on the county pair MURDER, RAPE, the
-#: least share whose zero-zero error meets its target).
+#: every count zero at a tuple budget of 1 and above (docs/joint.md section 8: chosen on the
+#: county pair MURDER, RAPE, the least share whose zero-zero error meets its target);
+#: below 1 the count keeps the absolute budget ``ZERO_SHARE`` up to :data:`ZERO_SHARE_MAX`
+#: of the budget (:func:`zero_share_rule`).
 ZERO_SHARE = 0.02
+ZERO_SHARE_MAX = 0.1
 #: The largest number of states ``n_a n_b (n_c)`` per framework (docs/joint.md section 9):
 #: the one-stage EM holds a few arrays of the states (memory and time ``O(N sum n_c)`` per
 #: step); the two-stage remap is a dense transport problem over states x support.
@@ -190,9 +194,25 @@ def _pair_total(eps: tuple, unit: str) -> float:
     return sum(eps) if unit == "row" else max(eps)
 
 
-def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: float,
+def zero_share_rule(eps_total: float) -> float:
+    """The default share of the all-zero count at the tuple's budget ``eps_total``:
+    :data:`ZERO_SHARE` from 1 up, ``ZERO_SHARE / eps_total`` (the count at the absolute
+    budget ``ZERO_SHARE``, its error ``1 / (ZERO_SHARE N)`` rows' share) below, at most
+    :data:`ZERO_SHARE_MAX` (docs/joint.md section 8). A public function of the budget.
+
+    Examples
+    --------
+    >>> [round(zero_share_rule(e), 4) for e in (5.0, 1.0, 0.5, 0.1)]
+    [0.02, 0.02, 0.04, 0.1]
+    """
+    return min(ZERO_SHARE_MAX, ZERO_SHARE / min(float(eps_total), 1.0))
+
+
+def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: float | None,
                seed: Any, max_iter: int, seconds: dict) -> tuple:
     """The one-stage framework: the zero count, the product noise, the EM, the matching."""
+    if zero_share is None:
+        zero_share = zero_share_rule(_pair_total(eps_in, unit))
     if not 0 <= zero_share < 1:
         raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
     start = time.perf_counter()
@@ -222,7 +242,7 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
                              f", the {origin} share fixed to a Laplace count at {e1:.6g}"),
              "remap": "optimal integer transport of the noisy tuples onto the apportioned "
                       "estimate, cost the expected L1 count error (POT network simplex)"}
-    return out, Z, e1, eps_2, noise.describe(source), stage
+    return out, Z, e1, eps_2, noise.describe(source), stage, zero_share
 
 
 def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, seed: Any,
@@ -248,7 +268,7 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
 
 def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
                     framework: str = "one-stage", split: float = TWO_STAGE_SPLIT,
-                    zero_share: float = ZERO_SHARE, seed: int | None = None,
+                    zero_share: float | None = None, seed: int | None = None,
                     max_iter: int = 100) -> PrivatizedJoint:
     """Release two or three count columns with their joint distribution fixed.
 
@@ -273,7 +293,7 @@ def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
     zero_share : float
         One-stage: the share of the tuple's budget spent on a Laplace count of the rows
         with every count zero (sensitivity 1 for every unit; held fixed by the EM), each
-        column's noise at ``(1 - zero_share)`` of its budget (default :data:`ZERO_SHARE`;
+        column's noise at ``(1 - zero_share)`` of its budget (default: :func:`zero_share_rule`;
         0: no count, docs/joint.md section 7).
     seed : int, optional
         Reproducible (NOT FOR PRODUCTION).
@@ -303,8 +323,8 @@ def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
     eps_in = tuple(float(e) for e in eps)
     seconds: dict[str, float] = {}
     if framework == "one-stage":
-        out, Z, e1, eps_2, sampler, stage = _one_stage(ds, shape, eps_in, unit, zero_share,
-                                                       seed, max_iter, seconds)
+        out, Z, e1, eps_2, sampler, stage, zero_share = _one_stage(
+            ds, shape, eps_in, unit, zero_share, seed, max_iter, seconds)
     else:
         out, Z, e1, eps_2, sampler, stage = _two_stage(ds, shape, eps_in, unit, split, seed,
                                                        seconds)
