@@ -276,3 +276,22 @@ def test_zero_share_rule_keeps_the_zero_count_budget_below_one():
         assert r.report["split_fraction"] == pytest.approx(share)
         assert r.report["eps_1"] == pytest.approx(share * sum(eps))
         assert r.report["eps_2"] == pytest.approx([(1 - share) * e for e in eps])
+
+
+def test_cli_split_chooses_the_two_stage_joint_release(tmp_path, capsys):
+    """dpfix privatize --joint A,B --split s: the two-stage framework at s, named in the
+    report; without --split the one-stage framework."""
+    df = _table()
+    src = tmp_path / "t.csv"
+    df.to_csv(src, index=False)
+    args = ["privatize", src, "--column", "A", "--column", "B", "--epsilon", "1", "--upper",
+            "A=3", "--upper", "B=6", "--joint", "A,B", "--seed", "1"]
+    for extra, framework in ((["--split", "0.3"], "two-stage"), ([], "one-stage")):
+        rep = tmp_path / f"{framework}.json"
+        rc, _, err = cli(capsys, *args, *extra, "--out", tmp_path / f"{framework}.csv",
+                         "--report", rep)
+        assert rc == 0, err
+        entry = json.loads(rep.read_text())["joint"][0]
+        assert entry["framework"] == framework
+        if framework == "two-stage":
+            assert entry["eps_1"] == pytest.approx(0.3)
