@@ -12,7 +12,10 @@ supplies and the support of ``z`` as demands, cost the expected count error. Mea
   POT on the integer histograms against scipy's ``linear_sum_assignment`` on the
   ``N x N`` row-level cost;
 - ``sampling``: rows per second of the exact ``(G_a x G_b) R`` sampler (51 x 101 states,
-  the secure source) at ``10^4 .. 10^6`` rows: constant per row.
+  the secure source) at ``10^4 .. 10^6`` rows: constant per row;
+- ``triple``: the one-stage release of a triple of 3136 dependent rows
+  (``privatize_joint``, docs/joint.md section 9) at ``21 x 51 x 51`` and
+  ``51 x 101 x 101`` states: seconds and the peak of traced memory.
 
 Every solver's optimal cost is compared with POT's (relative difference printed). Writes
 ``benchmarks/results/joint.json``. Run: ``python benchmarks/bench_joint.py [--quick]``.
@@ -51,7 +54,7 @@ def _problem(shape: tuple[int, int], seed: int = 0, exact: bool = False):
         Ga, Gb = geometric_float(shape[0], 2.0), geometric_float(shape[1], 2.0)
     cols = np.flatnonzero([v != 0 for v in Z.ravel()])
     w = Ga.T.dot(Z).dot(Gb).ravel()
-    C = posterior_cost(Z, Ga, Gb, cols) / w[:, None]
+    C = posterior_cost(Z, Ga, Gb, cols=cols) / w[:, None]
     return w, Z.ravel()[cols], C
 
 
@@ -141,6 +144,26 @@ def _sampling(sizes: tuple) -> list[dict]:
     return out
 
 
+def _triple(shapes: tuple) -> list[dict]:
+    import tracemalloc
+
+    from dpfix.release.joint import privatize_joint
+
+    rng = np.random.default_rng(4)
+    base = rng.poisson(2.0, 3136)
+    cols = [base + rng.poisson(m, 3136) for m in (0.5, 8.0, 12.0)]
+    out = []
+    for shape in shapes:
+        tracemalloc.start()
+        _, sec = _time(lambda shape=shape: privatize_joint(
+            cols, (0.5, 0.5, 0.5), upper=tuple(n - 1 for n in shape), seed=0), 1)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        out.append({"shape": list(shape), "states": int(np.prod(shape)), "seconds": sec,
+                    "peak_traced_mb": peak / 2**20})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -167,9 +190,12 @@ def main() -> None:
     print(match)
     sampling = _sampling((10**4, 10**5) if args.quick else (10**4, 10**5, 10**6))
     print(sampling)
+    triple = _triple(((21, 51, 51),) if args.quick else ((21, 51, 51), (51, 101, 101)))
+    print(triple)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({"machine": platform.platform(), "cpus": os.cpu_count(),
-                                   "transport": rows, "match": match, "sampling": sampling},
+                                   "transport": rows, "match": match, "sampling": sampling,
+                                   "triple": triple},
                                   indent=1))
 
 

@@ -384,14 +384,15 @@ def _plan(args: argparse.Namespace, options: dict) -> dict:
 
 
 def _joint(values: list | None) -> dict:
-    """``--joint A,B`` (repeatable): the ``joint=`` pairs of privatize_table, if any."""
+    """``--joint A,B`` or ``A,B,C`` (repeatable): the ``joint=`` tuples of privatize_table,
+    if any."""
     if not values:
         return {}
     pairs = []
     for text in values:
         parts = [p.strip() for p in str(text).split(",")]
-        if len(parts) != 2 or not all(parts):
-            raise ValueError(f"--joint: two columns as A,B, got {text!r}")
+        if len(parts) not in (2, 3) or not all(parts):
+            raise ValueError(f"--joint: two columns as A,B or three as A,B,C, got {text!r}")
         pairs.append(tuple(parts))
     return {"joint": pairs}
 
@@ -1249,10 +1250,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         f"{', '.join(REMAPS)} (default {REMAPS[0]}: the northwest remap R(z), "
                         "so every row follows T = G R(z); quantile: a monotone matching, the "
                         "output histogram is z apportioned to the rows)")
-    p.add_argument("--joint", action="append", metavar="A,B",
-                   help="release the --column pair A,B with their joint distribution as the "
-                        "fixed point (product noise, a 2-D deconvolution, an optimal "
-                        "transport remap; repeatable). See dpfix docs joint.")
+    p.add_argument("--joint", action="append", metavar="A,B[,C]",
+                   help="release the --column pair A,B (or triple A,B,C) with their joint "
+                        "distribution as the fixed point (product noise, a deconvolution, an "
+                        "optimal transport remap; repeatable; with --split the two-stage "
+                        "framework, stage 1 the joint Laplace mechanism). See dpfix docs "
+                        "joint.")
     p.add_argument("--engine", default="local", choices=["local", "dask"],
                    help="local (default) or dask: INPUT is a Parquet dataset (folder) or a "
                         "glob of CSV files, --out a Parquet dataset folder; stage 1 on the "

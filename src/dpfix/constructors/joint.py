@@ -1,11 +1,13 @@
-"""Mechanisms on pairs of counts with the joint distribution as fixed point (docs/joint.md).
+"""Mechanisms on pairs (and triples) of counts with the joint distribution as fixed point
+(docs/joint.md).
 
-States are pairs ``(a, b)`` in ``{0..n_a-1} x {0..n_b-1}``, flattened as ``a n_b + b``.
-The privacy unit says which pairs are neighbours: ``"cell"`` (one count of one column
+States are pairs ``(a, b)`` in ``{0..n_a-1} x {0..n_b-1}``, flattened as ``a n_b + b``
+(a tuple of ``k`` columns: ``k``-tuples flattened in C order, docs/joint.md section 9).
+The privacy unit says which states are neighbours: ``"cell"`` (one count of one column
 changes by one: the grid ``P_a x P_b``) or ``"row"`` (each column by at most one: the
-king's graph). A mechanism ``T`` is ``lam``-DP on the unit's graph when
-``T[s, j] <= lam T[t, j]`` for every edge ``{s, t}`` and every output ``j``; it fixes the
-joint target ``z`` when ``z T = z``.
+king's graph; in ``k`` dimensions every offset in ``{-1, 0, 1}^k`` but zero). A mechanism
+``T`` is ``lam``-DP on the unit's graph when ``T[s, j] <= lam T[t, j]`` for every edge
+``{s, t}`` and every output ``j``; it fixes the joint target ``z`` when ``z T = z``.
 
 - :func:`product_transport`: the product of truncated geometric mechanisms
   ``G_a x G_b`` followed by the optimal transport remap of ``z (G_a x G_b)`` onto ``z``
@@ -20,6 +22,7 @@ joint target ``z`` when ``z T = z``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers.exact import ExactnessError, exact_array, is_exact_number, to_fraction
-from dpfix.sampling.joint import JointSampler, geometric_matrix
+from dpfix.sampling.joint import JointSampler, apply_axes, geometric_matrix
 from dpfix.sampling.source import rational_lam
 from dpfix.sampling.structured import Remap
 
@@ -49,91 +52,135 @@ def _unit(unit: str) -> str:
     return unit
 
 
-def joint_edges(shape: tuple[int, int], unit: str = "cell") -> np.ndarray:
+def _offsets(k: int, unit: str) -> list[tuple[int, ...]]:
+    """The unit's neighbour offsets, one of each pair ``+-o``: the unit vectors, then (unit
+    ``row``) every other offset in ``{-1, 0, 1}^k`` whose first non-zero entry is 1."""
+    units = [tuple(int(i == c) for i in range(k)) for c in range(k)]
+    if _unit(unit) == "cell":
+        return units
+    rest = [o for o in itertools.product((0, 1, -1), repeat=k)
+            if any(o) and o[next(i for i, v in enumerate(o) if v)] == 1 and o not in units]
+    return units + rest
+
+
+def joint_edges(shape: tuple[int, ...], unit: str = "cell") -> np.ndarray:
     """The edges ``(s, t)``, ``s < t``, of the unit's graph on the flattened states.
 
     Examples
     --------
     >>> joint_edges((2, 2), "cell").tolist()
     [[0, 2], [1, 3], [0, 1], [2, 3]]
-    >>> len(joint_edges((2, 2), "row"))
-    6
+    >>> len(joint_edges((2, 2), "row")), len(joint_edges((2, 2, 2), "row"))
+    (6, 28)
     """
-    n_a, n_b = (int(v) for v in shape)
-    idx = np.arange(n_a * n_b).reshape(n_a, n_b)
-    pairs = [np.stack([idx[:-1, :].ravel(), idx[1:, :].ravel()], 1),
-             np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], 1)]
-    if _unit(unit) == "row":
-        pairs += [np.stack([idx[:-1, :-1].ravel(), idx[1:, 1:].ravel()], 1),
-                  np.stack([idx[:-1, 1:].ravel(), idx[1:, :-1].ravel()], 1)]
+    shape = tuple(int(v) for v in shape)
+    idx = np.arange(math.prod(shape)).reshape(shape)
+    pairs = []
+    for o in _offsets(len(shape), unit):
+        src = tuple(slice(None, -1) if v == 1 else slice(1, None) if v == -1 else slice(None)
+                    for v in o)
+        dst = tuple(slice(1, None) if v == 1 else slice(None, -1) if v == -1 else slice(None)
+                    for v in o)
+        pairs.append(np.stack([idx[src].ravel(), idx[dst].ravel()], 1))
     out = np.concatenate(pairs).astype(np.int64).reshape(-1, 2)
     return np.sort(out, axis=1)
 
 
-def joint_lams(unit: str, *, lam: Any = None, eps: Any = None) -> tuple[Any, Any]:
-    """The per-column ``(lam_a, lam_b)`` whose product mechanism is ``lam``-DP on the unit.
+def _rational_root(lam: Fraction, k: int) -> Fraction:
+    """The rational ``k``-th root of ``lam``, or a ValueError saying how to give the levels."""
+    p, q = round(lam.numerator ** (1 / k)), round(lam.denominator ** (1 / k))
+    for pp in (p - 1, p, p + 1):
+        for qq in (q - 1, q, q + 1):
+            if pp > 0 and qq > 0 and Fraction(pp, qq) ** k == lam:
+                return Fraction(pp, qq)
+    root = "square root" if k == 2 else "cube root" if k == 3 else f"{k}-th root"
+    raise ValueError(f"lam: unit row runs each of {k} columns at lam^(1/{k}); {lam} has no "
+                     f"rational {root}: give the levels lam=(lam_a, lam_b, ...) with product "
+                     "<= lam")
+
+
+def joint_lams(unit: str, *, lam: Any = None, eps: Any = None, k: int = 2
+               ) -> tuple[Any, ...]:
+    """The per-column levels ``(lam_a, lam_b, ...)`` whose product mechanism is ``lam``-DP
+    on the unit's graph over ``k`` columns.
 
     Unit ``cell``: each column at ``lam`` (an edge changes one coordinate). Unit ``row``:
-    ``lam_a lam_b <= lam`` (a diagonal edge changes both): a pair given as ``lam``, a
-    rational square root of ``lam``, or with float ``eps`` the proved rational
-    ``lam_c <= e^(eps/2)`` of :func:`dpfix.sampling.source.rational_lam` per column.
+    ``prod_c lam_c <= lam`` (an edge may change every coordinate): a tuple given as
+    ``lam``, a rational ``k``-th root of ``lam``, or with float ``eps`` the proved rational
+    ``lam_c <= e^(eps/k)`` of :func:`dpfix.sampling.source.rational_lam` per column.
 
     Examples
     --------
     >>> joint_lams("row", lam=4), joint_lams("cell", lam=2)
     ((Fraction(2, 1), Fraction(2, 1)), (Fraction(2, 1), Fraction(2, 1)))
+    >>> joint_lams("row", lam=8, k=3)
+    (Fraction(2, 1), Fraction(2, 1), Fraction(2, 1))
     """
     _unit(unit)
     if eps is not None:
-        e = float(eps) / (2 if unit == "row" else 1)
-        return rational_lam(e), rational_lam(e)
+        e = float(eps) / (k if unit == "row" else 1)
+        return tuple(rational_lam(e) for _ in range(k))
     if isinstance(lam, (tuple, list)):
-        la, lb = (to_fraction(v, "lam") for v in lam)
-        return la, lb
+        if len(lam) != k:
+            raise ValueError(f"lam: one level per column, {len(lam)} for {k}")
+        return tuple(to_fraction(v, "lam") for v in lam)
     lam = to_fraction(lam, "lam")
     if unit == "cell":
-        return lam, lam
-    p, q = math.isqrt(lam.numerator), math.isqrt(lam.denominator)
-    if p * p != lam.numerator or q * q != lam.denominator:
-        raise ValueError(f"lam: unit row runs each column at sqrt(lam); {lam} has no rational "
-                         "square root: give the pair lam=(lam_a, lam_b) with lam_a lam_b <= lam")
-    return Fraction(p, q), Fraction(p, q)
+        return tuple(lam for _ in range(k))
+    root = _rational_root(lam, k)
+    return tuple(root for _ in range(k))
 
 
-def ground_cost(shape: tuple[int, int], cols: np.ndarray | None = None) -> np.ndarray:
-    """``D[m, j] = |m_a - j_a| + |m_b - j_b|`` (int64), over the columns ``cols``."""
-    n_a, n_b = shape
-    ia, ib = np.divmod(np.arange(n_a * n_b), n_b)
-    ja, jb = (ia, ib) if cols is None else np.divmod(np.asarray(cols), n_b)
-    return np.abs(ia[:, None] - ja[None, :]) + np.abs(ib[:, None] - jb[None, :])
+def ground_cost(shape: tuple[int, ...], cols: np.ndarray | None = None,
+                rows: np.ndarray | None = None) -> np.ndarray:
+    """``D[m, j] = sum_c |m_c - j_c|`` (int64), over the states ``rows`` and ``cols``.
+
+    Examples
+    --------
+    >>> ground_cost((2, 2)).tolist()
+    [[0, 1, 1, 2], [1, 0, 2, 1], [1, 2, 0, 1], [2, 1, 1, 0]]
+    """
+    N = math.prod(shape)
+    ms = np.unravel_index(np.arange(N) if rows is None else np.asarray(rows), shape)
+    js = np.unravel_index(np.arange(N) if cols is None else np.asarray(cols), shape)
+    return sum((np.abs(m[:, None] - j[None, :]) for m, j in zip(ms, js, strict=True)),
+               np.zeros((ms[0].size, js[0].size), dtype=np.int64))
 
 
-def posterior_cost(Z: np.ndarray, Ga: np.ndarray, Gb: np.ndarray,
-                   cols: np.ndarray | None = None) -> np.ndarray:
+def posterior_cost(Z: np.ndarray, *mats: np.ndarray, cols: np.ndarray | None = None,
+                   rows: np.ndarray | None = None) -> np.ndarray:
     """``K[m, j] = sum_s z_s G[s, m] d(s, j)``: the count error of sending ``m`` to ``j``.
 
-    ``G = G_a x G_b`` and ``d`` the L1 distance separate: with ``Y = Z G_b`` and
-    ``Y' = G_a^T Z``, ``K[(m_a, m_b), (j_a, j_b)] = sum_a G_a[a, m_a] |a - j_a| Y[a, m_b]
-    + sum_b G_b[b, m_b] |b - j_b| Y'[m_a, b]``: ``O(n_a n_b (n_a + n_b))`` per column
-    block, never the ``N x N`` product. Exact for object arrays, float otherwise.
+    ``G = G_1 x ... x G_k`` (``mats``, one per axis of ``Z``) and ``d`` the L1 distance
+    separate: with ``Y_c`` the target with every other column's noise applied
+    (``Y_c[.., s_c, ..] = sum_{s_-c} z_s prod_{d != c} G_d[s_d, m_d]``),
+    ``K[m, j] = sum_c sum_{s_c} G_c[s_c, m_c] |s_c - j_c| Y_c[m_-c, s_c]``: ``O(n_c^2)`` per
+    noisy state ``m`` of ``rows`` and column, never the ``N x N`` product. Over the noisy
+    states ``rows`` (default all) and the outputs ``cols`` (default all). Exact for object
+    arrays, float otherwise. A one-dimensional array after the matrices is ``cols``.
     """
-    n_a, n_b = Z.shape
-    Da = np.abs(np.arange(n_a)[:, None] - np.arange(n_a)[None, :])
-    Db = np.abs(np.arange(n_b)[:, None] - np.arange(n_b)[None, :])
-    exact = Z.dtype == object
-    Y, Y2 = Z.dot(Gb), Ga.T.dot(Z)  # Y[a, m_b], Y2[m_a, b]
-    if exact:
-        t1 = np.array([[[sum(Ga[a, ma] * Da[a, ja] * Y[a, mb] for a in range(n_a))
-                         for ja in range(n_a)] for mb in range(n_b)] for ma in range(n_a)],
-                      dtype=object)
-        t2 = np.array([[[sum(Gb[b, mb] * Db[b, jb] * Y2[ma, b] for b in range(n_b))
-                         for jb in range(n_b)] for mb in range(n_b)] for ma in range(n_a)],
-                      dtype=object)
-    else:
-        t1 = np.einsum("xm,xj,xb->mbj", Ga, Da, Y, optimize=True)
-        t2 = np.einsum("ym,yj,xy->xmj", Gb, Db, Y2, optimize=True)
-    ja, jb = np.divmod(np.arange(n_a * n_b) if cols is None else np.asarray(cols), n_b)
-    return t1.reshape(n_a * n_b, n_a)[:, ja] + t2.reshape(n_a * n_b, n_b)[:, jb]
+    if mats and np.ndim(mats[-1]) == 1:
+        mats, cols = mats[:-1], mats[-1]
+    shape = Z.shape
+    N = math.prod(shape)
+    ms = np.unravel_index(np.arange(N) if rows is None else np.asarray(rows), shape)
+    js = np.unravel_index(np.arange(N) if cols is None else np.asarray(cols), shape)
+    K = None
+    for c, Gc in enumerate(mats):
+        n = shape[c]
+        others = [mats[d] if d != c else np.eye(n, dtype=Gc.dtype) for d in range(len(mats))]
+        if Z.dtype == object:
+            others[c] = np.array([[Fraction(int(i == k)) for k in range(n)] for i in range(n)],
+                                 dtype=object)
+        Y = np.moveaxis(apply_axes(Z, others), c, -1)  # Y[m_-c, s_c]
+        rest = tuple(m for d, m in enumerate(ms) if d != c)
+        flat = (np.ravel_multi_index(rest, Y.shape[:-1]) if rest
+                else np.zeros(ms[0].size, dtype=np.int64))
+        V = Y.reshape(-1, n)[flat] * Gc.T[ms[c]]  # V[r, s_c] = Y_c[m_-c, s_c] G_c[s_c, m_c]
+        Dc = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])
+        t = V.dot(Dc.astype(object) if Z.dtype == object else Dc)[:, js[c]]
+        K = t if K is None else K + t
+    return K
 
 
 def _exact_plan(supply: list, demand: list, cost: np.ndarray) -> list[tuple[int, int, Any]]:
@@ -222,7 +269,7 @@ class JointMechanism:
     Attributes
     ----------
     matrix : numpy.ndarray
-        ``T[s, j]`` (Fractions), ``N = n_a n_b``.
+        ``T[s, j]`` (Fractions), ``N = n_a n_b`` (the product of the ``n_c``).
     shape : tuple of int
     unit : str
         ``"cell"`` (grid) or ``"row"`` (king's graph).
@@ -235,7 +282,7 @@ class JointMechanism:
     """
 
     matrix: np.ndarray
-    shape: tuple[int, int]
+    shape: tuple[int, ...]
     unit: str
     lam: Fraction
     fixed_point: np.ndarray
@@ -274,15 +321,16 @@ class JointMechanism:
             raise RuntimeError(f"{self.constructor}: not lam-DP on the {self.unit} graph")
 
 
-def _target(z: Any, shape: Any) -> tuple[np.ndarray, tuple[int, int], bool]:
+def _target(z: Any, shape: Any) -> tuple[np.ndarray, tuple[int, ...], bool]:
     arr = np.asarray(z, dtype=object)
     if shape is None:
-        if arr.ndim != 2:
-            raise ValueError("z: a 2-D array (n_a x n_b), or give shape=")
+        if arr.ndim not in (2, 3):
+            raise ValueError("z: a 2-D array (n_a x n_b) or 3-D (n_a x n_b x n_c), or give "
+                             "shape=")
         shape = arr.shape
-    shape = (int(shape[0]), int(shape[1]))
+    shape = tuple(int(v) for v in shape)
     exact = all(is_exact_number(v) for v in arr.flat)
-    Z = exact_array(arr, "z").reshape(shape) if exact else \
+    Z = exact_array(arr.ravel(), "z").reshape(shape) if exact else \
         np.asarray(z, dtype=float).reshape(shape)
     if (Z < 0).any() or sum(Z.flat) == 0:
         raise ValueError("z: non-negative, with a positive entry")
@@ -292,10 +340,17 @@ def _target(z: Any, shape: Any) -> tuple[np.ndarray, tuple[int, int], bool]:
     return (Z if exact else Z / float(total)), shape, exact
 
 
-def product_remap(z: Any, lams: tuple[Any, Any], shape: Any = None, *,
+def _noise_matrices(shape: tuple[int, ...], lams: Any, exact: bool) -> list[np.ndarray]:
+    """``G_c`` per column: Fractions on the exact path, floats otherwise."""
+    mats = [geometric_matrix(n, Fraction(lam)) for n, lam in zip(shape, lams, strict=True)]
+    return mats if exact else [np.asarray(G, dtype=float) for G in mats]
+
+
+def product_remap(z: Any, lams: tuple[Any, ...], shape: Any = None, *,
                   cost: str = "count-error", solver: str | None = None
                   ) -> tuple[Remap, list, dict]:
-    """The optimal transport remap ``R`` of ``w = z (G_a x G_b)`` onto ``z``.
+    """The optimal transport remap ``R`` of ``w = z (G_a x G_b)`` onto ``z`` (a tuple of
+    ``k`` columns: ``w = z (G_1 x ... x G_k)``, one level per column in ``lams``).
 
     ``cost="count-error"`` (default): the cost of sending the noisy state ``m`` to
     ``j`` is the count error it adds, ``K[m, j] / w_m`` (:func:`posterior_cost`), so
@@ -313,19 +368,14 @@ def product_remap(z: Any, lams: tuple[Any, Any], shape: Any = None, *,
         raise ValueError(f"cost: one of {', '.join(COSTS)}, got {cost!r}")
     start = time.perf_counter()
     Z, shape, exact = _target(z, shape)
-    la, lb = (Fraction(v) for v in lams)
-    if exact:
-        Ga, Gb = geometric_matrix(shape[0], la), geometric_matrix(shape[1], lb)
-    else:
-        Ga = np.asarray(geometric_matrix(shape[0], la), dtype=float)
-        Gb = np.asarray(geometric_matrix(shape[1], lb), dtype=float)
-    w = Ga.T.dot(Z).dot(Gb).ravel()  # w_m = sum_s z_s G[s, m], m = m_a n_b + m_b
+    mats = _noise_matrices(shape, lams, exact)
+    w = apply_axes(Z, mats).ravel()  # w_m = sum_s z_s G[s, m], m = m_a n_b + m_b
     zf = Z.ravel()
     cols = np.flatnonzero(np.asarray([v != 0 for v in zf]))
     if cost == "ground":
         C = ground_cost(shape, cols)
     else:
-        K = posterior_cost(Z, Ga, Gb, cols)
+        K = posterior_cost(Z, *mats, cols=cols)
         C = K / w[:, None]
     if not exact and solver == "exact":
         raise ExactnessError("product_remap: the exact solver needs an exact z")
@@ -337,7 +387,7 @@ def product_remap(z: Any, lams: tuple[Any, Any], shape: Any = None, *,
     return Remap.from_pieces(len(w), pieces), pieces, info
 
 
-def _cover(pieces: list, N: int, cols: np.ndarray, shape: tuple[int, int],
+def _cover(pieces: list, N: int, cols: np.ndarray, shape: tuple[int, ...],
            exact: bool) -> list:
     """Every state with a piece: a float supply too small for the solver goes whole to the
     nearest support column (post-processing; the exact path never needs it)."""
@@ -388,13 +438,12 @@ def product_transport(z: Any, shape: Any = None, *, lam: Any = None, unit: str =
     if not exact:
         raise ExactnessError("product_transport: exact z and rational lam (use joint_sampler "
                              "for the float release)")
-    la, lb = joint_lams(unit, lam=lam)
-    level = max(la, lb) if unit == "cell" else la * lb
-    R, pieces, info = product_remap(Z, (la, lb), cost=cost)
-    G = np.kron(geometric_matrix(shape[0], la), geometric_matrix(shape[1], lb))
-    mech = JointMechanism(G.dot(R.matrix()), shape, unit, level, Z.ravel(),
-                          "product-transport",
-                          {"lams": (la, lb), "cost": cost, **info})
+    lams = joint_lams(unit, lam=lam, k=len(shape))
+    level = max(lams) if unit == "cell" else math.prod(lams)
+    R, pieces, info = product_remap(Z, lams, cost=cost)
+    G = JointSampler(shape, lams, R).matrix()
+    mech = JointMechanism(G, shape, unit, level, Z.ravel(), "product-transport",
+                          {"lams": lams, "cost": cost, **info})
     mech.check()
     mech.build_seconds = time.perf_counter() - start
     return mech
@@ -415,10 +464,10 @@ def joint_sampler(z: Any, shape: Any = None, *, eps: float | None = None, lam: A
     >>> s.lams[0] == s.lams[1], s.remap.n
     (True, 4)
     """
-    la, lb = joint_lams(unit, lam=lam, eps=eps)
     Z, shape, _ = _target(z, shape)
-    R, _, _ = product_remap(Z, (la, lb), cost=cost)
-    return JointSampler(shape, (la, lb), R)
+    lams = joint_lams(unit, lam=lam, eps=eps, k=len(shape))
+    R, _, _ = product_remap(Z, lams, cost=cost)
+    return JointSampler(shape, lams, R)
 
 
 def _exact_lp(eq: list, b: list, ub: list, c: list, d: int) -> tuple[list, Fraction, dict]:
@@ -492,7 +541,7 @@ def grid_lp_optimum(z: Any, shape: Any = None, *, lam: Any, unit: str = "cell"
     if not exact:
         raise ExactnessError("grid_lp_optimum: exact z and rational lam")
     lam = to_fraction(lam, "lam")
-    N = shape[0] * shape[1]
+    N = math.prod(shape)
     zf = Z.ravel()
     edges = joint_edges(shape, unit)
     zero = Fraction(0)

@@ -1,24 +1,28 @@
-"""A pair of count columns released with its joint distribution as the fixed point
-(docs/joint.md sections 5-7).
+"""A pair (or a triple) of count columns released with its joint distribution as the fixed
+point (docs/joint.md sections 5-7 and 9).
 
-:func:`privatize_pair` takes the two columns of counts, the budget each column's
-mechanism runs at (the unit's composition is the caller's: :func:`dpfix.release.table.
-privatize_table` gives each column its share over ``c``) and one of two frameworks:
+:func:`privatize_joint` takes the columns of counts (two or three), the budget each
+column's mechanism runs at (the unit's composition is the caller's: :func:`dpfix.release.
+table.privatize_table` gives each column its share over ``c``) and one of two frameworks:
 
-- ``"one-stage"`` (default): every row's pair gets independent exact geometric noise
+- ``"one-stage"`` (default): every row's tuple gets independent exact geometric noise
   per column (the whole budget); the joint distribution is estimated from the noisy
-  pairs by a two-dimensional EM deconvolution and apportioned to ``N`` rows; the noisy
-  pairs are matched to the apportioned estimate by an optimal integer transport plan
-  whose cost is the expected count error under the estimate. The released joint
-  histogram is the apportioned estimate exactly. Post-processing of the noisy pairs.
+  tuples by an EM deconvolution and apportioned to ``N`` rows; the noisy tuples are
+  matched to the apportioned estimate by an optimal integer transport plan whose cost is
+  the expected count error under the estimate. The released joint histogram is the
+  apportioned estimate exactly. Post-processing of the noisy tuples.
 - ``"two-stage"``: stage 1 :func:`~dpfix.release.privatizers.joint.joint_laplace` at
   ``eps_1``; stage 2 the product of truncated geometric mechanisms then the optimal
   transport remap onto the target (:func:`dpfix.constructors.joint.joint_sampler`),
   each row drawn exactly.
+
+:func:`privatize_pair` is the pair's call (``a``, ``b``). The state space is bounded by
+:data:`MAX_STATES` (per framework), refused above it in one line.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,80 +31,114 @@ import numpy as np
 
 from dpfix.constructors.joint import joint_sampler, posterior_cost
 from dpfix.numbers.numeric import require
-from dpfix.release.options import TwoStage
+from dpfix.release.options import NoSplit, TwoStage, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
-from dpfix.sampling.joint import JointSampler
+from dpfix.sampling.joint import JointSampler, apply_axes
 from dpfix.sampling.quantile import apportion
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
 from dpfix.sampling.structured import Remap
 
-__all__ = ["privatize_pair", "PrivatizedPair", "JOINT_FRAMEWORKS", "joint_histogram",
-           "ZERO_SHARE", "TWO_STAGE_SPLIT", "JointColumn", "check_pairs", "release_pairs"]
+__all__ = ["privatize_pair", "privatize_joint", "PrivatizedJoint", "PrivatizedPair",
+           "JOINT_FRAMEWORKS", "joint_histogram", "ZERO_SHARE", "ZERO_SHARE_MAX", "zero_share_rule",
+           "TWO_STAGE_SPLIT",
+           "MAX_STATES", "JointColumn", "check_joint", "check_states", "joint_framework",
+           "release_joint"]
 
 JOINT_FRAMEWORKS = ("one-stage", "two-stage")
 #: The share of the budget stage 1 spends in the two-stage framework.
 TWO_STAGE_SPLIT = 0.5
 #: The share of the budget the one-stage framework spends on the count of the rows with
-#: both counts zero (docs/joint.md section 8: chosen on the county pair MURDER, RAPE).
-ZERO_SHARE = 0.05
+#: every count zero at a tuple budget of 1 and above (docs/joint.md section 8: chosen on the
+#: county pair MURDER, RAPE, the least share whose zero-zero error meets its target);
+#: below 1 the count keeps the absolute budget ``ZERO_SHARE`` up to :data:`ZERO_SHARE_MAX`
+#: of the budget (:func:`zero_share_rule`).
+ZERO_SHARE = 0.02
+ZERO_SHARE_MAX = 0.1
+#: The largest number of states ``n_a n_b (n_c)`` per framework (docs/joint.md section 9):
+#: the one-stage EM holds a few arrays of the states (memory and time ``O(N sum n_c)`` per
+#: step); the two-stage remap is a dense transport problem over states x support.
+MAX_STATES = {"one-stage": 10**6, "two-stage": 2 * 10**4}
 
 
 @dataclass(eq=False, repr=False)
-class PrivatizedPair:
-    """What :func:`privatize_pair` returns: the released pairs and their provenance.
+class PrivatizedJoint:
+    """What :func:`privatize_joint` returns: the released tuples and their provenance.
 
-    ``a``, ``b`` are the released counts (int64); ``z`` the public joint target
-    (``n_a x n_b``); ``report`` the public facts (budgets, framework, sampler);
-    ``seconds`` the timings (confidential: they may depend on the data).
+    ``counts`` the released columns (int64, one vector per column; ``a``, ``b``, ``c``
+    name them); ``z`` the public joint target (``n_a x n_b (x n_c)``); ``report`` the
+    public facts (budgets, framework, sampler); ``seconds`` the timings (confidential:
+    they may depend on the data).
     """
 
-    a: np.ndarray
-    b: np.ndarray
+    counts: tuple
     z: np.ndarray
     report: dict
     seconds: dict = field(default_factory=dict)
 
+    @property
+    def a(self) -> np.ndarray:
+        """The first column's released counts."""
+        return self.counts[0]
+
+    @property
+    def b(self) -> np.ndarray:
+        """The second column's released counts."""
+        return self.counts[1]
+
+    @property
+    def c(self) -> np.ndarray:
+        """The third column's released counts (a triple)."""
+        return self.counts[2]
+
     def __repr__(self) -> str:
-        return (f"PrivatizedPair(shape={self.z.shape}, rows={self.a.size}, "
+        return (f"PrivatizedJoint(shape={self.z.shape}, rows={self.a.size}, "
                 f"framework={self.report['framework']!r})")
 
 
-def joint_histogram(a: np.ndarray, b: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """``eta[i, j]``: the rows with the pair ``(i, j)`` (counts already top-coded).
+#: The pair's name for :class:`PrivatizedJoint` (what :func:`privatize_pair` returns).
+PrivatizedPair = PrivatizedJoint
+
+
+def joint_histogram(*args: Any) -> np.ndarray:
+    """``eta[i, j]``: the rows with the pair ``(i, j)`` (counts already top-coded); the
+    columns first, the shape last (a triple: ``eta[i, j, k]``).
 
     Examples
     --------
     >>> joint_histogram(np.array([0, 1, 1]), np.array([2, 0, 0]), (2, 3)).tolist()
     [[0, 0, 1], [2, 0, 0]]
     """
-    return np.bincount(a * shape[1] + b, minlength=shape[0] * shape[1]).reshape(shape)
+    *columns, shape = args
+    shape = tuple(int(n) for n in shape)
+    flat = np.ravel_multi_index(tuple(np.asarray(c, dtype=np.int64) for c in columns), shape)
+    return np.bincount(flat, minlength=math.prod(shape)).reshape(shape)
 
 
 def _match(y: np.ndarray, Z: np.ndarray, lams: tuple, source: RandomSource
-           ) -> tuple[np.ndarray, np.ndarray]:
+           ) -> tuple[np.ndarray, ...]:
     """The noisy states ``y`` matched to the apportioned ``N Z`` by an optimal integer plan.
 
     Supplies: the histogram of ``y``; demands: the apportioned target; cost of ``m -> j``
-    the expected count error ``K[m, j] / w_m`` under ``Z`` (docs/joint.md section 3).
-    POT's network simplex on integer masses keeps its flows integers (its pivots add and
-    subtract them only). Rows of one noisy state take its pieces in a random order.
+    the expected count error ``K[m, j] / w_m`` under ``Z`` (docs/joint.md section 3),
+    computed over the occupied noisy states only. POT's network simplex on integer masses
+    keeps its flows integers (its pivots add and subtract them only). Rows of one noisy
+    state take its pieces in a random order.
     """
     ot = require("ot")
     N = y.size
-    shape = Z.shape
     h = np.bincount(y, minlength=Z.size)
     t = apportion(Z.ravel(), N)
     rows, cols = np.flatnonzero(h), np.flatnonzero(t)
-    Ga, Gb = geometric_float(shape[0], lams[0]), geometric_float(shape[1], lams[1])
-    w = (Ga.T @ Z @ Gb).ravel()
-    K = posterior_cost(Z, Ga, Gb, cols)[rows]
+    mats = [geometric_float(n, lam) for n, lam in zip(Z.shape, lams, strict=True)]
+    w = apply_axes(Z, mats).ravel()
+    K = posterior_cost(Z, *mats, cols=cols, rows=rows)
     C = K / np.maximum(w[rows], 1e-300)[:, None]
     P = ot.emd(h[rows].astype(float), t[cols].astype(float), np.ascontiguousarray(C),
                numItermax=10**9)
     P = np.rint(P).astype(np.int64)
     if (P.sum(1) != h[rows]).any() or (P.sum(0) != t[cols]).any():
-        raise RuntimeError("privatize_pair: the integer plan does not match the histograms")
+        raise RuntimeError("privatize_joint: the integer plan does not match the histograms")
     out = np.empty(N, dtype=np.int64)
     perm = source.permutation(N)
     order = perm[np.argsort(y[perm], kind="stable")]  # rows grouped by state, random within
@@ -108,40 +146,154 @@ def _match(y: np.ndarray, Z: np.ndarray, lams: tuple, source: RandomSource
     for r, m in enumerate(rows):
         targets = np.repeat(cols, P[r])
         out[order[starts[m]:starts[m + 1]]] = targets
-    return out // shape[1], out % shape[1]
+    return tuple(np.asarray(v, dtype=np.int64) for v in np.unravel_index(out, Z.shape))
 
 
-def _lams(eps_a: float, eps_b: float) -> tuple:
-    return rational_lam(float(eps_a)), rational_lam(float(eps_b))
+def _columns(columns: Any, upper: Any) -> tuple[list[np.ndarray], tuple[int, ...]]:
+    """The columns top-coded at ``upper``, checked: two or three, of one positive length,
+    non-negative."""
+    if len(columns) not in (2, 3) or len(upper) != len(columns):
+        raise ValueError(f"columns: two or three, each with its upper; got {len(columns)} "
+                         f"columns and {len(upper)} uppers")
+    shape = tuple(int(u) + 1 for u in upper)
+    ds = [np.minimum(np.asarray(c, dtype=np.int64), u) for c, u in zip(columns, upper,
+                                                                        strict=True)]
+    names = ", ".join("abc"[:len(ds)])
+    if len({d.shape for d in ds}) != 1 or ds[0].ndim != 1 or ds[0].size == 0:
+        raise ValueError(f"{names}: columns of the same positive length")
+    if any((d < 0).any() for d in ds):
+        raise ValueError(f"{names}: counts must be non-negative")
+    return ds, shape
 
 
-def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
-                   unit: str = "row", framework: str = "one-stage",
-                   split: float = TWO_STAGE_SPLIT, zero_share: float = ZERO_SHARE,
-                   seed: int | None = None, max_iter: int = 100) -> PrivatizedPair:
-    """Release the pair of count columns ``(a, b)`` with the joint distribution fixed.
+def check_states(shape: tuple[int, ...], framework: str, flag: str = "upper") -> None:
+    """Refuse a state space above :data:`MAX_STATES` for the framework, in one line.
+
+    Examples
+    --------
+    >>> check_states((51, 101, 101), "one-stage")
+    >>> check_states((51, 101, 101), "two-stage")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: upper: 520251 joint states (51 x 101 x 101) exceed the two-stage limit ...
+    """
+    N = math.prod(shape)
+    if N > MAX_STATES[framework]:
+        raise ValueError(f"{flag}: {N} joint states ({' x '.join(map(str, shape))}) exceed "
+                         f"the {framework} limit of {MAX_STATES[framework]} (docs/joint.md "
+                         "section 9); lower the uppers")
+
+
+def _lams(eps: Any) -> tuple:
+    return tuple(rational_lam(float(e)) for e in eps)
+
+
+def _pair_total(eps: tuple, unit: str) -> float:
+    """What the tuple spends: the sum of its columns' budgets under ``row``, the maximum
+    under ``cell`` (docs/joint.md section 2)."""
+    return sum(eps) if unit == "row" else max(eps)
+
+
+def zero_share_rule(eps_total: float) -> float:
+    """The default share of the all-zero count at the tuple's budget ``eps_total``:
+    :data:`ZERO_SHARE` from 1 up, ``ZERO_SHARE / eps_total`` (the count at the absolute
+    budget ``ZERO_SHARE``, its error ``1 / (ZERO_SHARE N)`` rows' share) below, at most
+    :data:`ZERO_SHARE_MAX` (docs/joint.md section 8). A public function of the budget.
+
+    Examples
+    --------
+    >>> [round(zero_share_rule(e), 4) for e in (5.0, 1.0, 0.5, 0.1)]
+    [0.02, 0.02, 0.04, 0.1]
+    """
+    return min(ZERO_SHARE_MAX, ZERO_SHARE / min(float(eps_total), 1.0))
+
+
+def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: float | None,
+               seed: Any, max_iter: int, seconds: dict) -> tuple:
+    """The one-stage framework: the zero count, the product noise, the EM, the matching."""
+    if zero_share is None:
+        zero_share = zero_share_rule(_pair_total(eps_in, unit))
+    if not 0 <= zero_share < 1:
+        raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
+    start = time.perf_counter()
+    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
+    source = random_source(None if seed is None else seeds[1])
+    e1 = zero_share * _pair_total(eps_in, unit)
+    eps_2 = tuple((1 - zero_share) * e for e in eps_in)
+    lams = _lams(eps_2)
+    noise = JointSampler(shape, lams, Remap.from_placement(np.arange(math.prod(shape))),
+                         constructor="product-noise")
+    ys = noise.sample(*ds, source=source)
+    seconds["noise"] = time.perf_counter() - start
+    H = joint_histogram(*ys, shape)
+    zero = None
+    if e1 > 0:  # one row changes the count of all-zero rows by at most 1
+        count = np.array([int(np.sum(np.logical_and.reduce([d == 0 for d in ds])))])
+        rng = None if seed is None else np.random.default_rng(seeds[0])
+        noisy, _ = add_laplace(count, 1.0 / e1, rng=rng, sensitivity=1, budget=e1)
+        zero = float(noisy[0]) / ds[0].size
+    Z = deconvolve_joint(H, lams, max_iter=max_iter, zero=zero)
+    seconds["deconvolve"] = time.perf_counter() - start - seconds["noise"]
+    out = _match(np.ravel_multi_index(ys, shape), Z, lams,
+                 random_source(None if seed is None else seeds[2]))
+    origin = "(" + ", ".join("0" * len(shape)) + ")"
+    stage = {"estimator": f"{len(shape)}-D EM deconvolution ({max_iter} steps at most)"
+                          + ("" if zero is None else
+                             f", the {origin} share fixed to a Laplace count at {e1:.6g}"),
+             "remap": "optimal integer transport of the noisy tuples onto the apportioned "
+                      "estimate, cost the expected L1 count error (POT network simplex)"}
+    return out, Z, e1, eps_2, noise.describe(source), stage, zero_share
+
+
+def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, seed: Any,
+               seconds: dict) -> tuple:
+    """The two-stage framework: the joint Laplace target, then product noise and the remap."""
+    if not 0 < split < 1:
+        raise ValueError(f"split: in (0, 1), got {split!r}")
+    start = time.perf_counter()
+    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
+    source = random_source(None if seed is None else seeds[1])
+    e1 = split * _pair_total(eps_in, unit)
+    eps_2 = tuple((1 - split) * e for e in eps_in)
+    eta = joint_histogram(*ds, shape)
+    rng = None if seed is None else np.random.default_rng(seeds[0])
+    stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
+    seconds["stage1"] = time.perf_counter() - start
+    Z = stage1.z.reshape(shape)
+    s = joint_sampler(Z, eps=None, lam=_lams(eps_2), unit="row")
+    out = s.sample(*ds, source=source)
+    return out, Z, e1, eps_2, s.describe(source), {"privatizer": "joint-laplace",
+                                                   "noise": stage1.noise}
+
+
+def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
+                    framework: str = "one-stage", split: float = TWO_STAGE_SPLIT,
+                    zero_share: float | None = None, seed: int | None = None,
+                    max_iter: int = 100) -> PrivatizedJoint:
+    """Release two or three count columns with their joint distribution fixed.
 
     Parameters
     ----------
-    a, b : array_like of int
-        The two columns (one pair per row), non-negative; top-coded at ``upper``.
-    eps : (float, float)
+    columns : sequence of array_like of int
+        Two or three columns (one tuple per row), non-negative; top-coded at ``upper``.
+    eps : sequence of float
         The budget each column's mechanism runs at (the unit's share over ``c``).
-        Under unit ``row`` the pair spends ``eps[0] + eps[1]``, under ``cell``
-        ``max(eps)`` (docs/joint.md section 2).
-    upper : (int, int)
-        The public bounds.
+        Under unit ``row`` the tuple spends the sum, under ``cell`` the maximum
+        (docs/joint.md section 2).
+    upper : sequence of int
+        The public bounds; the states ``prod (upper_c + 1)`` at most
+        :data:`MAX_STATES` of the framework.
     unit : ``"row"`` or ``"cell"``
-        How the two columns' budgets compose (sum or maximum): the two-stage
-        framework's stage 1 spends ``split`` of that once, on the joint histogram.
+        How the columns' budgets compose (sum or maximum): the two-stage framework's
+        stage 1 spends ``split`` of that once, on the joint histogram.
     framework : ``"one-stage"`` or ``"two-stage"``
     split : float
-        Two-stage: the share of the pair's budget spent by stage 1 (each column's
+        Two-stage: the share of the tuple's budget spent by stage 1 (each column's
         stage 2 runs at ``(1 - split)`` of its budget).
     zero_share : float
-        One-stage: the share of the pair's budget spent on a Laplace count of the rows
-        with both counts zero (sensitivity 1 for every unit; held fixed by the EM), each
-        column's noise at ``(1 - zero_share)`` of its budget (default :data:`ZERO_SHARE`;
+        One-stage: the share of the tuple's budget spent on a Laplace count of the rows
+        with every count zero (sensitivity 1 for every unit; held fixed by the EM), each
+        column's noise at ``(1 - zero_share)`` of its budget (default: :func:`zero_share_rule`;
         0: no count, docs/joint.md section 7).
     seed : int, optional
         Reproducible (NOT FOR PRODUCTION).
@@ -150,7 +302,46 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
 
     Returns
     -------
-    PrivatizedPair
+    PrivatizedJoint
+
+    Examples
+    --------
+    >>> r = privatize_joint([[0, 0, 3, 3], [1, 1, 0, 0], [2, 2, 0, 1]], (1.0, 1.0, 1.0),
+    ...                     upper=(3, 1, 2), seed=0)
+    >>> r.c.size, r.report["framework"], r.z.shape
+    (4, 'one-stage', (4, 2, 3))
+    """
+    if unit not in ("row", "cell"):
+        raise ValueError(f"unit: 'row' or 'cell', got {unit!r}")
+    if framework not in JOINT_FRAMEWORKS:
+        raise ValueError(f"framework: one of {', '.join(JOINT_FRAMEWORKS)}, got {framework!r}")
+    start = time.perf_counter()
+    ds, shape = _columns(columns, upper)
+    if len(eps) != len(ds):
+        raise ValueError(f"eps: one budget per column, {len(eps)} for {len(ds)}")
+    check_states(shape, framework)
+    eps_in = tuple(float(e) for e in eps)
+    seconds: dict[str, float] = {}
+    if framework == "one-stage":
+        out, Z, e1, eps_2, sampler, stage, zero_share = _one_stage(
+            ds, shape, eps_in, unit, zero_share, seed, max_iter, seconds)
+    else:
+        out, Z, e1, eps_2, sampler, stage = _two_stage(ds, shape, eps_in, unit, split, seed,
+                                                       seconds)
+    seconds["total"] = time.perf_counter() - start
+    kind = "pair" if len(ds) == 2 else "triple"
+    report = {"framework": framework, "unit": unit,
+              "split_fraction": zero_share if framework == "one-stage" else split,
+              "shape": list(shape), "eps_columns": list(eps_in),
+              "eps_2": list(eps_2), "eps_1": e1, "stage1": stage, "samplers": sampler,
+              "seed": seed, "fixed_point": f"the joint distribution of the {kind}"}
+    return PrivatizedJoint(out, Z, report, seconds)
+
+
+def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int, int],
+                   **options: Any) -> PrivatizedJoint:
+    """Release the pair of count columns ``(a, b)`` with the joint distribution fixed:
+    :func:`privatize_joint` of the two columns (the same keywords).
 
     Examples
     --------
@@ -158,73 +349,7 @@ def privatize_pair(a: Any, b: Any, eps: tuple[float, float], *, upper: tuple[int
     >>> r.a.size, r.report["framework"], r.z.shape
     (4, 'one-stage', (4, 2))
     """
-    if unit not in ("row", "cell"):
-        raise ValueError(f"unit: 'row' or 'cell', got {unit!r}")
-    if framework not in JOINT_FRAMEWORKS:
-        raise ValueError(f"framework: one of {', '.join(JOINT_FRAMEWORKS)}, got {framework!r}")
-    start = time.perf_counter()
-    eps_in = (float(eps[0]), float(eps[1]))
-    shape = (int(upper[0]) + 1, int(upper[1]) + 1)
-    da = np.minimum(np.asarray(a, dtype=np.int64), upper[0])
-    db = np.minimum(np.asarray(b, dtype=np.int64), upper[1])
-    if da.shape != db.shape or da.ndim != 1 or da.size == 0:
-        raise ValueError("a, b: two columns of the same positive length")
-    if (da < 0).any() or (db < 0).any():
-        raise ValueError("a, b: counts must be non-negative")
-    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
-    source = random_source(None if seed is None else seeds[1])
-    seconds: dict[str, float] = {}
-    if framework == "one-stage":
-        if not 0 <= zero_share < 1:
-            raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
-        total = float(eps[0]) + float(eps[1]) if unit == "row" else max(map(float, eps))
-        e1 = zero_share * total
-        eps_2 = ((1 - zero_share) * eps_in[0], (1 - zero_share) * eps_in[1])
-        lams = _lams(*eps_2)
-        noise = JointSampler(shape, lams, Remap.from_placement(np.arange(shape[0] * shape[1])),
-                             constructor="product-noise")
-        ya, yb = noise.sample(da, db, source)
-        seconds["noise"] = time.perf_counter() - start
-        H = joint_histogram(ya, yb, shape)
-        zero = None
-        if e1 > 0:  # one row changes the count of (0, 0) rows by at most 1
-            count = np.array([int(np.sum((da == 0) & (db == 0)))])
-            rng = None if seed is None else np.random.default_rng(seeds[0])
-            noisy, _ = add_laplace(count, 1.0 / e1, rng=rng, sensitivity=1, budget=e1)
-            zero = float(noisy[0]) / da.size
-        Z = deconvolve_joint(H, lams, max_iter=max_iter, zero=zero)
-        seconds["deconvolve"] = time.perf_counter() - start - seconds["noise"]
-        oa, ob = _match(ya * shape[1] + yb, Z, lams, random_source(
-            None if seed is None else seeds[2]))
-        sampler = noise.describe(source)
-        stage = {"estimator": f"2-D EM deconvolution ({max_iter} steps at most)"
-                              + ("" if zero is None else
-                                 f", the (0, 0) share fixed to a Laplace count at {e1:.6g}"),
-                 "remap": "optimal integer transport of the noisy pairs onto the apportioned "
-                          "estimate, cost the expected L1 count error (POT network simplex)"}
-    else:
-        if not 0 < split < 1:
-            raise ValueError(f"split: in (0, 1), got {split!r}")
-        total = float(eps[0]) + float(eps[1]) if unit == "row" else max(map(float, eps))
-        e1 = split * total
-        eps_2 = ((1 - split) * float(eps[0]), (1 - split) * float(eps[1]))
-        eta = joint_histogram(da, db, shape)
-        rng = None if seed is None else np.random.default_rng(seeds[0])
-        stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
-        seconds["stage1"] = time.perf_counter() - start
-        Z = stage1.z.reshape(shape)
-        s = joint_sampler(Z, eps=None, lam=_lams(*eps_2), unit="row")
-        oa, ob = s.sample(da, db, source)
-        sampler = s.describe(source)
-        stage = {"privatizer": "joint-laplace", "noise": stage1.noise}
-    seconds["total"] = time.perf_counter() - start
-    report = {"framework": framework, "unit": unit,
-              "split_fraction": zero_share if framework == "one-stage" else split,
-              "shape": list(shape), "eps_columns": list(eps_in),
-              "eps_2": list(eps_2), "eps_1": e1, "stage1": stage, "samplers": sampler,
-              "seed": seed, "fixed_point": "the joint distribution of the pair"}
-    return PrivatizedPair(oa, ob, Z, report, seconds)
-
+    return privatize_joint((a, b), eps, upper=upper, **options)
 
 
 @dataclass(eq=False, repr=False)
@@ -251,48 +376,76 @@ class JointColumn:
                 "timings_seconds": dict(self.seconds)}
 
 
-def check_pairs(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
-                labels: dict) -> list[tuple[str, str]]:
-    """The pairs of ``joint=`` checked: two distinct privatized columns each, no column in
-    two pairs, a given integer ``upper``, the default method, pure DP.
+def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
+    """The framework of the joint tuples from ``privatize_table``'s options, and the
+    two-stage split: ``TwoStage`` with a given ``split`` is the two-stage framework at that
+    share (``"rule-of-thumb"``: the rule at the tuple's budget); ``TwoStage()`` with no
+    split (the default) and ``NoSplit("one-stage")`` the one-stage framework.
 
     Examples
     --------
-    >>> check_pairs([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None, {})
+    >>> joint_framework(TwoStage(), 1.0), joint_framework(TwoStage(split=0.25), 1.0)
+    (('one-stage', None), ('two-stage', 0.25))
+    """
+    if isinstance(options, NoSplit) or options is None or options.split is None:
+        return "one-stage", None
+    return "two-stage", split_fraction(eps_total, options.split)[0]
+
+
+def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
+                labels: dict) -> list[tuple[str, ...]]:
+    """The tuples of ``joint=`` checked: two or three distinct privatized columns each, no
+    column in two tuples, a given integer ``upper``, the state space within
+    :data:`MAX_STATES`, the default method or a split (``TwoStage``) or
+    ``NoSplit("one-stage")``, pure DP.
+
+    Examples
+    --------
+    >>> check_joint([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None, {})
     [('a', 'b')]
     """
     flag = labels.get("joint", "joint")
     if joint is None:
         return []
-    pairs = []
+    tuples = []
     seen: set = set()
-    for pair in joint:
-        pair = tuple(pair)
-        if len(pair) != 2 or pair[0] == pair[1]:
-            raise ValueError(f"{flag}: a pair of two distinct columns, got {pair!r}")
-        for name in pair:
+    for group in joint:
+        group = tuple(group)
+        if len(group) not in (2, 3) or len(set(group)) != len(group):
+            raise ValueError(f"{flag}: two distinct columns (a pair) or three (a triple), got "
+                             f"{group!r}")
+        for name in group:
             if name not in names:
                 raise ValueError(f"{flag}: {name!r} is not a privatized column "
                                  f"({labels.get('columns', 'columns')})")
             if name in seen:
-                raise ValueError(f"{flag}: {name!r} is in two pairs")
+                raise ValueError(f"{flag}: {name!r} is in two pairs or triples")
             if not isinstance(uppers.get(name), int):
                 raise ValueError(f"{flag}: {name!r} needs a given integer "
                                  f"{labels.get('upper', 'upper')} (not auto)")
             seen.add(name)
-        pairs.append(pair)
-    if pairs and delta is not None:
+        framework = joint_framework(options, 1.0)[0] if _joint_options(options) else None
+        check_states(tuple(uppers[n] + 1 for n in group), framework or "one-stage", flag)
+        tuples.append(group)
+    if tuples and delta is not None:
         raise ValueError(f"{flag}: the joint release is pure eps-DP; drop "
                          f"{labels.get('delta', 'delta')}")
-    if pairs and options is not None and not isinstance(options, TwoStage):
-        raise ValueError(f"{flag}: the joint release has its own framework; drop "
+    if tuples and not _joint_options(options):
+        raise ValueError(f"{flag}: the joint release runs the one-stage framework or the "
+                         "two-stage one with a split (TwoStage(split=...)); drop "
                          f"{labels.get('constructor', 'options')}")
-    return pairs
+    return tuples
 
 
-def _stage1_entry(r: PrivatizedPair) -> dict | None:
+def _joint_options(options: Any) -> bool:
+    """Options the joint release reads: none, ``TwoStage`` or ``NoSplit("one-stage")``."""
+    return options is None or isinstance(options, TwoStage) or (
+        isinstance(options, NoSplit) and options.framework == "one-stage")
+
+
+def _stage1_entry(r: PrivatizedJoint) -> dict | None:
     """The column's ``stage1`` in the report's shape: what was released before the noise on
-    the rows (the zero-zero count, or the joint Laplace histogram), or None."""
+    the rows (the all-zero count, or the joint Laplace histogram), or None."""
     e1 = r.report["eps_1"]
     if e1 == 0:
         return None
@@ -303,26 +456,28 @@ def _stage1_entry(r: PrivatizedPair) -> dict | None:
                 "notion": "pure-DP", "budget": f"eps={e1:g} (pure-DP)", "secure": secure,
                 "noise": {"distribution": str(noise["distribution"]),
                           "scale": float(noise["scale"]), "sensitivity": 2}}
-    return {"privatizer": "zero-zero count", "postprocess": "held fixed by the 2-D EM",
+    return {"privatizer": "zero-zero count",
+            "postprocess": f"held fixed by the {len(r.z.shape)}-D EM",
             "notion": "pure-DP", "budget": f"eps={e1:g} (pure-DP)", "secure": secure,
             "noise": {"distribution": "discrete Laplace" if secure else "Laplace",
                       "scale": 1.0 / e1, "sensitivity": 1}}
 
 
-def _column_report(name: str, other: str, k: int, r: PrivatizedPair, eps_col: float,
+def _column_report(name: str, other: str, k: int, r: PrivatizedJoint, eps_col: float,
                    upper: int, N: int, seed: Any) -> dict:
-    """The column entry of one column of a pair, in the report's per-column shape
-    (dpfix/release/report.schema.json); the pair itself is the report's ``joint`` entry."""
+    """The column entry of one column of a pair or triple, in the report's per-column shape
+    (dpfix/release/report.schema.json); the tuple itself is the report's ``joint`` entry.
+    ``other`` names the tuple's other columns."""
     from dpfix import __version__
 
-    z = r.z.sum(axis=1 - k)
-    out = np.bincount(r.a if k == 0 else r.b, minlength=upper + 1) / N
+    z = r.z.sum(axis=tuple(d for d in range(r.z.ndim) if d != k))
+    out = np.bincount(r.counts[k], minlength=upper + 1) / N
     one = r.report["framework"] == "one-stage"
     eps_2 = float(r.report["eps_2"][k])
     framework = {"name": r.report["framework"], "chosen_by": "joint= (docs/joint.md)",
                  "joint_with": str(other)}
     if one:
-        framework.update({"estimator": "joint 2-D EM", "remap": "transport",
+        framework.update({"estimator": f"joint {r.z.ndim}-D EM", "remap": "transport",
                           "converged": None, "iterations": None})
     return {
         "report": "dpfix privatize",
@@ -363,34 +518,41 @@ def _column_report(name: str, other: str, k: int, r: PrivatizedPair, eps_col: fl
                         "report"}
 
 
-def release_pairs(pairs: list, columns: dict, budgets: dict, unit: Any, uppers: dict,
-                  seeds: dict) -> tuple[dict, list]:
-    """Every pair released (:func:`privatize_pair`): column -> :class:`JointColumn`, and the
-    report's ``joint`` entries."""
+def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers: dict,
+                  seeds: dict, options: Any = None) -> tuple[dict, list]:
+    """Every pair or triple released (:func:`privatize_joint`, the framework of
+    :func:`joint_framework`): column -> :class:`JointColumn`, and the report's ``joint``
+    entries."""
     made: dict = {}
     entries = []
-    for name_a, name_b in pairs:
-        eps_m = (budgets[name_a] / unit.bound, budgets[name_b] / unit.bound)
-        r = privatize_pair(columns[name_a], columns[name_b], eps_m,
-                           upper=(uppers[name_a], uppers[name_b]), unit=unit.name,
-                           seed=seeds[name_a])
+    for group in tuples:
+        eps_m = tuple(budgets[n] / unit.bound for n in group)
+        framework, split = joint_framework(options, _pair_total(eps_m, unit.name))
+        r = privatize_joint([columns[n] for n in group], eps_m,
+                            upper=tuple(uppers[n] for n in group), unit=unit.name,
+                            framework=framework, seed=seeds[group[0]],
+                            **({} if split is None else {"split": split}))
         N = int(r.a.size)
-        for k, (name, other) in enumerate(((name_a, name_b), (name_b, name_a))):
+        for k, name in enumerate(group):
+            other = ", ".join(str(n) for n in group if n != name)
             counts = np.asarray(columns[name], dtype=np.int64)
-            made[name] = JointColumn(r.a if k == 0 else r.b, uppers[name] + 1, _column_report(
-                name, other, k, r, float(budgets[name]), uppers[name], N, seeds[name_a]),
+            made[name] = JointColumn(r.counts[k], uppers[name] + 1, _column_report(
+                name, other, k, r, float(budgets[name]), uppers[name], N, seeds[group[0]]),
                 int((counts > uppers[name]).sum()), dict(r.seconds))
         spent = "sum" if unit.name == "row" else "maximum"
+        letters = "abc"[:len(group)]
         entries.append({
-            "columns": [name_a, name_b], "unit": unit.name, "framework": r.report["framework"],
-            "shape": r.report["shape"], "eps_columns": [float(budgets[name_a]),
-                                                        float(budgets[name_b])],
+            "columns": list(group), "unit": unit.name, "framework": r.report["framework"],
+            "shape": r.report["shape"], "eps_columns": [float(budgets[n]) for n in group],
             "mechanism_eps": list(eps_m), "eps_1": r.report["eps_1"],
-            "composition": (f"the pair spends the {spent} of its columns' budgets: product "
-                            "noise is lam_a-DP in a, lam_b in b and lam_a lam_b in both "
-                            "(docs/joint.md section 2), the rest post-processing"),
+            "composition": (f"the {'pair' if len(group) == 2 else 'triple'} spends the "
+                            f"{spent} of its columns' budgets: product noise is "
+                            + ", ".join(f"lam_{c}-DP in {c}" for c in letters)
+                            + " and the product of the lam of the columns that change for "
+                            "several (docs/joint.md section 2), the rest post-processing"),
             "fixed_point": r.report["fixed_point"], "stage1": r.report["stage1"],
             "samplers": r.report["samplers"], "target_z": r.z.ravel().tolist(),
-            "output_distribution": (joint_histogram(r.a, r.b, r.z.shape).ravel() / N).tolist(),
-            "seed": seeds[name_a]})
+            "output_distribution": (joint_histogram(*r.counts, r.z.shape).ravel() / N
+                                    ).tolist(),
+            "seed": seeds[group[0]]})
     return made, entries

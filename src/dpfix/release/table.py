@@ -51,7 +51,7 @@ from dpfix.release.budget import (
     privacy_unit,
 )
 from dpfix.release.frameworks import _check_histogram, check_seed, privatize
-from dpfix.release.joint import JointColumn, check_pairs, release_pairs
+from dpfix.release.joint import JointColumn, check_joint, release_joint
 from dpfix.release.ledger import Reservation
 from dpfix.release.options import ReleaseOptions, TwoStage
 from dpfix.release.report import (
@@ -543,11 +543,15 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     labels : mapping
         How error messages name the parameters (``dpfix privatize`` passes its flags:
         :data:`dpfix.release.budget.CLI_LABELS`).
-    joint : sequence of pairs, optional
-        Pairs of privatized columns released together with their joint distribution as
-        the fixed point (docs/joint.md): ``joint=[("MURDER", "RAPE")]``. Each pair keeps
-        its columns' budgets (the unit's composition is unchanged) and the report's
-        ``joint`` entry states its framework and composition.
+    joint : sequence of pairs or triples, optional
+        Pairs (or triples) of privatized columns released together with their joint
+        distribution as the fixed point (docs/joint.md): ``joint=[("MURDER", "RAPE")]``,
+        ``joint=[("MURDER", "RAPE", "ROBBERY")]``. Each tuple keeps its columns' budgets
+        (the unit's composition is unchanged) and the report's ``joint`` entry states its
+        framework and composition. The framework follows ``options``: the one-stage
+        framework by default (and with ``NoSplit("one-stage")``), the two-stage one
+        (stage 1 the joint Laplace mechanism) with ``TwoStage(split=...)``
+        (docs/joint.md section 7).
     staged : StagedFiles, optional
         With ``out``: stage the table in it (under the label ``--out``) and leave the
         commit to the caller (``dpfix privatize`` commits its outputs together).
@@ -597,7 +601,7 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     deltas = column_deltas(delta, len(names), unit)
     keys, keep = list(keys or []), list(keep or [])
     order = _input_order(data, order, names, keys, keep, labels)
-    pairs = check_pairs(joint, names, uppers, options, delta, labels)
+    pairs = check_joint(joint, names, uppers, options, delta, labels)
     target = None if out is None or isinstance(data, Dataset) else {
         "out": Path(out), "force": force, "escape_formulas": escape_formulas,
         "staged": staged, "bucket_rows": bucket_rows, "scratch": scratch}
@@ -684,10 +688,10 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
                 progress=None if progress is None else (lambda m, n=name: progress(n, m)),
                 on_stage=None if on_stage is None else
                 (lambda s, n=name, r=rows_k: on_stage(n, s, r))))
-        made, joint_entries = release_pairs(
+        made, joint_entries = release_joint(
             pairs, {n: table.select(k).counts for k, n in enumerate(names) if n in paired},
             dict(zip(names, budgets, strict=True)), unit, uppers,
-            dict(zip(names, seeds, strict=True)))
+            dict(zip(names, seeds, strict=True)), options)
         results = [made.get(name, r) for name, r in zip(names, results, strict=True)]
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
     per_column = [made[name].report if name in made else

@@ -1,5 +1,5 @@
-"""Stage 1 for a pair of count columns: DP estimates of the joint distribution (docs/joint.md
-section 5).
+"""Stage 1 for a pair (or a triple) of count columns: DP estimates of the joint distribution
+(docs/joint.md sections 5 and 9).
 
 - :func:`joint_laplace`: the joint histogram ``eta[a, b]`` (rows with the pair
   ``(a, b)``) plus Laplace noise of scale ``2 / eps`` per cell, then a post-processing
@@ -19,6 +19,7 @@ import numpy as np
 
 from dpfix.release.privatizers.common import PrivatizedDistribution
 from dpfix.release.privatizers.laplace_baselines import laplace
+from dpfix.sampling.joint import apply_axes
 
 __all__ = ["joint_laplace", "deconvolve_joint", "geometric_float"]
 
@@ -29,7 +30,7 @@ def joint_laplace(eta: Any, eps: float, *, rng: Any = None, secure: bool = True,
 
     Parameters
     ----------
-    eta : array_like of int, shape ``(n_a, n_b)``
+    eta : array_like of int, shape ``(n_a, n_b)`` or ``(n_a, n_b, n_c)``
         The joint histogram (``N = sum eta`` public).
     eps : float
         The budget ``eps_1``.
@@ -42,7 +43,7 @@ def joint_laplace(eta: Any, eps: float, *, rng: Any = None, secure: bool = True,
     Returns
     -------
     PrivatizedDistribution
-        ``z`` flattened (state ``a n_b + b``); ``noise["shape"]`` the shape.
+        ``z`` flattened (state ``a n_b + b``, C order); ``noise["shape"]`` the shape.
 
     Examples
     --------
@@ -51,8 +52,8 @@ def joint_laplace(eta: Any, eps: float, *, rng: Any = None, secure: bool = True,
     ((4,), (2, 2), 'joint-laplace')
     """
     eta = np.asarray(eta)
-    if eta.ndim != 2:
-        raise ValueError(f"eta: a 2-D joint histogram, got shape {eta.shape}")
+    if eta.ndim not in (2, 3):
+        raise ValueError(f"eta: a 2-D or 3-D joint histogram, got shape {eta.shape}")
     out = laplace(eta.ravel(), eps, rng=rng, secure=secure, postprocess=postprocess)
     noise = {**out.noise, "shape": tuple(int(v) for v in eta.shape),
              "statement": "one row moves one unit between two cells: L1 sensitivity 2 for "
@@ -79,19 +80,20 @@ def geometric_float(n: int, lam: Any) -> np.ndarray:
     return c[None, :] * rho ** np.abs(idx[:, None] - idx[None, :])
 
 
-def deconvolve_joint(H: Any, lams: tuple[Any, Any], *, max_iter: int = 500,
+def deconvolve_joint(H: Any, lams: tuple[Any, ...], *, max_iter: int = 500,
                      tol: float = 1e-10, zero: float | None = None) -> np.ndarray:
     """The EM (maximum-likelihood) estimate of ``z`` from noisy pairs' histogram ``H``.
 
     The noisy pair of a row in state ``s`` is drawn from ``G = G_a x G_b``, so the
     histogram ``H`` is multinomial with cell probabilities ``w = z G``. EM's step is
     ``z <- z * (G (H / N / w))``, each product separable: ``G_a^T Z G_b`` and
-    ``G_a X G_b^T``, ``O(n_a n_b (n_a + n_b))`` per step. Started from the uniform
-    distribution and stopped after ``max_iter`` steps (a regulariser, as for the
-    one-column EM of docs/no_split.md) or when the largest change is below ``tol``.
-    Post-processing of ``H``: no privacy is spent. ``zero``: a separately released share of
-    the rows in state ``(0, 0)``, held fixed (the EM of the likelihood with ``z_00`` known:
-    its M-step scales the other cells to ``1 - zero``).
+    ``G_a X G_b^T``, ``O(n_a n_b (n_a + n_b))`` per step (a triple: one matrix per axis,
+    ``O(N (n_a + n_b + n_c))``). Started from the uniform distribution and stopped after
+    ``max_iter`` steps (a regulariser, as for the one-column EM of docs/no_split.md) or
+    when the largest change is below ``tol``. Post-processing of ``H``: no privacy is
+    spent. ``zero``: a separately released share of the rows in state ``(0, 0)`` (every
+    count zero), held fixed (the EM of the likelihood with that cell known: its M-step
+    scales the other cells to ``1 - zero``).
 
     Examples
     --------
@@ -100,25 +102,27 @@ def deconvolve_joint(H: Any, lams: tuple[Any, Any], *, max_iter: int = 500,
     [[0.5, 0.0], [0.0, 0.5]]
     """
     H = np.asarray(H, dtype=float)
-    if H.ndim != 2 or (H < 0).any() or H.sum() <= 0:
-        raise ValueError("H: a 2-D histogram of non-negative counts with a positive total")
-    Ga, Gb = geometric_float(H.shape[0], lams[0]), geometric_float(H.shape[1], lams[1])
+    if H.ndim not in (2, 3) or len(lams) != H.ndim or (H < 0).any() or H.sum() <= 0:
+        raise ValueError("H: a 2-D or 3-D histogram of non-negative counts with a positive "
+                         "total, one lam per axis")
+    mats = [geometric_float(n, lam) for n, lam in zip(H.shape, lams, strict=True)]
     h = H / H.sum()
     Z = np.full(H.shape, 1.0 / H.size)
+    origin = (0,) * H.ndim
     q = None if zero is None else min(max(float(zero), 0.0), 1.0 - 1e-9)
     if q is not None:
-        Z *= (1 - q) / (1 - Z[0, 0])
-        Z[0, 0] = q
+        Z *= (1 - q) / (1 - Z[origin])
+        Z[origin] = q
     for _ in range(max_iter):
-        W = Ga.T @ Z @ Gb
+        W = apply_axes(Z, mats)
         X = np.divide(h, W, out=np.zeros_like(h), where=h > 0)
-        new = Z * (Ga @ X @ Gb.T)
+        new = Z * apply_axes(X, mats, transpose=True)
         if q is None:
             new /= new.sum()
         else:
-            new[0, 0] = 0.0
+            new[origin] = 0.0
             new *= (1 - q) / new.sum()
-            new[0, 0] = q
+            new[origin] = q
         done = np.abs(new - Z).max() < tol
         Z = new
         if done:
