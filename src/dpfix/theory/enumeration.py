@@ -910,16 +910,6 @@ def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
                 return False
         return True
 
-    def extend(basis: list, fam: list[list[int]]) -> list | None:
-        nb = list(basis)
-        for v in fam:
-            r = _reduce(nb, v)
-            piv = next((j for j, x in enumerate(r) if x), None)
-            if piv is None:
-                return None
-            nb.append((piv, r))
-        return nb
-
     def dfs(start: int, basis: list, vecs: list, cols: list) -> Iterator[list[int]]:
         if not any(_reduce(basis, list(one))) and vertex(vecs, cols):
             yield list(cols)
@@ -929,11 +919,11 @@ def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
             fam = families[i]
             if len(vecs) + len(fam) > n:
                 continue
-            nb = extend(basis, fam)
+            nb = _independent(basis, fam)
             if nb is not None:
                 yield from dfs(i + 1, nb, vecs + fam, cols + [i])
 
-    basis = extend([], families[first])
+    basis = _independent([], families[first])
     if basis is not None:
         yield from dfs(first + 1, basis, list(families[first]), [first])
 
