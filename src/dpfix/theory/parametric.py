@@ -95,7 +95,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from flint import fmpq, fmpq_poly, fmpz_poly
+from flint import fmpq, fmpq_mat, fmpq_poly, fmpz_poly
 
 from dpfix.numbers.exact import ExactnessError, probability_vector, to_fraction
 from dpfix.numbers.numeric import check_n
@@ -365,23 +365,27 @@ def _at(p: fmpz_poly, s: Fraction) -> Fraction:
 
 
 def _independent_rows(rows: list[list[fmpz_poly]], s: Fraction, want: int) -> list[int]:
-    """Indices of ``want`` rows independent at ``lam = s`` (greedy, exact)."""
-    basis: list[tuple[int, list[Fraction]]] = []
-    chosen = []
-    for idx, row in enumerate(rows):
-        v = [_at(p, s) if p != 0 else Fraction(0) for p in row]
-        for piv, r in basis:
-            if v[piv]:
-                f = v[piv] / r[piv]
-                v = [a - f * c for a, c in zip(v, r, strict=True)]
-        piv = next((j for j, a in enumerate(v) if a), None)
-        if piv is not None:
-            basis.append((piv, v))
-            chosen.append(idx)
-            if len(chosen) == want:
-                break
-    if len(chosen) != want:
+    """Indices of ``want`` rows independent at ``lam = s``: the first ``want`` rows each
+    independent of the rows before it, i.e. the pivot columns of the reduced row echelon
+    form of the transposed matrix at ``s`` (flint's exact ``fmpq_mat.rref``).
+
+    Examples
+    --------
+    >>> one, lam = fmpz_poly(1), fmpz_poly([0, 1])
+    >>> _independent_rows([[one, lam], [lam, lam * lam], [one, one]], Fraction(2), 2)
+    [0, 2]
+    """
+    q = fmpq(s.numerator, s.denominator)
+    values = fmpq_mat([[p(q) if p != 0 else 0 for p in row] for row in rows])
+    reduced, rank = values.transpose().rref()
+    if rank < want:
         raise ArithmeticError("the tight rows do not have full rank at the sample point")
+    chosen, col = [], 0
+    for i in range(want):
+        while reduced[i, col] == 0:
+            col += 1
+        chosen.append(col)
+        col += 1
     return chosen
 
 
