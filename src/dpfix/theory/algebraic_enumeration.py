@@ -186,16 +186,13 @@ def _faces_mod(n: int, r: int, c: int, p: int) -> tuple[list[tuple[str, ...]],
     :func:`dpfix.theory.enumeration.u_vertex_count`): patterns in ``{+, -, *}^(n-1)``
     and, per pattern, its block vectors modulo ``P`` (``lam^h`` scaled to
     ``beta^(h - lo) c^(hi - h)``) and their exponents ``(start, h - lo)``."""
+    from dpfix.theory.enumeration import u_pattern_blocks
+
     patterns = list(product("+-*", repeat=n - 1))
     families, shapes = [], []
     for pt in patterns:
-        cuts = [i for i in range(n - 1) if pt[i] == "*"]
-        starts, ends = [0] + [k + 1 for k in cuts], cuts + [n - 1]
         vecs, shape = [], []
-        for a, b in zip(starts, ends, strict=True):
-            h = [0]
-            for i in range(a, b):
-                h.append(h[-1] + (1 if pt[i] == "+" else -1))
+        for a, h in u_pattern_blocks(pt):
             lo, hi = min(h), max(h)
             v = [0] * n
             for k, hk in enumerate(h):

@@ -714,6 +714,21 @@ def best_values(va: VertexArray, objective: Sequence[Fraction]) -> tuple[Fractio
 
 
 # -- U counted through its structure ------------------------------------------------------
+def u_pattern_blocks(pt: tuple[str, ...]) -> list[tuple[int, list[int]]]:
+    """The maximal runs of tight pairs of a face pattern ``pt`` in ``{"+", "-", "*"}^(n-1)``
+    (cut at the free pairs ``"*"``): each run's first index and its heights ``h`` (``0`` at
+    the start, ``+1`` per ``"+"``, ``-1`` per ``"-"``), so its block vector is ``lam^h``."""
+    n = len(pt) + 1
+    cuts = [i for i in range(n - 1) if pt[i] == "*"]
+    blocks = []
+    for a, b in zip([0] + [k + 1 for k in cuts], cuts + [n - 1], strict=True):
+        h = [0]
+        for i in range(a, b):
+            h.append(h[-1] + (1 if pt[i] == "+" else -1))
+        blocks.append((a, h))
+    return blocks
+
+
 def _u_faces(n: int, p: int, q: int) -> tuple[list[tuple[str, ...]], list[list[list[int]]]]:
     """The non-zero faces of the cone ``C = {v : v_i <= lam v_(i+1), v_(i+1) <= lam v_i}``
     (``lam = p / q``): one per pattern in ``{"+", "-", "*"}^(n-1)`` (pair ``i`` tight
@@ -724,13 +739,8 @@ def _u_faces(n: int, p: int, q: int) -> tuple[list[tuple[str, ...]], list[list[l
     patterns = list(product("+-*", repeat=n - 1))
     families = []
     for pt in patterns:
-        cuts = [i for i in range(n - 1) if pt[i] == "*"]
-        starts, ends = [0] + [c + 1 for c in cuts], cuts + [n - 1]
         vecs = []
-        for a, b in zip(starts, ends, strict=True):
-            h = [0]
-            for i in range(a, b):
-                h.append(h[-1] + (1 if pt[i] == "+" else -1))
+        for a, h in u_pattern_blocks(pt):
             lo, hi = min(h), max(h)
             v = [0] * n
             for k, hk in enumerate(h):  # lam^hk scaled to integers: p^(hk-lo) q^(hi-hk)
