@@ -22,12 +22,18 @@ their solution, over the field ``Q(lam)``, is a vector of rational functions. At
 rational sample point ``s`` every vertex ``v`` (for U: every vertex set ``S``) gives
 polynomials in ``Z[lam]``, computed exactly with python-flint's ``fmpz_poly``:
 
-- ``D``, the determinant of rows tight at ``v``, chosen independent at ``s``
-  (for U: a maximal minor of the block vectors of ``S``, whose entries are powers
-  of lam: Theorem 2's scale columns);
+- ``D``, the determinant of rows tight at ``v``, chosen independent at a sample
+  point where ``v``'s tight set is met (for U: a maximal minor of the block vectors
+  of ``S``, whose entries are powers of lam: Theorem 2's scale columns);
 - the numerators ``b_r D - a_r N`` of every other row's slack (for U: the
   coefficients of the block vectors, the row sums outside the minor, and the two
   slacks of every free pair), where ``v = N / D`` solves the chosen rows.
+
+The polynomials are kept per tight set (for U: per vertex set) and reused at every
+later sample point where the set is met again: the proof below asks of the chosen
+rows only that they are tight at ``v`` and independent at ``s``, and ``D(s) != 0``
+(else ``s`` is a root) says they are. Near a wall only a few vertices change, so a
+sample point costs an enumeration and a lookup for all the others.
 
 Those that are not identically zero are factored over Z; their real roots in
 ``(1, inf)`` are isolated exactly (sympy's real root isolation on each irreducible
@@ -498,6 +504,7 @@ class _UEngine:
         self.patterns = _patterns(n)
         self.blocks = [_u_blocks(pt) for pt in self.patterns]
         self.index = {pt: i for i, pt in enumerate(self.patterns)}
+        self.known: dict[tuple[int, ...], _Item] = {}  # vertex set -> its item
 
     def polytope(self, lam: Any) -> Any:
         from dpfix.theory.polytopes import U
@@ -523,7 +530,14 @@ class _UEngine:
         return [cols for part in parts for cols in part]
 
     def sample(self, s: Fraction) -> _Sample:
-        return _Sample(s, [self._item(cols, s) for cols in self._vertex_sets(s)])
+        items = []
+        for cols in self._vertex_sets(s):
+            key = tuple(cols)
+            it = self.known.get(key)
+            if it is None:
+                it = self.known[key] = self._item(cols, s)
+            items.append(it)
+        return _Sample(s, items)
 
     def _item(self, cols: list[int], s: Fraction) -> _Item:
         n = self.n
@@ -684,6 +698,7 @@ class _GenericEngine:
                  "RF": lambda: _rows_rf(n, z)}[kind]
         self.ub, self.eq = build()
         self.d = len(self.ub[0][0])
+        self.known: dict[frozenset[int], frozenset[int]] = {}  # tight set -> its factors
 
     def polytope(self, lam: Any) -> Any:
         from dpfix.theory import polytopes
@@ -732,11 +747,16 @@ class _GenericEngine:
         items = []
         for i, t in enumerate(tight):
             o = int(orbit[i])
-            if o not in by_orbit:
+            got = self.known.get(t)
+            if got is None:
+                got = by_orbit.get(o)
+            if got is None:
                 D, N = self.solve(t, s)
-                by_orbit[o] = frozenset().union(
+                got = frozenset().union(
                     *(self.roots.ids(p) for p in self._polys(D, N) if p != 0))
-            items.append(_Item(t, by_orbit[o], 1, s))
+            by_orbit.setdefault(o, got)
+            self.known.setdefault(t, got)
+            items.append(_Item(t, got, 1, s))
         return _Sample(s, items)
 
     def limit_key(self, item: _Item, F: _Field) -> Any:
