@@ -240,3 +240,34 @@ def test_f_vector(f3):
             fv = p.f_vector()
             assert fv[0] == p.count and sum((-1) ** i * f for i, f in enumerate(fv)) == \
                 1 - (-1) ** len(fv)  # Euler: f_0 - f_1 + ... = 1 - (-1)^d
+
+
+def test_explore_chambers_named_target_and_confirm(capsys):
+    from dpfix.cli import main
+
+    assert main(["explore", "chambers", "--kind", "RF", "--n", "3", "--z", "zero",
+                 "--confirm"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "RF(n=3, z=(2/3, 0, 1/3)): 2 chamber(s), 1 breakpoint(s) in lam > 1"
+    assert lines[-1].startswith("confirmed 3 of 3 piece(s) by count_vertices: 2 chamber(s) at "
+                                "a second rational point, 1 breakpoint(s) (0 over Q(lam), "
+                                "1 rational)")
+
+
+def test_explore_chambers_confirm_reports_a_disagreement(monkeypatch, capsys):
+    from dpfix.cli import main
+    from dpfix.theory import polytopes
+
+    real = polytopes.Polytope.count_vertices
+    monkeypatch.setattr(polytopes.Polytope, "count_vertices",
+                        lambda self, *a, **k: real(self, *a, **k) + 1)
+    assert main(["explore", "chambers", "--kind", "F", "--n", "3", "--z", "zero",
+                 "--confirm"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("not confirmed: F(n=3, ")
+
+
+def test_explore_confirm_only_with_chambers(capsys):
+    from dpfix.cli import main
+
+    assert main(["explore", "--confirm"]) == 2
+    assert "--confirm: only with 'dpfix explore chambers'" in capsys.readouterr().err

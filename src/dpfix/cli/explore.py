@@ -17,9 +17,10 @@ neighbour graph (count, and the list for small ones), and the vertex counts and
 dimensions of U_G (and F_G[z] for a given --z), exactly
 (:func:`dpfix.explore.graphs.graph_summary`, dpfix docs graphs); ``--table`` prints the
 table of the named graphs (:func:`dpfix.explore.graphs.graph_table`);
-``dpfix explore chambers --n 5`` (``--kind F --z 1/2,1/4,1/4``, ``--kind RF``) prints
-the chambers and breakpoints of U, F or R_F in lam > 1
-(:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md).
+``dpfix explore chambers --n 5`` (``--kind F --z 1/2,1/4,1/4``, ``--kind F --n 4 --z
+geometric``, ``--kind RF``) prints the chambers and breakpoints of U, F or R_F in
+lam > 1 (:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md); ``--confirm``
+recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`).
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "instances of both phenomena of the paper's Example 1.",
         epilog="examples: dpfix explore --n 3 --lam 2 --z 1/2 1/3 1/6; dpfix explore example1; "
                "dpfix explore northwest --loss zero-one; dpfix explore chambers --n 5; "
-               "dpfix explore chambers --kind F --n 3 --z 1/2,1/4,1/4")
+               "dpfix explore chambers --kind F --n 3 --z 1/2,1/4,1/4; "
+               "dpfix explore chambers --kind F --n 4 --z geometric --confirm")
     p.add_argument("what", nargs="?", choices=WHAT,
                    help="example1: search n = 3 for both phenomena of the paper's Example 1; "
                         "northwest: search for the smallest instance where the northwest "
@@ -75,6 +77,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=("U", "F", "RF"), default="U",
                    help="with chambers: the polytope, U (n <= 5, default), F (n <= 4) or RF "
                         "(n = 3)")
+    p.add_argument("--confirm", action="store_true",
+                   help="with chambers: recount every piece by count_vertices (a second "
+                        "rational point of each chamber; each breakpoint, over Q(lam) when it "
+                        "is irrational) and print how many agree")
     p.add_argument("--delta", default="1/10",
                    help="with delta: the delta of (eps, delta)-DP, a rational in (0, 1) "
                         "(default 1/10)")
@@ -91,7 +97,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "3/2 (default 2)")
     p.add_argument("--z", nargs="+", metavar="Z",
                    help="target distribution: n rationals summing to 1, separated by spaces "
-                        "or commas (default uniform)")
+                        "or commas (default uniform); with chambers also a standard target "
+                        "by name: uniform, geometric, asymmetric or zero")
     return p
 
 
@@ -182,17 +189,57 @@ def _z_tokens(z_text: list[str] | None, n: int) -> list[str]:
     return [t for part in z_text for t in part.split(",") if t.strip()]
 
 
-def _run_chambers(kind: str, n: int, z_text: list[str] | None) -> int:
+def _chamber_target(kind: str, n: int, z_text: list[str] | None) -> Any:
+    """The exact target of ``--z``: rationals, or one of the standard targets by name."""
+    from dpfix.explore.cases import standard_z
+
+    if kind == "U":
+        if z_text:
+            raise ValueError("--z: U has no target; give --z with --kind F or RF")
+        return None
+    tokens = _z_tokens(z_text, n)
+    named = standard_z(n)
+    if len(tokens) == 1 and tokens[0] in named:
+        return named[tokens[0]]
+    return exact_array(tokens, "--z", ndim=1)
+
+
+def _confirmation(rows: list[dict[str, Any]], seconds: float) -> str:
+    """One line: how many pieces ``Chambers.confirm`` recounted, and how."""
+    ok = [r for r in rows if r["ok"] is True]
+    chambers_ok = sum("chamber" in r["method"] for r in ok)
+    algebraic = sum("Q(lam)" in r["method"] for r in ok)
+    line = (f"confirmed {len(ok)} of {len(rows)} piece(s) by count_vertices: {chambers_ok} "
+            f"chamber(s) at a second rational point, {len(ok) - chambers_ok} breakpoint(s) "
+            f"({algebraic} over Q(lam), {len(ok) - chambers_ok - algebraic} rational); "
+            f"{seconds:.1f} s")
+    missing = [r for r in rows if r["ok"] is not True]
+    if missing:
+        line += "; not confirmed: " + "; ".join(f"{r['piece']} ({r['method']})"
+                                                for r in missing)
+    return line
+
+
+def _run_chambers(kind: str, n: int, z_text: list[str] | None, confirm: bool) -> int:
+    import time
+
     from dpfix.theory.parametric import LIMITS, chambers
 
     if not 2 <= n <= LIMITS[kind]:
         raise ValueError(f"--n: chambers of {kind} are computed for n in 2..{LIMITS[kind]}, "
                          f"got {n}")
-    z = None if kind == "U" else exact_array(_z_tokens(z_text, n), "--z", ndim=1)
-    if kind == "U" and z_text:
-        raise ValueError("--z: U has no target; give --z with --kind F or RF")
+    z = _chamber_target(kind, n, z_text)
     ch = chambers(kind, n, z, processes=2 if kind == "U" and n >= 5 else 1)
     print(ch.table())
+    if confirm:
+        start = time.perf_counter()
+        try:
+            rows = ch.confirm()
+        except AssertionError as exc:  # a count the enumeration does not reproduce
+            print(f"not confirmed: {exc}")
+            return 1
+        print(_confirmation(rows, time.perf_counter() - start))
+        return 0 if all(r["ok"] is True for r in rows) else 1
     return 0
 
 
@@ -211,6 +258,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_graph(args.graph, args.lam, args.z, args.table)
     if args.graph is not None or args.table:
         raise ValueError("--graph, --table: only with 'dpfix explore graph'")
+    if args.confirm and args.what != "chambers":
+        raise ValueError("--confirm: only with 'dpfix explore chambers'")
     if args.what == "chambers":
-        return _run_chambers(args.kind, args.n, args.z)
+        return _run_chambers(args.kind, args.n, args.z, args.confirm)
     return _run_polytopes(args.n, args.lam, _z_tokens(args.z, args.n) if args.z else None)
