@@ -271,3 +271,27 @@ def test_explore_confirm_only_with_chambers(capsys):
 
     assert main(["explore", "--confirm"]) == 2
     assert "--confirm: only with 'dpfix explore chambers'" in capsys.readouterr().err
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=3, max_size=3).filter(lambda w: sum(w) > 0))
+def test_a_wall_has_no_more_vertices_than_either_side(weights):
+    """docs/every_lam.md section 2's proposition, on F(3) at random targets; and the
+    memory of tight sets changes nothing: a walk without it gives the same pieces."""
+    z = [Fraction(w, sum(weights)) for w in weights]
+    ch = chambers("F", 3, z)
+    counts = ch.counts()
+    assert all(counts[i] <= min(counts[i - 1], counts[i + 1]) for i in range(1, len(ch), 2))
+    roots = pm._Roots()
+    engine = pm._GenericEngine("F", 3, ch.z, roots)
+    engine.known = _Forgetful()
+    fresh = pm._merge(engine, pm._walk(engine, roots))
+    assert [(repr(p), p._keys) for p in fresh] == [(repr(p), p._keys) for p in ch]
+
+
+class _Forgetful(dict):
+    def __setitem__(self, key, value) -> None:
+        pass
+
+    def setdefault(self, key, default=None):
+        return default
