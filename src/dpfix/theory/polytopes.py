@@ -179,7 +179,7 @@ class Polytope:
         self._graphs: dict[str, nx.Graph] = {}
         self._masks: dict[str, np.ndarray] = {}
         self._orbits: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._keys: dict[str, set[tuple[int, ...]]] = {}
+        self._keys: dict[str, set[tuple[Any, ...]]] = {}
         self._dimension: int | None = None
         #: The symmetry group (set by U, F, RF and RU; None: no structure is used).
         self.symmetry: Symmetry | None = None
@@ -528,8 +528,19 @@ class Polytope:
         --------
         >>> len(U(3, 2).sample_vertices(5)), len(U(3, 2).sample_vertices(100))
         (5, 27)
+
+        Over Q(lam) the same draw from :meth:`vertices` (under its guard):
+
+        >>> from dpfix.numbers.algebraic import algebraic
+        >>> len(U(3, algebraic("x^2 - x - 1", 1.6)).sample_vertices(100))
+        27
         """
-        self._rational_only("sample_vertices")
+        if self.algebraic:
+            verts = self._algebraic_vertices(limit, backend)
+            if len(verts) <= k:
+                return verts
+            idx = np.sort(np.random.default_rng(seed).choice(len(verts), k, replace=False))
+            return [verts[int(i)] for i in idx]
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "sample_vertices")
         va = self._raw_vertices(which)
@@ -546,8 +557,18 @@ class Polytope:
         --------
         >>> U(2, 2).has_vertex([[1, 0], [1, 0]]), U(2, 2).has_vertex([["1/2"] * 2] * 2)
         (True, False)
+
+        Over Q(lam): against :meth:`vertices`, by exact value (no guard there either).
+
+        >>> from dpfix.numbers.algebraic import algebraic
+        >>> U(2, algebraic("x^2 - x - 1", 1.6)).has_vertex([[1, 0], [1, 0]])
+        True
         """
-        self._rational_only("has_vertex")
+        if self.algebraic:
+            if "field" not in self._keys:
+                verts = self._algebraic_vertices(None, backend)
+                self._keys["field"] = {tuple(V.ravel()) for V in verts}
+            return tuple(self._flat(X)) in self._keys["field"]
         which = resolve_backend(backend, "count", self.num_variables)
         if which not in self._keys:
             self._keys[which] = self._raw_vertices(which).keys()
