@@ -37,6 +37,7 @@ from dpfix.certify.cone import (
     _weights_label,
 )
 from dpfix.certify.duals import _highs_dual, _northwest_dual_q, _repair, _scale_lp, _unfixed_dual_q
+from dpfix.numbers.algebraic import is_algebraic
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import (
     ExactnessError,
@@ -243,7 +244,9 @@ class Certificate:
                     fail(f"z T != z in column {j}")
 
     def __str__(self) -> str:
-        def num(x: Fraction) -> str:
+        def num(x: Any) -> str:
+            if not isinstance(x, Fraction):  # an element of Q(lam)
+                return f"~{float(x):.12g}"
             if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 120:
                 return str(x)
             return f"~{float(x):.12g}"
@@ -310,7 +313,7 @@ def _inputs(T: Any, z: Any, lam: Any, loss: Any, over: str
         raise ValueError("give z and lam (or an exact Mechanism that holds them)")
     Tm = _exact_matrix(T, "T")
     zv = probability_vector(z, exact=True, n=Tm.shape[0])
-    lam_x = exact_lam(lam)
+    lam_x = exact_lam(lam, algebraic=True)
     if Tm.shape != (zv.shape[0],) * 2:
         raise ValueError(f"T: expected shape {(zv.shape[0],) * 2}, got {Tm.shape}")
     return Tm, zv, lam_x, _weights(loss, zv)
@@ -338,6 +341,10 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         raise ValueError("T: z T != z (not in F); use over='U' for mechanisms without "
                          "the fixed point")
     details: dict[str, Any] = {}
+    field = is_algebraic(lam_x)  # over Q(lam): the explicit dual points, repaired; no LP
+    if dual == "lp" and field:
+        raise ValueError(f"dual='lp': the exact dual LP runs over Q (cdd.gmp), not over "
+                         f"Q(lam) with lam = {lam_x}; use dual='explicit'")
     if dual == "lp":
         u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
         how = "lp"
@@ -353,7 +360,9 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         how = ("northwest" if over == "F" else "unfixed") if not repaired else "repaired"
         details["repaired_columns"] = repaired
         bound = sum(u, fmpq(0)) + (_dot(zq, v) if v is not None else 0)
-        if dual == "auto" and bound != value and n <= lp_max_n:
+        if dual == "auto" and bound != value and field:
+            details["explicit_bound"] = _f(bound)  # a proved bound; no LP over Q(lam)
+        elif dual == "auto" and bound != value and n <= lp_max_n:
             details["explicit_bound"] = _f(bound)
             u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
             how = "lp"
@@ -599,7 +608,7 @@ def certify_universal(z: Any, lam: Any, T: Any = None, *, dual: str = "explicit"
 
     start = time.perf_counter()
     zv = probability_vector(z, exact=True)
-    lam_x = exact_lam(lam)
+    lam_x = exact_lam(lam, algebraic=True)
     n = zv.shape[0]
     Tm = northwest_corner(zv, lam=lam_x).matrix if T is None else T
     hinges = [(a, certify_optimal(Tm, zv, lam_x, f"hinge:{a}", dual=dual))

@@ -215,7 +215,7 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
     >>> bool(abs(Tf.T - T.matrix.astype(float)).max() < 1e-12)
     True
     """
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     zv = probability_vector(z, exact=lam_x is not None)
     if isinstance(selector, str) and selector == "best":
         start = time.perf_counter()

@@ -75,7 +75,7 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     """
     if n < 1:
         raise ValueError(f"n: must be >= 1, got {n}")
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     if lam_x is not None:
         rho = 1 / lam_x
         Z = [(1 + rho - rho ** (m + 1) - rho ** (n - m)) / (1 - rho) for m in range(n)]
@@ -264,7 +264,7 @@ def placement(diff, n: int) -> list[int]:
     for m in range(n):
         while g < n - 1:
             d, scale = diff(m, g)
-            if d > TIE_RTOL * scale:
+            if d > (TIE_RTOL * scale if scale else 0):  # exact D: compared with 0 exactly
                 break
             g += 1
         out.append(g)
@@ -371,7 +371,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     start = time.perf_counter()
     loss = renamed("weights", "loss", deprecated, loss, "abs", where="unfixed_optimum")
     no_other(deprecated, "unfixed_optimum")
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     zv = probability_vector(z, exact=lam_x is not None)
     n = zv.shape[0]
     named = isinstance(loss, str)
