@@ -4,9 +4,9 @@ exactly the 2^(n-1) scales.
 
 Checked exactly: Q's vertices enumerated by cddlib (over Q(lam), lam algebraic: by
 Normaliz's number-field input) equal the columns of Psi (as sets); every vertex of U,
-and random exact points of U, decompose as T = Psi B with B >= 0. Full mode adds U at n = 5 (55,725 vertices for each lam,
-enumerated by Normaliz): a seeded sample of N5_SAMPLE of its vertices and
-random points between them decompose.
+and random exact points of U, decompose as T = Psi B with B >= 0. Full mode adds U
+at n = 5 (55,725 vertices for each lam, enumerated by Normaliz): a seeded sample of
+N5_SAMPLE of its vertices and random points between them decompose.
 """
 
 from __future__ import annotations
