@@ -12,6 +12,9 @@ the stored exact numbers and ties them to ``(z, lam)`` and the named loss.
 
 Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
 the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.
+With an algebraic ``lam`` (:func:`dpfix.algebraic`) the same code computes in ``Q(lam)``
+(:class:`dpfix.numbers.algebraic.Algebraic` elements mix exactly with ``fmpq``): the
+explicit dual points, the cone test and :meth:`Certificate.check`.
 """
 
 from __future__ import annotations
@@ -414,7 +417,10 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
         exact numbers, in F (resp. U).
     z : the target (defaults to the mechanism's fixed point); also weighs the
         rows of the count error.
-    lam : rational ``lam = e^eps > 1`` (defaults to the mechanism's).
+    lam : exact ``lam = e^eps > 1`` (defaults to the mechanism's): rational, or a real
+        algebraic number (:func:`dpfix.algebraic`): then every number lies in ``Q(lam)``
+        and the dual point is the explicit one, repaired if need be (the exact dual LP
+        runs over Q only: ``dual="lp"`` is refused, ``"auto"`` does without it).
     loss : ``"abs"``, ``"squared"``, another name of
         :data:`dpfix.theory.mechanism.LOSSES`, a callable
         ``f`` (``W[i, j] = z_i f(i - j)``, exact values) or an ``n x n`` matrix.
@@ -594,7 +600,7 @@ def certify_universal(z: Any, lam: Any, T: Any = None, *, dual: str = "explicit"
 
     Parameters
     ----------
-    z, lam : exact target and rational ``lam > 1``.
+    z, lam : exact target and exact ``lam > 1`` (rational, or algebraic: over ``Q(lam)``).
     T : the mechanism to certify (default: ``northwest_corner(z, lam=lam)``).
     dual : passed to :func:`certify_optimal`.
 

@@ -17,6 +17,8 @@ operations per column:
 
 Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
 the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.
+Over ``Q(lam)`` (``lam`` algebraic, :func:`dpfix.algebraic`) the recursion runs on
+elements of the field, which mix exactly with ``fmpq``.
 """
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ def northwest_dual(z: Any, lam: Any, loss: Any = "abs", **deprecated: Any
 
     Parameters
     ----------
-    z : exact target; lam : rational ``lam > 1``.
+    z : exact target; lam : exact ``lam > 1`` (rational, or algebraic: over ``Q(lam)``).
     loss : as in :func:`dpfix.theory.mechanism.weight_matrix`.
     **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 

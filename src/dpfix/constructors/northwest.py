@@ -191,7 +191,9 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None) -> Me
     ----------
     z : the target distribution, length ``n``; exact numbers with ``lam``.
     eps, lam : float ``eps`` (float path, ``log T`` stored) or rational
-        ``lam = e^eps`` (exact path, Fractions end to end).
+        ``lam = e^eps`` (exact path, Fractions end to end); a real algebraic ``lam``
+        (:func:`dpfix.algebraic`) gives the exact matrix over ``Q(lam)``, for the
+        checks there (:func:`dpfix.constructors.construct` takes rationals only).
 
     Returns
     -------

@@ -56,7 +56,8 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     n : int
         The size (``n >= 1``).
     lam, eps
-        A rational ``lam = e^eps`` (exact amounts) or a float ``eps`` (float64).
+        A rational ``lam = e^eps`` (exact amounts; a real algebraic ``lam``,
+        :func:`dpfix.algebraic`, gives them in ``Q(lam)``) or a float ``eps`` (float64).
 
     Returns
     -------
@@ -339,7 +340,9 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     z : the (privatized) distribution of counts, length ``n``; exact numbers
         with ``lam``, floats (or exact numbers) with ``eps``.
     eps, lam : float ``eps`` (float path, entries in log space) or rational
-        ``lam = e^eps`` (exact path, Fractions).
+        ``lam = e^eps`` (exact path, Fractions); a real algebraic ``lam``
+        (:func:`dpfix.algebraic`) gives the exact matrix over ``Q(lam)``, for the
+        checks there (:func:`dpfix.constructors.construct` takes rationals only).
     loss : ``"abs"`` (``z_i |i-j|``), ``"squared"`` (``z_i (i-j)^2``) or an
         ``n x n`` matrix ``W`` that is row-wise convex and row-wise concentrating.
     check : on the float path, run :meth:`Mechanism.check` (rows sum to 1 and

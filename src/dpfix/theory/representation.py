@@ -323,7 +323,7 @@ def movement_space(z: Any, lam: Any, support: Any = None) -> list[np.ndarray]:
     Parameters
     ----------
     z, lam
-        The target distribution and the rational ``lam`` (see :func:`in_R_F`).
+        The target distribution and the exact ``lam`` (see :func:`in_R_F`).
     support : array_like of bool, optional
         A ``k x n`` mask.
 
@@ -569,7 +569,7 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     T : array_like
         An exact matrix in ``F[z]``.
     z, lam
-        The target and the rational ``lam``.
+        The target and the exact ``lam`` (rational or algebraic).
 
     Returns
     -------
