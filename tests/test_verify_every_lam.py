@@ -69,6 +69,16 @@ def test_every_lam_cases_take_every_breakpoint():
         assert every_lam_cases(kind, n)[1] == []
 
 
+def test_without_normaliz_the_irrational_breakpoints_are_named_as_skipped(monkeypatch):
+    import dpfix.theory.enumeration as en
+
+    monkeypatch.setattr(en, "normaliz_available", lambda: False)
+    cases, skipped = every_lam_cases("F", 3)
+    assert len(cases) == 26 and len(skipped) == 7
+    assert all("needs dpfix[enumeration]" in s for s in skipped)
+    assert all(isinstance(lam, Fraction) for lam, _, _ in cases)
+
+
 def test_verify_every_lam_names_the_irrational_breakpoints(capsys):
     from dpfix.cli import main
 
@@ -194,6 +204,15 @@ def test_constructors_the_same_over_the_degree_one_field():
                 unfixed_optimum(z, lam=2, loss=loss).matrix).all()
     M = northwest_corner(z, lam=WALL)
     assert F(3, WALL, z).contains(M.matrix) and M.is_dp()
+
+
+def test_flint_rationals_mix_with_field_elements():
+    from flint import fmpq
+
+    assert fmpq(1, 2) + PHI == PHI + Fraction(1, 2) and PHI * fmpq(2) == 2 * PHI
+    assert fmpq(3, 2) < PHI < fmpq(17, 10) and sum([PHI, PHI], fmpq(0)) == 2 * PHI
+    with pytest.raises(TypeError):
+        PHI + 0.5
 
 
 def test_a_mechanism_over_q_lam_that_is_not_dp_is_refused():

@@ -248,8 +248,10 @@ def every_lam_cases(kind: str, n: int) -> tuple[list[tuple[Any, str, Any]], list
     breakpoint, of U(n) (``kind="U"``, ``z`` None) or of F(n, z) and R_F(n, z) for each
     standard z (``kind="F"``), each ``(lam, z)`` once, by z's name then increasing lam;
     an irrational breakpoint's ``lam`` is an :class:`~dpfix.numbers.algebraic.Algebraic`
-    (the checks run over ``Q(lam)``). ``skipped``: the pieces no check can take, none
-    at the sizes of :data:`EVERY_LAM_NS` (kept so that a size with such a piece names it).
+    (the checks run over ``Q(lam)``). ``skipped``: the pieces no check can take: none
+    at the sizes of :data:`EVERY_LAM_NS` when PyNormaliz is installed; without it (no
+    enumeration over ``Q(lam)``) the irrational breakpoints, each named with the extra
+    that it needs.
 
     Examples
     --------
@@ -268,13 +270,18 @@ def every_lam_cases(kind: str, n: int) -> tuple[list[tuple[Any, str, Any]], list
         raise ValueError(f"--n: every-lam checks run at n in {EVERY_LAM_NS}, got {n}")
     targets = [("U", None, "U")] if kind == "U" else [
         (k, z, name) for name, z in standard_z(n).items() for k in ("F", "RF")]
+    from dpfix.theory.enumeration import normaliz_available
+
+    field = normaliz_available()  # the vertices over Q(lam) come from Normaliz
     cases: dict[tuple[str, Any], tuple[Any, str, Any]] = {}
     skipped: list[str] = []
     for k, z, name in targets:
         for p in _pieces(k, n, None if z is None else tuple(z)):
             lam = p.lo if p.is_breakpoint else p.sample
-            if not isinstance(lam, Fraction) and not is_algebraic(lam):
-                skipped.append(f"{k}(n={n}, z={name}) at {lam}")
+            if not isinstance(lam, Fraction) and not (is_algebraic(lam) and field):
+                why = "" if not is_algebraic(lam) else (
+                    " (needs dpfix[enumeration], PyNormaliz: the vertices over Q(lam))")
+                skipped.append(f"{k}(n={n}, z={name}) at {lam}{why}")
                 continue
             cases.setdefault((name, _exact_key(lam)), (lam, name, z))
     # by lam (exactly), then stably by z's name: a tuple key would compare ExactKeys by

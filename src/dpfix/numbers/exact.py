@@ -1,4 +1,5 @@
-"""Exact numbers: conversion, refusal of floats, exact rank and nullspace (python-flint).
+"""Exact numbers: conversion, refusal of floats, exact rank and nullspace (python-flint;
+over a number field ``Q(lam)``, :mod:`dpfix.numbers.algebraic`, by the same functions).
 
 dpfix represents an exact matrix as a numpy array of dtype ``object`` holding
 :class:`fractions.Fraction` entries. Numpy's arithmetic on such arrays is exact,
