@@ -31,22 +31,26 @@ def run(mode: str = "quick") -> int:
 
 def every_lam(n: int, cases: list) -> int:
     """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
-    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    --every-lam``: a rational point of every chamber and every breakpoint, an irrational
+    one as an algebraic lam, the check then exact over Q(lam))."""
     return sum(check_at(n, lam, name, z)[0] for lam, name, z in cases)
 
 
 def check_at(n: int, lam, name: str, z) -> tuple[int, bool, bool]:
     """``(vertices checked, lower bound attained, upper bound attained)``."""
     p = sum(1 for v in z if v > 0)
-    va = polytope("RF", n, lam, z).vertex_array(limit=None)
+    Rz = polytope("RF", n, lam, z)
+    if Rz.algebraic:  # over Q(lam): every vertex, its entries' signs decided exactly
+        counts = [sum(1 for v in B.flat if v > 0) for B in Rz.vertices(limit=None)]
+    else:  # denominators are positive: an entry is positive iff its numerator is
+        counts = (Rz.vertex_array(limit=None).numerators > 0).sum(axis=1).tolist()
     low = high = False
-    # denominators are positive: an entry is positive iff its numerator is
-    for k in (va.numerators > 0).sum(axis=1).tolist():
+    for k in counts:
         assert p <= k <= p + n - 1, (f"{k} positive entries outside [{p}, {p + n - 1}]: "
                                      f"n={n}, lam={lam}, z={name}")
         low |= k == p
         high |= k == p + n - 1
-    return len(va), low, high
+    return len(counts), low, high
 
 
 if __name__ == "__main__":

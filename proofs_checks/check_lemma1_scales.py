@@ -2,11 +2,11 @@
 the extreme points of the normalised cone Q = {v : Pi v <= 0, 1.v = 1} are
 exactly the 2^(n-1) scales.
 
-Checked exactly: Q's vertices enumerated by cddlib equal the columns of Psi
-(as sets); every vertex of U, and random exact points of U, decompose as
-T = Psi B with B >= 0. Full mode adds U at n = 5 (55,725 vertices for each lam,
-enumerated by Normaliz): a seeded sample of N5_SAMPLE of its vertices and
-random points between them decompose.
+Checked exactly: Q's vertices enumerated by cddlib (over Q(lam), lam algebraic: by
+Normaliz's number-field input) equal the columns of Psi (as sets); every vertex of U,
+and random exact points of U, decompose as T = Psi B with B >= 0. Full mode adds U
+at n = 5 (55,725 vertices for each lam, enumerated by Normaliz): a seeded sample of
+N5_SAMPLE of its vertices and random points between them decompose.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import cdd.gmp
 import numpy as np
 
 from dpfix.explore.cases import LAMS, ns_for, polytope, random_convex_point, random_lam
+from dpfix.numbers.algebraic import is_algebraic
+from dpfix.theory.algebraic_enumeration import normaliz_field_vertices
 from dpfix.theory.representation import decompose, psi_map
 from dpfix.theory.scales import psi
 
@@ -29,8 +31,11 @@ RESULT = "Lemma 1"
 STATEMENT = "columns of T in U are conic combinations of scales; ex(Q) = the scales"
 
 
-def cone_vertices(n: int, lam: Fraction) -> set[tuple]:
-    """Vertices of Q by cddlib, exactly: rows [b, a] mean b + a.v >= 0."""
+def cone_vertices(n: int, lam) -> set[tuple]:
+    """Vertices of Q by cddlib, exactly: rows [b, a] mean b + a.v >= 0. Over Q(lam)
+    (``lam`` algebraic, beyond cddlib's rationals) by Normaliz's number-field input."""
+    if is_algebraic(lam):
+        return cone_vertices_field(n, lam)
     rows = []
     for i in range(n - 1):
         up = [Fraction(0)] * (n + 1)
@@ -50,14 +55,25 @@ def cone_vertices(n: int, lam: Fraction) -> set[tuple]:
     return out
 
 
-def check_cone(n: int, lam: Fraction) -> int:
+def cone_vertices_field(n: int, lam) -> set[tuple]:
+    """Vertices of Q over Q(lam), exactly: the rows a.v <= b of Q (lam v_i - v_(i+1) >= 0,
+    lam v_(i+1) - v_i >= 0) and the equation 1.v = 1, enumerated by Normaliz over the
+    number field (Q is bounded there, as Normaliz checks: no recession ray)."""
+    ub = []
+    for i in range(n - 1):
+        ub += [({i: -lam, i + 1: 1}, 0), ({i: 1, i + 1: -lam}, 0)]
+    eq = [({i: 1 for i in range(n)}, 1)]
+    return {tuple(v) for v in normaliz_field_vertices(ub, eq, n, lam.field)}
+
+
+def check_cone(n: int, lam) -> int:
     scales = {tuple(col) for col in psi(n, lam).T}
     got = cone_vertices(n, lam)
     assert got == scales, f"ex(Q) != scales at n={n}, lam={lam}"
     return 1
 
 
-def check_decompositions(n: int, lam: Fraction, rng: np.random.Generator) -> int:
+def check_decompositions(n: int, lam, rng: np.random.Generator) -> int:
     poly = polytope("U", n, lam)
     if n <= 4:
         verts = poly.vertices()
@@ -87,7 +103,8 @@ def run(mode: str = "quick") -> int:
 
 def every_lam(n: int, cases: list) -> int:
     """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
-    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    --every-lam``: a rational point of every chamber and every breakpoint, an irrational
+    one as an algebraic lam, the check then exact over Q(lam))."""
     rng = np.random.default_rng(1)
     return sum(check_cone(n, lam) + check_decompositions(n, lam, rng) for lam, _, _ in cases)
 

@@ -18,6 +18,14 @@ Every case is exact (rational lam, Fractions and python-flint fmpq) and checks:
   corner on every row with ``z_i > 0`` (Corollary A1: uniqueness);
 - Theorem 8 the same way over U: Algorithm 2 certified optimal by its own dual.
 
+At an irrational breakpoint of ``dpfix verify --every-lam`` (``lam`` a real algebraic
+number) every statement is checked the same way exactly over ``Q(lam)``: the northwest
+corner, the heuristics and Algorithm 2 built in the field, the certificates' explicit
+dual points and cone tests computed and re-verified in it; where an exact LP over Q
+gives the independent optimum, the minimum over F is the least value over its exact
+vertices (Normaliz over the number field), and every optimal vertex is tested (Lemma B
+for each, Corollary A1's rows for each).
+
 Cases: ``n`` in 2..12 (quick; 2..16, 20, 24, 30 and random targets up to 24 in full),
 ``lam`` in {11/10, 3/2, 2, 3, 10}, the standard targets of dpfix.explore.cases and
 targets with zeros at the ends and inside.
@@ -32,7 +40,9 @@ import numpy as np
 
 from dpfix.certify import certify_optimal, certify_universal, exact_optimum
 from dpfix.constructors import heuristic, lp_optimum, northwest_corner, unfixed_optimum
-from dpfix.explore.cases import random_lam, random_z, standard_z
+from dpfix.explore.cases import polytope, random_lam, random_z, standard_z
+from dpfix.numbers.algebraic import is_algebraic
+from dpfix.theory.mechanism import weight_matrix
 
 RESULT = "Theorem A (northwest corner)"
 STATEMENT = ("the northwest corner minimises sum z_i f(i-j) T_ij over F for every convex f "
@@ -90,7 +100,7 @@ def _check(n: int, lam: Fraction, z: np.ndarray, label: str, rng: np.random.Gene
     H = _joint_cdf(T, z)
     others = [heuristic(z, lam=lam, selector=s).matrix for s in ("max", "min", "sandwich")]
     if n <= 6:
-        others.append(exact_optimum(z, lam, "zero-one").T)
+        others += _optima(n, lam, z, "zero-one")[1]
     for k, other in enumerate(others):
         below = _joint_cdf(other, z) <= H
         assert below.all(), (f"{label}: Lemma B fails for mechanism {k} at "
@@ -100,15 +110,35 @@ def _check(n: int, lam: Fraction, z: np.ndarray, label: str, rng: np.random.Gene
         cu = certify_optimal(M, z, lam, weights, over="U", dual="explicit").check()
         assert cu.optimal, f"{label}, {weights}: Algorithm 2 not certified over U (gap {cu.gap})"
         if lp:
-            opt = lp_optimum(z, lam=lam, loss=weights, solver="exact")
-            assert opt.params["objective"] == certify_optimal(T, z, lam, weights).value, (
+            value, optima = _optima(n, lam, z, weights, lp=True)
+            assert value == certify_optimal(T, z, lam, weights, dual="explicit").value, (
                 f"{label}, {weights}: the exact LP disagrees with the certificate")
             if weights == "squared":  # Corollary A1: strictly Monge, so a unique optimum
                 pos = [i for i in range(n) if z[i] > 0]
-                assert (opt.matrix[pos] == T[pos]).all(), (
+                assert all((opt[pos] == T[pos]).all() for opt in optima), (
                     f"{label}: the LP's squared-loss optimum differs from the northwest "
                     f"corner on a row with z_i > 0 (Corollary A1)")
     return 1
+
+
+def _optima(n: int, lam, z: np.ndarray, loss: str, lp: bool = False) -> tuple[object, list]:
+    """The exact minimum of ``<W, T>`` over F and optimal points, by a method independent
+    of the northwest dual. Over Q: the exact dual LP's optimum
+    (:func:`dpfix.certify.exact_optimum`), or with ``lp`` the exact primal LP of
+    :func:`dpfix.constructors.lp_optimum` (cdd.gmp). Over Q(lam) (``lam`` algebraic),
+    where neither LP runs: the minimum over F is attained at a vertex, so it is the least
+    value over the exact vertices of F(n, lam, z), and every vertex attaining it is
+    returned (all optima, not only one)."""
+    if is_algebraic(lam):
+        Fz = polytope("F", n, lam, z)
+        W = weight_matrix(loss, z, exact=True)
+        best, _ = Fz.maximize(-W)
+        return -best, Fz.optimal_face_vertices(-W)
+    if lp:
+        opt = lp_optimum(z, lam=lam, loss=loss, solver="exact")
+        return opt.params["objective"], [opt.matrix]
+    opt = exact_optimum(z, lam, loss)
+    return opt.value, [opt.T]
 
 
 def run(mode: str = "quick") -> int:
@@ -134,7 +164,8 @@ def run(mode: str = "quick") -> int:
 
 def every_lam(n: int, cases: list) -> int:
     """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
-    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    --every-lam``: a rational point of every chamber and every breakpoint, an irrational
+    one as an algebraic lam, the check then exact over Q(lam))."""
     rng = np.random.default_rng(20)
     return sum(_check(n, lam, z, f"n={n}, lam={lam}, z={name}", rng, lp=n <= 4)
                for lam, name, z in cases)

@@ -72,7 +72,8 @@ def run(mode: str = "quick") -> int:
 
 def every_lam(n: int, cases: list) -> int:
     """The check at size ``n`` at each ``(lam, z_name, z)`` of ``cases`` (``dpfix verify
-    --every-lam``: a rational point of every chamber and every rational breakpoint)."""
+    --every-lam``: a rational point of every chamber and every breakpoint, an irrational
+    one as an algebraic lam, the check then exact over Q(lam))."""
     rng = np.random.default_rng(3)
     return sum(check_case(n, lam, z, rng) for lam, _, z in cases)
 

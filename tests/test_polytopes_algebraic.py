@@ -160,7 +160,7 @@ def test_refusals():
     with pytest.raises(ValueError, match="needs a rational lam") as info:
         P.graph()
     assert "\n" not in str(info.value)
-    for call in (lambda: P.maximize([[1, 0, 0]] * 3), lambda: P.orbits(),
+    for call in (lambda: P.face([[1, 0, 0]] * 3), lambda: P.orbits(),
                  lambda: P.vertex_array(), lambda: P.summary()):
         with pytest.raises(ValueError, match="needs a rational lam"):
             call()

@@ -12,6 +12,9 @@ the stored exact numbers and ties them to ``(z, lam)`` and the named loss.
 
 Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
 the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.
+With an algebraic ``lam`` (:func:`dpfix.algebraic`) the same code computes in ``Q(lam)``
+(:class:`dpfix.numbers.algebraic.Algebraic` elements mix exactly with ``fmpq``): the
+explicit dual points, the cone test and :meth:`Certificate.check`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dpfix.certify.cone import (
     _weights_label,
 )
 from dpfix.certify.duals import _highs_dual, _northwest_dual_q, _repair, _scale_lp, _unfixed_dual_q
+from dpfix.numbers.algebraic import is_algebraic
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import (
     ExactnessError,
@@ -243,7 +247,9 @@ class Certificate:
                     fail(f"z T != z in column {j}")
 
     def __str__(self) -> str:
-        def num(x: Fraction) -> str:
+        def num(x: Any) -> str:
+            if not isinstance(x, Fraction):  # an element of Q(lam)
+                return f"~{float(x):.12g}"
             if max(abs(x.numerator).bit_length(), x.denominator.bit_length()) <= 120:
                 return str(x)
             return f"~{float(x):.12g}"
@@ -310,7 +316,7 @@ def _inputs(T: Any, z: Any, lam: Any, loss: Any, over: str
         raise ValueError("give z and lam (or an exact Mechanism that holds them)")
     Tm = _exact_matrix(T, "T")
     zv = probability_vector(z, exact=True, n=Tm.shape[0])
-    lam_x = exact_lam(lam)
+    lam_x = exact_lam(lam, algebraic=True)
     if Tm.shape != (zv.shape[0],) * 2:
         raise ValueError(f"T: expected shape {(zv.shape[0],) * 2}, got {Tm.shape}")
     return Tm, zv, lam_x, _weights(loss, zv)
@@ -338,6 +344,10 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         raise ValueError("T: z T != z (not in F); use over='U' for mechanisms without "
                          "the fixed point")
     details: dict[str, Any] = {}
+    field = is_algebraic(lam_x)  # over Q(lam): the explicit dual points, repaired; no LP
+    if dual == "lp" and field:
+        raise ValueError(f"dual='lp': the exact dual LP runs over Q (cdd.gmp), not over "
+                         f"Q(lam) with lam = {lam_x}; use dual='explicit'")
     if dual == "lp":
         u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
         how = "lp"
@@ -353,7 +363,9 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         how = ("northwest" if over == "F" else "unfixed") if not repaired else "repaired"
         details["repaired_columns"] = repaired
         bound = sum(u, fmpq(0)) + (_dot(zq, v) if v is not None else 0)
-        if dual == "auto" and bound != value and n <= lp_max_n:
+        if dual == "auto" and bound != value and field:
+            details["explicit_bound"] = _f(bound)  # a proved bound; no LP over Q(lam)
+        elif dual == "auto" and bound != value and n <= lp_max_n:
             details["explicit_bound"] = _f(bound)
             u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
             how = "lp"
@@ -405,7 +417,10 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
         exact numbers, in F (resp. U).
     z : the target (defaults to the mechanism's fixed point); also weighs the
         rows of the count error.
-    lam : rational ``lam = e^eps > 1`` (defaults to the mechanism's).
+    lam : exact ``lam = e^eps > 1`` (defaults to the mechanism's): rational, or a real
+        algebraic number (:func:`dpfix.algebraic`): then every number lies in ``Q(lam)``
+        and the dual point is the explicit one, repaired if need be (the exact dual LP
+        runs over Q only: ``dual="lp"`` is refused, ``"auto"`` does without it).
     loss : ``"abs"``, ``"squared"``, another name of
         :data:`dpfix.theory.mechanism.LOSSES`, a callable
         ``f`` (``W[i, j] = z_i f(i - j)``, exact values) or an ``n x n`` matrix.
@@ -585,7 +600,7 @@ def certify_universal(z: Any, lam: Any, T: Any = None, *, dual: str = "explicit"
 
     Parameters
     ----------
-    z, lam : exact target and rational ``lam > 1``.
+    z, lam : exact target and exact ``lam > 1`` (rational, or algebraic: over ``Q(lam)``).
     T : the mechanism to certify (default: ``northwest_corner(z, lam=lam)``).
     dual : passed to :func:`certify_optimal`.
 
@@ -599,7 +614,7 @@ def certify_universal(z: Any, lam: Any, T: Any = None, *, dual: str = "explicit"
 
     start = time.perf_counter()
     zv = probability_vector(z, exact=True)
-    lam_x = exact_lam(lam)
+    lam_x = exact_lam(lam, algebraic=True)
     n = zv.shape[0]
     Tm = northwest_corner(zv, lam=lam_x).matrix if T is None else T
     hinges = [(a, certify_optimal(Tm, zv, lam_x, f"hinge:{a}", dual=dual))

@@ -17,6 +17,8 @@ operations per column:
 
 Arithmetic is exact throughout: python-flint's ``fmpq`` inside, Fractions at
 the interface; floats are refused with :class:`dpfix.numbers.exact.ExactnessError`.
+Over ``Q(lam)`` (``lam`` algebraic, :func:`dpfix.algebraic`) the recursion runs on
+elements of the field, which mix exactly with ``fmpq``.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ from typing import Any
 import numpy as np
 from flint import fmpq
 
+from dpfix.numbers.algebraic import exact_field_array, is_algebraic
 from dpfix.numbers.exact import (
     ExactnessError,
-    exact_array,
     exact_lam,
     probability_vector,
     to_fraction,
@@ -45,16 +47,24 @@ class CertificateError(ValueError):
 
 
 # ---------------------------------------------------------------- numbers
-def _q(x: Any, name: str = "value") -> fmpq:
-    """An exact number as ``fmpq`` (floats refused)."""
+def _q(x: Any, name: str = "value") -> Any:
+    """An exact number as ``fmpq``, or an irrational element of ``Q(lam)`` as it is (the
+    two mix exactly: :class:`dpfix.numbers.algebraic.Algebraic`); floats refused."""
     if isinstance(x, fmpq):
+        return x
+    if is_algebraic(x) and not x.is_rational():
         return x
     f = to_fraction(x, name)
     return fmpq(f.numerator, f.denominator)
 
 
-def _f(x: fmpq) -> Fraction:
-    return Fraction(int(x.p), int(x.q))
+def _f(x: Any) -> Any:
+    """The interface number of an inside one: a Fraction, or an element of ``Q(lam)``."""
+    if isinstance(x, fmpq):
+        return Fraction(int(x.p), int(x.q))
+    if is_algebraic(x):
+        return x.rational() if x.is_rational() else x
+    return to_fraction(x)
 
 
 def _fractions(xs: Any) -> np.ndarray:
@@ -64,7 +74,10 @@ def _fractions(xs: Any) -> np.ndarray:
 def _exact_matrix(M: Any, name: str) -> np.ndarray:
     if isinstance(M, np.ndarray) and M.dtype.kind == "f":
         raise ExactnessError(f"{name}: float array given where exact numbers are required")
-    return exact_array(M, name, ndim=2)
+    arr = exact_field_array(M, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected 2 dimension(s), got shape {arr.shape}")
+    return arr
 
 
 def _weights(weights: Any, z: Any) -> np.ndarray:
@@ -105,13 +118,15 @@ def cone_minimum(g: Any, lam: Any) -> tuple[Fraction, tuple[int, ...]]:
 
     Parameters
     ----------
-    g : a vector of exact numbers.
-    lam : rational ``lam > 1``.
+    g : a vector of exact numbers (in ``Q``, or in ``Q(lam)``).
+    lam : exact ``lam > 1``: rational, or a real algebraic number (the recursion runs in
+        ``Q(lam)``, its comparisons exact).
 
     Returns
     -------
     tuple
-        ``(minimum, pattern)``: a Fraction and a tuple of ``n - 1`` steps.
+        ``(minimum, pattern)``: a Fraction (an element of ``Q(lam)``) and a tuple of
+        ``n - 1`` steps.
 
     Examples
     --------
@@ -120,7 +135,7 @@ def cone_minimum(g: Any, lam: Any) -> tuple[Fraction, tuple[int, ...]]:
     >>> cone_minimum(["1/2", -1], 2)[0], cone_minimum(["1/2", 1], 2)[0] >= 0
     (Fraction(-3, 2), True)
     """
-    lq = _q(exact_lam(lam), "lam")
+    lq = _q(exact_lam(lam, algebraic=True), "lam")
     val, pat = _walk_min([_q(v, "g") for v in g], lq, 1 / lq)
     return _f(val), pat
 
@@ -162,10 +177,14 @@ def _infeasible_columns(W: Any, u: Any, v: Any, z: Any, lam: Fraction,
     integers ``G_i = A Z g_j(i)`` and ``S_i = (pq)^(n-1-i) A Z Q_i`` satisfy
     ``S_(n-1) = G_(n-1)``, ``S_i = (pq)^(n-1-i) G_i + (p^2 if S_(i+1) < 0 else
     q^2) S_(i+1)``, and ``S_0`` has the sign of the minimum. Entries are
-    Fractions (or ints); nothing is trusted but their values.
+    Fractions (or ints); nothing is trusted but their values. Over ``Q(lam)`` (``lam``
+    or an entry an algebraic number, of any degree) the same recursion runs in the
+    field, exactly: ``Q_i = g(i) + min(lam Q_(i+1), Q_(i+1) / lam)``, the sign of ``Q_0``.
     """
     Wa = np.asarray(W, dtype=object)
     n = len(z)
+    if any(is_algebraic(x) for x in [lam, *Wa.ravel(), *u, *v, *z]):
+        return _infeasible_columns_field(Wa, u, v, z, lam, first_only)
     fr = [[to_fraction(x, "W") for x in row] for row in Wa]
     uf = [to_fraction(x, "u") for x in u]
     vf = [to_fraction(x, "v") for x in v]
@@ -200,3 +219,19 @@ def _infeasible_columns(W: Any, u: Any, v: Any, z: Any, lam: Fraction,
     return bad
 
 
+
+
+def _infeasible_columns_field(W: np.ndarray, u: Any, v: Any, z: Any, lam: Any,
+                              first_only: bool) -> list[int]:
+    """:func:`_infeasible_columns` in exact field arithmetic (the walk recursion of
+    :func:`cone_minimum` on ``g_j = W[:, j] - u - v_j z``)."""
+    lq = _q(lam, "lam")
+    uq, vq, zq = ([_q(x, name) for x in xs] for xs, name in ((u, "u"), (v, "v"), (z, "z")))
+    bad = []
+    for j in range(len(zq)):
+        g = [_q(W[i, j], "W") - uq[i] - vq[j] * zq[i] for i in range(len(zq))]
+        if _walk_min(g, lq, 1 / lq)[0] < 0:
+            bad.append(j)
+            if first_only:
+                break
+    return bad

@@ -180,7 +180,7 @@ def northwest_dual(z: Any, lam: Any, loss: Any = "abs", **deprecated: Any
 
     Parameters
     ----------
-    z : exact target; lam : rational ``lam > 1``.
+    z : exact target; lam : exact ``lam > 1`` (rational, or algebraic: over ``Q(lam)``).
     loss : as in :func:`dpfix.theory.mechanism.weight_matrix`.
     **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
@@ -200,7 +200,7 @@ def northwest_dual(z: Any, lam: Any, loss: Any = "abs", **deprecated: Any
     loss = renamed("weights", "loss", deprecated, loss, "abs", where="northwest_dual")
     no_other(deprecated, "northwest_dual")
     zv = probability_vector(z, exact=True)
-    lq = _q(exact_lam(lam), "lam")
+    lq = _q(exact_lam(lam, algebraic=True), "lam")
     W = _weights(loss, zv)
     Wc = [[_q(x) for x in W[:, j]] for j in range(W.shape[1])]
     u, v = _northwest_dual_q([_q(x) for x in zv], lq, Wc)

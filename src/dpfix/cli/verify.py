@@ -49,9 +49,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     g.add_argument("--full", dest="mode", action="store_const", const="full",
                    help=f"the exhaustive grid ({FULL_TIME})")
     g.add_argument("--every-lam", dest="mode", action="store_const", const="every-lam",
-                   help="at size --n, every chamber and rational breakpoint of lam instead "
-                        "of the lam grid (Lemma 1, Theorems 2, 3, 4, Corollaries 2, 3, "
-                        "Theorem A; dpfix docs every_lam)")
+                   help="at size --n, every chamber and every breakpoint of lam instead "
+                        "of the lam grid, an irrational breakpoint exactly over Q(lam) "
+                        "(Lemma 1, Theorems 2, 3, 4, Corollaries 2, 3, Theorem A; dpfix "
+                        "docs every_lam)")
     p.add_argument("--n", type=plain_int, default=3,
                    help="with --every-lam: the size, 2 or 3 (default 3)")
     p.add_argument("--only", metavar="NAME",

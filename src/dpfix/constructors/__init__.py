@@ -202,6 +202,11 @@ def construct(z: Any, eps: float | None = None, *, lam: Any = None,
     if extra:
         takes = ", ".join(info.options) if info.options else "no options"
         raise ValueError(f"{extra[0]}: not an option of constructor {name!r} (it takes {takes})")
+    if eps is None and lam is not None:
+        # the mechanisms construct() hands on are rational (their display, release and
+        # reports are over Q); the named constructors northwest_corner, heuristic and
+        # unfixed_optimum also take an algebraic lam, for the checks over Q(lam)
+        resolve_lam(eps, lam)
     # looked up at call time, so that a replaced dpfix.constructors.<function> is used
     function = getattr(sys.modules[__name__], info.function)
     if info.stage == "one-stage":

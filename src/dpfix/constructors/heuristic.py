@@ -159,7 +159,10 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
         exact path; floats summing to 1 within ``Z_ATOL`` (then renormalised)
         on the float path.
     eps : float privacy parameter: the float path.
-    lam : ``e^eps`` as a rational (exact path), or a float (float path).
+    lam : ``e^eps`` as a rational (exact path), or a float (float path); a real
+        algebraic ``lam`` (:func:`dpfix.algebraic`) gives the exact matrix over
+        ``Q(lam)``, for the checks there (:func:`dpfix.constructors.construct` takes
+        rationals only).
     selector : which column to fill next, chosen among those with ``c_j > 0``
         (``c`` the column mass still missing); ties go to the smallest index.
         ``"max"``: largest ``c_j``; ``"min"``: smallest positive ``c_j``;
@@ -215,7 +218,7 @@ def heuristic(z: Any, eps: float | None = None, *, lam: Any = None, selector: An
     >>> bool(abs(Tf.T - T.matrix.astype(float)).max() < 1e-12)
     True
     """
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     zv = probability_vector(z, exact=lam_x is not None)
     if isinstance(selector, str) and selector == "best":
         start = time.perf_counter()

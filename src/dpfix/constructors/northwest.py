@@ -79,7 +79,7 @@ def northwest_plan(supply: Any, demand: Any) -> list[tuple[int, int, Any]]:
     pieces: list[tuple[int, int, Any]] = []
     k, left = 0, demand[cols[0]]
     for m, s in enumerate(supply):
-        share: Any = Fraction(1) if isinstance(s, Fraction) else 1.0
+        share: Any = 1.0 if isinstance(s, (float, np.floating)) else Fraction(1)
         while True:
             if left <= 0 and k < len(cols) - 1:
                 k += 1
@@ -191,7 +191,9 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None) -> Me
     ----------
     z : the target distribution, length ``n``; exact numbers with ``lam``.
     eps, lam : float ``eps`` (float path, ``log T`` stored) or rational
-        ``lam = e^eps`` (exact path, Fractions end to end).
+        ``lam = e^eps`` (exact path, Fractions end to end); a real algebraic ``lam``
+        (:func:`dpfix.algebraic`) gives the exact matrix over ``Q(lam)``, for the
+        checks there (:func:`dpfix.constructors.construct` takes rationals only).
 
     Returns
     -------
@@ -213,7 +215,7 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None) -> Me
     0.716666666667
     """
     start = time.perf_counter()
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     zv = probability_vector(z, exact=lam_x is not None)
     if lam_x is not None:
         T, pieces = _exact_matrix(zv, lam_x)

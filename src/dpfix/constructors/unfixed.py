@@ -56,7 +56,8 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     n : int
         The size (``n >= 1``).
     lam, eps
-        A rational ``lam = e^eps`` (exact amounts) or a float ``eps`` (float64).
+        A rational ``lam = e^eps`` (exact amounts; a real algebraic ``lam``,
+        :func:`dpfix.algebraic`, gives them in ``Q(lam)``) or a float ``eps`` (float64).
 
     Returns
     -------
@@ -75,7 +76,7 @@ def sigma_amounts(n: int, lam: Any = None, *, eps: float | None = None) -> np.nd
     """
     if n < 1:
         raise ValueError(f"n: must be >= 1, got {n}")
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     if lam_x is not None:
         rho = 1 / lam_x
         Z = [(1 + rho - rho ** (m + 1) - rho ** (n - m)) / (1 - rho) for m in range(n)]
@@ -264,7 +265,7 @@ def placement(diff, n: int) -> list[int]:
     for m in range(n):
         while g < n - 1:
             d, scale = diff(m, g)
-            if d > TIE_RTOL * scale:
+            if d > (TIE_RTOL * scale if scale else 0):  # exact D: compared with 0 exactly
                 break
             g += 1
         out.append(g)
@@ -339,7 +340,9 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     z : the (privatized) distribution of counts, length ``n``; exact numbers
         with ``lam``, floats (or exact numbers) with ``eps``.
     eps, lam : float ``eps`` (float path, entries in log space) or rational
-        ``lam = e^eps`` (exact path, Fractions).
+        ``lam = e^eps`` (exact path, Fractions); a real algebraic ``lam``
+        (:func:`dpfix.algebraic`) gives the exact matrix over ``Q(lam)``, for the
+        checks there (:func:`dpfix.constructors.construct` takes rationals only).
     loss : ``"abs"`` (``z_i |i-j|``), ``"squared"`` (``z_i (i-j)^2``) or an
         ``n x n`` matrix ``W`` that is row-wise convex and row-wise concentrating.
     check : on the float path, run :meth:`Mechanism.check` (rows sum to 1 and
@@ -371,7 +374,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     start = time.perf_counter()
     loss = renamed("weights", "loss", deprecated, loss, "abs", where="unfixed_optimum")
     no_other(deprecated, "unfixed_optimum")
-    lam_x, eps_f = resolve_lam(eps, lam)
+    lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     zv = probability_vector(z, exact=lam_x is not None)
     n = zv.shape[0]
     named = isinstance(loss, str)

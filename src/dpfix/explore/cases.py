@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.algebraic import to_exact
+
 __all__ = ["LAMS", "NS", "standard_z", "grid", "ns_for", "random_z", "random_lam",
            "random_convex_point", "midpoints", "polytope", "rf_grid", "rf_vertices", "RF_N4_Z"]
 
@@ -206,7 +208,7 @@ RF_N4_Z = ("zero",)
 
 
 @cache
-def _polytope(kind: str, n: int, lam: Fraction, z: tuple | None) -> Any:
+def _polytope(kind: str, n: int, lam: Any, z: tuple | None) -> Any:
     from dpfix.theory import polytopes
 
     make = {"U": polytopes.U, "RU": polytopes.RU, "F": polytopes.F, "RF": polytopes.RF}[kind]
@@ -223,8 +225,8 @@ def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
         ``"U"``, ``"F"``, ``"RF"`` or ``"RU"``.
     n : int
         The size.
-    lam : Fraction
-        ``e^eps``.
+    lam : Fraction or Algebraic
+        ``e^eps``: rational, or a real algebraic number (the polytope over ``Q(lam)``).
     z : array_like, optional
         The target (``F`` and ``RF``).
 
@@ -233,7 +235,7 @@ def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
     a polytope of :mod:`dpfix.theory.polytopes`
         Built once per argument tuple.
     """
-    return _polytope(kind, n, Fraction(lam), None if z is None else tuple(z))
+    return _polytope(kind, n, to_exact(lam, "lam"), None if z is None else tuple(z))
 
 
 def rf_grid(mode: str) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:

@@ -17,12 +17,15 @@ the package ``dpfix.proofs_checks``. ``dpfix verify`` prints the table of
 
 ``dpfix verify --every-lam`` runs the checks that define ``every_lam(n, cases)``
 (Lemma 1, Theorems 2, 3, 4, Corollaries 2, 3, Theorem A) at a fixed ``n``, not on the
-fixed lam grid but at a rational point of every chamber and at every rational
-breakpoint of the polytopes they are about (:func:`every_lam_cases`;
-:mod:`dpfix.theory.parametric`): U(n) for a check with ``EVERY_LAM = "U"``, else
-F(n, z) and R_F(n, z) for each standard z. The checks take a rational lam (their
-enumerations and LPs are over Q), so an irrational breakpoint is listed as not
-checked.
+fixed lam grid but at a rational point of every chamber and at every breakpoint of
+the polytopes they are about (:func:`every_lam_cases`; :mod:`dpfix.theory.parametric`):
+U(n) for a check with ``EVERY_LAM = "U"``, else F(n, z) and R_F(n, z) for each standard
+z. At an irrational breakpoint ``lam`` is a real algebraic number
+(:mod:`dpfix.numbers.algebraic`) and every check runs exactly over ``Q(lam)``: the
+same statements on the same objects, the vertices enumerated over the field (Normaliz's
+number-field input), ranks, decompositions and certificates computed in it, and an
+exact LP replaced by the best of the exact vertices (a linear function attains its
+optimum over a polytope at a vertex).
 
 A check that needs a module of an optional extra (PyWavelets for the Privelet
 baseline, ...) which is not installed is *skipped*, with one line naming the
@@ -43,6 +46,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from dpfix.numbers.algebraic import ExactKey, is_algebraic
 from dpfix.numbers.numeric import PRODUCTION_EXTRA
 
 __all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "format_table",
@@ -241,15 +245,24 @@ def every_lam_cases(kind: str, n: int) -> tuple[list[tuple[Any, str, Any]], list
     """``(cases, skipped)`` for ``dpfix verify --every-lam`` at size ``n``.
 
     ``cases``: ``(lam, z_name, z)`` at the sample point of every chamber and at every
-    rational breakpoint, of U(n) (``kind="U"``, ``z`` None) or of F(n, z) and R_F(n, z)
-    for each standard z (``kind="F"``); ``skipped``: the irrational breakpoints, which
-    the checks cannot take (they enumerate and solve LPs over Q).
+    breakpoint, of U(n) (``kind="U"``, ``z`` None) or of F(n, z) and R_F(n, z) for each
+    standard z (``kind="F"``), each ``(lam, z)`` once, by z's name then increasing lam;
+    an irrational breakpoint's ``lam`` is an :class:`~dpfix.numbers.algebraic.Algebraic`
+    (the checks run over ``Q(lam)``). ``skipped``: the pieces no check can take: none
+    at the sizes of :data:`EVERY_LAM_NS` when PyNormaliz is installed; without it (no
+    enumeration over ``Q(lam)``) the irrational breakpoints, each named with the extra
+    that it needs.
 
     Examples
     --------
     >>> cases, skipped = every_lam_cases("U", 3)
     >>> cases, skipped
     ([(Fraction(2, 1), 'U', None)], [])
+    >>> cases, skipped = every_lam_cases("F", 3)
+    >>> len(cases), skipped
+    (31, [])
+    >>> [str(lam) for lam, name, _ in cases if name == "geometric"][:2]
+    ['7/6', 'root of 2*x^2 + x - 4 ~ 1.1861406616']
     """
     from dpfix.explore.cases import standard_z
 
@@ -257,29 +270,47 @@ def every_lam_cases(kind: str, n: int) -> tuple[list[tuple[Any, str, Any]], list
         raise ValueError(f"--n: every-lam checks run at n in {EVERY_LAM_NS}, got {n}")
     targets = [("U", None, "U")] if kind == "U" else [
         (k, z, name) for name, z in standard_z(n).items() for k in ("F", "RF")]
-    cases: dict[tuple[Any, str], Any] = {}
-    skipped = []
+    from dpfix.theory.enumeration import normaliz_available
+
+    field = normaliz_available()  # the vertices over Q(lam) come from Normaliz
+    cases: dict[tuple[str, Any], tuple[Any, str, Any]] = {}
+    skipped: list[str] = []
     for k, z, name in targets:
         for p in _pieces(k, n, None if z is None else tuple(z)):
             lam = p.lo if p.is_breakpoint else p.sample
-            if not isinstance(lam, Fraction):
-                skipped.append(f"{k}(n={n}, z={name}) at {lam}")
+            if not isinstance(lam, Fraction) and not (is_algebraic(lam) and field):
+                why = "" if not is_algebraic(lam) else (
+                    " (needs dpfix[enumeration], PyNormaliz: the vertices over Q(lam))")
+                skipped.append(f"{k}(n={n}, z={name}) at {lam}{why}")
                 continue
-            cases.setdefault((lam, name), z)
-    return [(lam, name, z) for (lam, name), z in sorted(cases.items(),
-                                                         key=lambda kv: (kv[0][1], kv[0][0]))], \
-        skipped
+            cases.setdefault((name, _exact_key(lam)), (lam, name, z))
+    # by lam (exactly), then stably by z's name: a tuple key would compare ExactKeys by
+    # ==, and elements of two number fields are never compared
+    order = sorted(sorted(cases, key=lambda key: ExactKey(cases[key][0])), key=lambda k: k[0])
+    return [cases[key] for key in order], skipped
+
+
+def _exact_key(lam: Any) -> Any:
+    """A dict key of an exact lam: the Fraction, or an algebraic number's field and
+    coordinates (elements of two fields are never compared)."""
+    if isinstance(lam, Fraction):
+        return lam
+    return (lam.field.key, tuple(lam.coefficients()))
 
 
 def _every_lam(module: Any, n: int) -> tuple[int, str]:
     cases, skipped = every_lam_cases(getattr(module, "EVERY_LAM", "F"), n)
     count = int(module.every_lam(n, cases))
-    lams = sorted({lam for lam, _, _ in cases})
-    detail = (f"n = {n}: {len(cases)} (lam, z) at every chamber and rational breakpoint, "
-              f"lam in {{{', '.join(map(str, lams))}}}")
+    lams = {_exact_key(lam): lam for lam, _, _ in cases}
+    rational = sorted(v for v in lams.values() if isinstance(v, Fraction))
+    irrational = sorted((v for v in lams.values() if not isinstance(v, Fraction)), key=ExactKey)
+    detail = (f"n = {n}: {len(cases)} (lam, z) at every chamber and every breakpoint, "
+              f"lam in {{{', '.join(map(str, rational))}}}")
+    if irrational:
+        detail += (f" and the {len(irrational)} irrational breakpoints (exact over Q(lam)): "
+                   f"{'; '.join(map(str, irrational))}")
     if skipped:
-        detail += (f"; not at the {len(skipped)} irrational breakpoints (the check "
-                   f"enumerates over Q): {'; '.join(skipped)}")
+        detail += f"; not at {len(skipped)} pieces: {'; '.join(skipped)}"
     return count, detail
 
 
@@ -294,8 +325,8 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick",
         ``STATEMENT`` and ``run`` will do).
     mode : str
         ``"quick"`` (the CI subset), ``"full"`` (the exhaustive grid) or
-        ``"every-lam"`` (every chamber and rational breakpoint at size ``n``; a check
-        without ``every_lam`` is skipped).
+        ``"every-lam"`` (every chamber and every breakpoint at size ``n``, the irrational
+        ones over ``Q(lam)``; a check without ``every_lam`` is skipped).
     n : int
         The size for ``"every-lam"``.
 

@@ -381,6 +381,8 @@ class Algebraic:
         if isinstance(x, (int, np.integer, Fraction)):
             f = Fraction(x) if not isinstance(x, Fraction) else x
             return flint.fmpq_poly([flint.fmpq(f.numerator, f.denominator)])
+        if isinstance(x, (flint.fmpq, flint.fmpz)):  # python-flint's exact rationals
+            return flint.fmpq_poly([x])
         if isinstance(x, (float, np.floating)):
             raise ExactnessError(f"float {x!r} mixed with the exact algebraic number "
                                  f"{self}; pass an int or a Fraction")

@@ -1,4 +1,5 @@
-"""Exact numbers: conversion, refusal of floats, exact rank and nullspace (python-flint).
+"""Exact numbers: conversion, refusal of floats, exact rank and nullspace (python-flint;
+over a number field ``Q(lam)``, :mod:`dpfix.numbers.algebraic`, by the same functions).
 
 dpfix represents an exact matrix as a numpy array of dtype ``object`` holding
 :class:`fractions.Fraction` entries. Numpy's arithmetic on such arrays is exact,
@@ -384,12 +385,57 @@ def probability_vector(z: Any, exact: bool, n: int | None = None, name: str = "z
     return zv / total
 
 
-def _reduced_rows(arr: np.ndarray) -> tuple[list[list[Fraction]], list[int]]:
-    """The non-zero rows of the reduced row echelon form (python-flint's exact
-    ``fmpq_mat.rref``) as Fractions, and their pivot columns."""
+def _matrix_entries(M: Any) -> np.ndarray:
+    """``M`` as an object array of exact numbers: Fractions (:func:`exact_array`), or,
+    when it holds an algebraic number (:mod:`dpfix.numbers.algebraic`, of any degree),
+    its algebraic entries as they are and the others as Fractions (floats refused
+    either way)."""
+    if isinstance(M, np.ndarray) and M.dtype.kind == "f":
+        return exact_array(M, "matrix")
+    raw = np.array(M, dtype=object)
+    if not any(_is_algebraic(v) for v in raw.flat):
+        return exact_array(raw, "matrix")
+    out = np.empty(raw.shape, dtype=object)
+    for idx, v in np.ndenumerate(raw):
+        out[idx] = v if _is_algebraic(v) else to_fraction(v, "matrix")
+    return out
+
+
+def _field_reduced_rows(arr: np.ndarray) -> tuple[list[list[Any]], list[int]]:
+    """The reduced row echelon form by Gauss-Jordan elimination in the entries' own exact
+    arithmetic (elements of ``Q(lam)``, whose zero test is exact): its non-zero rows and
+    their pivot columns."""
+    rows = [list(r) for r in arr]
+    m, n = arr.shape
+    pivots: list[int] = []
+    r = 0
+    for c in range(n):
+        piv = next((i for i in range(r, m) if rows[i][c] != 0), None)
+        if piv is None:
+            continue
+        rows[r], rows[piv] = rows[piv], rows[r]
+        inv = 1 / rows[r][c]
+        rows[r] = [x * inv for x in rows[r]]
+        for i in range(m):
+            if i != r and rows[i][c] != 0:
+                f = rows[i][c]
+                rows[i] = [x - f * y for x, y in zip(rows[i], rows[r], strict=True)]
+        pivots.append(c)
+        r += 1
+        if r == m:
+            break
+    return rows[:r], pivots
+
+
+def _reduced_rows(arr: np.ndarray) -> tuple[list[list[Any]], list[int]]:
+    """The non-zero rows of the reduced row echelon form and their pivot columns:
+    python-flint's exact ``fmpq_mat.rref`` over Q (as Fractions), Gauss-Jordan in
+    ``Q(lam)`` when an entry is an algebraic number."""
     m, n = arr.shape
     if m == 0 or n == 0:
         return [], []
+    if any(_is_algebraic(v) for v in arr.flat):
+        return _field_reduced_rows(arr)
     entries = [flint.fmpq(v.numerator, v.denominator) for v in arr.flat]
     reduced, r = flint.fmpq_mat(m, n, entries).rref()
     rows = [[Fraction(int(x.p), int(x.q)) for x in row] for row in reduced.tolist()[:r]]
@@ -401,13 +447,17 @@ def rank(M: Any) -> int:
     """The exact rank of a matrix of exact numbers.
 
     Computed by python-flint's ``fmpq_mat`` (exact rational arithmetic, FLINT);
-    the tests check it against sympy's. Extremality in the paper's polytopes is
-    decided by such ranks (Theorem 2, Lemma 2; docs/math_notes.md).
+    the tests check it against sympy's. A matrix holding elements of a number field
+    ``Q(lam)`` (:mod:`dpfix.numbers.algebraic`) is reduced by Gauss-Jordan elimination
+    in the field, exactly (a rational matrix gives the same rank either way).
+    Extremality in the paper's polytopes is decided by such ranks (Theorem 2, Lemma 2;
+    docs/math_notes.md).
 
     Parameters
     ----------
     M : array_like
-        A matrix of exact numbers (ints, Fractions, strings); floats are refused.
+        A matrix of exact numbers (ints, Fractions, strings, algebraic numbers of one
+        field); floats are refused.
 
     Returns
     -------
@@ -423,8 +473,12 @@ def rank(M: Any) -> int:
     --------
     >>> rank([[1, 2], [2, 4]])
     1
+    >>> from dpfix.numbers.algebraic import algebraic
+    >>> r2 = algebraic("x^2 - 2", 1.4)
+    >>> rank([[1, r2], [r2, 2]]), rank([[1, r2], [r2, 3]])
+    (1, 2)
     """
-    arr = exact_array(M, "matrix")
+    arr = _matrix_entries(M)
     if arr.ndim != 2 or arr.size == 0:
         return 0
     return len(_reduced_rows(arr)[1])
@@ -434,20 +488,22 @@ def nullspace(M: Any) -> np.ndarray:
     """An exact basis of the right nullspace, as the columns of a Fraction array.
 
     The basis read off the reduced row echelon form (python-flint's
-    ``fmpq_mat.rref``): one column per free variable, 1 there and 0 at the
-    other free variables; the same basis as sympy's ``Matrix.nullspace``
-    (checked by the tests). Used for movements (Lemma 2, Theorem 4;
-    docs/math_notes.md).
+    ``fmpq_mat.rref``; over ``Q(lam)`` Gauss-Jordan in the field, as :func:`rank`):
+    one column per free variable, 1 there and 0 at the other free variables; the
+    same basis as sympy's ``Matrix.nullspace`` (checked by the tests). Used for
+    movements (Lemma 2, Theorem 4; docs/math_notes.md).
 
     Parameters
     ----------
     M : array_like
-        A 2-dimensional matrix of exact numbers; floats are refused.
+        A 2-dimensional matrix of exact numbers (algebraic numbers of one field
+        allowed); floats are refused.
 
     Returns
     -------
     numpy.ndarray
-        Object array of Fractions of shape ``(ncols, nullity)``.
+        Object array of shape ``(ncols, nullity)``: Fractions, elements of ``Q(lam)``
+        for a matrix over ``Q(lam)``.
 
     Raises
     ------
@@ -460,8 +516,12 @@ def nullspace(M: Any) -> np.ndarray:
     --------
     >>> nullspace([[1, 1]]).T.tolist()
     [[Fraction(-1, 1), Fraction(1, 1)]]
+    >>> from dpfix.numbers.algebraic import algebraic
+    >>> r2 = algebraic("x^2 - 2", 1.4)
+    >>> [v * r2 for v in nullspace([[r2, 2]])[:, 0]] == [-2, r2]
+    True
     """
-    arr = exact_array(M, "matrix")
+    arr = _matrix_entries(M)
     if arr.ndim != 2:
         raise ValueError(f"matrix: expected 2 dimensions, got shape {arr.shape}")
     ncols = arr.shape[1]

@@ -693,9 +693,35 @@ def orbits(va: VertexArray, sym: Symmetry) -> tuple[np.ndarray, np.ndarray]:
     return first[order].astype(np.int64), sizes[order].astype(np.int64)
 
 
-def best_values(va: VertexArray, objective: Sequence[Fraction]) -> tuple[Fraction, np.ndarray]:
+def best_values(va: VertexArray | Sequence[np.ndarray], objective: Sequence[Any]
+                ) -> tuple[Any, np.ndarray]:
     """``(max, indices)``: the exact maximum of ``<objective, x>`` over the vertices
-    and the indices attaining it (floats only preselect; the comparison is exact)."""
+    and the indices attaining it.
+
+    ``va`` is a :class:`VertexArray` (integer rows; floats only preselect, the
+    comparison is exact), or a list of exact vertex matrices (Fractions or elements of
+    ``Q(lam)``, a polytope's :meth:`~dpfix.theory.polytopes.Polytope.vertices` over
+    ``Q(lam)``) with an exact ``objective`` over the flattened entries: every value
+    computed and compared exactly.
+
+    Examples
+    --------
+    >>> from dpfix.numbers.algebraic import algebraic
+    >>> r2 = algebraic("x^2 - 2", 1.4)
+    >>> verts = [np.array([[1, 0]]), np.array([[0, r2]], dtype=object), np.array([[r2, 0]])]
+    >>> best, at = best_values(verts, [1, 1])
+    >>> best == r2, at.tolist()
+    (True, [1, 2])
+    >>> best_values(VertexArray.from_matrices(verts[:1], (1, 2)), [Fraction(1, 2), 1])
+    (Fraction(1, 2), array([0]))
+    """
+    if not isinstance(va, VertexArray):
+        values = [sum((c * x for c, x in zip(objective, np.asarray(V, dtype=object).ravel(),
+                                                strict=True)), Fraction(0)) for V in va]
+        if not values:
+            raise ValueError("best_values: no vertex")
+        top = max(values)
+        return top, np.array([i for i, v in enumerate(values) if v == top], dtype=np.int64)
     q = lcm(*(Fraction(v).denominator for v in objective)) if len(objective) else 1
     c = [int(Fraction(v) * q) for v in objective]
     num, den = va.numerators, va.denominators

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers import display
+from dpfix.numbers.algebraic import to_exact
 from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import ExactnessError, exact_array, to_fraction, wants_exact
 
@@ -48,6 +49,12 @@ LOSSES = ("abs", "squared", "zero-one", "capped:c", "hinge:a", "sqrt")
 #: square root (exact rationals; every ``<W, T>`` over F moves by at most
 #: ``10^-SQRT_DIGITS`` from the true ``sqrt`` loss, because ``sum_ij z_i T_ij = 1``).
 SQRT_DIGITS = 12
+
+
+def _unbounded(ratio: Any) -> bool:
+    """Whether a privacy ratio is the float ``inf`` (a zero next to a positive entry); an
+    exact ratio (a Fraction, or an element of ``Q(lam)``) is never compared with a float."""
+    return isinstance(ratio, float) and math.isinf(ratio)
 
 
 def _isqrt_rational(d: int) -> Fraction:
@@ -424,7 +431,7 @@ class Mechanism:
                 return 0 if self.exact else 0.0
         return np.max(err) if self.exact else float(np.max(err))
 
-    def privacy_ratio(self) -> Fraction | float:
+    def privacy_ratio(self) -> Any:
         """The largest ratio of neighbouring entries of a column (``inf`` if a
         zero neighbours a positive entry); ``e^`` of :meth:`privacy_level`."""
         if not self.exact:
@@ -443,7 +450,7 @@ class Mechanism:
         """The eps this matrix really gives: ``max |log T[i,j] - log T[i+1,j]|``."""
         if self.exact:
             r = self.privacy_ratio()
-            return float("inf") if r == float("inf") else float(np.log(float(r)))
+            return float("inf") if _unbounded(r) else float(np.log(float(r)))
         L = self.log_matrix
         if np.isnan(L).any():
             return float("nan")
@@ -483,7 +490,8 @@ class Mechanism:
             lam = self.lam
             eps = None if lam is not None else self.eps
         if lam is not None and self.exact:
-            return self.privacy_ratio() <= to_fraction(lam, "lam")
+            r = self.privacy_ratio()
+            return not _unbounded(r) and r <= to_exact(lam, "lam")
         if eps is None:
             eps = float(np.log(float(to_fraction(lam, "lam"))))
         return self.privacy_level() <= float(eps) * (1 + rtol)
@@ -536,7 +544,8 @@ class Mechanism:
             raise ValueError(f"{self.constructor}: rows do not sum to 1 (max error {err})")
         if not self.delta:
             level = self.privacy_level()
-            bound = (self.privacy_ratio() <= self.lam) if self.exact and self.lam else (
+            r = self.privacy_ratio() if self.exact and self.lam else None
+            bound = (not _unbounded(r) and r <= self.lam) if r is not None else (
                 level <= self.eps * (1 + rtol))
             if not bound:
                 raise ValueError(f"{self.constructor}: not eps-DP: privacy level "

@@ -20,10 +20,12 @@ Extremality is decided by the exact rank of the active constraints (Section 4).
 
 ``lam`` may be an exact real algebraic number (:func:`dpfix.algebraic`; docs/math_notes.md
 section 1): the coefficients then lie in the number field ``Q(lam)``, and
-``contains``, ``is_extreme``, ``active_constraints``, ``dimension``, ``vertices`` and
-``count_vertices`` work exactly over it (:mod:`dpfix.theory.algebraic_enumeration`:
-Normaliz's number-field input, and U's structural count); the other methods need a
-rational ``lam`` and say so.
+``contains``, ``is_extreme``, ``active_constraints``, ``dimension``, ``vertices``,
+``count_vertices``, ``sample_vertices`` and ``has_vertex`` work exactly over it
+(:mod:`dpfix.theory.algebraic_enumeration`: Normaliz's number-field input, and U's
+structural count), as do ``maximize`` and ``optimal_face_vertices`` (the best of the
+exact vertices: a linear function attains its maximum over a polytope at a vertex);
+the other methods need a rational ``lam`` and say so.
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ class Polytope:
         self._graphs: dict[str, nx.Graph] = {}
         self._masks: dict[str, np.ndarray] = {}
         self._orbits: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._keys: dict[str, set[tuple[int, ...]]] = {}
+        self._keys: dict[str, set[tuple[Any, ...]]] = {}
         self._dimension: int | None = None
         #: The symmetry group (set by U, F, RF and RU; None: no structure is used).
         self.symmetry: Symmetry | None = None
@@ -200,8 +202,9 @@ class Polytope:
     def _rational_only(self, method: str) -> None:
         if self.algebraic:
             raise ValueError(f"{self!r}.{method}(): needs a rational lam; over Q(lam) "
-                             "contains, is_extreme, active_constraints, dimension, vertices "
-                             "and count_vertices are exact")
+                             "contains, is_extreme, active_constraints, dimension, vertices, "
+                             "count_vertices, sample_vertices, has_vertex, maximize and "
+                             "optimal_face_vertices are exact")
 
     def __repr__(self) -> str:
         zs = "" if self.z is None else ", z=[" + ", ".join(str(v) for v in self.z) + "]"
@@ -528,8 +531,19 @@ class Polytope:
         --------
         >>> len(U(3, 2).sample_vertices(5)), len(U(3, 2).sample_vertices(100))
         (5, 27)
+
+        Over Q(lam) the same draw from :meth:`vertices` (under its guard):
+
+        >>> from dpfix.numbers.algebraic import algebraic
+        >>> len(U(3, algebraic("x^2 - x - 1", 1.6)).sample_vertices(100))
+        27
         """
-        self._rational_only("sample_vertices")
+        if self.algebraic:
+            verts = self._algebraic_vertices(limit, backend)
+            if len(verts) <= k:
+                return verts
+            idx = np.sort(np.random.default_rng(seed).choice(len(verts), k, replace=False))
+            return [verts[int(i)] for i in idx]
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "sample_vertices")
         va = self._raw_vertices(which)
@@ -546,8 +560,18 @@ class Polytope:
         --------
         >>> U(2, 2).has_vertex([[1, 0], [1, 0]]), U(2, 2).has_vertex([["1/2"] * 2] * 2)
         (True, False)
+
+        Over Q(lam): against :meth:`vertices`, by exact value (no guard there either).
+
+        >>> from dpfix.numbers.algebraic import algebraic
+        >>> U(2, algebraic("x^2 - x - 1", 1.6)).has_vertex([[1, 0], [1, 0]])
+        True
         """
-        self._rational_only("has_vertex")
+        if self.algebraic:
+            if "field" not in self._keys:
+                verts = self._algebraic_vertices(None, backend)
+                self._keys["field"] = {tuple(V.ravel()) for V in verts}
+            return tuple(self._flat(X)) in self._keys["field"]
         which = resolve_backend(backend, "count", self.num_variables)
         if which not in self._keys:
             self._keys[which] = self._raw_vertices(which).keys()
@@ -751,7 +775,7 @@ class Polytope:
         return self._dimension
 
     # -- linear programs ----------------------------------------------------------------
-    def maximize(self, C: Any) -> tuple[Fraction, np.ndarray]:
+    def maximize(self, C: Any) -> tuple[Any, np.ndarray]:
         """Maximise ``<C, X>`` over the polytope exactly (cdd.gmp dual simplex).
 
         Returns the optimal value and an optimal vertex. If cdd's optimum is not
@@ -763,9 +787,23 @@ class Polytope:
         >>> value, X = U(2, 2).maximize([[1, 0], [0, 1]])
         >>> value, X.tolist()
         (Fraction(4, 3), [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]])
+
+        Over Q(lam) (``lam`` algebraic) there is no exact LP solver here, but the
+        maximum of a linear function over a polytope is attained at a vertex: it is
+        the best of :meth:`vertices` (exact, under its guard), the first such vertex
+        returned.
+
+        >>> from dpfix.numbers.algebraic import algebraic
+        >>> phi = algebraic("x^2 - x - 1", 1.6)
+        >>> value, X = U(2, phi).maximize([[1, 0], [0, 1]])
+        >>> value == 2 * phi / (phi + 1), X[0, 0] == phi / (phi + 1)
+        (True, True)
         """
-        self._rational_only("maximize")
         c = self._flat(C, "C")
+        if self.algebraic:
+            verts = self._algebraic_vertices("default", "auto")
+            value, hits = _en.best_values(verts, c)
+            return value, verts[int(hits[0])]
         lp = cdd.gmp.linprog_from_matrix(self._cdd_matrix(c))
         cdd.gmp.linprog_solve(lp)
         if lp.status != cdd.LPStatusType.OPTIMAL:
@@ -829,9 +867,17 @@ class Polytope:
         --------
         >>> len(U(2, 2).optimal_face_vertices([[1, 0], [1, 0]]))
         1
+
+        Over Q(lam) the same, from the exact :meth:`vertices` over the field:
+
+        >>> from dpfix.numbers.algebraic import algebraic
+        >>> len(U(2, algebraic("x^2 - x - 1", 1.6)).optimal_face_vertices([[1, 0], [1, 0]]))
+        1
         """
-        self._rational_only("optimal_face_vertices")
         c = self._flat(C, "C")
+        if self.algebraic:
+            verts = self._algebraic_vertices(limit, backend)
+            return [verts[int(i)] for i in _en.best_values(verts, c)[1]]
         which = resolve_backend(backend, "vertices", self.num_variables)
         self._guard("vertices", limit, which, "optimal_face_vertices")
         va = self._sorted_vertices(which)

@@ -6,9 +6,11 @@ A representation matrix ``B`` (``k x n``, ``k = 2^(n-1)``, rows indexed by the
 scales in the canonical order of :func:`dpfix.theory.scales.psi`) says how much of
 scale ``i`` enters column ``j`` of ``T = Psi B``. ``R_F`` is the set of
 ``B >= 0`` with ``z Psi B = z`` and ``Psi B 1 = 1``; ``Psi`` maps it onto ``F``
-(the paper's Theorem 3). This module is exact throughout: ``lam`` is rational,
-every matrix is an object array of Fractions, floats are refused with
-:class:`dpfix.numbers.exact.ExactnessError`, and every rank is exact.
+(the paper's Theorem 3). This module is exact throughout: ``lam`` is rational
+(every matrix an object array of Fractions) or a real algebraic number
+(:func:`dpfix.algebraic`; the entries in ``Q(lam)``, by the same code), floats are
+refused with :class:`dpfix.numbers.exact.ExactnessError`, and every rank is exact
+(:func:`dpfix.numbers.exact.rank`, over ``Q(lam)`` too).
 
 Because ``z`` is a probability vector and every scale is strictly positive,
 ``z . Psi_i > 0`` for every scale ``i``; the weights ``1 / (z . Psi_i)`` in the
@@ -52,9 +54,23 @@ def _n_of_k(k: int, name: str) -> int:
     return k.bit_length()
 
 
-def _representation(B: Any, name: str = "B", *, square: bool = True) -> tuple[np.ndarray, int]:
-    """Exact, non-negative ``k x n`` (or ``k x m`` when not ``square``) matrix and its ``n``."""
-    arr = exact_array(B, name, ndim=2)
+def _exact_matrix(X: Any, name: str, lam: Any) -> np.ndarray:
+    """``X`` as a 2-dimensional exact matrix: Fractions for a rational ``lam``; Fractions
+    and elements of ``Q(lam)`` for an algebraic ``lam`` (floats refused either way)."""
+    lam_x = exact_lam(lam, algebraic=True)
+    if not is_algebraic(lam_x):
+        return exact_array(X, name, ndim=2)
+    arr = exact_field_array(X, name, lam_x.field)
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected 2 dimension(s), got shape {arr.shape}")
+    return arr
+
+
+def _representation(B: Any, lam: Any, name: str = "B", *, square: bool = True
+                    ) -> tuple[np.ndarray, int]:
+    """Exact, non-negative ``k x n`` (or ``k x m`` when not ``square``) matrix and its ``n``
+    (its entries in ``Q(lam)`` for an algebraic ``lam``)."""
+    arr = _exact_matrix(B, name, lam)
     n = _n_of_k(arr.shape[0], name)
     if square and arr.shape[1] != n:
         raise ValueError(
@@ -70,7 +86,7 @@ def _representation(B: Any, name: str = "B", *, square: bool = True) -> tuple[np
 def _psi(n: int, lam: Any) -> np.ndarray:
     if n > PSI_MAX_N:
         raise ValueError(f"n = {n} exceeds dpfix.theory.scales.PSI_MAX_N = {PSI_MAX_N}")
-    return psi(n, exact_lam(lam))
+    return psi(n, exact_lam(lam, algebraic=True))
 
 
 def _weights(zv: np.ndarray, P: np.ndarray) -> list[Fraction]:
@@ -101,8 +117,8 @@ def psi_map(B: Any, lam: Any) -> np.ndarray:
     ----------
     B : array_like
         A ``k x m`` exact matrix, ``k = 2^(n-1)``.
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    lam : int, Fraction, str or Algebraic
+        ``e^eps > 1``, rational or real algebraic (exact over ``Q(lam)``).
 
     Returns
     -------
@@ -121,7 +137,7 @@ def psi_map(B: Any, lam: Any) -> np.ndarray:
     >>> psi_map([[1, 0], [0, 1]], 2).tolist()
     [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
     """
-    arr = exact_array(B, "B", ndim=2)
+    arr = _exact_matrix(B, "B", lam)
     n = _n_of_k(arr.shape[0], "B")
     return _psi(n, lam).dot(arr)
 
@@ -132,7 +148,7 @@ def positive_support(B: Any) -> np.ndarray:
     Parameters
     ----------
     B : array_like
-        Any exact matrix.
+        Any exact matrix (entries in ``Q`` or in one field ``Q(lam)``).
 
     Returns
     -------
@@ -144,7 +160,9 @@ def positive_support(B: Any) -> np.ndarray:
     >>> positive_support([[0, "1/2"], [1, 0]]).tolist()
     [[False, True], [True, False]]
     """
-    arr = exact_array(B, "B", ndim=2)
+    arr = exact_field_array(B, "B")
+    if arr.ndim != 2:
+        raise ValueError(f"B: expected 2 dimension(s), got shape {arr.shape}")
     return np.array([[v > 0 for v in row] for row in arr], dtype=bool).reshape(arr.shape)
 
 
@@ -181,8 +199,8 @@ def in_R_F(B: Any, z: Any, lam: Any) -> bool:
         A ``k x n`` representation matrix of exact numbers, ``k = 2^(n-1)``.
     z : array_like
         The target distribution (exact numbers, summing to 1).
-    lam : int, Fraction or str
-        ``e^eps``, rational ``> 1``.
+    lam : int, Fraction, str or Algebraic
+        ``e^eps > 1``, rational or real algebraic (exact over ``Q(lam)``).
 
     Returns
     -------
@@ -199,7 +217,7 @@ def in_R_F(B: Any, z: Any, lam: Any) -> bool:
     >>> in_R_F([[1, 0], [0, 1]], ["1/2", "1/2"], 2), in_R_F([[1, 1], [0, 0]], ["1/2", "1/2"], 2)
     (True, False)
     """
-    arr = exact_array(B, "B", ndim=2)
+    arr = _exact_matrix(B, "B", lam)
     n = _n_of_k(arr.shape[0], "B")
     if arr.shape[1] != n:
         raise ValueError(f"B: expected shape {(arr.shape[0], n)}, got {arr.shape}")
@@ -244,7 +262,7 @@ def difference_vectors(B: Any, z: Any, lam: Any) -> np.ndarray:
     >>> difference_vectors([[0, 1], ["3/5", "2/5"]], ["1/3", "2/3"], 2).tolist()
     [[Fraction(-9, 10), Fraction(9, 20)]]
     """
-    arr, n = _representation(B)
+    arr, n = _representation(B, lam)
     P = _psi(n, lam)
     w = _weights(probability_vector(z, exact=True, n=n), P)
     rows = []
@@ -305,7 +323,7 @@ def movement_space(z: Any, lam: Any, support: Any = None) -> list[np.ndarray]:
     Parameters
     ----------
     z, lam
-        The target distribution and the rational ``lam`` (see :func:`in_R_F`).
+        The target distribution and the exact ``lam`` (see :func:`in_R_F`).
     support : array_like of bool, optional
         A ``k x n`` mask.
 
@@ -381,7 +399,7 @@ def has_movement_in_support(B: Any, z: Any, lam: Any) -> bool:
     >>> has_movement_in_support([["1/2", "1/2"], ["1/2", "1/2"]], ["1/2", "1/2"], 2)
     True
     """
-    arr, n = _representation(B)
+    arr, n = _representation(B, lam)
     return bool(movement_space(z, lam, support=positive_support(arr)))
 
 
@@ -471,10 +489,7 @@ def decompose(T: Any, lam: Any) -> np.ndarray:
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(3, 5), Fraction(2, 5)]]
     """
     lam_x = exact_lam(lam, algebraic=True)
-    arr = (exact_field_array(T, "T", lam_x.field) if is_algebraic(lam_x)
-           else exact_array(T, "T", ndim=2))
-    if arr.ndim != 2:
-        raise ValueError(f"T: expected 2 dimension(s), got shape {arr.shape}")
+    arr = _exact_matrix(T, "T", lam_x)
     n, m = arr.shape
     if n < 1:
         raise ValueError("T: must have at least one row")
@@ -521,7 +536,7 @@ def fibre_vertex(B: Any, lam: Any) -> np.ndarray:
     >>> fibre_vertex([[1, 0], [0, 1]], 2).tolist()
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
     """
-    arr, n = _representation(B, square=False)
+    arr, n = _representation(B, lam, square=False)
     P = _psi(n, lam)
     out = arr.copy()
     for j in range(out.shape[1]):
@@ -554,7 +569,7 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     T : array_like
         An exact matrix in ``F[z]``.
     z, lam
-        The target and the rational ``lam``.
+        The target and the exact ``lam`` (rational or algebraic).
 
     Returns
     -------
@@ -572,7 +587,7 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     >>> extreme_preimage([["1/5", "4/5"], ["2/5", "3/5"]], ["1/3", "2/3"], 2).tolist()
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(3, 5), Fraction(2, 5)]]
     """
-    arr = exact_array(T, "T", ndim=2)
+    arr = _exact_matrix(T, "T", lam)
     n = arr.shape[0]
     if arr.shape != (n, n) or n < 1:
         raise ValueError(f"T: expected a square n x n matrix, got shape {arr.shape}")
