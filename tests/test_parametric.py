@@ -186,16 +186,19 @@ def test_every_lam_cases_cover_every_chamber_and_rational_wall():
     from dpfix.explore.cases import standard_z
     from dpfix.explore.verification import every_lam_cases
 
+    from dpfix.explore.verification import _exact_key
+
     cases, skipped = every_lam_cases("F", 3)
+    assert skipped == []
     z = standard_z(3)["geometric"]
-    at = {lam for lam, name, _ in cases if name == "geometric"}
+    at = {_exact_key(lam) for lam, name, _ in cases if name == "geometric"}
+    irrational = 0
     for kind in ("F", "RF"):
         for p in chambers(kind, 3, z):
-            if p.is_breakpoint and not isinstance(p.lo, Fraction):
-                assert any(str(p.lo) in s for s in skipped)
-            else:
-                assert (p.lo if p.is_breakpoint else p.sample) in at
-    assert len(skipped) == 7
+            lam = p.lo if p.is_breakpoint else p.sample
+            irrational += not isinstance(lam, Fraction)
+            assert _exact_key(lam) in at, p
+    assert irrational == 7  # the same 5 values of lam behind them: two walls of F are R_F's
 
 
 def test_verify_every_lam(capsys):
@@ -206,7 +209,7 @@ def test_verify_every_lam(capsys):
     assert "1 passed, 0 failed" in out and "every-lam mode" in out
     assert "lam in {7/6, 6/5, 5/4, 4/3, 7/5, 3/2, 8/5, 5/3, 2, 11/5, 22/9, 3, 7/2, 4, 9/2, " \
            "5, 11/2}" in out
-    assert "not at the 7 irrational breakpoints" in out
+    assert "and the 5 irrational breakpoints (exact over Q(lam))" in out
 
 
 def test_verify_every_lam_reports_a_failure(tmp_path, capsys):
