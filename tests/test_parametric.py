@@ -184,9 +184,7 @@ def test_explore_chambers_bad_input(argv, message, capsys):
 
 def test_every_lam_cases_cover_every_chamber_and_rational_wall():
     from dpfix.explore.cases import standard_z
-    from dpfix.explore.verification import every_lam_cases
-
-    from dpfix.explore.verification import _exact_key
+    from dpfix.explore.verification import _exact_key, every_lam_cases
 
     cases, skipped = every_lam_cases("F", 3)
     assert skipped == []
@@ -298,3 +296,51 @@ class _Forgetful(dict):
 
     def setdefault(self, key, default=None):
         return default
+
+
+def test_interval_around_lies_in_its_chamber():
+    z = [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)]
+    ch = chambers("RF", 3, z)
+    for lam in (Fraction(11, 10), Fraction(6, 5), Fraction(7, 3), Fraction(9, 2), 7):
+        p = pm.interval_around("RF", 3, lam, z)
+        q = ch.piece_at(lam)
+        assert p.count == q.count and p._keys == q._keys and lam in p
+        assert pm._cmp(q._lo, p._lo) <= 0 and (q._hi is pm.INF or pm._cmp(p._hi, q._hi) <= 0)
+    assert len(pm.interval_around("U", 3, 2).vertices()) == 27
+
+
+def test_interval_around_refusals():
+    with pytest.raises(ValueError, match="root of a polynomial of its own vertices"):
+        pm.interval_around("F", 3, 2, [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)])
+    with pytest.raises(ExactnessError):
+        pm.interval_around("U", 3, 1.5)
+    with pytest.raises(ValueError, match="must be > 1"):
+        pm.interval_around("U", 3, 1)
+    with pytest.raises(ValueError, match="interval_around: U is decomposed for n <= 6"):
+        pm.interval_around("U", 7, 2)
+
+
+def test_explore_chambers_around(capsys):
+    from dpfix.cli import main
+
+    assert main(["explore", "chambers", "--n", "5", "--around", "6/5"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "U(n=5) at lam = 6/5: 68805 vertices",
+        "the same type on (1, 1.465571232), from 1 to the root of lam^3 - lam^2 - 1 near "
+        "1.465571232 (within the chamber holding lam)"]
+    assert main(["explore", "chambers", "--n", "3", "--around", "2", "--confirm"]) == 2
+    assert main(["explore", "--around", "2"]) == 2
+    assert "--around: only with 'dpfix explore chambers'" in capsys.readouterr().err
+
+
+@pytest.mark.full
+def test_u6_has_a_wall_below_every_root_of_the_u5_rule():
+    """docs/every_lam.md section 3: the root of lam^5 - lam^2 - 1 is a breakpoint of
+    U(6), below 1.3802..., the smallest root of lam^a (lam - 1)^b = 1 with a + b <= 4."""
+    below = pm.interval_around("U", 6, Fraction(119, 100), processes=2)
+    above = pm.interval_around("U", 6, Fraction(6, 5), processes=2)
+    assert (below.count, above.count) == (35350086, 35332806)
+    assert below._hi.minimal_polynomial == above._lo.minimal_polynomial == [-1, 0, -1, 0, 0, 1]
+    assert pm._cmp(below._hi, above._lo) == 0 and float(above.lo) < 1.3802
+    assert below._lo.minimal_polynomial == [-2, 0, 0, 0, 1]
+    assert above._hi.minimal_polynomial == [-1, -1, 0, 0, 1]

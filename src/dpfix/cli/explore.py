@@ -81,6 +81,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="with chambers: recount every piece by count_vertices (a second "
                         "rational point of each chamber; each breakpoint, over Q(lam) when it "
                         "is irrational) and print how many agree")
+    p.add_argument("--around", metavar="LAM",
+                   help="with chambers: only the interval around the rational LAM on which "
+                        "the type is LAM's, from LAM's vertices alone (reaches U at n = 6)")
     p.add_argument("--delta", default="1/10",
                    help="with delta: the delta of (eps, delta)-DP, a rational in (0, 1) "
                         "(default 1/10)")
@@ -220,11 +223,32 @@ def _confirmation(rows: list[dict[str, Any]], seconds: float) -> str:
     return line
 
 
-def _run_chambers(kind: str, n: int, z_text: list[str] | None, confirm: bool) -> int:
+def _run_around(kind: str, n: int, z_text: list[str] | None, lam_text: str) -> int:
+    from dpfix.theory.parametric import AROUND_LIMITS, interval_around
+
+    if not 2 <= n <= AROUND_LIMITS[kind]:
+        raise ValueError(f"--n: with --around, {kind} is taken for n in "
+                         f"2..{AROUND_LIMITS[kind]}, got {n}")
+    lam = exact_lam(lam_text)
+    z = _chamber_target(kind, n, z_text)
+    p = interval_around(kind, n, lam, z, processes=2 if kind == "U" and n >= 5 else 1)
+    zs = "" if z is None else ", z=(" + ", ".join(str(v) for v in z) + ")"
+    print(f"{kind}(n={n}{zs}) at lam = {lam}: {p.count} vertices")
+    print(f"the same type on ({float(p.lo):.10g}, {float(p.hi):.10g}), {p.describe_ends()} "
+          "(within the chamber holding lam)")
+    return 0
+
+
+def _run_chambers(kind: str, n: int, z_text: list[str] | None, confirm: bool,
+                  around: str | None = None) -> int:
     import time
 
     from dpfix.theory.parametric import LIMITS, chambers
 
+    if around is not None:
+        if confirm:
+            raise ValueError("--confirm: not with --around (one interval, not a table)")
+        return _run_around(kind, n, z_text, around)
     if not 2 <= n <= LIMITS[kind]:
         raise ValueError(f"--n: chambers of {kind} are computed for n in 2..{LIMITS[kind]}, "
                          f"got {n}")
@@ -258,8 +282,9 @@ def run(args: argparse.Namespace) -> int:
         return _run_graph(args.graph, args.lam, args.z, args.table)
     if args.graph is not None or args.table:
         raise ValueError("--graph, --table: only with 'dpfix explore graph'")
-    if args.confirm and args.what != "chambers":
-        raise ValueError("--confirm: only with 'dpfix explore chambers'")
+    for flag, given in (("--confirm", args.confirm), ("--around", args.around is not None)):
+        if given and args.what != "chambers":
+            raise ValueError(f"{flag}: only with 'dpfix explore chambers'")
     if args.what == "chambers":
-        return _run_chambers(args.kind, args.n, args.z, args.confirm)
+        return _run_chambers(args.kind, args.n, args.z, args.confirm, args.around)
     return _run_polytopes(args.n, args.lam, _z_tokens(args.z, args.n) if args.z else None)

@@ -106,16 +106,20 @@ from flint import fmpq, fmpq_mat, fmpq_poly, fmpz_poly
 from dpfix.numbers.exact import ExactnessError, probability_vector, to_fraction
 from dpfix.numbers.numeric import check_n
 
-__all__ = ["KINDS", "LIMITS", "Piece", "Chambers", "chambers", "breakpoint_number",
-           "AlgebraicPoint"]
+__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "Piece", "Chambers", "chambers",
+           "interval_around", "breakpoint_number", "AlgebraicPoint"]
 
 #: :meth:`Piece.f_vector` runs Normaliz's FVector up to this many vertices (U(4), 664
 #: vertices: 1.6 s; F(4, uniform z), 1,806: 0.7 s; R_F(3): 0.04 s).
 F_VECTOR_MAX_VERTICES = 5000
 
-#: The kinds and their largest n (U(6) and F(5) are beyond the times of this module).
+#: The kinds and their largest n for :func:`chambers`. U(6) is beyond it: a sample point
+#: costs about two minutes on two cores (54,360 vertex sets at lam = 6/5) and its
+#: chambers are as narrow as 0.027, so the walk would take hundreds of them.
 LIMITS: dict[str, int] = {"U": 5, "F": 4, "RF": 3}
 KINDS: tuple[str, ...] = tuple(LIMITS)
+#: The largest n for :func:`interval_around` (one sample point: U(6) in about two minutes).
+AROUND_LIMITS: dict[str, int] = {"U": 6, "F": 4, "RF": 3}
 
 _X = fmpz_poly([0, 1])
 INF = math.inf
@@ -960,6 +964,22 @@ class Piece:
         cone = PyNormaliz.Cone(inhom_inequalities=ineq, inhom_equations=eq)
         return [int(v) for v in cone.FVector()[1:-1]]
 
+    def describe_ends(self) -> str:
+        """A chamber's ends in words: each a rational, ``inf``, or the root of its
+        minimal polynomial near its value.
+
+        Examples
+        --------
+        >>> interval_around("U", 5, "6/5").describe_ends()
+        'from 1 to the root of lam^3 - lam^2 - 1 near 1.465571232'
+        """
+        def end(x: Number) -> str:
+            if x is INF or isinstance(x, Fraction):
+                return _fmt(x)
+            return f"the root of {_poly_str(x.minimal_polynomial)} near {_fmt(x)}"
+
+        return f"from {end(self._lo)} to {end(self._hi)}"
+
     def __contains__(self, lam: Any) -> bool:
         x = to_fraction(lam, "lam")
         if self.is_breakpoint:
@@ -1122,6 +1142,83 @@ def _merge(engine: Any, raw: list[tuple[str, Number, Number, Any]]) -> list[Piec
             for lo, hi, keys, s in pieces]
 
 
+def _engine_for(kind: str, n: int, z: Any, processes: int, limits: dict[str, int],
+                what: str) -> tuple[Any, _Roots, Any]:
+    """``(engine, roots, z)`` after checking the arguments of :func:`chambers` or
+    :func:`interval_around`."""
+    if kind not in limits:
+        raise ValueError(f"kind: one of {', '.join(KINDS)}, got {kind!r}")
+    n = check_n(n, minimum=2)
+    if n > limits[kind]:
+        raise ValueError(f"{what}: {kind} is decomposed for n <= {limits[kind]}, got {n}")
+    if kind == "U":
+        if z is not None:
+            raise ValueError("z: U has no target; give z for F and RF only")
+        zv = None
+    else:
+        if z is None:
+            raise ValueError(f"z: {kind} needs an exact target z")
+        zv = probability_vector(z, exact=True, n=n)
+    roots = _Roots()
+    engine: Any = _UEngine(n, roots, processes) if kind == "U" else \
+        _GenericEngine(kind, n, zv, roots)
+    return engine, roots, zv
+
+
+@dataclass
+class _Around:
+    """What :meth:`Piece.vertices` needs of the piece :func:`interval_around` returns."""
+
+    _engine: Any
+    _samples: dict[Fraction, _Sample]
+
+
+def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int = 1) -> Piece:
+    """The open interval ``J(lam)`` around a rational ``lam`` on which the type is the
+    type at ``lam``, from ``lam``'s vertices alone (one sample point of the walk of
+    :func:`chambers`; the theorem of the module docstring).
+
+    ``J(lam)`` lies in the chamber holding ``lam``. Its ends are the nearest roots of
+    the polynomials of ``lam``'s vertices; an end at which a vertex meets one more row
+    is a breakpoint, and where two such intervals touch with different counts the
+    common end is one. This reaches one size further than :func:`chambers` (U(6), see
+    :data:`AROUND_LIMITS`), where the whole decomposition is beyond reach.
+
+    Parameters
+    ----------
+    kind, n, z : as for :func:`chambers`, with ``n`` up to :data:`AROUND_LIMITS`.
+    lam : a rational above 1 (floats refused).
+    processes : worker processes for U's vertex sets.
+
+    Returns
+    -------
+    Piece
+        A chamber-like piece: ``lo``, ``hi`` (exact), ``count`` and ``sample = lam``;
+        ``vertices()`` as rational functions of lam.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` is a root of one of its own vertices' polynomials (it may be a
+        breakpoint: :func:`chambers` decides).
+
+    Examples
+    --------
+    >>> interval_around("F", 3, "6/5", [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)])
+    Piece(chamber (1.186140662, 1.31895825), 19 vertices)
+    """
+    s = to_fraction(lam, "lam")
+    if s <= 1:
+        raise ValueError(f"lam: must be > 1, got {s}")
+    engine, roots, _ = _engine_for(kind, n, z, processes, AROUND_LIMITS, "interval_around")
+    smp = engine.sample(s)
+    a, b, on_root = _interval(smp, roots)
+    if on_root:
+        raise ValueError(f"lam: {s} is a root of a polynomial of its own vertices (it may be "
+                         "a breakpoint); take a lam nearby, or chambers()")
+    return Piece(a, b, smp.count, s, smp.keys, _Around(engine, {s: smp}))
+
+
 def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     """The chambers and breakpoints of ``kind`` in lam ``> 1`` (the module docstring
     gives the method and its proof).
@@ -1146,23 +1243,8 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     """
     import time
 
-    if kind not in LIMITS:
-        raise ValueError(f"kind: one of {', '.join(KINDS)}, got {kind!r}")
-    n = check_n(n, minimum=2)
-    if n > LIMITS[kind]:
-        raise ValueError(f"chambers: {kind} is decomposed for n <= {LIMITS[kind]}, got {n}")
-    if kind == "U":
-        if z is not None:
-            raise ValueError("z: U has no target; give z for F and RF only")
-        zv = None
-    else:
-        if z is None:
-            raise ValueError(f"z: {kind} needs an exact target z")
-        zv = probability_vector(z, exact=True, n=n)
     start = time.perf_counter()
-    roots = _Roots()
-    engine: Any = _UEngine(n, roots, processes) if kind == "U" else \
-        _GenericEngine(kind, n, zv, roots)
+    engine, roots, zv = _engine_for(kind, n, z, processes, LIMITS, "chambers")
     raw = _walk(engine, roots)
     samples = {x.lam: x for k, _, _, x in raw if k == "chamber"}
     return Chambers(kind, n, zv, _merge(engine, raw), engine, samples,
