@@ -344,3 +344,10 @@ def test_u6_has_a_wall_below_every_root_of_the_u5_rule():
     assert pm._cmp(below._hi, above._lo) == 0 and float(above.lo) < 1.3802
     assert below._lo.minimal_polynomial == [-2, 0, 0, 0, 1]
     assert above._hi.minimal_polynomial == [-1, -1, 0, 0, 1]
+
+
+@pytest.mark.full
+def test_u6_at_its_wall_below_the_rule():
+    """docs/every_lam.md section 3: U(6) at the root of lam^5 - lam^2 - 1, over Q(lam)."""
+    r = dpfix.algebraic("x^5 - x^2 - 1", Fraction(1194, 1000))
+    assert U(6, r).count_vertices(limit=None) == 35233446
