@@ -227,6 +227,7 @@ def test_section_5_f4_numbers():
         "(1.477051553, 1.503099264)", "(2.985094094, 3.014321362)"]
     assert min(c for _, _, c, _ in _rows(asy)) == 1664
     zero = chambers("F", 4, standard_z(4)["zero"])
+    assert len(zero) == 23  # 12 chambers
     assert [(zero.piece_at(x).is_breakpoint, zero.piece_at(x).count)
             for x in (half, two, three)] == [(False, 199), (False, 199), (False, 207)]
     text = " ".join(PAGE.read_text().split())
@@ -235,3 +236,15 @@ def test_section_5_f4_numbers():
                    "1.5030...)`` (1,924), 2 is a wall (1,664,", "``(2.9850..., 3.0143...)`` "
                    "(1,920)", "3/2, 2 and 3 lie in chambers (199, 199 and 207)"):
         assert needle in text, needle
+
+
+def test_the_readme_states_the_pages_numbers():
+    readme = " ".join((DOCS.parent / "README.md").read_text().split())
+    geo, asy = (_summary(t) for _, t in F4_BLOCKS)
+    assert f"{geo['pieces'][0]} and {asy['pieces'][0]} chambers" in readme
+    assert (f"counts {geo['range'][0]:,} to {geo['range'][1]:,} and {asy['range'][0]:,} to "
+            f"{asy['range'][1]:,}") in readme
+    page = " ".join(PAGE.read_text().split())
+    for number in ("35,350,086", "35,332,806", "1.1938..."):
+        assert number in page and number in readme, number
+    assert "F(4) at the zero-entry target has 12 chambers" in readme
