@@ -351,3 +351,17 @@ def test_u6_at_its_wall_below_the_rule():
     """docs/every_lam.md section 3: U(6) at the root of lam^5 - lam^2 - 1, over Q(lam)."""
     r = dpfix.algebraic("x^5 - x^2 - 1", Fraction(1194, 1000))
     assert U(6, r).count_vertices(limit=None) == 35233446
+
+
+@pytest.mark.full
+def test_u6_has_a_wall_at_two():
+    """docs/every_lam.md section 3 and the README's table: lam = 2 is a wall of U(6)."""
+    below = pm.interval_around("U", 6, Fraction(199, 100), processes=2)
+    above = pm.interval_around("U", 6, Fraction(201, 100), processes=2)
+    assert (below.count, above.count) == (30225006, 28266846)
+    assert below.hi == above.lo == 2
+    assert below._lo.minimal_polynomial == [-1, -1, -1, -1, -1, -1, 1]
+    assert above._hi.minimal_polynomial == [-1, -2, -1, 1]
+    from dpfix.theory.enumeration import u_vertex_count
+
+    assert u_vertex_count(6, Fraction(2), processes=2) == 25827726
