@@ -105,7 +105,7 @@ def lams(*, max_denominator: int = 4, max_ratio: int = 5) -> st.SearchStrategy[F
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> find(lams(), lambda lam: True, settings=fresh)
     Fraction(2, 1)
     >>> find(lams(), lambda lam: lam < 2, settings=fresh)
@@ -129,7 +129,7 @@ def deltas(*, max_denominator: int = 10) -> st.SearchStrategy[Fraction]:
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> find(deltas(), lambda d: True, settings=fresh)
     Fraction(1, 2)
     >>> find(deltas(), lambda d: d < Fraction(1, 5), settings=fresh)
@@ -164,7 +164,7 @@ def targets(n: Any = None, *, n_min: int = 2, n_max: int = 5, max_weight: int = 
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> z = find(targets(), lambda z: True, settings=fresh)
     >>> len(z), sum(z), sorted(z)
     (2, Fraction(1, 1), [Fraction(0, 1), Fraction(1, 1)])
@@ -191,7 +191,7 @@ def scales(n: Any = None, lam: Any = None, *, n_min: int = 2, n_max: int = 5
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> find(scales(3, 2), lambda s: True, settings=fresh).tolist()
     [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)]
     """
@@ -233,7 +233,7 @@ def polytopes_of(kind: str, *, n: Any = None, lam: Any = None, z: Any = None, de
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> find(polytopes_of("F"), lambda P: True, settings=fresh)
     F(n=2, lam=2, z=[0, 1])
     """
@@ -267,7 +267,7 @@ def vertices_of(kind: str, **instance: Any) -> st.SearchStrategy[tuple[Polytope,
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> P, V = find(vertices_of("U", n=2, lam=2), lambda drawn: True, settings=fresh)
     >>> P.is_extreme(V), V.tolist()
     (True, [[Fraction(0, 1), Fraction(1, 1)], [Fraction(0, 1), Fraction(1, 1)]])
@@ -321,7 +321,7 @@ def mechanisms_in_F(*, how: Any = ("northwest", "vertex", "combination"),
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> M = find(mechanisms_in_F(z=["1/2", "1/2"], lam=3), lambda M: True, settings=fresh)
     >>> M.constructor, M.matrix.tolist()
     ('northwest', [[Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]])
@@ -360,7 +360,7 @@ def monge_costs(n: Any = None, *, n_min: int = 2, n_max: int = 5, max_weight: in
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> find(monge_costs(), lambda c: c[1, 0] > c[0, 0], settings=fresh).tolist()
     [[Fraction(0, 1), Fraction(0, 1)], [Fraction(1, 1), Fraction(1, 1)]]
     """
@@ -413,7 +413,7 @@ def convex_losses(n: Any = None, *, n_min: int = 2, n_max: int = 5, max_step: in
     Examples
     --------
     >>> from hypothesis import find, settings
-    >>> fresh = settings(database=None)  # shrink afresh, no replay of saved examples
+    >>> fresh = settings(database=None, derandomize=True)  # the same search on every run
     >>> find(convex_losses(3, symmetric=True), lambda c: c[0, 2] > 1, settings=fresh).tolist()
     [[Fraction(0, 1), Fraction(0, 1), Fraction(2, 1)], \
 [Fraction(0, 1), Fraction(0, 1), Fraction(0, 1)], [Fraction(2, 1), Fraction(0, 1), Fraction(0, 1)]]
