@@ -114,8 +114,8 @@ __all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "Piece", "Chambers", "chambers",
 F_VECTOR_MAX_VERTICES = 5000
 
 #: The kinds and their largest n for :func:`chambers`. U(6) is beyond it: a sample point
-#: costs about two minutes on two cores (54,360 vertex sets at lam = 6/5) and its
-#: chambers are as narrow as 0.027, so the walk would take hundreds of them.
+#: costs about two minutes on two cores (54,360 vertex sets at lam = 6/5), and the
+#: interval of one type around 6/5 is 0.027 wide, so the walk would take many of them.
 LIMITS: dict[str, int] = {"U": 5, "F": 4, "RF": 3}
 KINDS: tuple[str, ...] = tuple(LIMITS)
 #: The largest n for :func:`interval_around` (one sample point: U(6) in about two minutes).
