@@ -4,7 +4,6 @@ conjecture's evidence), float path equal to the exact one and safe at n = 10,000
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -99,15 +98,14 @@ def test_float_path_equals_exact_path(n, lam, name, z):
 
 
 @pytest.mark.parametrize("eps", [5.0, 0.01])
-def test_float_n_10000_valid_and_fast(eps):
+def test_float_n_10000_valid(eps):
+    """Validity at n = 10,000 (its speed is measured by benchmarks/, not here)."""
     n = 10_000
     rng = np.random.default_rng(1)
     z = rng.random(n) * (rng.random(n) < 0.7)  # zeros and entries of every size
     z[:100] *= 1e-30
     z /= z.sum()
-    start = time.perf_counter()
     M = northwest_corner(z, eps)  # runs M.check() itself
-    assert time.perf_counter() - start < 20
     assert np.isfinite(M.log_matrix[:, z > 0]).all() and np.isneginf(M.log_matrix[:, z == 0]).all()
     assert M.row_sum_error() <= 1e-9 and M.fixed_point_error() <= 1e-9
     assert M.privacy_level() <= eps * (1 + 1e-9)
