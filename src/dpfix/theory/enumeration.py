@@ -926,42 +926,25 @@ def _path_faces(n: int, lam: Fraction) -> list[Face]:
 def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
     """The vertex sets of U (lists of face-pattern indices, in :func:`_u_faces` order)
     whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count`."""
-    patterns, families = _u_faces(n, lam.numerator, lam.denominator)
+    faces = _path_faces(n, lam)
     one = [1] * n
-    p, q = lam.numerator, lam.denominator
-
-    def vertex(vecs: list[list[int]], cols: list[int]) -> bool:
-        num, den = _u_coefficients(vecs, n)
-        if den < 0:
-            num = [-c for c in num]
-        if any(c <= 0 for c in num):
-            return False
-        at = 0
-        for ci in cols:  # each column strictly inside C at its free pairs (v scaled by den)
-            fam, pt = families[ci], patterns[ci]
-            v = [sum(num[at + t] * fam[t][i] for t in range(len(fam))) for i in range(n)]
-            at += len(fam)
-            if any(pt[i] == "*" and not (q * v[i] < p * v[i + 1] and q * v[i + 1] < p * v[i])
-                   for i in range(n - 1)):
-                return False
-        return True
 
     def dfs(start: int, basis: list, vecs: list, cols: list) -> Iterator[list[int]]:
-        if not any(_reduce(basis, list(one))) and vertex(vecs, cols):
+        if not any(_reduce(basis, list(one))) and _inside(n, faces, vecs, cols):
             yield list(cols)
         if len(cols) == n:
             return
-        for i in range(start, len(patterns)):
-            fam = families[i]
+        for i in range(start, len(faces)):
+            fam = faces[i][0]
             if len(vecs) + len(fam) > n:
                 continue
             nb = _independent(basis, fam)
             if nb is not None:
                 yield from dfs(i + 1, nb, vecs + fam, cols + [i])
 
-    basis = _independent([], families[first])
+    basis = _independent([], faces[first][0])
     if basis is not None:
-        yield from dfs(first + 1, basis, list(families[first]), [first])
+        yield from dfs(first + 1, basis, list(faces[first][0]), [first])
 
 
 def u_vertex_count(n: int, lam: Fraction, processes: int = 1) -> int:

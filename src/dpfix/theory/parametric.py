@@ -477,15 +477,14 @@ def _patterns(n: int) -> list[tuple[str, ...]]:
 
 
 def _u_blocks(pt: tuple[str, ...]) -> list[list[fmpz_poly]]:
-    """The block vectors of a face pattern over Z[lam]: on each run of tight pairs the
-    scale's shape ``lam^(h - min h)``, zero elsewhere (as in ``_u_faces``)."""
+    """The block vectors of a face pattern over Z[lam]: on each run of tight pairs
+    (:func:`dpfix.theory.enumeration.u_pattern_blocks`) the scale's shape
+    ``lam^(h - min h)``, zero elsewhere."""
+    from dpfix.theory.enumeration import u_pattern_blocks
+
     n = len(pt) + 1
-    cuts = [i for i in range(n - 1) if pt[i] == "*"]
     out = []
-    for a, b in zip([0] + [c + 1 for c in cuts], cuts + [n - 1], strict=True):
-        h = [0]
-        for i in range(a, b):
-            h.append(h[-1] + (1 if pt[i] == "+" else -1))
+    for a, h in u_pattern_blocks(pt):
         lo = min(h)
         v = [fmpz_poly(0)] * n
         for k, hk in enumerate(h):
