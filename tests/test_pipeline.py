@@ -94,7 +94,7 @@ def test_bad_counts_are_refused(counts, match):
 @pytest.mark.parametrize("constructor", ["heuristic", "lp", "unfixed"])
 def test_estimate_is_the_count_error_of_T_under_z(constructor):
     r = privatize_counts(synthetic(), 1.0, upper=20, constructor=constructor, seed=4)
-    assert r.estimated_count_error == r.mechanism.count_error("abs", r.z)
+    assert r.estimated_count_error == r.mechanism.count_error(r.z, "abs")
     T, i = r.mechanism.T, np.arange(r.n)  # by hand: sum_i z_i sum_j T_ij |i - j|
     by_hand = float((r.z[:, None] * T * np.abs(i[:, None] - i[None, :])).sum())
     assert r.estimated_count_error == pytest.approx(by_hand, rel=1e-12)

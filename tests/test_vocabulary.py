@@ -186,3 +186,17 @@ def test_the_weights_option_is_a_deprecated_name_of_loss(capsys, argv, out_words
     strip = [line for line in out.splitlines() if " s" not in line and "seconds" not in line]
     assert strip == [line for line in out_old.splitlines()
                      if " s" not in line and "seconds" not in line]
+
+
+def test_the_suite_turns_the_librarys_own_deprecations_into_errors():
+    """pyproject's ``filterwarnings`` makes a dpfix deprecation an error in every test, so
+    a test that still calls a former name fails instead of warning; the category is a
+    :class:`DeprecationWarning` (filters on that class keep applying)."""
+    from dpfix.numbers.deprecation import DpfixDeprecationWarning
+
+    assert issubclass(DpfixDeprecationWarning, DeprecationWarning)
+    M = northwest_corner(Z, lam=2)
+    with pytest.raises(DpfixDeprecationWarning, match="the loss comes after z"):
+        M.count_error("abs", Z)
+    with pytest.raises(DpfixDeprecationWarning, match="weights= is deprecated"):
+        renamed("weights", "loss", {"weights": "squared"}, "abs", "abs", where="f")

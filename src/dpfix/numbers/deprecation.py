@@ -13,7 +13,32 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-__all__ = ["renamed", "no_other", "renamed_attribute"]
+__all__ = ["DpfixDeprecationWarning", "warn_deprecated", "renamed", "no_other", "renamed_attribute"]
+
+
+class DpfixDeprecationWarning(DeprecationWarning):
+    """A deprecated dpfix name or call form: every deprecation of the library warns with it.
+
+    A subclass of :class:`DeprecationWarning`, so that filters on that class still apply,
+    and its own class, so that the library's own deprecations can be told from those of
+    the packages it uses (the test suite turns exactly these into errors).
+    """
+
+
+def warn_deprecated(message: str, *, stacklevel: int = 2) -> None:
+    """Warn with :class:`DpfixDeprecationWarning` (``stacklevel`` as for ``warnings.warn``,
+    counted from the caller of :func:`warn_deprecated`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_deprecated("f: the old form goes in the next release")
+    >>> w[0].category.__name__, issubclass(w[0].category, DeprecationWarning)
+    ('DpfixDeprecationWarning', True)
+    """
+    warnings.warn(message, DpfixDeprecationWarning, stacklevel=stacklevel + 1)
 
 def renamed(old: str, new: str, kwargs: dict[str, Any], value: Any, default: Any = None, *,
             where: str = "", depth: int = 1) -> Any:
@@ -75,8 +100,8 @@ def renamed(old: str, new: str, kwargs: dict[str, Any], value: Any, default: Any
     if given:
         raise TypeError(f"{label}got both {new}= and its deprecated name {old}=; "
                         f"pass {new}= only")
-    warnings.warn(f"{label}{old}= is deprecated; use {new}= (the old name goes in the next "
-                  "release)", DeprecationWarning, stacklevel=2 + depth)
+    warn_deprecated(f"{label}{old}= is deprecated; use {new}= (the old name goes in the next "
+                    "release)", stacklevel=2 + depth)
     return kwargs.pop(old)
 
 
@@ -134,8 +159,8 @@ def renamed_attribute(old: str, new: str) -> property:
     """
     def get(self: Any) -> Any:
         cls = type(self).__name__
-        warnings.warn(f"{cls}.{old} is deprecated; use {cls}.{new} (the old name goes in the "
-                      "next release)", DeprecationWarning, stacklevel=2)
+        warn_deprecated(f"{cls}.{old} is deprecated; use {cls}.{new} (the old name goes in the "
+                        "next release)")
         return getattr(self, new)
 
     return property(get, doc=f"Deprecated name of :attr:`{new}` (warns).")

@@ -12,7 +12,6 @@ within the stated tolerance.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -22,7 +21,7 @@ import numpy as np
 
 from dpfix.numbers import display
 from dpfix.numbers.algebraic import to_exact
-from dpfix.numbers.deprecation import no_other, renamed
+from dpfix.numbers.deprecation import no_other, renamed, warn_deprecated
 from dpfix.numbers.exact import ExactnessError, exact_array, to_fraction, wants_exact
 
 __all__ = ["Mechanism", "weight_matrix", "loss", "LOSSES", "SQRT_DIGITS", "FLOAT_RTOL",
@@ -327,9 +326,8 @@ class Mechanism:
         loss = renamed("weights", "loss", deprecated, loss, "abs", where="count_error")
         no_other(deprecated, "count_error")
         if isinstance(z, str) or callable(z) or np.ndim(z) == 2:
-            warnings.warn("count_error: the loss comes after z now (count_error(z, loss)); "
-                          "the former order goes in the next release",
-                          DeprecationWarning, stacklevel=2)
+            warn_deprecated("count_error: the loss comes after z now (count_error(z, loss)); "
+                            "the former order goes in the next release")
             z, loss = (None if isinstance(loss, str) else loss), z
         zv = self._z(z)
         if self.exact:
