@@ -6,12 +6,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpfix-installed
 SYSTEM_PACKAGES := libcdd-dev libgmp-dev
 RUN_OUT ?= out/run
+# pytest-xdist workers for `make test`: one per core (`make test JOBS=0`: none, in one process).
+JOBS ?= auto
 
 .PHONY: test run verify verify-full lint bench notebooks sysdeps clean
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests proofs_checks benchmarks notebooks
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
 	$(BIN)/dpfix verify --quick
 
 run: $(STAMP)

@@ -11,6 +11,7 @@ in one line naming the extra.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tomllib
 import venv
@@ -92,3 +93,13 @@ def test_python_version_floor_matches_the_makefile():
     floor = _pyproject()["project"]["requires-python"].removeprefix(">=")
     major, minor = (int(x) for x in floor.split("."))
     assert f"sys.version_info < ({major}, {minor})" in (ROOT / "Makefile").read_text()
+
+
+def test_make_test_runs_the_suite_on_every_core():
+    """``make test`` runs pytest with xdist workers (one per core by default), and the
+    dev extra installs xdist, so a fresh clone's ``make test`` uses both cores here."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert "JOBS ?= auto" in makefile
+    assert re.search(r"-m pytest -n \$\(JOBS\) --dist worksteal", makefile)
+    assert any(d.startswith("pytest-xdist") for d in _pyproject()["project"][
+        "optional-dependencies"]["dev"])
