@@ -13,11 +13,13 @@ people type first are here (docs/math_notes.md; the paper's Sections 2-5):
 - ``ExactnessError``, raised where a float is given for an exact number;
 - ``algebraic``, an exact real algebraic ``lam`` (:mod:`dpfix.numbers.algebraic`);
 - ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.theory.formats`);
-- ``parametric``, the module :mod:`dpfix.theory.parametric` (``dpfix.parametric.chambers``:
-  the combinatorial type of U, F and R_F as lam varies).
+- ``parametric``, the module :mod:`dpfix.parametric` (``import dpfix.parametric``;
+  ``dpfix.parametric.chambers``: the combinatorial type of U, F and R_F as lam varies),
+  the public names of :mod:`dpfix.theory.parametric` under a short path.
 
 They are imported on first use, so ``import dpfix`` stays light and
-``import dpfix.numbers.exact`` does not pull in the pipeline.
+``import dpfix.numbers.exact`` does not pull in the pipeline. ``python -m dpfix`` runs
+the ``dpfix`` command (:mod:`dpfix.cli`).
 
 Examples
 --------
@@ -49,9 +51,10 @@ _EXPORTS = {
     "read_polytope": "dpfix.theory.formats",
 }
 
-#: top-level module name -> the module it stands for (``dpfix.parametric.chambers``)
+#: top-level module name -> its module, imported on first use (``dpfix.parametric.chambers``
+#: after ``import dpfix``, as after ``import dpfix.parametric``)
 _MODULES = {
-    "parametric": "dpfix.theory.parametric",
+    "parametric": "dpfix.parametric",
 }
 
 __all__ = [*_EXPORTS, *_MODULES, "__version__"]

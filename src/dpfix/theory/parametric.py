@@ -46,14 +46,28 @@ factor). Let ``J(s)`` be the largest open interval around ``s`` holding no such 
 tight at ``s`` are tight identically (their slack numerator is the zero
 polynomial, else ``s`` would be one of its roots); the other slacks keep their
 sign, positive. So each ``v(lam)`` is a vertex of ``P(lam)`` with the tight set of
-``v``. No other vertex appears: ``P(lam)`` varies continuously (Hausdorff) in lam,
-as the equations have constant rank and a point satisfying every inequality
-strictly exists for every lam (the matrix ``1 z^T``, or a positive combination
-of all the scales for R_F; columns with ``z_j = 0`` vanish for every lam and are
-left out). The set of lam in ``J(s)`` with ``P(lam) = conv{v(lam)}`` holds ``s``
-and is closed by continuity. It is open: if vertices ``w_k`` of ``P(lam_k)`` lie
-outside the ``v(lam_k)`` with ``lam_k -> lam*``, one basis ``B`` gives infinitely
-many of them; a limit point ``x*`` lies in ``P(lam*) = conv{v(lam*)}``, in the
+``v``. No other vertex appears: ``P(lam)`` varies continuously (Hausdorff) in lam.
+First leave out, for F as for R_F, the columns with ``z_j = 0``: they vanish for
+every lam (for F, ``(z T)_j = 0`` and ``T >= 0`` give ``T_ij = 0`` wherever
+``z_i > 0``, and the ratio rows carry the zero along the column; for R_F,
+``z Psi B_j = 0`` with ``Psi > 0`` gives ``B_j = 0``), so their rows are tight at every
+point of ``P(lam)`` and no point, ``1 z^T`` included, satisfies them strictly. On the
+other columns, for every lam: ``P(lam)`` lies in one bounded set while lam stays in a
+compact interval (entries in ``[0, 1]``; for R_F, ``Psi B 1 = 1`` with ``Psi``'s entries
+bounded below); its equations, a redundant one dropped, have full row rank (for R_F
+too, as ``B -> Psi B`` is onto: ``Psi`` has rank ``n``); and a point satisfies every
+inequality strictly: for U the matrix with every entry ``1/n``, for F the columns
+``z_j 1`` of ``1 z^T`` with ``z_j > 0``, for R_F the columns ``B_j = z_j w`` with
+``z_j > 0``, where ``w > 0`` and ``Psi w = 1`` (``1`` lies inside the cone of
+lam-bounded vectors, which the scales generate: Lemma 1). Under this regularity
+condition the solution set of a linear system whose coefficients are continuous in lam
+is lower semicontinuous in lam (S. M. Robinson, "Stability theory for systems of
+inequalities. Part I: Linear systems", SIAM J. Numer. Anal. 12 (1975), 754-769); it is
+upper semicontinuous, its graph being closed and the sets bounded; so it is continuous
+in the Hausdorff distance. The set of lam in ``J(s)`` with ``P(lam) = conv{v(lam)}``
+holds ``s`` and is closed by continuity. It is open: if vertices ``w_k`` of
+``P(lam_k)`` lie outside the ``v(lam_k)`` with ``lam_k -> lam*``, one basis ``B`` gives
+infinitely many of them; a limit point ``x*`` lies in ``P(lam*) = conv{v(lam*)}``, in the
 relative interior of a face ``G``; the rows of ``B`` are tight on ``G``, hence
 identically tight at the vertices ``v`` of ``G``; as ``B`` has full rank at
 ``lam_k``, those ``v(lam_k)`` are the one solution of ``B``, so ``G`` is one vertex
@@ -1236,9 +1250,15 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
 
     Examples
     --------
-    >>> ch = chambers("F", 3, ["1/2", "1/4", "1/4"])
-    >>> ch.counts() == [ch.piece_at(2).count] * 1 or len(ch) > 1
-    True
+    >>> ch = chambers("F", 3, ["1/8", "1/2", "3/8"])
+    >>> print(ch)
+    F(n=3, z=(1/8, 1/2, 3/8)): 2 chamber(s), 1 breakpoint(s) in lam > 1
+    piece      lam                                 vertices  minimal polynomial / sample
+    chamber    (1, 3/2)                                  22  sample 4/3
+    wall       3/2                                       20  2*lam - 3
+    chamber    (3/2, inf)                                22  sample 2
+    >>> ch.piece_at(3), ch.counts()
+    (Piece(chamber (3/2, inf), 22 vertices), [22, 20, 22])
     """
     import time
 
