@@ -46,9 +46,9 @@ def test_the_total_is_fixed_at_creation_and_checked_on_opening(tmp_path):
         opened = Ledger(path, total=total, delta_total="0.000001")
         assert opened.total == Budget(Fraction(3, 2), Fraction(1, 10**6))
     with pytest.raises(ValueError, match=r"^ledger l.jsonl: its total is eps 1.5, delta "
-                                         r"0.000001, not eps 2, delta 0.000001 as given; a ledger's "
-                                         r"total is fixed when it is created \(start a new "
-                                         r"ledger for a new total\)$"):
+                                         r"0.000001, not eps 2, delta 0.000001 as given; a "
+                                         r"ledger's total is fixed when it is created \(start "
+                                         r"a new ledger for a new total\)$"):
         Ledger(path, total=2, delta_total="1e-6")
     with pytest.raises(ValueError, match="its total is"):
         Ledger(path, total="1.5")  # delta 0, not the ledger's

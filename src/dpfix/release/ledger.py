@@ -672,8 +672,8 @@ class Reservation:
         name = self.ledger.path.name
         if self.committed:
             return (f"ledger {name}: the charge of {_pair(self.charge)} is recorded and stays "
-                    f"(record {self._entry['entry']}): the budget is spent, though no output "
-                    "was published")
+                    f"(record {self._entry['entry']}): the budget is spent, though the "
+                    "release's outputs are not in place")
         return f"ledger {name}: the charge is not recorded"
 
     def _release(self) -> None:
