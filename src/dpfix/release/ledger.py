@@ -611,10 +611,11 @@ class Reservation:
         budget, a release without its charge would break the accounting.
 
         Under the lock held since the balance check, the ledger is checked again
-        first: the file its name reaches must still be the one locked, holding
-        the bytes whose balance was checked, and the balance must still pay the
-        charge. Anything else (a ledger replaced, edited or appended to outside
-        the lock) is a ValueError and nothing is recorded.
+        first: the file its name reaches must still be the one locked, and hold
+        exactly the bytes whose balance was checked (so that balance, and the
+        record's ``entry`` and ``prev``, still hold). Anything else (a ledger
+        replaced, edited or appended to outside the lock) is a ValueError and
+        nothing is recorded.
         """
         if self._lock is None or self._entry is None:
             raise RuntimeError("commit() inside the reservation's with block only")
@@ -625,8 +626,7 @@ class Reservation:
             raise ValueError(f"ledger {name}: the file was replaced since the balance check; "
                              "the charge is not recorded (no output may be published)")
         now = _read_all(fd)
-        self._check(_parse(now, name))  # the balance, again, under the lock
-        if now != self._seen:
+        if now != self._seen:  # the balance checked is the balance now
             raise ValueError(f"ledger {name}: the file changed since the balance check, "
                              "outside its lock; the charge is not recorded (no output may be "
                              "published)")
