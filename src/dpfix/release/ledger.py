@@ -708,7 +708,7 @@ def _open(path: Path, flags: int) -> int:
         raise ValueError(f"ledger {name} does not exist any more (removed during the run)") \
             from None
     except IsADirectoryError:
-        raise ValueError(f"ledger {name} is a folder, not a ledger file") from None
+        raise ValueError(f"ledger {name} is a folder, not a regular file") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise ValueError(f"ledger {name}: a loop of symbolic links") from None
