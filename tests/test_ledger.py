@@ -373,6 +373,11 @@ def test_cli_ledger_file_holds_no_count(tmp_path, capsys, table):
 def test_cli_ledger_charges_delta_against_the_delta_total(tmp_path, capsys, table):
     gaussian = ("--privatizer", "cyclic-gaussian", "--delta", "1e-6")
     rc, _, err = run(capsys, table, tmp_path, *gaussian, "--ledger-total", "3")
+    assert rc == 2 and "the run needs eps 1, delta 1e-06, more than the total eps 3, delta 0 " \
+        "given to create budget.jsonl; refused, nothing created" in err
+    assert not (tmp_path / "budget.jsonl").exists()
+    Ledger(tmp_path / "budget.jsonl", total=3)
+    rc, _, err = run(capsys, table, tmp_path, *gaussian, out="o1.csv")
     assert rc == 2 and "the release needs eps 1, delta 1e-06, but the balance is eps 3, " \
         "delta 0" in err
     rc, _, err = run(capsys, table, tmp_path, *gaussian, "--ledger-total", "3",
