@@ -154,16 +154,19 @@ Decisions
   spend, is charged to the ledger with the input's resolved path, the columns
   and the privacy unit (:data:`LEDGER_UNIT`). The charge is reserved after the
   options are checked and before the input is read or any randomness drawn,
-  holding the ledger's lock until the end of the run; a run the balance
-  cannot pay is refused there in one line, exit 2, nothing written. The
-  charge is recorded once every output is complete, just before the outputs
-  are moved into place: so a run whose outputs then fail to move has spent
-  budget for nothing (safe), and no output is ever in place without its
-  charge (a missing charge would be a privacy failure). A run with
-  ``--force`` over existing outputs is charged like any other: each release
-  spends budget, whatever files it replaces. Creating a ledger needs ``--ledger-total`` (and
-  ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
-  its own, and a different one given is refused. The public report's
+  holding the ledger's lock (a flock on the ledger file itself, whatever name
+  reaches it) until the end of the run; a run the balance cannot pay is
+  refused there in one line, exit 2, nothing written. The charge is recorded
+  once every output is complete, just before the outputs are moved into
+  place: so a run whose outputs then fail to move has spent budget for
+  nothing (safe; its error says that the charge stays), and no output is ever
+  in place without its charge (a missing charge would be a privacy failure).
+  A run with ``--force`` over existing outputs is charged like any other: each
+  release spends budget, whatever files it replaces. Creating a ledger needs
+  ``--ledger-total`` (and ``--ledger-delta-total`` for (eps, delta) runs),
+  fixed for good (a new period, a new ledger); a run the new total cannot pay
+  creates nothing; an existing ledger knows its own, and a different one given
+  is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
   the run. With ``--engine dask`` the charge is recorded once every partition
   is written, just before the dataset moves into place (the engine moves it:

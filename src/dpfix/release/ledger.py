@@ -32,11 +32,12 @@ its exact binary value (``0.1`` is ``3602879701896397 / 2^55``, slightly more
 than ``1/10``), which is the budget a mechanism run with that float spends, so
 the balance is never overstated; a text (``"0.1"``, ``"1/3"``), an int, a
 Decimal or a Fraction is taken exactly. The file stores each amount as its
-exact text. An amount is at most :data:`MAX_AMOUNT`, written in at most
-:data:`MAX_TEXT` characters (an exponent of at most that many digits' worth)
-and of at most :data:`MAX_BITS` bits above and below the fraction bar: the
-exact text of any float fits, and no amount, given or read from the file, makes
-the arithmetic slow or a float of the report infinite.
+exact text. An amount is at most :data:`MAX_AMOUNT` (``10^300``), its text at
+most :data:`MAX_TEXT` characters with a decimal exponent of at most that, and
+its numerator and denominator of at most :data:`MAX_BITS` bits each
+(:func:`ledger_amount`): the exact value of a float budget fits, and no amount,
+given or read from the file, makes the arithmetic slow or a float of the
+report infinite; the text is checked before it is converted.
 
 What identifies a data set
 --------------------------
@@ -184,32 +185,32 @@ def ledger_amount(value: Any, what: str, positive: bool = False) -> Fraction:
     >>> ledger_amount("1e-5000000", "eps")
     Traceback (most recent call last):
     ...
-    ValueError: eps: '1e-5000000' has an exponent beyond 2000; a ledger keeps amounts of at \
-most 2000 characters and 8192 bits
+    ValueError: eps: '1e-5000000' has an exponent beyond 2000, more than an amount a ledger keeps
     """
     bound = "> 0" if positive else ">= 0"
     shown = _given(value)
     wrong = ValueError(f"{what}: must be a finite number {bound}, got {shown}")
-    too_long = (f"a ledger keeps amounts of at most {MAX_TEXT} characters and {MAX_BITS} bits "
-                "(and at most 1e300)")
     if isinstance(value, bool):
         raise ValueError(f"{what}: must be a number, got {value!r}")
     if isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_TEXT:
-            raise ValueError(f"{what}: {len(text)} characters; {too_long}")
+            raise ValueError(f"{what}: {len(text)} characters, more than the {MAX_TEXT} of an "
+                             "amount a ledger keeps")
         match = _AMOUNT.fullmatch(text)
         if match is None:
             raise wrong
         if match.group(1) is not None and abs(int(match.group(1))) > MAX_TEXT:
-            raise ValueError(f"{what}: {shown} has an exponent beyond {MAX_TEXT}; {too_long}")
+            raise ValueError(f"{what}: {shown} has an exponent beyond {MAX_TEXT}, more than an "
+                             "amount a ledger keeps")
         try:
             q = Fraction(text)
         except ZeroDivisionError:
             raise wrong from None
     elif isinstance(value, (int, Fraction)):
         if not _small(value):
-            raise ValueError(f"{what}: an exact value of more than {MAX_BITS} bits; {too_long}")
+            raise ValueError(f"{what}: more than {MAX_BITS} bits above or below the fraction "
+                             "bar, more than an amount a ledger keeps")
         q = Fraction(value)
     elif isinstance(value, float):
         if not math.isfinite(value):
@@ -223,8 +224,11 @@ most 2000 characters and 8192 bits
         raise wrong
     if q < 0 or (positive and q == 0):
         raise wrong
-    if not _small(q) or q > MAX_AMOUNT:
-        raise ValueError(f"{what}: out of range; {too_long}")
+    if q > MAX_AMOUNT:
+        raise ValueError(f"{what}: {shown} is above 1e300, the most a ledger keeps")
+    if not _small(q):
+        raise ValueError(f"{what}: more than {MAX_BITS} bits above or below the fraction bar, "
+                         "more than an amount a ledger keeps")
     return q
 
 
