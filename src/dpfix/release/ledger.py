@@ -815,9 +815,9 @@ def _head_total(head: dict) -> Budget:
 def _check_head(item: dict) -> None:
     if item.get("ledger") != LEDGER_KIND:
         raise _Bad("")
-    if item.get("format") not in LEDGER_FORMATS or isinstance(item.get("format"), bool):
-        raise _Bad(f"format {item.get('format')!r}, which this dpfix does not read (it reads "
-                   f"{', '.join(map(str, LEDGER_FORMATS))})")
+    if type(item.get("format")) is not int or item["format"] not in LEDGER_FORMATS:
+        raise _Bad(f"format {item.get('format')!r}, which this dpfix does not read: it reads "
+                   f"{' and '.join(map(str, LEDGER_FORMATS))}")
     for key in ("total_eps", "total_delta"):
         if not isinstance(item.get(key), str):
             raise _Bad(f"no {key} text")
