@@ -46,7 +46,9 @@ def test_the_total_is_fixed_at_creation_and_checked_on_opening(tmp_path):
         opened = Ledger(path, total=total, delta_total="0.000001")
         assert opened.total == Budget(Fraction(3, 2), Fraction(1, 10**6))
     with pytest.raises(ValueError, match=r"^ledger l.jsonl: its total is eps 1.5, delta "
-                                         r"0.000001, not eps 2, delta 0.000001 as given$"):
+                                         r"0.000001, not eps 2, delta 0.000001 as given; a "
+                                         r"ledger's total is fixed when it is created \(start "
+                                         r"a new ledger for a new total\)$"):
         Ledger(path, total=2, delta_total="1e-6")
     with pytest.raises(ValueError, match="its total is"):
         Ledger(path, total="1.5")  # delta 0, not the ledger's
@@ -334,8 +336,7 @@ def test_cli_ledger_refusal_comes_before_any_randomness(tmp_path, capsys, table,
     monkeypatch.setattr(pipeline, "privatize_counts", drawn)
     rc, _, err = run(capsys, table, tmp_path)
     assert rc == 2 and "refused" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".budget.jsonl.lock", "budget.jsonl",
-                                                          "t.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["budget.jsonl", "t.csv"]  # no lock file
 
 
 def test_cli_records_the_charge_before_the_outputs_are_in_place(tmp_path, capsys, table,
@@ -363,7 +364,7 @@ def test_cli_ledger_file_holds_no_count(tmp_path, capsys, table):
     assert set(lines[0]) == {"ledger", "format", "total_eps", "total_delta", "created",
                              "dpfix_version"}
     assert set(lines[1]) == {"entry", "eps", "delta", "dataset", "columns", "unit", "time",
-                             "dpfix_version"}
+                             "dpfix_version", "prev"}
     assert lines[1]["unit"] == ("neighbouring tables differ in what one individual changes: "
                                 "every column of one row, each count by at most 1; the "
                                 "columns compose sequentially")  # the declared --unit
@@ -372,6 +373,11 @@ def test_cli_ledger_file_holds_no_count(tmp_path, capsys, table):
 def test_cli_ledger_charges_delta_against_the_delta_total(tmp_path, capsys, table):
     gaussian = ("--privatizer", "cyclic-gaussian", "--delta", "1e-6")
     rc, _, err = run(capsys, table, tmp_path, *gaussian, "--ledger-total", "3")
+    assert rc == 2 and "the run needs eps 1, delta 1e-06, more than the total eps 3, delta 0 " \
+        "given to create budget.jsonl; refused, nothing created" in err
+    assert not (tmp_path / "budget.jsonl").exists()
+    Ledger(tmp_path / "budget.jsonl", total=3)
+    rc, _, err = run(capsys, table, tmp_path, *gaussian, out="o1.csv")
     assert rc == 2 and "the release needs eps 1, delta 1e-06, but the balance is eps 3, " \
         "delta 0" in err
     rc, _, err = run(capsys, table, tmp_path, *gaussian, "--ledger-total", "3",

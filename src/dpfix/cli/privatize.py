@@ -154,16 +154,19 @@ Decisions
   spend, is charged to the ledger with the input's resolved path, the columns
   and the privacy unit (:data:`LEDGER_UNIT`). The charge is reserved after the
   options are checked and before the input is read or any randomness drawn,
-  holding the ledger's lock until the end of the run; a run the balance
-  cannot pay is refused there in one line, exit 2, nothing written. The
-  charge is recorded once every output is complete, just before the outputs
-  are moved into place: so a run whose outputs then fail to move has spent
-  budget for nothing (safe), and no output is ever in place without its
-  charge (a missing charge would be a privacy failure). A run with
-  ``--force`` over existing outputs is charged like any other: each release
-  spends budget, whatever files it replaces. Creating a ledger needs ``--ledger-total`` (and
-  ``--ledger-delta-total`` for (eps, delta) runs); an existing ledger knows
-  its own, and a different one given is refused. The public report's
+  holding the ledger's lock (a flock on the ledger file itself, whatever name
+  reaches it) until the end of the run; a run the balance cannot pay is
+  refused there in one line, exit 2, nothing written. The charge is recorded
+  once every output is complete, just before the outputs are moved into
+  place: so a run whose outputs then fail to move has spent budget for
+  nothing (safe; its error says that the charge stays), and no output is ever
+  in place without its charge (a missing charge would be a privacy failure).
+  A run with ``--force`` over existing outputs is charged like any other: each
+  release spends budget, whatever files it replaces. Creating a ledger needs
+  ``--ledger-total`` (and ``--ledger-delta-total`` for (eps, delta) runs),
+  fixed for good (a new period, a new ledger); a run the new total cannot pay
+  creates nothing; an existing ledger knows its own, and a different one given
+  is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
   the run. With ``--engine dask`` the charge is recorded once every partition
   is written, just before the dataset moves into place (the engine moves it:
@@ -196,7 +199,6 @@ from dpfix.release.budget import (
     column_deltas,
     column_seeds,
     column_uppers,
-    exact_budget,
     privacy_unit,
 )
 from dpfix.release.options import check_budget, method_options
@@ -703,9 +705,15 @@ def _commit(staged: Any, say: Any, charge: Any = None) -> None:
         raise
     except OSError as exc:
         raise OSError(f"standard output: {exc.strerror or exc}; nothing written") from None
-    if charge is not None:  # before any output is visible: no release without its charge
+    if charge is None:
+        staged.commit()
+        return
+    if not charge.committed:  # before any output is visible: no release without its charge
         charge.commit()
-    staged.commit()
+    try:
+        staged.commit()
+    except OSError as exc:  # nothing moved, the budget spent: the message says so
+        raise type(exc)(f"{' '.join(str(exc).split())}; {charge.recorded()}") from None
 
 
 def _in_place(committed: list[Path]) -> str:
@@ -873,7 +881,7 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     if getattr(args, "engine", "local") == "dask":
         return _run_dask(args, staged, options)
     plan = _plan(args, options)
-    ledger = _ledger(args)
+    ledger = _ledger(args, plan)
     if getattr(args, "dask_scheduler", None):
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
     import shutil
@@ -931,9 +939,10 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     return 0
 
 
-def _ledger(args: argparse.Namespace) -> Any:
+def _ledger(args: argparse.Namespace, plan: dict) -> Any:
     """The ``--ledger`` of the run (a :class:`dpfix.release.ledger.Ledger`), or None; its path
-    checked against the run's files."""
+    checked against the run's files. A ledger to create is created only if its total pays the
+    run (a refused run creates nothing)."""
     path, total = getattr(args, "ledger", None), getattr(args, "ledger_total", None)
     delta_total = getattr(args, "ledger_delta_total", None)
     if path is None:
@@ -941,7 +950,7 @@ def _ledger(args: argparse.Namespace) -> Any:
             if value is not None:
                 raise ValueError(f"{flag}: only with --ledger FILE; drop it")
         return None
-    from dpfix.release.ledger import Ledger
+    from dpfix.release.ledger import Budget, Ledger, ledger_amount
 
     path = Path(path)
     if str(path) == "-":
@@ -957,34 +966,50 @@ def _ledger(args: argparse.Namespace) -> Any:
         raise FileNotFoundError(f"--ledger: folder {path.parent} does not exist")
     given = {}
     if total is not None:
-        given["total"] = exact_budget(total, "--ledger-total")
+        given["total"] = ledger_amount(total, "--ledger-total", positive=True)
     if delta_total is not None:
         if total is None:
             raise ValueError("--ledger-delta-total: only with --ledger-total (creating a "
                              "ledger); an existing ledger knows its own")
-        given["delta_total"] = exact_budget(delta_total, "--ledger-delta-total")
-    if total is None and not os.path.lexists(path):
-        raise ValueError(f"--ledger: {path} does not exist; give --ledger-total EPS to create "
-                         "it")
+        given["delta_total"] = ledger_amount(delta_total, "--ledger-delta-total",
+                                             positive=True)
+        if given["delta_total"] >= 1:
+            raise ValueError(f"--ledger-delta-total: must be below 1, got {delta_total!r}")
+    if not os.path.lexists(path):
+        if total is None:
+            raise ValueError(f"--ledger: {path} does not exist; give --ledger-total EPS to "
+                             "create it")
+        need = Budget(*_spending(args, plan))
+        if need.eps > given["total"] or need.delta > given.get("delta_total", 0):
+            raise ValueError(f"--ledger: the run needs eps {float(need.eps):g}, delta "
+                             f"{float(need.delta):g}, more than the total eps "
+                             f"{float(given['total']):g}, delta "
+                             f"{float(given.get('delta_total', 0)):g} given to create "
+                             f"{path.name}; refused, nothing created")
     return Ledger(path, **given)
 
 
-def _charge(ledger: Any, args: argparse.Namespace, plan: dict, from_stdin: bool) -> Any:
-    """The run's reservation on ``ledger`` (entered: its balance checked), or None.
-
-    The charge is what the release spends by its unit's composition
-    (:func:`dpfix.release.report.composition`, exact): the sum of the columns' budgets
-    (their floats, as :func:`dpfix.release.budget.fit_shares` made them) and deltas under
-    unit ``row``, their maximum under unit ``cell``."""
-    if ledger is None:
-        return None
+def _spending(args: argparse.Namespace, plan: dict) -> tuple:
+    """What the run spends, ``(eps, delta)`` exactly, by its unit's composition
+    (:func:`dpfix.release.report.composition`): the sum of the columns' budgets (their
+    floats, as :func:`dpfix.release.budget.fit_shares` made them) and deltas under unit
+    ``row``, their maximum under unit ``cell``."""
     from dpfix.release.report import composition
 
-    columns, unit = plan["plans"], plan["unit"]
+    columns = plan["plans"]
     spent = composition([c.name for c in columns], [c.epsilon for c in columns],
-                        args.epsilon, plan["rule"], unit, [c.delta for c in columns],
+                        args.epsilon, plan["rule"], plan["unit"], [c.delta for c in columns],
                         exact=True)
-    eps, delta = spent["eps_spent"], spent["delta_spent"]
+    return spent["eps_spent"], spent["delta_spent"]
+
+
+def _charge(ledger: Any, args: argparse.Namespace, plan: dict, from_stdin: bool) -> Any:
+    """The run's reservation on ``ledger`` (entered: its balance checked) of what the run
+    spends (:func:`_spending`), or None."""
+    if ledger is None:
+        return None
+    eps, delta = _spending(args, plan)
+    columns, unit = plan["plans"], plan["unit"]
     dataset = "<stdin>" if from_stdin else str(Path(args.input).resolve())
     names = [c.name for c in columns if c.name is not None]
     quiet = args.quiet
@@ -1051,7 +1076,7 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
         raise ValueError("--histogram: not with --engine dask (a histogram file is one "
                          "partition); drop --engine dask")
     plan = _plan(args, options)
-    ledger = _ledger(args)
+    ledger = _ledger(args, plan)
     out = Path(args.out)
     report = Path(args.report) if args.report else None
     plot = Path(args.plot) if args.plot else None
@@ -1088,7 +1113,7 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
                 if charge is not None:
                     _announce_charge(charge)
                 _warn(plan["call"]["seed"], args.quiet)
-            _commit(staged, say)
+            _commit(staged, say, charge)
         except BaseException:
             shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
             raise

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpfix.constructors.joint import joint_sampler, posterior_cost
 from dpfix.numbers.numeric import require
+from dpfix.release.budget import fit_shares
 from dpfix.release.options import NoSplit, TwoStage, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
@@ -43,7 +46,7 @@ __all__ = ["privatize_pair", "privatize_joint", "PrivatizedJoint", "PrivatizedPa
            "JOINT_FRAMEWORKS", "joint_histogram", "ZERO_SHARE", "ZERO_SHARE_MAX", "zero_share_rule",
            "TWO_STAGE_SPLIT",
            "MAX_STATES", "JointColumn", "check_joint", "check_states", "joint_framework",
-           "release_joint"]
+           "release_joint", "stage_budgets"]
 
 JOINT_FRAMEWORKS = ("one-stage", "two-stage")
 #: The share of the budget stage 1 spends in the two-stage framework.
@@ -188,10 +191,46 @@ def _lams(eps: Any) -> tuple:
     return tuple(rational_lam(float(e)) for e in eps)
 
 
-def _pair_total(eps: tuple, unit: str) -> float:
+def _pair_total(eps: tuple, unit: str) -> Any:
     """What the tuple spends: the sum of its columns' budgets under ``row``, the maximum
-    under ``cell`` (docs/joint.md section 2)."""
+    under ``cell`` (docs/joint.md section 2); exact for Fractions."""
     return sum(eps) if unit == "row" else max(eps)
+
+
+def _exact(e: Any) -> Fraction:
+    """A budget as the exact rational it is (a float at its binary value)."""
+    return Fraction(e) if isinstance(e, (Fraction, int)) else Fraction(float(e))
+
+
+def stage_budgets(eps: Sequence, unit: str, share: float) -> tuple[float, tuple[float, ...]]:
+    """The budgets of the shared stage (stage 1, or the one-stage framework's zero count) and
+    of each column's noise: ``share`` of the tuple's budget and ``1 - share`` of each
+    column's, split exactly and rounded so that the floats never spend more than the tuple.
+
+    The tuple's budget ``E`` is the exact sum of the columns' budgets ``eps`` under ``row``
+    (their maximum under ``cell``). The exact shares are ``e_1 = share E`` and
+    ``e_c = (1 - share) eps_c``; their floats are fitted by
+    :func:`dpfix.release.budget.fit_shares` (as the columns' shares of a release are), so
+    that exactly ``e_1 + sum_c e_c <= E`` under ``row`` and ``e_1 + e_c <= E`` for every
+    column under ``cell``: what runs never exceeds what is charged, however the floats
+    round.
+
+    Examples
+    --------
+    >>> stage_budgets((0.5, 0.5), "row", 0.5)
+    (0.5, (0.25, 0.25))
+    >>> e1, (ea, eb) = stage_budgets((0.1, 0.2), "row", 0.3)
+    >>> Fraction(e1) + Fraction(ea) + Fraction(eb) <= Fraction(0.1) + Fraction(0.2)
+    True
+    """
+    q = [_exact(e) for e in eps]
+    total, s = _pair_total(tuple(q), unit), Fraction(share)
+    e1, rest = s * total, [(1 - s) * c for c in q]
+    if unit == "row":
+        first, *others = fit_shares([e1, *rest], total)
+        return first, tuple(others)
+    fits = [fit_shares([e1, r], total) for r in rest]  # each column with the shared stage
+    return min(f[0] for f in fits), tuple(f[1] for f in fits)
 
 
 def zero_share_rule(eps_total: float) -> float:
@@ -212,14 +251,13 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
                seed: Any, max_iter: int, seconds: dict) -> tuple:
     """The one-stage framework: the zero count, the product noise, the EM, the matching."""
     if zero_share is None:
-        zero_share = zero_share_rule(_pair_total(eps_in, unit))
+        zero_share = zero_share_rule(float(_pair_total(eps_in, unit)))
     if not 0 <= zero_share < 1:
         raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
     start = time.perf_counter()
     seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
     source = random_source(None if seed is None else seeds[1])
-    e1 = zero_share * _pair_total(eps_in, unit)
-    eps_2 = tuple((1 - zero_share) * e for e in eps_in)
+    e1, eps_2 = stage_budgets(eps_in, unit, zero_share)
     lams = _lams(eps_2)
     noise = JointSampler(shape, lams, Remap.from_placement(np.arange(math.prod(shape))),
                          constructor="product-noise")
@@ -253,8 +291,7 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
     start = time.perf_counter()
     seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
     source = random_source(None if seed is None else seeds[1])
-    e1 = split * _pair_total(eps_in, unit)
-    eps_2 = tuple((1 - split) * e for e in eps_in)
+    e1, eps_2 = stage_budgets(eps_in, unit, split)
     eta = joint_histogram(*ds, shape)
     rng = None if seed is None else np.random.default_rng(seeds[0])
     stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
@@ -276,10 +313,11 @@ def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
     ----------
     columns : sequence of array_like of int
         Two or three columns (one tuple per row), non-negative; top-coded at ``upper``.
-    eps : sequence of float
-        The budget each column's mechanism runs at (the unit's share over ``c``).
-        Under unit ``row`` the tuple spends the sum, under ``cell`` the maximum
-        (docs/joint.md section 2).
+    eps : sequence of float or Fraction
+        The budget each column's mechanism runs at (the unit's share over ``c``), taken
+        exactly (a float at its binary value). Under unit ``row`` the tuple spends the
+        sum, under ``cell`` the maximum (docs/joint.md section 2); the stages split it
+        exactly, their floats never above it (:func:`stage_budgets`).
     upper : sequence of int
         The public bounds; the states ``prod (upper_c + 1)`` at most
         :data:`MAX_STATES` of the framework.
@@ -320,7 +358,7 @@ def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
     if len(eps) != len(ds):
         raise ValueError(f"eps: one budget per column, {len(eps)} for {len(ds)}")
     check_states(shape, framework)
-    eps_in = tuple(float(e) for e in eps)
+    eps_in = tuple(_exact(e) for e in eps)  # the stages split it exactly (stage_budgets)
     seconds: dict[str, float] = {}
     if framework == "one-stage":
         out, Z, e1, eps_2, sampler, stage, zero_share = _one_stage(
@@ -332,7 +370,7 @@ def privatize_joint(columns: Any, eps: Any, *, upper: Any, unit: str = "row",
     kind = "pair" if len(ds) == 2 else "triple"
     report = {"framework": framework, "unit": unit,
               "split_fraction": zero_share if framework == "one-stage" else split,
-              "shape": list(shape), "eps_columns": list(eps_in),
+              "shape": list(shape), "eps_columns": [float(e) for e in eps_in],
               "eps_2": list(eps_2), "eps_1": e1, "stage1": stage, "samplers": sampler,
               "seed": seed, "fixed_point": f"the joint distribution of the {kind}"}
     return PrivatizedJoint(out, Z, report, seconds)
@@ -526,8 +564,8 @@ def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers:
     made: dict = {}
     entries = []
     for group in tuples:
-        eps_m = tuple(budgets[n] / unit.bound for n in group)
-        framework, split = joint_framework(options, _pair_total(eps_m, unit.name))
+        eps_m = tuple(_exact(budgets[n]) / unit.bound for n in group)  # exact shares over c
+        framework, split = joint_framework(options, float(_pair_total(eps_m, unit.name)))
         r = privatize_joint([columns[n] for n in group], eps_m,
                             upper=tuple(uppers[n] for n in group), unit=unit.name,
                             framework=framework, seed=seeds[group[0]],
@@ -544,7 +582,7 @@ def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers:
         entries.append({
             "columns": list(group), "unit": unit.name, "framework": r.report["framework"],
             "shape": r.report["shape"], "eps_columns": [float(budgets[n]) for n in group],
-            "mechanism_eps": list(eps_m), "eps_1": r.report["eps_1"],
+            "mechanism_eps": [float(e) for e in eps_m], "eps_1": r.report["eps_1"],
             "composition": (f"the {'pair' if len(group) == 2 else 'triple'} spends the "
                             f"{spent} of its columns' budgets: product noise is "
                             + ", ".join(f"lam_{c}-DP in {c}" for c in letters)

@@ -514,13 +514,15 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any,
     ledger : dpfix.release.ledger.Ledger or dpfix.release.ledger.Reservation, optional
         Charged with what the release spends (by the unit's composition), the data set,
         the columns and the unit: a release the balance cannot pay is refused before the
-        data are read; the charge is recorded once the release is made (a
-        :class:`Dataset`: once every partition is written, just before the dataset is
-        moved into place), and the report's ``ledger`` gives the balance after it. An
+        data are read; the charge is recorded once the release is made and before any
+        output is in place (with ``out``: once the file is written, just before it moves
+        into place; a :class:`Dataset`: once every partition is written, just before the
+        dataset moves), and the report's ``ledger`` gives the balance after it. An
         entered :class:`~dpfix.release.ledger.Reservation` (``dpfix privatize``, which
         holds it until its own outputs are in place) must charge exactly what the release
-        spends; the caller commits it, except for a :class:`Dataset`, which commits it
-        before its dataset moves into place.
+        spends; the caller commits it, except where the release itself moves an output
+        into place (``out`` without ``staged``, a :class:`Dataset`): it is recorded just
+        before that move.
     out : str or pathlib.Path, optional
         A :class:`Dataset` release: the Parquet dataset folder to write (required; must not
         exist). Any other input: write the table to this file (CSV or Parquet by its
@@ -720,7 +722,7 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
     if target is not None:
         path = _write_to(target, lambda dest: release.write_table(
             dest, fmt="parquet" if is_parquet(target["out"]) else "csv",
-            escape_formulas=target["escape_formulas"]))
+            escape_formulas=target["escape_formulas"]), charge)
         release = Release(None, release.report, release.layout, path)
     if not confidential:
         return release
@@ -816,9 +818,12 @@ def _streamed(data: Any, out: Path, options: ReleaseOptions) -> bool:
             and streams(options))
 
 
-def _write_to(target: dict, write: Callable[[Path], Any]) -> Path:
+def _write_to(target: dict, write: Callable[[Path], Any], charge: Any = None) -> Path:
     """``write(temp)`` a staged temporary of ``target["out"]``, committed here unless the
-    caller stages it (``target["staged"]``)."""
+    caller stages it (``target["staged"]``). A ledger's ``charge`` (a
+    :class:`~dpfix.release.ledger.Reservation`) is recorded before the file moves into
+    place: no output is ever in place without its charge; a move that then fails says that
+    the charge stays."""
     out = Path(target["out"])
     if target["staged"] is not None:
         write(target["staged"].temp(out, "--out"))
@@ -826,7 +831,14 @@ def _write_to(target: dict, write: Callable[[Path], Any]) -> Path:
     own = StagedFiles(force=target["force"])
     with own:
         write(own.temp(out, "out"))
-        own.commit()
+        if charge is not None and not charge.committed:
+            charge.commit()
+        try:
+            own.commit()
+        except OSError as exc:
+            if charge is None:
+                raise
+            raise type(exc)(f"{' '.join(str(exc).split())}; {charge.recorded()}") from None
     return out
 
 
@@ -850,7 +862,7 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
                 progress=progress, on_stage=on_stage)
 
     with stopped_by_signals():  # SIGTERM, SIGHUP: the staged output and scratch removed
-        path = _write_to(target, write)
+        path = _write_to(target, write, charge)
     streamed = done["s"]
     table, results = streamed.table, streamed.results
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}
