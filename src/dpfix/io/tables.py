@@ -948,6 +948,31 @@ class CsvBlocks:
         self.positions: list[int] = []
         self.N = 0
         self._where = _csv_line(self.path, sep)
+        #: The file's :meth:`stamp` when it was opened (a streamed release checks that
+        #: every pass reads this file).
+        self.opened = self.stamp()
+
+    def stamp(self) -> tuple[int, int, int, int]:
+        """``(device, inode, size, modification time in ns)`` of the file now: what a
+        writer changes when it appends, truncates, rewrites or replaces it."""
+        info = os.stat(self.path)
+        return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+    def changed(self) -> str | None:
+        """What changed in the file since it was opened (its size, its modification time,
+        or another file now at its path), or None."""
+        try:
+            now = self.stamp()
+        except OSError:
+            return "it is gone"
+        was = self.opened
+        if now[:2] != was[:2]:
+            return "another file is at its path"
+        if now[2] != was[2]:
+            return f"its size went from {was[2]} to {now[2]} bytes"
+        if now[3] != was[3]:
+            return "it was written to (its modification time changed)"
+        return None
 
     def _chunks(self) -> Any:
         """pandas' chunks of the file (the header is row 0 of the first)."""

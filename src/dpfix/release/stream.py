@@ -48,7 +48,7 @@ from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
 from dpfix.release.options import ReleaseOptions
 
 __all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "stopped_by_signals",
-           "external_shuffle",
+           "external_shuffle", "InputChanged",
            "merge_runs", "BUCKET_ROWS", "SCRATCH_PREFIX"]
 
 #: The rows a bucket holds on average (``K = ceil(N / BUCKET_ROWS)`` buckets; ``N`` at most
@@ -376,6 +376,7 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
     blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
+    _unchanged(blocks)
     others = [h for k, h in enumerate(blocks.header) if k not in blocks.positions]
     passed = passed_of(others)
     read_seconds = time.perf_counter() - start
@@ -395,10 +396,19 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
     sources = [stage2_source(s) for s in seeds]
     K = 1 if order == "input" else max(1, math.ceil(N / bucket_rows))
 
+    again = _Histograms(hist.caps)  # pass 2's histograms: pass 1's, or the file changed
+
     def frames() -> Iterator[Any]:
         pd = require("pandas")
-        for first, body in blocks.blocks():
-            counts = blocks.counts(body, first)
+        rows = 0
+        for first, body in _read_again(blocks, N):
+            try:
+                counts = blocks.counts(body, first)
+            except ValueError:  # a count pass 1 read: the file changed
+                _unchanged(blocks)
+                raise
+            again.add(first, counts)
+            rows = first + len(body)
             drawn = []
             for k, r in enumerate(results):
                 d = np.minimum(counts[k], r.n - 1)
@@ -410,6 +420,10 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
             yield pd.DataFrame({f"c{j}": drawn[privatized[k]] if k in privatized
                                 else body.iloc[:, k]  # text as read, a fresh index
                                 for j, (k, _) in enumerate(columns)})
+        _unchanged(blocks, rows, N)
+        for k, name in enumerate(names):
+            if not np.array_equal(again.eta[k], hist.eta[k]):
+                _unchanged(blocks, what=f"pass 2 read other counts in column {name!r}")
 
     writer = _Writer(dest, layout, escape_formulas)
     try:
@@ -434,6 +448,44 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
     return Streamed(table, results, others, read_seconds,
                     {n: _topcoded_histogram(hist.eta[k], r.n)
                      for k, (n, r) in enumerate(zip(names, results, strict=True))})
+
+
+class InputChanged(ValueError):
+    """The CSV file of a streamed release changed between its two passes (it was appended
+    to, truncated, rewritten or replaced): pass 2 would draw rows that stage 1 and ``N``
+    never saw, so nothing is written."""
+
+
+def _unchanged(blocks: CsvBlocks, rows: int | None = None, N: int | None = None,
+               what: str | None = None) -> None:
+    """Raise :class:`InputChanged` if the file is not the one pass 1 read: another file
+    at its path, another size or modification time (:meth:`CsvBlocks.changed`), pass 2
+    read another number of ``rows`` than pass 1's ``N``, or ``what`` else differs."""
+    what = blocks.changed() or what
+    if what is None and rows is not None and rows != N:
+        what = (f"pass 2 read more rows than pass 1's {N}" if rows > N else
+                f"pass 2 read {rows} rows, pass 1 {N}")
+    if what is not None:
+        raise InputChanged(f"input file {blocks.path} changed while the streamed release "
+                           f"read it ({what}); nothing written: release a file that nothing "
+                           "writes to meanwhile (a copy)")
+
+
+def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
+    """Pass 2's blocks; a block beyond pass 1's ``N`` rows, or a file pandas now cannot
+    read, is the file changed (:class:`InputChanged`)."""
+    reader = blocks.blocks()
+    while True:
+        try:
+            first, body = next(reader)
+        except StopIteration:
+            return
+        except ValueError:
+            _unchanged(blocks)
+            raise
+        if first + len(body) > N:
+            _unchanged(blocks, first + len(body), N)
+        yield first, body
 
 
 def _topcoded_histogram(eta: np.ndarray, n: int) -> np.ndarray:
