@@ -4,6 +4,7 @@ written, or written with a bounded number of open files."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -145,3 +146,20 @@ def test_cli_a_file_changed_between_the_passes(tmp_path, monkeypatch, capsys):
     assert err.count("\n") == 1 and "changed while the streamed release read it" in err
     assert stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
+
+
+def test_progress_of_several_columns_counts_every_row(tmp_path, capsys):
+    """Off a terminal each column's line comes at the end with all its rows: a streamed
+    release builds every column's T first and draws the columns' rows together."""
+    rng = np.random.default_rng(3)
+    path = tmp_path / "in.csv"
+    pd.DataFrame({"id": [f"r{i}" for i in range(60)], "a": rng.integers(0, 6, 60),
+                  "b": rng.integers(0, 4, 60)}).to_csv(path, index=False)
+    rc, _, err = cli(capsys, "privatize", path, "--column", "a", "--column", "b",
+                     "--epsilon", "1", "--upper", "9", "--out", tmp_path / "o.csv",
+                     "--report", tmp_path / "r.json", "--seed", "1")
+    assert rc == 0, err
+    lines = [line for line in err.splitlines() if " rows (" in line]
+    assert [line.split(": ")[1] for line in lines] == ["in.csv (a)", "in.csv (b)"]
+    assert all(line.endswith("done; 60 rows (100%)") for line in lines), lines
+    assert json.loads((tmp_path / "r.json").read_text())["streamed"]["passes"] == 2

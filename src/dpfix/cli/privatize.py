@@ -531,14 +531,21 @@ class _Progress:
         if self.bar is not None:
             self.bar.leave = not failed  # an error message replaces the bar
             self.bar.close()
-        elif not (self.quiet or failed or not self.stages):
+            self.bar = None
+        elif not (self.tty or self.quiet or failed or not self.stages):
             share = 100 * self.done // self.total if self.total else 100
             print(f"dpfix privatize: {self.label}: {', '.join(self.stages)} done; "
                   f"{self.done} rows ({share}%)", file=sys.stderr)
 
 
 class _Bars:
-    """One :class:`_Progress` per column, opened when the library first tells of it."""
+    """One :class:`_Progress` per column, opened when the library first tells of it.
+
+    On a terminal one bar at a time: a column's bar closes when the next column's opens.
+    Off a terminal each column's line is printed at the end, in the columns' order, with
+    every row it drew: a streamed release builds every column's ``T`` in its first pass
+    and draws the rows of all the columns together in its second.
+    """
 
     def __init__(self, quiet: bool, label: str, several: bool) -> None:
         self.quiet, self.label, self.several = quiet, label, several
@@ -547,16 +554,16 @@ class _Bars:
 
     def bar(self, column: Any, rows: int = 0) -> _Progress:
         if column not in self.bars:
-            if self.current is not None:
+            if self.current is not None and self.current.tty:
                 self.current.close()
             name = f"{self.label} ({column})" if self.several else self.label
             self.current = self.bars[column] = _Progress(rows, self.quiet, name)
         return self.bars[column]
 
     def close(self, failed: bool = False) -> None:
-        if self.current is not None:
-            self.current.close(failed=failed)
-            self.current = None
+        for bar in self.bars.values():
+            bar.close(failed=failed)
+        self.bars, self.current = {}, None
 
 
 def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,

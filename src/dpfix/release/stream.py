@@ -305,6 +305,19 @@ class Streamed:
     others: list
     read_seconds: float
     histograms: dict = field(default_factory=dict)
+    buckets: int = 1
+    bucket_rows: int = BUCKET_ROWS
+
+    def statement(self) -> dict:
+        """The public report's ``streamed`` entry: how the file was read and shuffled (a
+        function of ``N`` and the parameters only)."""
+        return {"passes": 2, "block_rows": DRAW_CHUNK, "buckets": self.buckets,
+                "bucket_rows": self.bucket_rows,
+                "rule": "the file read twice, a block of rows at a time (never all its rows "
+                        "in memory): pass 1 its histograms (stage 1, N, T), pass 2 its rows "
+                        "drawn and written in the release's order (K buckets shuffled, or "
+                        "sorted and merged, in a private scratch folder); the file checked "
+                        "unchanged between the passes (docs/release.md, section 7)"}
 
 
 class _Histograms:
@@ -447,7 +460,8 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
                                                                 strict=True)])
     return Streamed(table, results, others, read_seconds,
                     {n: _topcoded_histogram(hist.eta[k], r.n)
-                     for k, (n, r) in enumerate(zip(names, results, strict=True))})
+                     for k, (n, r) in enumerate(zip(names, results, strict=True))},
+                    K, bucket_rows)
 
 
 class InputChanged(ValueError):

@@ -867,6 +867,7 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
                       {"path": str(table.path), "kind": table.kind}, output_columns, order,
                       ROW_ORDER_RULES[order],
                       extra=None if charge is None else {"ledger": charge.statement()})
+    public["streamed"] = streamed.statement()
     layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
               "newline": table.newline, "bom": table.bom}
     release = Release(None, reports.jsonable(public), layout, path)
