@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpfix.io.tables import CsvBlocks
 from dpfix.release import stream
@@ -163,3 +167,75 @@ def test_progress_of_several_columns_counts_every_row(tmp_path, capsys):
     assert [line.split(": ")[1] for line in lines] == ["in.csv (a)", "in.csv (b)"]
     assert all(line.endswith("done; 60 rows (100%)") for line in lines), lines
     assert json.loads((tmp_path / "r.json").read_text())["streamed"]["passes"] == 2
+
+
+# ------------------------------------------------------------------ open files
+def _shuffle(N: int, K: int, seed: int, max_open: int) -> list:
+    pa = pytest.importorskip("pyarrow")
+    from dpfix.sampling import random_source
+
+    t = pa.table({"x": list(range(N))})
+    pieces = [t.slice(0, N // 3), t.slice(N // 3, N // 3), t.slice(2 * (N // 3))]
+    with stream.scratch_folder() as folder:
+        return [v for b in stream.external_shuffle(iter(pieces), K, random_source(seed),
+                                                   folder, t.schema, max_open)
+                for v in b.column("x").to_pylist()]
+
+
+@settings(max_examples=40, deadline=None)
+@given(N=st.integers(0, 60), K=st.integers(1, 70), seed=st.integers(0, 2**32),
+       max_open=st.integers(2, 5))
+def test_a_bounded_scatter_is_the_one_level_scatter(N, K, seed, max_open):
+    """Files of several buckets split in turn give every bucket its rows in the input's
+    order and draw the same randomness: the same output as every bucket open at once."""
+    assert _shuffle(N, K, seed, max_open) == _shuffle(N, K, seed, max(K, 2))
+
+
+@settings(max_examples=30, deadline=None)
+@given(runs=st.lists(st.lists(st.sampled_from(["", "a", "b", "bb"]), max_size=8),
+                     min_size=1, max_size=9),
+       max_open=st.integers(2, 3), batch=st.integers(1, 3))
+def test_a_bounded_merge_is_the_stable_sort(runs, max_open, batch):
+    pa = pytest.importorskip("pyarrow")
+    frames = [pd.DataFrame({"k": pd.Series(sorted(ks), dtype=object),
+                            "tag": [f"{i}.{j}" for j in range(len(ks))]})
+              for i, ks in enumerate(runs)]
+    schema = pa.schema([("k", pa.string()), ("tag", pa.string())])
+    with stream.scratch_folder() as folder:
+        paths = []
+        for i, f in enumerate(frames):
+            paths.append(folder / f"r{i}")
+            with pa.ipc.new_stream(str(paths[-1]), schema) as w:
+                w.write_table(pa.Table.from_pandas(f, schema=schema, preserve_index=False),
+                              max_chunksize=batch)
+        merged = list(stream.merge_runs(paths, ["k"], max_open, batch=batch))
+        assert len(list(folder.iterdir())) <= len(runs)  # the merged-away runs are removed
+    got = pd.concat(merged)["tag"].tolist() if merged else []
+    want = pd.concat(frames).sort_values("k", kind="stable")["tag"].tolist()
+    assert got == want
+
+
+_FEW_FILES = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[4]), int(sys.argv[4])))
+from dpfix.release.table import privatize_table
+privatize_table(sys.argv[1], "k", 1.0, upper=5, keys=["id"], order=sys.argv[3], seed=2,
+                out=sys.argv[2], bucket_rows=2)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="RLIMIT_NOFILE")
+@pytest.mark.parametrize("order", ["shuffled", "key"])
+def test_many_buckets_with_few_open_files(tmp_path, monkeypatch, order):
+    """300 buckets (and sorted runs) under a limit of 100 open files: written, and the same
+    bytes as with every bucket open at once."""
+    path = _write(tmp_path / "in.csv", 600)
+    out = tmp_path / "few.csv"
+    run = subprocess.run([sys.executable, "-c", _FEW_FILES, str(path), str(out), order,
+                          "100"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    monkeypatch.setattr(stream, "MAX_OPEN_FILES", 10**6)  # one level: 300 files at once
+    privatize_table(path, "k", 1.0, upper=5, keys=["id"], order=order, seed=2,
+                    out=tmp_path / "all.csv", bucket_rows=2)
+    assert out.read_bytes() == (tmp_path / "all.csv").read_bytes()
+    assert len(pd.read_csv(out)) == 600
