@@ -136,6 +136,10 @@ Decisions
   drawn, the target estimated from the summed histogram, ``y`` remapped in
   place: :func:`dpfix.io.engines.privatize_dataset`); the quantile remap, which
   sorts all rows together, is refused there in one line.
+- **Joint tuples** (``--joint A,B``, docs/joint.md). The joint release runs its own
+  mechanisms and reads only ``--split`` and ``--framework one-stage``: a method flag it
+  would ignore (:data:`JOINT_IGNORES`: ``--constructor``, ``--privatizer``, ...) given
+  with ``--joint`` is refused in one line, exit 2, even at its default value.
 - **Bounds** (docs/bounds.md). ``--upper auto`` (or ``COL=auto``) chooses the
   column's bound privately: a DP quantile (:func:`dpfix.release.bounds.choose_upper`)
   spending ``--upper-share`` of the column's budget, the release the rest
@@ -202,7 +206,7 @@ from dpfix.release.budget import (
 from dpfix.release.options import check_budget, method_options
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
-__all__ = ["add_parser", "run", "STRICT_WARNINGS"]
+__all__ = ["add_parser", "run", "STRICT_WARNINGS", "JOINT_IGNORES"]
 
 DEMO_EPSILON = 1.0
 DEMO_SYNTHETIC_UPPER = 40
@@ -380,14 +384,28 @@ def _plan(args: argparse.Namespace, options: dict) -> dict:
             "call": {"columns": None if args.histogram else names, "eps": args.epsilon,
                      "upper": upper[None] if args.histogram else upper, "unit": unit,
                      "shares": shares, "delta": delta, "seed": seed, "options": method,
-                     "upper_share": share, **_joint(getattr(args, "joint", None))}}
+                     "upper_share": share, **_joint(getattr(args, "joint", None), args)}}
 
 
-def _joint(values: list | None) -> dict:
+#: The flags of a method that the joint release does not read (it runs its own mechanisms;
+#: it reads --split, and --framework one-stage).
+JOINT_IGNORES = ("constructor", "selector", "privatizer", "postprocess", "estimator", "remap",
+                 "time_limit")
+
+
+def _joint(values: list | None, args: argparse.Namespace | None = None) -> dict:
     """``--joint A,B`` or ``A,B,C`` (repeatable): the ``joint=`` tuples of privatize_table,
-    if any."""
+    if any; a flag of :data:`JOINT_IGNORES` given with them is refused (the library
+    refuses the options it would ignore too, by their parameters' names)."""
     if not values:
         return {}
+    given = [f"--{name.replace('_', '-')}" for name in JOINT_IGNORES
+             if getattr(args, name, None) is not None]
+    if given:
+        raise ValueError(f"--joint: the joint release runs its own mechanisms (product noise, "
+                         f"a joint deconvolution, a transport remap) and reads only --split and "
+                         f"--framework; it would ignore {', '.join(given)}: drop "
+                         f"{'it' if len(given) == 1 else 'them'}")
     pairs = []
     for text in values:
         parts = [p.strip() for p in str(text).split(",")]
@@ -399,8 +417,9 @@ def _joint(values: list | None) -> dict:
 
 def _method_options(args: argparse.Namespace) -> dict:
     """The pipeline's options (the names were checked by argparse's choices)."""
-    options = {"constructor": args.constructor, "selector": args.selector,
-               "split": _split(args.split), "privatizer": args.privatizer,
+    constructor = args.constructor or "northwest"
+    options = {"constructor": constructor, "selector": args.selector or "best",
+               "split": _split(args.split), "privatizer": args.privatizer or "cyclic-laplace",
                "postprocess": args.postprocess, "seed": _seed(args.seed),
                "delta": _delta(args.delta),
                "upper_share": _upper_share(getattr(args, "upper_share", None))}
@@ -410,9 +429,9 @@ def _method_options(args: argparse.Namespace) -> dict:
             options[name] = value
     limit = _time_limit(getattr(args, "time_limit", None))
     if limit is not None:
-        if args.constructor != "lp":
+        if constructor != "lp":
             raise ValueError(f"--time-limit: applies to --constructor lp only, not "
-                             f"{args.constructor!r}; drop it")
+                             f"{constructor!r}; drop it")
         options["time_limit"] = limit
     return options
 
@@ -1221,13 +1240,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "formula (without it such cells are written as they are, with one "
                         "warning per column)")
     released = [name for name, info in CONSTRUCTORS.items() if info.release]
-    p.add_argument("--constructor", default="northwest", choices=released,
+    p.add_argument("--constructor", default=None, choices=released,
                    metavar="NAME",
                    help=f"stage 2, the count mechanism T: {', '.join(released)}. "
                         "Default northwest (the optimum of F for every convex loss, Theorem A; "
                         "heuristic is the paper's Algorithm 1); lp: small --upper only; "
                         f"{', '.join(one_stage)}: one-stage, all of eps_t on the counts")
-    p.add_argument("--selector", default="best", choices=list(SELECTORS), metavar="NAME",
+    p.add_argument("--selector", default=None, choices=list(SELECTORS), metavar="NAME",
                    help=f"the heuristic's column selector: {', '.join(SELECTORS)} "
                         "(default best: every selector's mechanism, the least estimated "
                         "count error)")
@@ -1235,7 +1254,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="fraction of eps_t for stage 1, or rule-of-thumb (the paper's, the "
                         "default of the two-stage framework; the hybrid framework has its own "
                         "rule by default, the one-stage framework no stage 1)")
-    p.add_argument("--privatizer", default="cyclic-laplace", choices=list(PRIVATIZERS),
+    p.add_argument("--privatizer", default=None, choices=list(PRIVATIZERS),
                    metavar="NAME",
                    help=f"stage 1, the private target z: {', '.join(PRIVATIZERS)} "
                         "(default cyclic-laplace; cyclic-gaussian needs --delta)")
