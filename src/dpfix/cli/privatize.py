@@ -170,8 +170,9 @@ Decisions
   its own, and a different one given is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
   the run. With ``--engine dask`` the charge is recorded once every partition
-  is written, just before the dataset moves into place (the engine moves it:
-  no dataset is in place without its charge). Not with ``--demo``.
+  is written, just before the engine gives the dataset its staged name
+  (``.OUT.staged-PID-HOST-HEX``); the commit then moves it onto ``--out`` with the
+  other outputs: no dataset is in place without its charge. Not with ``--demo``.
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
   ``T`` is built, then the rows; off a terminal one line on success, no
   carriage-return frames; ``--quiet``: nothing.
@@ -471,8 +472,9 @@ def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> No
 
     - a name too long for its file system once made into the staged temporary
       (:class:`dpfix.io.commit.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
-      a Dask dataset, ``dataset``, ``.NAME.partial-PID-HOST-<8 hex>``), or a
-      path too long;
+      a Dask dataset, ``dataset``, is written as ``.NAME.staged-PID-HOST-<8 hex>``
+      (:func:`_staged_dataset`) through the engine's ``..NAME.staged-PID-HOST-<8
+      hex>.partial-PID-HOST-<8 hex>``), or a path too long;
     - a folder the user cannot write into.
 
     A folder that does not exist, and a path that exists but is not a regular
@@ -484,7 +486,8 @@ def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> No
     for flag, path in outputs.items():
         if path is None or not path.parent.is_dir():
             continue
-        temp = (f".{path.name}.partial-{leftover_tag()}-{'0' * 8}" if dataset
+        tag = leftover_tag()
+        temp = (f"..{path.name}.staged-{tag}-{'0' * 8}.partial-{tag}-{'0' * 8}" if dataset
                 else f".{path.name}.{'0' * 12}.part")
         longest = max(_limit(path.parent, "PC_NAME_MAX", 255), 1)
         if len(os.fsencode(temp)) > longest:
@@ -734,6 +737,13 @@ def _commit(staged: Any, say: Any, charge: Any = None) -> None:
     staged.commit()
 
 
+def _placed(committed: list[Path]) -> str:
+    """What a signal's line says was written: the outputs in place, or nothing."""
+    if not committed:
+        return "nothing written"
+    return f"the outputs were complete and are in place ({', '.join(map(str, committed))})"
+
+
 def _in_place(committed: list[Path]) -> str:
     """``"; the other outputs are complete and in place (...)"``, or ``""`` without any."""
     if not committed:
@@ -741,12 +751,13 @@ def _in_place(committed: list[Path]) -> str:
     return f"; the other outputs are complete and in place ({', '.join(map(str, committed))})"
 
 
-def _stream(table: Path, committed: list[Path]) -> None:
+def _stream(table: Path, committed: list[Path], args: argparse.Namespace) -> None:
     """Copy the staged table to standard output, after every other output is in place.
 
     Standard output cannot be taken back: a failure or a signal while the table
     is streamed leaves a partial table there, and the message says so (with the
-    other outputs, complete and in place), never "nothing written".
+    other outputs, complete and in place), never "nothing written"; a signal once it
+    is all written says that (``args.outcome``).
     """
     partial = ("standard output received a partial table (it cannot be taken back)"
                + _in_place(committed))
@@ -755,6 +766,7 @@ def _stream(table: Path, committed: list[Path]) -> None:
             while chunk := f.read(1 << 16):
                 sys.stdout.buffer.write(chunk)
         sys.stdout.flush()
+        args.outcome = "standard output received the whole table" + _in_place(committed)
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -866,14 +878,15 @@ def run(args: argparse.Namespace) -> int:
             setattr(args, name, default)
     if isinstance(args.upper, (str, int)):
         args.upper = [str(args.upper)]
+    args.outcome = None
     try:
         with staged:
-            return _demo(args, staged) if args.demo else _run(args, staged)
+            code = _demo(args, staged) if args.demo else _run(args, staged)
+        args.outcome = args.outcome or _placed(staged.committed)  # for a signal from now on
+        return code
     except KeyboardInterrupt as exc:
         if getattr(exc, "outcome", None) is None:  # set by _stream: standard output's state
-            exc.outcome = (f"the outputs were complete and are in place "
-                           f"({', '.join(map(str, staged.committed))})" if staged.committed
-                           else "nothing written")
+            exc.outcome = args.outcome or _placed(staged.committed)
         raise
     except MemoryError:
         raise MemoryError("out of memory (try a smaller --upper); nothing written") from None
@@ -940,13 +953,16 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             _warn(plan["call"]["seed"], args.quiet)
         try:
             _commit(staged, say, charge)
+            others = [p for p in staged.committed if p != Path(out)]
+            if to_stdout:
+                args.outcome = "standard output received nothing" + _in_place(others)
         except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
             if to_stdout and staged.committed:
                 exc.outcome = "standard output received nothing" + _in_place(
                     [p for p in staged.committed if p != Path(out)])
             raise
         if to_stdout:  # every other output is in place: only now the table, which stays
-            _stream(Path(out), [p for p in staged.committed if p != Path(out)])
+            _stream(Path(out), others, args)
     finally:
         if charge is not None:  # the ledger's lock: held until the outputs are in place
             charge.__exit__(None, None, None)
@@ -1066,11 +1082,17 @@ def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
 def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     """``--engine dask``: a partitioned dataset in, a Parquet dataset out, released by
     :func:`dpfix.release.table.privatize_table` with a
-    :class:`~dpfix.release.table.Dataset` input (its report and confidential report);
-    ``--ledger``'s charge is recorded just before the dataset moves into place."""
+    :class:`~dpfix.release.table.Dataset` input (its report and confidential report).
+
+    The engine writes the dataset under a name of this run's (:func:`_staged_dataset`,
+    beside ``--out``), which the commit moves onto ``--out`` together with the other
+    outputs (:meth:`dpfix.io.commit.StagedFiles.folder`): all or nothing, whatever
+    fails or whatever signal arrives; ``--ledger``'s charge is recorded before the
+    engine names the dataset, so before it is in place."""
     import shutil
 
     from dpfix.io import reports
+    from dpfix.io.commit import remove_stale
     from dpfix.release.table import Dataset, privatize_table
 
     if args.histogram:
@@ -1091,49 +1113,62 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
     call = dict(plan["call"], keys=args.key or [], keep=args.keep or [],
                 order=getattr(args, "order", None), labels=CLI_LABELS, confidential=True)
+    for prefix in (f".{out.name}.staged-", f"..{out.name}.staged-"):  # of killed runs
+        remove_stale(out.parent, prefix)
+    written = _staged_dataset(out)
     client, charge = None, None
     try:
         charge = _charge(ledger, args, plan, False)
         if args.dask_scheduler:
             client = require("distributed").Client(args.dask_scheduler)
         try:
-            release, confidential = privatize_table(Dataset(args.input), out=out,
+            release, confidential = privatize_table(Dataset(args.input), out=written,
                                                     ledger=charge, **call)
         finally:
             if client is not None:
                 client.close()
-        try:
-            _stage_dask(release, confidential, staged, report, plot, fmt, secret,
-                        Path(args.input).name)
+        staged.folder(written, out, "--out")
+        _stage_dask(release, confidential, staged, out, report, plot, fmt, secret,
+                    Path(args.input).name)
 
-            def say() -> None:
-                _announce(release.report["columns"], {"out": out, "report": report,
-                                                      "plot": plot,
-                                                      "confidential-report": secret},
-                          composed=release.report["composition"])
-                if charge is not None:
-                    _announce_charge(charge)
-                _warn(plan["call"]["seed"], args.quiet)
-            _commit(staged, say)
-        except BaseException:
-            shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
-            raise
+        def say() -> None:
+            _announce(release.report["columns"], {"out": out, "report": report,
+                                                  "plot": plot, "confidential-report": secret},
+                      composed=release.report["composition"])
+            if charge is not None:
+                _announce_charge(charge)
+            _warn(plan["call"]["seed"], args.quiet)
+        _commit(staged, say)
+    except BaseException:
+        shutil.rmtree(written, ignore_errors=True)  # this run's name: nothing else's
+        raise
     finally:
         if charge is not None:  # the ledger's lock: held until the outputs are in place
             charge.__exit__(None, None, None)
     return 0
 
 
-def _stage_dask(release: Any, confidential: Any, staged: Any, report: Path | None,
-                plot: Path | None, fmt: str | None, secret: Path | None, title: str) -> None:
-    """Stage a Dask release's report, figure and confidential report (its dataset is in
-    place already)."""
+def _staged_dataset(out: Path) -> Path:
+    """Where the engine writes ``--out``'s dataset before the commit moves it into place:
+    ``.NAME.staged-PID-HOST-HEX`` beside it (:func:`dpfix.io.commit.leftover_tag`: a killed
+    run's is removed by the next run writing ``NAME``)."""
+    import secrets
+
+    from dpfix.io.commit import leftover_tag
+
+    return out.parent / f".{out.name}.staged-{leftover_tag()}-{secrets.token_hex(4)}"
+
+
+def _stage_dask(release: Any, confidential: Any, staged: Any, out: Path,
+                report: Path | None, plot: Path | None, fmt: str | None, secret: Path | None,
+                title: str) -> None:
+    """Stage a Dask release's report (naming ``out``, where its dataset goes), figure and
+    confidential report."""
     from dpfix.io import reports
 
     names = release.report["input"]["columns"]
     if report is not None:
-        reports.write_json(release.report_for(release.layout["out"]),
-                           staged.temp(report, "--report"))
+        reports.write_json(release.report_for(out), staged.temp(report, "--report"))
     if fmt is not None:
         columns = release.report["columns"]
         fig = (reports.make_figures(columns, [f"{title} ({n})" for n in names])
