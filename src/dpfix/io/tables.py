@@ -759,7 +759,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
         except ValueError as exc:
             raise ValueError(f"{path}, line {lineno}: {exc}") from None
         if i > MAX_HISTOGRAM_COUNT:
-            raise ValueError(f"{path}, line {lineno}: count value {i} above the largest "
+            raise ValueError(f"{path}, line {lineno}: the count is above the largest "
                              f"readable, {MAX_HISTOGRAM_COUNT}")
         pairs.append((i, m))
     if not pairs:
@@ -769,7 +769,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
         totals[i] = totals.get(i, 0) + m
     big = [i for i, m in totals.items() if m > _INT64_MAX]
     if big:
-        raise ValueError(f"{path}: the number for count {big[0]} is above 2^63 - 1")
+        raise ValueError(f"{path}: the numbers of one count add up to more than 2^63 - 1")
     eta = np.zeros(max(totals) + 1, dtype=np.int64)
     for i, m in totals.items():
         eta[i] = m
