@@ -769,7 +769,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
         totals[i] = totals.get(i, 0) + m
     big = [i for i, m in totals.items() if m > _INT64_MAX]
     if big:
-        raise ValueError(f"{path}: the numbers of one count add up to more than 2^63 - 1")
+        raise ValueError(f"{path}: a count's number (its lines added up) is above 2^63 - 1")
     eta = np.zeros(max(totals) + 1, dtype=np.int64)
     for i, m in totals.items():
         eta[i] = m
