@@ -1111,6 +1111,9 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     fmt = reports.plot_format(plot) if plot is not None else None
     if args.force and out.is_dir():
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
+    if os.path.lexists(out):  # --force: a file there; the dataset never replaces anything
+        raise ValueError(f"--out: {out} exists; a dataset folder replaces nothing, remove it "
+                         "first")
     call = dict(plan["call"], keys=args.key or [], keep=args.keep or [],
                 order=getattr(args, "order", None), labels=CLI_LABELS, confidential=True)
     for prefix in (f".{out.name}.staged-", f"..{out.name}.staged-"):  # of killed runs
