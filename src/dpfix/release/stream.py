@@ -16,6 +16,11 @@ Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
    ``"key"`` the shuffled buckets each sorted stably by the key columns' text, then
    merged stably (:func:`merge_runs`): equal keys in uniformly random order.
 
+Pass 2 reads the file pass 1 read, or raises :class:`InputChanged` and writes nothing:
+the same device, inode, size and modification time, the same ``N`` rows, the same
+histograms (:func:`_unchanged`). At most :data:`MAX_OPEN_FILES` bucket or run files are
+open at once, whatever ``K``.
+
 With ``K = 1`` (``N`` at most ``bucket_rows``) no bucket is drawn and the one bucket's
 permutation is the in-memory path's: with a seed the output is the in-memory output,
 byte for byte, in every order.
@@ -220,6 +225,9 @@ def _scatter(pieces: Iterator[tuple[Any, np.ndarray]], lo: int, hi: int, folder:
                for a, b, path in parts]
     try:
         for piece, labels in pieces:
+            if len(parts) == 1:  # one bucket: the rows as they come
+                writers[0].write_table(piece)
+                continue
             part = (labels - lo) // width
             order = np.argsort(part, kind="stable")
             ends = np.cumsum(np.bincount(part, minlength=len(parts)))
