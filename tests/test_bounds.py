@@ -119,6 +119,42 @@ def test_private_upper_finds_the_quantile_at_a_large_budget():
     assert private_upper(counts, 40.0, quantile=0.5, seed=0) == 20
 
 
+def _rank_by_integers(quantile, N: int) -> int:
+    """``ceil(quantile N)`` by integer arithmetic on the quantile's exact fraction."""
+    q = Fraction(quantile)
+    return -(-q.numerator * N // q.denominator)
+
+
+@pytest.mark.parametrize("quantile, k", [("19/40", 10), (0.475, 10), ("0.31", 7),
+                                         ("0.335", 7), (Fraction(1, 3), 7)])
+def test_private_upper_rounds_a_fractional_rank_up(quantile, k):
+    """``quantile N`` not whole (9.5, 6.2, 6.7, 20/3): the rank is its ceiling. The counts
+    1 .. 20 once each make candidate ``c`` leave exactly ``c`` rows, so the bound is the
+    ``k``-th smallest count, and rounding down (or to nearest) would give another."""
+    counts = np.arange(1, 21)
+    assert _rank_by_integers(quantile, 20) == k
+    want = int(np.sort(counts)[k - 1])
+    assert [private_upper(counts, 40.0, quantile=quantile, seed=s) for s in range(4)] == \
+        [want] * 4
+    eta = np.bincount(counts)
+    assert choose_upper(histogram=eta, eps=40.0, quantile=quantile, seed=0).upper == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 70), min_size=1, max_size=40), st.integers(1, 99),
+       st.integers(2, 100))
+def test_scores_use_the_ceiling_of_a_fractional_rank(counts, a, b):
+    """Every score ``|#{x <= c} - ceil(quantile N)|`` against a count by brute force, the
+    ceiling in integers, for quantiles ``a / b`` in (0, 1] (``quantile N`` mostly not
+    whole)."""
+    quantile = Fraction(min(a, b), b)
+    grid = bound_grid(80)
+    k = _rank_by_integers(quantile, len(counts))
+    want = [abs(sum(x <= c for x in counts) - k) for c in grid]
+    assert upper_scores(np.bincount(counts), grid, quantile).tolist() == want
+    assert upper_scores(np.bincount(counts), grid, str(quantile)).tolist() == want
+
+
 def test_rows_and_histogram_give_the_same_bound():
     counts = np.random.default_rng(3).poisson(30, 400)
     for seed in range(3):

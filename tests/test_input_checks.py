@@ -93,11 +93,11 @@ def test_fast_and_slow_parsers_accept_exactly_the_same_cells(cells):
 
 @pytest.mark.parametrize("cell", ["4\x00", "4\x00\x00", "12.0\x00"])
 def test_a_count_with_a_nul_is_refused(cell, tmp_path):
-    with pytest.raises(ValueError, match="row 2: .* is not a number"):
+    with pytest.raises(ValueError, match="row 2: not a number$"):
         counts_of(pd.Series(["1", cell]), "k")
     path = tmp_path / "t.csv"
     path.write_bytes(b"name,k\na,1\nb," + cell.encode() + b"\n")
-    with pytest.raises(ValueError, match="is not a number"):
+    with pytest.raises(ValueError, match="line 3: not a number$"):
         read_counts(path, "k")
 
 

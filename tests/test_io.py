@@ -134,7 +134,7 @@ def test_counts_of_text_and_numbers():
     assert counts_of(pd.Series([3.0, 0.0, 1e30]), "k").tolist() == [3, 0, 2**62]
     with pytest.raises(ValueError, match="booleans"):
         counts_of(pd.Series([True, False]), "k")
-    with pytest.raises(ValueError, match="row 3: '1.5' is not an integer"):
+    with pytest.raises(ValueError, match="row 3: not an integer count$"):
         counts_of(pd.Series(["1", "2", "1.5"]), "k")
 
 
@@ -382,9 +382,9 @@ def test_numeric_columns_exactly():
         counts_of(pd.Series([1, None, 3], dtype="Int64"), "k")
     exact = pd.Series([decimal.Decimal("4.00"), 2**53 + 1, "12"], dtype=object)
     assert counts_of(exact, "k").tolist() == [4, 2**53 + 1, 12]
-    with pytest.raises(ValueError, match="row 1: Decimal\\('4.5'\\) is not an integer"):
+    with pytest.raises(ValueError, match="row 1: not an integer count$"):
         counts_of(pd.Series([decimal.Decimal("4.5")], dtype=object), "k")
-    with pytest.raises(ValueError, match="row 2: True is a boolean"):
+    with pytest.raises(ValueError, match="row 2: a boolean, not a count$"):
         counts_of(pd.Series([1, True], dtype=object), "k")
 
 

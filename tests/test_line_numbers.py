@@ -39,7 +39,7 @@ def test_a_csv_with_another_separator_names_the_line(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("id;k\na;1\nb;1\n\nc;2\nd;-4\n")
     err = refused(capsys, tmp_path, path, "--column", "k", "--sep", ";")
-    assert "column 'k', line 6: negative count" in err, err
+    assert "column 'k', line 6: not a count (negative)" in err, err
 
 
 def test_the_second_column_names_its_line(tmp_path, capsys):

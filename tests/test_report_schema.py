@@ -151,6 +151,10 @@ def test_every_report_the_command_writes_validates(files, tmp_path, capsys):
         assert rc == 0, (name, err)
         valid(json.loads(rep.read_text()))
     assert "ledger" in json.loads((tmp_path / "histogram and ledger.json").read_text())
+    streamed = json.loads((tmp_path / "table.json").read_text())["streamed"]  # CSV to CSV
+    assert streamed["passes"] == 2 and streamed["buckets"] == 1
+    for name in ("auto", "histogram"):  # Parquet, a histogram: read whole
+        assert "streamed" not in json.loads((tmp_path / f"{name}.json").read_text())
     pytest.importorskip("dask.dataframe")
     rep = tmp_path / "dask.json"
     rc, _, err = cli(capsys, "privatize", d / "ds", "--engine", "dask", "--column", "a",
@@ -230,6 +234,11 @@ WRONG = {
     "ledger: an extra key": ("ledger", _set("ledger.entries", [])),
     "ledger: this release free": ("ledger", _set("ledger.this_release.eps", 0)),
     "ledger: not a statement": ("ledger", _set("ledger", {})),
+    "streamed: said of a DataFrame": ("frame", _set("streamed", {
+        "passes": 2, "block_rows": 8, "buckets": 1, "bucket_rows": 8, "rule": "r"})),
+    "streamed: one pass": ("streamed", _set("streamed.passes", 1)),
+    "streamed: no buckets": ("streamed", _set("streamed.buckets", 0)),
+    "streamed: an extra key": ("streamed", _set("streamed.rows", 300)),
 }
 
 
@@ -243,6 +252,9 @@ def reports(files, tmp_path_factory):
                                         seed=0).report}
     ledger = Ledger(tmp_path_factory.mktemp("ledger") / "l.jsonl", total=5)
     out["ledger"] = privatize_table(df, "a", 1.0, upper=10, ledger=ledger).report
+    out["streamed"] = privatize_table(d / "t.csv", "a", 1.0, upper=10, keys=["id"], seed=0,
+                                      out=tmp_path_factory.mktemp("streamed") / "o.csv").report
+    assert out["streamed"]["streamed"]["buckets"] == 1
     if importlib.util.find_spec("dask") is not None:
         out["dataset"] = privatize_table(Dataset(d / "ds"), "a", 1.0, upper=10, seed=0,
                                          out=tmp_path_factory.mktemp("ds") / "out").report

@@ -30,12 +30,15 @@ file wires them (:data:`COMMANDS`) and holds the one error policy of every comma
   :class:`dpfix.io.commit.StagedFiles`); the run ends with one line
   ``dpfix CMD: interrupted[ by SIGTERM][; OUTCOME]`` (the command says what
   was written: ``nothing written``) and exit code 128 + the signal's number:
-  130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP). A signal that the caller set to
-  be ignored (``nohup``, a background job's SIGINT) stays ignored; the
-  previous handlers are restored when :func:`main` returns. Only the first
-  signal counts: one that arrives while its clean-up runs is dropped (no
-  second exception cuts the clean-up short), and the process then ends with
-  the first one's exit code;
+  130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP). A signal once the command has
+  returned (its outputs in place, its warnings being reported) ends the run the
+  same way, the line saying what the command wrote (its ``args.outcome``). A signal
+  that the caller set to be ignored (``nohup``, a background job's SIGINT) stays
+  ignored; the previous handlers are restored when :func:`main` returns, and the
+  process's own command line (no ``argv``) ends at once, the stop signals blocked, so
+  that none meets the interpreter's shutdown. Only the first signal counts: one that
+  arrives while its clean-up runs is dropped (no second exception cuts the clean-up
+  short), and the process then ends with the first one's exit code;
 - **warnings** never reach the terminal as Python warnings: a command module
   with ``STRICT_WARNINGS = True`` (``privatize``) turns numerical
   RuntimeWarnings into errors (exit code 1, one line); other commands print
@@ -96,27 +99,46 @@ class Interrupted(KeyboardInterrupt):
         self.signum = int(signum)
 
 
+class _Stop:
+    """What :func:`_signals_raise` saw: ``first``, the first stop signal (it decides the
+    exit code), and ``late``, that signal when it came once the command was over
+    (:meth:`over`), which :func:`main` then reports."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self.late: int | None = None
+        self.done = False
+
+    def over(self) -> None:
+        """The command has returned its exit code: a signal now is recorded, not raised."""
+        self.done = True
+
+
 @contextmanager
-def _signals_raise(program: bool = False) -> Iterator[None]:
+def _signals_raise(program: bool = False) -> Iterator[_Stop]:
     """While the block runs, :data:`STOP_SIGNALS` raise :class:`Interrupted` (in the main
     thread only, and not the ones the caller ignores); the old handlers come back after.
 
     Only the first signal raises: a later one (two signals a moment apart) is dropped, so
     that the clean-up the first one started runs to its end and the first decides the exit
-    code. With ``program`` (``main`` runs the process's own command line) an interrupted
-    block leaves the signals ignored instead of restoring the default actions: the process
-    is ending with the first signal's exit code, and a later signal must not kill it (exit
-    -15) or raise a KeyboardInterrupt with a traceback in its last instants."""
+    code. Once the command is over (:meth:`_Stop.over`) the first signal is recorded
+    (``late``) instead, for :func:`main` to report. With ``program`` (``main`` runs the
+    process's own command line) the signals are blocked when the block ends, for good:
+    one pending then is recorded as ``late`` too, and the process ends at once
+    (:func:`main`), so no signal meets the interpreter's shutdown (where the default
+    action would end it by the signal, exit -15, or a KeyboardInterrupt with a traceback)."""
+    stop = _Stop()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield stop
         return
 
-    stopping: list[int] = []
-
     def handler(signum: int, frame: object) -> None:
-        if stopping:  # a later signal while the first one's clean-up runs: the first decides
+        if stop.first is not None:  # a later signal: the first decides
             return
-        stopping.append(signum)
+        stop.first = signum
+        if stop.done:  # the command is over: main reports it
+            stop.late = signum
+            return
         raise Interrupted(signum)
     saved = {}
     with blocked_signals(STOP_SIGNALS):  # every handler set before any signal is handled
@@ -126,17 +148,32 @@ def _signals_raise(program: bool = False) -> Iterator[None]:
                 continue
             saved[signum] = signal.signal(signum, handler)
     try:
-        yield
+        yield stop
     finally:
-        with blocked_signals(saved):  # no signal between two restored handlers
-            for signum, old in saved.items():
-                signal.signal(signum, signal.SIG_IGN if program and stopping else old)
+        stop.done = True
+        if program:
+            block = getattr(signal, "pthread_sigmask", None)
+            if block is not None:
+                block(signal.SIG_BLOCK, list(saved))  # until the process ends
+                pending = sorted(set(saved) & set(signal.sigpending()))
+                if pending and stop.first is None:
+                    stop.first = stop.late = pending[0]
+            else:  # no masks here: ignored, the process is ending
+                for signum in saved:
+                    signal.signal(signum, signal.SIG_IGN)
+        else:
+            with blocked_signals(saved):  # no signal between two restored handlers
+                for signum, old in saved.items():
+                    signal.signal(signum, old)
 
 
-def _interrupted(prog: str, exc: KeyboardInterrupt) -> int:
+def _interrupted(prog: str, exc: KeyboardInterrupt, args: object = None) -> int:
+    """The line of an interrupted command and its exit code, 128 + the signal's number.
+    What was written: the exception's ``outcome``, else (a signal once the command had
+    returned) the command's own ``args.outcome``, if it set one."""
     signum = getattr(exc, "signum", signal.SIGINT)
     by = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
-    outcome = getattr(exc, "outcome", None)
+    outcome = getattr(exc, "outcome", None) or getattr(args, "outcome", None)
     print(f"{prog}: interrupted{by}{'; ' + outcome if outcome else ''}", file=sys.stderr)
     return 128 + int(signum)
 
@@ -207,13 +244,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dpfix`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code.
 
     See the module docstring for the error policy. ``--help`` and
-    ``--version`` return 0 after printing. Without ``argv`` (the installed
-    ``dpfix`` script, ``python -m dpfix.cli``) ``main`` runs the process's own
-    command line: after an interruption it leaves SIGINT, SIGTERM and SIGHUP
-    ignored, since the process is ending with the first signal's exit code.
+    ``--version`` return 0 after printing. A stop signal that arrives once the command
+    has returned (its summary printed, its outputs in place) still ends the run with the
+    line ``interrupted[ by SIGNAL]; OUTCOME`` (what the command wrote) and 128 + its
+    number. Without ``argv`` (the installed ``dpfix`` script, ``python -m dpfix.cli``)
+    ``main`` runs the process's own command line: the stop signals are then blocked once
+    the exit code is known, standard output and error are flushed and the process ends at
+    once with that code (:func:`os._exit`: every file is closed by then), so that no
+    signal meets the interpreter's shutdown.
     """
-    state = {"prog": "dpfix", "quiet": False}
-    with _signals_raise(program=argv is None), warnings.catch_warnings(record=True) as caught:
+    program = argv is None
+    state: dict = {"prog": "dpfix", "quiet": False, "args": None}
+    with _signals_raise(program=program) as stop, \
+            warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for category in _DEVELOPER_WARNINGS:
             warnings.simplefilter("ignore", category)
@@ -221,12 +264,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = _main(argv, state)
             if code in (0, 1) and not state["quiet"]:
                 _report_warnings(state["prog"], caught)
-        except KeyboardInterrupt as exc:  # a second signal while the first was reported
-            code = 128 + int(getattr(exc, "signum", signal.SIGINT))
+            stop.over()
+        except KeyboardInterrupt as exc:  # the first signal, once the command returned
+            stop.over()
+            code = _interrupted(state["prog"], exc, state["args"])
+    if stop.late is not None:
+        code = _interrupted(state["prog"], Interrupted(stop.late), state["args"])
     try:
         sys.stdout.flush()
     except OSError:  # reported already: the interpreter's final flush must not fail again
         _quiet_stdout()
+    if program:
+        try:
+            sys.stderr.flush()
+        except OSError:
+            pass
+        os._exit(code)
     return code
 
 
@@ -241,6 +294,7 @@ def _main(argv: Sequence[str] | None, state: dict) -> int:
             return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         prog = state["prog"] = f"dpfix {args.command}"
         state["quiet"] = bool(getattr(args, "quiet", False))
+        state["args"] = args
         module = COMMANDS[args.command]
         if getattr(module, "STRICT_WARNINGS", False):
             warnings.simplefilter("error", RuntimeWarning)
@@ -251,7 +305,7 @@ def _main(argv: Sequence[str] | None, state: dict) -> int:
         _quiet_stdout()
         return EXIT_CLOSED_PIPE
     except KeyboardInterrupt as exc:
-        return _interrupted(prog, exc)
+        return _interrupted(prog, exc, state["args"])
     except ImportError as exc:
         package = _missing_extra(exc)
         if package is None:

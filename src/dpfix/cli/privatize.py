@@ -136,6 +136,10 @@ Decisions
   drawn, the target estimated from the summed histogram, ``y`` remapped in
   place: :func:`dpfix.io.engines.privatize_dataset`); the quantile remap, which
   sorts all rows together, is refused there in one line.
+- **Joint tuples** (``--joint A,B``, docs/joint.md). The joint release runs its own
+  mechanisms and reads only ``--split`` and ``--framework one-stage``: a method flag it
+  would ignore (:data:`JOINT_IGNORES`: ``--constructor``, ``--privatizer``, ...) given
+  with ``--joint`` is refused in one line, exit 2, even at its default value.
 - **Bounds** (docs/bounds.md). ``--upper auto`` (or ``COL=auto``) chooses the
   column's bound privately: a DP quantile (:func:`dpfix.release.bounds.choose_upper`)
   spending ``--upper-share`` of the column's budget, the release the rest
@@ -169,8 +173,9 @@ Decisions
   is refused. The public report's
   ``ledger`` entry gives the ledger's name, total, spent and balance after
   the run. With ``--engine dask`` the charge is recorded once every partition
-  is written, just before the dataset moves into place (the engine moves it:
-  no dataset is in place without its charge). Not with ``--demo``.
+  is written, just before the engine gives the dataset its staged name
+  (``.OUT.staged-PID-HOST-HEX``); the commit then moves it onto ``--out`` with the
+  other outputs: no dataset is in place without its charge. Not with ``--demo``.
 - **Progress.** On a terminal a bar shows the stage and its elapsed time while
   ``T`` is built, then the rows; off a terminal one line on success, no
   carriage-return frames; ``--quiet``: nothing.
@@ -204,7 +209,7 @@ from dpfix.release.budget import (
 from dpfix.release.options import check_budget, method_options
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
-__all__ = ["add_parser", "run", "STRICT_WARNINGS"]
+__all__ = ["add_parser", "run", "STRICT_WARNINGS", "JOINT_IGNORES"]
 
 DEMO_EPSILON = 1.0
 DEMO_SYNTHETIC_UPPER = 40
@@ -382,14 +387,28 @@ def _plan(args: argparse.Namespace, options: dict) -> dict:
             "call": {"columns": None if args.histogram else names, "eps": args.epsilon,
                      "upper": upper[None] if args.histogram else upper, "unit": unit,
                      "shares": shares, "delta": delta, "seed": seed, "options": method,
-                     "upper_share": share, **_joint(getattr(args, "joint", None))}}
+                     "upper_share": share, **_joint(getattr(args, "joint", None), args)}}
 
 
-def _joint(values: list | None) -> dict:
+#: The flags of a method that the joint release does not read (it runs its own mechanisms;
+#: it reads --split, and --framework one-stage).
+JOINT_IGNORES = ("constructor", "selector", "privatizer", "postprocess", "estimator", "remap",
+                 "time_limit")
+
+
+def _joint(values: list | None, args: argparse.Namespace | None = None) -> dict:
     """``--joint A,B`` or ``A,B,C`` (repeatable): the ``joint=`` tuples of privatize_table,
-    if any."""
+    if any; a flag of :data:`JOINT_IGNORES` given with them is refused (the library
+    refuses the options it would ignore too, by their parameters' names)."""
     if not values:
         return {}
+    given = [f"--{name.replace('_', '-')}" for name in JOINT_IGNORES
+             if getattr(args, name, None) is not None]
+    if given:
+        raise ValueError(f"--joint: the joint release runs its own mechanisms (product noise, "
+                         f"a joint deconvolution, a transport remap) and reads only --split and "
+                         f"--framework; it would ignore {', '.join(given)}: drop "
+                         f"{'it' if len(given) == 1 else 'them'}")
     pairs = []
     for text in values:
         parts = [p.strip() for p in str(text).split(",")]
@@ -401,8 +420,9 @@ def _joint(values: list | None) -> dict:
 
 def _method_options(args: argparse.Namespace) -> dict:
     """The pipeline's options (the names were checked by argparse's choices)."""
-    options = {"constructor": args.constructor, "selector": args.selector,
-               "split": _split(args.split), "privatizer": args.privatizer,
+    constructor = args.constructor or "northwest"
+    options = {"constructor": constructor, "selector": args.selector or "best",
+               "split": _split(args.split), "privatizer": args.privatizer or "cyclic-laplace",
                "postprocess": args.postprocess, "seed": _seed(args.seed),
                "delta": _delta(args.delta),
                "upper_share": _upper_share(getattr(args, "upper_share", None))}
@@ -412,9 +432,9 @@ def _method_options(args: argparse.Namespace) -> dict:
             options[name] = value
     limit = _time_limit(getattr(args, "time_limit", None))
     if limit is not None:
-        if args.constructor != "lp":
+        if constructor != "lp":
             raise ValueError(f"--time-limit: applies to --constructor lp only, not "
-                             f"{args.constructor!r}; drop it")
+                             f"{constructor!r}; drop it")
         options["time_limit"] = limit
     return options
 
@@ -454,8 +474,9 @@ def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> No
 
     - a name too long for its file system once made into the staged temporary
       (:class:`dpfix.io.commit.StagedFiles` writes ``.NAME.<12 hex>.part`` beside it;
-      a Dask dataset, ``dataset``, ``.NAME.partial-PID-HOST-<8 hex>``), or a
-      path too long;
+      a Dask dataset, ``dataset``, is written as ``.NAME.staged-PID-HOST-<8 hex>``
+      (:func:`_staged_dataset`) through the engine's ``..NAME.staged-PID-HOST-<8
+      hex>.partial-PID-HOST-<8 hex>``), or a path too long;
     - a folder the user cannot write into.
 
     A folder that does not exist, and a path that exists but is not a regular
@@ -467,7 +488,8 @@ def _check_targets(outputs: dict[str, Path | None], dataset: bool = False) -> No
     for flag, path in outputs.items():
         if path is None or not path.parent.is_dir():
             continue
-        temp = (f".{path.name}.partial-{leftover_tag()}-{'0' * 8}" if dataset
+        tag = leftover_tag()
+        temp = (f"..{path.name}.staged-{tag}-{'0' * 8}.partial-{tag}-{'0' * 8}" if dataset
                 else f".{path.name}.{'0' * 12}.part")
         longest = max(_limit(path.parent, "PC_NAME_MAX", 255), 1)
         if len(os.fsencode(temp)) > longest:
@@ -533,14 +555,21 @@ class _Progress:
         if self.bar is not None:
             self.bar.leave = not failed  # an error message replaces the bar
             self.bar.close()
-        elif not (self.quiet or failed or not self.stages):
+            self.bar = None
+        elif not (self.tty or self.quiet or failed or not self.stages):
             share = 100 * self.done // self.total if self.total else 100
             print(f"dpfix privatize: {self.label}: {', '.join(self.stages)} done; "
                   f"{self.done} rows ({share}%)", file=sys.stderr)
 
 
 class _Bars:
-    """One :class:`_Progress` per column, opened when the library first tells of it."""
+    """One :class:`_Progress` per column, opened when the library first tells of it.
+
+    On a terminal one bar at a time: a column's bar closes when the next column's opens.
+    Off a terminal each column's line is printed at the end, in the columns' order, with
+    every row it drew: a streamed release builds every column's ``T`` in its first pass
+    and draws the rows of all the columns together in its second.
+    """
 
     def __init__(self, quiet: bool, label: str, several: bool) -> None:
         self.quiet, self.label, self.several = quiet, label, several
@@ -549,16 +578,16 @@ class _Bars:
 
     def bar(self, column: Any, rows: int = 0) -> _Progress:
         if column not in self.bars:
-            if self.current is not None:
+            if self.current is not None and self.current.tty:
                 self.current.close()
             name = f"{self.label} ({column})" if self.several else self.label
             self.current = self.bars[column] = _Progress(rows, self.quiet, name)
         return self.bars[column]
 
     def close(self, failed: bool = False) -> None:
-        if self.current is not None:
-            self.current.close(failed=failed)
-            self.current = None
+        for bar in self.bars.values():
+            bar.close(failed=failed)
+        self.bars, self.current = {}, None
 
 
 def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
@@ -716,6 +745,13 @@ def _commit(staged: Any, say: Any, charge: Any = None) -> None:
         raise type(exc)(f"{' '.join(str(exc).split())}; {charge.recorded()}") from None
 
 
+def _placed(committed: list[Path]) -> str:
+    """What a signal's line says was written: the outputs in place, or nothing."""
+    if not committed:
+        return "nothing written"
+    return f"the outputs were complete and are in place ({', '.join(map(str, committed))})"
+
+
 def _in_place(committed: list[Path]) -> str:
     """``"; the other outputs are complete and in place (...)"``, or ``""`` without any."""
     if not committed:
@@ -723,12 +759,13 @@ def _in_place(committed: list[Path]) -> str:
     return f"; the other outputs are complete and in place ({', '.join(map(str, committed))})"
 
 
-def _stream(table: Path, committed: list[Path]) -> None:
+def _stream(table: Path, committed: list[Path], args: argparse.Namespace) -> None:
     """Copy the staged table to standard output, after every other output is in place.
 
     Standard output cannot be taken back: a failure or a signal while the table
     is streamed leaves a partial table there, and the message says so (with the
-    other outputs, complete and in place), never "nothing written".
+    other outputs, complete and in place), never "nothing written"; a signal once it
+    is all written says that (``args.outcome``).
     """
     partial = ("standard output received a partial table (it cannot be taken back)"
                + _in_place(committed))
@@ -737,6 +774,7 @@ def _stream(table: Path, committed: list[Path]) -> None:
             while chunk := f.read(1 << 16):
                 sys.stdout.buffer.write(chunk)
         sys.stdout.flush()
+        args.outcome = "standard output received the whole table" + _in_place(committed)
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -848,14 +886,15 @@ def run(args: argparse.Namespace) -> int:
             setattr(args, name, default)
     if isinstance(args.upper, (str, int)):
         args.upper = [str(args.upper)]
+    args.outcome = None
     try:
         with staged:
-            return _demo(args, staged) if args.demo else _run(args, staged)
+            code = _demo(args, staged) if args.demo else _run(args, staged)
+        args.outcome = args.outcome or _placed(staged.committed)  # for a signal from now on
+        return code
     except KeyboardInterrupt as exc:
         if getattr(exc, "outcome", None) is None:  # set by _stream: standard output's state
-            exc.outcome = (f"the outputs were complete and are in place "
-                           f"({', '.join(map(str, staged.committed))})" if staged.committed
-                           else "nothing written")
+            exc.outcome = args.outcome or _placed(staged.committed)
         raise
     except MemoryError:
         raise MemoryError("out of memory (try a smaller --upper); nothing written") from None
@@ -922,13 +961,16 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
             _warn(plan["call"]["seed"], args.quiet)
         try:
             _commit(staged, say, charge)
+            others = [p for p in staged.committed if p != Path(out)]
+            if to_stdout:
+                args.outcome = "standard output received nothing" + _in_place(others)
         except KeyboardInterrupt as exc:  # held during the moves, raised once they are done
             if to_stdout and staged.committed:
                 exc.outcome = "standard output received nothing" + _in_place(
                     [p for p in staged.committed if p != Path(out)])
             raise
         if to_stdout:  # every other output is in place: only now the table, which stays
-            _stream(Path(out), [p for p in staged.committed if p != Path(out)])
+            _stream(Path(out), others, args)
     finally:
         if charge is not None:  # the ledger's lock: held until the outputs are in place
             charge.__exit__(None, None, None)
@@ -1065,11 +1107,17 @@ def _stdin_file(scratch: Path) -> tuple[Path, int | None]:
 def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     """``--engine dask``: a partitioned dataset in, a Parquet dataset out, released by
     :func:`dpfix.release.table.privatize_table` with a
-    :class:`~dpfix.release.table.Dataset` input (its report and confidential report);
-    ``--ledger``'s charge is recorded just before the dataset moves into place."""
+    :class:`~dpfix.release.table.Dataset` input (its report and confidential report).
+
+    The engine writes the dataset under a name of this run's (:func:`_staged_dataset`,
+    beside ``--out``), which the commit moves onto ``--out`` together with the other
+    outputs (:meth:`dpfix.io.commit.StagedFiles.folder`): all or nothing, whatever
+    fails or whatever signal arrives; ``--ledger``'s charge is recorded before the
+    engine names the dataset, so before it is in place."""
     import shutil
 
     from dpfix.io import reports
+    from dpfix.io.commit import remove_stale
     from dpfix.release.table import Dataset, privatize_table
 
     if args.histogram:
@@ -1088,51 +1136,67 @@ def _run_dask(args: argparse.Namespace, staged: Any, options: dict) -> int:
     fmt = reports.plot_format(plot) if plot is not None else None
     if args.force and out.is_dir():
         raise ValueError(f"--out: {out} is a folder; remove it first (--force replaces files)")
+    if os.path.lexists(out):  # --force: a file there; the dataset never replaces anything
+        raise ValueError(f"--out: {out} exists; a dataset folder replaces nothing, remove it "
+                         "first")
     call = dict(plan["call"], keys=args.key or [], keep=args.keep or [],
                 order=getattr(args, "order", None), labels=CLI_LABELS, confidential=True)
+    for prefix in (f".{out.name}.staged-", f"..{out.name}.staged-"):  # of killed runs
+        remove_stale(out.parent, prefix)
+    written = _staged_dataset(out)
     client, charge = None, None
     try:
         charge = _charge(ledger, args, plan, False)
         if args.dask_scheduler:
             client = require("distributed").Client(args.dask_scheduler)
         try:
-            release, confidential = privatize_table(Dataset(args.input), out=out,
+            release, confidential = privatize_table(Dataset(args.input), out=written,
                                                     ledger=charge, **call)
         finally:
             if client is not None:
                 client.close()
-        try:
-            _stage_dask(release, confidential, staged, report, plot, fmt, secret,
-                        Path(args.input).name)
+        staged.folder(written, out, "--out")
+        _stage_dask(release, confidential, staged, out, report, plot, fmt, secret,
+                    Path(args.input).name)
 
-            def say() -> None:
-                _announce(release.report["columns"], {"out": out, "report": report,
-                                                      "plot": plot,
-                                                      "confidential-report": secret},
-                          composed=release.report["composition"])
-                if charge is not None:
-                    _announce_charge(charge)
-                _warn(plan["call"]["seed"], args.quiet)
-            _commit(staged, say, charge)
-        except BaseException:
-            shutil.rmtree(out, ignore_errors=True)  # all or nothing: the dataset goes too
-            raise
+        def say() -> None:
+            _announce(release.report["columns"], {"out": out, "report": report,
+                                                  "plot": plot, "confidential-report": secret},
+                      composed=release.report["composition"])
+            if charge is not None:
+                _announce_charge(charge)
+            _warn(plan["call"]["seed"], args.quiet)
+        _commit(staged, say, charge)
+    except BaseException:
+        shutil.rmtree(written, ignore_errors=True)  # this run's name: nothing else's
+        raise
     finally:
         if charge is not None:  # the ledger's lock: held until the outputs are in place
             charge.__exit__(None, None, None)
     return 0
 
 
-def _stage_dask(release: Any, confidential: Any, staged: Any, report: Path | None,
-                plot: Path | None, fmt: str | None, secret: Path | None, title: str) -> None:
-    """Stage a Dask release's report, figure and confidential report (its dataset is in
-    place already)."""
+def _staged_dataset(out: Path) -> Path:
+    """Where the engine writes ``--out``'s dataset before the commit moves it into place:
+    ``.NAME.staged-PID-HOST-HEX`` beside it (:func:`dpfix.io.commit.leftover_tag`: a killed
+    run's is removed by the next run writing ``NAME``)."""
+    import secrets
+
+    from dpfix.io.commit import leftover_tag
+
+    return out.parent / f".{out.name}.staged-{leftover_tag()}-{secrets.token_hex(4)}"
+
+
+def _stage_dask(release: Any, confidential: Any, staged: Any, out: Path,
+                report: Path | None, plot: Path | None, fmt: str | None, secret: Path | None,
+                title: str) -> None:
+    """Stage a Dask release's report (naming ``out``, where its dataset goes), figure and
+    confidential report."""
     from dpfix.io import reports
 
     names = release.report["input"]["columns"]
     if report is not None:
-        reports.write_json(release.report_for(release.layout["out"]),
-                           staged.temp(report, "--report"))
+        reports.write_json(release.report_for(out), staged.temp(report, "--report"))
     if fmt is not None:
         columns = release.report["columns"]
         fig = (reports.make_figures(columns, [f"{title} ({n})" for n in names])
@@ -1239,13 +1303,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "formula (without it such cells are written as they are, with one "
                         "warning per column)")
     released = [name for name, info in CONSTRUCTORS.items() if info.release]
-    p.add_argument("--constructor", default="northwest", choices=released,
+    p.add_argument("--constructor", default=None, choices=released,
                    metavar="NAME",
                    help=f"stage 2, the count mechanism T: {', '.join(released)}. "
                         "Default northwest (the optimum of F for every convex loss, Theorem A; "
                         "heuristic is the paper's Algorithm 1); lp: small --upper only; "
                         f"{', '.join(one_stage)}: one-stage, all of eps_t on the counts")
-    p.add_argument("--selector", default="best", choices=list(SELECTORS), metavar="NAME",
+    p.add_argument("--selector", default=None, choices=list(SELECTORS), metavar="NAME",
                    help=f"the heuristic's column selector: {', '.join(SELECTORS)} "
                         "(default best: every selector's mechanism, the least estimated "
                         "count error)")
@@ -1253,7 +1317,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="fraction of eps_t for stage 1, or rule-of-thumb (the paper's, the "
                         "default of the two-stage framework; the hybrid framework has its own "
                         "rule by default, the one-stage framework no stage 1)")
-    p.add_argument("--privatizer", default="cyclic-laplace", choices=list(PRIVATIZERS),
+    p.add_argument("--privatizer", default=None, choices=list(PRIVATIZERS),
                    metavar="NAME",
                    help=f"stage 1, the private target z: {', '.join(PRIVATIZERS)} "
                         "(default cyclic-laplace; cyclic-gaussian needs --delta)")

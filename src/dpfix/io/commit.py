@@ -201,6 +201,8 @@ class StagedFiles:
     def __init__(self, force: bool = False) -> None:
         self.force = bool(force)
         self.items: list[tuple[Path, Path, str]] = []
+        #: The complete folders moved into place with the files (:meth:`folder`).
+        self.folders: list[tuple[Path, Path, str]] = []
         #: The temporaries of confidential files (mode 0600 or stricter).
         self.private: set[Path] = set()
         #: The destinations of the last successful :meth:`commit`.
@@ -236,6 +238,23 @@ class StagedFiles:
                     self.private.add(tmp)
                 return tmp
         raise FileExistsError(f"{where}: no free temporary name in {final.parent}")
+
+    def folder(self, tmp: str | Path, final: str | Path, label: str = "") -> None:
+        """Move the complete folder ``tmp`` (beside ``final``: the same file system) onto
+        ``final`` at :meth:`commit`, with the files, all or nothing; :meth:`discard`
+        removes it. A folder never replaces anything: ``final`` must not exist then,
+        ``force`` or not (a Dask dataset, staged under a name of its own by its writer).
+        """
+        self.folders.append((Path(tmp), Path(final), label))
+
+    def _check_folder(self, final: Path, label: str) -> None:
+        where = self._where(final, label)
+        if not final.parent.is_dir():
+            raise FileNotFoundError(f"{label + ': ' if label else ''}folder {final.parent} "
+                                    "does not exist any more")
+        if os.path.lexists(final):
+            raise FileExistsError(f"{where} was created during the run; a folder is never "
+                                  "replaced")
 
     def _check(self, final: Path, label: str) -> None:
         where = self._where(final, label)
@@ -298,10 +317,16 @@ class StagedFiles:
         """
         with held_signals():
             try:
+                for _, final, label in self.folders:
+                    self._check_folder(final, label)
                 for _, final, label in self.items:
                     self._check(final, label)
+                moved: list[tuple[Path, Path]] = []
                 done: list[tuple[Path, Path | None]] = []
                 try:
+                    for tmp, final, _ in self.folders:
+                        os.rename(tmp, final)
+                        moved.append((tmp, final))
                     for tmp, final, label in self.items:
                         done.append(self._move(tmp, final, label))
                 except BaseException:
@@ -310,21 +335,27 @@ class StagedFiles:
                             _quietly(os.replace, backup, final)
                         else:
                             _quietly(os.unlink, final)
+                    for tmp, final in reversed(moved):  # a folder back to its name, removed
+                        _quietly(os.rename, final, tmp)
                     raise
                 for _, backup in done:
                     if backup is not None:
                         _quietly(os.unlink, backup)
-                self.committed = [final for final, _ in done]
-                self.items = []
+                self.committed = [final for _, final in moved] + [final for final, _ in done]
+                self.items, self.folders = [], []
             finally:
                 self.discard()
 
     def discard(self) -> None:
-        """Delete the temporaries not yet committed."""
+        """Delete the temporaries (and remove the folders) not yet committed."""
+        import shutil
+
         with held_signals():
             for tmp, _, _ in self.items:
                 _quietly(os.unlink, tmp)
-            self.items = []
+            for tmp, _, _ in self.folders:
+                shutil.rmtree(tmp, ignore_errors=True)
+            self.items, self.folders = [], []
 
     def __enter__(self) -> StagedFiles:
         return self

@@ -323,8 +323,9 @@ def parse_count(v: Any) -> int:
     Raises
     ------
     ValueError
-        ``missing value (NaN)``, ``'2.5' is not an integer count``, ``'x' is not a
-        number`` or ``negative count '-3'``.
+        ``missing value (NaN)``, ``not an integer count``, ``not a number``, ``not a
+        count (negative)`` or ``a boolean, not a count``: the reason, never the value
+        (a cell of a column of counts is confidential, and messages reach logs).
 
     Examples
     --------
@@ -333,12 +334,12 @@ def parse_count(v: Any) -> int:
     >>> parse_count("3.0000000000000001")
     Traceback (most recent call last):
     ...
-    ValueError: '3.0000000000000001' is not an integer count
+    ValueError: not an integer count
     """
     if v is None or type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing values
         raise ValueError("missing value (NaN)")
     if isinstance(v, (bool, np.bool_)):
-        raise ValueError(f"{v!r} is a boolean, not a count")
+        raise ValueError("a boolean, not a count")
     if isinstance(v, (int, np.integer)):
         value = int(v)
     elif isinstance(v, str):
@@ -348,24 +349,24 @@ def parse_count(v: Any) -> int:
             if text == "" or text.lower() in ("nan", "-nan", "+nan"):
                 raise ValueError("missing value (NaN)")
             if _NUMBER_TEXT.fullmatch(text):
-                raise ValueError(f"{v!r} is not an integer count")
-            raise ValueError(f"{v!r} is not a number")
+                raise ValueError("not an integer count")
+            raise ValueError("not a number")
         value = int(match.group(1))
     elif isinstance(v, (float, np.floating, decimal.Decimal, fractions.Fraction)):
         if isinstance(v, (float, np.floating, decimal.Decimal)) and v != v:
             raise ValueError("missing value (NaN)")
         if isinstance(v, (float, np.floating)) and not math.isfinite(v):
-            raise ValueError(f"{v!r} is not an integer count")
+            raise ValueError("not an integer count")
         if isinstance(v, decimal.Decimal) and not v.is_finite():
-            raise ValueError(f"{v!r} is not an integer count")
+            raise ValueError("not an integer count")
         exact = fractions.Fraction(v) if not isinstance(v, fractions.Fraction) else v
         if exact.denominator != 1:
-            raise ValueError(f"{v!r} is not an integer count")
+            raise ValueError("not an integer count")
         value = int(exact)
     else:
-        raise ValueError(f"{v!r} is not a number")
+        raise ValueError(f"not a number (a {type(v).__name__})")
     if value < 0:
-        raise ValueError(f"negative count {v!r}")
+        raise ValueError("not a count (negative)")
     return value
 
 
@@ -400,7 +401,7 @@ def counts_from_column(table: Any, column: str) -> np.ndarray:
     >>> counts_from_column(pd.DataFrame({"k": [3, -1]}), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 2: negative count -1
+    ValueError: column 'k', row 2: not a count (negative)
     """
     if column not in table.columns:
         raise ValueError(f"column {column!r} not found; columns are {list(table.columns)}")
@@ -414,6 +415,11 @@ def _row(i: int) -> str:
     return f"row {i + 1}"
 
 
+#: The largest CSV field the line finder of a bad cell reads (the csv module's default is
+#: 128 KiB; pandas has no limit).
+_MAX_FIELD = 2**31 - 1
+
+
 def _csv_line(path: Path, sep: str) -> Callable[[int], str]:
     """Where data row ``i`` (from 0, after the header) of a CSV file is: ``"line L"``.
 
@@ -424,15 +430,22 @@ def _csv_line(path: Path, sep: str) -> Callable[[int], str]:
     def where(i: int) -> str:
         import csv
 
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            reader = csv.reader(f, delimiter=sep)
-            record_no, start = -1, 1  # the header is record -1
-            for record in reader:
-                if len(record) > 1 or (record and record[0].strip()):
-                    if record_no == i:
-                        return f"line {start}"
-                    record_no += 1
-                start = reader.line_num + 1
+        limit = csv.field_size_limit()
+        csv.field_size_limit(max(limit, _MAX_FIELD))  # pandas reads fields of any size
+        try:
+            with open(path, encoding="utf-8-sig", newline="") as f:
+                reader = csv.reader(f, delimiter=sep)
+                record_no, start = -1, 1  # the header is record -1
+                for record in reader:
+                    if len(record) > 1 or (record and record[0].strip()):
+                        if record_no == i:
+                            return f"line {start}"
+                        record_no += 1
+                    start = reader.line_num + 1
+        except csv.Error:  # a file the csv module reads otherwise than pandas: by row
+            pass
+        finally:
+            csv.field_size_limit(limit)
         return _row(i)
 
     return where
@@ -454,8 +467,9 @@ def non_count_type(dtype: Any) -> str | None:
     """What a column of ``dtype`` holds when it cannot hold counts, else None.
 
     Dates and times (``datetime64``, with a time zone, periods), durations
-    (``timedelta64``), intervals and booleans (``bool``, ``boolean``) are no
-    counts even though numpy can turn them into integers (nanoseconds, 0/1).
+    (``timedelta64``), intervals, booleans (``bool``, ``boolean``) and complex
+    numbers are no counts even though numpy can turn them into integers
+    (nanoseconds, 0/1, the real part).
 
     Examples
     --------
@@ -470,6 +484,8 @@ def non_count_type(dtype: Any) -> str | None:
     name = str(dtype)
     if pd.api.types.is_bool_dtype(dtype):
         return f"booleans ({name})"
+    if pd.api.types.is_complex_dtype(dtype):
+        return f"complex numbers ({name})"
     if isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_datetime64_any_dtype(dtype):
         return f"datetime values ({name})"
     if pd.api.types.is_timedelta64_dtype(dtype):
@@ -559,7 +575,7 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = _row) -> n
     >>> counts_of(pd.Series(["1", "1e-400"]), "k")
     Traceback (most recent call last):
     ...
-    ValueError: column 'k', row 2: '1e-400' is not an integer count
+    ValueError: column 'k', row 2: not an integer count
     """
     pd = require("pandas")
 
@@ -650,10 +666,10 @@ def histogram_cells(line: str) -> list[str]:
 
 def _histogram_row(line: str) -> tuple[int, int]:
     """``(count, number)`` of a ``count,number`` line, exactly (:func:`parse_count`);
-    ValueError without the line's position."""
+    ValueError without the line's position (nor its values: a histogram is confidential)."""
     cells = histogram_cells(line)
     if len(cells) != 2:
-        raise ValueError(f"expected 'count,number', got {line!r}")
+        raise ValueError(f"expected 'count,number', got {len(cells)} cells")
     i, m = (_histogram_cell(c, what, line) for c, what in zip(cells, ("count", "number"),
                                                                  strict=True))
     return i, m
@@ -665,10 +681,11 @@ def _histogram_cell(cell: str, what: str, line: str) -> int:
     except ValueError as exc:
         text = str(exc)
         if "negative" in text:
-            raise ValueError(f"negative entry in {line!r}") from None
+            raise ValueError(f"the {what} is not a count (negative)") from None
         if "not a number" in text or "missing" in text:
-            raise ValueError(f"expected 'count,number', got {line!r}") from None
-        raise ValueError(f"the {what} in {line!r} is not an integer") from None
+            raise ValueError(f"expected 'count,number': the {what} is "
+                             f"{'missing' if 'missing' in text else 'not a number'}") from None
+        raise ValueError(f"the {what} is not an integer") from None
 
 
 def read_histogram(path: str | Path, with_header: bool = False,
@@ -742,7 +759,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
         except ValueError as exc:
             raise ValueError(f"{path}, line {lineno}: {exc}") from None
         if i > MAX_HISTOGRAM_COUNT:
-            raise ValueError(f"{path}, line {lineno}: count value {i} above the largest "
+            raise ValueError(f"{path}, line {lineno}: the count is above the largest "
                              f"readable, {MAX_HISTOGRAM_COUNT}")
         pairs.append((i, m))
     if not pairs:
@@ -752,7 +769,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
         totals[i] = totals.get(i, 0) + m
     big = [i for i, m in totals.items() if m > _INT64_MAX]
     if big:
-        raise ValueError(f"{path}: the number for count {big[0]} is above 2^63 - 1")
+        raise ValueError(f"{path}: a count's number (its lines added up) is above 2^63 - 1")
     eta = np.zeros(max(totals) + 1, dtype=np.int64)
     for i, m in totals.items():
         eta[i] = m
@@ -948,6 +965,31 @@ class CsvBlocks:
         self.positions: list[int] = []
         self.N = 0
         self._where = _csv_line(self.path, sep)
+        #: The file's :meth:`stamp` when it was opened (a streamed release checks that
+        #: every pass reads this file).
+        self.opened = self.stamp()
+
+    def stamp(self) -> tuple[int, int, int, int]:
+        """``(device, inode, size, modification time in ns)`` of the file now: what a
+        writer changes when it appends, truncates, rewrites or replaces it."""
+        info = os.stat(self.path)
+        return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+    def changed(self) -> str | None:
+        """What changed in the file since it was opened (its size, its modification time,
+        or another file now at its path), or None."""
+        try:
+            now = self.stamp()
+        except OSError:
+            return "it is gone"
+        was = self.opened
+        if now[:2] != was[:2]:
+            return "another file is at its path"
+        if now[2] != was[2]:
+            return f"its size went from {was[2]} to {now[2]} bytes"
+        if now[3] != was[3]:
+            return "it was written to (its modification time changed)"
+        return None
 
     def _chunks(self) -> Any:
         """pandas' chunks of the file (the header is row 0 of the first)."""
@@ -1335,13 +1377,18 @@ def formula_cells(values: Any) -> np.ndarray:
     --------
     >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\\tx", 7]).tolist()
     [True, True, True, False, False, True, False]
+    >>> formula_cells([-1, 7]).tolist()  # numbers only
+    [False, False]
     """
     pd = require("pandas")
 
     text = isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype) \
         and values.dtype != object  # a column of text only: its own vectorised .str
     cells = values.reset_index(drop=True) if text else pd.Series(list(values), dtype=object)
-    bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
+    try:
+        bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
+    except AttributeError:  # no text at all (integers, dates): no formula
+        return np.zeros(len(cells), dtype=bool)
     for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
         bad[i] = _NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
     return bad

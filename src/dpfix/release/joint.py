@@ -34,7 +34,7 @@ import numpy as np
 from dpfix.constructors.joint import joint_sampler, posterior_cost
 from dpfix.numbers.numeric import require
 from dpfix.release.budget import fit_shares
-from dpfix.release.options import NoSplit, TwoStage, split_fraction
+from dpfix.release.options import NoSplit, TwoStage, given_options, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
 from dpfix.sampling.joint import JointSampler, apply_axes
@@ -472,6 +472,12 @@ def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
         raise ValueError(f"{flag}: the joint release runs the one-stage framework or the "
                          "two-stage one with a split (TwoStage(split=...)); drop "
                          f"{labels.get('constructor', 'options')}")
+    ignored = given_options(options, read=("split", "framework")) if tuples else []
+    if ignored:
+        given = ", ".join(f"{labels.get(name, name)}={value!r}" for name, value in ignored)
+        raise ValueError(f"{flag}: the joint release runs its own mechanisms (product noise, a "
+                         "joint deconvolution, a transport remap) and reads only the split "
+                         f"of the options; it would ignore {given}: drop it")
     return tuples
 
 

@@ -34,7 +34,7 @@ __all__ = ["TwoStage", "OneStage", "NoSplit", "Auto", "ReleaseOptions", "method_
            "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "FRAMEWORKS", "AUTO_RULE",
            "REMAPS", "MIN_STAGE_EPSILON", "LP_MAX_UPPER", "LP_SOLVERS", "check_choices",
            "auto_setting", "auto_statement", "check_stage_budgets", "check_budget",
-           "check_framework", "check_extras", "split_fraction"]
+           "check_framework", "check_extras", "split_fraction", "given_options"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -442,6 +442,27 @@ class Auto:
 
 #: The options of one release: one of the four families.
 ReleaseOptions = Union[TwoStage, OneStage, NoSplit, Auto]  # noqa: UP007 (a runtime alias)
+
+
+def given_options(options: Any, read: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
+    """The fields of ``options`` set to other values than their defaults, but those in
+    ``read``: ``[(name, value)]`` in the class's order (what a release reading only
+    ``read`` would ignore).
+
+    Examples
+    --------
+    >>> given_options(TwoStage(constructor="heuristic", split=0.5), read=("split",))
+    [('constructor', 'heuristic')]
+    >>> given_options(NoSplit("one-stage", estimator="em-smooth"), read=("framework",))
+    [('estimator', 'em-smooth')]
+    """
+    import dataclasses
+
+    if options is None or not dataclasses.is_dataclass(options):
+        return []
+    return [(f.name, getattr(options, f.name)) for f in dataclasses.fields(options)
+            if f.name not in read and f.default is not dataclasses.MISSING
+            and getattr(options, f.name) != f.default]
 
 
 def method_options(*, constructor: str = "northwest", selector: str = "best",

@@ -16,6 +16,11 @@ Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
    ``"key"`` the shuffled buckets each sorted stably by the key columns' text, then
    merged stably (:func:`merge_runs`): equal keys in uniformly random order.
 
+Pass 2 reads the file pass 1 read, or raises :class:`InputChanged` and writes nothing:
+the same device, inode, size and modification time, the same ``N`` rows, the same
+histograms (:func:`_unchanged`). At most :data:`MAX_OPEN_FILES` bucket or run files are
+open at once, whatever ``K``.
+
 With ``K = 1`` (``N`` at most ``bucket_rows``) no bucket is drawn and the one bucket's
 permutation is the in-memory path's: with a seed the output is the in-memory output,
 byte for byte, in every order.
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import itertools
 import math
 import shutil
 import signal
@@ -48,12 +54,15 @@ from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
 from dpfix.release.options import ReleaseOptions
 
 __all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "stopped_by_signals",
-           "external_shuffle",
-           "merge_runs", "BUCKET_ROWS", "SCRATCH_PREFIX"]
+           "external_shuffle", "InputChanged",
+           "merge_runs", "BUCKET_ROWS", "MAX_OPEN_FILES", "SCRATCH_PREFIX"]
 
 #: The rows a bucket holds on average (``K = ceil(N / BUCKET_ROWS)`` buckets; ``N`` at most
 #: this: one bucket, the in-memory permutation itself).
 BUCKET_ROWS = 1 << 20
+#: The most files the external shuffle and the merge of sorted runs write or read at once
+#: (the usual limit of open files per process is 1024).
+MAX_OPEN_FILES = 64
 #: The start of a scratch folder's name (then :func:`dpfix.io.commit.leftover_tag`).
 SCRATCH_PREFIX = "dpfix-"
 #: The signals that end a streamed release by an exception (their scratch folder removed)
@@ -146,7 +155,7 @@ def scratch_folder(parent: str | Path | None = None) -> Iterator[Path]:
 
 # ------------------------------------------------------------------ the row orders
 def external_shuffle(pieces: Iterator[Any], K: int, source: Any, folder: Path,
-                     schema: Any) -> Iterator[Any]:
+                     schema: Any, max_open: int = MAX_OPEN_FILES) -> Iterator[Any]:
     """The rows of ``pieces`` (pyarrow Tables) in a uniformly random order, ``K`` buckets
     at a time in memory.
 
@@ -155,6 +164,12 @@ def external_shuffle(pieces: Iterator[Any], K: int, source: Any, folder: Path,
     then each bucket in turn is read, permuted by ``source.permutation`` and yielded
     (and its file removed). Every permutation of the ``N`` rows has probability
     ``1 / N!`` (docs/release.md, section 7); ``K = 1`` is ``source.permutation(N)``.
+
+    At most ``max_open`` files are written at once: with more buckets the rows go first
+    to ``max_open`` files of consecutive buckets (each row with its bucket), each of which
+    is then split the same way in turn (:func:`_scatter`). A bucket receives its rows in
+    the input's order either way, and the draws are the same (every bucket first, then
+    the permutations in the buckets' order): the output is the one-level scatter's.
 
     Examples
     --------
@@ -169,30 +184,82 @@ def external_shuffle(pieces: Iterator[Any], K: int, source: Any, folder: Path,
     """
     pa = require("pyarrow")
 
-    paths = [folder / f"bucket-{b}.arrow" for b in range(K)]
-    writers = [pa.ipc.new_stream(str(p), schema) for p in paths]
-    try:
+    if max_open < 2:
+        raise ValueError(f"max_open: at least 2 files, got {max_open}")
+
+    def labelled() -> Iterator[tuple[Any, np.ndarray]]:
         for piece in pieces:
             m = piece.num_rows
-            if K == 1:
+            yield piece, (np.zeros(m, dtype=np.int64) if K == 1 else
+                          source.below(K, m).astype(np.int64))
+
+    pending = _scatter(labelled(), 0, K, folder, schema, max_open)
+    while pending:
+        lo, hi, path = pending.pop(0)
+        if hi - lo > 1:  # a file of several buckets, each row with its bucket: split it
+            pending[:0] = _scatter(_labelled_rows(path), lo, hi, folder, schema, max_open)
+            continue
+        with pa.OSFile(str(path)) as f:
+            bucket = pa.ipc.open_stream(f).read_all()
+        path.unlink()
+        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+
+
+#: The column that carries each row's bucket in a file of several buckets.
+_BUCKET = "__dpfix_bucket"
+
+
+def _scatter(pieces: Iterator[tuple[Any, np.ndarray]], lo: int, hi: int, folder: Path,
+             schema: Any, max_open: int) -> list[tuple[int, int, Path]]:
+    """Write the rows of ``pieces`` (``(table, buckets)``, every bucket in ``lo .. hi-1``)
+    to at most ``max_open`` files of consecutive buckets, each row in its bucket's file
+    in the order given; ``[(lo_i, hi_i, path_i)]`` in the buckets' order. A file of one
+    bucket holds its rows as they are, a file of several also each row's bucket."""
+    pa = require("pyarrow")
+
+    width = max(1, math.ceil((hi - lo) / max_open))
+    edges = list(range(lo, hi, width)) + [hi]
+    parts = [(a, b, folder / f"bucket-{a}-{b}.arrow") for a, b in itertools.pairwise(edges)]
+    wide = schema.append(pa.field(_BUCKET, pa.int64()))
+    writers = [pa.ipc.new_stream(str(path), schema if b - a == 1 else wide)
+               for a, b, path in parts]
+    try:
+        for piece, labels in pieces:
+            if len(parts) == 1:  # one bucket: the rows as they come
                 writers[0].write_table(piece)
                 continue
-            labels = source.below(K, m).astype(np.int64)
-            order = np.argsort(labels, kind="stable")
-            ends = np.cumsum(np.bincount(labels, minlength=K))
+            part = (labels - lo) // width
+            order = np.argsort(part, kind="stable")
+            ends = np.cumsum(np.bincount(part, minlength=len(parts)))
             grouped = piece.take(pa.array(order))
-            for b in range(K):
-                lo = 0 if b == 0 else int(ends[b - 1])
-                if ends[b] > lo:
-                    writers[b].write_table(grouped.slice(lo, int(ends[b]) - lo))
+            sorted_labels = labels[order]
+            for i, (a, b, _) in enumerate(parts):
+                first = 0 if i == 0 else int(ends[i - 1])
+                if ends[i] == first:
+                    continue
+                rows = grouped.slice(first, int(ends[i]) - first)
+                if b - a > 1:
+                    rows = rows.append_column(_BUCKET, pa.array(sorted_labels[first:ends[i]]))
+                writers[i].write_table(rows)
     finally:
         for w in writers:
             w.close()
-    for p in paths:
-        with pa.OSFile(str(p)) as f:
-            bucket = pa.ipc.open_stream(f).read_all()
-        p.unlink()
-        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+    return parts
+
+
+def _labelled_rows(path: Path) -> Iterator[tuple[Any, np.ndarray]]:
+    """The batches of a file of several buckets, as ``(table, buckets)``; the file is
+    removed once read."""
+    pa = require("pyarrow")
+
+    try:
+        with pa.OSFile(str(path)) as f:
+            for batch in pa.ipc.open_stream(f):
+                t = pa.Table.from_batches([batch])
+                labels = t.column(_BUCKET).to_numpy().astype(np.int64)
+                yield t.drop_columns([_BUCKET]), labels
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _key_parts(frame: Any, keys: list) -> list[np.ndarray]:
@@ -248,9 +315,15 @@ def _sorted(frame: Any, keys: list) -> Any:
     return frame.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
 
 
-def merge_runs(paths: list[Path], keys: list) -> Iterator[Any]:
+def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
+               batch: int = 1 << 14) -> Iterator[Any]:
     """The rows of the sorted runs ``paths``, merged stably: by key, equal keys in the runs'
     order then each run's order; one batch per run in memory.
+
+    At most ``max_open`` runs are read at once: more are first merged ``max_open``
+    consecutive runs at a time into new runs (beside the first, which are then removed),
+    until ``max_open`` or fewer are left (their batches of ``batch`` rows). A merge of
+    consecutive runs is stable, so this is the merge of them all.
 
     At each step ``f`` is the least last key of the buffers of the runs that have more to
     read, and ``j`` the first such run whose buffer ends at ``f``. Every row below ``f``
@@ -273,6 +346,49 @@ def merge_runs(paths: list[Path], keys: list) -> Iterator[Any]:
     >>> list(zip(out["k"], out["run"]))
     [('a', 0), ('a', 1), ('b', 0), ('b', 0), ('b', 1), ('c', 1)]
     """
+    if max_open < 2:
+        raise ValueError(f"max_open: at least 2 files, got {max_open}")
+    paths, level = list(paths), 0
+    while len(paths) > max_open:
+        paths = [_merged_run(paths[i:i + max_open], keys, f"{level}-{i}", batch)
+                 for i in range(0, len(paths), max_open)]
+        level += 1
+    yield from _merge(paths, keys)
+
+
+def _merged_run(paths: list[Path], keys: list, name: str, batch: int) -> Path:
+    """The stable merge of the runs ``paths`` written as one run beside them (batches of
+    ``batch`` rows); ``paths`` are removed. One run is itself."""
+    pa = require("pyarrow")
+    pd = require("pandas")
+
+    if len(paths) == 1:
+        return paths[0]
+    with pa.OSFile(str(paths[0])) as f:
+        schema = pa.ipc.open_stream(f).schema
+    out = paths[0].parent / f"merged-{name}.arrow"
+    with pa.ipc.new_stream(str(out), schema) as w:
+        held: list = []
+        rows = 0
+        for frame in _merge(paths, keys):
+            held.append(frame)
+            rows += len(frame)
+            if rows >= batch:
+                w.write_table(pa.Table.from_pandas(pd.concat(held, ignore_index=True),
+                                                   schema=schema, preserve_index=False),
+                              max_chunksize=batch)
+                held, rows = [], 0
+        if held:
+            w.write_table(pa.Table.from_pandas(pd.concat(held, ignore_index=True),
+                                               schema=schema, preserve_index=False),
+                          max_chunksize=batch)
+    for p in paths:
+        p.unlink()
+    return out
+
+
+def _merge(paths: list[Path], keys: list) -> Iterator[Any]:
+    """:func:`merge_runs` of runs all read at once."""
     pd = require("pandas")
 
     runs = [_Run(p, keys) for p in paths]
@@ -305,6 +421,19 @@ class Streamed:
     others: list
     read_seconds: float
     histograms: dict = field(default_factory=dict)
+    buckets: int = 1
+    bucket_rows: int = BUCKET_ROWS
+
+    def statement(self) -> dict:
+        """The public report's ``streamed`` entry: how the file was read and shuffled (a
+        function of ``N`` and the parameters only)."""
+        return {"passes": 2, "block_rows": DRAW_CHUNK, "buckets": self.buckets,
+                "bucket_rows": self.bucket_rows,
+                "rule": "the file read twice, a block of rows at a time (never all its rows "
+                        "in memory): pass 1 its histograms (stage 1, N, T), pass 2 its rows "
+                        "drawn and written in the release's order (K buckets shuffled, or "
+                        "sorted and merged, in a private scratch folder); the file checked "
+                        "unchanged between the passes (docs/release.md, section 7)"}
 
 
 class _Histograms:
@@ -376,6 +505,7 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
     blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
+    _unchanged(blocks)
     others = [h for k, h in enumerate(blocks.header) if k not in blocks.positions]
     passed = passed_of(others)
     read_seconds = time.perf_counter() - start
@@ -395,10 +525,19 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
     sources = [stage2_source(s) for s in seeds]
     K = 1 if order == "input" else max(1, math.ceil(N / bucket_rows))
 
+    again = _Histograms(hist.caps)  # pass 2's histograms: pass 1's, or the file changed
+
     def frames() -> Iterator[Any]:
         pd = require("pandas")
-        for first, body in blocks.blocks():
-            counts = blocks.counts(body, first)
+        rows = 0
+        for first, body in _read_again(blocks, N):
+            try:
+                counts = blocks.counts(body, first)
+            except ValueError:  # a count pass 1 read: the file changed
+                _unchanged(blocks)
+                raise
+            again.add(first, counts)
+            rows = first + len(body)
             drawn = []
             for k, r in enumerate(results):
                 d = np.minimum(counts[k], r.n - 1)
@@ -410,6 +549,10 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
             yield pd.DataFrame({f"c{j}": drawn[privatized[k]] if k in privatized
                                 else body.iloc[:, k]  # text as read, a fresh index
                                 for j, (k, _) in enumerate(columns)})
+        _unchanged(blocks, rows, N)
+        for k, name in enumerate(names):
+            if not np.array_equal(again.eta[k], hist.eta[k]):
+                _unchanged(blocks, what=f"pass 2 read other counts in column {name!r}")
 
     writer = _Writer(dest, layout, escape_formulas)
     try:
@@ -433,7 +576,46 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
                                                                 strict=True)])
     return Streamed(table, results, others, read_seconds,
                     {n: _topcoded_histogram(hist.eta[k], r.n)
-                     for k, (n, r) in enumerate(zip(names, results, strict=True))})
+                     for k, (n, r) in enumerate(zip(names, results, strict=True))},
+                    K, bucket_rows)
+
+
+class InputChanged(ValueError):
+    """The CSV file of a streamed release changed between its two passes (it was appended
+    to, truncated, rewritten or replaced): pass 2 would draw rows that stage 1 and ``N``
+    never saw, so nothing is written."""
+
+
+def _unchanged(blocks: CsvBlocks, rows: int | None = None, N: int | None = None,
+               what: str | None = None) -> None:
+    """Raise :class:`InputChanged` if the file is not the one pass 1 read: another file
+    at its path, another size or modification time (:meth:`CsvBlocks.changed`), pass 2
+    read another number of ``rows`` than pass 1's ``N``, or ``what`` else differs."""
+    what = blocks.changed() or what
+    if what is None and rows is not None and rows != N:
+        what = (f"pass 2 read more rows than pass 1's {N}" if rows > N else
+                f"pass 2 read {rows} rows, pass 1 {N}")
+    if what is not None:
+        raise InputChanged(f"input file {blocks.path} changed while the streamed release "
+                           f"read it ({what}); nothing written: release a file that nothing "
+                           "writes to meanwhile (a copy)")
+
+
+def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
+    """Pass 2's blocks; a block beyond pass 1's ``N`` rows, or a file pandas now cannot
+    read, is the file changed (:class:`InputChanged`)."""
+    reader = blocks.blocks()
+    while True:
+        try:
+            first, body = next(reader)
+        except StopIteration:
+            return
+        except ValueError:
+            _unchanged(blocks)
+            raise
+        if first + len(body) > N:
+            _unchanged(blocks, first + len(body), N)
+        yield first, body
 
 
 def _topcoded_histogram(eta: np.ndarray, n: int) -> np.ndarray:
@@ -475,7 +657,7 @@ def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
     schema = pa.schema([(f"c{j}", pa.int64() if k in privatized else pa.string())
                         for j, (k, _) in enumerate(columns)])
     tables = (pa.Table.from_pandas(f, schema=schema, preserve_index=False) for f in frames)
-    buckets = external_shuffle(tables, K, order_source(seed), folder, schema)
+    buckets = external_shuffle(tables, K, order_source(seed), folder, schema, MAX_OPEN_FILES)
     if order == "shuffled":
         for b in buckets:
             yield b.to_pandas()
@@ -483,7 +665,7 @@ def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
     if K == 1:
         yield _sorted(next(buckets).to_pandas(), keys)
         return
-    batch = max(1024, bucket_rows // K)
+    batch = max(1024, bucket_rows // min(K, MAX_OPEN_FILES))
     paths = []
     for i, b in enumerate(buckets):
         run = pa.Table.from_pandas(_sorted(b.to_pandas(), keys), schema=schema,
@@ -491,4 +673,4 @@ def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
         paths.append(folder / f"run-{i}.arrow")
         with pa.ipc.new_stream(str(paths[-1]), schema) as w:
             w.write_table(run, max_chunksize=batch)
-    yield from merge_runs(paths, keys)
+    yield from merge_runs(paths, keys, MAX_OPEN_FILES, batch=batch)

@@ -201,16 +201,16 @@ class Release:
             _write_histogram(self.table, self.layout, dest, fmt)
             return
         frame = self.table.copy()
-        privatized = set(self.layout.get("privatized", ()))
+        privatized = set(self.layout.get("privatized", ()))  # the names as text
         if fmt == "parquet":
             if self.layout.get("text"):
                 for col in frame.columns:
-                    if col not in privatized:
+                    if str(col) not in privatized:
                         frame[col] = _integer_keys(frame[col])
             write_parquet(frame, dest)
             return
         pd = require("pandas")
-        others = [c for c in frame.columns if c not in privatized]
+        others = [c for c in frame.columns if str(c) not in privatized]
         guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
         heads = pd.DataFrame({"header": [str(c) for c in frame.columns]})
         guard_formulas(heads, ["header"], ["the header"], escape_formulas)
@@ -333,6 +333,9 @@ def read_input(data: Any, names: list, sep: str = ",") -> TableInput:
     elif type(data).__module__.startswith("pyarrow"):
         frame, kind = data.to_pandas(), "pyarrow Table"
     elif isinstance(data, Mapping):
+        lengths = {name: len(values) for name, values in data.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"data: the columns of a mapping have one length, got {lengths}")
         frame, kind = pd.DataFrame(dict(data)), "mapping"
     else:
         raise TypeError(f"data: a DataFrame, a pyarrow Table, a path or a mapping of "
@@ -442,8 +445,8 @@ def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
                               body.iloc[:, k].to_numpy(dtype=object)
                               for k, name in enumerate(header) if k in ours or name in passed})
     else:  # the passed columns with their dtypes as given (categories, nullable, ...)
-        frame = pd.DataFrame({c: ours[c] if c in ours else table.frame[c]
-                              for c in table.frame.columns if c in ours or c in passed})
+        frame = pd.DataFrame({c: ours[c] if c in ours else table.frame[c]  # names as text
+                              for c in table.frame.columns if c in ours or str(c) in passed})
     if rows is not None:
         frame = frame.iloc[np.asarray(rows, dtype=np.int64)]
     frame = frame.reset_index(drop=True)
@@ -879,6 +882,7 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
                       {"path": str(table.path), "kind": table.kind}, output_columns, order,
                       ROW_ORDER_RULES[order],
                       extra=None if charge is None else {"ledger": charge.statement()})
+    public["streamed"] = streamed.statement()
     layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
               "newline": table.newline, "bom": table.bom}
     release = Release(None, reports.jsonable(public), layout, path)
