@@ -160,6 +160,18 @@ rewrite -mulrBr mulr_le0 ?mc // subr_le0.
 exact (lemma_B2 lam_gt1 zs TF (ltnW kn) (ltnW ln)).
 Qed.
 
+(** Universal optimality: one mechanism in F is an optimum for every Monge
+    cost at once (the northwest corner does not depend on [c]). *)
+Corollary universal_optimality (R : realFieldType) (n : nat) (lam : R) (z : nat -> R) :
+  1 < lam -> simplex n z ->
+  exists2 T0, in_F n lam z T0 &
+    forall c, monge n c ->
+      forall T, in_F n lam z T -> count_error n z c T0 <= count_error n z c T.
+Proof.
+move=> lam_gt1 zs; exists (northwest n lam z); first exact: northwest_in_F.
+by move=> c mc T TF; apply: (theorem_A lam_gt1 zs mc).2.
+Qed.
+
 (** The count error minus the northwest corner's, by parts. *)
 Lemma count_error_gap (R : realFieldType) (n : nat) (lam : R) (z : nat -> R)
     (c : nat -> nat -> R) (T : nat -> nat -> R) :
