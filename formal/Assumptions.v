@@ -13,4 +13,5 @@ Print Assumptions northwest_table_correct.
 Print Assumptions count_error_by_parts.
 Print Assumptions theorem_A.
 Print Assumptions universal_optimality.
+Print Assumptions theorem_A_convex.
 Print Assumptions corollary_A1.

@@ -1,6 +1,6 @@
 (** * The main statements, as Coq prints them (docs/formal.md shows this output). *)
 
-From mathcomp Require Import all_ssreflect ssralg ssrnum.
+From mathcomp Require Import all_ssreflect ssralg ssrnum ssrint.
 From DpfixFormal Require Import Defs Geometric Northwest LemmaB1 LemmaB2 TheoremA.
 
 Unset Printing Implicit Defensive.
@@ -16,5 +16,7 @@ Check cumcol_northwest_explicit.
 Check lemma_B2.
 Check count_error_by_parts.
 Check theorem_A.
+Check convex_monge.
+Check theorem_A_convex.
 Check universal_optimality.
 Check corollary_A1.

@@ -2,7 +2,7 @@
     error over F; Corollary A1: uniqueness on the rows with [z_i > 0] for
     strictly Monge costs. *)
 
-From mathcomp Require Import all_ssreflect ssralg ssrnum.
+From mathcomp Require Import all_ssreflect ssralg ssrnum ssrint.
 From DpfixFormal Require Import Defs Geometric Northwest LemmaB1 LemmaB2.
 
 Set Implicit Arguments.
@@ -23,6 +23,12 @@ Lemma alg_expand (x A B C : R) : x = A + B - C + ((C - A - B) + x).
 Proof.
 have -> : C - A - B = - (A + B - C) by rewrite opprB opprD addrA.
 by rewrite addrA subrr add0r.
+Qed.
+
+Lemma alg_convex (a b e : R) : - (b - a - e + b) = a - b *+ 2 + e.
+Proof.
+rewrite mulr2n !opprD !opprK.
+by rewrite addrAC [- b + a]addrC -[a - b - b]addrA.
 Qed.
 
 (** [sum_(j <= l < N) (g(l+1) - g(l)) = g(N) - g(j)]. *)
@@ -242,4 +248,30 @@ have joint i : (i < n)%N -> forall j, (j < n)%N -> z i * T i j = z i * nw i j.
   by rewrite -!mulr_sumr; exact: zC ln i lt_in.
 split=> [i j lt_in lt_jn|i j lt_in lt_jn zi]; first exact: joint.
 by apply: (mulfI (lt0r_neq0 zi)); exact: joint.
+Qed.
+
+(** A convex loss of the deviation is a Monge cost: with [d = k - l],
+    [Dc(k, l) = -(f(d+1) - 2 f(d) + f(d-1))]. *)
+Lemma convex_monge (R : realFieldType) n (f : int -> R) :
+  (forall d, 0 <= f (d + 1) - f d *+ 2 + f (d - 1)) ->
+  monge n (fun i j => f (i%:Z - j%:Z)).
+Proof.
+move=> convex k l _ _; rewrite /Dc -[k.+1]addn1 -[l.+1]addn1 !PoszD.
+have -> : k%:Z + 1 - (l%:Z + 1) = k%:Z - l%:Z by rewrite opprD addrACA subrr addr0.
+have -> : k%:Z + 1 - l%:Z = k%:Z - l%:Z + 1 by rewrite addrAC.
+have -> : k%:Z - (l%:Z + 1) = k%:Z - l%:Z - 1 by rewrite opprD addrA.
+rewrite -oppr_ge0; apply: le_trans (convex (k%:Z - l%:Z)) _.
+by rewrite alg_convex.
+Qed.
+
+(** Theorem A for the count errors [E f(X - Y)] of every convex [f]. *)
+Corollary theorem_A_convex (R : realFieldType) (n : nat) (lam : R) (z : nat -> R)
+    (f : int -> R) :
+  1 < lam -> simplex n z -> (forall d, 0 <= f (d + 1) - f d *+ 2 + f (d - 1)) ->
+  forall T, in_F n lam z T ->
+    count_error n z (fun i j => f (i%:Z - j%:Z)) (northwest n lam z) <=
+    count_error n z (fun i j => f (i%:Z - j%:Z)) T.
+Proof.
+move=> lam_gt1 zs convex.
+by have [_] := theorem_A lam_gt1 zs (@convex_monge _ n _ convex).
 Qed.
