@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpfix-installed
 SYSTEM_PACKAGES := libcdd-dev libgmp-dev
 COQ_PACKAGES := coq libcoq-mathcomp-ssreflect libcoq-mathcomp-algebra
+COQC ?= coqc
 COQFLAGS := -R . DpfixFormal -w -notation-overridden,-ambiguous-paths
 RUN_OUT ?= out/run
 
@@ -60,7 +61,7 @@ proofs: coqdeps
 	@if grep -nwE 'Admitted|admit|Axiom|Axioms|Conjecture|Parameter|Parameters' formal/*.v; then \
 	  echo "dpfix: formal/ must hold no Admitted, admit, Axiom, Conjecture or Parameter" >&2; exit 1; fi
 	cd formal && coq_makefile -f _CoqProject -o Makefile.coq && $(MAKE) --no-print-directory -f Makefile.coq
-	@cd formal && out=$$(coqc $(COQFLAGS) Assumptions.v) && echo "$$out" && \
+	@cd formal && out=$$($(COQC) $(COQFLAGS) Assumptions.v) && echo "$$out" && \
 	  want=$$(grep -c '^Print Assumptions' Assumptions.v) && \
 	  got=$$(echo "$$out" | grep -cx 'Closed under the global context') && \
 	  lines=$$(echo "$$out" | wc -l) && \
@@ -70,7 +71,7 @@ proofs: coqdeps
 
 # Coq and MathComp from Debian, installed only when coqc cannot load MathComp.
 coqdeps:
-	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then exit 0; fi; \
+	@if command -v $(COQC) >/dev/null 2>&1 && [ -d "$$($(COQC) -where)/user-contrib/mathcomp/algebra" ]; then exit 0; fi; \
 	missing=""; \
 	for p in $(COQ_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	[ -n "$$missing" ] || missing=" $(COQ_PACKAGES)"; \

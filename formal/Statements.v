@@ -7,6 +7,10 @@ Unset Printing Implicit Defensive.
 Import Order.TTheory GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 
+Check geo_row_sum.
+Check geo_up.
+Check geo_down.
+Check northwest_GR.
 Check northwest_in_F.
 Check lemma_B1_1.
 Check lemma_B1_2.

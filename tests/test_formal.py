@@ -193,8 +193,18 @@ def _coq_rat(x: str) -> str:
     return f"(q {f.numerator} {f.denominator})"
 
 
-INT = r"\(?(-?\d+)\)?%Z"
-PAIR = re.compile(rf"\({INT},\s*{INT}\)")
+#: ``(num, den)`` as coqc prints it once blanks are removed: ``(8%Z,15%Z)``, ``((-3)%Z,4%Z)``
+PAIR = re.compile(r"\(\(?(-?\d+)\)?%Z,\(?(-?\d+)\)?%Z\)")
+
+
+def _fractions(text: str) -> list[Fraction]:
+    """The ``(numerator, denominator)`` pairs of coqc's output, in order."""
+    return [Fraction(int(a), int(b)) for a, b in PAIR.findall("".join(text.split()))]
+
+
+def test_fractions_reads_what_coqc_prints():
+    assert _fractions("[:: [:: (8%Z, 15%Z); (\n   (-3)%Z, 4%Z)]]") == [Fraction(8, 15),
+                                                                   Fraction(-3, 4)]
 
 
 def test_the_coq_northwest_corner_is_the_released_one(built):
@@ -208,7 +218,7 @@ def test_the_coq_northwest_corner_is_the_released_one(built):
     assert len(chunks) == len(INSTANCES)
     for (lam, z), chunk in zip(INSTANCES, chunks, strict=True):
         n = len(z)
-        entries = [Fraction(int(a), int(b)) for a, b in PAIR.findall(chunk)]
+        entries = _fractions(chunk)
         assert len(entries) == n * n, chunk
         coq = [entries[i * n:(i + 1) * n] for i in range(n)]
         released = northwest_corner(z, lam=Fraction(lam)).matrix.tolist()
