@@ -5,11 +5,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.dpfix-installed
 SYSTEM_PACKAGES := libcdd-dev libgmp-dev
+COQ_PACKAGES := coq libcoq-mathcomp-ssreflect libcoq-mathcomp-algebra
+COQC ?= coqc
+COQFLAGS := -R . DpfixFormal -w -notation-overridden,-ambiguous-paths
 RUN_OUT ?= out/run
 # pytest-xdist workers for `make test`: one per core (`make test JOBS=0`: none, in one process).
 JOBS ?= auto
 
-.PHONY: test run verify verify-full lint bench notebooks sysdeps clean
+.PHONY: test run verify verify-full lint bench notebooks sysdeps proofs coqdeps clean
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests proofs_checks benchmarks notebooks
@@ -54,6 +57,33 @@ sysdeps:
 	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# The Coq/MathComp proof of Theorem A (formal/, docs/formal.md): compile every
+# file, then require Print Assumptions to report no axiom for any main statement.
+proofs: coqdeps
+	@if grep -nwE 'Admitted|admit|Axiom|Axioms|Conjecture|Parameter|Parameters' formal/*.v; then \
+	  echo "dpfix: formal/ must hold no Admitted, admit, Axiom, Conjecture or Parameter" >&2; exit 1; fi
+	cd formal && coq_makefile -f _CoqProject -o Makefile.coq && $(MAKE) --no-print-directory -f Makefile.coq
+	@cd formal && out=$$($(COQC) $(COQFLAGS) Assumptions.v) && echo "$$out" && \
+	  want=$$(grep -c '^Print Assumptions' Assumptions.v) && \
+	  got=$$(echo "$$out" | grep -cx 'Closed under the global context') && \
+	  lines=$$(echo "$$out" | wc -l) && \
+	  if [ "$$got" != "$$want" ] || [ "$$lines" != "$$want" ]; then \
+	    echo "dpfix: Print Assumptions: $$got of $$want statements closed under the global context" >&2; exit 1; fi; \
+	  echo "dpfix: proofs checked: $$want statements closed under the global context"
+
+# Coq and MathComp from Debian, installed only when coqc cannot load MathComp.
+coqdeps:
+	@if command -v $(COQC) >/dev/null 2>&1 && [ -d "$$($(COQC) -where)/user-contrib/mathcomp/algebra" ]; then exit 0; fi; \
+	missing=""; \
+	for p in $(COQ_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	[ -n "$$missing" ] || missing=" $(COQ_PACKAGES)"; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "dpfix: missing system packages:$$missing; install them with: sudo apt-get install$$missing" >&2; exit 1; \
+	fi; \
+	echo "dpfix: installing system packages:$$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && apt-get install -y -qq $$missing >/dev/null
+
 $(STAMP): pyproject.toml | sysdeps
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "dpfix: Python >= 3.11 required ($(PYTHON) is older)" >&2; exit 1; }
@@ -63,3 +93,4 @@ $(STAMP): pyproject.toml | sysdeps
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	cd formal && rm -f Makefile.coq Makefile.coq.conf .Makefile.coq.d *.vo *.vok *.vos *.glob .*.aux
