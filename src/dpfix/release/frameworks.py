@@ -117,14 +117,27 @@ def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
     >>> eta.tolist(), top
     ([1, 1, 0, 1, 2], 2)
     """
+    eta, top, _ = _top_coded(counts, upper)
+    return eta, top
+
+
+def _top_coded(counts: Any, upper: int) -> tuple[np.ndarray, int, np.ndarray]:
+    """:func:`histogram`'s ``eta`` and ``topcoded``, and the counts top-coded at ``upper``.
+
+    In blocks of ``2^18`` rows: each block is read from memory once.
+    """
     if upper < 1:
         raise ValueError(f"upper: must be >= 1, got {upper}")
     c = np.asarray(counts, dtype=np.int64)
-    top = int((c > upper).sum())
-    return np.bincount(np.minimum(c, upper), minlength=upper + 1), top
-
-
-_histogram = histogram  # privatize's keyword ``histogram`` shadows the function
+    coded = np.empty_like(c)
+    eta = np.zeros(upper + 1, dtype=np.int64)
+    top = 0
+    for start in range(0, c.size, 1 << 18):
+        block = c[start:start + (1 << 18)]
+        top += int(np.count_nonzero(block > upper))
+        part = np.minimum(block, upper, out=coded[start:start + (1 << 18)])
+        eta += np.bincount(part, minlength=upper + 1)
+    return eta, top, coded
 
 
 class _Ticks:
@@ -662,8 +675,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     n = upper + 1
     if histogram is None:
         d = check_counts(counts)
-        eta, topcoded = _histogram(d, upper)
-        d = np.minimum(d, upper)
+        eta, topcoded, d = _top_coded(d, upper)
         N = int(d.size)
     else:
         if n > JOINT_MAX_N and draw:

@@ -94,6 +94,8 @@ METHODS = ("blocks", "digits")
 
 #: The count tables are indexed by this many top bits of a chunk (``2^16`` int64: 512 KB).
 _TABLE_BITS = 16
+#: Rows per block of a table lookup (its indices, 512 KB, stay in cache).
+_BLOCK = 1 << 16
 #: ... and built for at most this many thresholds (at most 1/16 of the rows then fall on
 #: a ``-1`` and are counted by ``searchsorted``); more thresholds are searched directly.
 _TABLE_MAX = 4096
@@ -172,25 +174,35 @@ def _magnitude_dtype(bound: int | None) -> Any:
 
 
 def _signed(g: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``g`` negated in place where the low bit of ``w`` is 1 (``(g ^ -s) + s``, ``s`` the bit).
+    """``g`` as int64, negated where the low bit of ``w`` is 1 (``(g ^ -s) + s``, ``s`` the bit).
 
     Examples
     --------
     >>> _signed(np.array([3, 3, 0, 5], np.int8), np.array([1, 2, 3, 4], np.uint64)).tolist()
     [-3, 3, 0, 5]
     """
-    s = w.astype(g.dtype)  # the low bits (a cast to a narrower integer keeps them)
-    s &= 1
-    np.negative(s, out=s)  # 0 or -1 (all bits set)
-    g ^= s
-    g -= s
-    return g
+    out = np.empty(g.size, dtype=np.int64)
+    for start in range(0, g.size, _BLOCK):
+        stop = min(start + _BLOCK, g.size)
+        s = w[start:stop].astype(g.dtype)  # the low bits (a cast to narrower keeps them)
+        s &= 1
+        np.negative(s, out=s)  # 0 or -1 (all bits set)
+        part = g[start:stop] ^ s
+        np.subtract(part, s, out=out[start:stop])
+    return out
 
 
 def _table_counts(table: np.ndarray, x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """The counts of the chunks ``x < 2^bits`` looked up in ``table``, and the rows still at -1."""
-    t = int(table.size).bit_length() - 1
-    count = table[(x >> np.uint64(bits - t)).view(np.int64)]
+    """The counts of the chunks ``x < 2^bits`` looked up in ``table``, and the rows still at -1.
+
+    In blocks of :data:`_BLOCK` rows, so that the table's indices stay in cache.
+    """
+    shift = np.uint64(bits - (int(table.size).bit_length() - 1))
+    count = np.empty(x.size, dtype=table.dtype)
+    for start in range(0, x.size, _BLOCK):
+        stop = min(start + _BLOCK, x.size)
+        np.take(table, (x[start:stop] >> shift).view(np.int64), out=count[start:stop],
+                mode="clip")  # the indices are below table.size: "clip" only skips a check
     return count, np.flatnonzero(count < 0)
 
 
@@ -396,7 +408,7 @@ class TwoSidedGeometric:
                     rows = rows[g[rows] < cap]
             if cap is not None:
                 np.minimum(g, cap, out=g)
-        return _signed(g, w).astype(np.int64, copy=False)
+        return _signed(g, w)
 
     # ------------------------------------------------------------------ "digits"
     def _sample_digits(self, size: int, source: RandomSource, cap: int | None) -> np.ndarray:
@@ -426,7 +438,7 @@ class TwoSidedGeometric:
                 more = more[g[more] < cap]
         if cap is not None:
             np.minimum(g, cap, out=g)
-        return _signed(g, v).astype(np.int64, copy=False)
+        return _signed(g, v)
 
     def _digit_count(self, v: np.ndarray, asc: np.ndarray, key: tuple, bits: int,
                      dtype: Any) -> np.ndarray:

@@ -38,8 +38,10 @@ __all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "sid
 #: The constructors sampled as ``G R``.
 STRUCTURED = ("northwest", "unfixed", "truncated-geometric")
 
-#: The column tables of :meth:`Remap.apply` hold at most this many entries (int64: 2 MB).
+#: The column tables of :meth:`Remap.apply` hold at most this many entries (int16: 512 KB).
 _TABLE_ENTRIES = 1 << 18
+#: Rows per block of :meth:`Remap.apply`'s lookups.
+_BLOCK = 1 << 16
 
 
 def _bits(n: int) -> int:
@@ -180,13 +182,17 @@ class Remap:
         t, table = self.column_table()
         if table is None:
             return self._search(m, w)
-        at = m << t
-        at += (w >> np.uint64(64 - t)).view(np.int64)
-        out = table[at]
+        out = np.empty(m.size, dtype=np.int64)
+        shift = np.uint64(64 - t)
+        for start in range(0, m.size, _BLOCK):  # blocks: the indices stay in cache
+            stop = min(start + _BLOCK, m.size)
+            at = m[start:stop] << t
+            at += (w[start:stop] >> shift).view(np.int64)
+            out[start:stop] = table.take(at, mode="clip")  # in range: "clip" skips a check
         hard = np.flatnonzero(out < 0)
         if hard.size:
             out[hard] = self._search(m[hard], w[hard])
-        return out.astype(np.int64)
+        return out
 
     def _search(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The columns of the scales ``m`` for the words ``w`` (``u`` their top bits)."""
