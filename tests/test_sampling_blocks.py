@@ -113,6 +113,16 @@ def test_secure_words_are_aes_ctr_under_a_key_from_os_urandom(monkeypatch):
     assert not np.array_equal(SecureSource().words(4), SecureSource().words(4))
 
 
+def test_a_secure_source_cannot_be_copied():
+    import copy
+    import pickle
+
+    s = SecureSource()
+    for clone in (pickle.dumps, copy.deepcopy, copy.copy):
+        with pytest.raises(TypeError, match="repeat its words"):
+            clone(s)
+
+
 def test_secure_source_without_randomgen_reads_os_urandom(monkeypatch):
     monkeypatch.setitem(sys.modules, "randomgen", None)  # the import fails
     reads = []

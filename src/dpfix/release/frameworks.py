@@ -321,9 +321,10 @@ def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
 
 
 def stage2_source(seed: int | None) -> Any:
-    """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the operating
-    system's CSPRNG, or with ``seed`` a PCG64 seeded with the second child of
-    ``SeedSequence(seed)``. A streamed release draws its blocks from it in turn.
+    """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the secure
+    source (AES-128 in counter mode keyed by the operating system's CSPRNG), or with
+    ``seed`` a PCG64 seeded with the second child of ``SeedSequence(seed)``. A streamed
+    release draws its blocks from it in turn.
 
     Examples
     --------
@@ -577,7 +578,7 @@ def check_delta(options: ReleaseOptions, delta: Any) -> float | None:
 
 
 def check_seed(seed: Any) -> int | None:
-    """A non-negative integer seed, or None (production: the operating system's CSPRNG)."""
+    """A non-negative integer seed, or None (production: the secure source)."""
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
         raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")

@@ -149,8 +149,9 @@ class RandomSource:
 def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     """The positions ``0 .. len(w)-1`` sorted by their words ``w``, or None if two words tie.
 
-    Sorts ``(w >> b << b) | position`` (``b = bit_length(len(w) - 1)``): the
-    positions in the order of their top ``64 - b`` bits, ties by position. A
+    Sorts each word with its low ``b = bit_length(len(w) - 1)`` bits replaced by
+    its position: the positions in the order of their top ``64 - b`` bits, ties
+    by position. A
     run of positions with equal top bits is then sorted by the whole words
     (the low ``b`` bits decide), so the result is the unique order of
     distinct words.
@@ -223,13 +224,18 @@ class SecureSource(RandomSource):
     def __init__(self) -> None:
         try:
             from randomgen import AESCounter
-        except ImportError:  # pragma: no cover - randomgen is in the production extra
+        except ImportError:  # randomgen is in the production extra
             self.bit_generator = _OsWords()
             self.description = "os.urandom (the operating system's CSPRNG; secure)"
             return
         self.bit_generator = AESCounter(key=int.from_bytes(os.urandom(16), "little"))
         self.description = ("AES-128 in counter mode (randomgen AESCounter) keyed with 128 "
                             "bits of os.urandom, the operating system's CSPRNG; secure")
+
+    def __reduce__(self) -> Any:
+        """Refused: a copy (pickled, deep-copied) would hand out the same words again."""
+        raise TypeError("SecureSource: cannot be copied or pickled (the copy would repeat "
+                        "its words); make a new SecureSource() where it is needed")
 
 
 class SeededSource(RandomSource):
