@@ -265,7 +265,7 @@ def test_signed_negates_where_the_low_bit_is_set(g, data):
     w = np.array(data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=len(g),
                                     max_size=len(g))), dtype=np.uint64)
     for dtype in (np.int8, np.int16, np.int64):
-        got = geo._signed(np.array(g, dtype=dtype), w)
+        got = geo.signed(np.array(g, dtype=dtype), w)
         assert got.dtype == np.int64
         assert got.tolist() == [-x if int(b) & 1 else x for x, b in zip(g, w, strict=True)]
 

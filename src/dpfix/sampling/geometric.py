@@ -72,7 +72,7 @@ import numpy as np
 
 from dpfix.sampling.source import RandomSource, random_source
 
-__all__ = ["TwoSidedGeometric", "two_sided_geometric_pmf"]
+__all__ = ["TwoSidedGeometric", "two_sided_geometric_pmf", "signed"]
 
 #: ``2 (p + q) p^K`` stays at most this (``method="digits"``: uniform draws below it
 #: refuse at most 1/8 of the words).
@@ -173,12 +173,15 @@ def _magnitude_dtype(bound: int | None) -> Any:
     return np.int64
 
 
-def _signed(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+def signed(g: np.ndarray, w: np.ndarray) -> np.ndarray:
     """``g`` as int64, negated where the low bit of ``w`` is 1 (``(g ^ -s) + s``, ``s`` the bit).
+
+    The signs of :meth:`TwoSidedGeometric.magnitudes`. In blocks of
+    :data:`_BLOCK` rows.
 
     Examples
     --------
-    >>> _signed(np.array([3, 3, 0, 5], np.int8), np.array([1, 2, 3, 4], np.uint64)).tolist()
+    >>> signed(np.array([3, 3, 0, 5], np.int8), np.array([1, 2, 3, 4], np.uint64)).tolist()
     [-3, 3, 0, 5]
     """
     out = np.empty(g.size, dtype=np.int64)
@@ -385,7 +388,8 @@ class TwoSidedGeometric:
             count[hard] = self._search(w[hard] >> np.uint64(drop), asc, num, den, bits, source)
         return count
 
-    def _sample_blocks(self, size: int, source: RandomSource, cap: int | None) -> np.ndarray:
+    def _sample_blocks(self, size: int, source: RandomSource,
+                       cap: int | None) -> tuple[np.ndarray, np.ndarray]:
         B, p, q = self.block, self.p, self.q
         w = source.words(size)  # the low bit of each word is the sign, independent of u's
         first = self._first_floors()
@@ -408,10 +412,11 @@ class TwoSidedGeometric:
                     rows = rows[g[rows] < cap]
             if cap is not None:
                 np.minimum(g, cap, out=g)
-        return _signed(g, w)
+        return g, w
 
     # ------------------------------------------------------------------ "digits"
-    def _sample_digits(self, size: int, source: RandomSource, cap: int | None) -> np.ndarray:
+    def _sample_digits(self, size: int, source: RandomSource,
+                       cap: int | None) -> tuple[np.ndarray, np.ndarray]:
         """The previous algorithm: ``K`` (then ``J``) base-``p`` digits per uniform integer.
 
         ``V`` uniform below ``2 (p + q) p^K``: sign ``V mod 2``, ``W = V // 2``,
@@ -438,7 +443,7 @@ class TwoSidedGeometric:
                 more = more[g[more] < cap]
         if cap is not None:
             np.minimum(g, cap, out=g)
-        return _signed(g, v)
+        return g, v
 
     def _digit_count(self, v: np.ndarray, asc: np.ndarray, key: tuple, bits: int,
                      dtype: Any) -> np.ndarray:
@@ -468,6 +473,23 @@ class TwoSidedGeometric:
         Returns
         -------
         numpy.ndarray of int64
+        """
+        return signed(*self.magnitudes(size, source, cap))
+
+    def magnitudes(self, size: int, source: RandomSource | None = None,
+                   cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The draws of :meth:`sample` as magnitudes and signs: ``(g, w)``.
+
+        ``g`` holds ``min(|k|, cap)`` in the narrowest signed integer type that
+        holds ``cap`` plus a block (int64 without ``cap``), ``w`` unsigned words
+        whose low bits are the signs (1: negative); :func:`signed` makes the
+        draws of them. The same words are read as by :meth:`sample`.
+
+        Examples
+        --------
+        >>> g, w = TwoSidedGeometric(2).magnitudes(5, random_source(0), cap=50)
+        >>> g.dtype, signed(g, w).tolist()
+        (dtype('int8'), [0, 0, 1, -2, 0])
         """
         source = random_source(None) if source is None else source
         if cap is not None and cap < 1:

@@ -11,7 +11,9 @@ consecutive columns), for Algorithm 2 the placement ``g(m)``, for the
 truncated geometric mechanism the identity. A row is drawn as
 ``j = R(clamp(d + k, 0, n-1))`` with ``k`` from
 :class:`dpfix.sampling.geometric.TwoSidedGeometric`: ``T`` is never built,
-memory is ``O(n)`` and time ``O(1)`` per row.
+memory is ``O(n)`` and time ``O(1)`` per row. The rows' noise is drawn first,
+then the remap's words; the sign, the clamp and the remap's table lookups run
+in blocks of ``2^16`` rows, so that their arrays stay in cache.
 
 Privacy is that of ``G``, exactly ``log(lam)``-DP for the rational ``lam``
 the noise is drawn with, by post-processing, whatever the float accuracy of
@@ -29,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.sampling.geometric import TwoSidedGeometric
+from dpfix.sampling.geometric import TwoSidedGeometric, signed
 from dpfix.sampling.source import RandomSource, random_source
 
 __all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "side_sums",
@@ -178,7 +180,20 @@ class Remap:
         """
         if self.deterministic:
             return self.cols[m]
-        w = source.words(m.size)
+        return self.columns(m, source.words(m.size))
+
+    def columns(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The columns drawn for the scales ``m`` with the words ``w`` (``u``: their top bits).
+
+        By :meth:`column_table` where it decides, by ``searchsorted`` elsewhere (and
+        without a table); int64.
+
+        Examples
+        --------
+        >>> R = Remap.from_pieces(1, [(0, 0, Fraction(1, 2)), (0, 1, Fraction(1, 2))])
+        >>> R.columns(np.zeros(2, np.int64), np.array([2**63 - 1, 2**63], np.uint64)).tolist()
+        [0, 1]
+        """
         t, table = self.column_table()
         if table is None:
             return self._search(m, w)
@@ -307,10 +322,17 @@ class StructuredSampler:
             raise ValueError(f"counts: must lie in 0..{self.n - 1}")
         if self.n == 1:
             return np.zeros(d.size, dtype=np.int64)
-        m = self.noise.sample(d.size, source, cap=self.n - 1)
-        m += d
-        np.clip(m, 0, self.n - 1, out=m)
-        return self.remap.apply(m, source)
+        g, signs = self.noise.magnitudes(d.size, source, cap=self.n - 1)
+        R = self.remap
+        w = None if R.deterministic else source.words(d.size)  # after all the noise's words
+        out = np.empty(d.size, dtype=np.int64)
+        for start in range(0, d.size, _BLOCK):  # blocks: k and m stay in cache
+            stop = min(start + _BLOCK, d.size)
+            m = signed(g[start:stop], signs[start:stop])
+            m += d[start:stop]
+            np.clip(m, 0, self.n - 1, out=m)
+            out[start:stop] = R.cols[m] if w is None else R.columns(m, w[start:stop])
+        return out
 
     def matrix(self, drawn: bool = False) -> np.ndarray:
         """``G R`` in Fractions (small ``n``): with ``drawn``, exactly the ``T`` sampled.
