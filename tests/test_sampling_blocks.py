@@ -330,3 +330,18 @@ def test_structured_draw_matches_its_law_with_tables():
             obs, exp = obs[:-1], exp[:-1]
         assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > ALPHA
     assert math.isclose(float(sum(T[0])), 1.0)
+
+
+# ------------------------------------------------------------------ the pipeline's blocks
+@settings(max_examples=100, deadline=None)
+@given(counts=st.lists(st.integers(0, 40), min_size=1, max_size=60), upper=st.integers(1, 30),
+       block=st.integers(1, 9))
+def test_histogram_in_blocks_is_the_histogram(counts, upper, block):
+    import dpfix.release.frameworks as F
+
+    c = np.array(counts, dtype=np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(F, "_HISTOGRAM_BLOCK", block)
+        eta, top = F.histogram(c, upper)
+    assert eta.tolist() == np.bincount(np.minimum(c, upper), minlength=upper + 1).tolist()
+    assert top == sum(x > upper for x in counts)
