@@ -113,6 +113,17 @@ def test_secure_words_are_aes_ctr_under_a_key_from_os_urandom(monkeypatch):
     assert not np.array_equal(SecureSource().words(4), SecureSource().words(4))
 
 
+def test_seeded_and_secure_sources_read_their_bit_generators_alike():
+    """One code path: both hand out ``bit_generator.random_raw``; a source with neither a
+    bit generator nor its own ``words`` says so."""
+    seeded, secure = SeededSource(7), SecureSource()
+    assert type(seeded).words is type(secure).words is RandomSource.words
+    assert np.array_equal(seeded.words(5), np.random.PCG64(7).random_raw(5))
+    assert isinstance(secure.bit_generator, randomgen.AESCounter)
+    with pytest.raises(NotImplementedError, match="bit_generator"):
+        RandomSource().words(1)
+
+
 def test_a_secure_source_cannot_be_copied():
     import copy
     import pickle

@@ -55,6 +55,9 @@ class RandomSource:
 
     def words(self, size: int) -> np.ndarray:
         """``size`` independent uniform ``uint64`` words: ``bit_generator.random_raw(size)``."""
+        if self.bit_generator is None:
+            raise NotImplementedError(f"{type(self).__name__}: has no bit_generator and does "
+                                      "not override words()")
         return self.bit_generator.random_raw(int(size))
 
     def below(self, bound: int, size: int) -> np.ndarray:
