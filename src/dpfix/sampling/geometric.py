@@ -92,13 +92,14 @@ _FIRST_BITS = 63
 
 METHODS = ("blocks", "digits")
 
-#: The count tables are indexed by this many top bits of a chunk (``2^16`` int64: 512 KB).
+#: The count tables are indexed by this many top bits of a chunk (``2^16`` entries of the
+#: narrowest integer type that holds the counts: 64 KB at ``cap = 50``) ...
 _TABLE_BITS = 16
-#: Rows per block of a table lookup (its indices, 512 KB, stay in cache).
-_BLOCK = 1 << 16
 #: ... and built for at most this many thresholds (at most 1/16 of the rows then fall on
 #: a ``-1`` and are counted by ``searchsorted``); more thresholds are searched directly.
 _TABLE_MAX = 4096
+#: Rows per block of a table lookup and of the signs (their indices, 512 KB, stay in cache).
+_BLOCK = 1 << 16
 
 
 @functools.lru_cache(maxsize=16)
@@ -480,10 +481,11 @@ class TwoSidedGeometric:
                    cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The draws of :meth:`sample` as magnitudes and signs: ``(g, w)``.
 
-        ``g`` holds ``min(|k|, cap)`` in the narrowest signed integer type that
-        holds ``cap`` plus a block (int64 without ``cap``), ``w`` unsigned words
-        whose low bits are the signs (1: negative); :func:`signed` makes the
-        draws of them. The same words are read as by :meth:`sample`.
+        ``g`` holds ``min(|k|, cap)`` as signed integers (where the count tables
+        count them, in the narrowest type that holds ``cap`` plus a block; int64
+        without ``cap``), ``w`` unsigned words whose low bits are the signs (1:
+        negative); :func:`signed` makes the draws of them. The same words are
+        read as by :meth:`sample`.
 
         Examples
         --------
