@@ -42,7 +42,7 @@ STRUCTURED = ("northwest", "unfixed", "truncated-geometric")
 
 #: The column tables of :meth:`Remap.apply` hold at most this many entries (int16: 512 KB).
 _TABLE_ENTRIES = 1 << 18
-#: Rows per block of :meth:`Remap.apply`'s lookups.
+#: Rows per block of :meth:`StructuredSampler.sample` and of :meth:`Remap.columns`.
 _BLOCK = 1 << 16
 
 
