@@ -356,8 +356,8 @@ def private_upper(counts: Any, eps: float, *, quantile: Any = DEFAULT_QUANTILE,
     max_upper : int
         The largest candidate.
     seed : int or RandomSource, optional
-        None: the operating system's CSPRNG (for release); an int: reproducible (not for
-        release).
+        None: the secure source (AES-128 in counter mode keyed by the operating system's
+        CSPRNG; for release); an int: reproducible (not for release).
 
     Returns
     -------

@@ -120,10 +120,19 @@ def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
     if upper < 1:
         raise ValueError(f"upper: must be >= 1, got {upper}")
     c = np.asarray(counts, dtype=np.int64)
-    top = int((c > upper).sum())
-    return np.bincount(np.minimum(c, upper), minlength=upper + 1), top
+    eta = np.zeros(upper + 1, dtype=np.int64)
+    top = 0
+    coded = np.empty(min(c.size, _HISTOGRAM_BLOCK), dtype=np.int64)
+    for start in range(0, c.size, _HISTOGRAM_BLOCK):  # each block read once, in cache
+        block = c[start:start + _HISTOGRAM_BLOCK]
+        top += int(np.count_nonzero(block > upper))
+        part = np.minimum(block, upper, out=coded[:block.size])
+        eta += np.bincount(part, minlength=upper + 1)
+    return eta, top
 
 
+#: Rows per block of :func:`histogram`.
+_HISTOGRAM_BLOCK = 1 << 18
 _histogram = histogram  # privatize's keyword ``histogram`` shadows the function
 
 
@@ -266,14 +275,15 @@ def apply_histogram(mech: Mechanism, eta: Any, rng: np.random.Generator,
 
 
 def _draw_rows(sampler: Any, d: np.ndarray, source: Any,
-               progress: Callable[[int], Any] | None) -> np.ndarray:
-    """Every row's draw from the exact sampler, in chunks (progress told of fixed shares)."""
+               progress: Callable[[int], Any] | None, upper: int) -> np.ndarray:
+    """Every row's draw from the exact sampler, its count top-coded at ``upper``, in chunks
+    (progress told of fixed shares)."""
     N = d.shape[0]
     ticks = _Ticks(progress, N)
     out = np.empty(N, dtype=np.int64)
     for s in range(0, N, _CHUNK):
         e = min(s + _CHUNK, N)
-        out[s:e] = sampler.sample(d[s:e], source)
+        out[s:e] = sampler.sample(np.minimum(d[s:e], upper), source)
         ticks.reach(e / N)
     return out
 
@@ -308,9 +318,10 @@ def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
 
 
 def stage2_source(seed: int | None) -> Any:
-    """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the operating
-    system's CSPRNG, or with ``seed`` a PCG64 seeded with the second child of
-    ``SeedSequence(seed)``. A streamed release draws its blocks from it in turn.
+    """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the secure
+    source (AES-128 in counter mode keyed by the operating system's CSPRNG), or with
+    ``seed`` a PCG64 seeded with the second child of ``SeedSequence(seed)``. A streamed
+    release draws its blocks from it in turn.
 
     Examples
     --------
@@ -397,7 +408,8 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
               seed: int | None, seeds: tuple[Any, Any], stage: Callable[[str], Any],
               progress: Callable[[int], Any] | None, draw: bool) -> PrivatizedCounts:
     """The one-stage and hybrid frameworks (docs/no_split.md): release ``y = G(x)``
-    [and stage 1's ``V``], then post-process (:func:`complete_no_split`)."""
+    [and stage 1's ``V``], then post-process (:func:`complete_no_split`). ``d``: the
+    rows' counts (top-coded at ``n - 1`` as they are drawn), or None (``eta`` alone)."""
     seconds: dict[str, float] = {}
     if framework == "hybrid":
         # None: the paper's rule of thumb, the best hybrid split of the frontier study
@@ -428,7 +440,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
     stage("draw")
     start = time.perf_counter()
     if d is not None:
-        y = _draw_rows(G, d, source, progress)
+        y = _draw_rows(G, d, source, progress, n - 1)
         h = np.bincount(y, minlength=n)
     else:
         joint_y = _draw_histogram(G, eta, n, source, progress)
@@ -564,7 +576,7 @@ def check_delta(options: ReleaseOptions, delta: Any) -> float | None:
 
 
 def check_seed(seed: Any) -> int | None:
-    """A non-negative integer seed, or None (production: the operating system's CSPRNG)."""
+    """A non-negative integer seed, or None (production: the secure source)."""
     if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
                              or seed < 0):
         raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
@@ -662,8 +674,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     n = upper + 1
     if histogram is None:
         d = check_counts(counts)
-        eta, topcoded = _histogram(d, upper)
-        d = np.minimum(d, upper)
+        eta, topcoded = _histogram(d, upper)  # d is top-coded as it is drawn
         N = int(d.size)
     else:
         if n > JOINT_MAX_N and draw:
@@ -699,7 +710,8 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
                       draw: bool) -> PrivatizedCounts:
     """The two-stage framework (paper Section 1.2), a one-stage constructor skipping stage 1:
     stage 1 spends ``eps_1`` on ``eta`` (the target ``z``), ``T`` is built at ``eps_2`` and
-    checked, then every row is drawn (module docstring of :mod:`dpfix.release.pipeline`)."""
+    checked, then every row is drawn (module docstring of :mod:`dpfix.release.pipeline`).
+    ``d``: the rows' counts (top-coded at ``n - 1`` as they are drawn), or None."""
     constructor, privatizer, postprocess = (options.constructor, options.privatizer,
                                             options.postprocess)
     selector, solver, time_limit = options.selector, options.solver, options.time_limit
@@ -792,13 +804,13 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
                              f"exact samplers and T is not built above n = {STRUCTURED_T_MAX}")
         rng = np.random.default_rng(stage2_seed)
         if d is not None:
-            out = apply_mechanism(mech, d, rng, progress)
+            out = apply_mechanism(mech, np.minimum(d, n - 1), rng, progress)
         else:
             joint = apply_histogram(mech, eta, rng, progress)
         described = {"kind": "float multinomial"}
     else:
         if d is not None:
-            out = _draw_rows(sampler, d, source, progress)
+            out = _draw_rows(sampler, d, source, progress, n - 1)
         else:
             joint = _draw_histogram(sampler, eta, n, source, progress)
         described = sampler.describe(source)

@@ -28,8 +28,9 @@ is (eps_t, delta)-DP. The constructors are reached by their names in
   only on the public ``z``: post-processing), in ``O(n)`` memory without
   building ``T`` beyond ``n = STRUCTURED_T_MAX``; every other pure-DP
   mechanism from integer weights checked exactly ``log(lam)``-DP before any
-  draw; the randomness is the operating system's CSPRNG, or a seeded
-  generator when ``seed`` is given (not for release). Only the discrete
+  draw; the randomness is the secure source (AES-128 in counter mode keyed by
+  the operating system's CSPRNG), or a seeded generator when ``seed`` is given
+  (not for release). Only the discrete
   Gaussian (an (eps, delta) mechanism) is still drawn by numpy's multinomial on
   float rows of ``T``, as is a histogram input above ``EXACT_HISTOGRAM_MAX_N`` rows;
 - the progress callback is told of fixed shares of the rows, never of group
@@ -128,8 +129,9 @@ def privatize_counts(
         Makes the run reproducible (numpy's seeded samplers in stage 1, a
         seeded PCG64 feeding the exact samplers of stage 2: tests and
         experiments, not for release); ``None`` (production) uses OpenDP's
-        secure samplers for stage 1 and the operating system's CSPRNG for the
-        exact samplers of stage 2 (:mod:`dpfix.sampling`).
+        secure samplers for stage 1 and the secure source (AES-128 in counter
+        mode keyed by the operating system's CSPRNG) for the exact samplers of
+        stage 2 (:mod:`dpfix.sampling`).
     delta : float, optional
         With ``privatizer="cyclic-gaussian"``: the delta of stage 1 (an
         (eps_1, delta) guarantee). With ``constructor="discrete-gaussian"``

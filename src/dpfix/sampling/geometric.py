@@ -35,6 +35,13 @@ the source's words as needed. A block compares the first chunk ``x`` of
 by reading further 64-bit words against the next 64 bits of ``s_g``
 (Python integers, :func:`_less_exact`).
 
+**Count tables.** The count ``#{g : F_g > x}`` depends on the top 16 bits
+of ``x`` alone unless a floor lies among the chunks sharing them: a table of
+``2^16`` counts (:func:`_count_table`), ``-1`` where a floor lies, gives every
+other row's count by one lookup; the rows at a ``-1`` (probability at most
+``B 2^-16``) are counted by ``searchsorted`` and settled as above. The counts
+are the same numbers, from the same words: only faster.
+
 The floors come from 128-bit fixed-point interval bounds on ``s_g``
 (``floor`` and ``ceil`` of ``s_(g+1) = s_g q/p``): when both ends have the
 same ``bits``-bit floor it is the exact floor; otherwise (probability about
@@ -65,7 +72,7 @@ import numpy as np
 
 from dpfix.sampling.source import RandomSource, random_source
 
-__all__ = ["TwoSidedGeometric", "two_sided_geometric_pmf"]
+__all__ = ["TwoSidedGeometric", "two_sided_geometric_pmf", "signed"]
 
 #: ``2 (p + q) p^K`` stays at most this (``method="digits"``: uniform draws below it
 #: refuse at most 1/8 of the words).
@@ -84,6 +91,15 @@ _PRECISION = 128
 _FIRST_BITS = 63
 
 METHODS = ("blocks", "digits")
+
+#: The count tables are indexed by this many top bits of a chunk (``2^16`` entries of the
+#: narrowest integer type that holds the counts: 64 KB at ``cap = 50``) ...
+_TABLE_BITS = 16
+#: ... and built for at most this many thresholds (at most 1/16 of the rows then fall on
+#: a ``-1`` and are counted by ``searchsorted``); more thresholds are searched directly.
+_TABLE_MAX = 4096
+#: Rows per block of a table lookup and of the signs (their indices, 512 KB, stay in cache).
+_BLOCK = 1 << 16
 
 
 @functools.lru_cache(maxsize=16)
@@ -110,6 +126,88 @@ def _threshold_floors(num: int, den: int, p: int, q: int, count: int,
         hi = -((-hi * q) // p)
     out.flags.writeable = False
     return out
+
+
+def _count_table(asc: np.ndarray, bits: int, dtype: Any = np.int64) -> np.ndarray | None:
+    """``#{j : asc[j] > x}`` for the chunks ``x < 2^bits`` by their top bits; ``-1`` if undecided.
+
+    Entry ``v`` covers the chunks ``x`` with ``x >> (bits - t) = v`` (``t =
+    min(16, bits)``), the interval ``[L, U]``: the count is ``#{j : asc[j] > L}``
+    when no ``asc[j]`` lies in ``[L, U]`` (then it is the same for every ``x``
+    there, and no ``x`` equals a floor), else ``-1`` (those chunks need
+    ``searchsorted``, and those equal to a floor the exact comparison). None
+    (no table) above :data:`_TABLE_MAX` thresholds. Of ``dtype`` (signed, holding
+    ``len(asc)``), read-only.
+
+    Examples
+    --------
+    >>> _count_table(np.array([5, 9], dtype=np.uint64), 4).tolist()  # x in 0 .. 15
+    [2, 2, 2, 2, 2, -1, 1, 1, 1, -1, 0, 0, 0, 0, 0, 0]
+    >>> _count_table(np.array([70000], dtype=np.uint64), 17)[:3].tolist()  # x >> 1
+    [1, 1, 1]
+    """
+    if len(asc) > _TABLE_MAX:
+        return None
+    t = min(_TABLE_BITS, bits)
+    shift = np.uint64(bits - t)
+    lo = np.arange(1 << t, dtype=np.uint64) << shift
+    hi = lo + np.uint64((1 << int(shift)) - 1)
+    first = np.searchsorted(asc, lo, side="left")  # the floors >= L
+    past = np.searchsorted(asc, hi, side="right")  # the floors > U
+    table = (len(asc) - past).astype(dtype)
+    table[past > first] = -1
+    table.flags.writeable = False
+    return table
+
+
+def _magnitude_dtype(bound: int | None) -> Any:
+    """The narrowest signed integer type holding ``-bound .. bound`` (int64 when None).
+
+    Examples
+    --------
+    >>> _magnitude_dtype(100), _magnitude_dtype(200), _magnitude_dtype(None)
+    (<class 'numpy.int8'>, <class 'numpy.int16'>, <class 'numpy.int64'>)
+    """
+    for dtype in (np.int8, np.int16, np.int32):
+        if bound is not None and bound <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
+
+
+def signed(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``g`` as int64, negated where the low bit of ``w`` is 1 (``(g ^ -s) + s``, ``s`` the bit).
+
+    The signs of :meth:`TwoSidedGeometric.magnitudes`. In blocks of
+    :data:`_BLOCK` rows.
+
+    Examples
+    --------
+    >>> signed(np.array([3, 3, 0, 5], np.int8), np.array([1, 2, 3, 4], np.uint64)).tolist()
+    [-3, 3, 0, 5]
+    """
+    out = np.empty(g.size, dtype=np.int64)
+    for start in range(0, g.size, _BLOCK):
+        stop = min(start + _BLOCK, g.size)
+        s = w[start:stop].astype(g.dtype)  # the low bits (a cast to narrower keeps them)
+        s &= 1
+        np.negative(s, out=s)  # 0 or -1 (all bits set)
+        part = g[start:stop] ^ s
+        np.subtract(part, s, out=out[start:stop])
+    return out
+
+
+def _table_counts(table: np.ndarray, x: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """The counts of the chunks ``x < 2^bits`` looked up in ``table``, and the rows still at -1.
+
+    In blocks of :data:`_BLOCK` rows, so that the table's indices stay in cache.
+    """
+    shift = np.uint64(bits - (int(table.size).bit_length() - 1))
+    count = np.empty(x.size, dtype=table.dtype)
+    for start in range(0, x.size, _BLOCK):
+        stop = min(start + _BLOCK, x.size)
+        np.take(table, (x[start:stop] >> shift).view(np.int64), out=count[start:stop],
+                mode="clip")  # the indices are below table.size: "clip" only skips a check
+    return count, np.flatnonzero(count < 0)
 
 
 def _less_exact(first: int, bits: int, num: int, den: int,
@@ -205,6 +303,7 @@ class TwoSidedGeometric:
                                            for g in range(K, 0, -1)], dtype=np.uint64)
         self._thresholds = np.array([q ** b * p ** (J - b) for b in range(J, 0, -1)],
                                     dtype=np.uint64)
+        self._tables: dict[tuple, np.ndarray | None] = {}
         if method is None:
             # "digits" needs further draws for a share 2 rho^K/(1 + rho)/(1 - rho^J) of the
             # rows (about 1/(J eps) each at small eps), "blocks" for about 5 %; measured
@@ -254,8 +353,8 @@ class TwoSidedGeometric:
             out[t] = count
         return out
 
-    def _count(self, x: np.ndarray, asc: np.ndarray, num: int, den: int, bits: int,
-               source: RandomSource) -> np.ndarray:
+    def _search(self, x: np.ndarray, asc: np.ndarray, num: int, den: int, bits: int,
+                source: RandomSource) -> np.ndarray:
         """``#{g : u < s_g}`` for every chunk ``x`` (the floors ``asc``, ascending), exactly."""
         idx = np.searchsorted(asc, x, side="right").astype(np.int64, copy=False)
         # a chunk equal to a floor: asc[idx - 1] == x (idx = 0 wraps to the largest floor,
@@ -267,31 +366,58 @@ class TwoSidedGeometric:
             count[tied] = self._settle(tied, x[tied], asc, right, num, den, bits, source)
         return count
 
-    def _sample_blocks(self, size: int, source: RandomSource, cap: int | None) -> np.ndarray:
+    def _table(self, key: tuple, asc: np.ndarray, bits: int,
+               dtype: Any = np.int64) -> np.ndarray | None:
+        """The count table of the floors ``asc`` (:func:`_count_table`), built once per key."""
+        key = (*key, np.dtype(dtype).name)
+        if key not in self._tables:
+            self._tables[key] = _count_table(asc, bits, dtype)
+        return self._tables[key]
+
+    def _count(self, w: np.ndarray, drop: int, asc: np.ndarray, table: np.ndarray | None,
+               num: int, den: int, bits: int, source: RandomSource) -> np.ndarray:
+        """``#{g : u < s_g}`` for the chunks ``x = w >> drop`` (``bits = 64 - drop``), exactly.
+
+        By the table where it decides, by :meth:`_search` on the other rows (in
+        row order, so a tie reads the further words it would read without the
+        table).
+        """
+        if table is None:
+            return self._search(w >> np.uint64(drop), asc, num, den, bits, source)
+        count, hard = _table_counts(table, w, 64)
+        if hard.size:
+            count[hard] = self._search(w[hard] >> np.uint64(drop), asc, num, den, bits, source)
+        return count
+
+    def _sample_blocks(self, size: int, source: RandomSource,
+                       cap: int | None) -> tuple[np.ndarray, np.ndarray]:
         B, p, q = self.block, self.p, self.q
-        w = source.words(size)
-        negative = (w & np.uint64(1)).astype(bool)  # the sign, independent of u's bits
+        w = source.words(size)  # the low bit of each word is the sign, independent of u's
         first = self._first_floors()
         top = B if cap is None else min(B, cap)  # levels above cap need not be decided
-        g = self._count(w >> np.uint64(1), first[B - top:], 2 * q, p + q, _FIRST_BITS, source)
+        asc = first[B - top:]
+        dtype = _magnitude_dtype(None if cap is None else cap + B)  # g <= cap + B - 1
+        g = self._count(w, 1, asc, self._table(("first", top), asc, _FIRST_BITS, dtype),
+                        2 * q, p + q, _FIRST_BITS, source)
         if top == B:
             more = self._more_floors()
+            table = self._table(("more",), more, 64, dtype)
             rows = np.flatnonzero(g == B)  # u < s_B: |k| >= B, the excess is geometric
+            if cap is not None:
+                rows = rows[g[rows] < cap]
             while rows.size:
-                if cap is not None:
-                    rows = rows[g[rows] < cap]
-                    if not rows.size:
-                        break
-                d = self._count(source.words(rows.size), more, q, p, 64, source)
+                d = self._count(source.words(rows.size), 0, more, table, q, p, 64, source)
                 g[rows] += d
                 rows = rows[d == B]
-        if cap is not None:
-            np.minimum(g, cap, out=g)
-        np.negative(g, out=g, where=negative)
-        return g
+                if cap is not None:
+                    rows = rows[g[rows] < cap]
+            if cap is not None:
+                np.minimum(g, cap, out=g)
+        return g, w
 
     # ------------------------------------------------------------------ "digits"
-    def _sample_digits(self, size: int, source: RandomSource, cap: int | None) -> np.ndarray:
+    def _sample_digits(self, size: int, source: RandomSource,
+                       cap: int | None) -> tuple[np.ndarray, np.ndarray]:
         """The previous algorithm: ``K`` (then ``J``) base-``p`` digits per uniform integer.
 
         ``V`` uniform below ``2 (p + q) p^K``: sign ``V mod 2``, ``W = V // 2``,
@@ -300,22 +426,36 @@ class TwoSidedGeometric:
         """
         p, q, K, J = self.p, self.q, self.digits, self.more_digits
         first_thresholds, thresholds = self._first_thresholds, self._thresholds
-        v = source.below(2 * (p + q) * p ** K, int(size))  # sign bit and W, independent
-        negative = (v & np.uint64(1)).astype(bool)
-        g = K - np.searchsorted(first_thresholds, v >> np.uint64(1), side="right")
+        bound = 2 * (p + q) * p ** K
+        v = source.below(bound, int(size))  # sign bit and W, independent
+        dtype = _magnitude_dtype(None if cap is None else cap + max(K, J))
+        # W < t iff V = 2 W + sign < 2 t: the count of the first thresholds above W
+        g = self._digit_count(v, first_thresholds << np.uint64(1), ("digits", K),
+                              bound.bit_length(), dtype)
         more = np.flatnonzero(g == K)
+        if cap is not None:
+            more = more[g[more] < cap]
         while more.size:
-            if cap is not None:
-                more = more[g[more] < cap]
-                if not more.size:
-                    break
-            d = J - np.searchsorted(thresholds, source.below(p ** J, more.size), side="right")
+            d = self._digit_count(source.below(p ** J, more.size), thresholds,
+                                  ("digits", J, "more"), (p ** J).bit_length(), dtype)
             g[more] += d
             more = more[d == J]
+            if cap is not None:
+                more = more[g[more] < cap]
         if cap is not None:
             np.minimum(g, cap, out=g)
-        np.negative(g, out=g, where=negative)
-        return g
+        return g, v
+
+    def _digit_count(self, v: np.ndarray, asc: np.ndarray, key: tuple, bits: int,
+                     dtype: Any) -> np.ndarray:
+        """``#{j : asc[j] > v}`` for integers ``v < 2^bits``: the table, else ``searchsorted``."""
+        table = self._table(key, asc, bits, dtype)
+        if table is None:
+            return len(asc) - np.searchsorted(asc, v, side="right")
+        count, hard = _table_counts(table, v, bits)
+        if hard.size:
+            count[hard] = len(asc) - np.searchsorted(asc, v[hard], side="right")
+        return count
 
     def sample(self, size: int, source: RandomSource | None = None,
                cap: int | None = None) -> np.ndarray:
@@ -334,6 +474,24 @@ class TwoSidedGeometric:
         Returns
         -------
         numpy.ndarray of int64
+        """
+        return signed(*self.magnitudes(size, source, cap))
+
+    def magnitudes(self, size: int, source: RandomSource | None = None,
+                   cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The draws of :meth:`sample` as magnitudes and signs: ``(g, w)``.
+
+        ``g`` holds ``min(|k|, cap)`` as signed integers (where the count tables
+        count them, in the narrowest type that holds ``cap`` plus a block; int64
+        without ``cap``), ``w`` unsigned words whose low bits are the signs (1:
+        negative); :func:`signed` makes the draws of them. The same words are
+        read as by :meth:`sample`.
+
+        Examples
+        --------
+        >>> g, w = TwoSidedGeometric(2).magnitudes(5, random_source(0), cap=50)
+        >>> g.dtype, signed(g, w).tolist()
+        (dtype('int8'), [0, 0, 1, -2, 0])
         """
         source = random_source(None) if source is None else source
         if cap is not None and cap < 1:

@@ -1,13 +1,15 @@
 """Random bits and exact uniform integers; the rational ``lam <= e^eps`` (docs/sampling.md).
 
-A :class:`RandomSource` hands out 64-bit words: :class:`SecureSource` reads
-the operating system's CSPRNG (``os.urandom``, the source of Python's
-``secrets``) and is the default; :class:`SeededSource` draws them from a seeded
-numpy PCG64 generator, for tests and reproductions only (**not for release**:
-whoever knows the seed knows the noise). Everything sampled in
-:mod:`dpfix.sampling` is computed from these words with integer operations
-only, so the distribution drawn is exactly the one stated, whatever the float
-rounding of the machine.
+A :class:`RandomSource` hands out 64-bit words from a numpy bit generator:
+:class:`SecureSource` is the default, AES-128 in counter mode (randomgen's
+``AESCounter``, AES-NI) keyed with 128 bits of the operating system's CSPRNG
+(``os.urandom``, the source of Python's ``secrets``), a cryptographically
+secure generator; :class:`SeededSource` is a seeded numpy PCG64, for tests and
+reproductions only (**not for release**: whoever knows the seed knows the
+noise). Both hand out their words by the same call (``random_raw``) and
+everything sampled in :mod:`dpfix.sampling` is computed from these words with
+integer operations only, so the distribution drawn is exactly the one stated,
+whatever the float rounding of the machine, and the same for both sources.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ __all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source",
 
 _TWO64 = 1 << 64
 
+#: Rows per block of the permutation's passes over its words (small arrays stay in cache).
+_BLOCK = 1 << 16
+
 #: Largest ``lam`` the samplers use: a larger budget is spent as ``log(MAX_LAM)``
 #: (about 20.8), which is private (less noise is never needed at such budgets: a
 #: count moves with probability below ``1e-9``).
@@ -39,14 +44,21 @@ class RandomSource:
         True for a cryptographically secure source.
     description : str
         For the report.
+    bit_generator : numpy.random.BitGenerator or None
+        Where the words come from (:meth:`words` reads ``random_raw``); a
+        subclass may instead override :meth:`words`.
     """
 
     secure = False
     description = ""
+    bit_generator: Any = None
 
-    def words(self, size: int) -> np.ndarray:  # pragma: no cover - abstract
-        """``size`` independent uniform ``uint64`` words."""
-        raise NotImplementedError
+    def words(self, size: int) -> np.ndarray:
+        """``size`` independent uniform ``uint64`` words: ``bit_generator.random_raw(size)``."""
+        if self.bit_generator is None:
+            raise NotImplementedError(f"{type(self).__name__}: has no bit_generator and does "
+                                      "not override words()")
+        return self.bit_generator.random_raw(int(size))
 
     def below(self, bound: int, size: int) -> np.ndarray:
         """``size`` independent integers uniform on ``0 .. bound-1``, exactly (``uint64``).
@@ -97,11 +109,19 @@ class RandomSource:
         """A uniformly random permutation of ``0 .. size-1``, exactly (``int64``).
 
         Every position gets an independent uniform 64-bit word and the
-        positions are sorted by their words; positions whose words tie are
-        given a further word each (for every position, so that the rule is
-        symmetric) until no two positions tie. The words are exchangeable and
-        the stopping rule is symmetric, so every permutation has the same
-        probability ``1 / size!``, whatever the number of rounds.
+        positions are sorted by their words; when two positions' words tie,
+        every position is given a further word (so that the rule is symmetric)
+        and the positions are sorted by their words in turn, until no two
+        positions tie. The words are exchangeable and the stopping rule is
+        symmetric, so every permutation has the same probability ``1 /
+        size!``, whatever the number of rounds (docs/sampling.md section 1.1).
+
+        The first round sorts the words themselves, not their positions: the
+        top ``64 - b`` bits of each word with its position in the low ``b =
+        bit_length(size - 1)`` bits, one sort of ``uint64`` values. Positions
+        whose top bits tie (about ``size^2 2^(b-65)`` pairs) are then put in
+        the order of their whole words; the order is exactly that of the
+        positions sorted by their words.
 
         Examples
         --------
@@ -114,24 +134,111 @@ class RandomSource:
         size = int(size)
         if size < 0:
             raise ValueError(f"size: must be >= 0, got {size}")
-        keys = [self.words(size)]
-        while True:
+        w = self.words(size)
+        if size < 2:
+            return np.zeros(size, dtype=np.int64)
+        order = _sorted_positions(w)
+        if order is not None:
+            return order
+        keys = [w]
+        while True:  # two words tie (probability about size^2 2^-65): a further round
+            keys.append(self.words(size))
             order = np.lexsort(keys[::-1])  # lexsort: the last key is the primary one
             ranked = np.stack([k[order] for k in keys])
-            if size < 2 or (ranked[:, 1:] != ranked[:, :-1]).any(axis=0).all():
+            if (ranked[:, 1:] != ranked[:, :-1]).any(axis=0).all():
                 return order.astype(np.int64)
-            keys.append(self.words(size))
+
+
+def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
+    """The positions ``0 .. len(w)-1`` sorted by their words ``w``, or None if two words tie.
+
+    Sorts each word with its low ``b = bit_length(len(w) - 1)`` bits replaced by
+    its position: the positions in the order of their top ``64 - b`` bits, ties
+    by position. A
+    run of positions with equal top bits is then sorted by the whole words
+    (the low ``b`` bits decide), so the result is the unique order of
+    distinct words.
+
+    Examples
+    --------
+    >>> _sorted_positions(np.array([5, 1, 4], dtype=np.uint64)).tolist()
+    [1, 2, 0]
+    >>> _sorted_positions(np.array([3, 1, 3], dtype=np.uint64)) is None
+    True
+    """
+    size = w.size
+    b = np.uint64((size - 1).bit_length())
+    one = np.uint64(1) << b
+    packed = w & ~(one - np.uint64(1))  # the top 64 - b bits
+    for start in range(0, size, _BLOCK):  # blocks: no array of positions in memory at once
+        stop = min(start + _BLOCK, size)
+        packed[start:stop] |= np.arange(start, stop, dtype=np.uint64)
+    packed.sort()
+    ties = []  # sorted positions whose top bits equal those of the next
+    for start in range(0, size - 1, _BLOCK):
+        stop = min(start + _BLOCK, size - 1)
+        differ = packed[start + 1:stop + 1] ^ packed[start:stop]
+        at = np.flatnonzero(differ < one)
+        if at.size:
+            ties.append(at + start)
+    packed &= one - np.uint64(1)
+    order = packed.view(np.int64)
+    if not ties:
+        return order
+    at = np.concatenate(ties)
+    pos = np.union1d(at, at + 1)  # the sorted positions in runs of equal top bits
+    starts = np.ones(pos.size, dtype=bool)  # where a run begins
+    starts[1:] = ~np.isin(pos[1:] - 1, at)
+    run = np.cumsum(starts)
+    rows = order[pos]
+    rows = rows[np.lexsort((w[rows], run))]
+    order[pos] = rows
+    words = w[rows]
+    if ((words[1:] == words[:-1]) & ~starts[1:]).any():
+        return None
+    return order
+
+
+class _OsWords:
+    """``random_raw`` read from ``os.urandom``: the secure words without randomgen."""
+
+    def random_raw(self, size: int) -> np.ndarray:
+        return np.frombuffer(os.urandom(8 * int(size)), dtype=np.uint64).copy()
 
 
 class SecureSource(RandomSource):
-    """The operating system's CSPRNG (``os.urandom``): the default, for releases."""
+    """A cryptographically secure source: the default, for releases.
+
+    AES-128 in counter mode (randomgen's ``AESCounter``: words ``2i`` and ``2i+1``
+    are the two halves of ``AES_k(i)``, with AES-NI where the processor has it)
+    keyed with 128 bits of ``os.urandom``, a fresh key for every source. Without
+    randomgen (the ``production`` extra) the words are read from ``os.urandom``
+    itself: the same samplers, slower words.
+
+    Examples
+    --------
+    >>> s = SecureSource()
+    >>> s.secure, "os.urandom" in s.description, s.words(3).dtype
+    (True, True, dtype('uint64'))
+    """
 
     secure = True
-    description = "os.urandom (the operating system's CSPRNG; secure)"
 
-    def words(self, size: int) -> np.ndarray:
-        """``size`` uniform ``uint64`` words read from ``os.urandom``."""
-        return np.frombuffer(os.urandom(8 * int(size)), dtype=np.uint64)
+    def __init__(self) -> None:
+        try:
+            from randomgen import AESCounter
+        except ImportError:  # randomgen is in the production extra
+            self.bit_generator = _OsWords()
+            self.description = "os.urandom (the operating system's CSPRNG; secure)"
+            return
+        self.bit_generator = AESCounter(key=int.from_bytes(os.urandom(16), "little"))
+        self.description = ("AES-128 in counter mode (randomgen AESCounter) keyed with 128 "
+                            "bits of os.urandom, the operating system's CSPRNG; secure")
+
+    def __reduce__(self) -> Any:
+        """Refused: a copy (pickled, deep-copied) would hand out the same words again."""
+        raise TypeError("SecureSource: cannot be copied or pickled (the copy would repeat "
+                        "its words); make a new SecureSource() where it is needed")
 
 
 class SeededSource(RandomSource):
@@ -150,10 +257,6 @@ class SeededSource(RandomSource):
         label = seed if isinstance(seed, (int, np.integer)) else "a SeedSequence"
         self.description = (f"numpy PCG64 seeded with {label}: NOT FOR PRODUCTION, not for "
                             "release (reproducible; whoever knows the seed knows the noise)")
-
-    def words(self, size: int) -> np.ndarray:
-        """``size`` uniform ``uint64`` words of the generator."""
-        return self.bit_generator.random_raw(int(size))
 
 
 def random_source(seed: Any = None) -> RandomSource:

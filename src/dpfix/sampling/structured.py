@@ -11,7 +11,9 @@ consecutive columns), for Algorithm 2 the placement ``g(m)``, for the
 truncated geometric mechanism the identity. A row is drawn as
 ``j = R(clamp(d + k, 0, n-1))`` with ``k`` from
 :class:`dpfix.sampling.geometric.TwoSidedGeometric`: ``T`` is never built,
-memory is ``O(n)`` and time ``O(1)`` per row.
+memory is ``O(n)`` and time ``O(1)`` per row. The rows' noise is drawn first,
+then the remap's words; the sign, the clamp and the remap's table lookups run
+in blocks of ``2^16`` rows, so that their arrays stay in cache.
 
 Privacy is that of ``G``, exactly ``log(lam)``-DP for the rational ``lam``
 the noise is drawn with, by post-processing, whatever the float accuracy of
@@ -29,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.sampling.geometric import TwoSidedGeometric
+from dpfix.sampling.geometric import TwoSidedGeometric, signed
 from dpfix.sampling.source import RandomSource, random_source
 
 __all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "side_sums",
@@ -37,6 +39,12 @@ __all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "sid
 
 #: The constructors sampled as ``G R``.
 STRUCTURED = ("northwest", "unfixed", "truncated-geometric")
+
+#: The column tables of :meth:`Remap.apply` hold at most this many entries (int16: 512 KB).
+_TABLE_ENTRIES = 1 << 18
+#: Rows per block of :meth:`StructuredSampler.sample` and of :meth:`Remap.columns`.
+_BLOCK = 1 << 16
+
 
 def _bits(n: int) -> int:
     """Resolution of the shares: ``(m << bits) + u`` stays below ``2^63`` for ``m < n``."""
@@ -48,8 +56,11 @@ class Remap:
     """A remap ``R`` of ``0 .. n-1`` given by pieces ``(m, j, share)`` sorted by ``m``.
 
     Piece ``t`` of scale ``m`` is drawn when ``(m << bits) + u`` falls in
-    ``[keys[t-1], keys[t])`` for ``u`` uniform below ``2^bits``: one
-    ``searchsorted`` over all rows, integer comparisons only.
+    ``[keys[t-1], keys[t])`` for ``u`` uniform below ``2^bits``: integer
+    comparisons only. A table indexed by ``m`` and the top bits of ``u`` holds
+    the column wherever those bits decide it (:meth:`column_table`); the other
+    rows (a share boundary among their ``u``, probability below ``(pieces of m)
+    2^-t``) are found by ``searchsorted``: the same column from the same word.
 
     Attributes
     ----------
@@ -79,6 +90,7 @@ class Remap:
         ms = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.start))
         self.keys = (ms << self.bits) + self.thresholds
         self.deterministic = bool((np.diff(self.start) == 1).all())
+        self._columns: tuple[int, np.ndarray | None] | None = None
 
     @classmethod
     def from_pieces(cls, n: int, pieces: list[tuple[int, int, Any]]) -> Remap:
@@ -125,8 +137,40 @@ class Remap:
                    np.full(n, 1 << bits, dtype=np.int64), bits,
                    [Fraction(1)] * n if n <= 4096 else None)
 
+    def column_table(self) -> tuple[int, np.ndarray | None]:
+        """``(t, table)``: the column drawn for ``m`` and the top ``t`` bits ``v`` of ``u``.
+
+        ``table[(m << t) + v]`` is the column of every ``u`` with those top bits
+        when no key ``keys[j]`` lies in ``((m << bits) + L, (m << bits) + U]``
+        (``[L, U]`` the ``u`` with top bits ``v``: ``searchsorted`` gives them all
+        the same piece), else ``-1``. ``t = min(16, bits, 18 - bit_length(n))``;
+        no table (None) when ``t < 4`` (``n >= 2^14``). Built once, read-only.
+
+        Examples
+        --------
+        >>> R = Remap.from_pieces(1, [(0, 0, Fraction(1, 2)), (0, 1, Fraction(1, 2))])
+        >>> t, table = R.column_table()
+        >>> t, table[[0, 2**t // 2 - 1, 2**t // 2, 2**t - 1]].tolist()
+        (16, [0, 0, 1, 1])
+        """
+        if self._columns is None:
+            t = min(16, self.bits, (_TABLE_ENTRIES.bit_length() - 1) - int(self.n).bit_length())
+            table = None
+            if t >= 4:  # fewer bits: too many rows would fall on a -1
+                width = np.int64(1) << np.int64(self.bits - t)
+                low = (np.arange(self.n, dtype=np.int64)[:, None] << self.bits) + \
+                    (np.arange(1 << t, dtype=np.int64) * width)[None, :]
+                low = low.ravel()
+                piece = np.searchsorted(self.keys, low, side="right")
+                last = np.searchsorted(self.keys, low + (width - 1), side="right")
+                table = self.cols[piece].astype(np.int16)  # n < 2^14: the columns fit
+                table[last != piece] = -1
+                table.flags.writeable = False
+            self._columns = (t, table)
+        return self._columns
+
     def apply(self, m: np.ndarray, source: RandomSource) -> np.ndarray:
-        """``j`` drawn from ``R[m, :]`` for every entry of ``m`` (int64).
+        """``j`` drawn from ``R[m, :]`` for every entry of ``m`` (int64), one word per entry.
 
         Examples
         --------
@@ -136,7 +180,38 @@ class Remap:
         """
         if self.deterministic:
             return self.cols[m]
-        key = (source.words(m.size) >> np.uint64(64 - self.bits)).astype(np.int64)
+        return self.columns(m, source.words(m.size))
+
+    def columns(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The columns drawn for the scales ``m`` with the words ``w`` (``u``: their top bits).
+
+        By :meth:`column_table` where it decides, by ``searchsorted`` elsewhere (and
+        without a table); int64.
+
+        Examples
+        --------
+        >>> R = Remap.from_pieces(1, [(0, 0, Fraction(1, 2)), (0, 1, Fraction(1, 2))])
+        >>> R.columns(np.zeros(2, np.int64), np.array([2**63 - 1, 2**63], np.uint64)).tolist()
+        [0, 1]
+        """
+        t, table = self.column_table()
+        if table is None:
+            return self._search(m, w)
+        out = np.empty(m.size, dtype=np.int64)
+        shift = np.uint64(64 - t)
+        for start in range(0, m.size, _BLOCK):  # blocks: the indices stay in cache
+            stop = min(start + _BLOCK, m.size)
+            at = m[start:stop] << t
+            at += (w[start:stop] >> shift).view(np.int64)
+            out[start:stop] = table.take(at, mode="clip")  # in range: "clip" skips a check
+        hard = np.flatnonzero(out < 0)
+        if hard.size:
+            out[hard] = self._search(m[hard], w[hard])
+        return out
+
+    def _search(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The columns of the scales ``m`` for the words ``w`` (``u`` their top bits)."""
+        key = (w >> np.uint64(64 - self.bits)).astype(np.int64)
         key += m << self.bits
         return self.cols[np.searchsorted(self.keys, key, side="right")]
 
@@ -247,10 +322,17 @@ class StructuredSampler:
             raise ValueError(f"counts: must lie in 0..{self.n - 1}")
         if self.n == 1:
             return np.zeros(d.size, dtype=np.int64)
-        m = self.noise.sample(d.size, source, cap=self.n - 1)
-        m += d
-        np.clip(m, 0, self.n - 1, out=m)
-        return self.remap.apply(m, source)
+        g, signs = self.noise.magnitudes(d.size, source, cap=self.n - 1)
+        R = self.remap
+        w = None if R.deterministic else source.words(d.size)  # after all the noise's words
+        out = np.empty(d.size, dtype=np.int64)
+        for start in range(0, d.size, _BLOCK):  # blocks: k and m stay in cache
+            stop = min(start + _BLOCK, d.size)
+            m = signed(g[start:stop], signs[start:stop])
+            m += d[start:stop]
+            np.clip(m, 0, self.n - 1, out=m)
+            out[start:stop] = R.cols[m] if w is None else R.columns(m, w[start:stop])
+        return out
 
     def matrix(self, drawn: bool = False) -> np.ndarray:
         """``G R`` in Fractions (small ``n``): with ``drawn``, exactly the ``T`` sampled.
