@@ -85,6 +85,10 @@ def test_instances_visited_in_the_contract_order(ns, lams, zs, data) -> None:
         seen.append(inst)
         return True
     order = list(ns)  # in any order: visited ascending
+    if not expected:  # every target of another length: no instance, refused
+        with pytest.raises(ValueError, match="give no instance"):
+            smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs)
+        return
     assert smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs) is None
     assert seen == expected
     if expected:
