@@ -598,6 +598,8 @@ def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | 
                 run.budget_hit = label
                 return
             busy = [w for w in pool.workers if w.chunk is not None]
+            if not busy:  # the head is sent as soon as a worker is free: never here
+                raise RuntimeError("search: no worker checks the next chunk")
             ready = multiprocessing.connection.wait([w.conn for w in busy], timeout)
             if not ready:
                 run.budget_hit = label
@@ -870,19 +872,21 @@ def _alarm(seconds: float | None) -> Iterator[None]:
     if seconds is None or not hasattr(signal, "setitimer") or \
             threading.current_thread() is not threading.main_thread() or \
             signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0) or \
-            signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, None):
+            signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL:
         yield
         return
 
     def ring(signum: int, frame: object) -> None:
         raise _Deadline
-    old = signal.signal(signal.SIGALRM, ring)
+    signal.signal(signal.SIGALRM, ring)
     try:
         signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-4))
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)  # a pending ring is dropped with the handler
+        try:  # a ring in between still restores the handler (a pending one is dropped)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
@@ -982,9 +986,11 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         Default :func:`dpfix.explore.instances.named_targets`; ignored without a target.
     budget : int, str, timedelta or dict, optional
         At most this many instances (``1000``, ``"1000"``) or this long (``"30s"``,
-        ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``; checked between
-        instances). When it stops the search before the end a :class:`BudgetReached`
-        warning says after how many instances.
+        ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``). At the deadline an
+        instance still being checked is abandoned (not visited): the worker processes
+        are terminated (``jobs > 1``), or ``SIGALRM`` interrupts the predicate
+        (``jobs = 1``; the module docstring says when). When it stops the search before
+        the end a :class:`BudgetReached` warning says after how many instances.
     jobs : int
         Worker processes, started by ``spawn`` (safe in a process with threads, the same
         on every platform), each running Normaliz on one thread; the predicate must
@@ -1010,11 +1016,13 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     Raises
     ------
     PredicateError
-        The predicate raised (the first such instance in visiting order).
-    TypeError
-        The predicate returned something other than a bool.
+        The predicate raised, or called ``sys.exit`` (the first such instance in
+        visiting order).
+    PredicateTypeError
+        The predicate returned something other than a bool (a ``TypeError``).
     ValueError
-        An unknown ``over``, a bad budget or ``jobs``.
+        An unknown ``over``, a bad budget or ``jobs``; no instance to visit (an empty
+        ``instances``, or no target of length ``n``).
     ExactnessError
         A float ``lam`` or target.
 
