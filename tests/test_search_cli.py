@@ -166,3 +166,14 @@ def test_a_time_budget_stops_a_predicate_that_never_returns(capsys, conj, jobs) 
     assert out.startswith("no counterexample: conj.py:predicate held over instance on every "
                           "one of the 0 instances visited; budget (2 s) reached after 0 "
                           "instances"), out
+
+
+def test_a_worker_that_dies_is_one_line_naming_the_instance(capsys, conj) -> None:
+    path = conj("import os\n\n\ndef predicate(inst):\n    if inst.z[0] == 1:\n"
+                "        os._exit(3)\n    return True\n")
+    rc, out, err = cli(capsys, "search", path, "--over", "instance", "--n", "2", "--z",
+                       "compositions:3", "--jobs", "2")
+    assert rc == 1 and out == ""
+    assert err.splitlines() == ["dpfix search: failed: RuntimeError: a worker process ended "
+                                "(exit code 3) while it checked Instance(n=2, lam=Fraction(2, "
+                                "1), z=(Fraction(1, 1), Fraction(0, 1)))"], err

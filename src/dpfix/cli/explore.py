@@ -138,22 +138,20 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
 
 
 def _skipped_note(row: dict[str, Any], P: Any) -> dict[str, Any]:
-    """A row the enumeration guard skipped, with what lifts the guard from the command
-    line: the ``enumeration`` extra when Normaliz (not installed) would take it."""
+    """A row the enumeration guard skipped: on an install without PyNormaliz, when
+    Normaliz would take the polytope, the note names the ``enumeration`` extra (not
+    ``limit=None``, which would run cdd for minutes to hours)."""
     from dpfix.theory.enumeration import normaliz_available
     from dpfix.theory.polytopes import LIMITS
 
-    if row.get("vertices") != "skipped" or "pass limit=None" not in row.get("note", ""):
+    if row.get("vertices") != "skipped" or "pass limit=None" not in row.get("note", "") or \
+            normaliz_available() or P.n > LIMITS["normaliz"]["count"].get(P.name, 0):
         return row
-    if not normaliz_available() and P.n <= LIMITS["normaliz"]["count"].get(P.name, 0):
-        cdd_top = LIMITS["cdd"]["count"].get(P.name, 0)
-        note = (f"{P.name}(n={P.n}) skipped: without PyNormaliz, cdd enumerates "
-                f"{P.name} for n <= {cdd_top} only (it takes minutes to hours beyond); "
-                "Normaliz takes it in seconds: pip install 'dpfix[enumeration]'")
-    else:
-        note = row["note"].replace("; pass limit=None to lift the guard",
-                                   " (in Python, limit=None lifts the guard)")
-    return {**row, "note": note}
+    cdd_top = LIMITS["cdd"]["count"].get(P.name, 0)
+    return {**row, "note": f"{P.name}(n={P.n}) skipped: without PyNormaliz, cdd enumerates "
+                           f"{P.name} for n <= {cdd_top} only (it takes minutes to hours "
+                           "beyond); Normaliz takes it in seconds: pip install "
+                           "'dpfix[enumeration]'"}
 
 
 def _run_northwest(name: str, n_max: int) -> int:

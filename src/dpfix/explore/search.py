@@ -492,6 +492,7 @@ class _Chunk:
     instances: list[Instance]
     known: list[_Outcome | None]  # the cached outcomes; None: to check
     received: deque = field(default_factory=deque)
+    got: int = 0  # outcomes received in all
     sent: bool = False
     done: bool = False
     error: BaseException | None = None
@@ -612,13 +613,14 @@ def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | 
                     key, kind, payload = w.conn.recv()
                 except (EOFError, OSError):
                     w.process.join(timeout=5)
-                    at = chunk.todo[len(chunk.received)] if len(chunk.received) < \
-                        len(chunk.todo) else chunk.instances[-1]
+                    todo = chunk.todo
+                    at = todo[chunk.got] if chunk.got < len(todo) else todo[-1]
                     raise RuntimeError(f"a worker process ended (exit code "
                                        f"{w.process.exitcode}) while it checked {at!r}"
                                        ) from None
                 if kind == "outcome":
                     chunk.received.append(payload)
+                    chunk.got += 1
                 elif kind == "raise":
                     chunk.error = payload
                 else:  # "done": the worker is free
