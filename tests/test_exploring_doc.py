@@ -87,3 +87,33 @@ def test_the_command_line_example_runs_as_shown(page_blocks, tmp_path, monkeypat
 def test_dpfix_docs_prints_the_page(capsys):
     rc, out, _ = cli(capsys, "docs", "exploring")
     assert rc == 0 and out.startswith("# Exploring: pose a conjecture")
+
+
+def _plain(sig) -> str:
+    """A signature as the page writes it: names and defaults, no annotations."""
+    import inspect
+
+    parts, star = [], False
+    for p in sig.parameters.values():
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        parts.append(p.name if p.default is inspect.Parameter.empty else
+                     f"{p.name}={p.default!r}")
+    return "(" + ", ".join(parts) + ")"
+
+
+def test_the_documented_signature_is_the_functions(page_blocks):
+    import inspect
+
+    from dpfix.explore.search import smallest_counterexample, survey
+
+    (block,) = [body for lang, body in page_blocks
+                if lang == "" and body.startswith("smallest_counterexample(")]
+    first, second = block.split("\nsurvey(")
+    documented = " ".join(first.split()).removeprefix("smallest_counterexample")
+    documented = documented.replace("( ", "(").replace(" )", ")")
+    sig = inspect.signature(smallest_counterexample)
+    assert documented == _plain(sig)
+    assert second.startswith("predicate, ...)") and "the same parameters" in second
+    assert _plain(inspect.signature(survey)) == _plain(sig)

@@ -137,7 +137,9 @@ def test_polymake_json_has_polymakes_fields_and_round_trips(case, what, tmp_path
     d1 = data["CONE_AMBIENT_DIM"]
     assert d1 == P.num_variables + 1
     keys = {"POINTS"} if what == "V" else {"INEQUALITIES", "EQUATIONS"}
-    assert set(data) == {"_type", "_ns", "CONE_AMBIENT_DIM"} | keys
+    assert set(data) == {"_type", "_ns", "_info", "CONE_AMBIENT_DIM"} | keys
+    assert data["_info"]["description"].splitlines() == [
+        repr(P), "dpfix shape " + " ".join(map(str, P.shape))]
     rational = re.compile(r"-?\d+(/\d+)?")
     for key in keys:
         assert all(len(r) == d1 and all(isinstance(v, str) and rational.fullmatch(v) for v in r)
@@ -151,7 +153,8 @@ def test_polymake_json_has_polymakes_fields_and_round_trips(case, what, tmp_path
                        for r in data["INEQUALITIES"])
             assert all(sum(Fr(c) * v for c, v in zip(r, x, strict=True)) == 0
                        for r in data["EQUATIONS"])
-    back = read_polytope(path, shape=P.shape)
+    back = read_polytope(path)  # the name and the shape come back from the description
+    assert (back.name, back.shape) == (repr(P), P.shape)
     assert keyset(back.vertices()) == keyset(vertices)
 
 
@@ -183,7 +186,7 @@ def test_vertex_lists_write_without_a_polytope(tmp_path):
     for suffix in (".ext", ".in", ".json"):
         path = write_polytope(tmp_path / f"v{suffix}", vertices=vs)
         back = read_polytope(path)
-        assert back.shape == ((2,) if suffix == ".json" else (1, 2))
+        assert back.shape == (1, 2)
         assert [V.ravel().tolist() for V in back.vertices()] == [[Fr(1, 4), Fr(3, 4)], [1, 0]]
 
 

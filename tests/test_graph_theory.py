@@ -344,3 +344,16 @@ def test_which_theorems_hold_on_the_4_cycle_and_the_path():
     assert [here for _, _, here in rows] == ["holds here"] + ["not checked (n > 3)"] * 5 + \
         ["fails here"] * 2
     assert all(here == "holds here" for _, _, here in gt.which_theorems_hold("complete:3"))
+
+
+def test_the_northwest_analogue_says_nothing_where_the_geometric_mechanism_is_none():
+    """On the star at lam = 3/2 the centre's amount is negative: the graph geometric
+    mechanism is not a mechanism, and the analogue neither holds nor fails there (None);
+    the search predicates count such an instance as held (an implication)."""
+    star = gt.GraphInstance(4, "3/2", ["1/4"] * 4, ((0, 1), (0, 2), (0, 3)), "star:4")
+    assert not gt.graph_geometric_exists(star)
+    assert gt.northwest_analogue_holds(star) is None
+    assert gt.northwest_analogue_holds(star, "distance-squared") is None
+    assert gt.northwest_distance(star) is True and gt.northwest_distance_squared(star) is True
+    path = gt.GraphInstance(3, 2, ["1/3"] * 3, ((0, 1), (1, 2)), "path:3")
+    assert gt.northwest_analogue_holds(path) is True

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
+import signal
+import time
 import warnings
 from datetime import timedelta
 from fractions import Fraction
@@ -21,6 +24,7 @@ from dpfix.explore.search import (
     BudgetReached,
     Counterexample,
     PredicateError,
+    PredicateTypeError,
     smallest_counterexample,
     survey,
 )
@@ -41,6 +45,34 @@ def monotone_column(T: np.ndarray, inst: Instance) -> bool:
 def raises_at_zero_entry(T: np.ndarray, inst: Instance) -> bool:
     if 0 in inst.z:
         raise ZeroDivisionError(f"a zero entry in {inst.z}")
+    return True
+
+
+def sleeps_forever(inst: Instance) -> bool:
+    while True:
+        time.sleep(0.05)
+
+
+def spins_forever(inst: Instance) -> bool:
+    while True:
+        pass
+
+
+def hangs_at_half(inst: Instance) -> bool:
+    while inst.z == (HALF, HALF):
+        time.sleep(0.05)
+    return True
+
+
+def returns_none_at_half(inst: Instance) -> bool | None:
+    return None if inst.z == (HALF, HALF) else True
+
+
+def exits(inst: Instance) -> bool:
+    raise SystemExit(0)
+
+
+def always_instance(inst: Instance) -> bool:
     return True
 
 
@@ -85,6 +117,10 @@ def test_instances_visited_in_the_contract_order(ns, lams, zs, data) -> None:
         seen.append(inst)
         return True
     order = list(ns)  # in any order: visited ascending
+    if not expected:  # every target of another length: no instance, refused
+        with pytest.raises(ValueError, match="give no instance"):
+            smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs)
+        return
     assert smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs) is None
     assert seen == expected
     if expected:
@@ -219,6 +255,60 @@ def test_non_bool_results_are_refused() -> None:
     with pytest.raises(TypeError, match="returned ndarray"):
         smallest_counterexample(lambda T, inst: T > 0, over="F", n=2)
     assert smallest_counterexample(lambda T, inst: np.bool_(True), over="F", n=2) is None
+    for jobs in (1, 2):
+        with pytest.raises(PredicateTypeError, match="returned NoneType None") as info:
+            survey(returns_none_at_half, over="instance", n=2, z=compositions(2), jobs=jobs)
+        assert info.value.instance == Instance(2, 2, (HALF, HALF))
+
+
+def test_sys_exit_in_a_predicate_is_an_error_not_an_exit() -> None:
+    with pytest.raises(PredicateError) as info:
+        smallest_counterexample(exits, over="instance", n=2, z=compositions(2))
+    assert info.value.exception_type == "SystemExit" and info.value.instance.z == (0, 1)
+    s = survey(exits, over="instance", n=2, z=compositions(2), jobs=2)
+    assert s.counts[(2, Fraction(2))]["errored"] == 3
+    assert [e.exception_type for e in s.errors] == ["SystemExit"] * 3
+
+
+def test_an_empty_set_of_instances_is_refused() -> None:
+    with pytest.raises(ValueError, match="instances: the iterable is empty"):
+        smallest_counterexample(always, over="F", instances=[])
+    with pytest.raises(ValueError, match="give no instance"):
+        survey(always, over="F", n=2, z=[(THIRD, THIRD, THIRD)])
+    with pytest.warns(BudgetReached, match="after 0 instances"):  # stopped, not empty
+        assert smallest_counterexample(always, over="F", n=2, z=[(HALF, HALF)], budget=0) is None
+
+
+# ------------------------------------------------------------------ a predicate that never returns
+@pytest.mark.parametrize("predicate", [sleeps_forever, spins_forever])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_time_budget_stops_a_predicate_that_never_returns(predicate, jobs) -> None:
+    with pytest.warns(BudgetReached, match=r"reached after 0 instances"):
+        assert smallest_counterexample(predicate, over="instance", n=2, z=compositions(2),
+                                       budget="1s", jobs=jobs) is None
+    assert multiprocessing.active_children() == []  # no worker left behind
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("jobs, seconds", [(1, 2), (2, 15)])  # 2 workers: seconds to start
+def test_the_deadline_keeps_what_was_visited_before_it(jobs, seconds) -> None:
+    """(0, 1) and (1, 0) hold; the predicate never returns at (1/2, 1/2)."""
+    s = survey(hangs_at_half, over="instance", n=2, z=compositions(2), budget=f"{seconds}s",
+               jobs=jobs)
+    assert (s.visited, s.complete) == (2, False) and s.counts[(2, Fraction(2))]["held"] == 2
+    assert f"budget ({seconds} s) reached after 2 instances" in s.stopped
+    assert multiprocessing.active_children() == []
+
+
+def test_a_budget_alarm_leaves_a_caller_timer_alone() -> None:
+    """A timer of the caller is kept: the deadline is then checked between instances."""
+    signal.setitimer(signal.ITIMER_REAL, 3600)
+    try:
+        s = survey(always_instance, over="instance", n=2, z=compositions(3), budget="30s")
+        assert s.complete and 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 3600
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def test_floats_refused() -> None:

@@ -106,3 +106,74 @@ def test_a_predicate_that_raises(capsys, conj) -> None:
 def test_a_file_that_does_not_import(capsys, conj) -> None:
     rc, out, err = cli(capsys, "search", conj("def predicate(:\n"), "--n", "2")
     assert rc == 2 and "SyntaxError" in err.strip().splitlines()[-1]
+
+
+# ------------------------------------------------------------------ what is not a bool
+@pytest.mark.parametrize("body, message", [
+    ("return None", "predicate conj.py:predicate returned NoneType None at Instance(n=2"),
+    ("return T", "predicate conj.py:predicate returned ndarray array([[Fraction("),
+    ("import sys\n    sys.exit(0)", "conj.py:predicate called sys.exit (SystemExit: 0) at "
+                                  "Instance(n=2"),
+    ("raise SystemExit('done')", "conj.py:predicate called sys.exit (SystemExit: done) at"),
+])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_predicate_that_returns_no_bool_or_exits_is_bad_input(capsys, conj, body, message,
+                                                                  jobs) -> None:
+    path = conj(f"def predicate(T, inst):\n    {body}\n")
+    rc, out, err = cli(capsys, "search", path, "--n", "2", "--jobs", jobs)
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("dpfix search: error: " + message), err
+
+
+# ------------------------------------------------------------------ no instance at all
+@pytest.mark.parametrize("argv, message", [
+    (["--z", "random:-1"], "random:COUNT needs COUNT >= 1 (else no target at all), got -1"),
+    (["--z", "random:0"], "random:COUNT needs COUNT >= 1"),
+    (["--z", "compositions:0"], "compositions:N needs N >= 1"),
+    (["--n", "2", "--z", "1/3,1/3,1/3"], "n, lam and z give no instance"),
+])
+def test_an_empty_set_of_instances_is_refused(capsys, conj, argv, message) -> None:
+    rc, out, err = cli(capsys, "search", conj(MONOTONE), *argv)
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_a_cache_that_is_a_folder_is_named(capsys, conj, tmp_path) -> None:
+    rc, out, err = cli(capsys, "search", conj(MONOTONE), "--n", "2", "--cache", tmp_path)
+    assert rc == 2 and out == ""
+    assert err.strip() == (f"dpfix search: error: cache: {str(tmp_path)!r} is a folder; give "
+                           "the path of a file (JSON lines, created if missing)")
+
+
+# ------------------------------------------------------------------ a predicate that never returns
+NEVER = """
+import time
+
+
+def predicate(inst):
+    while True:
+        time.sleep(0.05)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_time_budget_stops_a_predicate_that_never_returns(capsys, conj, jobs) -> None:
+    path = conj(NEVER)
+    rc, out, err = cli(capsys, "search", path, "--over", "instance", "--n", "2", "--z",
+                       "compositions:3", "--budget", "2s", "--jobs", jobs)
+    assert rc == 0, err
+    assert out.startswith("no counterexample: conj.py:predicate held over instance on every "
+                          "one of the 0 instances visited; budget (2 s) reached after 0 "
+                          "instances"), out
+
+
+def test_a_worker_that_dies_is_one_line_naming_the_instance(capsys, conj) -> None:
+    path = conj("import os\n\n\ndef predicate(inst):\n    if inst.z[0] == 1:\n"
+                "        os._exit(3)\n    return True\n")
+    rc, out, err = cli(capsys, "search", path, "--over", "instance", "--n", "2", "--z",
+                       "compositions:3", "--jobs", "2")
+    assert rc == 1 and out == ""
+    assert err.splitlines() == ["dpfix search: failed: RuntimeError: a worker process ended "
+                                "(exit code 3) while it checked Instance(n=2, lam=Fraction(2, "
+                                "1), z=(Fraction(1, 1), Fraction(0, 1)))"], err

@@ -7,6 +7,11 @@ constructors (Algorithm 1 with a selector, the exact LP, Algorithm 2 over U)
 and losses (squared, zero-one, capped, hinge, sqrt) the same way. Prints
 "optimal", or the exact gap bound, and the times; the certificate is re-checked
 from scratch (:meth:`dpfix.certify.Certificate.check`) before it is reported.
+
+Sizes are guarded (:data:`MAX_N`; everything is exact, so time and memory grow fast
+with ``n``: the northwest corner at ``n = 200`` takes 6 s, the exact LP at ``n = 20``
+ran 9 minutes inside cdd, where no signal stops it): a larger ``--n`` is bad input,
+exit code 2, as is a loss that is not one (``capped:C`` with ``C <= 0``).
 """
 
 from __future__ import annotations
@@ -20,12 +25,17 @@ from dpfix.cli._arguments import add_renamed, plain_int
 from dpfix.constructors import SELECTORS
 from dpfix.numbers.exact import exact_array, exact_lam
 
-__all__ = ["add_parser", "run", "CONSTRUCTORS", "NAMED_Z"]
+__all__ = ["add_parser", "run", "CONSTRUCTORS", "NAMED_Z", "MAX_N", "check_loss"]
 
 #: The constructors ``--constructor`` accepts.
 CONSTRUCTORS = ("northwest", "heuristic", "lp", "unfixed")
 #: Named targets ``--z`` accepts besides a list of rationals (dpfix.explore.cases.standard_z).
 NAMED_Z = ("uniform", "geometric", "asymmetric", "zero")
+#: The largest ``n`` certified, by what is asked: the constructors (the northwest corner
+#: at n = 200: 6 s, its fractions' denominators of 6,700 digits), ``--universal`` (2n - 1
+#: certificates: n = 60 takes 10 s) and the exact LP (``--constructor lp`` or ``--dual
+#: lp``: n = 12 takes 1.3 s, n = 20 over 8 minutes).
+MAX_N = {"constructor": 300, "universal": 100, "lp": 12}
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -70,9 +80,50 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+def check_loss(name: str) -> None:
+    """Refuse a loss name that is unknown or is not a loss: ``capped:C`` needs ``C > 0``
+    (``min(|d|, C)`` with ``C <= 0`` counts no error, or a negative one).
+
+    Examples
+    --------
+    >>> check_loss("capped:2")
+    >>> check_loss("capped:-1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --loss capped:-1: the cap C of capped:C must be > 0 (min(|d|, C) with C <= 0 \
+counts no error, or a negative one)
+    """
+    from dpfix.theory.mechanism import loss
+
+    loss(name)  # an unknown name, a missing or unreadable parameter
+    base, _, arg = name.partition(":")
+    if base == "capped":
+        from dpfix.numbers.exact import to_fraction
+
+        if to_fraction(arg, "capped parameter") <= 0:
+            raise ValueError(f"--loss {name}: the cap C of capped:C must be > 0 (min(|d|, C) "
+                             "with C <= 0 counts no error, or a negative one)")
+
+
+def _check_size(n: int, args: argparse.Namespace) -> None:
+    """Refuse ``n`` beyond :data:`MAX_N` for what is asked."""
+    if args.constructor == "lp" or args.dual == "lp":
+        what, why = "lp", ("--constructor lp" if args.constructor == "lp" else "--dual lp") + \
+            " solves the exact LP in cdd (n = 20 ran over 8 minutes)"
+    elif args.universal:
+        what, why = "universal", "--universal certifies 2n - 1 hinges"
+    else:
+        what, why = "constructor", "every number is exact: the time grows like n^4"
+    if n > MAX_N[what]:
+        raise ValueError(f"--n {n}: certified for n <= {MAX_N[what]} ({why})")
+
+
 def _target(n: int | None, z_text: list[str] | None) -> list:
     from dpfix.explore.cases import standard_z
 
+    if n is not None and n > MAX_N["constructor"]:
+        raise ValueError(f"--n {n}: certified for n <= {MAX_N['constructor']} (every number "
+                         "is exact: the time grows like n^4)")
     if z_text and len(z_text) == 1 and z_text[0] in NAMED_Z:
         return list(standard_z(n if n is not None else 10)[z_text[0]])
     if z_text:
@@ -119,8 +170,11 @@ def run(args: argparse.Namespace) -> int:
     from dpfix.certify import certify_optimal, certify_universal
 
     lam = exact_lam(args.lam)
+    if not args.universal:
+        check_loss(args.loss)
     z = _target(args.n, args.z)
     n = len(z)
+    _check_size(n, args)
     over = args.over or ("U" if args.constructor == "unfixed" else "F")
     if args.constructor == "unfixed" and over == "F":
         raise ValueError("--constructor unfixed has no fixed point: certify it with --over U")

@@ -21,14 +21,22 @@ table of the named graphs (:func:`dpfix.explore.graphs.graph_table`);
 geometric``, ``--kind RF``) prints the chambers and breakpoints of U, F or R_F in
 lam > 1 (:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md); ``--confirm``
 recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`).
+
+Sizes are guarded: ``--n`` up to :data:`dpfix.io.reports.EXPLORE_MAX_N`, a neighbour
+graph up to :data:`GRAPH_MAX_N` nodes and :data:`GRAPH_MAX_AUTOMORPHISMS` automorphisms
+(the summary lists them all: ``complete:9`` has 362,880). A polytope beyond the
+enumeration guard is reported as skipped, with what would lift it: without PyNormaliz,
+the ``enumeration`` extra when Normaliz would take it.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from dpfix.cli._arguments import add_renamed, plain_int
+from dpfix.cli.certify import check_loss
 from dpfix.io.reports import (
     EXPLORE_MAX_N,
     RF_MAX_N,
@@ -39,10 +47,17 @@ from dpfix.io.reports import (
 )
 from dpfix.numbers.exact import exact_array, exact_lam
 
-__all__ = ["add_parser", "run", "WHAT"]
+__all__ = ["add_parser", "run", "WHAT", "GRAPH_MAX_N", "GRAPH_MAX_AUTOMORPHISMS"]
 
 #: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
 WHAT = ("example1", "northwest", "delta", "graph", "chambers")
+#: The largest neighbour graph ``dpfix explore graph`` summarises: nodes (the named graphs
+#: of the table reach 12, grid:3x4; cycle:14 takes 48 s) and automorphisms (complete:8,
+#: 40,320 of them, takes 6 s; complete:9 has 362,880 and its list alone 29 s).
+GRAPH_MAX_N = 12
+GRAPH_MAX_AUTOMORPHISMS = 50_000
+#: The width the ``--confirm`` report is wrapped to.
+_WIDTH = 88
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -114,10 +129,29 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
     lam = exact_lam(lam_text)
     z = exact_array(z_text if z_text else [f"1/{n}"] * n, "--z", ndim=1)
     print(f"n = {n}, lam = {lam} (eps = ln {lam}), z = ({', '.join(map(str, z))})")
-    rows = [polytope_summary("U", U(n, lam)), polytope_summary("F[z]", F(n, lam, z)),
-            polytope_summary("R_F[z]", RF(n, lam, z), max_n=RF_MAX_N)]
+    polys = [("U", U(n, lam), EXPLORE_MAX_N), ("F[z]", F(n, lam, z), EXPLORE_MAX_N),
+             ("R_F[z]", RF(n, lam, z), RF_MAX_N)]
+    rows = [_skipped_note(polytope_summary(label, P, max_n=top), P)
+            for label, P, top in polys]
     print(format_summaries(rows))
     return 0
+
+
+def _skipped_note(row: dict[str, Any], P: Any) -> dict[str, Any]:
+    """A row the enumeration guard skipped: on an install without PyNormaliz, when
+    Normaliz would take the polytope, the note names the ``enumeration`` extra (not
+    ``limit=None``, which would run cdd for minutes to hours)."""
+    from dpfix.theory.enumeration import normaliz_available
+    from dpfix.theory.polytopes import LIMITS
+
+    if row.get("vertices") != "skipped" or "pass limit=None" not in row.get("note", "") or \
+            normaliz_available() or P.n > LIMITS["normaliz"]["count"].get(P.name, 0):
+        return row
+    cdd_top = LIMITS["cdd"]["count"].get(P.name, 0)
+    return {**row, "note": f"{P.name}(n={P.n}) skipped: without PyNormaliz, cdd enumerates "
+                           f"{P.name} for n <= {cdd_top} only (it takes minutes to hours "
+                           "beyond); Normaliz takes it in seconds: pip install "
+                           "'dpfix[enumeration]'"}
 
 
 def _run_northwest(name: str, n_max: int) -> int:
@@ -125,6 +159,7 @@ def _run_northwest(name: str, n_max: int) -> int:
     from dpfix.theory.mechanism import loss
 
     loss(name)  # an unknown name is refused before the search starts
+    check_loss(name)
     if not 2 <= n_max <= 6:
         raise ValueError(f"--n-max: must be in 2..6 (the exact search grows fast), got {n_max}")
     found = find_northwest_counterexample(name, n_max=n_max)
@@ -178,12 +213,45 @@ def _run_graph(graph: str | None, lam_text: str, z_text: list[str] | None,
     if graph is None:
         raise ValueError("graph: give --graph (path:N, cycle:N, complete:N, star:N, grid:AxB, "
                          "king:AxB or a file of edges) or --table")
+    _check_graph_size(graph)
     summary = graph_summary(graph, lam_text, z_text)
     print(format_graph_summary(summary))
     # Then which theorems hold on this graph (docs/graphs.md section 8).
     print((theorems_section.__doc__ or "").strip().splitlines()[0])
     print("\n".join(theorems_section(summary["case"])))
     return 0
+
+
+def _check_graph_size(graph: str) -> None:
+    """Refuse a graph beyond :data:`GRAPH_MAX_N` nodes or :data:`GRAPH_MAX_AUTOMORPHISMS`
+    automorphisms before anything is computed (counting them stops past the limit)."""
+    import itertools
+
+    import networkx as nx
+
+    from dpfix.theory.graphs import NAMED, as_graph
+
+    spec = str(graph).strip()
+    head, _, size = spec.partition(":")
+    if f"{head}:N" in NAMED or f"{head}:AxB" in NAMED:  # the size, before the graph is built
+        parts = [int(x) for x in size.split("x") if x.isdigit() and len(x) < 10]
+        nodes = parts[0] * (parts[1] if len(parts) > 1 else 1) if parts else 0
+        if nodes > GRAPH_MAX_N:
+            raise ValueError(f"--graph {spec}: {nodes} nodes; the summary is computed for at "
+                             f"most {GRAPH_MAX_N} (its scales and automorphisms grow "
+                             "exponentially)")
+    G = as_graph(graph)
+    if G.number_of_nodes() > GRAPH_MAX_N:
+        raise ValueError(f"--graph {spec}: {G.number_of_nodes()} nodes; the summary is "
+                         f"computed for at most {GRAPH_MAX_N} (its scales and automorphisms "
+                         "grow exponentially)")
+    matcher = nx.algorithms.isomorphism.GraphMatcher(
+        G, G, edge_match=lambda a, b: a["weight"] == b["weight"])
+    count = sum(1 for _ in itertools.islice(matcher.isomorphisms_iter(),
+                                            GRAPH_MAX_AUTOMORPHISMS + 1))
+    if count > GRAPH_MAX_AUTOMORPHISMS:
+        raise ValueError(f"--graph {spec}: more than {GRAPH_MAX_AUTOMORPHISMS:,} "
+                         "automorphisms; the summary lists every one (complete:8 has 40,320)")
 
 
 def _z_tokens(z_text: list[str] | None, n: int) -> list[str]:
@@ -208,19 +276,44 @@ def _chamber_target(kind: str, n: int, z_text: list[str] | None) -> Any:
 
 
 def _confirmation(rows: list[dict[str, Any]], seconds: float) -> str:
-    """One line: how many pieces ``Chambers.confirm`` recounted, and how."""
+    """How many pieces ``Chambers.confirm`` recounted, and how: the tally on its first
+    line, then the pieces not confirmed, grouped by the reason, wrapped to 88 columns."""
+    import textwrap
+
     ok = [r for r in rows if r["ok"] is True]
     chambers_ok = sum("chamber" in r["method"] for r in ok)
     algebraic = sum("Q(lam)" in r["method"] for r in ok)
-    line = (f"confirmed {len(ok)} of {len(rows)} piece(s) by count_vertices: {chambers_ok} "
-            f"chamber(s) at a second rational point, {len(ok) - chambers_ok} breakpoint(s) "
-            f"({algebraic} over Q(lam), {len(ok) - chambers_ok - algebraic} rational); "
-            f"{seconds:.1f} s")
-    missing = [r for r in rows if r["ok"] is not True]
-    if missing:
-        line += "; not confirmed: " + "; ".join(f"{r['piece']} ({r['method']})"
-                                                for r in missing)
-    return line
+    lines = [f"confirmed {len(ok)} of {len(rows)} piece(s) by count_vertices: {chambers_ok} "
+             f"chamber(s) at a second rational point, {len(ok) - chambers_ok} breakpoint(s) "
+             f"({algebraic} over Q(lam), {len(ok) - chambers_ok - algebraic} rational); "
+             f"{seconds:.1f} s"]
+    reasons: dict[str, list[str]] = {}
+    for r in rows:
+        if r["ok"] is not True:
+            reasons.setdefault(_reason(r["method"]), []).append(_piece_label(r["piece"]))
+    for reason, pieces in reasons.items():
+        text = f"not confirmed: {', '.join(pieces)}: {reason}"
+        lines += textwrap.wrap(text, width=_WIDTH, subsequent_indent="  ",
+                               break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def _piece_label(piece: str) -> str:
+    """``Piece(breakpoint 1.18614, 16 vertices)`` -> ``breakpoint 1.18614 (16 vertices)``."""
+    inner = piece.removeprefix("Piece(").removesuffix(")")
+    what, _, count = inner.rpartition(", ")
+    return f"{what} ({count})" if what else inner
+
+
+def _reason(method: str) -> str:
+    """Why a piece was not confirmed, without the polytope's own repr (the same reason
+    for every piece of one polytope then reads as one)."""
+    reason = method.removeprefix("not confirmed: ")
+    # "... refused (ImportError: F(n=3, lam=root of ..., z=[...]): vertices over ... need X)"
+    match = re.search(r"\((\w+): [A-Za-z_]+\(.*?\): (.*)\)$", reason)
+    if match:
+        return f"{reason[:match.start()].strip()}: {match.group(2)}"
+    return reason
 
 
 def _run_around(kind: str, n: int, z_text: list[str] | None, lam_text: str) -> int:

@@ -9,8 +9,15 @@ witness as aligned fractions, and the instance as Python.
 
 Exit codes: 0 when the predicate held on every instance visited (the line says how
 many, and whether a budget stopped the search), 1 when a counterexample is found, 2
-for bad input (a missing file, no such function, a bad range or target, a predicate
-that raises: its traceback is printed first, then the one line naming the instance).
+for bad input (a missing file, no such function, a bad range or target, options that
+give no instance at all, a predicate that raises: its traceback is printed first, then
+the one line naming the instance; a predicate that returns something other than a bool
+or calls ``sys.exit``: one line), 128 + N when signal N (SIGINT, SIGTERM, SIGHUP)
+stops it: one line, and no worker process is left behind.
+
+``--budget 30s`` also stops a predicate that never returns (:mod:`dpfix.explore.search`:
+with ``--jobs 2`` its worker processes are terminated at the deadline; with one job
+``SIGALRM`` interrupts it).
 """
 
 from __future__ import annotations
@@ -39,7 +46,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "a bool: True where the conjecture holds.",
         epilog="example: dpfix search conj.py --over F --n 2..4 --lam 2,3/2 --z "
                "compositions:6 --jobs 2 --budget 30s. Exit 0: none found; 1: found; "
-               "2: bad input.")
+               "2: bad input (a predicate that raises, returns a non-bool or exits; no "
+               "instance at all); 128 + N: stopped by signal N.")
     p.add_argument("file", help="the Python file defining the predicate")
     p.add_argument("--function", default="predicate",
                    help="the name of the function in the file (default predicate)")
@@ -59,7 +67,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--delta", help="the delta of the delta forms, a rational in [0, 1)")
     p.add_argument("--jobs", type=plain_int, default=1, help="worker processes (default 1)")
     p.add_argument("--budget",
-                   help="stop after this many instances (1000) or this long (30s, 2m, 1h)")
+                   help="stop after this many instances (1000) or this long (30s, 2m, 1h; "
+                        "a predicate still running at the deadline is stopped)")
     p.add_argument("--cache", help="a JSON-lines file of visited instances: a rerun skips "
                                    "the instances where the predicate held")
     p.add_argument("--progress", action="store_true",
@@ -83,7 +92,7 @@ def _load(path: str, name: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix search``: print the counterexample (1) or what was visited (0)."""
-    from dpfix.explore.search import PredicateError, _smallest
+    from dpfix.explore.search import PredicateError, PredicateTypeError, _smallest
 
     ns, lams, targets = parse_n(args.n), parse_lams(args.lam), parse_targets(args.z)
     budget = int(args.budget) if args.budget and args.budget.isdigit() else args.budget
@@ -93,10 +102,16 @@ def run(args: argparse.Namespace) -> int:
         ce, state = _smallest(predicate, over=args.over, n=ns, lam=lams, z=targets,
                               budget=budget, jobs=args.jobs, cache=args.cache,
                               progress=progress, delta=args.delta, instances=None)
+    except PredicateTypeError as exc:
+        raise ValueError(str(exc)) from None
     except PredicateError as exc:
+        last = exc.traceback.strip().splitlines()[-1]
+        if exc.exception_type == "SystemExit":
+            raise ValueError(f"{predicate!r} called sys.exit ({last}) at {exc.instance!r}: a "
+                             "predicate returns a bool (True where the conjecture holds)"
+                             ) from None
         print(exc.traceback, file=sys.stderr, end="")
-        raise ValueError(f"{predicate!r} raised {exc.traceback.strip().splitlines()[-1]} at "
-                         f"{exc.instance!r}") from None
+        raise ValueError(f"{predicate!r} raised {last} at {exc.instance!r}") from None
     if ce is None:
         stop = f"; {state.stopped}" if state.stopped else ""
         print(f"no counterexample: {predicate!r} held over {args.over} on every one of the "

@@ -757,28 +757,46 @@ def graph_geometric_exists(inst: GraphInstance) -> bool:
     return all(a >= 0 for a in graph_geometric(inst.neighbour_graph(), inst.lam)[1])
 
 
-def northwest_analogue_holds(inst: GraphInstance, loss: str = "distance") -> bool:
-    """The northwest-corner analogue on the graph: where the graph geometric mechanism
-    is a mechanism (``alpha >= 0``; :func:`graph_geometric_exists` says where), its best
-    ``z``-preserving remap attains the optimum of ``F_G`` for the loss (exact LPs)."""
+def northwest_analogue_holds(inst: GraphInstance, loss: str = "distance") -> bool | None:
+    """The northwest-corner analogue on the graph: the best ``z``-preserving remap of the
+    graph geometric mechanism attains the optimum of ``F_G`` for the loss (exact LPs).
+
+    Returns
+    -------
+    bool or None
+        True or False where the graph geometric mechanism is a mechanism (every
+        ``alpha_m >= 0``; :func:`graph_geometric_exists`); None where it is not (some
+        ``alpha_m < 0``): there the statement says nothing, and nothing is checked.
+
+    Examples
+    --------
+    >>> path = GraphInstance(3, 2, ["1/3"] * 3, ((0, 1), (1, 2)), "path:3")
+    >>> star = GraphInstance(4, "3/2", ["1/4"] * 4, ((0, 1), (0, 2), (0, 3)), "star:4")
+    >>> northwest_analogue_holds(path), northwest_analogue_holds(star)
+    (True, None)
+    """
     G = inst.neighbour_graph()
     z = inst.z_array()
     N, alpha = graph_geometric(G, inst.lam)
     if any(a < 0 for a in alpha):
-        return True
+        return None
     W = loss_weights(G, z, loss)
     return best_remap(N, z, W).value == exact_minimum(
         polytopes.F(inst.n, inst.lam, z, graph=G), W).value
 
 
 def northwest_distance(inst: GraphInstance) -> bool:
-    """:func:`northwest_analogue_holds` for the graph distance ``d_G``."""
-    return northwest_analogue_holds(inst, "distance")
+    """:func:`northwest_analogue_holds` for the graph distance ``d_G``, as a predicate of
+    the searches: an instance without the graph geometric mechanism (None) holds, the
+    statement being an implication (where the mechanism exists, ...)."""
+    return northwest_analogue_holds(inst, "distance") is not False
 
 
 def northwest_distance_squared(inst: GraphInstance) -> bool:
-    """:func:`northwest_analogue_holds` for ``d_G^2``."""
-    return northwest_analogue_holds(inst, "distance-squared")
+    """:func:`northwest_analogue_holds` for ``d_G^2``, as a predicate of the searches (an
+    instance without the graph geometric mechanism holds, as in
+    :func:`northwest_distance`)."""
+    return northwest_analogue_holds(inst, "distance-squared") is not False
 
 
 def _optimal_noise_remap(G: nx.Graph, lam: Fraction, z: np.ndarray, W: np.ndarray

@@ -294,6 +294,14 @@ def parse_lams(text: str) -> list[Fraction]:
         raise ValueError(f"--lam: {exc}") from None
 
 
+def _positive(text: str, form: str, what: str) -> int:
+    """An integer >= 1 of the notation ``form`` (a family of no target is refused)."""
+    k = int(plain_number(text, f"--z {form}", integer=True))
+    if k < 1:
+        raise ValueError(f"{form} needs {what} >= 1 (else no target at all), got {k}")
+    return k
+
+
 def parse_targets(text: str) -> Targets | list[Target]:
     """The targets of ``--z``: ``"compositions:N"`` (``compositions:N:reversal`` up to
     reversal), ``"named"``, ``"random:COUNT[:SEED]"``, or one explicit target
@@ -312,13 +320,13 @@ def parse_targets(text: str) -> Targets | list[Target]:
             N, _, flag = rest.partition(":")
             if flag not in ("", "reversal"):
                 raise ValueError(f"unknown flag {flag!r}")
-            return compositions(int(plain_number(N, "--z compositions", integer=True)),
-                                up_to_reversal=flag == "reversal")
+            top = _positive(N, "compositions:N", "N")
+            return compositions(top, up_to_reversal=flag == "reversal")
         if head == "named" and not rest:
             return named_targets()
         if head == "random":
             count, _, seed = rest.partition(":")
-            return random_targets(None, int(plain_number(count, "--z random", integer=True)),
+            return random_targets(None, _positive(count, "random:COUNT", "COUNT"),
                                   int(plain_number(seed, "--z seed", integer=True))
                                   if seed else 0)
         out = []

@@ -32,6 +32,14 @@ Everything is exact (floats refused: :class:`dpfix.numbers.exact.ExactnessError`
 reproducible: with ``jobs > 1`` the instances go to worker processes in order and
 the answer (the first counterexample in visiting order, ``visited``) is the one of
 ``jobs = 1``.
+
+A time budget also stops a predicate that never returns: with ``jobs > 1`` the worker
+processes are terminated at the deadline (whatever they run, C code included); with
+``jobs = 1`` the predicate runs in this process and the deadline interrupts it by
+``SIGALRM`` (POSIX, in the main thread, when no other timer is set), which stops Python
+code but not a call into C until it returns. However a search ends (an answer, an
+error, a budget, a signal), no worker process is left behind. An empty set of
+instances is refused (a statement over nothing would hold vacuously).
 """
 
 from __future__ import annotations
@@ -42,16 +50,19 @@ import inspect
 import itertools
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from fractions import Fraction
@@ -69,7 +80,7 @@ from dpfix.theory import polytopes
 from dpfix.theory.polytopes import check_delta
 
 __all__ = ["smallest_counterexample", "survey", "Counterexample", "SurveyResult",
-           "PredicateError", "BudgetReached", "OVERS", "FilePredicate"]
+           "PredicateError", "PredicateTypeError", "BudgetReached", "OVERS", "FilePredicate"]
 
 #: The values of ``over`` -> what the predicate receives.
 OVERS: dict[str, str] = {
@@ -96,13 +107,25 @@ _DELTA = {"U_delta", "F_delta", "RF_delta", "RU_delta", "U_lifted", "F_lifted"}
 #: instances a worker process receives at a time (jobs > 1)
 _CHUNK = 8
 class PredicateError(RuntimeError):
-    """The predicate raised: ``instance``, ``witness`` (what it was given) and the
-    formatted ``traceback`` of the original exception."""
+    """The predicate raised (or called ``sys.exit``): ``instance``, ``witness`` (what it
+    was given), the formatted ``traceback`` of the original exception and the name of
+    its type, ``exception_type`` (``"SystemExit"`` for ``sys.exit``)."""
 
-    def __init__(self, name: str, instance: Instance, witness: Any, tb: str) -> None:
+    def __init__(self, name: str, instance: Instance, witness: Any, tb: str,
+                 exception_type: str = "Exception") -> None:
         last = tb.strip().splitlines()[-1] if tb.strip() else "an exception"
         super().__init__(f"predicate {name} raised {last} at {instance!r}\n{tb}")
         self.instance, self.witness, self.traceback = instance, witness, tb
+        self.exception_type = exception_type
+
+
+class PredicateTypeError(TypeError):
+    """The predicate returned something other than a bool (Python's or numpy's): the
+    truth value of an array or of None would hide a mistake. ``instance`` is where."""
+
+    def __init__(self, message: str, instance: Instance) -> None:
+        super().__init__(message)
+        self.instance = instance
 
 
 class BudgetReached(UserWarning):
@@ -351,21 +374,32 @@ def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
 
 @dataclass
 class _Outcome:
-    status: str  # "held", "failed" or "error"
+    status: str  # "held", "failed", "error" (it raised) or "not-bool"
     witness: Any = None
-    traceback: str = ""
+    traceback: str = ""  # "error": the traceback; "not-bool": the message
+    exception_type: str = ""
+
+
+def _short_repr(x: Any, width: int = 60) -> str:
+    try:
+        r = repr(x)
+    except Exception as exc:  # a broken __repr__ of the user's object
+        r = f"<{type(x).__name__}: repr raised {type(exc).__name__}>"
+    r = " ".join(r.split())
+    return r if len(r) <= width else r[:width - 4] + " ..."
 
 
 def _check(spec: _Spec, inst: Instance) -> _Outcome:
     for args, witness in _items(spec, inst):
         try:
             result = spec.predicate(*args)
-        except Exception:
-            return _Outcome("error", witness, traceback.format_exc())
+        except (Exception, SystemExit) as exc:  # sys.exit in a predicate is an error too
+            return _Outcome("error", witness, traceback.format_exc(), type(exc).__name__)
         if not isinstance(result, (bool, np.bool_)):
-            raise TypeError(f"predicate {_name(spec.predicate)} returned "
-                            f"{type(result).__name__} {result!r} at {inst!r}: it must return "
-                            "a bool (True where the conjecture holds)")
+            return _Outcome("not-bool", witness,
+                            f"predicate {_name(spec.predicate)} returned "
+                            f"{type(result).__name__} {_short_repr(result)} at {inst!r}: it "
+                            "must return a bool (True where the conjecture holds)")
         if not result:
             return _Outcome("failed", witness)
     return _Outcome("held")
@@ -373,6 +407,8 @@ def _check(spec: _Spec, inst: Instance) -> _Outcome:
 
 # ------------------------------------------------------------------ worker processes
 _WORKER_SPEC: _Spec | None = None
+#: seconds between two looks of a worker at its parent (it ends when the parent is gone)
+_ORPHAN_CHECK = 0.5
 
 
 def _init_worker(spec: _Spec) -> None:
@@ -385,14 +421,214 @@ def _init_worker(spec: _Spec) -> None:
     NmzSetNumberOfNormalizThreads(1)
 
 
-def _check_chunk(instances: list[Instance], first_only: bool) -> list[_Outcome]:
-    assert _WORKER_SPEC is not None
-    out = []
-    for inst in instances:
-        out.append(_check(_WORKER_SPEC, inst))
-        if first_only and out[-1].status != "held":
-            break
-    return out
+def _end_when_orphaned(parent: int) -> None:
+    """In a worker: end the process once its parent is gone (killed by SIGKILL, say),
+    even while the predicate runs."""
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_CHECK)
+    os._exit(1)
+
+
+def _send(conn: Any, message: tuple) -> None:
+    try:
+        conn.send(message)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:  # not picklable
+        key, _, payload = message
+        conn.send((key, "raise", RuntimeError(
+            f"a worker could not send back {type(payload).__name__}: {exc}")))
+
+
+def _worker_main(conn: Any, spec: _Spec, parent: int) -> None:
+    """A worker process: check the chunks of instances it receives, one outcome a message
+    (``(key, "outcome", outcome)``), then ``(key, "done", None)``; an error of the
+    engine (not of the predicate) as ``(key, "raise", exception)``. ``None`` ends it."""
+    _init_worker(spec)
+    threading.Thread(target=_end_when_orphaned, args=(parent,), daemon=True).start()
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent closed its end
+            return
+        if message is None:
+            return
+        key, instances, first_only = message
+        for inst in instances:
+            try:
+                outcome = _check(spec, inst)
+            except Exception as exc:
+                _send(conn, (key, "raise", exc))
+                break
+            _send(conn, (key, "outcome", outcome))
+            if first_only and outcome.status != "held":
+                break
+        _send(conn, (key, "done", None))
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked while a worker starts: the worker inherits the mask and never
+    takes Ctrl-C (its parent ends it), so a Ctrl-C at the terminal prints no traceback
+    of a worker."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: Any
+    conn: Any
+    chunk: int | None = None  # the key of the chunk it checks
+
+
+@dataclass(eq=False)
+class _Chunk:
+    key: int
+    instances: list[Instance]
+    known: list[_Outcome | None]  # the cached outcomes; None: to check
+    received: deque = field(default_factory=deque)
+    got: int = 0  # outcomes received in all
+    sent: bool = False
+    done: bool = False
+    error: BaseException | None = None
+    pos: int = 0
+
+    @property
+    def todo(self) -> list[Instance]:
+        return [i for i, k in zip(self.instances, self.known, strict=True) if k is None]
+
+
+class _Pool:
+    """``jobs`` worker processes (started by spawn) that the parent ends by terminating
+    them, whatever they run: never awaited."""
+
+    def __init__(self, spec: _Spec, jobs: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.workers: list[_Worker] = []
+        try:
+            for _ in range(jobs):
+                mine, theirs = ctx.Pipe()
+                process = ctx.Process(target=_worker_main, args=(theirs, spec, os.getpid()),
+                                      daemon=True, name="dpfix-search-worker")
+                with _sigint_blocked():
+                    process.start()
+                theirs.close()
+                self.workers.append(_Worker(process, mine))
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Terminate every worker (SIGTERM, then SIGKILL after 5 s) and wait for it."""
+        for w in self.workers:
+            if w.process.is_alive():
+                w.process.terminate()
+        for w in self.workers:
+            w.process.join(timeout=5)
+            if w.process.is_alive():
+                w.process.kill()
+                w.process.join()
+            w.conn.close()
+        self.workers = []
+
+
+def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
+            first_only: bool, deadline: float | None, run: _Run, label: str
+            ) -> Iterator[tuple[Instance, _Outcome]]:
+    """:func:`_outcomes` in ``jobs`` worker processes: chunks of instances in visiting
+    order, the outcomes yielded in that order; at the deadline the workers are ended."""
+    try:
+        pickle.dumps(spec)
+    except Exception as exc:
+        raise TypeError(f"jobs={jobs}: the predicate {_name(spec.predicate)} must be picklable "
+                        "(a module-level function) to run in worker processes") from exc
+    pool = _Pool(spec, jobs)
+    window: deque[_Chunk] = deque()
+    chunks: dict[int, _Chunk] = {}
+    keys = itertools.count()
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(window) < 2 * jobs:
+                part = list(itertools.islice(stream, _CHUNK))
+                if not part:
+                    exhausted = True
+                    break
+                known = [_Outcome("held") if cache is not None and i.key() in cache.held
+                         else None for i in part]
+                chunk = _Chunk(next(keys), part, known)
+                chunk.done = all(k is not None for k in known)
+                window.append(chunk)
+                chunks[chunk.key] = chunk
+            for chunk in window:  # the earliest chunks to the idle workers
+                if chunk.sent or chunk.done:
+                    continue
+                idle = next((w for w in pool.workers if w.chunk is None), None)
+                if idle is None:
+                    break
+                idle.conn.send((chunk.key, chunk.todo, first_only))
+                idle.chunk, chunk.sent = chunk.key, True
+            if not window:
+                return
+            head = window[0]
+            while head.pos < len(head.instances):
+                inst, known = head.instances[head.pos], head.known[head.pos]
+                if known is None and head.received:
+                    known = head.received.popleft()
+                if known is not None:
+                    head.pos += 1
+                    yield inst, known
+                    continue
+                if head.error is not None:
+                    raise head.error
+                if head.done:  # the worker stopped at a failure before this instance
+                    return
+                break
+            if head.pos == len(head.instances):
+                window.popleft()
+                if head.done:
+                    del chunks[head.key]
+                continue
+            timeout = None if deadline is None else deadline - time.perf_counter()
+            if timeout is not None and timeout <= 0:
+                run.budget_hit = label
+                return
+            busy = [w for w in pool.workers if w.chunk is not None]
+            if not busy:  # the head is sent as soon as a worker is free: never here
+                raise RuntimeError("search: no worker checks the next chunk")
+            ready = multiprocessing.connection.wait([w.conn for w in busy], timeout)
+            if not ready:
+                run.budget_hit = label
+                return
+            for w in busy:
+                if w.conn not in ready:
+                    continue
+                chunk = chunks[w.chunk]
+                try:
+                    key, kind, payload = w.conn.recv()
+                except (EOFError, OSError):
+                    w.process.join(timeout=5)
+                    todo = chunk.todo
+                    at = todo[chunk.got] if chunk.got < len(todo) else todo[-1]
+                    raise RuntimeError(f"a worker process ended (exit code "
+                                       f"{w.process.exitcode}) while it checked {at!r}"
+                                       ) from None
+                if kind == "outcome":
+                    chunk.received.append(payload)
+                    chunk.got += 1
+                elif kind == "raise":
+                    chunk.error = payload
+                else:  # "done": the worker is free
+                    chunk.done, w.chunk = True, None
+                    if chunk not in window:
+                        del chunks[key]
+    finally:
+        pool.stop()
 
 
 # ------------------------------------------------------------------ the instance stream
@@ -525,13 +761,24 @@ class _Cache:
     def __init__(self, path: str | os.PathLike, run_key: str) -> None:
         self.path, self.run_key = Path(path), run_key
         self.held: set[str] = set()
+        if self.path.is_dir():
+            raise ValueError(f"cache: {str(path)!r} is a folder; give the path of a file "
+                             "(JSON lines, created if missing)")
         if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            if not self.path.is_file():
+                raise ValueError(f"cache: {str(path)!r} is not a regular file")
+            try:
+                text = self.path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"cache: {str(path)!r} is not a JSON-lines file (not UTF-8 "
+                                 "text)") from None
+            for line in text.splitlines():
                 try:
                     rec = json.loads(line)
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError, ValueError):
                     continue
-                if rec.get("run") == run_key and rec.get("outcome") == "held":
+                if isinstance(rec, dict) and rec.get("run") == run_key and \
+                        rec.get("outcome") == "held" and isinstance(rec.get("instance"), str):
                     self.held.add(rec["instance"])
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if self.path.stat().st_size and not self.path.read_bytes().endswith(b"\n"):
@@ -614,49 +861,60 @@ def _limited(stream: Iterator[Instance], budget: _Budget, run: _Run) -> Iterator
         yield inst
 
 
-def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
-              first_only: bool) -> Iterator[tuple[Instance, _Outcome]]:
-    """``(instance, outcome)`` in visiting order (cached held instances without work)."""
-    if jobs == 1:
-        for inst in stream:
-            if cache is not None and inst.key() in cache.held:
-                yield inst, _Outcome("held")
-                continue
-            yield inst, _check(spec, inst)
+class _Deadline(BaseException):
+    """The time budget ran out while this process checked an instance (``SIGALRM``); not
+    an Exception, so that a predicate's ``except Exception`` does not swallow it."""
+
+
+@contextmanager
+def _alarm(seconds: float | None) -> Iterator[None]:
+    """While the block runs, :class:`_Deadline` is raised in it after ``seconds``: by
+    ``SIGALRM``, in the main thread on POSIX when no other timer or handler uses it;
+    otherwise the block runs to its end."""
+    if seconds is None or not hasattr(signal, "setitimer") or \
+            threading.current_thread() is not threading.main_thread() or \
+            signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0) or \
+            signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL:
+        yield
         return
+
+    def ring(signum: int, frame: object) -> None:
+        raise _Deadline
+    signal.signal(signal.SIGALRM, ring)
     try:
-        pickle.dumps(spec)
-    except Exception as exc:
-        raise TypeError(f"jobs={jobs}: the predicate {_name(spec.predicate)} must be picklable "
-                        "(a module-level function) to run in worker processes") from exc
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(spec,))
-    window: deque[tuple[list[Instance], list[_Outcome | None], Future | None]] = deque()
-    try:
-        while True:
-            while len(window) < 3 * jobs:
-                chunk = list(itertools.islice(stream, _CHUNK))
-                if not chunk:
-                    break
-                known = [_Outcome("held") if cache is not None and i.key() in cache.held
-                         else None for i in chunk]
-                todo = [i for i, k in zip(chunk, known, strict=True) if k is None]
-                window.append((chunk, known, pool.submit(_check_chunk, todo, first_only)
-                               if todo else None))
-            if not window:
-                return
-            chunk, known, future = window.popleft()
-            results = iter(future.result() if future is not None else ())
-            for inst, k in zip(chunk, known, strict=True):
-                outcome = k if k is not None else next(results, None)
-                if outcome is None:  # the worker stopped at a failure before this one
-                    return
-                yield inst, outcome
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-4))
+        yield
     finally:
-        for _, _, future in window:
-            if future is not None:
-                future.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        try:  # a ring in between still restores the handler (a pending one is dropped)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
+              first_only: bool, deadline: float | None, run: _Run, label: str
+              ) -> Iterator[tuple[Instance, _Outcome]]:
+    """``(instance, outcome)`` in visiting order (cached held instances without work); at
+    the deadline (``time.perf_counter()``) the instance being checked is abandoned and
+    ``run.budget_hit`` set to ``label``."""
+    if jobs > 1:
+        yield from _pooled(spec, stream, jobs, cache, first_only, deadline, run, label)
+        return
+    for inst in stream:
+        if cache is not None and inst.key() in cache.held:
+            yield inst, _Outcome("held")
+            continue
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            run.budget_hit = label
+            return
+        try:
+            with _alarm(left):
+                outcome = _check(spec, inst)
+        except _Deadline:
+            run.budget_hit = label
+            return
+        yield inst, outcome
 
 
 def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
@@ -679,8 +937,26 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
     run = _Run()
     limits = _budget(budget)
     store = _Cache(cache, _run_key(spec)) if cache is not None else None
-    return spec, run, _outcomes(spec, _limited(stream, limits, run), jobs, store,
-                                first_only), store
+    deadline = None if limits.seconds is None else run.start + limits.seconds
+    return spec, run, _outcomes(spec, _limited(stream, limits, run), jobs, store, first_only,
+                                deadline, run, limits.label()), store
+
+
+def _refuse_empty(run: _Run, instances: Any) -> None:
+    """After a run that visited nothing (and was not stopped by its budget): refuse it."""
+    if run.visited or run.budget_hit is not None:
+        return
+    if instances is not None:
+        raise ValueError("instances: the iterable is empty; a search over no instance "
+                         "would hold vacuously")
+    raise ValueError("n, lam and z give no instance (is every target of a length other "
+                     "than n? an empty family?); a search over no instance would hold "
+                     "vacuously")
+
+
+def _raise_not_bool(inst: Instance, outcome: _Outcome) -> None:
+    if outcome.status == "not-bool":
+        raise PredicateTypeError(outcome.traceback, inst)
 
 
 def _checked_instances(instances: Iterable) -> Iterator[Instance]:
@@ -712,9 +988,11 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         Default :func:`dpfix.explore.instances.named_targets`; ignored without a target.
     budget : int, str, timedelta or dict, optional
         At most this many instances (``1000``, ``"1000"``) or this long (``"30s"``,
-        ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``; checked between
-        instances). When it stops the search before the end a :class:`BudgetReached`
-        warning says after how many instances.
+        ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``). At the deadline an
+        instance still being checked is abandoned (not visited): the worker processes
+        are terminated (``jobs > 1``), or ``SIGALRM`` interrupts the predicate
+        (``jobs = 1``; the module docstring says when). When it stops the search before
+        the end a :class:`BudgetReached` warning says after how many instances.
     jobs : int
         Worker processes, started by ``spawn`` (safe in a process with threads, the same
         on every platform), each running Normaliz on one thread; the predicate must
@@ -740,11 +1018,13 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     Raises
     ------
     PredicateError
-        The predicate raised (the first such instance in visiting order).
-    TypeError
-        The predicate returned something other than a bool.
+        The predicate raised, or called ``sys.exit`` (the first such instance in
+        visiting order).
+    PredicateTypeError
+        The predicate returned something other than a bool (a ``TypeError``).
     ValueError
-        An unknown ``over``, a bad budget or ``jobs``.
+        An unknown ``over``, a bad budget or ``jobs``; no instance to visit (an empty
+        ``instances``, or no target of length ``n``).
     ExactnessError
         A float ``lam`` or target.
 
@@ -782,6 +1062,7 @@ def _smallest(predicate: Callable, *, over: str, n: Any, lam: Any, z: Any, budge
     bar = _Progress(progress)
     try:
         for inst, outcome in outcomes:
+            _raise_not_bool(inst, outcome)
             run.visited += 1
             run.last = inst
             bar.update()
@@ -790,12 +1071,14 @@ def _smallest(predicate: Callable, *, over: str, n: Any, lam: Any, z: Any, budge
             if outcome.status == "failed":
                 return Counterexample(inst, outcome.witness, run.visited, over), run
             if outcome.status == "error":
-                raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback)
+                raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback,
+                                     outcome.exception_type)
     finally:
         outcomes.close()  # type: ignore[attr-defined]
         bar.close()
         if store is not None:
             store.close()
+    _refuse_empty(run, instances)
     return None, run
 
 
@@ -826,6 +1109,7 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
     bar = _Progress(progress)
     try:
         for inst, outcome in outcomes:
+            _raise_not_bool(inst, outcome)
             run.visited += 1
             run.last = inst
             bar.update()
@@ -839,12 +1123,13 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
                 out.failures.append(Counterexample(inst, outcome.witness, run.visited, over))
             elif outcome.status == "error":
                 out.errors.append(PredicateError(_name(predicate), inst, outcome.witness,
-                                                 outcome.traceback))
+                                                 outcome.traceback, outcome.exception_type))
     finally:
         outcomes.close()  # type: ignore[attr-defined]
         bar.close()
         if store is not None:
             store.close()
+    _refuse_empty(run, instances)
     out.visited, out.stopped = run.visited, run.stopped
     out.complete = run.stopped is None
     out.elapsed = time.perf_counter() - run.start

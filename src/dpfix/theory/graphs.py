@@ -38,7 +38,8 @@ from dpfix.numbers.exact import to_fraction
 __all__ = ["GraphLike", "as_graph", "is_path", "graph_label", "exact_power", "edge_ratios",
            "neighbour_rows", "subset_rows", "automorphisms", "extreme_potentials",
            "tight_graph", "lipschitz_faces", "cone_faces", "face_orbits",
-           "u_graph_vertex_count", "ORBIT_GAIN", "scale_count_formula", "NAMED"]
+           "u_graph_vertex_count", "ORBIT_GAIN", "scale_count_formula", "NAMED",
+           "POWER_MAX_BITS"]
 
 #: A neighbour graph as the functions of dpfix take it.
 GraphLike = Any  # networkx.Graph | str | pathlib.Path
@@ -244,20 +245,44 @@ def _iroot(x: int, q: int) -> int:
         r = s
 
 
+#: The most bits :func:`exact_power` lets ``lam^w`` have (its numerator or denominator):
+#: a weight so large that ``lam^w`` has more is refused, not computed (``lam = 2`` and
+#: ``w = 1e400`` would need ``10^400`` bits; ``w = 1000`` needs 1001).
+POWER_MAX_BITS = 1 << 16
+
+
 def exact_power(lam: Fraction, w: Fraction) -> Fraction | None:
     """``lam^w`` exactly when it is rational (``lam > 0``, ``w`` rational), else None.
+
+    With ``w = p / q`` in lowest terms and ``lam = a / b`` in lowest terms, ``lam^w``
+    is rational exactly when ``a`` and ``b`` are both ``q``-th powers (``gcd(p, q) = 1``):
+    then it is ``(a^(1/q) / b^(1/q))^p``.
+
+    Raises
+    ------
+    ValueError
+        When ``lam^w`` would have more than :data:`POWER_MAX_BITS` bits.
 
     Examples
     --------
     >>> exact_power(Fraction(4), Fraction(3, 2)), exact_power(Fraction(2), Fraction(1, 2))
     (Fraction(8, 1), None)
+    >>> exact_power(Fraction(4, 9), Fraction(-3, 2)), exact_power(Fraction(4, 3), Fraction(3, 2))
+    (Fraction(27, 8), None)
     """
+    lam, w = Fraction(lam), Fraction(w)
+    if lam <= 0:
+        raise ValueError(f"exact_power: lam must be > 0, got {lam}")
     p, q = w.numerator, w.denominator
-    base = lam ** p
-    num, den = _iroot(base.numerator, q), _iroot(base.denominator, q)
-    if num ** q == base.numerator and den ** q == base.denominator:
-        return Fraction(num, den)
-    return None
+    a, b = lam.numerator, lam.denominator
+    ra, rb = _iroot(a, q), _iroot(b, q)
+    if ra ** q != a or rb ** q != b:
+        return None
+    bits = abs(p) * (max(ra, rb).bit_length() - 1) + 1  # at most the bits of ra^p or rb^p
+    if bits > POWER_MAX_BITS:
+        raise ValueError(f"exact_power: lam^w = {lam}^({_short(w)}) would have {_size(bits)} "
+                         f"bits, more than {POWER_MAX_BITS:,}")
+    return Fraction(ra, rb) ** p
 
 
 def edge_ratios(G: nx.Graph, lam: Fraction) -> list[tuple[int, int, Fraction]]:
@@ -282,13 +307,30 @@ and the weights so that every lam^w is rational
     out = []
     for u, v in sorted(G.edges):
         w = G.edges[u, v]["weight"]
-        r = exact_power(lam, w)
+        try:
+            r = exact_power(lam, w)
+        except ValueError as exc:
+            raise ValueError(f"graph: edge {u}-{v} has weight {_short(w)}: "
+                             f"{str(exc).split(': ', 1)[1]} (a weight this large binds next "
+                             "to nothing, and its ratio cannot be held exactly)") from None
         if r is None:
             raise ValueError(f"graph: edge {u}-{v} has weight {w} and lam^w = {lam}^({w}) is "
                              "irrational; choose lam and the weights so that every lam^w is "
                              "rational")
         out.append((u, v, r))
     return out
+
+
+def _size(x: int) -> str:
+    """A non-negative integer as text: in full up to 9 digits, else its order of magnitude."""
+    return f"{x:,}" if x < 10**9 else f"about 10^{int(x.bit_length() * 0.30103)}"
+
+
+def _short(w: Fraction) -> str:
+    """A weight as text: in full when short, else its order of magnitude."""
+    if max(w.numerator.bit_length(), w.denominator.bit_length()) < 64:
+        return str(w)
+    return _size(w.numerator // w.denominator)
 
 
 def neighbour_rows(n: int, ratios: list[tuple[int, int, Fraction]]) -> tuple[Rows, Rows]:
