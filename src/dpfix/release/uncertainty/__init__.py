@@ -1,0 +1,1 @@
+"""Stated uncertainty of a release, from public quantities only (docs/uncertainty.md)."""
