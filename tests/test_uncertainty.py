@@ -176,6 +176,26 @@ def test_preimage_sets_cover_whatever_the_remap():
         assert p >= Fraction(9, 10)
 
 
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=40), st.data())
+def test_quantile_preimages_hold_every_matched_row_tightly(y, data):
+    """The rows that the quantile matching sends to ``j`` have their ``y`` in ``first[j] ..
+    last[j]``, and both ends are taken."""
+    from dpfix.release.uncertainty.columns import quantile_preimages
+    from dpfix.sampling.quantile import quantile_remap
+    from dpfix.sampling.source import random_source
+
+    y = np.array(y)
+    n = 7
+    cuts = sorted(data.draw(st.lists(st.integers(0, y.size), min_size=n - 1, max_size=n - 1)))
+    target = np.diff([0, *cuts, y.size])
+    out = quantile_remap(y, target, random_source(data.draw(st.integers(0, 99))))
+    first, last = quantile_preimages(np.bincount(y, minlength=n), target)
+    assert ((first[out] <= y) & (y <= last[out])).all()
+    for j in np.flatnonzero(target):
+        assert {first[j], last[j]} <= set(y[out == j].tolist())
+    assert (first[target == 0] > last[target == 0]).all()
+
+
 @pytest.mark.parametrize("kw", [{}, {"framework": "one-stage"}, {"framework": "hybrid"},
                                 {"framework": "one-stage", "remap": "quantile"},
                                 {"constructor": "heuristic"}, {"constructor": "staircase"},

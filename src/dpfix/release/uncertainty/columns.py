@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.constructors.remap import quantile_plan, structured_sampler
+from dpfix.constructors.remap import structured_sampler
 from dpfix.release.result import PrivatizedCounts
 from dpfix.release.uncertainty.band import DistributionBand, cdf_band
 from dpfix.release.uncertainty.common import check_alpha
@@ -21,7 +21,7 @@ from dpfix.release.uncertainty.totals import TotalInterval, total_intervals
 from dpfix.sampling.quantile import apportion
 
 __all__ = ["confidence_sets", "distribution_band", "total_interval", "group_intervals",
-           "mechanism_sampled"]
+           "mechanism_sampled", "quantile_preimages"]
 
 #: stage 1's noise, as its report names it -> (law, the key of its scale)
 _STAGE1_NOISE = {"Laplace": ("laplace", "scale"), "discrete Laplace": ("discrete-laplace", "scale"),
@@ -69,11 +69,8 @@ def mechanism_sampled(result: PrivatizedCounts) -> tuple[Any, Any, Any]:
             np.minimum.at(first, cols, ms)
             np.maximum.at(last, cols, ms)
         else:
-            P = quantile_plan(result.released_histogram, apportion(result.z, result.N))
-            used = P > 0
-            any_ = used.any(axis=0)
-            first = np.where(any_, used.argmax(axis=0), n)
-            last = np.where(any_, n - 1 - used[::-1].argmax(axis=0), -1)
+            first, last = quantile_preimages(result.released_histogram,
+                                             apportion(result.z, result.N))
         return G, first.astype(np.int64), last.astype(np.int64)
     kind = (result.sampler or {}).get("kind")
     if result.stage2 is None or kind == "float multinomial":
@@ -82,6 +79,31 @@ def mechanism_sampled(result: PrivatizedCounts) -> tuple[Any, Any, Any]:
                              "built: no law to invert")
         return result.mechanism, None, None
     return result.stage2, None, None
+
+
+def quantile_preimages(h: Any, target: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The preimage ``first[j] .. last[j]`` of every output of the quantile matching of the
+    histogram ``h`` of ``y`` onto ``target`` (:func:`dpfix.sampling.quantile.quantile_remap`),
+    in ``O(n)``.
+
+    The matching gives the rows ranked ``T_(j-1) .. T_j - 1`` by ``y`` (``T`` the cumulative
+    target) the output ``j``, and the rows with ``y = m`` hold the ranks ``H_(m-1) .. H_m - 1``
+    (``H`` the cumulative ``h``): ``j`` comes from the ``m`` whose ranks meet its own, from
+    the ``m`` holding rank ``T_(j-1)`` to the one holding rank ``T_j - 1``.
+
+    Examples
+    --------
+    >>> [v.tolist() for v in quantile_preimages([1, 3, 0], [2, 0, 2])]
+    [[0, 3, 1], [1, -1, 1]]
+    """
+    H = np.cumsum(np.asarray(h, dtype=np.int64))
+    Tc = np.cumsum(np.asarray(target, dtype=np.int64))
+    n = Tc.size
+    start = np.concatenate([[0], Tc[:-1]])
+    used = Tc > start
+    first = np.where(used, np.searchsorted(H, start, side="right"), n)
+    last = np.where(used, np.searchsorted(H, Tc - 1, side="right"), -1)
+    return first.astype(np.int64), last.astype(np.int64)
 
 
 def confidence_sets(result: PrivatizedCounts, alpha: float) -> ConfidenceSets:

@@ -37,7 +37,7 @@ from dpfix.sampling.structured import geometric_amounts
 from dpfix.theory.mechanism import Mechanism
 
 __all__ = ["TotalInterval", "RowLaw", "row_law", "total_intervals", "TOTAL_METHODS",
-           "THETAS", "CGF_SLACK"]
+           "THETAS", "CGF_SLACK", "ROWS"]
 
 #: The methods of :func:`total_intervals`.
 TOTAL_METHODS = ("chernoff", "bonferroni")
@@ -151,7 +151,7 @@ class RowLaw:
         m = self.mechanism
         if isinstance(m, StructuredSampler):
             return _structured_cgf(m, thetas)
-        return _matrix_cgf(_log_rows(m), thetas)
+        return _matrix_cgf(m, thetas)
 
     def sets(self, alpha: float) -> ConfidenceSets:
         """The per-row confidence sets at ``alpha``."""
@@ -166,27 +166,49 @@ class RowLaw:
         return self.first[released], self.last[released]
 
 
-def _log_rows(m: Any) -> np.ndarray:
-    """``log P(y = j | x)`` (``n x n`` floats, ``-inf`` for 0) of a table or matrix."""
+#: Rows of a table or matrix handled at once (memory ``O(ROWS n)``).
+ROWS = 256
+
+
+def _log_rows(m: Any, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """``log P(y = j | x)`` for the rows ``start .. stop-1`` of a table or matrix (floats,
+    ``-inf`` for 0)."""
     with np.errstate(divide="ignore"):
         if isinstance(m, CheckedTable):
-            return np.log(m.weights.astype(float)) - m.bits * math.log(2)
+            return np.log(m.weights[start:stop].astype(float)) - m.bits * math.log(2)
         if isinstance(m, Mechanism) and not m.exact:
-            L = np.asarray(m.log_matrix, dtype=float)
+            L = np.asarray(m.log_matrix[start:stop], dtype=float)
             top = L.max(axis=1, keepdims=True)
             return L - (top + np.log(np.exp(L - top).sum(axis=1, keepdims=True)))
         T = m.matrix if isinstance(m, Mechanism) else np.asarray(m, dtype=object)
-        return np.log(np.array([[float(v) for v in row] for row in T]))
+        return np.log(np.array([[float(v) for v in row] for row in T[start:stop]]))
 
 
-def _matrix_cgf(logP: np.ndarray, thetas: np.ndarray) -> np.ndarray:
-    n = logP.shape[0]
-    d = np.arange(n)[None, :] - np.arange(n)[:, None]  # j - x
+def _size(m: Any) -> int:
+    if isinstance(m, CheckedTable):
+        return m.n
+    if isinstance(m, Mechanism):
+        return m.n
+    return len(m)
+
+
+def _blocks(m: Any) -> Any:
+    """``(start, log rows)`` of a table or matrix, :data:`ROWS` rows at a time."""
+    n = _size(m)
+    for start in range(0, n, ROWS):
+        yield start, _log_rows(m, start, min(start + ROWS, n))
+
+
+def _matrix_cgf(m: Any, thetas: np.ndarray) -> np.ndarray:
+    n = _size(m)
     out = np.empty((thetas.size, n))
-    for i, th in enumerate(thetas):
-        E = logP + th * d
-        top = E.max(axis=1)
-        out[i] = top + np.log(np.exp(E - top[:, None]).sum(axis=1))
+    for start, logP in _blocks(m):
+        d = np.arange(n)[None, :] - np.arange(start, start + logP.shape[0])[:, None]  # j - x
+        for i, th in enumerate(thetas):
+            E = logP + th * d
+            top = E.max(axis=1)
+            out[i, start:start + logP.shape[0]] = top + np.log(
+                np.exp(E - top[:, None]).sum(axis=1))
     return out
 
 
@@ -212,10 +234,18 @@ def _structured_cgf(s: StructuredSampler, thetas: np.ndarray) -> np.ndarray:
     return out
 
 
-def _stochastically_monotone(logP: np.ndarray) -> bool:
-    P = np.exp(logP)
-    cum = np.cumsum(P / P.sum(axis=1, keepdims=True), axis=1)
-    return bool((np.diff(cum, axis=0) <= 1e-12).all())
+def _stochastically_monotone(m: Any) -> bool:
+    """Every ``P(y <= j | x)`` non-increasing in ``x`` (within ``1e-12``)."""
+    previous = None
+    for _, logP in _blocks(m):
+        P = np.exp(logP)
+        cum = np.cumsum(P / P.sum(axis=1, keepdims=True), axis=1)
+        if previous is not None:
+            cum = np.vstack([previous, cum])
+        if (np.diff(cum, axis=0) > 1e-12).any():
+            return False
+        previous = cum[-1:]
+    return True
 
 
 def row_law(mechanism: Any, first: Any = None, last: Any = None) -> RowLaw:
@@ -239,12 +269,16 @@ def row_law(mechanism: Any, first: Any = None, last: Any = None) -> RowLaw:
         theta_max = min(0.95 * math.log(mechanism.lam), 300.0 / max(spread, 1.0))
         law = RowLaw(mechanism, mechanism.n, theta_max, True)
     else:
-        logP = _log_rows(mechanism)
+        if not isinstance(mechanism, (CheckedTable, Mechanism)):
+            mechanism = np.asarray(mechanism, dtype=object)
+            if mechanism.ndim != 2 or mechanism.shape[0] != mechanism.shape[1]:
+                raise ValueError(f"mechanism: expected a square matrix, got shape "
+                                 f"{mechanism.shape}")
         eps = (math.log(mechanism.lam) if isinstance(mechanism, CheckedTable)
                else float(getattr(mechanism, "eps", math.nan)))
         if not (math.isfinite(eps) and eps > 0):
             eps = 1.0
-        law = RowLaw(mechanism, logP.shape[0], 0.95 * eps, _stochastically_monotone(logP))
+        law = RowLaw(mechanism, _size(mechanism), 0.95 * eps, _stochastically_monotone(mechanism))
     if first is not None:
         law.first = np.asarray(first, dtype=np.int64)
         law.last = np.asarray(last, dtype=np.int64)
