@@ -214,6 +214,16 @@ def test_confidence_sets_of_every_framework(kw):
     assert d["over"] == "the released rows" and d["width"]["mean"] >= 0
 
 
+def test_a_histogram_drawn_by_numpys_multinomial_gets_float_sets():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = privatize_counts(None, 1.0, upper=3, histogram=[6 * 10**8] * 4, seed=0)
+    assert r.sampler["kind"] == "float multinomial"
+    cs = confidence_sets(r, 0.05)
+    assert not cs.exact and "float rows" in cs.method
+    assert cs.describe()["width"]["mean"] is not None
+
+
 # ------------------------------------------------------------------ the band
 def _exact_level(n, t, s):
     r = mpmath.e ** (-1 / mpmath.mpf(s))

@@ -56,6 +56,11 @@ class CoverageCase:
         The column whose values group the rows (the totals), or None.
     methods : tuple of str
         The totals' methods measured.
+
+    Examples
+    --------
+    >>> CoverageCase("crime_data.csv", "MURDER", 50, 1.0, "FIPS_ST").name
+    'crime_data:MURDER upper=50 eps=1'
     """
 
     file: str
@@ -193,14 +198,7 @@ def run_case(case: CoverageCase, releases: int, alpha: float = 0.05,
 
 def coverage_study(cases: Any = CASES, releases: int = 1000, alpha: float = 0.05,
                    seed: int = 0) -> list[dict[str, Any]]:
-    """:func:`run_case` for every case, rows concatenated.
-
-    Examples
-    --------
-    >>> rows = coverage_study([CoverageCase("binom_hist_data.csv", None, 20, 1.0)], releases=3)
-    >>> [r["kind"] for r in rows]
-    ['counts', 'band']
-    """
+    """:func:`run_case` for every case, rows concatenated (the shared data must be present)."""
     out: list[dict[str, Any]] = []
     for case in cases:
         out.extend(run_case(case, releases, alpha, seed))
@@ -208,7 +206,16 @@ def coverage_study(cases: Any = CASES, releases: int = 1000, alpha: float = 0.05
 
 
 def coverage_table(rows: list[dict[str, Any]]) -> str:
-    """The study's rows as the markdown table of docs/uncertainty.md."""
+    """The study's rows as the markdown table of docs/uncertainty.md.
+
+    Examples
+    --------
+    >>> print(coverage_table([{"case": "c", "kind": "band", "releases": 10, "trials": 10,
+    ...                        "coverage": 0.9, "width": 0.01}]))
+    | case | kind | releases | sets | coverage | worst | mean width |
+    |---|---|---|---|---|---|---|
+    | c | band | 10 | 10 | 0.9000 |  | 0.01 |
+    """
     lines = ["| case | kind | releases | sets | coverage | worst | mean width |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
