@@ -384,6 +384,24 @@ def test_groups_of_a_no_split_release():
         assert all(len(t.released) in (1, 2) and not t.exact for t in iv)
 
 
+def test_the_column_uncertainty_holds_no_confidential_number():
+    """A histogram release: its true histogram (the joint's rows) and the number of top-coded
+    rows appear nowhere in the pickled public inputs."""
+    import pickle
+
+    from dpfix.release.uncertainty import ColumnUncertainty
+
+    eta = [10**12 + 12345, 3 * 10**11 + 777, 2 * 10**11 + 4321, 10**9 + 99, 5 * 10**8 + 6543]
+    r = privatize_counts(None, 1.0, upper=3, histogram=eta, seed=0)
+    u = ColumnUncertainty.of(r)
+    blob = pickle.dumps(u)
+    secrets = [*r.joint.sum(axis=1).tolist(), r.topcoded]
+    for v in secrets:
+        assert np.int64(v).tobytes() not in blob and str(v).encode() not in blob
+    assert (u.histogram == r.output_histogram).all() and u.band[1] == "z"
+    assert u.confidence_sets(0.05).describe() == confidence_sets(r, 0.05).describe()
+
+
 # ------------------------------------------------------------------ refusals
 @pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.5, float("nan"), True, "0.05", None])
 def test_alpha_outside_the_open_unit_interval_is_one_line(alpha):

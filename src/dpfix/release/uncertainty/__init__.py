@@ -9,7 +9,8 @@ docs/uncertainty.md).
 - :mod:`dpfix.release.uncertainty.totals`: an interval for the top-coded total (and mean)
   of a group of rows (Chernoff bounds uniform over the true counts, or Bonferroni);
 - :mod:`dpfix.release.uncertainty.columns`: all three for a ``PrivatizedCounts``, the
-  construction chosen by what was sampled;
+  construction chosen by what was sampled, and ``ColumnUncertainty``, the public inputs a
+  published release may keep to answer later;
 - :mod:`dpfix.release.uncertainty.exact`: exact signs and floors of numbers built from the
   geometric law (arb balls, then Fractions);
 - :mod:`dpfix.release.uncertainty.common`: the checks of ``alpha`` and of rows, the width
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from dpfix.release.uncertainty.band import DistributionBand, cdf_band, max_difference_bound
 from dpfix.release.uncertainty.columns import (
+    ColumnUncertainty,
     confidence_sets,
     distribution_band,
     group_intervals,
@@ -30,7 +32,8 @@ from dpfix.release.uncertainty.common import check_alpha, check_rows
 from dpfix.release.uncertainty.counts import ConfidenceSets, neyman_sets, preimage_sets
 from dpfix.release.uncertainty.totals import TOTAL_METHODS, TotalInterval, total_intervals
 
-__all__ = ["ConfidenceSets", "DistributionBand", "TotalInterval", "TOTAL_METHODS",
+__all__ = ["ColumnUncertainty", "ConfidenceSets", "DistributionBand", "TotalInterval",
+           "TOTAL_METHODS",
            "confidence_sets", "distribution_band", "total_interval", "group_intervals",
            "mechanism_sampled", "neyman_sets", "preimage_sets", "cdf_band",
            "max_difference_bound", "total_intervals", "check_alpha", "check_rows"]

@@ -2,12 +2,16 @@
 public parts only: the sampler of stage 2, the target ``z``, stage 1's noise law, ``N``, ``n``
 and the released counts (docs/uncertainty.md section 5).
 
-Each function picks the construction that fits what was sampled and says which it took
+:class:`ColumnUncertainty` holds exactly those parts (nothing confidential: no true
+histogram, no count of top-coded rows, no realised error), so that a published release may
+keep it and answer later; the functions below build it from a ``PrivatizedCounts`` and ask
+it. Each picks the construction that fits what was sampled and says which it took
 (``method``, ``exact``); what has no construction gets one line naming the parameter.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,8 +24,8 @@ from dpfix.release.uncertainty.counts import ConfidenceSets, neyman_sets, preima
 from dpfix.release.uncertainty.totals import TotalInterval, total_intervals
 from dpfix.sampling.quantile import apportion
 
-__all__ = ["confidence_sets", "distribution_band", "total_interval", "group_intervals",
-           "mechanism_sampled", "quantile_preimages"]
+__all__ = ["ColumnUncertainty", "confidence_sets", "distribution_band", "total_interval",
+           "group_intervals", "mechanism_sampled", "quantile_preimages"]
 
 #: stage 1's noise, as its report names it -> (law, the key of its scale)
 _STAGE1_NOISE = {"Laplace": ("laplace", "scale"), "discrete Laplace": ("discrete-laplace", "scale"),
@@ -106,6 +110,125 @@ def quantile_preimages(h: Any, target: Any) -> tuple[np.ndarray, np.ndarray]:
     return first.astype(np.int64), last.astype(np.int64)
 
 
+def _band_inputs(result: PrivatizedCounts) -> tuple[Any, str | None]:
+    """``((centre, centred_on, noise, scale), None)``, or ``(None, the one-line reason)``."""
+    if result.framework == "one-stage":
+        return None, ("framework: the one-stage framework's z is estimated from y = G(x) (no "
+                      "stage 1): no band from its law is available; use the two-stage or "
+                      "hybrid framework")
+    s1 = result.stage1
+    if s1 is None:
+        return None, (f"constructor: {result.constructor!r} is one-stage (no stage 1, no "
+                      "target z): there is no distribution band")
+    if s1.privatizer not in ("cyclic-laplace", "cyclic-gaussian"):
+        return None, (f"privatizer: the band is proved for the cyclic privatizers (their "
+                      f"partial sums carry two noise terms), not {s1.privatizer!r}")
+    law, key = _STAGE1_NOISE[s1.noise["distribution"]]
+    scale = float(s1.noise[key])
+    if result.framework == "two-stage" and s1.postprocess == "isotonic-cdf":
+        return (np.array(result.z, dtype=float), "z", law, scale), None
+    return (np.array(s1.raw, dtype=float), "V", law, scale), None
+
+
+def _frozen(a: Any) -> Any:
+    if a is None:
+        return None
+    v = np.array(a)
+    v.flags.writeable = False
+    return v
+
+
+@dataclass(frozen=True)
+class ColumnUncertainty:
+    """The public inputs of one column's stated uncertainty, and its answers.
+
+    Attributes
+    ----------
+    law : StructuredSampler, CheckedTable or Mechanism
+        What drew each released count (:func:`mechanism_sampled`): a function of the public
+        target ``z`` and the budget.
+    n, N : int
+        Count values and rows (public).
+    first, last : numpy.ndarray or None
+        The preimages of a remap chosen from the released ``y`` (one-stage and hybrid
+        frameworks; for the quantile remap they come from the histogram of ``y``,
+        differentially private), else None.
+    histogram : numpy.ndarray
+        The released histogram (the output's).
+    band : tuple or None
+        ``(centre, centred_on, noise, scale)`` of the band: the target ``z``, or stage 1's
+        release ``V`` (differentially private) for another post-processing and the hybrid
+        framework.
+    no_band : str or None
+        Why there is no band (one line naming the parameter).
+    private_upper : bool
+        ``upper`` was chosen privately (``upper="auto"``).
+
+    Examples
+    --------
+    >>> from dpfix.release.pipeline import privatize_counts
+    >>> u = ColumnUncertainty.of(privatize_counts([0, 0, 1, 3, 2, 4] * 20, 1.0, upper=9, seed=2))
+    >>> u.confidence_sets(0.05).exact, u.distribution_band(0.05).centre
+    (True, 'z')
+    """
+
+    law: Any
+    n: int
+    N: int
+    first: np.ndarray | None
+    last: np.ndarray | None
+    histogram: np.ndarray
+    band: tuple | None
+    no_band: str | None
+    private_upper: bool
+
+    @classmethod
+    def of(cls, result: PrivatizedCounts) -> ColumnUncertainty:
+        """The public parts of ``result`` (a release of rows or of a histogram)."""
+        law, first, last = mechanism_sampled(result)
+        band, why = _band_inputs(result)
+        if band is not None:
+            band = (_frozen(band[0]), *band[1:])
+        return cls(law, int(result.n), int(result.N), _frozen(first), _frozen(last),
+                   _frozen(np.asarray(result.output_histogram, dtype=np.int64)), band, why,
+                   result.bound is not None)
+
+    def confidence_sets(self, alpha: float) -> ConfidenceSets:
+        """Per released count, a ``(1 - alpha)`` set for the true top-coded count (section 2),
+        summarised over the released histogram."""
+        alpha = check_alpha(alpha)
+        if self.first is not None:
+            return preimage_sets(self.law, self.first, self.last, alpha, self.histogram)
+        return neyman_sets(self.law, alpha, self.histogram)
+
+    def distribution_band(self, alpha: float) -> DistributionBand:
+        """The ``(1 - alpha)`` band for the CDF of the true top-coded distribution (section 3).
+
+        Raises
+        ------
+        ValueError
+            ``alpha`` outside ``(0, 1)``, or no band for this release (:attr:`no_band`).
+        """
+        alpha = check_alpha(alpha)
+        if self.band is None:
+            raise ValueError(self.no_band)
+        centre, centred_on, noise, scale = self.band
+        return cdf_band(centre, alpha, N=self.N, noise=noise, scale=scale,
+                        centred_on=centred_on)
+
+    def group_intervals(self, released: Any, groups: list, alpha: float, *,
+                        method: str = "chernoff") -> list[TotalInterval]:
+        """For every group of rows of the released column, a ``(1 - alpha)`` interval for its
+        top-coded total (section 4)."""
+        alpha = check_alpha(alpha)
+        if released is None:
+            raise ValueError("rows: a histogram release has no rows (only its histogram): no "
+                             "group to total")
+        return total_intervals(self.law, released, groups, alpha, method=method,
+                               private_upper=self.private_upper, first=self.first,
+                               last=self.last)
+
+
 def confidence_sets(result: PrivatizedCounts, alpha: float) -> ConfidenceSets:
     """Per released count, a ``(1 - alpha)`` confidence set for the true top-coded count.
 
@@ -135,11 +258,7 @@ def confidence_sets(result: PrivatizedCounts, alpha: float) -> ConfidenceSets:
     (True, True)
     """
     alpha = check_alpha(alpha)
-    law, first, last = mechanism_sampled(result)
-    h = result.output_histogram
-    if first is not None:
-        return preimage_sets(law, first, last, alpha, h)
-    return neyman_sets(law, alpha, h)
+    return ColumnUncertainty.of(result).confidence_sets(alpha)
 
 
 def distribution_band(result: PrivatizedCounts, alpha: float) -> DistributionBand:
@@ -165,23 +284,7 @@ def distribution_band(result: PrivatizedCounts, alpha: float) -> DistributionBan
     ('z', True)
     """
     alpha = check_alpha(alpha)
-    result = _check_result(result)
-    if result.framework == "one-stage":
-        raise ValueError("framework: the one-stage framework's z is estimated from y = G(x) "
-                         "(no stage 1): no band from its law is available; use the two-stage "
-                         "or hybrid framework")
-    s1 = result.stage1
-    if s1 is None:
-        raise ValueError(f"constructor: {result.constructor!r} is one-stage (no stage 1, no "
-                         "target z): there is no distribution band")
-    if s1.privatizer not in ("cyclic-laplace", "cyclic-gaussian"):
-        raise ValueError(f"privatizer: the band is proved for the cyclic privatizers (their "
-                         f"partial sums carry two noise terms), not {s1.privatizer!r}")
-    law, key = _STAGE1_NOISE[s1.noise["distribution"]]
-    scale = float(s1.noise[key])
-    if result.framework == "two-stage" and s1.postprocess == "isotonic-cdf":
-        return cdf_band(result.z, alpha, N=result.N, noise=law, scale=scale, centred_on="z")
-    return cdf_band(s1.raw, alpha, N=result.N, noise=law, scale=scale, centred_on="V")
+    return ColumnUncertainty.of(result).distribution_band(alpha)
 
 
 def group_intervals(result: PrivatizedCounts, groups: list, alpha: float, *,
@@ -212,12 +315,8 @@ def group_intervals(result: PrivatizedCounts, groups: list, alpha: float, *,
     [3, 3]
     """
     alpha = check_alpha(alpha)
-    law, first, last = mechanism_sampled(result)
-    if result.counts is None:
-        raise ValueError("rows: a histogram release has no rows (only its histogram): no "
-                         "group to total")
-    return total_intervals(law, result.counts, groups, alpha, method=method,
-                           private_upper=result.bound is not None, first=first, last=last)
+    return ColumnUncertainty.of(result).group_intervals(result.counts, groups, alpha,
+                                                        method=method)
 
 
 def total_interval(result: PrivatizedCounts, rows: Any, alpha: float, *,
