@@ -242,6 +242,7 @@ def _lower_index(rho: Fraction, a: Fraction, n: int) -> int:
     """``t* = min{t : Phi(t) > a}`` (``a < 1/2``: ``t* <= 0``), or ``-(n-1)`` if smaller."""
     g = math.log(float(a) * (1 + float(rho))) / math.log(float(rho))  # Phi(-s) > a iff s < g
     t = -min(max(math.ceil(g) - 1, 0), n - 1)
+
     def above(t: int) -> bool:  # Phi(t) > a
         return exact.sign(lambda num: exact.cdf(t, num(rho)) - num(a)) > 0
 
@@ -256,6 +257,7 @@ def _upper_index(rho: Fraction, a: Fraction, n: int) -> int:
     """``t** = min{t : Phi(t) >= 1 - a}`` (``t** >= 0``), or ``n - 1`` if larger."""
     g = math.log(float(a) * (1 + float(rho))) / math.log(float(rho))  # Phi(t) >= 1-a: t+1 >= g
     t = min(max(math.ceil(g) - 1, 0), n - 1)
+
     def reaches(t: int) -> bool:  # Phi(t) >= 1 - a
         return exact.sign(lambda num: exact.cdf(t, num(rho)) - (1 - num(a))) >= 0
 
