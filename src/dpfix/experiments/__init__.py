@@ -15,7 +15,9 @@ runs them through :func:`reproduce`:
 - :mod:`~dpfix.experiments.frontier`: the frontier study, count error
   against W1 of the two-stage, one-stage and hybrid frameworks beside the
   limit (the northwest corner at the true distribution), and the
-  data-independent rule choosing among them.
+  data-independent rule choosing among them;
+- :mod:`~dpfix.experiments.coverage`: the coverage study of the stated uncertainty
+  (docs/uncertainty.md section 6), run by ``python -m dpfix.experiments.coverage``.
 
 Every experiment is a list of *cells* (:mod:`~dpfix.experiments.cells`): one
 seeded privatization each, computed in parallel, cached in the output folder

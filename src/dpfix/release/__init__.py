@@ -27,7 +27,10 @@
 - :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every
   release against one total (sequential composition), ``Ledger``;
 - :mod:`dpfix.release.opendp`: the release as an OpenDP ``Measurement`` with its proved
-  privacy map, ``make_privatize_counts`` (OpenDP imported when one is built).
+  privacy map, ``make_privatize_counts`` (OpenDP imported when one is built);
+- :mod:`dpfix.release.uncertainty`: the stated uncertainty of a release from public
+  quantities only: per-count confidence sets, a band for the distribution, intervals for
+  group totals (docs/uncertainty.md).
 
 The names a data holder types are here, imported on first use
 (``from dpfix.release import privatize_table``), so that importing a submodule stays
