@@ -533,7 +533,10 @@ def test_a_ledger_charges_each_release_and_refuses_an_overdraft(distinctive, tmp
     assert float(ledger.balance().eps) == 0.0
     lines = (tmp_path / "budget.jsonl").read_text()
     assert "parallel" in lines and "sequential" in lines
-    assert _numbers(lines)[0] & (set(ETA) | {TOPCODED}) == set()
+    # the records' chain hashes are hex digests, not numbers of the data: left out
+    records = [{k: v for k, v in json.loads(line).items() if k != "prev"}
+               for line in lines.splitlines()]
+    assert _numbers(json.dumps(records))[0] & (set(ETA) | {TOPCODED}) == set()
 
 
 def test_upper_auto_per_column(distinctive):
