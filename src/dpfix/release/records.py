@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaln
 
 from dpfix.io.tables import check_input_file, is_parquet
 from dpfix.numbers.numeric import require
@@ -92,8 +93,6 @@ RECORDS_CLI_LABELS = {"records": "INPUT", "person": "--person", "group_by": "--g
                       "quantile": "--contributions-quantile", "keep": "--keep",
                       "order": "--order"}
 
-#: A text cell that is a plain integer (as its int64 it is the same identity).
-_INTEGER_TEXT = r"^-?(0|[1-9][0-9]{0,17})$"
 #: Entries of the dynamic programme of one vectorised batch (its memory, 8 bytes each).
 _BATCH_ENTRIES = 1 << 23
 
@@ -235,9 +234,8 @@ def _capped_counts(sizes: np.ndarray, caps: np.ndarray, starts: np.ndarray, C: i
     totals = np.add.reduceat(sizes, starts)
     # every W of a person is at most max_{s <= C} binom(n, s): int64 when below 2^60
     s = np.minimum(C, totals // 2)
-    bits = [(math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)) / math.log(2)
-            for n, m in zip(totals.tolist(), s.tolist(), strict=True)]
-    safe = np.array(bits) < 60
+    bits = (gammaln(totals + 1) - gammaln(s + 1) - gammaln(totals - s + 1)) / math.log(2)
+    safe = bits < 60
     k = np.zeros(sizes.size, dtype=np.int64)
     person = np.repeat(np.arange(starts.size), blocks)
     pos = np.arange(sizes.size) - np.repeat(starts, blocks)
@@ -247,8 +245,9 @@ def _capped_counts(sizes: np.ndarray, caps: np.ndarray, starts: np.ndarray, C: i
         cum = np.cumsum(blocks[chosen[at:]]) * (C + 1)
         stop = at + max(1, int(np.searchsorted(cum, _BATCH_ENTRIES, side="right")))
         who = chosen[at:stop]
-        sel = np.concatenate([np.arange(starts[i], ends[i]) for i in who]) \
-            if who.size < 64 else np.flatnonzero(np.isin(person, who))
+        mask = np.zeros(starts.size, dtype=bool)
+        mask[who] = True
+        sel = np.flatnonzero(mask[person])
         local = np.searchsorted(who, person[sel])
         k[sel] = _capped_vector(sizes[sel], caps[sel], pos[sel], local, who.size, C, source)
         at = stop
@@ -307,10 +306,9 @@ def bound_contributions(person: Any, group: Any, max_contributions: int,
     for name, v in (("person", p), ("group", g)):
         if v.dtype.kind not in "iu" or v.min() < 0:
             raise ValueError(f"{name}: expected non-negative integer codes")
-    p, g = p.astype(np.int64), g.astype(np.int64)
+    p, g = p.astype(np.int64, copy=False), g.astype(np.int64, copy=False)
     source = random_source(seed)
-    counts = np.bincount(p)
-    keep = counts[p] <= c  # a person with at most c records keeps them all
+    keep = np.bincount(p)[p] <= c  # a person with at most c records keeps them all
     cut = np.flatnonzero(~keep)
     if cut.size == 0:
         return keep
@@ -319,37 +317,73 @@ def bound_contributions(person: Any, group: Any, max_contributions: int,
     if (int(pc.max()) + 1) * G >= 1 << 62:
         pc = np.unique(pc, return_inverse=True)[1].astype(np.int64)
     key = pc * G + gc
-    order = np.argsort(key, kind="stable")
+    # sorted by block (person, group), and within a block by r random bits: a uniformly
+    # random order of the block wherever its records do not tie (_ranked redraws the others)
+    r = 63 - int(key.max()).bit_length()
+    u = (source.words(key.size) >> np.uint64(64 - r)).astype(np.int64) if r >= 16 else 0
+    order = np.argsort((key << r) | u if r >= 16 else key)
     sk = key[order]
-    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])  # blocks: (person, group)
+    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
     sizes = np.diff(np.r_[starts, sk.size])
-    owner = pc[order][starts]
+    owner = sk[starts] // G
     firsts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])  # each person's first block
+    blocks = np.diff(np.r_[firsts, sizes.size])
     caps = np.minimum(sizes, c)
     k = caps.copy()
-    heavy = np.flatnonzero(np.add.reduceat(caps, firsts) > C)
-    if heavy.size:
-        ends = np.r_[firsts[1:], sizes.size]
-        blocks = np.concatenate([np.arange(firsts[i], ends[i]) for i in heavy]) \
-            if heavy.size < 64 else np.flatnonzero(np.isin(
-                np.repeat(np.arange(firsts.size), np.diff(np.r_[firsts, sizes.size])), heavy))
-        local = np.flatnonzero(np.r_[True, np.diff(np.searchsorted(firsts, blocks,
-                                                                   side="right")) != 0])
-        k[blocks] = _capped_counts(sizes[blocks], caps[blocks], local, C, source)
-    kept_sorted = np.ones(sk.size, dtype=bool)
-    partial = np.flatnonzero(k < sizes)
-    if partial.size:  # a uniformly random k_b-subset of each such block
-        block_of = np.repeat(np.arange(sizes.size), sizes)
-        where = np.flatnonzero(np.isin(block_of, partial)) if partial.size < sizes.size \
-            else np.arange(sk.size)
-        shuffled = where[source.permutation(where.size)]
-        arranged = shuffled[np.argsort(block_of[shuffled], kind="stable")]
-        b = block_of[arranged]
-        first = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
-        rank = np.arange(arranged.size) - np.repeat(first, np.diff(np.r_[first, arranged.size]))
-        kept_sorted[arranged] = rank < k[b]
-    keep[cut[order]] = kept_sorted
+    heavy = np.add.reduceat(caps, firsts) > C
+    if heavy.any():
+        sel = np.flatnonzero(np.repeat(heavy, blocks))
+        local = np.r_[0, np.cumsum(blocks[heavy])[:-1]]
+        k[sel] = _capped_counts(sizes[sel], caps[sel], local, C, source)
+    keep[cut] = True
+    partial = k < sizes
+    if not partial.any():
+        return keep
+    # a uniformly random k_b-subset of each partial block: its first k_b records in the order
+    rank = np.arange(sk.size) - np.repeat(starts, sizes)
+    if r >= 16:
+        su = u[order]
+        tie = np.flatnonzero((su[1:] == su[:-1]) & (sk[1:] == sk[:-1])) + 1
+        tied = np.zeros(sizes.size, dtype=bool)
+        tied[np.searchsorted(starts, tie, side="right") - 1] = True
+        redraw = tied & partial
+    else:
+        redraw = partial
+    if redraw.any():  # each such block's order drawn again, on its own
+        where = np.flatnonzero(np.repeat(redraw, sizes))
+        rank[where] = _ranked(sizes[redraw], source)
+    out = rank >= np.repeat(k, sizes)
+    keep[cut[order[out]]] = False
     return keep
+
+
+def _ranked(sizes: np.ndarray, source: RandomSource) -> np.ndarray:
+    """For consecutive blocks of ``sizes`` records, each record's rank in a uniformly random
+    order of its block (``0 .. size - 1``), exactly.
+
+    Each record gets a key ``(block << r) | u`` with ``u`` uniform on ``r`` bits; sorted,
+    the records of a block are in the order of their ``u``. When no two records of a block
+    tie, that order is uniformly random (the ``u`` are exchangeable and the condition is
+    symmetric), else every ``u`` is drawn again (a tie is rare: ``r >= 40``). With fewer
+    bits the ranks come from :meth:`~dpfix.sampling.source.RandomSource.permutation`.
+    """
+    m = int(sizes.sum())
+    block = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+    seg = np.repeat(np.r_[0, np.cumsum(sizes)[:-1]], sizes)
+    r = 63 - int(sizes.size).bit_length()
+    rank = np.empty(m, dtype=np.int64)
+    for _ in range(4) if r >= 40 else ():
+        u = (source.words(m) >> np.uint64(64 - r)).astype(np.int64)
+        keys = (block << r) | u
+        o = np.argsort(keys)
+        ks = keys[o]
+        if m < 2 or not (ks[1:] == ks[:-1]).any():
+            rank[o] = np.arange(m) - seg
+            return rank
+    shuffled = source.permutation(m)
+    arranged = shuffled[np.argsort(block[shuffled], kind="stable")]
+    rank[arranged] = np.arange(m) - seg
+    return rank
 
 
 def _bounds(max_contributions: Any, max_per_group: Any, labels: Mapping) -> tuple[int, int]:
@@ -417,9 +451,10 @@ def _columns(header: list[str], wanted: list[str], what: str) -> None:
                              "the header")
 
 
-def _read_file(path: Path, wanted: list[str], sep: str, what: str) -> Any:
-    """The columns ``wanted`` of a CSV file (as text, cells exactly as written) or of a
-    Parquet file (as typed)."""
+def _read_file(path: Path, wanted: list[str], sep: str, what: str,
+               coded: Sequence[str] = ()) -> Any:
+    """The columns ``wanted`` of a CSV file (as text, cells exactly as written; those in
+    ``coded`` as a dictionary of texts) or of a Parquet file (as typed)."""
     pa = require("pyarrow")
     check_input_file(path, f"{what} file")
     if is_parquet(path):
@@ -441,27 +476,30 @@ def _read_file(path: Path, wanted: list[str], sep: str, what: str) -> Any:
         return pcsv.read_csv(
             path, parse_options=pcsv.ParseOptions(delimiter=sep),
             convert_options=pcsv.ConvertOptions(
-                include_columns=wanted, column_types={c: pa.string() for c in wanted},
+                include_columns=wanted,
+                column_types={c: pa.dictionary(pa.int32(), pa.string()) if c in coded else
+                              pa.string() for c in wanted},
                 strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise ValueError(f"{what} file {path}: {' '.join(str(exc).split())}") from None
 
 
-def _read_records(records: Any, wanted: list[str], sep: str, labels: Mapping) -> _Records:
+def _read_records(records: Any, wanted: list[str], sep: str, labels: Mapping,
+                  coded: Sequence[str] = ()) -> _Records:
     what = labels["records"]
     if isinstance(records, (str, Path)):
         path = Path(records)
         kind = "parquet" if is_parquet(path) else "csv"
-        return _Records(_read_file(path, wanted, sep, what), kind, str(path))
+        return _Records(_read_file(path, wanted, sep, what, coded), kind, str(path))
     table, kind = _arrow(records, what)
     _columns(list(table.column_names), wanted, what)
     return _Records(table.select(wanted), kind, f"<{kind}>")
 
 
 def _plain(column: Any) -> Any:
-    """A column as one plain array: chunks combined, a dictionary decoded."""
+    """A column (an array or a chunked one) with a dictionary decoded, large text as text."""
     pa = require("pyarrow")
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    arr = column
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(arr.type.value_type)
     if pa.types.is_large_string(arr.type):
@@ -473,9 +511,20 @@ def _missing(arr: Any) -> int:
     """Null cells, and empty ones of a text column."""
     pa, pc = require("pyarrow"), require("pyarrow.compute")
     n = arr.null_count
-    if pa.types.is_string(arr.type):
+    if pa.types.is_string(arr.type) and len(arr) > n and \
+            pc.min(pc.binary_length(arr)).as_py() == 0:
         n += int(pc.sum(pc.equal(arr, "")).as_py() or 0)
     return n
+
+
+def _plain_integers(arr: Any) -> bool:
+    """Whether every text is a plain non-negative integer below ``10^18`` (digits, no
+    leading zero): such texts and their int64 values correspond one to one."""
+    pc = require("pyarrow.compute")
+    length = pc.binary_length(arr)
+    if not pc.all(pc.ascii_is_decimal(arr)).as_py() or pc.max(length).as_py() > 18:
+        return False
+    return not pc.any(pc.and_(pc.starts_with(arr, "0"), pc.greater(length, 1))).as_py()
 
 
 def _person_codes(column: Any, name: str, labels: Mapping) -> np.ndarray:
@@ -488,8 +537,7 @@ def _person_codes(column: Any, name: str, labels: Mapping) -> np.ndarray:
         raise ValueError(f"{labels['person']}: {missing} record(s) have no {name!r} (missing "
                          "or empty); every record needs its person (drop or identify them)")
     n = len(arr)
-    if pa.types.is_string(arr.type) and n and \
-            pc.all(pc.match_substring_regex(arr, _INTEGER_TEXT)).as_py():
+    if pa.types.is_string(arr.type) and n and _plain_integers(arr):
         arr = arr.cast(pa.int64())  # plain integer texts: one text <-> one int64
     if pa.types.is_integer(arr.type) and n and not (
             pa.types.is_uint64(arr.type) and pc.max(arr).as_py() >= 1 << 63):
@@ -498,23 +546,26 @@ def _person_codes(column: Any, name: str, labels: Mapping) -> np.ndarray:
         if hi - lo <= 4 * n + 1024:
             return v - lo
         return require("pandas").factorize(v)[0].astype(np.int64)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
     return np.asarray(pc.dictionary_encode(arr).indices.to_numpy(zero_copy_only=False),
                       dtype=np.int64)
 
 
-def _same_type(values: Any, declared: Any, what: str, name: str) -> tuple[Any, Any]:
-    """The records' column and the declared values in one type, or one line refusing."""
+def _common(a: Any, declared: Any, what: str, name: str) -> tuple[Any, Any]:
+    """The type both sides are compared in (None: the records' own type ``a``) and the
+    declared values in it, or one line refusing."""
     pa = require("pyarrow")
-    a, b = values.type, declared.type
+    b = declared.type
     if a == b:
-        return values, declared
+        return None, declared
     if pa.types.is_integer(a) and pa.types.is_integer(b):
         try:
-            return values.cast(pa.int64()), declared.cast(pa.int64())
+            return pa.int64(), declared.cast(pa.int64())
         except pa.ArrowInvalid:
             pass
     if pa.types.is_floating(a) and pa.types.is_floating(b):
-        return values.cast(pa.float64()), declared.cast(pa.float64())
+        return pa.float64(), declared.cast(pa.float64())
     text = "text" if pa.types.is_string(b) else str(b)
     raise ValueError(f"{what}: the declared {name!r} are {text}, the records' are "
                      f"{'text' if pa.types.is_string(a) else a}; give both one type (a CSV "
@@ -522,11 +573,32 @@ def _same_type(values: Any, declared: Any, what: str, name: str) -> tuple[Any, A
 
 
 def _index_in(values: Any, declared: Any, what: str, name: str) -> np.ndarray:
-    """Each record's position among the declared values, -1 when not declared (or missing)."""
-    pc = require("pyarrow.compute")
-    values, declared = _same_type(_plain(values), _plain(declared), what, name)
-    found = pc.index_in(values, value_set=declared)
-    return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    """Each record's position among the declared values, -1 when not declared (or missing).
+
+    A dictionary column (a CSV file's group and value columns are read so) is looked up by
+    its dictionary, chunk by chunk: few distinct values, one gather per record."""
+    pa, pc = require("pyarrow"), require("pyarrow.compute")
+    declared = _plain(declared)
+    kind = values.type
+    if not pa.types.is_dictionary(kind):
+        values = _plain(values)
+        target, declared = _common(values.type, declared, what, name)
+        found = pc.index_in(values if target is None else values.cast(target),
+                            value_set=declared)
+        return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    value_type = pa.string() if pa.types.is_large_string(kind.value_type) else kind.value_type
+    target, declared = _common(value_type, declared, what, name)
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    out = np.empty(len(values), dtype=np.int64)
+    at = 0
+    for chunk in chunks:
+        words = chunk.dictionary.cast(value_type if target is None else target)
+        found = pc.index_in(words, value_set=declared).fill_null(-1)
+        lookup = np.r_[np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64), -1]
+        where = chunk.indices.fill_null(len(lookup) - 1).to_numpy(zero_copy_only=False)
+        out[at:at + len(chunk)] = lookup[where]
+        at += len(chunk)
+    return out
 
 
 # ------------------------------------------------------------------ the declared groups
@@ -712,7 +784,7 @@ def _indexed(records: Any, plan: _Plan, groups: Any, sep: str, labels: Mapping) 
     start = time.perf_counter()
     declared, groups_source = _declared(groups, plan.group_by, plan.keep, sep, labels)
     wanted = [plan.person, *plan.group_by] + ([plan.count] if plan.count else [])
-    read = _read_records(records, wanted, sep, labels)
+    read = _read_records(records, wanted, sep, labels, coded=wanted[1:])
     table = read.table
     read_seconds = time.perf_counter() - start
     row = _group_index(table, declared, plan.group_by, labels)
