@@ -357,7 +357,7 @@ def bound_contributions(person: Any, group: Any, max_contributions: int,
     return keep
 
 
-def _ranked(sizes: np.ndarray, source: RandomSource) -> np.ndarray:
+def _ranked(sizes: np.ndarray, source: RandomSource, bits: int | None = None) -> np.ndarray:
     """For consecutive blocks of ``sizes`` records, each record's rank in a uniformly random
     order of its block (``0 .. size - 1``), exactly.
 
@@ -365,12 +365,13 @@ def _ranked(sizes: np.ndarray, source: RandomSource) -> np.ndarray:
     the records of a block are in the order of their ``u``. When no two records of a block
     tie, that order is uniformly random (the ``u`` are exchangeable and the condition is
     symmetric), else every ``u`` is drawn again (a tie is rare: ``r >= 40``). With fewer
-    bits the ranks come from :meth:`~dpfix.sampling.source.RandomSource.permutation`.
+    bits (``r = 63 - bits(len(sizes))``, or ``bits``) the ranks come from
+    :meth:`~dpfix.sampling.source.RandomSource.permutation`.
     """
     m = int(sizes.sum())
     block = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
     seg = np.repeat(np.r_[0, np.cumsum(sizes)[:-1]], sizes)
-    r = 63 - int(sizes.size).bit_length()
+    r = 63 - int(sizes.size).bit_length() if bits is None else bits
     rank = np.empty(m, dtype=np.int64)
     for _ in range(4) if r >= 40 else ():
         u = (source.words(m) >> np.uint64(64 - r)).astype(np.int64)
