@@ -346,3 +346,34 @@ def test_the_worked_example_of_the_page_runs_as_written(tmp_path, monkeypatch):
             exec(compile(block, str(DOCS), "exec"), space)  # noqa: S102
     assert (tmp_path / "records.csv").exists()
     assert space["release"].report["unit"]["name"] == "person"
+
+
+# ------------------------------------------------------------------ beyond memory
+def test_a_dask_dataset_is_bounded_partition_by_partition(data, tmp_path):
+    """A glob of CSV files and a Dask DataFrame: shuffled by person, each person's records
+    meet in one partition, so the caps and the numbers are those of the table in memory."""
+    dd = pytest.importorskip("dask.dataframe")
+    from dpfix.release.table import Dataset
+
+    for i in range(3):
+        data.records.iloc[i::3].to_csv(tmp_path / f"part{i}.csv", index=False)
+    args = {"person": "person_id", "group_by": "county", "groups": data.groups["county"],
+            "max_contributions": 3, "max_per_group": 2, "seed": 0}
+    memory = bounded_counts(data.records, **args)
+    for source in (Dataset(str(tmp_path / "part*.csv")),
+                   dd.from_pandas(data.records, npartitions=4)):
+        b = bounded_counts(source, **args)
+        assert (b.true_counts == memory.true_counts).all()
+        assert b.stats == memory.stats  # every person bounded whole: the same numbers
+        assert (b.counts <= b.true_counts).all()
+        assert (bounded_counts(source, **args).counts == b.counts).all()  # seeded
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = privatize_records(dd.from_pandas(data.records, npartitions=3), person="person_id",
+                              group_by="county", groups=data.groups["county"], eps=1.0,
+                              upper=60, max_contributions="auto", seed=1)
+    assert r.report["records"]["source"] == {"path": "<dask DataFrame>", "kind": "dask"}
+    assert r.table["county"].tolist() == data.groups["county"].tolist()
+    _valid(r.report)
+    with pytest.raises(FileNotFoundError, match="records: no file matches"):
+        bounded_counts(Dataset(str(tmp_path / "none*.csv")), **args)

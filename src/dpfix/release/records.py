@@ -779,15 +779,30 @@ class _Indexed:
         return per[per > 0]
 
 
-def _indexed(records: Any, plan: _Plan, groups: Any, sep: str, labels: Mapping) -> _Indexed:
-    """Read the declared groups and the records' columns, index every record."""
-    pa = require("pyarrow")
+def _indexed(records: Any, plan: _Plan, groups: Any, sep: str, labels: Mapping) -> Any:
+    """Read the declared groups and the records' columns, index every record (a Dask
+    dataset or DataFrame: :class:`_DaskRecords`, indexed partition by partition)."""
+    if _is_dask(records):
+        return _DaskRecords(records, plan, groups, sep, labels)
     start = time.perf_counter()
     declared, groups_source = _declared(groups, plan.group_by, plan.keep, sep, labels)
-    wanted = [plan.person, *plan.group_by] + ([plan.count] if plan.count else [])
-    read = _read_records(records, wanted, sep, labels, coded=wanted[1:])
-    table = read.table
+    read = _read_records(records, _wanted(plan), sep, labels, coded=_wanted(plan)[1:])
     read_seconds = time.perf_counter() - start
+    ix = _index_table(read.table, plan, declared, labels)
+    ix.meta = {"kind": read.kind, "path": read.path, "groups_source": groups_source,
+               "seconds": {"read": read_seconds,
+                           "index": time.perf_counter() - start - read_seconds}}
+    return ix
+
+
+def _wanted(plan: _Plan) -> list:
+    """The records' columns read: the person, the groups, the counted column."""
+    return [plan.person, *plan.group_by] + ([plan.count] if plan.count else [])
+
+
+def _index_table(table: Any, plan: _Plan, declared: Any, labels: Mapping) -> _Indexed:
+    """Each record's declared group, counted value and person code."""
+    pa = require("pyarrow")
     row = _group_index(table, declared, plan.group_by, labels)
     if plan.count is None:
         value = np.zeros(table.num_rows, dtype=np.int64)
@@ -798,15 +813,100 @@ def _indexed(records: Any, plan: _Plan, groups: Any, sep: str, labels: Mapping) 
             raise ValueError(f"{labels['values']}: the values mix types ({exc})") from None
         value = _index_in(table[plan.count], declared_values, labels["values"], plan.count)
     persons = _person_codes(table[plan.person], plan.person, labels)
-    meta = {"kind": read.kind, "path": read.path, "groups_source": groups_source,
-            "seconds": {"read": read_seconds,
-                        "index": time.perf_counter() - start - read_seconds}}
-    return _Indexed(declared, row, value, persons, int(table.num_rows), meta)
+    return _Indexed(declared, row, value, persons, int(table.num_rows), {"seconds": {}})
 
 
-def _bounded(ix: _Indexed, names: list, C: int, c: int, seed: Any) -> BoundedCounts:
+def _is_dask(records: Any) -> bool:
+    from dpfix.release.table import Dataset
+
+    return isinstance(records, Dataset) or type(records).__module__.startswith("dask")
+
+
+def _dask_frame(records: Any, wanted: list, sep: str, labels: Mapping) -> tuple[Any, str, str]:
+    """A Dask DataFrame of the records' columns ``wanted``: a Dataset's Parquet dataset (a
+    folder or a file) or glob of CSV files (read as text), or a Dask DataFrame as given."""
+    import glob
+
+    from dpfix.release.table import Dataset
+
+    dd = require("dask.dataframe")
+    what = labels["records"]
+    if isinstance(records, Dataset):
+        text = str(records.source)
+        if Path(text).is_dir() or is_parquet(text):
+            ddf, kind = dd.read_parquet(text), "parquet"
+        else:
+            if not glob.glob(text):
+                raise FileNotFoundError(f"{what}: no file matches {text}")
+            ddf = dd.read_csv(text, dtype=str, keep_default_na=False, na_filter=False,
+                              blocksize=None, sep=sep)
+            kind = "csv"
+        path = text
+    else:
+        ddf, kind, path = records, "dask", "<dask DataFrame>"
+    _columns([str(c) for c in ddf.columns], wanted, what)
+    return ddf[wanted], kind, path
+
+
+def _partition(frame: Any, plan: _Plan, declared: Any, labels: Mapping, bound: Any,
+               seed: Any) -> dict:
+    """One partition (every record of its persons: the dataset is shuffled by person): the
+    contributions' histogram (``bound`` None), or its bounded and true counts."""
+    table, _ = _arrow(frame.reset_index(drop=True), labels["records"])
+    ix = _index_table(table, plan, declared, labels)
+    if bound is None:
+        return {"eta": np.bincount(ix.contributions(), minlength=1)}
+    b = _bounded(ix, plan.names, bound[0], bound[1], seed)
+    return {"counts": b.counts, "true": b.true_counts, "stats": b.stats}
+
+
+class _DaskRecords:
+    """Records beyond memory: a Dask dataset shuffled by person (every record of a person
+    in one partition), each partition indexed and bounded on its own with its own
+    randomness (the secure source, or a child of the seed), the counts summed."""
+
+    def __init__(self, records: Any, plan: _Plan, groups: Any, sep: str,
+                 labels: Mapping) -> None:
+        start = time.perf_counter()
+        self.declared, source = _declared(groups, plan.group_by, plan.keep, sep, labels)
+        ddf, kind, path = _dask_frame(records, _wanted(plan), sep, labels)
+        self.parts = ddf.shuffle(on=plan.person).to_delayed()
+        self.plan, self.labels = plan, labels
+        self.meta = {"kind": kind, "path": path, "groups_source": source,
+                     "seconds": {"read": time.perf_counter() - start}}
+
+    def _run(self, bound: Any, seed: Any) -> list[dict]:
+        dask = require("dask")
+        seeds = [None] * len(self.parts) if seed is None else \
+            np.random.SeedSequence(seed).spawn(len(self.parts))
+        tasks = [dask.delayed(_partition)(part, self.plan, self.declared, self.labels, bound,
+                                          s) for part, s in zip(self.parts, seeds, strict=True)]
+        return list(dask.compute(*tasks))
+
+    def contributions(self) -> np.ndarray:
+        """The number of records of each person (who has one) among those bounded."""
+        etas = [r["eta"] for r in self._run(None, None)]
+        eta = np.zeros(max(e.size for e in etas), dtype=np.int64)
+        for e in etas:
+            eta[:e.size] += e
+        eta[0] = 0
+        return np.repeat(np.arange(eta.size), eta)
+
+    def bounded(self, names: list, C: int, c: int, seed: Any) -> BoundedCounts:
+        start = time.perf_counter()
+        parts = self._run((C, c), seed)
+        stats = {k: sum(r["stats"][k] for r in parts) for k in parts[0]["stats"]}
+        stats["largest_contribution"] = max(r["stats"]["largest_contribution"] for r in parts)
+        self.meta["seconds"]["bound"] = time.perf_counter() - start
+        return BoundedCounts(self.declared, list(names), sum(r["counts"] for r in parts),
+                             sum(r["true"] for r in parts), stats, C, c)
+
+
+def _bounded(ix: Any, names: list, C: int, c: int, seed: Any) -> BoundedCounts:
     """Bound and count the indexed records (the confidential step of
     :func:`privatize_records`)."""
+    if isinstance(ix, _DaskRecords):
+        return ix.bounded(names, C, c, seed)
     start = time.perf_counter()
     inside = ix.inside
     G, V = ix.declared.num_rows, len(names)
@@ -828,7 +928,7 @@ def _bounded(ix: _Indexed, names: list, C: int, c: int, seed: Any) -> BoundedCou
         "persons_cut": int((cut_persons > 0).sum()),
         "largest_contribution": int(per_person.max()) if per_person.size else 0,
     }
-    ix.meta["seconds"]["bound"] = time.perf_counter() - start
+    ix.meta.setdefault("seconds", {})["bound"] = time.perf_counter() - start
     return BoundedCounts(ix.declared, list(names), counts, true, stats, C, c)
 
 
@@ -967,7 +1067,15 @@ def suggest_max_contributions(records: Any, *, person: str, eps: Any, group_by: 
     plan = None if groups is None else _plan(person, group_by, count, values, (), labels)
 
     def run() -> ContributionBound:
-        if plan is None:
+        if plan is None and _is_dask(records):
+            column = _dask_frame(records, [person], sep, labels)[0][person]
+            missing = int((column.isna() | (column.astype(str) == "")).sum().compute())
+            if missing:
+                raise ValueError(f"{labels['person']}: {missing} record(s) have no {person!r} "
+                                 "(missing or empty); every record needs its person (drop or "
+                                 "identify them)")
+            per = column.value_counts().compute().to_numpy()
+        elif plan is None:
             table = _read_records(records, [person], sep, labels).table
             codes = _person_codes(table[person], person, labels)
             per = np.bincount(codes) if codes.size else np.zeros(0, np.int64)
@@ -1116,11 +1224,14 @@ def privatize_records(records: Any, *, person: str, group_by: Any, groups: Any, 
 
     Parameters
     ----------
-    records : pandas.DataFrame, pyarrow.Table, mapping, str or pathlib.Path
+    records : pandas.DataFrame, pyarrow.Table, mapping, str, pathlib.Path, Dataset or Dask
         One row per record (incident): a DataFrame, a pyarrow Table, a mapping column ->
         array, or a CSV file (read as text: cells are identities as written, ``007`` is
-        not ``7``) or a Parquet file. Only the columns ``person``, ``group_by`` and
-        ``count`` are read. Not modified.
+        not ``7``) or a Parquet file; beyond memory a
+        :class:`dpfix.release.table.Dataset` (a Parquet dataset or a glob of CSV files) or
+        a ``dask.dataframe.DataFrame``, shuffled by person and bounded partition by
+        partition (each with its own randomness), the counts summed. Only the columns
+        ``person``, ``group_by`` and ``count`` are read. Not modified.
     person : str
         The column that identifies a person (every record needs one: a missing or empty
         cell is refused).
