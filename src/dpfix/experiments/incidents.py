@@ -5,7 +5,7 @@ bound ``C`` of contributions per person (docs/records.md, section 6).
 incident with a person (``person_id``), a county and an offence. The number of records per
 person is heavy-tailed (most persons have one record, a few some dozens: ``P(m)``
 proportional to ``m^-tail`` on ``1 .. max_records``, :func:`contributions_law`); each person
-has a home county (drawn by the counties' weights, proportional to ``1 / rank^1.1``) where
+has a home county (drawn by the counties' weights, proportional to ``1 / rank^0.8``) where
 most of their records fall, and a usual offence. The declared counties
 (:attr:`Incidents.groups`) include counties without any record. Nothing here is private:
 the generator is for tests, documentation and benchmarks (seeded numpy, not a secure
@@ -146,7 +146,7 @@ def incidents(records: int = 10_000, *, counties: int = 200, tail: float = 2.5,
     sizes[-1] -= int(total[P - 1]) - records
     sizes = sizes[sizes > 0]
     P = sizes.size
-    w = 1.0 / np.arange(1, counties + 1) ** 1.1
+    w = 1.0 / np.arange(1, counties + 1) ** 0.8
     w = rng.permutation(w / w.sum())
     codes = np.array([f"{i + 1:05d}" for i in range(counties)], dtype=object)
     owner = np.repeat(np.arange(P), sizes)

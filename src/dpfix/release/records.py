@@ -93,6 +93,8 @@ RECORDS_CLI_LABELS = {"records": "INPUT", "person": "--person", "group_by": "--g
                       "quantile": "--contributions-quantile", "keep": "--keep",
                       "order": "--order"}
 
+#: Bytes of a CSV file parsed at a time (pyarrow's block: a column's chunk).
+_BLOCK_BYTES = 1 << 24
 #: Entries of the dynamic programme of one vectorised batch (its memory, 8 bytes each).
 _BATCH_ENTRIES = 1 << 23
 
@@ -306,23 +308,39 @@ def bound_contributions(person: Any, group: Any, max_contributions: int,
     for name, v in (("person", p), ("group", g)):
         if v.dtype.kind not in "iu" or v.min() < 0:
             raise ValueError(f"{name}: expected non-negative integer codes")
-    p, g = p.astype(np.int64, copy=False), g.astype(np.int64, copy=False)
-    source = random_source(seed)
-    keep = np.bincount(p)[p] <= c  # a person with at most c records keeps them all
+    return _bound(p.astype(np.int64, copy=False), g.astype(np.int64, copy=False), C, c,
+                  random_source(seed))[0]
+
+
+def _bound(p: np.ndarray, g: np.ndarray, C: int, c: int,
+           source: RandomSource) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bound_contributions` on checked codes: the records kept, and the number of
+    records of each person code."""
+    per_person = np.bincount(p) if p.size else np.zeros(0, dtype=np.int64)
+    small = np.minimum(per_person, 255).astype(np.uint8) if c < 255 else per_person
+    keep = small[p] <= c  # a person with at most c records keeps them all
     cut = np.flatnonzero(~keep)
     if cut.size == 0:
-        return keep
+        return keep, per_person
     pc, gc = p[cut], g[cut]
     G = int(gc.max()) + 1
     if (int(pc.max()) + 1) * G >= 1 << 62:
         pc = np.unique(pc, return_inverse=True)[1].astype(np.int64)
-    key = pc * G + gc
+    key = np.multiply(pc, G, out=pc if pc.flags.writeable else None)
+    key += gc
+    del gc
     # sorted by block (person, group), and within a block by r random bits: a uniformly
     # random order of the block wherever its records do not tie (_ranked redraws the others)
     r = 63 - int(key.max()).bit_length()
-    u = (source.words(key.size) >> np.uint64(64 - r)).astype(np.int64) if r >= 16 else 0
-    order = np.argsort((key << r) | u if r >= 16 else key)
-    sk = key[order]
+    if r >= 16:
+        key <<= r
+        key |= (source.words(key.size) >> np.uint64(64 - r)).view(np.int64)
+        order = np.argsort(key)
+        sfull = key[order]
+        sk = np.right_shift(sfull, r, out=key)
+    else:
+        order = np.argsort(key)
+        sk = key[order]
     starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
     sizes = np.diff(np.r_[starts, sk.size])
     owner = sk[starts] // G
@@ -338,23 +356,23 @@ def bound_contributions(person: Any, group: Any, max_contributions: int,
     keep[cut] = True
     partial = k < sizes
     if not partial.any():
-        return keep
+        return keep, per_person
     # a uniformly random k_b-subset of each partial block: its first k_b records in the order
-    rank = np.arange(sk.size) - np.repeat(starts, sizes)
+    where = np.flatnonzero(np.repeat(partial, sizes))  # the records of the partial blocks
+    rank = where - np.repeat(starts[partial], sizes[partial])
     if r >= 16:
-        su = u[order]
-        tie = np.flatnonzero((su[1:] == su[:-1]) & (sk[1:] == sk[:-1])) + 1
+        tie = np.flatnonzero(sfull[1:] == sfull[:-1]) + 1  # same block, same bits
         tied = np.zeros(sizes.size, dtype=bool)
         tied[np.searchsorted(starts, tie, side="right") - 1] = True
         redraw = tied & partial
     else:
         redraw = partial
     if redraw.any():  # each such block's order drawn again, on its own
-        where = np.flatnonzero(np.repeat(redraw, sizes))
-        rank[where] = _ranked(sizes[redraw], source)
-    out = rank >= np.repeat(k, sizes)
+        again = np.flatnonzero(np.repeat(redraw[partial], sizes[partial]))
+        rank[again] = _ranked(sizes[redraw], source)
+    out = where[rank >= np.repeat(k[partial], sizes[partial])]
     keep[cut[order[out]]] = False
-    return keep
+    return keep, per_person
 
 
 def _ranked(sizes: np.ndarray, source: RandomSource, bits: int | None = None) -> np.ndarray:
@@ -475,7 +493,8 @@ def _read_file(path: Path, wanted: list[str], sep: str, what: str,
     _columns(header, wanted, what)
     try:
         return pcsv.read_csv(
-            path, parse_options=pcsv.ParseOptions(delimiter=sep),
+            path, read_options=pcsv.ReadOptions(block_size=_BLOCK_BYTES),
+            parse_options=pcsv.ParseOptions(delimiter=sep),
             convert_options=pcsv.ConvertOptions(
                 include_columns=wanted,
                 column_types={c: pa.dictionary(pa.int32(), pa.string()) if c in coded else
@@ -542,10 +561,10 @@ def _person_codes(column: Any, name: str, labels: Mapping) -> np.ndarray:
         arr = arr.cast(pa.int64())  # plain integer texts: one text <-> one int64
     if pa.types.is_integer(arr.type) and n and not (
             pa.types.is_uint64(arr.type) and pc.max(arr).as_py() >= 1 << 63):
-        v = arr.to_numpy().astype(np.int64)
+        v = arr.to_numpy().astype(np.int64, copy=False)
         lo, hi = int(v.min()), int(v.max())
         if hi - lo <= 4 * n + 1024:
-            return v - lo
+            return v - lo if lo else v
         return require("pandas").factorize(v)[0].astype(np.int64)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
@@ -596,7 +615,9 @@ def _index_in(values: Any, declared: Any, what: str, name: str) -> np.ndarray:
         words = chunk.dictionary.cast(value_type if target is None else target)
         found = pc.index_in(words, value_set=declared).fill_null(-1)
         lookup = np.r_[np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64), -1]
-        where = chunk.indices.fill_null(len(lookup) - 1).to_numpy(zero_copy_only=False)
+        indices = chunk.indices
+        where = (indices.fill_null(len(lookup) - 1) if indices.null_count else
+                 indices).to_numpy(zero_copy_only=False)
         out[at:at + len(chunk)] = lookup[where]
         at += len(chunk)
     return out
@@ -909,25 +930,32 @@ def _bounded(ix: Any, names: list, C: int, c: int, seed: Any) -> BoundedCounts:
         return ix.bounded(names, C, c, seed)
     start = time.perf_counter()
     inside = ix.inside
+    every = bool(inside.all())
     G, V = ix.declared.num_rows, len(names)
-    cells = ix.row[inside] * V + ix.value[inside]
-    true = np.bincount(cells, minlength=G * V).reshape(G, V)
-    p = ix.persons[inside]
-    keep = bound_contributions(p, ix.row[inside], C, c, seed=seed)
-    counts = np.bincount(cells[keep], minlength=G * V).reshape(G, V)
-    per_person = np.bincount(p) if p.size else np.zeros(0, np.int64)
-    cut_persons = np.bincount(p[~keep], minlength=per_person.size)
+    row = ix.row if every else ix.row[inside]
+    if V == 1:
+        cells = row
+    else:
+        cells = row * V
+        cells += ix.value if every else ix.value[inside]
+    true = np.bincount(cells, minlength=G * V)
+    p = ix.persons if every else ix.persons[inside]
+    source = random_source(seed)
+    keep, per_person = _bound(p, row, C, c, source)
+    cut = ~keep
+    counts = (true - np.bincount(cells[cut], minlength=G * V)).reshape(G, V)
     stats = {
         "records": ix.records,
         "dropped_group_not_declared": int((ix.row < 0).sum()),
-        "dropped_value_not_declared": int(((ix.row >= 0) & (ix.value < 0)).sum()),
-        "records_bounded": int(inside.sum()),
-        "records_kept": int(keep.sum()),
-        "records_cut_by_bounding": int((~keep).sum()),
-        "persons": int((per_person > 0).sum()),
-        "persons_cut": int((cut_persons > 0).sum()),
+        "dropped_value_not_declared": 0 if every else int(((ix.row >= 0) & (ix.value < 0)).sum()),
+        "records_bounded": int(p.size),
+        "records_kept": int(p.size - cut.sum()),
+        "records_cut_by_bounding": int(cut.sum()),
+        "persons": int(np.count_nonzero(per_person)),
+        "persons_cut": int(np.count_nonzero(np.bincount(p[cut]))) if cut.any() else 0,
         "largest_contribution": int(per_person.max()) if per_person.size else 0,
     }
+    true = true.reshape(G, V)
     ix.meta.setdefault("seconds", {})["bound"] = time.perf_counter() - start
     return BoundedCounts(ix.declared, list(names), counts, true, stats, C, c)
 
