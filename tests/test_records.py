@@ -457,3 +457,25 @@ def test_the_generator_is_heavy_tailed_and_reproducible():
     text = incidents(500, counties=10, person_ids="text", undeclared=0.1, seed=1)
     assert text.records["person_id"].str.match(r"^P\d{8}$").all()
     assert (text.records["county"] == "99999").any()
+
+
+def test_persons_bounded_in_chunks_keep_the_caps_and_the_law(monkeypatch):
+    """Many persons' records are bounded a chunk of whole persons at a time: with chunks of
+    64 records the caps hold, each person keeps K records, and the law is the basis law."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    monkeypatch.setattr(R, "_CHUNK_RECORDS", 64)
+    k, keep = _draws([3, 2], 3, 2, 3000, seed=21)
+    assert (k.sum(axis=1) == 3).all() and (k <= 2).all()
+    law = basis_law([3, 2], 3, 2)
+    seen = Counter(map(tuple, k.tolist()))
+    assert _pvalue(scipy_stats, [seen[key] for key in sorted(law)],
+                   [law[key] for key in sorted(law)]) > 1e-4
+    rng = np.random.default_rng(0)
+    person, group = rng.integers(0, 400, 5000), rng.integers(0, 6, 5000)
+    kept = bound_contributions(person, group, 4, 2, seed=1)
+    for p in range(400):
+        mine = person == p
+        sizes = Counter(group[mine].tolist())
+        got = Counter(group[mine & kept].tolist())
+        assert sum(got.values()) == min(4, sum(min(2, n) for n in sizes.values()))
+        assert all(got[g] <= 2 for g in sizes)

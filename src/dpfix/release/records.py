@@ -93,6 +93,9 @@ RECORDS_CLI_LABELS = {"records": "INPUT", "person": "--person", "group_by": "--g
                       "quantile": "--contributions-quantile", "keep": "--keep",
                       "order": "--order"}
 
+#: Records of persons with more than ``c`` records bounded at a time (whole persons): the
+#: temporaries of a chunk stay small enough to be reused from one chunk to the next.
+_CHUNK_RECORDS = 1 << 20
 #: Bytes of a CSV file parsed at a time (pyarrow's block: a column's chunk).
 _BLOCK_BYTES = 1 << 24
 #: Entries of the dynamic programme of one vectorised batch (its memory, 8 bytes each).
@@ -320,9 +323,28 @@ def _bound(p: np.ndarray, g: np.ndarray, C: int, c: int,
     small = np.minimum(per_person, 255).astype(np.uint8) if c < 255 else per_person
     keep = small[p] <= c  # a person with at most c records keeps them all
     cut = np.flatnonzero(~keep)
-    if cut.size == 0:
+    keep[cut] = True
+    if cut.size <= _CHUNK_RECORDS:
+        if cut.size:
+            keep[cut[_cut(p[cut], g[cut], C, c, source)]] = False
         return keep, per_person
-    pc, gc = p[cut], g[cut]
+    # chunks of whole persons (consecutive codes), each about _CHUNK_RECORDS records
+    cum = np.cumsum(np.where(per_person > c, per_person, 0))
+    parts = -(-cut.size // _CHUNK_RECORDS)
+    splits = np.searchsorted(cum, np.arange(1, parts) * _CHUNK_RECORDS, side="right")
+    chunk = np.searchsorted(splits, p[cut], side="right").astype(np.uint16)
+    by_chunk = cut[np.argsort(chunk, kind="stable")]  # a radix sort of small integers
+    ends = np.cumsum(np.bincount(chunk, minlength=parts))
+    for a, b in zip(np.r_[0, ends[:-1]].tolist(), ends.tolist(), strict=True):
+        mine = by_chunk[a:b]
+        if mine.size:
+            keep[mine[_cut(p[mine], g[mine], C, c, source)]] = False
+    return keep, per_person
+
+
+def _cut(pc: np.ndarray, gc: np.ndarray, C: int, c: int, source: RandomSource) -> np.ndarray:
+    """The positions of the records that persons with more than ``c`` records (all of each
+    such person's records, ``pc`` and ``gc`` their codes) do not keep."""
     G = int(gc.max()) + 1
     if (int(pc.max()) + 1) * G >= 1 << 62:
         pc = np.unique(pc, return_inverse=True)[1].astype(np.int64)
@@ -353,10 +375,9 @@ def _bound(p: np.ndarray, g: np.ndarray, C: int, c: int,
         sel = np.flatnonzero(np.repeat(heavy, blocks))
         local = np.r_[0, np.cumsum(blocks[heavy])[:-1]]
         k[sel] = _capped_counts(sizes[sel], caps[sel], local, C, source)
-    keep[cut] = True
     partial = k < sizes
     if not partial.any():
-        return keep, per_person
+        return np.zeros(0, dtype=np.int64)
     # a uniformly random k_b-subset of each partial block: its first k_b records in the order
     where = np.flatnonzero(np.repeat(partial, sizes))  # the records of the partial blocks
     rank = where - np.repeat(starts[partial], sizes[partial])
@@ -370,9 +391,7 @@ def _bound(p: np.ndarray, g: np.ndarray, C: int, c: int,
     if redraw.any():  # each such block's order drawn again, on its own
         again = np.flatnonzero(np.repeat(redraw[partial], sizes[partial]))
         rank[again] = _ranked(sizes[redraw], source)
-    out = where[rank >= np.repeat(k[partial], sizes[partial])]
-    keep[cut[order[out]]] = False
-    return keep, per_person
+    return order[where[rank >= np.repeat(k[partial], sizes[partial])]]
 
 
 def _ranked(sizes: np.ndarray, source: RandomSource, bits: int | None = None) -> np.ndarray:
