@@ -377,3 +377,25 @@ def test_a_dask_dataset_is_bounded_partition_by_partition(data, tmp_path):
     _valid(r.report)
     with pytest.raises(FileNotFoundError, match="records: no file matches"):
         bounded_counts(Dataset(str(tmp_path / "none*.csv")), **args)
+
+
+def test_auto_chooses_among_the_C_whose_mechanisms_stay_in_range(data):
+    """At eps = 0.02 the release's 0.018 over C stays at least 1e-4 up to C = 179 (in
+    floats, as the range check divides): the candidates stop there, so the C chosen never
+    makes the release refuse after the draw; a budget leaving no C is refused before any
+    record is read, in one line saying it is the release's part."""
+    from dpfix.release.budget import LIBRARY_LABELS
+    from dpfix.release.records import RECORDS_LABELS, _largest_candidate
+
+    labels = {**LIBRARY_LABELS, **RECORDS_LABELS}
+    assert _largest_candidate(0.018, ["count"], None, "northwest", labels) == 179
+    assert 0.018 / 179 >= 1e-4 > 0.018 / 180
+    for seed in range(3):
+        r = _release(data, max_contributions="auto", eps=0.02, contributions_share=0.1,
+                     quantile=1.0, seed=seed)
+        assert r.report["records"]["bounding"]["max_contributions"] <= 179
+    with pytest.raises(ValueError, match=r"^eps: the usable range is 0.0001 to 100 .*got "
+                                         r"8.999999999999999e-05 \(the release.s part of "
+                                         r"eps 0.0001: max_contributions auto spends 1e-05 "
+                                         r"on C\)$"):
+        _release(data, max_contributions="auto", eps=1e-4)

@@ -44,6 +44,7 @@ from dpfix.io.tables import check_input_file, is_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import bound_grid, halvings, sample_exponential, upper_scores
 from dpfix.release.budget import (
+    EPSILON_RANGE,
     LIBRARY_LABELS,
     PrivacyUnit,
     column_budgets,
@@ -1205,11 +1206,31 @@ def records_charge(eps: Any, columns: Sequence, *, max_contributions: Any,
     C = 1 if auto else _bounds(max_contributions, max_per_group, labels)[0]
     unit = PrivacyUnit("person", C)
     release_eps = _rest_float(rest) if auto else eps
-    budgets, rule = column_budgets(release_eps, names, shares, constructor,
-                                   PrivacyUnit("person", 1) if auto else unit, labels)
+    try:
+        budgets, rule = column_budgets(release_eps, names, shares, constructor,
+                                       PrivacyUnit("person", 1) if auto else unit, labels)
+    except ValueError as exc:
+        if not auto:
+            raise
+        raise ValueError(f"{exc} (the release's part of {labels['eps']} {eps!r}: "
+                         f"{labels['max_contributions']} auto spends {spend:.6g} on C)") from None
     spent = composition(names, budgets, release_eps, rule, unit,
                         column_deltas(delta, len(names), unit), exact=True)
     return Fraction(spend) + spent["eps_spent"], spent["delta_spent"]
+
+
+def _largest_candidate(release_eps: Any, names: list, shares: Any, constructor: str,
+                       labels: Mapping) -> int:
+    """``max_contributions="auto"``: the largest ``C`` whose mechanisms (every column's
+    budget over ``C``) stay in the usable range of ``constructor`` (at most
+    :data:`DEFAULT_MAX_CONTRIBUTIONS`): a public function of the parameters."""
+    budgets, _ = column_budgets(release_eps, names, shares, constructor,
+                                PrivacyUnit("person", 1), labels)
+    lo = EPSILON_RANGE.get(constructor, EPSILON_RANGE["heuristic"])[0]
+    top = min(DEFAULT_MAX_CONTRIBUTIONS, int(min(budgets) / lo))
+    while top > 1 and min(budgets) / top < lo:  # the float division, as the check does
+        top -= 1
+    return top  # at least 1: column_budgets checked every budget at C = 1
 
 
 def _records_entry(plan: _Plan, bounded: BoundedCounts, meta: dict, unit: PrivacyUnit,
@@ -1376,6 +1397,8 @@ def privatize_records(records: Any, *, person: str, group_by: Any, groups: Any, 
         eps, plan.names, max_contributions=max_contributions, max_per_group=max_per_group,
         shares=shares, delta=delta, contributions_share=contributions_share,
         constructor=options.constructor, labels=labels)
+    if auto:  # before any record is read: some C must keep the mechanisms in range
+        _largest_candidate(release_eps, plan.names, shares, options.constructor, labels)
     if delta is not None and (auto or C > 1):
         raise ValueError(f"{labels['max_contributions']}: C > 1 is for pure eps-DP methods "
                          "(group privacy also multiplies delta); drop delta or use C = 1")
@@ -1418,8 +1441,8 @@ def _release_records(records: Any, plan: _Plan, groups: Any, auto: bool, C: int,
     meta = ix.meta
     chosen = None
     if auto:  # C first (its own budget), then the bounding under the C chosen
-        chosen = _choose_c(ix.contributions(), spend, quantile, DEFAULT_MAX_CONTRIBUTIONS,
-                           random_source(seeds[1]))
+        top = _largest_candidate(release_eps, plan.names, shares, options.constructor, labels)
+        chosen = _choose_c(ix.contributions(), spend, quantile, top, random_source(seeds[1]))
         C = chosen.max_contributions
         c = C if max_per_group is None else min(int(max_per_group), C)
     bounded = _bounded(ix, plan.names, C, c, seeds[0])
