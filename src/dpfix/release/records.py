@@ -62,6 +62,7 @@ from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
 __all__ = ["privatize_records", "bound_contributions", "bounded_counts", "BoundedCounts",
            "suggest_max_contributions", "ContributionBound", "records_charge",
+           "records_statement",
            "basis_law", "RECORDS_LABELS", "RECORDS_CLI_LABELS",
            "DEFAULT_CONTRIBUTION_QUANTILE", "DEFAULT_MAX_CONTRIBUTIONS", "CONTRIBUTIONS_SHARE",
            "COUNT_COLUMN", "RECORD_ORDERS"]
@@ -1219,6 +1220,26 @@ def records_charge(eps: Any, columns: Sequence, *, max_contributions: Any,
     return Fraction(spend) + spent["eps_spent"], spent["delta_spent"]
 
 
+def records_statement(max_contributions: Any, max_per_group: int | None = None) -> str:
+    """The unit of a :func:`privatize_records` call in words, as its ledger charge records
+    it: the unit ``person:C:c``'s statement, or with ``max_contributions="auto"`` the
+    choice of ``C`` composed with the release.
+
+    Examples
+    --------
+    >>> records_statement(3, 2)[:60]
+    'neighbouring tables differ by one person (added or removed):'
+    >>> records_statement("auto")[:45]
+    'neighbouring record sets differ by one person'
+    """
+    if isinstance(max_contributions, str) and max_contributions.strip() == "auto":
+        return ("neighbouring record sets differ by one person (added or removed); the choice "
+                "of C and the release compose sequentially, the release under the unit "
+                "person:C of the C chosen (docs/records.md)")
+    C, c = _bounds(max_contributions, max_per_group, RECORDS_LABELS)
+    return PrivacyUnit("person", C, c).statement()
+
+
 def _largest_candidate(release_eps: Any, names: list, shares: Any, constructor: str,
                        labels: Mapping) -> int:
     """``max_contributions="auto"``: the largest ``C`` whose mechanisms (every column's
@@ -1417,12 +1438,9 @@ def privatize_records(records: Any, *, person: str, group_by: Any, groups: Any, 
                              f"{ledger.charge.delta}, but the release spends eps {charge_eps}, "
                              f"delta {charge_delta} (records_charge)")
         return _release_records(*args, charge=ledger)
-    unit_text = PrivacyUnit("person", max(C, 1), c if not auto else None).statement() \
-        if not auto else ("neighbouring record sets differ by one person (added or removed); "
-                          "the choice of C and the release compose sequentially, the release "
-                          "under the unit person:C of the C chosen (docs/records.md)")
     with ledger.reserve(charge_eps, charge_delta, dataset=_source_name(records),
-                        columns=[str(n) for n in plan.names], unit=unit_text) as charge:
+                        columns=[str(n) for n in plan.names],
+                        unit=records_statement(max_contributions, max_per_group)) as charge:
         made = _release_records(*args, charge=charge)
         if not charge.committed:
             charge.commit()
