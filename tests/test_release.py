@@ -271,7 +271,8 @@ CASES = {
     "order key without keys": ({"order": "key"}, ["--order", "key"],
                                "{order} key: name the key columns with {keys}"),
     "bad unit": ({"unit": "column"}, ["--unit", "column"],
-                 "{unit}: 'column' is not one of row, cell, row:C, cell:C (docs/release.md)"),
+                 "{unit}: 'column' is not one of row, cell, person, row:C, cell:C, "
+                 "person:C, person:C:c (docs/release.md)"),
     "split starves a stage": ({"options": TwoStage(split=1e-12)}, ["--split", "1e-12"],
                               "split: 1e-12 gives eps_1 = 5e-13 and eps_2 = 0.5; each stage "
                               "needs at least 1e-05: at epsilon 0.5, a split in [2e-05, "
@@ -336,7 +337,8 @@ HISTOGRAM_CASES = {
                          "{eps}: the usable range is 0.0001 to 100 (with {constructor} "
                          "northwest), got '1000'"),
     "bad unit": ({"unit": "column"}, ["--unit", "column"],
-                 "{unit}: 'column' is not one of row, cell, row:C, cell:C (docs/release.md)"),
+                 "{unit}: 'column' is not one of row, cell, person, row:C, cell:C, "
+                 "person:C, person:C:c (docs/release.md)"),
     "upper share without auto": ({"upper_share": 0.2}, ["--upper-share", "0.2"],
                                  "{upper_share}: applies to {upper} auto only; drop it"),
     "plain": ({}, [], None),

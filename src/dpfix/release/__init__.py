@@ -20,6 +20,9 @@
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
   one call (a DataFrame, a file, a ``Histogram`` file or a Dask ``Dataset``), the
   ``Release`` (public) and the ``Confidential`` (docs/release.md);
+- :mod:`dpfix.release.records`: ``privatize_records``, records (one row per incident)
+  bounded per person, counted per declared group and released under the unit ``person``
+  (docs/records.md);
 - :mod:`dpfix.release.stream`: a CSV file released to a CSV file in two passes, in
   memory flat in the number of rows (external shuffle, stable merge; docs/release.md);
 - :mod:`dpfix.release.bounds`: a DP upper bound (``upper="auto"``) and the warning when
@@ -60,6 +63,7 @@ _EXPORTS = {
     "NoSplit": "dpfix.release.options",
     "Auto": "dpfix.release.options",
     "privatize_counts": "dpfix.release.pipeline",
+    "privatize_records": "dpfix.release.records",
 }
 
 __all__ = list(_EXPORTS)

@@ -26,7 +26,7 @@ inputs (the command names its flags in the messages, the library its parameters:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -77,6 +77,9 @@ CLI_LABELS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--uppe
 UNITS = {
     "row": ("every column of one row, each count by at most c", "sequential"),
     "cell": ("one count of one row (one column), by at most c", "parallel"),
+    "person": ("one person's records, bounded (docs/records.md): at most C counts of the "
+               "table in all, each by at most c, the changes adding up to at most C",
+               "parallel"),
 }
 
 
@@ -89,9 +92,15 @@ class PrivacyUnit:
     name : str
         ``"row"``: every column of one row changes, each count by at most ``bound``
         (sequential composition over the columns); ``"cell"``: one count of one row
-        changes by at most ``bound`` (parallel composition over the columns).
+        changes by at most ``bound`` (parallel composition over the columns);
+        ``"person"``: one person's records are added or removed, bounded to at most ``C =
+        bound`` records in all and ``c = per_group`` in any one row (docs/records.md): at
+        most ``C`` counts change, their changes adding up to at most ``C`` (parallel
+        composition over the columns at their shares over ``C``).
     bound : int
-        ``c >= 1``: each mechanism runs at its share divided by ``c``.
+        ``c >= 1`` (``C`` for ``"person"``): each mechanism runs at its share divided by it.
+    per_group : int, optional
+        ``"person"`` only: ``1 <= c <= C`` (default ``C``).
 
     Examples
     --------
@@ -102,6 +111,7 @@ class PrivacyUnit:
 
     name: str = "row"
     bound: int = 1
+    per_group: int | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.name not in UNITS:
@@ -111,6 +121,17 @@ class PrivacyUnit:
                 or self.bound < 1):
             raise ValueError(f"unit: the bound c must be an integer >= 1, got {self.bound!r}")
         object.__setattr__(self, "bound", int(self.bound))
+        c = self.per_group
+        if self.name != "person":
+            if c is not None:
+                raise ValueError(f"unit: per_group is for the unit person, not {self.name!r}")
+            return
+        c = self.bound if c is None else c
+        if (not isinstance(c, (int, np.integer)) or isinstance(c, bool)
+                or not 1 <= c <= self.bound):
+            raise ValueError(f"unit: the bound per group c must be an integer in 1..C = "
+                             f"{self.bound}, got {c!r}")
+        object.__setattr__(self, "per_group", int(c))
 
     @property
     def composition(self) -> str:
@@ -119,36 +140,48 @@ class PrivacyUnit:
 
     @property
     def text(self) -> str:
-        """``"row"``, ``"cell"``, or with a bound above 1 ``"row:C"``, ``"cell:C"``."""
-        return self.name if self.bound == 1 else f"{self.name}:{self.bound}"
+        """``"row"``, ``"cell"``, ``"person"``, or with a bound above 1 ``"row:C"``,
+        ``"cell:C"``, ``"person:C"`` (``"person:C:c"`` with ``c < C``)."""
+        if self.bound == 1:
+            return self.name
+        c = "" if self.per_group in (None, self.bound) else f":{self.per_group}"
+        return f"{self.name}:{self.bound}{c}"
 
     def statement(self) -> str:
         """The unit in words, for the report."""
-        what = UNITS[self.name][0].replace("at most c", f"at most {self.bound}")
+        what = UNITS[self.name][0].replace("at most c", f"at most {self.per_group or self.bound}")
+        if self.name == "person":
+            return (f"neighbouring tables differ by one person (added or removed): "
+                    f"{what.replace('at most C', f'at most {self.bound}')}; the columns "
+                    f"compose in parallel, each at its share over {self.bound}")
         return (f"neighbouring tables differ in what one individual changes: {what}; "
                 f"the columns compose {self.composition}ly")
 
 
 def privacy_unit(value: Any, label: str = "unit") -> PrivacyUnit:
-    """A :class:`PrivacyUnit` from ``"row"``, ``"cell"``, ``"row:C"``, ``"cell:C"`` or a
-    :class:`PrivacyUnit`.
+    """A :class:`PrivacyUnit` from ``"row"``, ``"cell"``, ``"person"``, ``"row:C"``,
+    ``"cell:C"``, ``"person:C"``, ``"person:C:c"`` or a :class:`PrivacyUnit`.
 
     Examples
     --------
     >>> privacy_unit("row:3")
     PrivacyUnit(name='row', bound=3)
+    >>> privacy_unit("person:5:2").text, privacy_unit("person:5:2").per_group
+    ('person:5:2', 2)
     >>> privacy_unit("column")
     Traceback (most recent call last):
     ...
-    ValueError: unit: 'column' is not one of row, cell, row:C, cell:C (docs/release.md)
+    ValueError: unit: 'column' is not one of row, cell, person, row:C, cell:C, person:C, \
+person:C:c (docs/release.md)
     """
     if isinstance(value, PrivacyUnit):
         return value
     text = str(value).strip()
     name, colon, bound = text.partition(":")
-    if name not in UNITS or (colon and not bound):
-        raise ValueError(f"{label}: {value!r} is not one of row, cell, row:C, cell:C "
-                         "(docs/release.md)")
+    bound, colon_c, per = bound.partition(":") if name == "person" else (bound, "", "")
+    if name not in UNITS or (colon and not bound) or (colon_c and not per):
+        raise ValueError(f"{label}: {value!r} is not one of row, cell, person, row:C, cell:C, "
+                         "person:C, person:C:c (docs/release.md)")
     c = 1
     if colon:
         try:
@@ -157,7 +190,16 @@ def privacy_unit(value: Any, label: str = "unit") -> PrivacyUnit:
             c = 0
         if c < 1:
             raise ValueError(f"{label}: the bound C of {value!r} must be an integer >= 1")
-    return PrivacyUnit(name, c)
+    if not colon_c:
+        return PrivacyUnit(name, c)
+    try:
+        g = int(plain_number(per, label, integer=True))
+    except ValueError:
+        g = 0
+    if not 1 <= g <= c:
+        raise ValueError(f"{label}: the bound per group c of {value!r} must be an integer in "
+                         f"1..C = {c}")
+    return PrivacyUnit(name, c, g)
 
 
 def fit_shares(shares: list[Fraction], total: float) -> list[float]:

@@ -569,11 +569,13 @@ def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers:
     entries."""
     made: dict = {}
     entries = []
+    # the unit person composes in parallel: its changes are steps of the grid, as cell's
+    graph = "row" if unit.composition == "sequential" else "cell"
     for group in tuples:
         eps_m = tuple(_exact(budgets[n]) / unit.bound for n in group)  # exact shares over c
         framework, split = joint_framework(options, float(_pair_total(eps_m, unit.name)))
         r = privatize_joint([columns[n] for n in group], eps_m,
-                            upper=tuple(uppers[n] for n in group), unit=unit.name,
+                            upper=tuple(uppers[n] for n in group), unit=graph,
                             framework=framework, seed=seeds[group[0]],
                             **({} if split is None else {"split": split}))
         N = int(r.a.size)

@@ -71,7 +71,9 @@ def unit_entry(unit: PrivacyUnit) -> dict:
         "mechanisms": "each column's mechanisms run at its budget divided by the bound c "
                       f"= {unit.bound} (lam = e^(eps / c)): a change by c is a path of c "
                       "changes by 1, each costing eps / c (group privacy)",
-        "proof": "docs/release.md (the privacy unit; composition)",
+        "proof": "docs/records.md (the person unit: bounding, the joint release); "
+                 "docs/release.md (composition)" if unit.name == "person" else
+                 "docs/release.md (the privacy unit; composition)",
     }
 
 
@@ -96,7 +98,12 @@ def composition(names: list, budgets: list[float], eps_t: Any, rule: str, unit: 
     delta = (max(ds) if parallel else sum(ds, Fraction(0))) if ds else Fraction(0)
     if exact:  # the rationals themselves (a ledger's charge)
         return {"eps_spent": spent, "delta_spent": delta}
-    how = ("parallel composition: one individual changes one count of one row, so one "
+    how = (f"parallel composition over one person's changes: they change at most C = "
+           f"{unit.bound} counts of the table, by at most {unit.bound} in all; each column "
+           "privatized independently at its eps over C costs at most its eps over C per unit "
+           "of change, so the release is (max of the columns' eps)-DP (docs/records.md)"
+           if unit.name == "person" else
+           "parallel composition: one individual changes one count of one row, so one "
            "column only; the columns are privatized independently, and the release is "
            "(max of the columns' eps)-DP" if parallel else
            "sequential composition: one individual may change every column of one row; "
