@@ -182,7 +182,7 @@ def test_privatized_parquet_column_is_int64(dtype, tmp_path, capsys):
 def test_dask_privatized_column_is_int64_and_stale_partials_go(tmp_path):
     pytest.importorskip("dask.dataframe")
     pytest.importorskip("pyarrow")
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     folder = tmp_path / "data"
     folder.mkdir()

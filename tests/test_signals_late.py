@@ -33,7 +33,8 @@ for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # as from a terminal
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import dpfix.cli as cli
 from dpfix.cli import privatize
-from dpfix.io import commit, engines
+from dpfix.io import commit
+from dpfix.release import dask as engines
 from dpfix.release import table
 
 

@@ -77,7 +77,7 @@ Decisions
   data, so by default the rows come sorted by the ``--key`` columns (equal
   keys in random order) or, without keys, in a secure random order (with
   ``--seed``: reproducible); ``--order input`` keeps the input's order. The
-  report's ``row_order`` says which (:func:`dpfix.io.tables.row_order`; with
+  report's ``row_order`` says which (:func:`dpfix.release.order.row_order`; with
   ``--engine dask``: partitions and the rows within each shuffled, or input).
 - **Several columns in one run**: ``--column A --column B``. Each
   column is privatized on its own (its own stage 1, target, mechanism and
@@ -134,7 +134,7 @@ Decisions
   the framework, the estimator and the remap. With ``--engine dask`` the
   one-stage and hybrid frameworks take two passes over the partitions (``y``
   drawn, the target estimated from the summed histogram, ``y`` remapped in
-  place: :func:`dpfix.io.engines.privatize_dataset`); the quantile remap, which
+  place: :func:`dpfix.release.dask.privatize_dataset`); the quantile remap, which
   sorts all rows together, is refused there in one line.
 - **Joint tuples** (``--joint A,B``, docs/joint.md). The joint release runs its own
   mechanisms and reads only ``--split`` and ``--framework one-stage``: a method flag it
@@ -150,7 +150,7 @@ Decisions
 - **Beyond one machine.** ``--engine dask`` calls
   :func:`dpfix.release.table.privatize_table` with a
   :class:`~dpfix.release.table.Dataset` input (which runs
-  :func:`dpfix.io.engines.privatize_dataset`) on a Parquet dataset or a glob of
+  :func:`dpfix.release.dask.privatize_dataset`) on a Parquet dataset or a glob of
   CSV files and writes a Parquet dataset folder (``--dask-scheduler`` names a
   ``dask.distributed`` scheduler); its reports are the library's.
 - **Budget ledger** (``--ledger FILE``, :class:`dpfix.release.ledger.Ledger`).
@@ -616,6 +616,7 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
     """
     from dpfix.io import reports
     from dpfix.io.tables import check_input_file, is_parquet
+    from dpfix.release import figures
 
     start = time.perf_counter()
     input_path = Path(input_path)
@@ -672,8 +673,8 @@ def _privatize_file(input_path: str | Path, *, plan: dict, out: str | Path,
         release.write_table(staged.temp(paths["--out"], "--out"), fmt=out_format,
                             escape_formulas=escape_formulas)
     if fmt is not None:
-        fig = (reports.make_figures(public["columns"], [f"{title} ({n})" for n in names])
-               if len(names) > 1 else reports.make_figure(public["columns"][0], title))
+        fig = (figures.make_figures(public["columns"], [f"{title} ({n})" for n in names])
+               if len(names) > 1 else figures.make_figure(public["columns"][0], title))
         fig.savefig(staged.temp(paths["--plot"], "--plot"), format=fmt, dpi=120)
     if paths["--confidential-report"] is not None:
         now = time.perf_counter()
@@ -1193,14 +1194,15 @@ def _stage_dask(release: Any, confidential: Any, staged: Any, out: Path,
     """Stage a Dask release's report (naming ``out``, where its dataset goes), figure and
     confidential report."""
     from dpfix.io import reports
+    from dpfix.release import figures
 
     names = release.report["input"]["columns"]
     if report is not None:
         reports.write_json(release.report_for(out), staged.temp(report, "--report"))
     if fmt is not None:
         columns = release.report["columns"]
-        fig = (reports.make_figures(columns, [f"{title} ({n})" for n in names])
-               if len(names) > 1 else reports.make_figure(columns[0], title))
+        fig = (figures.make_figures(columns, [f"{title} ({n})" for n in names])
+               if len(names) > 1 else figures.make_figure(columns[0], title))
         fig.savefig(staged.temp(plot, "--plot"), format=fmt, dpi=120)
     if secret is not None:
         reports.write_json(confidential.report, staged.temp(secret, "--confidential-report",

@@ -16,8 +16,8 @@ pipeline (paper Section 1.2; ``docs/math_notes.md``):
   a CSV is rewritten cell for cell except the privatized column, a Parquet
   file keeps the dtypes of its other columns (the privatized ones are int64)
   but none of the input's metadata (no index, no ``attrs``, no schema
-  metadata: :func:`write_parquet`); its rows in an order that does not depend
-  on the confidential data (:func:`row_order`);
+  metadata: :func:`write_parquet`); its rows in the order the caller gives
+  (a release's order: :mod:`dpfix.release.order`);
 - the outputs are written through the staged atomic commit of
   :mod:`dpfix.io.commit`.
 
@@ -64,15 +64,13 @@ from dpfix.numbers.numeric import require
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
-    from dpfix.release.result import PrivatizedCounts
-
 __all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
            "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
            "TableInput", "counts_of", "read_counts", "write_counts", "parse_count",
            "non_count_type", "parquet_logical_type", "histogram_line_is_data", "histogram_cells",
-           "other_columns", "write_parquet", "ROW_ORDERS", "ORDER_SEED_CHILD", "row_order",
-           "order_source", "check_input_file", "FORMULA_STARTS", "FormulaWarning", "formula_cells",
-           "escape_formula_cells", "guard_formulas", "warn_formulas", "CsvBlocks", "BLOCK_ROWS"]
+           "other_columns", "write_parquet", "check_input_file", "FORMULA_STARTS",
+           "FormulaWarning", "formula_cells", "escape_formula_cells", "guard_formulas",
+           "warn_formulas", "CsvBlocks", "BLOCK_ROWS"]
 
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -1241,99 +1239,6 @@ def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
     return [(col, r) for (_, col, _), r in zip(privatized, results, strict=True)]
 
 
-#: The orders of the output's rows (:func:`row_order`).
-ROW_ORDERS = ("key", "shuffled", "input")
-#: The order's generator with a seed: child ``ORDER_SEED_CHILD`` of ``SeedSequence(seed)``
-#: (the pipeline uses children 0-2, the Dask engine's partitions child 3).
-ORDER_SEED_CHILD = 4
-
-
-def order_source(seed: Any) -> Any:
-    """The randomness of the output's row order: the operating system's CSPRNG, or with
-    ``seed`` a generator of child :data:`ORDER_SEED_CHILD` of ``SeedSequence(seed)``
-    (reproducible, independent of the samplers' streams; not for release)."""
-    from dpfix.sampling import random_source
-
-    if seed is None:
-        return random_source(None)
-    return random_source(np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)
-                         [ORDER_SEED_CHILD])
-
-
-def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) -> Any:
-    """The order of the output's rows, as positions of the input's rows (None: as read).
-
-    The input's order may follow the confidential data (a table sorted by a
-    rate computed from a dropped column), so by default it is not kept:
-
-    - ``"key"``: sorted by the ``key`` columns (the first, then the next, ...),
-      a CSV table's cells compared as text (code point order), a Parquet
-      table's by value (missing values last). Rows with equal keys
-      (duplicates) come in a uniformly random order: the rows are shuffled
-      first, then sorted stably;
-    - ``"shuffled"``: a uniformly random permutation
-      (:meth:`dpfix.sampling.RandomSource.permutation`) drawn from
-      :func:`order_source`: the operating system's CSPRNG, or with ``seed``
-      a seeded generator (reproducible, not for release);
-    - ``"input"``: the input's order, kept (None).
-
-    Parameters
-    ----------
-    table : TableInput
-        A CSV or Parquet table (a histogram has no rows to order).
-    order : str
-        One of :data:`ROW_ORDERS`.
-    key : sequence of str
-        The key columns (required for ``"key"``).
-    seed : int, optional
-        Makes the permutation reproducible.
-
-    Returns
-    -------
-    numpy.ndarray or None
-        ``perm``: output row ``r`` is input row ``perm[r]``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> p = Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = p.write_text("name,k\\nb,3\\nc,0\\na,1\\n")
-    >>> row_order(read_counts(p, "k"), "key", ["name"]).tolist()
-    [2, 0, 1]
-    >>> sorted(row_order(read_counts(p, "k"), "shuffled", seed=0).tolist())
-    [0, 1, 2]
-    """
-    if order not in ROW_ORDERS:
-        raise ValueError(f"order: {order!r} is not one of {', '.join(ROW_ORDERS)}")
-    key = list(key or [])
-    if table.kind == "histogram":
-        raise ValueError("order: a histogram has no rows to order")
-    if order == "key" and not key:
-        raise ValueError("order: 'key' needs the key columns (--key)")
-    if order == "input":
-        return None
-    perm = order_source(seed).permutation(len(table.counts))
-    if order == "shuffled":
-        return perm
-    pd = require("pandas")
-
-    if table.kind == "csv":
-        header = [str(h) for h in table.frame.iloc[0]]
-        rows = table.frame.iloc[1:]
-        keys = pd.DataFrame({f"k{j}": rows.iloc[:, header.index(c)].to_numpy(dtype=object)
-                             for j, c in enumerate(key)})
-    else:
-        keys = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(key)})
-    shuffled = keys.iloc[perm].reset_index(drop=True)
-    try:
-        ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
-                                      na_position="last").index.to_numpy()
-    except TypeError as exc:
-        raise ValueError(f"--key: the key columns cannot be sorted ({exc}); use --order "
-                         "shuffled") from None
-    return perm[ranked]
-
-
 def write_parquet(frame: Any, dest: str | Path) -> None:
     """Write ``frame``'s columns to a Parquet file and nothing else.
 
@@ -1447,7 +1352,7 @@ def warn_formulas(tally: dict, stacklevel: int = 3) -> None:
             stacklevel=stacklevel)
 
 
-def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],
+def write_counts(table: TableInput, result: Any,
                  dest: str | Path, keep: Any = None, fmt: str | None = None,
                  order: Any = None, escape_formulas: bool = False) -> None:
     """Write the privatized counts in the format of the input ``table``.
@@ -1468,10 +1373,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
     ----------
     table : TableInput
         What :func:`read_counts` returned.
-    result : dpfix.release.result.PrivatizedCounts or list of them
-        What :func:`dpfix.release.pipeline.privatize_counts` returned for its counts;
-        a list, one per column of :attr:`TableInput.privatized` in its order,
-        when several columns were read.
+    result : object with ``counts``, or a list of them
+        The privatized counts of a column (``result.counts``, one per row; a histogram:
+        ``result.output_histogram``), as a privatization returns them; a list, one per
+        column of :attr:`TableInput.privatized` in its order, when several columns were
+        read.
     dest : str or pathlib.Path
         The file to write (usually a :meth:`StagedFiles.temp`).
     keep : list of str, optional
@@ -1483,7 +1389,7 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
         written by pandas (no index). Parquet is written by
         :func:`write_parquet` (no index, no metadata of the input).
     order : numpy.ndarray, optional
-        The rows' order (:func:`row_order`): output row ``r`` is input row
+        The rows' order: output row ``r`` is input row
         ``order[r]``, with its privatized counts; None: the input's order.
     escape_formulas : bool
         A CSV output: prefix every cell of the other columns (and every header
@@ -1494,11 +1400,11 @@ def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCo
     Examples
     --------
     >>> import tempfile
-    >>> from dpfix.release.pipeline import privatize_counts
+    >>> from types import SimpleNamespace
     >>> d = Path(tempfile.mkdtemp())
     >>> _ = (d / "t.csv").write_text("name,k\\na,3\\nb,0\\n")
     >>> t = read_counts(d / "t.csv", "k")
-    >>> write_counts(t, privatize_counts(t.counts, 1.0, upper=3, seed=0), d / "o.csv")
+    >>> write_counts(t, SimpleNamespace(counts=np.array([2, 1])), d / "o.csv")
     >>> [line.split(",")[0] for line in (d / "o.csv").read_text().splitlines()]
     ['name', 'a', 'b']
     """

@@ -1,4 +1,4 @@
-"""Floor 6, release: publishing a table of counts under differential privacy.
+"""Floor 7, release: publishing a table of counts under differential privacy.
 
 - :mod:`dpfix.release.privatizers`: stage 1, the DP estimates of the distribution of
   counts (cyclic Laplace and the baselines), their post-processing and the
@@ -14,7 +14,11 @@
 - :mod:`dpfix.release.budget`: the privacy unit, the shares of the budget over the
   columns, the usable ranges (the policy the library and ``dpfix privatize`` share);
 - :mod:`dpfix.release.report`: the public report, one versioned shape, and its JSON
-  Schema (``report.schema.json``);
+  Schema (``report.schema.json``), and the confidential report;
+- :mod:`dpfix.release.figures`: each column's public target and output distribution as
+  a figure;
+- :mod:`dpfix.release.order`: the order of a release's rows (by key, shuffled or the
+  input's), a rule of privacy, and its randomness;
 - :mod:`dpfix.release.joint`: ``privatize_pair``, two count columns released with their
   joint distribution as the fixed point (``privatize_table(..., joint=)``, docs/joint.md);
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
@@ -22,6 +26,7 @@
   ``Release`` (public) and the ``Confidential`` (docs/release.md);
 - :mod:`dpfix.release.stream`: a CSV file released to a CSV file in two passes, in
   memory flat in the number of rows (external shuffle, stable merge; docs/release.md);
+- :mod:`dpfix.release.dask`: the same release on a partitioned dataset with Dask;
 - :mod:`dpfix.release.bounds`: a DP upper bound (``upper="auto"``) and the warning when
   the private target piles up on ``upper`` (docs/bounds.md);
 - :mod:`dpfix.release.ledger`: the budget ledger, a file recording the charge of every
@@ -34,9 +39,9 @@ The names a data holder types are here, imported on first use
 light.
 
 May import: :mod:`dpfix.numbers`, :mod:`dpfix.sampling`, :mod:`dpfix.theory`,
-:mod:`dpfix.constructors`, and on its own floor :mod:`dpfix.io` (reading and writing
-tables, the atomic commit; no module cycle); not the research floors
-:mod:`dpfix.certify` and :mod:`dpfix.explore`, which a release does not need.
+:mod:`dpfix.constructors` and :mod:`dpfix.io` (reading and writing tables, the atomic
+commit, JSON files); not the research floors :mod:`dpfix.certify` and
+:mod:`dpfix.explore`, which a release does not need.
 """
 
 from __future__ import annotations

@@ -47,11 +47,12 @@ from typing import Any
 import numpy as np
 
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import CsvBlocks, TableInput, guard_formulas, order_source, warn_formulas
+from dpfix.io.tables import CsvBlocks, TableInput, guard_formulas, warn_formulas
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
 from dpfix.release.options import ReleaseOptions
+from dpfix.release.order import order_source
 
 __all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "stopped_by_signals",
            "external_shuffle", "InputChanged",

@@ -30,14 +30,12 @@ import numpy as np
 from dpfix.io import reports
 from dpfix.io.commit import StagedFiles
 from dpfix.io.tables import (
-    ROW_ORDERS,
     TableInput,
     counts_of,
     guard_formulas,
     is_parquet,
     other_columns,
     read_counts,
-    row_order,
     write_parquet,
 )
 from dpfix.numbers.numeric import require
@@ -54,11 +52,15 @@ from dpfix.release.frameworks import _check_histogram, check_seed, privatize
 from dpfix.release.joint import JointColumn, check_joint, release_joint
 from dpfix.release.ledger import Reservation
 from dpfix.release.options import ReleaseOptions, TwoStage
+from dpfix.release.order import ROW_ORDERS, row_order
 from dpfix.release.report import (
     DATASET_ROW_ORDER_RULES,
     ROW_ORDER_RULES,
     assemble,
     composition,
+    confidential_columns,
+    confidential_report,
+    public_report,
 )
 from dpfix.release.result import PrivatizedCounts
 from dpfix.release.stream import BUCKET_ROWS, stopped_by_signals, stream_csv, streams
@@ -106,7 +108,7 @@ class Histogram:
 @dataclass(frozen=True)
 class Dataset:
     """A partitioned dataset as the input of :func:`privatize_table`, released with Dask
-    (``dpfix privatize --engine dask``, :func:`dpfix.io.engines.privatize_dataset`).
+    (``dpfix privatize --engine dask``, :func:`dpfix.release.dask.privatize_dataset`).
 
     ``privatize_table(Dataset(source), columns, eps, upper=..., out=folder)``: stage 1 on
     the summed histogram, stage 2 partition by partition, the output a Parquet dataset
@@ -700,7 +702,7 @@ def _release(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list,
         results = [made.get(name, r) for name, r in zip(names, results, strict=True)]
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
     per_column = [made[name].report if name in made else
-                  reports.public_report(r, _view(table, k), name, uppers[name], None)
+                  public_report(r, _view(table, k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
     source = {"path": str(table.path), "kind": table.kind}
     composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
@@ -740,7 +742,7 @@ def _release_dataset(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, bu
                      charge: Any) -> Release | tuple[Release, Confidential]:
     """A :class:`Dataset` released by the Dask engine (:func:`privatize_table`, its inputs
     checked): the dataset written to ``out``, the report assembled as for a table."""
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     commit = None if charge is None else (lambda: None if charge.committed else charge.commit())
     with warnings.catch_warnings():
@@ -765,7 +767,7 @@ def _dataset_release(data: Dataset, names: list, eps: Any, unit: PrivacyUnit, bu
     for) its confidential report."""
     table = TableInput(Path(str(data.source)), "dataset", None,
                        privatized=[(n, n, None) for n in names])
-    per_column = [reports.public_report(r, table, name, uppers[name], out)
+    per_column = [public_report(r, table, name, uppers[name], out)
                   for name, r in zip(names, results, strict=True)]
     composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
     output_columns = {
@@ -870,7 +872,7 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
     table, results = streamed.table, streamed.results
     uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}
     passed = [*keys, *keep]
-    per_column = [reports.public_report(r, table.select(k), name, uppers[name], None)
+    per_column = [public_report(r, table.select(k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
     composed = composition(names, budgets, eps, rule, unit, deltas, seeded=seed is not None)
     output_columns = {
@@ -886,9 +888,9 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
     layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
               "newline": table.newline, "bom": table.bom}
     release = Release(None, reports.jsonable(public), layout, path)
-    per = [reports.confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
+    per = [confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
            for k, (name, r) in enumerate(zip(names, results, strict=True))]
-    body = reports.confidential_columns(per, names, table, {"read": streamed.read_seconds})
+    body = confidential_columns(per, names, table, {"read": streamed.read_seconds})
     body["report_version"] = 1
     secret = Confidential(reports.jsonable(body), streamed.histograms,
                           {n: r.topcoded for n, r in zip(names, results, strict=True)})
@@ -898,9 +900,9 @@ def _stream(data: Any, names: list, eps: Any, unit: PrivacyUnit, budgets: list, 
 def _confidential(table: TableInput, names: list, results: list, uppers: dict,
                   timings: dict) -> Confidential:
     per = [r.confidential_entry(table.select(k).counts) if isinstance(r, JointColumn) else
-           reports.confidential_report(r, _view(table, k), uppers[name], dict(r.seconds))
+           confidential_report(r, _view(table, k), uppers[name], dict(r.seconds))
            for k, (name, r) in enumerate(zip(names, results, strict=True))]
-    body = reports.confidential_columns(per, names, table, timings)
+    body = confidential_columns(per, names, table, timings)
     body["report_version"] = 1
     histograms = {name: _true_histogram(table, k, r, uppers[name])
                   for k, (name, r) in enumerate(zip(names, results, strict=True))}

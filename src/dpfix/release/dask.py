@@ -48,10 +48,11 @@ from typing import Any
 import numpy as np
 
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import ORDER_SEED_CHILD, counts_of, write_parquet
+from dpfix.io.tables import counts_of, write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import complete_no_split, histogram, privatize
 from dpfix.release.options import ReleaseOptions, method_options
+from dpfix.release.order import ORDER_SEED_CHILD
 from dpfix.release.result import PrivatizedCounts
 from dpfix.sampling import SeededSource, random_source
 
@@ -225,7 +226,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         With ``counts`` and ``joint`` None and the output histogram in
         ``drawn_histogram``; a list (in the order of ``column``) for a list.
         ``confidential`` holds the true histogram and the realized count
-        errors (derived without noise: for :func:`dpfix.io.reports.confidential_report`
+        errors (derived without noise: for :func:`dpfix.release.report.confidential_report`
         only).
 
     Raises
