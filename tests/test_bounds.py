@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.io.tables import TableInput, data_path
+from dpfix.io.data import data_path
+from dpfix.io.tables import TableInput
 from dpfix.release.bounds import (
     TOP_MASS_WARNING,
     TopCodingWarning,

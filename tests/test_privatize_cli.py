@@ -16,7 +16,7 @@ import pytest
 
 import dpfix.constructors as C
 from dpfix.cli import main
-from dpfix.io.tables import data_path
+from dpfix.io.data import data_path
 from dpfix.release.figures import make_figure
 from dpfix.theory.mechanism import Mechanism
 from helpers import cli, needs_data, shared_available
@@ -409,7 +409,7 @@ def test_demo_writes_a_named_folder(tmp_path, capsys):
 
 def test_demo_without_shared_data(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("DPFIX_DATA", raising=False)
-    monkeypatch.setattr("dpfix.io.tables.data_dir", lambda: (_ for _ in ()).throw(
+    monkeypatch.setattr("dpfix.io.data.data_dir", lambda: (_ for _ in ()).throw(
         FileNotFoundError("no data folder")))
     rc, out, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--seed",
                        "0", "--quiet")

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
-from dpfix.io.tables import counts_from_column, data_path, read_histogram, read_table
+from dpfix.io.data import data_path
+from dpfix.io.tables import counts_from_column, read_histogram, read_table
 from dpfix.release.frameworks import histogram
 from dpfix.release.pipeline import privatize_counts
 from dpfix.release.result import TimeLimitReached

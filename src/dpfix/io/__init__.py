@@ -1,7 +1,8 @@
 """Floor 6, io: tables on disk, the atomic commit of outputs, reports as files.
 
 - :mod:`dpfix.io.tables`: reading counts from CSV, Parquet and histogram files,
-  writing the privatized table, the shared data folder;
+  writing the privatized table;
+- :mod:`dpfix.io.data`: the shared data sets and the synthetic table of the demos;
 - :mod:`dpfix.io.commit`: outputs staged and committed atomically, with signals held
   while they are renamed into place;
 - :mod:`dpfix.io.reports`: JSON files of reports, the format of a figure file, the text

@@ -151,7 +151,7 @@ def plot_format(path: str | Path) -> str:
     >>> plot_format("plot.xyz")
     Traceback (most recent call last):
     ...
-    ValueError: --plot: unsupported file type '.xyz'; use one of ...
+    ValueError: plot: unsupported file type '.xyz'; use one of ...
     """
     FigureCanvasAgg = require("matplotlib.backends.backend_agg").FigureCanvasAgg
     Figure = require("matplotlib.figure").Figure
@@ -160,7 +160,7 @@ def plot_format(path: str | Path) -> str:
     fmt = path.suffix.lower().lstrip(".")
     supported = FigureCanvasAgg(Figure()).get_supported_filetypes()
     if fmt not in supported:
-        raise ValueError(f"--plot: unsupported file type {path.suffix!r}; use one of "
+        raise ValueError(f"plot: unsupported file type {path.suffix!r}; use one of "
                          f"{', '.join(sorted(supported))}")
     return fmt
 

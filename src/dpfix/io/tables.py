@@ -3,8 +3,6 @@
 One module for every file the toolkit reads or writes for the two-stage
 pipeline (paper Section 1.2; ``docs/math_notes.md``):
 
-- the shared data sets, found in ``$DPFIX_DATA`` or ``../shared/data``
-  (:func:`data_dir`, :func:`data_path`), never copied into the project;
 - a table of counts (one row per category, CSV or Parquet) or a histogram file
   (one row ``count,number`` per count value ``i``, the number of categories
   ``eta_i``, with or without a header line): :func:`read_table`,
@@ -64,13 +62,13 @@ from dpfix.numbers.numeric import require
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
-__all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
-           "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
+__all__ = ["read_table", "counts_from_column", "read_histogram", "MAX_HISTOGRAM_COUNT",
+           "PARQUET_SUFFIXES", "is_parquet",
            "TableInput", "counts_of", "read_counts", "write_counts", "parse_count",
            "non_count_type", "parquet_logical_type", "histogram_line_is_data", "histogram_cells",
            "other_columns", "write_parquet", "check_input_file", "FORMULA_STARTS",
            "FormulaWarning", "formula_cells", "escape_formula_cells", "guard_formulas",
-           "warn_formulas", "CsvBlocks", "BLOCK_ROWS"]
+           "warn_formulas", "CsvBlocks", "BLOCK_ROWS", "check_sep"]
 
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -147,107 +145,6 @@ def check_input_file(path: str | Path, what: str = "input file", shown: Any = No
     if not stat.S_ISREG(mode):
         kind = next((k for test, k in _FILE_KINDS if getattr(stat, test)(mode)), "")
         raise ValueError(f"{what} {name} is not a regular file{f' ({kind})' if kind else ''}")
-
-
-# ------------------------------------------------------------------ the shared data
-def data_dir() -> Path:
-    """The folder of the shared data sets.
-
-    Returns
-    -------
-    pathlib.Path
-        ``$DPFIX_DATA`` when set, else ``../shared/data`` beside the repository
-        (or beside the current directory).
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``$DPFIX_DATA`` is not a folder, or no data folder exists.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> os.environ["DPFIX_DATA"] = folder
-    >>> data_dir() == Path(folder)
-    True
-    >>> del os.environ["DPFIX_DATA"]
-    """
-    env = os.environ.get("DPFIX_DATA")
-    if env:
-        if not Path(env).is_dir():
-            raise FileNotFoundError(f"DPFIX_DATA={env} is not a folder")
-        return Path(env)
-    candidates = [base.parent / "shared" / "data"
-                  for base in (Path(__file__).resolve().parents[2], Path.cwd())]
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"no data folder: DPFIX_DATA is not set and none of "
-                            f"{', '.join(map(str, dict.fromkeys(candidates)))} exists; set "
-                            f"DPFIX_DATA to the folder of the data files")
-
-
-def data_path(name: str) -> Path:
-    """Path of one shared data file, e.g. ``data_path("crime_data.csv")``.
-
-    Parameters
-    ----------
-    name : str
-        The file name inside :func:`data_dir`.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    FileNotFoundError
-        If there is no data folder or no such file in it.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "h.csv").write_text("0,1\\n")
-    >>> os.environ["DPFIX_DATA"] = str(folder)
-    >>> data_path("h.csv").name
-    'h.csv'
-    >>> del os.environ["DPFIX_DATA"]
-    """
-    path = data_dir() / name
-    if not path.is_file():
-        raise FileNotFoundError(f"data file {path} not found")
-    return path
-
-
-def synthetic_counts(rows: int = 2000, seed: int = 7) -> np.ndarray:
-    """A reproducible synthetic table of counts, the embedded default of ``make run``.
-
-    A zero-inflated negative binomial: about 40% zeros and a long right tail.
-
-    Parameters
-    ----------
-    rows : int
-        Number of rows (categories).
-    seed : int
-        Seed of numpy's generator: the same seed gives the same table.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``rows`` non-negative int64 counts.
-
-    Examples
-    --------
-    >>> c = synthetic_counts(1000, seed=3)
-    >>> len(c), bool((c >= 0).all()), bool((synthetic_counts(1000, seed=3) == c).all())
-    (1000, True, True)
-    """
-    rng = np.random.default_rng(seed)
-    counts = rng.negative_binomial(2, 0.25, size=rows)
-    counts[rng.random(rows) < 0.35] = 0
-    return counts
 
 
 # ------------------------------------------------------------------ tables
@@ -956,7 +853,7 @@ class CsvBlocks:
         self.path = Path(path)
         check_input_file(self.path)
         self.columns = _column_names(columns)
-        _check_sep(sep)
+        check_sep(sep)
         self.sep, self.rows = sep, int(rows)
         self.bom, self.newline = _csv_layout(self.path)
         self.header: list[str] = []
@@ -1189,7 +1086,7 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     columns = _column_names(column)
     if is_parquet(path):
         return _read_parquet(path, columns)
-    _check_sep(sep)
+    check_sep(sep)
     return _read_csv(path, columns, sep)
 
 
@@ -1204,7 +1101,17 @@ def _column_names(column: str | list[str] | None) -> list[str]:
     return columns
 
 
-def _check_sep(sep: str) -> None:
+def check_sep(sep: str) -> None:
+    """Refuse a CSV separator that is not one character, or is a quote or a line end.
+
+    Examples
+    --------
+    >>> check_sep(";")
+    >>> check_sep("ab")
+    Traceback (most recent call last):
+    ...
+    ValueError: sep: one character other than a quote or a line end, got 'ab'
+    """
     if len(sep) != 1 or sep in "\r\n\"":
         raise ValueError(f"sep: one character other than a quote or a line end, got {sep!r}")
 
@@ -1348,7 +1255,7 @@ def warn_formulas(tally: dict, stacklevel: int = 3) -> None:
         warnings.warn(FormulaWarning(
             f"column {name!r}: {count} cell(s) start with =, +, -, @, a tab or a "
             "carriage return, which a spreadsheet may run as a formula; they are written as "
-            "they are (--escape-formulas, escape_formulas=True: prefixed with ')"),
+            "they are (escape_formulas=True: prefixed with ')"),
             stacklevel=stacklevel)
 
 
@@ -1366,8 +1273,8 @@ def write_counts(table: TableInput, result: Any,
     header line (if it had one), then ``count,number`` for every count
     ``0 .. upper``. With ``keep`` (a list of column names), only those
     columns and the privatized ones are written, in the table's order: the
-    other columns are not private (``dpfix privatize`` passes ``--key`` and
-    ``--keep``).
+    other columns are not private (a release passes its keys and its kept
+    columns).
 
     Parameters
     ----------

@@ -40,23 +40,35 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import time
 import uuid
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import counts_of, write_parquet
+from dpfix.io.tables import TableInput, counts_of, write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import complete_no_split, histogram, privatize
 from dpfix.release.options import ReleaseOptions, method_options
 from dpfix.release.order import ORDER_SEED_CHILD
+from dpfix.release.outputs import Confidential, Release, confidential_of
+from dpfix.release.plan import ReleasePlan
+from dpfix.release.report import (
+    DATASET_ROW_ORDER_RULES,
+    OUTPUT_COLUMNS_RULE,
+    assemble,
+    composition,
+    public_report,
+)
 from dpfix.release.result import PrivatizedCounts
 from dpfix.sampling import SeededSource, random_source
 
-__all__ = ["privatize_dataset", "SEED_CHILD"]
+__all__ = ["privatize_dataset", "release_dataset", "SEED_CHILD"]
 
 #: The partitions' generators are children of ``SeedSequence(seed).spawn(4)[SEED_CHILD]``
 #: (the pipeline uses children 0-2 for stage 1, stage 2 and the selector).
@@ -321,3 +333,60 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
                           "abs_true": sum(d[t][3] for d in drawn) / r.N,
                           "squared_true": sum(d[t][4] for d in drawn) / r.N}
     return results if several else results[0]
+
+
+def release_dataset(plan: ReleasePlan, *,
+                    charge: Any = None) -> Release | tuple[Release, Confidential]:
+    """Execute ``plan`` (its engine ``"dask"``, a :class:`~dpfix.release.inputs.Dataset`
+    input): the dataset written to the plan's output folder by :func:`privatize_dataset`,
+    the report assembled as for a table, the release's table a lazy ``dask.dataframe``
+    reading it.
+
+    ``charge`` (the ledger's entered reservation of ``plan.charge``) is recorded once every
+    partition is written, just before the dataset moves into place; a failure after the
+    move takes the dataset back (the charge stays: budget spent for nothing, never a
+    dataset without its charge).
+    """
+    start = time.perf_counter()
+    names, out = plan.names, plan.output.path
+    commit = None if charge is None else (lambda: None if charge.committed else charge.commit())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
+        results = privatize_dataset(
+            plan.data.source, names, [c.eps for c in plan.columns],
+            upper=[c.upper for c in plan.columns], out=out, key=list(plan.keys),
+            keep=list(plan.keep), seed=[c.seed for c in plan.columns],
+            delta=[c.delta for c in plan.columns], order=plan.order, options=plan.options,
+            before_commit=commit)
+    try:  # the dataset is in place: it stays only with its release
+        return _dataset_release(plan, results, charge, start)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _dataset_release(plan: ReleasePlan, results: list, charge: Any,
+                     start: float) -> Release | tuple[Release, Confidential]:
+    """The release of a dataset written to the plan's output: its report, its lazy table
+    and (asked for) its confidential report."""
+    names, out, source = plan.names, plan.output.path, plan.data.source
+    table = TableInput(Path(str(source)), "dataset", None,
+                       privatized=[(n, n, None) for n in names])
+    uppers = {c.name: c.upper for c in plan.columns}
+    per_column = [public_report(r, table, name, uppers[name], out)
+                  for name, r in zip(names, results, strict=True)]
+    output_columns = {"privatized": names, "key": list(plan.keys), "kept": list(plan.keep),
+                      "rule": OUTPUT_COLUMNS_RULE}
+    extra = {"engine": "dask", "output": {"path": str(out)}}
+    if charge is not None:
+        extra["ledger"] = charge.statement()
+    public = assemble(per_column, names, composition(plan), plan.unit,
+                      {"path": str(source), "kind": "dataset"}, output_columns, plan.order,
+                      DATASET_ROW_ORDER_RULES[plan.order], extra=extra)
+    frame = require("dask.dataframe").read_parquet(str(out))
+    layout = {"privatized": [str(n) for n in names], "kind": "dataset", "out": str(out)}
+    release = Release(frame, reports.jsonable(public), layout)
+    if not plan.confidential:
+        return release
+    return release, confidential_of(table, names, results, uppers,
+                                    {"total": time.perf_counter() - start})

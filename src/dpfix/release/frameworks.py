@@ -13,7 +13,6 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ from dpfix.numbers.calibration import discrete_gaussian_delta
 from dpfix.numbers.numeric import check_positive, check_probability
 from dpfix.release.bounds import (
     DEFAULT_MAX_UPPER,
-    UPPER_SHARE,
+    PrivateBound,
     TopCodingWarning,
     choose_upper,
     top_mass_message,
@@ -32,13 +31,13 @@ from dpfix.release.bounds import (
 from dpfix.release.options import (
     LP_MAX_UPPER,
     LP_SOLVERS,
-    MIN_STAGE_EPSILON,
     Auto,
     NoSplit,
     ReleaseOptions,
     auto_statement,
     check_budget,
     split_fraction,
+    stage_split,
 )
 from dpfix.release.privatizers import privatize_distribution
 from dpfix.release.privatizers.deconvolve import deconvolve
@@ -56,7 +55,7 @@ from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism
 __all__ = ["privatize", "histogram", "apply_mechanism", "apply_histogram",
            "complete_no_split", "EPS_MARGIN", "MAX_HISTOGRAM_N", "STRUCTURED_T_MAX",
            "JOINT_MAX_N", "EXACT_HISTOGRAM_MAX_N", "DRAW_CHUNK", "check_counts",
-           "integer_vector", "stage2_source",
+           "integer_vector", "stage2_source", "topcode_histogram",
            "AUTO_MAX_UPPER_TABLE"]
 
 #: Largest candidate of ``upper="auto"`` for a constructor that builds the ``n x n`` ``T``
@@ -370,8 +369,16 @@ def check_counts(counts: Any) -> np.ndarray:
     return d.astype(np.int64, copy=False)
 
 
-def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
-    """``(eta top-coded at upper, topcoded)`` for a histogram input, refusing bad ones."""
+def topcode_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
+    """``(eta top-coded at upper, topcoded)`` for a histogram input, refusing bad ones: the
+    rows of counts above ``upper`` counted at ``upper``, and their number.
+
+    Examples
+    --------
+    >>> out, top = topcode_histogram([1, 0, 2, 3], 1)
+    >>> out.tolist(), top
+    ([1, 5], 5)
+    """
     e = integer_vector(eta, "eta")
     if e.ndim != 1 or e.size == 0:
         raise ValueError(f"eta: expected a histogram (1 dimension, >= 1 entry), got shape "
@@ -404,8 +411,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
         fraction, rule = split_fraction(eps_t, split)
     else:
         fraction, rule = 0.0, "none (one-stage framework: all of eps_t on G)"
-    eps_1 = fraction * eps_t
-    eps_2 = eps_t - eps_1
+    eps_1, eps_2 = stage_split(eps_t, fraction)
     stage1 = None
     if framework == "hybrid":
         stage("stage 1")
@@ -579,21 +585,12 @@ def _warn_top_mass(z: np.ndarray | None, n: int) -> None:
 
 
 def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: Any,
-                upper_share: float | None, seed: int | None,
+                bound: PrivateBound, seed: int | None,
                 **rest: Any) -> PrivatizedCounts:
-    """``upper="auto"``: a DP bound with ``upper_share`` of ``eps_t``, then the release with
-    the rest (sequential composition; the two floats add up to at most ``eps_t`` exactly)."""
-    share = UPPER_SHARE if upper_share is None else check_positive(upper_share, "upper_share")
-    if not share < 1:
-        raise ValueError(f"upper_share: the share of epsilon spent on the bound must be in "
-                         f"(0, 1), got {upper_share!r}")
-    eps_upper = share * eps_t
-    eps_rest = eps_t - eps_upper
-    while Fraction(eps_upper) + Fraction(eps_rest) > Fraction(eps_t):
-        eps_rest = math.nextafter(eps_rest, 0.0)
-    if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
-        raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and {eps_rest:.3g} "
-                         f"for the release; each needs at least {MIN_STAGE_EPSILON:g}")
+    """A bound chosen privately (``upper="auto"``, a :class:`PrivateBound`): a DP bound with
+    its share of ``eps_t``, then the release with the rest (sequential composition; the two
+    floats add up to at most ``eps_t`` exactly)."""
+    eps_upper, eps_rest = bound.split(eps_t)
     constructor = options.constructor
     top = DEFAULT_MAX_UPPER if constructor in STRUCTURED else AUTO_MAX_UPPER_TABLE
     if constructor == "lp":
@@ -622,7 +619,8 @@ def check_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
     return int(upper)
 
 
-def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: int | str,
+def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
+              upper: int | str | PrivateBound,
               histogram: Any = None, seed: int | None = None, delta: float | None = None,
               progress: Callable[[int], Any] | None = None,
               on_stage: Callable[[str], Any] | None = None,
@@ -642,10 +640,12 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     """
     eps_t = check_positive(epsilon)
     if isinstance(upper, str) and upper == "auto":
-        return _auto_upper(counts, eps_t, options, histogram, upper_share, seed, delta=delta,
-                           progress=progress, on_stage=on_stage, draw=draw)
-    if upper_share is not None:
+        upper = PrivateBound(upper_share)
+    elif upper_share is not None:
         raise ValueError("upper_share: applies to upper='auto' only; drop it")
+    if isinstance(upper, PrivateBound):
+        return _auto_upper(counts, eps_t, options, histogram, upper, seed, delta=delta,
+                           progress=progress, on_stage=on_stage, draw=draw)
     upper = check_upper(upper)
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
@@ -670,7 +670,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
             raise ValueError(f"upper: a histogram input returns the n x n joint histogram: "
                              f"upper at most {JOINT_MAX_N - 1}, got {upper}")
         d = None
-        eta, topcoded = _check_histogram(histogram, upper)
+        eta, topcoded = topcode_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
     check_budget(options, eps_t)
     if framework != "two-stage" and d is None and draw and N > EXACT_HISTOGRAM_MAX_N:
@@ -712,7 +712,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         fraction, rule = 0.0, "none (one-stage constructor)"
     seconds: dict[str, float] = {}
     z = stage1 = None
-    eps_1, eps_2 = (fraction * eps_t, eps_t - fraction * eps_t) if two_stage else (0.0, eps_t)
+    eps_1, eps_2 = stage_split(eps_t, fraction) if two_stage else (0.0, eps_t)
     if two_stage:
         stage("stage 1")
         start = time.perf_counter()

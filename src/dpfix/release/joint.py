@@ -430,8 +430,8 @@ def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
     return "two-stage", split_fraction(eps_total, options.split)[0]
 
 
-def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
-                labels: dict) -> list[tuple[str, ...]]:
+def check_joint(joint: Any, names: list, uppers: dict, options: Any,
+                delta: Any) -> list[tuple[str, ...]]:
     """The tuples of ``joint=`` checked: two or three distinct privatized columns each, no
     column in two tuples, a given integer ``upper``, the state space within
     :data:`MAX_STATES`, the default method or a split (``TwoStage``) or
@@ -439,10 +439,9 @@ def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
 
     Examples
     --------
-    >>> check_joint([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None, {})
+    >>> check_joint([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None)
     [('a', 'b')]
     """
-    flag = labels.get("joint", "joint")
     if joint is None:
         return []
     tuples = []
@@ -450,32 +449,28 @@ def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
     for group in joint:
         group = tuple(group)
         if len(group) not in (2, 3) or len(set(group)) != len(group):
-            raise ValueError(f"{flag}: two distinct columns (a pair) or three (a triple), got "
+            raise ValueError(f"joint: two distinct columns (a pair) or three (a triple), got "
                              f"{group!r}")
         for name in group:
             if name not in names:
-                raise ValueError(f"{flag}: {name!r} is not a privatized column "
-                                 f"({labels.get('columns', 'columns')})")
+                raise ValueError(f"joint: {name!r} is not a privatized column (columns=)")
             if name in seen:
-                raise ValueError(f"{flag}: {name!r} is in two pairs or triples")
+                raise ValueError(f"joint: {name!r} is in two pairs or triples")
             if not isinstance(uppers.get(name), int):
-                raise ValueError(f"{flag}: {name!r} needs a given integer "
-                                 f"{labels.get('upper', 'upper')} (not auto)")
+                raise ValueError(f"joint: {name!r} needs a given integer upper= (not auto)")
             seen.add(name)
         framework = joint_framework(options, 1.0)[0] if _joint_options(options) else None
-        check_states(tuple(uppers[n] + 1 for n in group), framework or "one-stage", flag)
+        check_states(tuple(uppers[n] + 1 for n in group), framework or "one-stage", "joint")
         tuples.append(group)
     if tuples and delta is not None:
-        raise ValueError(f"{flag}: the joint release is pure eps-DP; drop "
-                         f"{labels.get('delta', 'delta')}")
+        raise ValueError("joint: the joint release is pure eps-DP; drop delta=")
     if tuples and not _joint_options(options):
-        raise ValueError(f"{flag}: the joint release runs the one-stage framework or the "
-                         "two-stage one with a split (TwoStage(split=...)); drop "
-                         f"{labels.get('constructor', 'options')}")
+        raise ValueError("joint: the joint release runs the one-stage framework or the "
+                         "two-stage one with a split (TwoStage(split=...)); drop constructor=")
     ignored = given_options(options, read=("split", "framework")) if tuples else []
     if ignored:
-        given = ", ".join(f"{labels.get(name, name)}={value!r}" for name, value in ignored)
-        raise ValueError(f"{flag}: the joint release runs its own mechanisms (product noise, a "
+        given = ", ".join(f"{name}={value!r}" for name, value in ignored)
+        raise ValueError(f"joint: the joint release runs its own mechanisms (product noise, a "
                          "joint deconvolution, a transport remap) and reads only the split "
                          f"of the options; it would ignore {given}: drop it")
     return tuples

@@ -17,11 +17,15 @@ from dpfix.io.tables import TableInput
 from dpfix.numbers.numeric import require
 from dpfix.sampling import random_source
 
-__all__ = ["ROW_ORDERS", "ORDER_SEED_CHILD", "order_source", "row_order"]
+__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "ORDER_SEED_CHILD", "order_source",
+           "row_order"]
 
 
 #: The orders of the output's rows (:func:`row_order`).
 ROW_ORDERS = ("key", "shuffled", "input")
+#: The orders of a Dataset release's rows (the Dask engine writes each partition on its own:
+#: no global sort by key).
+DATASET_ROW_ORDERS = ("shuffled", "input")
 
 
 #: The order's generator with a seed: child ``ORDER_SEED_CHILD`` of ``SeedSequence(seed)``
@@ -90,7 +94,7 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
     if table.kind == "histogram":
         raise ValueError("order: a histogram has no rows to order")
     if order == "key" and not key:
-        raise ValueError("order: 'key' needs the key columns (--key)")
+        raise ValueError("order: 'key' needs the key columns (keys=)")
     if order == "input":
         return None
     perm = order_source(seed).permutation(len(table.counts))
@@ -110,6 +114,6 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
         ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
                                       na_position="last").index.to_numpy()
     except TypeError as exc:
-        raise ValueError(f"--key: the key columns cannot be sorted ({exc}); use --order "
-                         "shuffled") from None
+        raise ValueError(f"keys: the key columns cannot be sorted ({exc}); use "
+                         "order='shuffled'") from None
     return perm[ranked]

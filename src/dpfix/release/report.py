@@ -27,11 +27,12 @@ from dpfix.release.budget import PrivacyUnit
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.io.tables import TableInput
+    from dpfix.release.plan import ReleasePlan
     from dpfix.release.result import PrivatizedCounts
 
 __all__ = ["REPORT_VERSION", "report_schema", "assemble", "composition", "unit_entry",
-           "ROW_ORDER_RULES", "DATASET_ROW_ORDER_RULES", "public_report", "confidential_report",
-           "confidential_columns"]
+           "ROW_ORDER_RULES", "DATASET_ROW_ORDER_RULES", "OUTPUT_COLUMNS_RULE", "public_report",
+           "confidential_report", "confidential_columns"]
 
 #: The version of the report's shape (``report_version``); a change of shape raises it.
 REPORT_VERSION = 1
@@ -46,6 +47,10 @@ ROW_ORDER_RULES = {
     "input": "rows in the input's order (order='input', --order input): that order may "
              "follow the confidential data",
 }
+
+#: The report's rule of the columns written (``output_columns``).
+OUTPUT_COLUMNS_RULE = ("only the privatized columns and the columns declared public (keys, keep; "
+                       "--key, --keep) are written")
 
 #: What each row order of a Dataset release guarantees (the Dask engine: no global sort,
 #: the partitions are drawn independently).
@@ -89,46 +94,42 @@ def unit_entry(unit: PrivacyUnit) -> dict:
     }
 
 
-def composition(names: list, budgets: list[float], eps_t: Any, rule: str, unit: PrivacyUnit,
-                deltas: list | None = None, seeded: bool = False, exact: bool = False) -> dict:
-    """The ``composition`` entry: what the release as a whole spends, computed exactly.
+def composition(plan: ReleasePlan) -> dict:
+    """The ``composition`` entry of a planned release: what it spends as a whole, exactly.
 
     Sequential composition (unit ``row``): the release is ``(sum eps, sum delta)``-DP;
-    parallel (unit ``cell``): ``(max eps, max delta)``-DP. The sum or the maximum is taken
-    exactly (in rationals) over the float budgets the columns spent.
+    parallel (unit ``cell``): ``(max eps, max delta)``-DP. The sum or the maximum is the
+    plan's charge, taken exactly (in rationals) over the float budgets the columns spend.
 
     Examples
     --------
-    >>> c = composition(["a", "b"], [0.5, 0.5], "1", "equal", PrivacyUnit())
+    >>> from dpfix.release.plan import plan_release
+    >>> c = composition(plan_release({"a": [1], "b": [2]}, ["a", "b"], "1", upper=3))
     >>> c["eps_spent"], c["eps_spent_at_most_eps_t"], c["per_column"]["b"]
     (1.0, True, 0.5)
     """
-    each = [Fraction(b) for b in budgets]
+    names, unit = plan.names, plan.unit
     parallel = unit.composition == "parallel"
-    spent = max(each) if parallel else sum(each, Fraction(0))
-    ds = [Fraction(d) for d in (deltas or []) if d is not None]
-    delta = (max(ds) if parallel else sum(ds, Fraction(0))) if ds else Fraction(0)
-    if exact:  # the rationals themselves (a ledger's charge)
-        return {"eps_spent": spent, "delta_spent": delta}
     how = ("parallel composition: one individual changes one count of one row, so one "
            "column only; the columns are privatized independently, and the release is "
            "(max of the columns' eps)-DP" if parallel else
            "sequential composition: one individual may change every column of one row; "
            "each column privatized independently (its own stage 1 and stage 2, independent "
            "randomness), so the release is (sum of the columns' eps)-DP")
+    seeded = plan.seed is not None
     return {
         "unit": unit.text,
         "rule": how,
-        "eps_t": float(eps_t),
-        "split_over_columns": rule,
-        "per_column": dict(zip(names, budgets, strict=True)),
-        "mechanism_eps": {n: b / unit.bound for n, b in zip(names, budgets, strict=True)},
-        "eps_spent": float(spent),
-        "eps_spent_at_most_eps_t": spent <= Fraction(float(eps_t)),
+        "eps_t": float(plan.eps),
+        "split_over_columns": plan.rule,
+        "per_column": dict(zip(names, plan.budgets, strict=True)),
+        "mechanism_eps": {c.name: c.eps for c in plan.columns},
+        "eps_spent": float(plan.charge.eps),
+        "eps_spent_at_most_eps_t": plan.charge.eps <= Fraction(float(plan.eps)),
         "eps_spent_note": "the exact (rational) " + ("maximum" if parallel else "sum") +
                           " of the float budgets the columns spent; each is rounded so that "
                           "it never exceeds eps_t",
-        "delta_spent": float(delta),
+        "delta_spent": float(plan.charge.delta),
         "randomness": ("seeded: column i's seed is SeedSequence(seed).spawn(k)[i] as a 128-bit "
                        "integer (reproducible, NOT FOR PRODUCTION)" if seeded and
                        len(names) > 1 else "seeded (NOT FOR PRODUCTION)" if seeded else
