@@ -24,16 +24,9 @@ from dpfix.io.commit import (
     leftover_tag,
     remove_stale,
 )
-from dpfix.io.tables import (
-    FormulaWarning,
-    _text_counts,
-    counts_of,
-    escape_formula_cells,
-    formula_cells,
-    parse_count,
-    read_counts,
-    write_counts,
-)
+from dpfix.io.counts import _text_counts, counts_of, parse_count
+from dpfix.io.tables import read_counts
+from dpfix.io.writing import FormulaWarning, escape_formula_cells, formula_cells, write_counts
 from dpfix.release.options import MIN_STAGE_EPSILON
 from dpfix.release.pipeline import privatize_counts
 from helpers import cli

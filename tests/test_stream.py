@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.io.tables import FormulaWarning
+from dpfix.io.writing import FormulaWarning
 from dpfix.release import stream
 from dpfix.release.inputs import Csv
 from dpfix.release.plan import Output

@@ -1,7 +1,9 @@
 """Floor 6, io: tables on disk, the atomic commit of outputs, reports as files.
 
-- :mod:`dpfix.io.tables`: reading counts from CSV, Parquet and histogram files,
-  writing the privatized table;
+- :mod:`dpfix.io.tables`: tables of counts read from CSV, Parquet and histogram files;
+- :mod:`dpfix.io.counts`: the rule that makes a cell, a value or a column a count;
+- :mod:`dpfix.io.writing`: the privatized table written in its input's format, and the
+  cells a spreadsheet would run as formulas;
 - :mod:`dpfix.io.data`: the shared data sets and the synthetic table of the demos;
 - :mod:`dpfix.io.commit`: outputs staged and committed atomically, with signals held
   while they are renamed into place;

@@ -4,7 +4,7 @@
 (a folder or a file) or on a glob of CSV files, partition by partition:
 
 1. **stage 1 needs only the histogram**: each partition's counts are parsed
-   and validated (:func:`dpfix.io.tables.counts_of`) and counted; the partial
+   and validated (:func:`dpfix.io.counts.counts_of`) and counted; the partial
    histograms are summed (one aggregation pass);
 2. the histogram goes through :func:`dpfix.release.frameworks.privatize` with
    ``draw=False``: the public target ``z``, the mechanism and its exact
@@ -17,7 +17,7 @@
    privatized column and the columns named by ``key`` and ``keep`` (the
    others are not private and are dropped) and nothing of the input's
    metadata (no index, no ``attrs``, no schema metadata:
-   :func:`dpfix.io.tables.write_parquet`). It is written to a temporary folder
+   :func:`dpfix.io.writing.write_parquet`). It is written to a temporary folder
    beside ``out`` and renamed at the end: a failing partition leaves no
    output dataset. The temporary folder's name holds the process id and host
    (:func:`dpfix.io.commit.leftover_tag`): one left by a killed run (SIGKILL) is
@@ -51,7 +51,9 @@ import numpy as np
 
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import TableInput, counts_of, write_parquet
+from dpfix.io.counts import counts_of
+from dpfix.io.tables import TableInput
+from dpfix.io.writing import write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import complete_no_split, histogram, privatize
 from dpfix.release.options import ReleaseOptions, method_options
@@ -116,7 +118,7 @@ def _drawn(out: np.ndarray, counts: np.ndarray, upper: int,
 
 
 def _write(frame: Any, path: str, shuffle: Any) -> None:
-    """Write a partition (its columns only, :func:`dpfix.io.tables.write_parquet`); ``shuffle``:
+    """Write a partition (its columns only, :func:`dpfix.io.writing.write_parquet`); ``shuffle``:
     None keeps its rows' order, else the seed of their permutation (``False``: secure)."""
     if shuffle is not None:
         frame = frame.iloc[_source(shuffle or None).permutation(len(frame))]

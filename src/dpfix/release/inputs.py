@@ -10,7 +10,7 @@ and the table read from one of them (docs/release.md, "The inputs").
 - :class:`Dataset`: a partitioned dataset, released with Dask.
 
 :func:`read_input` reads the table and parses its columns of counts strictly
-(:func:`dpfix.io.tables.counts_of`).
+(:func:`dpfix.io.counts.counts_of`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpfix.io.tables import TableInput, check_sep, counts_of, is_parquet, read_counts
+from dpfix.io.counts import counts_of
+from dpfix.io.tables import TableInput, check_sep, is_parquet, read_counts
 from dpfix.numbers.numeric import require
 
 __all__ = ["Csv", "Histogram", "Dataset", "read_input", "input_path"]
@@ -138,7 +139,7 @@ def input_path(data: Any) -> Path | None:
 
 def read_input(data: Any, names: list) -> TableInput:
     """The table and its columns of counts, each parsed strictly
-    (:func:`dpfix.io.tables.counts_of`): a path (CSV or Parquet,
+    (:func:`dpfix.io.counts.counts_of`): a path (CSV or Parquet,
     :func:`dpfix.io.tables.read_counts`), a :class:`Csv` or :class:`Histogram` file, a
     pandas DataFrame, a pyarrow Table or a mapping column -> array.
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from dpfix.io import reports
 from dpfix.io.commit import StagedFiles
-from dpfix.io.tables import TableInput, guard_formulas, is_parquet, write_parquet
+from dpfix.io.tables import TableInput, is_parquet
+from dpfix.io.writing import guard_formulas, write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import topcode_histogram
 from dpfix.release.joint import JointColumn
@@ -91,7 +92,7 @@ class Release:
         written with the input's separator, line end and byte-order mark (a CSV input's
         cells as read); cells of the key and kept columns (and header cells) that a
         spreadsheet may run as formulas are prefixed with ``'`` with
-        ``escape_formulas``, else warned about (:func:`dpfix.io.tables.guard_formulas`).
+        ``escape_formulas``, else warned about (:func:`dpfix.io.writing.guard_formulas`).
         Parquet keeps every column's dtype; the text columns of a CSV input whose every
         cell is a plain integer (``0``, ``-12``, no leading zero) become int64 keys.
         """

@@ -70,7 +70,7 @@ class Output:
         Replace an existing file (never a folder).
     escape_formulas : bool
         A CSV output: prefix with ``'`` every key or kept cell (and header cell) that a
-        spreadsheet may run as a formula (:func:`dpfix.io.tables.guard_formulas`); without
+        spreadsheet may run as a formula (:func:`dpfix.io.writing.guard_formulas`); without
         it such cells are written as they are, with a warning.
 
     Examples

@@ -49,7 +49,8 @@ import numpy as np
 
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import CsvBlocks, TableInput, guard_formulas, warn_formulas
+from dpfix.io.tables import CsvBlocks, TableInput
+from dpfix.io.writing import guard_formulas, warn_formulas
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
