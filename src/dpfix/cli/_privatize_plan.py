@@ -105,66 +105,52 @@ def _like(warning: Warning, text: str) -> Warning:
 
 
 # ------------------------------------------------------------------ the values of flags
-def _split(text: str | None) -> Any:
-    if text is None or text == "rule-of-thumb":  # None: the framework's default
-        return text
+def _number(text: Any, flag: str, within: Any, bad: str, outside: str,
+            integer: bool = False) -> Any:
+    """The number a flag was given (plain ASCII digits, :func:`plain_number`), or None when it
+    was not: refused with ``FLAG: bad`` when it is not a number, ``FLAG: outside`` when
+    ``within(value)`` is false (each message formatted with ``text=repr(text)``)."""
+    if text is None:
+        return None
     try:
-        f = float(plain_number(text, "--split"))
-    except ValueError:
-        raise ValueError(f"--split: 'rule-of-thumb' or a fraction in (0, 1), got {text!r}") \
-            from None
-    if not 0 < f < 1:
-        raise ValueError(f"--split: the stage-1 fraction must be in (0, 1), got {text!r}")
-    return f
+        value = (int if integer else float)(plain_number(text, flag, integer=integer))
+    except (TypeError, ValueError):
+        raise ValueError(f"{flag}: {bad.format(text=repr(text))}") from None
+    if not within(value):
+        raise ValueError(f"{flag}: {outside.format(text=repr(text))}")
+    return value
+
+
+def _split(text: str | None) -> Any:
+    if text == "rule-of-thumb":  # None: the framework's default
+        return text
+    return _number(text, "--split", lambda f: 0 < f < 1,
+                   "'rule-of-thumb' or a fraction in (0, 1), got {text}",
+                   "the stage-1 fraction must be in (0, 1), got {text}")
 
 
 def _seed(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        seed = int(plain_number(text, "--seed", integer=True))
-    except ValueError:
-        raise ValueError(f"--seed: must be a non-negative integer, got {text!r}") from None
-    if seed < 0:
-        raise ValueError(f"--seed: must be a non-negative integer, got {text!r}")
-    return seed
+    return _number(text, "--seed", lambda s: s >= 0,
+                   "must be a non-negative integer, got {text}",
+                   "must be a non-negative integer, got {text}", integer=True)
 
 
 def _delta(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        delta = float(plain_number(text, "--delta"))
-    except ValueError:
-        raise ValueError(f"--delta: not a number: {text!r}") from None
-    if not 0 < delta < 1:
-        raise ValueError(f"--delta: must be in (0, 1), got {text!r}")
-    return delta
+    return _number(text, "--delta", lambda d: 0 < d < 1, "not a number: {text}",
+                   "must be in (0, 1), got {text}")
 
 
 def _upper_share(text: Any) -> float | None:
-    if text is None:
-        return None
-    try:
-        share = float(plain_number(text, "--upper-share"))
-    except ValueError:
-        raise ValueError(f"--upper-share: a fraction in (0, 1), got {text!r}") from None
-    if not 0 < share < 1:
-        raise ValueError(f"--upper-share: the share of a column's budget spent on the bound "
-                         f"must be in (0, 1), got {text!r}")
-    return share
+    return _number(text, "--upper-share", lambda s: 0 < s < 1,
+                   "a fraction in (0, 1), got {text}",
+                   "the share of a column's budget spent on the bound must be in (0, 1), "
+                   "got {text}")
 
 
 def _time_limit(text: Any) -> float | None:
-    if text is None:
-        return None
-    try:
-        seconds = float(plain_number(text, "--time-limit"))
-    except (TypeError, ValueError):
-        raise ValueError(f"--time-limit: not a number of seconds: {text!r}") from None
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"--time-limit: must be a finite number of seconds > 0, got {text!r}")
-    return seconds
+    return _number(text, "--time-limit", lambda s: math.isfinite(s) and s > 0,
+                   "not a number of seconds: {text}",
+                   "must be a finite number of seconds > 0, got {text}")
 
 
 def method_keywords(args: argparse.Namespace) -> dict:

@@ -13,6 +13,8 @@
   histogram, the methods named by keywords;
 - :mod:`dpfix.release.budget`: the privacy unit, the shares of the budget over the
   columns, the usable ranges (the policy the library and ``dpfix privatize`` share);
+- :mod:`dpfix.release.seeds`: the seed policy, which child of a seed each part of a
+  release draws from;
 - :mod:`dpfix.release.report`: the public report, one versioned shape, and its JSON
   Schema (``report.schema.json``), and the confidential report;
 - :mod:`dpfix.release.figures`: each column's public target and output distribution as
@@ -21,9 +23,16 @@
   input's), a rule of privacy, and its randomness;
 - :mod:`dpfix.release.joint`: ``privatize_pair``, two count columns released with their
   joint distribution as the fixed point (``privatize_table(..., joint=)``, docs/joint.md);
+- :mod:`dpfix.release.inputs`: what a release reads (a DataFrame, a file, ``Csv``,
+  ``Histogram``, a Dask ``Dataset``) and the table read from it;
+- :mod:`dpfix.release.plan`: ``plan_release``, every choice of a release checked and every
+  budget computed exactly before any data are read, the ``ReleasePlan``;
+- :mod:`dpfix.release.memory`: the in-memory engine that executes a plan;
+- :mod:`dpfix.release.outputs`: the ``Release`` (public), the ``Confidential``, and how an
+  output file is put in place;
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
-  one call (a DataFrame, a file, a ``Histogram`` file or a Dask ``Dataset``), the
-  ``Release`` (public) and the ``Confidential`` (docs/release.md);
+  one call (a plan and its execution, :func:`dpfix.release.table.execute`;
+  docs/release.md);
 - :mod:`dpfix.release.stream`: a CSV file released to a CSV file in two passes, in
   memory flat in the number of rows (external shuffle, stable merge; docs/release.md);
 - :mod:`dpfix.release.dask`: the same release on a partitioned dataset with Dask;
@@ -56,6 +65,11 @@ _EXPORTS = {
     "Confidential": "dpfix.release.table",
     "Histogram": "dpfix.release.table",
     "Dataset": "dpfix.release.table",
+    "Csv": "dpfix.release.inputs",
+    "Output": "dpfix.release.plan",
+    "PrivateBound": "dpfix.release.bounds",
+    "plan_release": "dpfix.release.plan",
+    "execute": "dpfix.release.table",
     "PrivacyUnit": "dpfix.release.budget",
     "TwoStage": "dpfix.release.options",
     "OneStage": "dpfix.release.options",

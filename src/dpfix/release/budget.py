@@ -21,7 +21,8 @@ the command line names its flags instead:
 - **the usable ranges** (:data:`EPSILON_RANGE`, :data:`MAX_UPPER`,
   :data:`MAX_UPPER_STRUCTURED`), measured: below or above them the float constructions
   or their privacy checks lose every digit;
-- **the randomness of several columns** (:func:`column_seeds`).
+- the randomness of several columns is the seed policy's
+  (:func:`dpfix.release.seeds.column_seeds`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from dpfix.sampling import STRUCTURED
 
 __all__ = ["PrivacyUnit", "UNITS", "privacy_unit", "EPSILON_RANGE", "MAX_UPPER",
            "MAX_UPPER_STRUCTURED", "fit_shares", "exact_budget", "check_epsilon",
-           "check_upper", "column_budgets", "column_uppers", "column_deltas", "column_seeds",
+           "check_upper", "column_budgets", "column_uppers", "column_deltas",
            "mechanism_budget", "spent"]
 
 #: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
@@ -423,20 +424,3 @@ def column_deltas(delta: float | None, k: int,
     if delta is None or k == 1 or unit.composition == "parallel":
         return [delta] * k
     return fit_shares([Fraction(delta) / k] * k, delta)
-
-
-def column_seeds(seed: int | None, k: int) -> list[int | None]:
-    """One seed per column: the seed itself for one column; for several, column ``i`` gets
-    ``SeedSequence(seed).spawn(k)[i]`` as a 128-bit integer (independent streams).
-
-    Examples
-    --------
-    >>> column_seeds(None, 2), column_seeds(7, 1)
-    ([None, None], [7])
-    """
-    if seed is None:
-        return [None] * k
-    if k == 1:
-        return [seed]
-    return [int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
-            for child in np.random.SeedSequence(seed).spawn(k)]

@@ -57,7 +57,6 @@ from dpfix.io.writing import write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import complete_no_split, histogram, privatize
 from dpfix.release.options import ReleaseOptions, method_options
-from dpfix.release.order import ORDER_SEED_CHILD
 from dpfix.release.outputs import Confidential, Release, confidential_of
 from dpfix.release.plan import ReleasePlan
 from dpfix.release.report import (
@@ -68,13 +67,10 @@ from dpfix.release.report import (
     public_report,
 )
 from dpfix.release.result import PrivatizedCounts
+from dpfix.release.seeds import ORDER, PARTITIONS, seed_child
 from dpfix.sampling import SeededSource, random_source
 
-__all__ = ["privatize_dataset", "release_dataset", "SEED_CHILD"]
-
-#: The partitions' generators are children of ``SeedSequence(seed).spawn(4)[SEED_CHILD]``
-#: (the pipeline uses children 0-2 for stage 1, stage 2 and the selector).
-SEED_CHILD = 3
+__all__ = ["privatize_dataset", "release_dataset"]
 
 
 def _frames(source: str | Path, columns: list[str]) -> tuple[list[Any], str]:
@@ -169,7 +165,7 @@ def _order_seeds(order: str, seed: Any, parts: int) -> tuple[np.ndarray, list[An
         return np.arange(parts), [None] * parts
     if seed is None:
         return _source(None).permutation(parts), [False] * parts
-    base = np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)[ORDER_SEED_CHILD]
+    base = seed_child(seed, ORDER)
     kids = base.spawn(parts + 1)
     return _source(kids[-1]).permutation(parts), kids[:-1]
 
@@ -178,7 +174,7 @@ def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]
     """Per partition: the generator of the draw and that of the remap (None: secure)."""
     if seed is None:
         return [None] * parts, [None] * parts
-    children = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD].spawn(parts)
+    children = seed_child(seed, PARTITIONS).spawn(parts)
     return children, [s.spawn(1)[0] for s in children]
 
 

@@ -4,6 +4,12 @@ the two-stage framework (:func:`two_stage_release`) and the one-stage and hybrid
 options (:mod:`dpfix.release.options`); the draws of stage 2 (:func:`apply_mechanism`,
 :func:`apply_histogram` and the exact samplers of :mod:`dpfix.sampling`) and the checks
 of the input counts.
+
+One room: the frameworks share one path (the checks of the counts or the histogram, the
+bound chosen privately, the stage split, the draws in chunks), and the engines (in memory,
+streamed, Dask) call :func:`privatize` with ``draw=False`` to draw the same values in the
+same chunks themselves; split across modules, that shared path would be imported back
+and forth.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from dpfix.release.options import (
 from dpfix.release.privatizers import privatize_distribution
 from dpfix.release.privatizers.deconvolve import deconvolve
 from dpfix.release.result import NotPrivateError, PrivatizedCounts, TimeLimitReached
+from dpfix.release.seeds import BOUND, STAGE2, check_seed, seed_child, stage_seeds
 from dpfix.sampling import (
     STRUCTURED,
     SamplingCheckError,
@@ -293,30 +300,18 @@ def _draw_histogram(sampler: Any, eta: np.ndarray, n: int, source: Any,
     return joint
 
 
-def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
-    """Seeds of stage 1, stage 2 and the random selector.
-
-    With a seed, three children of ``SeedSequence(seed)`` (reproducible; the
-    seed is in the report anyway). Without one, three independent draws of OS
-    randomness: children of one ``SeedSequence()`` would share its entropy, so
-    whatever reveals the selector's randomness would rebuild stage 2's generator.
-    """
-    if seed is not None:
-        return tuple(np.random.SeedSequence(seed).spawn(3))
-    return np.random.SeedSequence(), np.random.SeedSequence(), None
-
-
 def stage2_source(seed: int | None) -> Any:
     """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the operating
-    system's CSPRNG, or with ``seed`` a PCG64 seeded with the second child of
-    ``SeedSequence(seed)``. A streamed release draws its blocks from it in turn.
+    system's CSPRNG, or with ``seed`` a PCG64 seeded with child
+    :data:`~dpfix.release.seeds.STAGE2` of ``SeedSequence(seed)``. A streamed release draws
+    its blocks from it in turn.
 
     Examples
     --------
     >>> stage2_source(None).secure, stage2_source(3).words(1) == stage2_source(3).words(1)
     (True, array([ True]))
     """
-    return random_source(None if seed is None else _seeds(seed)[1])
+    return random_source(None if seed is None else seed_child(seed, STAGE2))
 
 
 def _missing(name: str, positions: np.ndarray, kind: str) -> ValueError:
@@ -542,9 +537,17 @@ def _remap_joint(R: Any, joint_y: np.ndarray, source: Any) -> np.ndarray:
     return joint
 
 
-def check_delta(options: ReleaseOptions, delta: Any) -> float | None:
-    """``delta`` checked against the method: required by the discrete Gaussian and by the
-    cyclic Gaussian privatizer, refused by every pure eps-DP method."""
+def release_delta(options: ReleaseOptions, delta: Any) -> float | None:
+    """The ``delta`` a release of ``options`` runs with: required by the discrete Gaussian
+    and by the cyclic Gaussian privatizer, refused by every pure eps-DP method (None).
+    (:func:`dpfix.theory.polytopes.check_delta` checks an exact delta of the theory.)
+
+    Examples
+    --------
+    >>> from dpfix.release.options import TwoStage
+    >>> release_delta(TwoStage(), None) is None
+    True
+    """
     if isinstance(options, NoSplit):
         if delta is not None:
             why = ("the one-stage framework has no stage 1" if options.framework == "one-stage"
@@ -567,14 +570,6 @@ def check_delta(options: ReleaseOptions, delta: Any) -> float | None:
     if delta is not None and options.privatizer != "cyclic-gaussian":
         raise ValueError(f"delta: privatizer {options.privatizer!r} is pure eps-DP; drop delta")
     return delta
-
-
-def check_seed(seed: Any) -> int | None:
-    """A non-negative integer seed, or None (production: the operating system's CSPRNG)."""
-    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
-                             or seed < 0):
-        raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
-    return seed
 
 
 def _warn_top_mass(z: np.ndarray | None, n: int) -> None:
@@ -601,16 +596,24 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
         histogram = integer_vector(histogram, "histogram")
     else:
         counts = check_counts(counts)
-    # the fourth child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
-    source = random_source(None if seed is None else np.random.SeedSequence(seed).spawn(4)[3])
+    # its own child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
+    source = random_source(None if seed is None else seed_child(seed, BOUND))
     bound = choose_upper(counts, eps_upper, histogram=histogram, max_upper=top, seed=source)
     result = privatize(counts, eps_rest, options, upper=bound.upper, histogram=histogram,
                        seed=seed, **rest)
     return replace(result, eps_upper=eps_upper, bound=bound.describe())
 
 
-def check_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
-    """``upper``, an integer >= 1 (at most :data:`LP_MAX_UPPER` for the LP constructor)."""
+def integer_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
+    """``upper`` as the integer bound a column is released at: an integer >= 1, at most
+    :data:`LP_MAX_UPPER` for the LP constructor. (:func:`dpfix.release.budget.check_upper`
+    checks a bound as a user gives it, ``"auto"`` or a text too.)
+
+    Examples
+    --------
+    >>> integer_upper(np.int64(5))
+    5
+    """
     if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
         raise ValueError(f"upper: must be an integer >= 1 or 'auto', got {upper!r}")
     if options is not None and options.constructor == "lp" and upper > LP_MAX_UPPER:
@@ -646,7 +649,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
     if isinstance(upper, PrivateBound):
         return _auto_upper(counts, eps_t, options, histogram, upper, seed, delta=delta,
                            progress=progress, on_stage=on_stage, draw=draw)
-    upper = check_upper(upper)
+    upper = integer_upper(upper)
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
     if not draw and (histogram is None or options.constructor == "discrete-gaussian"):
@@ -656,8 +659,8 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
     if isinstance(options, Auto):
         options, chosen_by = options.at(eps_t), "auto: " + auto_statement()
     seed = check_seed(seed)
-    upper = check_upper(upper, options)
-    delta = check_delta(options, delta)
+    upper = integer_upper(upper, options)
+    delta = release_delta(options, delta)
     framework = options.framework
     n = upper + 1
     if histogram is None:
@@ -678,7 +681,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
         raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N}, the most "
                          f"the {framework} framework draws from a histogram (every row is "
                          "drawn); use the two-stage framework")
-    seeds = _seeds(seed)
+    seeds = stage_seeds(seed)
     stage = on_stage or (lambda name: None)
     if framework != "two-stage":
         result = no_split(framework, d, eta, n, N, topcoded, eps_t, options.split,

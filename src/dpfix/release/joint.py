@@ -37,6 +37,7 @@ from dpfix.release.budget import fit_shares
 from dpfix.release.options import NoSplit, TwoStage, given_options, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
+from dpfix.release.seeds import SELECTOR, STAGE1, STAGE2, stage_seeds
 from dpfix.sampling.joint import JointSampler, apply_axes
 from dpfix.sampling.quantile import apportion
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
@@ -255,8 +256,8 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
     if not 0 <= zero_share < 1:
         raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
     start = time.perf_counter()
-    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
-    source = random_source(None if seed is None else seeds[1])
+    seeds = (None, None, None) if seed is None else stage_seeds(seed)
+    source = random_source(seeds[STAGE2])
     e1, eps_2 = stage_budgets(eps_in, unit, zero_share)
     lams = _lams(eps_2)
     noise = JointSampler(shape, lams, Remap.from_placement(np.arange(math.prod(shape))),
@@ -267,13 +268,13 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
     zero = None
     if e1 > 0:  # one row changes the count of all-zero rows by at most 1
         count = np.array([int(np.sum(np.logical_and.reduce([d == 0 for d in ds])))])
-        rng = None if seed is None else np.random.default_rng(seeds[0])
+        rng = None if seed is None else np.random.default_rng(seeds[STAGE1])
         noisy, _ = add_laplace(count, 1.0 / e1, rng=rng, sensitivity=1, budget=e1)
         zero = float(noisy[0]) / ds[0].size
     Z = deconvolve_joint(H, lams, max_iter=max_iter, zero=zero)
     seconds["deconvolve"] = time.perf_counter() - start - seconds["noise"]
     out = _match(np.ravel_multi_index(ys, shape), Z, lams,
-                 random_source(None if seed is None else seeds[2]))
+                 random_source(seeds[SELECTOR]))
     origin = "(" + ", ".join("0" * len(shape)) + ")"
     stage = {"estimator": f"{len(shape)}-D EM deconvolution ({max_iter} steps at most)"
                           + ("" if zero is None else
@@ -289,11 +290,11 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
     if not 0 < split < 1:
         raise ValueError(f"split: in (0, 1), got {split!r}")
     start = time.perf_counter()
-    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
-    source = random_source(None if seed is None else seeds[1])
+    seeds = (None, None, None) if seed is None else stage_seeds(seed)
+    source = random_source(seeds[STAGE2])
     e1, eps_2 = stage_budgets(eps_in, unit, split)
     eta = joint_histogram(*ds, shape)
-    rng = None if seed is None else np.random.default_rng(seeds[0])
+    rng = None if seed is None else np.random.default_rng(seeds[STAGE1])
     stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
     seconds["stage1"] = time.perf_counter() - start
     Z = stage1.z.reshape(shape)

@@ -4,21 +4,19 @@ The input's order may follow the confidential data (a table sorted by a rate com
 from a dropped column), so a release does not keep it unless asked: :func:`row_order`
 sorts by the key columns (equal keys in a uniformly random order) or shuffles, with the
 randomness of :func:`order_source` (the operating system's CSPRNG, or with a seed its
-own child of ``SeedSequence(seed)``: :data:`ORDER_SEED_CHILD`).
+own child of ``SeedSequence(seed)``: :data:`dpfix.release.seeds.ORDER`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from dpfix.io.tables import TableInput
 from dpfix.numbers.numeric import require
+from dpfix.release.seeds import ORDER, seed_child
 from dpfix.sampling import random_source
 
-__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "ORDER_SEED_CHILD", "order_source",
-           "row_order"]
+__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "order_source", "row_order"]
 
 
 #: The orders of the output's rows (:func:`row_order`).
@@ -28,19 +26,15 @@ ROW_ORDERS = ("key", "shuffled", "input")
 DATASET_ROW_ORDERS = ("shuffled", "input")
 
 
-#: The order's generator with a seed: child ``ORDER_SEED_CHILD`` of ``SeedSequence(seed)``
-#: (the pipeline uses children 0-2, the Dask engine's partitions child 3).
-ORDER_SEED_CHILD = 4
 
 
 def order_source(seed: Any) -> Any:
     """The randomness of the output's row order: the operating system's CSPRNG, or with
-    ``seed`` a generator of child :data:`ORDER_SEED_CHILD` of ``SeedSequence(seed)``
+    ``seed`` a generator of child :data:`dpfix.release.seeds.ORDER` of ``SeedSequence(seed)``
     (reproducible, independent of the samplers' streams; not for release)."""
     if seed is None:
         return random_source(None)
-    return random_source(np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)
-                         [ORDER_SEED_CHILD])
+    return random_source(seed_child(seed, ORDER))
 
 
 def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) -> Any:

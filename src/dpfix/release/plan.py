@@ -35,18 +35,17 @@ from dpfix.release.budget import (
     PrivacyUnit,
     column_budgets,
     column_deltas,
-    column_seeds,
     column_uppers,
     mechanism_budget,
     privacy_unit,
     spent,
 )
-from dpfix.release.frameworks import check_seed
 from dpfix.release.inputs import Csv, Dataset, Histogram, input_path
 from dpfix.release.joint import check_joint
 from dpfix.release.ledger import Budget
 from dpfix.release.options import ReleaseOptions, TwoStage, stage_budgets
 from dpfix.release.order import DATASET_ROW_ORDERS, ROW_ORDERS
+from dpfix.release.seeds import check_seed, column_seeds
 
 __all__ = ["ReleasePlan", "ColumnPlan", "Output", "plan_release", "streams", "ENGINES",
            "written_columns"]

@@ -53,7 +53,7 @@ from dpfix.io.tables import CsvBlocks, TableInput
 from dpfix.io.writing import guard_formulas, warn_formulas
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
-from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
+from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
 from dpfix.release.order import order_source
 from dpfix.release.outputs import Confidential, Release, write_output
@@ -576,7 +576,7 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                        privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
                                                                 strict=True)])
     return Streamed(table, results, others, read_seconds,
-                    {n: _topcoded_histogram(hist.eta[k], r.n)
+                    {n: topcode_histogram(hist.eta[k], r.n - 1)[0]
                      for k, (n, r) in enumerate(zip(names, results, strict=True))},
                     K, bucket_rows)
 
@@ -619,12 +619,6 @@ def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
         yield first, body
 
 
-def _topcoded_histogram(eta: np.ndarray, n: int) -> np.ndarray:
-    out = eta[:n].copy()
-    out[n - 1] += eta[n:].sum()
-    return out
-
-
 class _Stats:
     """Pass 2: the output histogram and the realised errors' sums (confidential)."""
 
@@ -643,7 +637,7 @@ class _Stats:
         self.squared_true += float((gap ** 2).sum())
 
     def confidential(self, eta: np.ndarray, n: int, N: int) -> dict:
-        return {"eta": _topcoded_histogram(eta, n), "abs": self.abs / N,
+        return {"eta": topcode_histogram(eta, n - 1)[0], "abs": self.abs / N,
                 "squared": self.squared / N, "abs_true": self.abs_true / N,
                 "squared_true": self.squared_true / N}
 
