@@ -152,8 +152,6 @@ def test_the_command_line_plans_with_the_librarys_function(table, tmp_path):
             "shuffled", "--unit", "row:2", "--seed", "5", "--out", str(tmp_path / "o.csv"),
             "--escape-formulas", "--split", "0.4"]
     args = build_parser().parse_args(argv)
-    for name, default in (("column_epsilon", None),):
-        setattr(args, name, getattr(args, name, default))
     flagged = plan_from_args(args, method_keywords(args), args.input, args.out)
     typed = plan_release(Csv(str(tmp_path / "t.csv"), ";"), {"a": "0.3", "b": None}, "1",
                          upper={"a": PrivateBound(0.2), "b": "6"}, keys=["id"],
@@ -203,3 +201,21 @@ def test_the_former_keywords_work_and_warn(table, tmp_path):
             privatize_table(table, "a", 1.0, upper=6, sharez={"a": 1})
         with pytest.raises(ValueError, match="sep: ';' is a CSV file's separator"):
             privatize_table(table, "a", 1.0, upper=6, sep=";")
+
+
+def test_the_commands_warnings_name_its_flags(table, tmp_path, capsys):
+    """A library warning leaves the command naming the flags (the formula cells: the
+    library says ``escape_formulas=True``, the command ``--escape-formulas``)."""
+    from helpers import cli
+
+    frame = table.assign(id=["=HYPERLINK(1)"] * len(table))
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["privatize", tmp_path / "t.csv", "--column", "a", "--epsilon", "1", "--upper",
+            "6", "--key", "id", "--out", tmp_path / "o.csv", "--seed", "1"]
+    rc, _, err = cli(capsys, *argv)
+    assert rc == 0, err
+    (line,) = [x for x in err.splitlines() if "FormulaWarning" in x]
+    assert "(--escape-formulas: prefixed with ')" in line and "escape_formulas" not in line
+    with pytest.warns(UserWarning, match=r"\(escape_formulas=True: prefixed with '\)"):
+        privatize_table(frame, "a", 1.0, upper=6, keys=["id"], seed=1,
+                        out=tmp_path / "lib.csv")

@@ -76,23 +76,25 @@ def flags_of(message: str) -> str:
 def flag_messages() -> Iterator[None]:
     """Within the block, the errors (``ValueError``, ``OSError``) and the warnings that leave
     it speak of the command's flags (:func:`flags_of`): the one place where the library's
-    parameters become flags."""
-    with warnings.catch_warnings(record=True) as seen:
-        try:
-            yield
-        except (ValueError, OSError) as exc:
-            if isinstance(exc, OSError) and len(exc.args) == 2 and isinstance(exc.args[0], int):
-                exc.args = (exc.args[0], flags_of(str(exc.args[1])))
-                exc.strerror = exc.args[1]
-            elif len(exc.args) == 1 and isinstance(exc.args[0], str):
-                exc.args = (flags_of(exc.args[0]),)
-            raise
-        finally:
-            caught = list(seen)
-    for w in caught:
-        text = flags_of(str(w.message))
-        message = w.message if text == str(w.message) else _like(w.message, text)
-        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+    parameters become flags. The warnings leave it when it ends, whether it fails or not."""
+    seen: list = []
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            try:
+                yield
+            except (ValueError, OSError) as exc:
+                if isinstance(exc, OSError) and len(exc.args) == 2 \
+                        and isinstance(exc.args[0], int):
+                    exc.args = (exc.args[0], flags_of(str(exc.args[1])))
+                    exc.strerror = exc.args[1]
+                elif len(exc.args) == 1 and isinstance(exc.args[0], str):
+                    exc.args = (flags_of(exc.args[0]),)
+                raise
+    finally:
+        for w in seen:
+            text = flags_of(str(w.message))
+            message = w.message if text == str(w.message) else _like(w.message, text)
+            warnings.warn_explicit(message, w.category, w.filename, w.lineno)
 
 
 def _like(warning: Warning, text: str) -> Warning:
