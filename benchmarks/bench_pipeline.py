@@ -8,7 +8,7 @@ Measures (medians of repeated runs, wall-clock seconds):
 - ``apply_mechanism`` alone at N = 10^7 for n = 51 and n = 501, and the
   time per row across N (``O(N + n^2)``: the time per row should be flat in N).
 
-The rows are a zero-inflated negative binomial (``dpfix.io.tables.synthetic_counts``'s
+The rows are a zero-inflated negative binomial (``dpfix.io.data.synthetic_counts``'s
 recipe at size N). Writes ``benchmarks/results/pipeline.json`` and prints a
 table. Run: ``python benchmarks/bench_pipeline.py [--quick]`` (``--quick``
 stops at 10^6 rows).

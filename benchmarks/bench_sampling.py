@@ -21,7 +21,7 @@ Every case runs in its own subprocess, so that its peak memory
   cannot run; it refuses ``upper`` above 10,000);
 - ``upper-1e4``: 10^6 rows, upper 10^4, exact ``G R`` against the float path
   (build ``T``, multinomial rows), each in its own process (peak memory);
-- ``dask``: :func:`dpfix.io.engines.privatize_dataset` on 2 x 10^7 rows in 8
+- ``dask``: :func:`dpfix.release.dask.privatize_dataset` on 2 x 10^7 rows in 8
   Parquet partitions (generated), upper 50, secure, on a ``LocalCluster`` of 2
   workers; peak memory per worker.
 
@@ -200,7 +200,7 @@ def case_dask(rows: int, parts: int) -> dict:
     import pandas as pd
     from distributed import Client, LocalCluster
 
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "data"

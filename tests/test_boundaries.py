@@ -144,12 +144,12 @@ def test_counts_equal_to_upper_are_not_topcoded():
 
 def test_histogram_cap_is_inclusive():
     """``N = MAX_HISTOGRAM_N`` rows is accepted, one more is refused (checks only)."""
-    from dpfix.release.frameworks import MAX_HISTOGRAM_N, _check_histogram
+    from dpfix.release.frameworks import MAX_HISTOGRAM_N, topcode_histogram
 
-    out, top = _check_histogram(np.array([MAX_HISTOGRAM_N - 1, 1], dtype=np.int64), 1)
+    out, top = topcode_histogram(np.array([MAX_HISTOGRAM_N - 1, 1], dtype=np.int64), 1)
     assert out.tolist() == [MAX_HISTOGRAM_N - 1, 1] and top == 0
     with pytest.raises(ValueError, match="exceeds the cap"):
-        _check_histogram(np.array([MAX_HISTOGRAM_N, 1], dtype=np.int64), 1)
+        topcode_histogram(np.array([MAX_HISTOGRAM_N, 1], dtype=np.int64), 1)
 
 
 # -- approximate: a mechanism spending exactly delta ----------------------------------------

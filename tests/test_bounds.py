@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.io.reports import confidential_report
-from dpfix.io.tables import TableInput, data_path
+from dpfix.io.data import data_path
+from dpfix.io.tables import TableInput
 from dpfix.release.bounds import (
     TOP_MASS_WARNING,
     TopCodingWarning,
@@ -30,6 +30,7 @@ from dpfix.release.bounds import (
     upper_scores,
 )
 from dpfix.release.pipeline import privatize_counts
+from dpfix.release.report import confidential_report
 from dpfix.sampling.source import SeededSource, lam_at_most_exp, rational_lam
 from helpers import cli, needs_data
 
@@ -332,7 +333,7 @@ def test_choose_upper_describe_is_public_only():
 def test_dask_engine_keeps_both_errors(tmp_path):
     """The Dask engine's confidential sums, against the output joined back by key."""
     pytest.importorskip("dask")
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     rng = np.random.default_rng(1)
     folder = tmp_path / "data"

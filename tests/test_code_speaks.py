@@ -109,3 +109,63 @@ def test_the_patterns_find_what_they_should(text, found):
     got = bool(ISSUE.search(text) or HISTORY.search(text)
                or HASH_REF.search(comments.replace("# ", " ", 1)))
     assert got is found
+
+
+# ------------------------------------------------------------------ the library's messages
+#: A command line flag (``--key``, ``--order``): the library's messages name its parameters.
+FLAG = re.compile(r"(?<![\w-])--[a-z]")
+
+
+def _message_texts(source: str) -> list[tuple[int, str]]:
+    """``(line, text)`` of every string constant (and f-string part) inside a ``raise X(...)``,
+    a ``warnings.warn(...)`` or a ``warn_*(...)`` call of a Python source."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            inside = node.exc
+        elif isinstance(node, ast.Call):
+            name = (node.func.attr if isinstance(node.func, ast.Attribute)
+                    else getattr(node.func, "id", ""))
+            if name != "warn" and not name.startswith("warn_"):
+                continue
+            inside = node
+        else:
+            continue
+        out += [(n.lineno, n.value) for n in ast.walk(inside)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return out
+
+
+def _flagged(source: str) -> list[str]:
+    return [f"{line}: {text.strip()[:80]}" for line, text in _message_texts(source)
+            if FLAG.search(text)]
+
+
+#: The modules of the research floors whose messages still name the flags of ``dpfix
+#: explore`` and ``dpfix verify`` (``--n``, ``--lam``, ``--z``, ``--dir``, ``--only``); they
+#: are to name their parameters, and their commands to map them, as ``dpfix privatize``
+#: does: then this list is empty. No module of release, io or cli may be on it.
+FLAGGED_RESEARCH_MODULES = ("src/dpfix/explore/instances.py",
+                            "src/dpfix/explore/verification.py")
+
+
+def test_library_messages_name_parameters_not_flags():
+    """Outside the command line (src/dpfix/cli), no error or warning names a flag: the
+    command maps the library's parameters to its flags (``dpfix.cli._privatize_plan``)."""
+    src = ROOT / "src" / "dpfix"
+    assert all(m.startswith(("src/dpfix/explore/", "src/dpfix/certify/",
+                             "src/dpfix/theory/")) for m in FLAGGED_RESEARCH_MODULES)
+    bad = [f"{p.relative_to(ROOT)}:{hit}" for p in sorted(src.rglob("*.py"))
+           if "cli" not in p.relative_to(src).parts
+           and str(p.relative_to(ROOT)) not in FLAGGED_RESEARCH_MODULES
+           for hit in _flagged(p.read_text(encoding="utf-8"))]
+    assert not bad, "library messages that name a CLI flag:\n" + "\n".join(bad)
+
+
+def test_the_flag_check_sees_raises_warnings_and_f_strings():
+    code = ('def f(x):\n    raise ValueError(f"--key: {x} not found")\n'
+            'def g():\n    warnings.warn("use --force", UserWarning)\n'
+            'def h():\n    warn_deprecated("--order is gone")\n'
+            'def k():\n    raise ValueError("keys: not found; order=\'key\' needs keys=")\n'
+            'HELP = "--key COL"\n')
+    assert [hit.split(":")[0] for hit in _flagged(code)] == ["2", "4", "6"]

@@ -10,7 +10,7 @@ from scipy import stats
 pytest.importorskip("dask.dataframe")
 pytest.importorskip("pyarrow")
 
-from dpfix.io.engines import privatize_dataset  # noqa: E402
+from dpfix.release.dask import privatize_dataset  # noqa: E402
 from dpfix.release.pipeline import privatize_counts  # noqa: E402
 from dpfix.theory.metrics import wasserstein1  # noqa: E402
 from helpers import cli as _cli  # noqa: E402
@@ -97,7 +97,7 @@ def test_a_failing_partition_leaves_no_output(dataset, tmp_path):
 def test_a_partition_failing_while_drawn_leaves_no_output(dataset, tmp_path, monkeypatch):
     import dask
 
-    import dpfix.io.engines as E
+    import dpfix.release.dask as E
 
     folder, _ = dataset
     real = E._draw
@@ -191,7 +191,7 @@ def test_no_split_quantile_is_refused_and_a_failing_remap_leaves_nothing(dataset
     with pytest.raises(ValueError, match="remap: the quantile remap"):
         privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "q",
                           framework="one-stage", remap="quantile")
-    import dpfix.io.engines as engines
+    import dpfix.release.dask as engines
 
     def boom(*args, **kwargs):
         raise OSError("disk full")
@@ -287,7 +287,7 @@ def test_cli_engine_dask_charges_the_ledger_before_the_dataset_is_in_place(datas
     import os
     from fractions import Fraction
 
-    import dpfix.io.engines as engines
+    import dpfix.release.dask as engines
     from dpfix.release.ledger import Ledger
 
     folder, table = dataset

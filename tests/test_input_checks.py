@@ -24,16 +24,9 @@ from dpfix.io.commit import (
     leftover_tag,
     remove_stale,
 )
-from dpfix.io.tables import (
-    FormulaWarning,
-    _text_counts,
-    counts_of,
-    escape_formula_cells,
-    formula_cells,
-    parse_count,
-    read_counts,
-    write_counts,
-)
+from dpfix.io.counts import _text_counts, counts_of, parse_count
+from dpfix.io.tables import read_counts
+from dpfix.io.writing import FormulaWarning, escape_formula_cells, formula_cells, write_counts
 from dpfix.release.options import MIN_STAGE_EPSILON
 from dpfix.release.pipeline import privatize_counts
 from helpers import cli
@@ -182,7 +175,7 @@ def test_privatized_parquet_column_is_int64(dtype, tmp_path, capsys):
 def test_dask_privatized_column_is_int64_and_stale_partials_go(tmp_path):
     pytest.importorskip("dask.dataframe")
     pytest.importorskip("pyarrow")
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     folder = tmp_path / "data"
     folder.mkdir()

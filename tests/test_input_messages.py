@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpfix.io.tables import FormulaWarning, counts_of, read_counts, read_histogram
+from dpfix.io.counts import counts_of
+from dpfix.io.tables import read_counts, read_histogram
+from dpfix.io.writing import FormulaWarning
 from dpfix.release.table import privatize_table
 from helpers import cli
 

@@ -19,8 +19,8 @@ import pytest
 from dpfix.io.commit import StagedFiles
 from dpfix.release import ledger as L
 from dpfix.release.ledger import Ledger
-from dpfix.release.options import TwoStage
-from dpfix.release.table import Histogram, _streamed, privatize_table
+from dpfix.release.plan import plan_release
+from dpfix.release.table import Histogram, privatize_table
 from helpers import cli
 
 UNIT = "one row by 1"
@@ -142,7 +142,8 @@ def test_a_library_release_records_its_charge_before_its_file_is_in_place(
     if kind == "parquet":
         pytest.importorskip("pyarrow")
     data, columns, out = _inputs(tmp_path, table, kind)
-    assert _streamed(data, out, TwoStage()) == (kind == "streamed")
+    engine = plan_release(data, columns, 1.0, upper=6, out=out).engine
+    assert engine == ("stream" if kind == "streamed" else "memory")
     ledger = Ledger(tmp_path / "l.jsonl", total=2)
     seen = []
     real = StagedFiles.commit

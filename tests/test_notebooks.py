@@ -101,7 +101,7 @@ def test_county_notebook_runs_without_the_data(tmp_path, monkeypatch):
     path = NOTEBOOKS / "03_two_stage_county_homicides.ipynb"
     nb = nbformat.read(path, as_version=4)
     _execute(nb, BUDGET[path.name])
-    assert "Using dpfix.io.tables.synthetic_counts() instead" in _stream_text(nb)
+    assert "Using dpfix.io.data.synthetic_counts() instead" in _stream_text(nb)
 
 
 def test_frameworks_notebook_runs_without_the_data(tmp_path, monkeypatch):
@@ -110,4 +110,4 @@ def test_frameworks_notebook_runs_without_the_data(tmp_path, monkeypatch):
     path = NOTEBOOKS / "06_no_split.ipynb"
     nb = nbformat.read(path, as_version=4)
     _execute(nb, BUDGET[path.name])
-    assert "Using dpfix.io.tables.synthetic_counts() instead" in _stream_text(nb)
+    assert "Using dpfix.io.data.synthetic_counts() instead" in _stream_text(nb)

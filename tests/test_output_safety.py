@@ -140,7 +140,7 @@ def test_parquet_index_can_be_declared_a_key(tmp_path, capsys):
 def test_dask_output_holds_no_index_and_no_metadata(tmp_path):
     pytest.importorskip("dask.dataframe")
     pytest.importorskip("pyarrow")
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     folder = tmp_path / "data"
     folder.mkdir()

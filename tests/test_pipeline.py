@@ -311,7 +311,7 @@ def test_bad_histograms_are_refused(eta, match):
 
 
 def test_northwest_constructor_end_to_end():
-    from dpfix.io.tables import synthetic_counts
+    from dpfix.io.data import synthetic_counts
 
     counts = synthetic_counts(rows=3000, seed=5)
     r = privatize_counts(counts, 1.0, upper=40, constructor="northwest", seed=3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpfix.io.reports import make_figure, make_figures
+from dpfix.release.figures import make_figure, make_figures
 from dpfix.release.pipeline import privatize_counts
 
 

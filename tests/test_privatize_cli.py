@@ -16,8 +16,8 @@ import pytest
 
 import dpfix.constructors as C
 from dpfix.cli import main
-from dpfix.io.reports import make_figure
-from dpfix.io.tables import data_path
+from dpfix.io.data import data_path
+from dpfix.release.figures import make_figure
 from dpfix.theory.mechanism import Mechanism
 from helpers import cli, needs_data, shared_available
 
@@ -409,7 +409,7 @@ def test_demo_writes_a_named_folder(tmp_path, capsys):
 
 def test_demo_without_shared_data(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("DPFIX_DATA", raising=False)
-    monkeypatch.setattr("dpfix.io.tables.data_dir", lambda: (_ for _ in ()).throw(
+    monkeypatch.setattr("dpfix.io.data.data_dir", lambda: (_ for _ in ()).throw(
         FileNotFoundError("no data folder")))
     rc, out, err = cli(capsys, "privatize", "--demo", "--out-dir", tmp_path / "d", "--seed",
                        "0", "--quiet")
@@ -425,7 +425,7 @@ def test_demo_refuses_inputs(tmp_path, capsys):
 def test_failure_while_writing_leaves_nothing_behind(table, tmp_path, capsys, monkeypatch):
     def broken(*a, **k):  # fails after the output table has been written to its temporary
         raise ValueError("plot: renderer failed")
-    monkeypatch.setattr("dpfix.io.reports.make_figure", broken)
+    monkeypatch.setattr("dpfix.release.figures.make_figure", broken)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
     assert_refused(capsys, argv, "renderer failed", tmp_path, [table])
 
@@ -668,7 +668,7 @@ def test_stdout_to_dev_full_in_a_shell(table, tmp_path):
 def test_ctrl_c_is_one_line_and_writes_nothing(table, tmp_path, capsys, monkeypatch):
     def interrupted(*a, **k):  # Ctrl-C while the figure is drawn (the table is staged)
         raise KeyboardInterrupt
-    monkeypatch.setattr("dpfix.io.reports.make_figure", interrupted)
+    monkeypatch.setattr("dpfix.release.figures.make_figure", interrupted)
     argv = base(table, tmp_path, "--report", tmp_path / "r.json", "--plot", tmp_path / "p.png")
     rc, out, err = cli(capsys, "privatize", *argv)
     assert (rc, out, err) == (130, "", "dpfix privatize: interrupted; nothing written\n")
@@ -989,11 +989,11 @@ def test_several_columns_in_one_run(two, tmp_path, capsys):
 
 
 def test_several_columns_figure_has_a_panel_per_column(two, tmp_path, capsys, monkeypatch):
-    import dpfix.io.reports
+    import dpfix.release.figures
 
     seen = []
-    real = dpfix.io.reports.make_figures
-    monkeypatch.setattr(dpfix.io.reports, "make_figures",
+    real = dpfix.release.figures.make_figures
+    monkeypatch.setattr(dpfix.release.figures, "make_figures",
                         lambda rs, titles: seen.append(titles) or real(rs, titles))
     rc, _, err = cli(capsys, "privatize", *multi(two, tmp_path, "--plot", tmp_path / "p.svg"))
     assert rc == 0, err

@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-from dpfix.io.tables import data_dir
+from dpfix.io.data import data_dir
 from helpers import cli, needs_data
 
 README = Path(__file__).resolve().parents[1] / "README.md"

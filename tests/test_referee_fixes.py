@@ -295,7 +295,7 @@ def _rape(report: Path) -> dict:
 @needs_data
 def test_the_readme_rape_figures_are_the_medians_of_its_command(tmp_path, capsys):
     from dpfix.cli import main
-    from dpfix.io.tables import data_path
+    from dpfix.io.data import data_path
 
     data = str(data_path("crime_data.csv"))
     runs = {"80": ["--column", "RAPE", "--epsilon", "1", "--upper", "80"],

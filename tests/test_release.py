@@ -18,7 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dpfix.release.budget import CLI_LABELS, LIBRARY_LABELS, PrivacyUnit
+from dpfix.numbers.deprecation import DpfixDeprecationWarning
+from dpfix.release.bounds import PrivateBound
+from dpfix.release.budget import PrivacyUnit
 from dpfix.release.options import NoSplit, OneStage, TwoStage
 from dpfix.release.pipeline import privatize_counts
 from dpfix.release.report import report_schema
@@ -151,8 +153,8 @@ def test_privatized_counts_repr_shows_no_confidential_field(distinctive):
 def test_a_two_column_dataframe_in_one_call(distinctive):
     df = distinctive.copy()
     before = df.copy()
-    r = privatize_table(df, ["a", "b"], 1.0, upper={"a": 20, "b": 10}, keys=["area"], seed=0,
-                        shares={"a": 0.6})
+    r = privatize_table(df, {"a": 0.6, "b": None}, 1.0, upper={"a": 20, "b": 10},
+                        keys=["area"], seed=0)
     pd.testing.assert_frame_equal(df, before)  # the input is not modified
     assert list(r.table.columns) == ["area", "a", "b"]  # total: not declared public, dropped
     assert r.table["a"].between(0, 20).all() and r.table["b"].between(0, 10).all()
@@ -241,45 +243,74 @@ def test_options_travel_in_one_validated_object(distinctive):
 
 
 # ------------------------------------------------------------------ library and command
-#: (library keywords, command flags, the message with the parameters' labels): one case
-#: each; None: accepted by both.
+#: A refusal of the command's own flags, which the library has no parameter for.
+CLI_ONLY = "the command only"
+
+#: (library keywords, command flags, the library's message naming its parameters, the
+#: command's naming its flags; CLI_ONLY: a refusal of the command alone): one case each;
+#: None: accepted by both. ``shares``: the mapping of ``columns``.
 CASES = {
-    "eps out of range": ({"eps": "1000"}, ["--epsilon", "1000"],
-                         "{eps}: column 'a' gets 500 of the total 1000; the usable range per "
-                         "column is 0.0001 to 100 (with {constructor} northwest)"),
+    "eps out of range": (
+        {"eps": "1000"}, ["--epsilon", "1000"],
+        "eps: column 'a' gets 500 of the total 1000; the usable range per column is 0.0001 "
+        "to 100 (with constructor='northwest')",
+        "--epsilon: column 'a' gets 500 of the total 1000; the usable range per column is "
+        "0.0001 to 100 (with --constructor northwest)"),
     "one column, eps out of range": (
         {"eps": "1e-5", "columns": ["a"]}, ["--epsilon", "1e-5"],
-        "{eps}: the usable range is 0.0001 to 100 (with {constructor} northwest), got '1e-5'"),
-    "shares do not add up": ({"shares": {"a": "0.3", "b": "0.6"}},
-                             ["--column-epsilon", "a=0.3", "--column-epsilon", "b=0.6"],
-                             "{shares}: the shares add up to 0.9, not the total {eps} 1; make "
-                             "them add up, or leave a column out to give it the rest"),
-    "share takes it all": ({"shares": {"a": "1"}}, ["--column-epsilon", "a=1"],
-                           "{shares}: the shares add up to 1, leaving nothing of the total "
-                           "{eps} 1 for b"),
-    "share of another column": ({"shares": {"note": "0.5"}}, ["--column-epsilon", "note=0.5"],
-                                "{shares}: 'note' is not {column} (columns: a, b)"),
-    "share not a number": ({"shares": {"a": "x", "b": "0.5"}},
-                           ["--column-epsilon", "a=x", "--column-epsilon", "b=0.5"],
-                           "{shares} a: must be a finite number > 0, got 'x'"),
+        "eps: the usable range is 0.0001 to 100 (with constructor='northwest'), got '1e-5'",
+        "--epsilon: the usable range is 0.0001 to 100 (with --constructor northwest), got "
+        "'1e-5'"),
+    "shares do not add up": (
+        {"shares": {"a": "0.3", "b": "0.6"}},
+        ["--column-epsilon", "a=0.3", "--column-epsilon", "b=0.6"],
+        "shares: the shares add up to 0.9, not the total eps=1; make them add up, or leave a "
+        "column out to give it the rest",
+        "--column-epsilon: the shares add up to 0.9, not the total --epsilon 1; make them add "
+        "up, or leave a column out to give it the rest"),
+    "share takes it all": (
+        {"shares": {"a": "1"}}, ["--column-epsilon", "a=1"],
+        "shares: the shares add up to 1, leaving nothing of the total eps=1 for b",
+        "--column-epsilon: the shares add up to 1, leaving nothing of the total --epsilon 1 "
+        "for b"),
+    "share of another column": (
+        {}, ["--column-epsilon", "note=0.5"], CLI_ONLY,
+        "--column-epsilon: 'note' is not a --column (columns: a, b)"),
+    "share not a number": (
+        {"shares": {"a": "x", "b": "0.5"}},
+        ["--column-epsilon", "a=x", "--column-epsilon", "b=0.5"],
+        "shares a: must be a finite number > 0, got 'x'",
+        "--column-epsilon a: must be a finite number > 0, got 'x'"),
     "bad upper": ({"upper": "0"}, ["--upper", "0"],
-                  "{upper}: must be an integer in 1..1000000, got '0'"),
+                  "upper: must be an integer in 1..1000000, got '0'",
+                  "--upper: must be an integer in 1..1000000, got '0'"),
     "key privatized": ({"keys": ["a"]}, ["--key", "a"],
-                       "{keys}: 'a' is a privatized column ({columns})"),
+                       "keys: 'a' is a privatized column (columns=)",
+                       "--key: 'a' is a privatized column (--column)"),
     "keep unknown": ({"keep": ["zz"]}, ["--keep", "zz"],
-                     "{keep}: column 'zz' not found; the other columns are ['id', 'note']"),
+                     "keep: column 'zz' not found; the other columns are ['id', 'note']",
+                     "--keep: column 'zz' not found; the other columns are ['id', 'note']"),
     "order key without keys": ({"order": "key"}, ["--order", "key"],
-                               "{order} key: name the key columns with {keys}"),
+                               "order key: name the key columns with keys=",
+                               "--order key: name the key columns with --key"),
     "bad unit": ({"unit": "column"}, ["--unit", "column"],
-                 "{unit}: 'column' is not one of row, cell, person, row:C, cell:C, "
+                 "unit: 'column' is not one of row, cell, person, row:C, cell:C, "
+                 "person:C, person:C:c (docs/release.md)",
+                 "--unit: 'column' is not one of row, cell, person, row:C, cell:C, "
                  "person:C, person:C:c (docs/release.md)"),
     "split starves a stage": ({"options": TwoStage(split=1e-12)}, ["--split", "1e-12"],
                               "split: 1e-12 gives eps_1 = 5e-13 and eps_2 = 0.5; each stage "
                               "needs at least 1e-05: at epsilon 0.5, a split in [2e-05, "
-                              "0.99998]"),
-    "shares": ({"shares": {"a": "0.3"}}, ["--column-epsilon", "a=0.3"], None),
-    "unit cell": ({"unit": "cell:2"}, ["--unit", "cell:2"], None),
+                              "0.99998]", None),
+    "shares": ({"shares": {"a": "0.3"}}, ["--column-epsilon", "a=0.3"], None, None),
+    "unit cell": ({"unit": "cell:2"}, ["--unit", "cell:2"], None, None),
 }
+
+
+def _columns(call: dict) -> object:
+    """``columns`` of the call, a mapping column -> share with ``shares``."""
+    columns, shares = call.pop("columns"), call.pop("shares", None)
+    return columns if shares is None else {n: shares.get(n) for n in columns}
 
 
 @pytest.fixture
@@ -293,16 +324,17 @@ def two_columns(tmp_path):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_library_and_the_command_accept_the_same(case, two_columns, tmp_path, capsys):
-    given, flags, message = CASES[case]
+    given, flags, message, flagged = CASES[case]
     call = {"columns": ["a", "b"], "eps": "1", "upper": "20", **given}
-    columns = call.pop("columns")
-    argv = [two_columns, *[x for c in columns for x in ("--column", c)], "--out",
+    names = list(call["columns"])
+    argv = [two_columns, *[x for c in names for x in ("--column", c)], "--out",
             tmp_path / "o.csv", "--report", tmp_path / "r.json", "--seed", "4", "--quiet"]
     defaults = {"--epsilon": "1", "--upper": "20"}
     for flag, value in defaults.items():
         if flag not in flags:
             argv += [flag, value]
     argv += flags
+    columns = _columns(call)
     if message is None:
         r = privatize_table(two_columns, columns, call.pop("eps"), seed=4, **call)
         rc, _, err = cli(capsys, "privatize", *argv)
@@ -310,63 +342,80 @@ def test_the_library_and_the_command_accept_the_same(case, two_columns, tmp_path
         written = json.loads((tmp_path / "r.json").read_text())
         assert written["composition"]["per_column"] == r.report["composition"]["per_column"]
         assert written["unit"] == r.report["unit"]
-        assert pd.read_csv(tmp_path / "o.csv")[columns].equals(r.table[columns])
+        assert pd.read_csv(tmp_path / "o.csv")[names].equals(r.table[names])
         jsonschema.validate(written, SCHEMA)
         return
-    with pytest.raises(ValueError) as refused:
-        privatize_table(two_columns, columns, call.pop("eps"), seed=4, **call)
-    assert str(refused.value) == message.format(**LIBRARY_LABELS)
+    if message is not CLI_ONLY:
+        with pytest.raises(ValueError) as refused:
+            privatize_table(two_columns, columns, call.pop("eps"), seed=4, **call)
+        assert str(refused.value) == message
     rc, out, err = cli(capsys, "privatize", *argv)
-    assert (rc, out) == (2, "") and err == f"dpfix privatize: error: " \
-        f"{message.format(**CLI_LABELS)}\n"
+    assert (rc, out) == (2, "") and err == f"dpfix privatize: error: {flagged or message}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["two.csv"]
 
 
 #: The same for a histogram file (``Histogram(path)``, ``--histogram``): (library keywords,
-#: command flags, the message); None: accepted by both.
+#: command flags, the library's message, the command's); None: accepted by both.
 HISTOGRAM_CASES = {
     "a column named": ({"columns": ["a"]}, ["--column", "a"],
-                       "{columns}: a histogram file has no columns; drop {columns}"),
+                       "columns: a histogram file has no columns; give columns=None",
+                       "--column: a histogram file has no columns; drop --column"),
     "a key": ({"keys": ["id"]}, ["--key", "id"],
-              "{keys}: a histogram file has no other columns; drop it"),
+              "keys: a histogram file has no other columns; drop it",
+              "--key: a histogram file has no other columns; drop it"),
     "a kept column": ({"keep": ["id"]}, ["--keep", "id"],
-                      "{keep}: a histogram file has no other columns; drop it"),
+                      "keep: a histogram file has no other columns; drop it",
+                      "--keep: a histogram file has no other columns; drop it"),
     "an order": ({"order": "shuffled"}, ["--order", "shuffled"],
-                 "{order}: a histogram has no rows to order; drop it"),
+                 "order: a histogram has no rows to order; drop it",
+                 "--order: a histogram has no rows to order; drop it"),
     "eps out of range": ({"eps": "1000"}, ["--epsilon", "1000"],
-                         "{eps}: the usable range is 0.0001 to 100 (with {constructor} "
+                         "eps: the usable range is 0.0001 to 100 (with "
+                         "constructor='northwest'), got '1000'",
+                         "--epsilon: the usable range is 0.0001 to 100 (with --constructor "
                          "northwest), got '1000'"),
     "bad unit": ({"unit": "column"}, ["--unit", "column"],
-                 "{unit}: 'column' is not one of row, cell, person, row:C, cell:C, "
+                 "unit: 'column' is not one of row, cell, person, row:C, cell:C, "
+                 "person:C, person:C:c (docs/release.md)",
+                 "--unit: 'column' is not one of row, cell, person, row:C, cell:C, "
                  "person:C, person:C:c (docs/release.md)"),
-    "upper share without auto": ({"upper_share": 0.2}, ["--upper-share", "0.2"],
-                                 "{upper_share}: applies to {upper} auto only; drop it"),
-    "plain": ({}, [], None),
-    "unit cell:2": ({"unit": "cell:2"}, ["--unit", "cell:2"], None),
-    "upper auto": ({"upper": "auto"}, ["--upper", "auto"], None),
+    "upper share without auto": ({}, ["--upper-share", "0.2"], CLI_ONLY,
+                                 "--upper-share: applies to --upper auto only; drop it"),
+    "plain": ({}, [], None, None),
+    "unit cell:2": ({"unit": "cell:2"}, ["--unit", "cell:2"], None, None),
+    "upper auto": ({"upper": "auto"}, ["--upper", "auto"], None, None),
 }
 
 #: The same for a Dask dataset (``Dataset(folder)``, ``--engine dask``).
 DATASET_CASES = {
     "order key": ({"order": "key"}, ["--order", "key"],
-                  "{order} key: the Dask engine does not sort the dataset by key (each "
-                  "partition is written on its own); use {order} shuffled (its default) or "
-                  "input"),
+                  "order key: the Dask engine does not sort the dataset by key (each "
+                  "partition is written on its own); use order='shuffled' (its default) or "
+                  "order='input'",
+                  "--order key: the Dask engine does not sort the dataset by key (each "
+                  "partition is written on its own); use --order shuffled (its default) or "
+                  "--order input"),
     "upper auto": ({"upper": "auto"}, ["--upper", "auto"],
-                   "{upper} auto: not with {dataset} (the bound is chosen from the whole "
-                   "column); give {upper} a number"),
+                   "upper auto: not with a Dataset input (the bound is chosen from the whole "
+                   "column); give upper= a number",
+                   "--upper auto: not with --engine dask (the bound is chosen from the whole "
+                   "column); give --upper a number"),
     "key privatized": ({"keys": ["a"]}, ["--key", "a"],
-                       "{keys}: 'a' is a privatized column ({columns})"),
+                       "keys: 'a' is a privatized column (columns=)",
+                       "--key: 'a' is a privatized column (--column)"),
     "unknown column": ({"columns": ["a", "zz"]}, [],
-                       "column 'zz' not found; columns are ['id', 'a', 'note', 'b']"),
+                       "column 'zz' not found; columns are ['id', 'a', 'note', 'b']", None),
     "shares do not add up": ({"shares": {"a": "0.3", "b": "0.6"}},
                              ["--column-epsilon", "a=0.3", "--column-epsilon", "b=0.6"],
-                             "{shares}: the shares add up to 0.9, not the total {eps} 1; make "
-                             "them add up, or leave a column out to give it the rest"),
-    "plain, keys": ({"keys": ["id"]}, ["--key", "id"], None),
+                             "shares: the shares add up to 0.9, not the total eps=1; make "
+                             "them add up, or leave a column out to give it the rest",
+                             "--column-epsilon: the shares add up to 0.9, not the total "
+                             "--epsilon 1; make them add up, or leave a column out to give it "
+                             "the rest"),
+    "plain, keys": ({"keys": ["id"]}, ["--key", "id"], None, None),
     "unit cell, shares": ({"unit": "cell", "shares": {"a": "0.5"}},
-                          ["--unit", "cell", "--column-epsilon", "a=0.5"], None),
-    "one-stage": ({"options": NoSplit("one-stage")}, ["--framework", "one-stage"], None),
+                          ["--unit", "cell", "--column-epsilon", "a=0.5"], None, None),
+    "one-stage": ({"options": NoSplit("one-stage")}, ["--framework", "one-stage"], None, None),
 }
 
 
@@ -390,20 +439,20 @@ def dataset(tmp_path):
     return folder
 
 
-def _refused_alike(given, message, argv, tmp_path, capsys, run, keep):
-    with pytest.raises(ValueError) as refused:
-        run(given)
-    assert str(refused.value) == message.format(**LIBRARY_LABELS)
+def _refused_alike(given, message, flagged, argv, tmp_path, capsys, run, keep):
+    if message is not CLI_ONLY:
+        with pytest.raises(ValueError) as refused:
+            run(given)
+        assert str(refused.value) == message
     rc, out, err = cli(capsys, "privatize", *argv)
-    assert (rc, out) == (2, "") and err == f"dpfix privatize: error: " \
-        f"{message.format(**CLI_LABELS)}\n"
+    assert (rc, out) == (2, "") and err == f"dpfix privatize: error: {flagged or message}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == keep
 
 
 @pytest.mark.parametrize("case", sorted(HISTOGRAM_CASES))
 def test_the_library_and_the_command_accept_the_same_histograms(case, histogram_file, tmp_path,
                                                                 capsys):
-    given, flags, message = HISTOGRAM_CASES[case]
+    given, flags, message, flagged = HISTOGRAM_CASES[case]
     given = {"eps": "1", "upper": "9", **given}
     argv = [histogram_file, "--histogram", "--out", tmp_path / "o.csv", "--report",
             tmp_path / "r.json", "--seed", "4", "--quiet", *flags]
@@ -415,7 +464,7 @@ def test_the_library_and_the_command_accept_the_same_histograms(case, histogram_
         return privatize_table(Histogram(histogram_file), kw.pop("columns", None),
                                kw.pop("eps"), seed=4, **kw)
     if message is not None:
-        _refused_alike(given, message, argv, tmp_path, capsys, run, ["h.csv"])
+        _refused_alike(given, message, flagged, argv, tmp_path, capsys, run, ["h.csv"])
         return
     r = run(given)
     rc, _, err = cli(capsys, "privatize", *argv)
@@ -441,7 +490,7 @@ def test_the_library_and_the_command_accept_the_same_histograms(case, histogram_
 @pytest.mark.parametrize("case", sorted(DATASET_CASES))
 def test_the_library_and_the_command_accept_the_same_datasets(case, dataset, tmp_path, capsys):
     pytest.importorskip("dask.dataframe")
-    given, flags, message = DATASET_CASES[case]
+    given, flags, message, flagged = DATASET_CASES[case]
     given = {"columns": ["a", "b"], "eps": "1", "upper": "20", **given}
     argv = [dataset, "--engine", "dask", *[x for c in given["columns"] for x in ("--column", c)],
             "--out", tmp_path / "o", "--report", tmp_path / "r.json", "--seed", "4", "--quiet",
@@ -451,10 +500,10 @@ def test_the_library_and_the_command_accept_the_same_datasets(case, dataset, tmp
 
     def run(kw):
         kw = dict(kw)
-        return privatize_table(Dataset(dataset), kw.pop("columns"), kw.pop("eps"), seed=4,
+        return privatize_table(Dataset(dataset), _columns(kw), kw.pop("eps"), seed=4,
                                out=tmp_path / "lib", **kw)
     if message is not None:
-        _refused_alike(given, message, argv, tmp_path, capsys, run, ["ds"])
+        _refused_alike(given, message, flagged, argv, tmp_path, capsys, run, ["ds"])
         return
     r = run(given)
     rc, _, err = cli(capsys, "privatize", *argv)
@@ -542,14 +591,19 @@ def test_a_ledger_charges_each_release_and_refuses_an_overdraft(distinctive, tmp
 
 
 def test_upper_auto_per_column(distinctive):
-    r = privatize_table(distinctive, ["a", "b"], 2.0, upper={"a": "auto", "b": UPPER},
-                        upper_share=0.25, seed=1)
+    r = privatize_table(distinctive, ["a", "b"], 2.0,
+                        upper={"a": PrivateBound(0.25), "b": UPPER}, seed=1)
     a, b = r.report["columns"]
     assert a["budget"]["eps_upper"] == 0.25 and a["upper"] == a["upper_bound"]["upper"]
     assert r.table["a"].max() <= a["upper"] and b["upper"] == UPPER
     assert r.report["composition"]["eps_spent"] == 2.0
     jsonschema.validate(r.report, SCHEMA)
-    with pytest.raises(ValueError, match="upper_share: applies to upper auto only"):
+    with pytest.warns(DpfixDeprecationWarning, match="upper_share= is deprecated"):
+        old = privatize_table(distinctive, ["a", "b"], 2.0, upper={"a": "auto", "b": UPPER},
+                              upper_share=0.25, seed=1)
+    assert old.report["columns"][0]["upper"] == a["upper"]
+    with pytest.warns(DpfixDeprecationWarning), \
+            pytest.raises(ValueError, match="upper_share: applies to upper auto only"):
         privatize_table(distinctive, "a", 1.0, upper=UPPER, upper_share=0.2)
 
 
@@ -633,13 +687,13 @@ def test_a_dataset_release_failing_after_the_move_takes_the_dataset_back(dataset
     it back (the ledger's charge, recorded before the move, stays: budget spent for
     nothing, never an output without its charge)."""
     pytest.importorskip("dask.dataframe")
-    import dpfix.release.table as table
+    import dpfix.release.dask as engine
     from dpfix.release.ledger import Ledger
 
     def boom(*args, **kwargs):
         raise RuntimeError("report failed")
 
-    monkeypatch.setattr(table, "assemble", boom)
+    monkeypatch.setattr(engine, "assemble", boom)
     ledger = Ledger(tmp_path / "l.jsonl", total=1)
     with pytest.raises(RuntimeError, match="report failed"):
         privatize_table(Dataset(dataset), "a", 0.5, upper=20, out=tmp_path / "o",

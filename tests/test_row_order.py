@@ -1,6 +1,6 @@
 """The order of the output's rows does not follow the input's (which may be sorted by
 confidential data): key order with ``--key``, a secure shuffle without, ``--order input``
-on request, and the public report says which (dpfix.io.tables.row_order)."""
+on request, and the public report says which (dpfix.release.order.row_order)."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_permutation_breaks_ties_with_fresh_words():
 def test_dask_shuffles_partitions_and_rows(tmp_path):
     pytest.importorskip("dask.dataframe")
     pytest.importorskip("pyarrow")
-    from dpfix.io.engines import privatize_dataset
+    from dpfix.release.dask import privatize_dataset
 
     folder = tmp_path / "data"
     folder.mkdir()

@@ -32,8 +32,10 @@ for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # as from a terminal
     signal.signal(s, signal.SIG_DFL)
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import dpfix.cli as cli
+from dpfix.cli import _privatize_outputs as outputs
 from dpfix.cli import privatize
-from dpfix.io import commit, engines
+from dpfix.io import commit
+from dpfix.release import dask as engines
 from dpfix.release import table
 
 
@@ -54,7 +56,7 @@ def after(owner, name):
 if hook == "commit":  # every output moved into place
     after(commit.StagedFiles, "commit")
 elif hook == "summary":  # the summary printed, nothing moved yet
-    after(privatize, "_announce")
+    after(outputs, "announce")
 elif hook == "returned":  # the command returned its exit code
     after(privatize, "run")
 elif hook == "warnings":  # main reports the run's warnings
@@ -79,10 +81,10 @@ elif hook == "engine":  # the engine moved its dataset to the run's staged name
         if ".partial-" in str(a):
             kill()
     engines.os.rename = rename
-elif hook == "released":  # privatize_table returned: the dataset under the staged name
-    after(table, "privatize_table")
+elif hook == "released":  # the plan executed: the dataset under the staged name
+    after(table, "execute")
 elif hook == "report":  # the Dask report staged
-    after(privatize, "_stage_dask")
+    after(outputs, "stage_dask")
 sys.argv[0] = "dpfix"
 sys.exit(cli.main())  # as the installed script
 """
@@ -198,7 +200,7 @@ def test_dask_a_commit_that_fails_takes_the_dataset_back(small, tmp_path):
     gone = tmp_path / "gone"
     gone.mkdir()
     program = _PROGRAM.replace('if hook == "commit":', """if hook == "rmdir":
-    after(privatize, "_stage_dask")
+    after(outputs, "stage_dask")
     kill = lambda: __import__("shutil").rmtree(os.environ["GONE"])  # noqa: E731
 elif hook == "commit":""")
     argv = _dask(small, tmp_path)

@@ -23,13 +23,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpfix.io.tables import FormulaWarning
+from dpfix.io.writing import FormulaWarning
 from dpfix.release import stream
+from dpfix.release.inputs import Csv
+from dpfix.release.plan import Output
 from dpfix.release.report import report_schema
 from dpfix.release.stream import external_shuffle, merge_runs, scratch_folder
 from dpfix.release.table import privatize_table
 from dpfix.sampling import random_source
-from helpers import cli
+from helpers import cli, release
 
 pa = pytest.importorskip("pyarrow")
 
@@ -64,8 +66,8 @@ def _both(path, tmp_path, columns, **kw):
     mem, mem_secret = privatize_table(path, columns, 1.0, confidential=True, **kw)
     mem.write(tmp_path / "mem.csv", force=True)
     out = tmp_path / "str.csv"
-    got, secret = privatize_table(path, columns, 1.0, confidential=True, out=out, force=True,
-                                  scratch=tmp_path, **kw)
+    got, secret = release(path, columns, 1.0, confidential=True,
+                          out=Output(out, force=True), scratch=tmp_path, **kw)
     return (mem, (tmp_path / "mem.csv").read_bytes(), mem_secret, got, out.read_bytes(),
             secret)
 
@@ -115,14 +117,15 @@ def test_upper_auto_and_unit_cell_streamed(table, tmp_path):
 def test_layouts_and_formulas_streamed(tmp_path, text, sep, escape):
     path = tmp_path / "in.csv"
     path.write_bytes(text.encode())
-    kw = dict(upper=5, keys=["id"], order="key", seed=2, sep=sep)
+    kw = dict(upper=5, keys=["id"], order="key", seed=2)
     with warnings.catch_warnings(record=True) as mem_warned:
         warnings.simplefilter("always", FormulaWarning)
-        mem = privatize_table(path, "k", 1.0, **kw)
+        mem = privatize_table(Csv(path, sep), "k", 1.0, **kw)
         mem.write(tmp_path / "mem.csv", escape_formulas=escape)
     with warnings.catch_warnings(record=True) as got_warned:
         warnings.simplefilter("always", FormulaWarning)
-        privatize_table(path, "k", 1.0, out=tmp_path / "str.csv", escape_formulas=escape, **kw)
+        privatize_table(Csv(path, sep), "k", 1.0,
+                        out=Output(tmp_path / "str.csv", escape_formulas=escape), **kw)
     assert (tmp_path / "str.csv").read_bytes() == (tmp_path / "mem.csv").read_bytes()
     formula = [[str(w.message) for w in ws if w.category is FormulaWarning]
                for ws in (mem_warned, got_warned)]
@@ -212,8 +215,8 @@ def test_many_buckets_release(table, tmp_path, order):
     sorted; the ties' order differs between seeds."""
     kw = dict(upper=9, keys=["id"], keep=["note"], order=order)
     mem = privatize_table(table, "a", 1.0, seed=5, **kw)
-    got = privatize_table(table, "a", 1.0, seed=5, out=tmp_path / "o.csv", bucket_rows=16,
-                          scratch=tmp_path, **kw)
+    got = release(table, "a", 1.0, seed=5, out=tmp_path / "o.csv", bucket_rows=16,
+                  scratch=tmp_path, **kw)
     assert _untimed(got.report) == _untimed(mem.report)
     assert got.report["streamed"]["buckets"] == 25  # ceil(400 / 16)
     frame = pd.read_csv(tmp_path / "o.csv", dtype=str, keep_default_na=False)
@@ -221,8 +224,8 @@ def test_many_buckets_release(table, tmp_path, order):
     assert rows == sorted(map(tuple, mem.table.astype(str).to_numpy()))
     if order == "key":
         assert frame["id"].tolist() == sorted(frame["id"])
-        other = privatize_table(table, "a", 1.0, seed=6, out=tmp_path / "p.csv",
-                                bucket_rows=16, **kw)
+        other = release(table, "a", 1.0, seed=6, out=tmp_path / "p.csv", bucket_rows=16,
+                        **kw)
         again = pd.read_csv(other.path, dtype=str, keep_default_na=False)
         assert again["note"].tolist() != frame["note"].tolist()
     assert not list(tmp_path.glob("dpfix-*"))
@@ -254,8 +257,8 @@ def test_bad_input_same_message_no_output(tmp_path, name):
     with pytest.raises(ValueError) as mem:
         privatize_table(path, ["k", "m"] if ",m" in str(text) else "k", 1.0, upper=5)
     with pytest.raises(ValueError) as got:
-        privatize_table(path, ["k", "m"] if ",m" in str(text) else "k", 1.0, upper=5,
-                        out=tmp_path / "o.csv", scratch=tmp_path)
+        release(path, ["k", "m"] if ",m" in str(text) else "k", 1.0, upper=5,
+                out=tmp_path / "o.csv", scratch=tmp_path)
     assert str(got.value) == str(mem.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
@@ -266,20 +269,23 @@ def test_failure_in_pass_two_leaves_nothing(table, tmp_path, monkeypatch):
 
     monkeypatch.setattr(stream._Writer, "rows", boom)
     with pytest.raises(KeyboardInterrupt):
-        privatize_table(table, "a", 1.0, upper=9, keys=["id"], out=tmp_path / "o.csv",
-                        scratch=tmp_path, bucket_rows=16)
+        release(table, "a", 1.0, upper=9, keys=["id"], out=tmp_path / "o.csv",
+                scratch=tmp_path, bucket_rows=16)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
 
 
 _KILLED = """
 import os, signal, sys
 from dpfix.release import stream
-from dpfix.release.table import privatize_table
+from dpfix.release.inputs import Csv
+from dpfix.release.plan import Output
+from dpfix.release.plan import plan_release
+from dpfix.release.table import execute
 def rows(self, frame, others, names):
     os.kill(os.getpid(), signal.SIGTERM)
 stream._Writer.rows = rows
-privatize_table(sys.argv[1], "a", 1.0, upper=9, keys=["id"], out=sys.argv[2],
-                scratch=sys.argv[3], bucket_rows=16)
+execute(plan_release(sys.argv[1], "a", 1.0, upper=9, keys=["id"], out=sys.argv[2]),
+        scratch=sys.argv[3], bucket_rows=16)
 """
 
 

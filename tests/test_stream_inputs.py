@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 from dpfix.io.tables import CsvBlocks
 from dpfix.release import stream
 from dpfix.release.stream import InputChanged
-from dpfix.release.table import privatize_table
-from helpers import cli
+from helpers import cli, release
 
 pytest.importorskip("pyarrow")
 pytestmark = pytest.mark.filterwarnings("ignore:upper = ")  # the top-coding warning
@@ -103,8 +102,8 @@ def test_a_file_changed_between_the_passes_is_refused(tmp_path, monkeypatch, ord
     _hooked(monkeypatch, **{"after_scan" if when == "between" else "after_block": change})
     out = tmp_path / "o.csv"
     with pytest.raises(InputChanged, match=what) as refused:
-        privatize_table(path, "k", 1.0, upper=5, keys=["id"], order=order, seed=1, out=out,
-                        scratch=tmp_path, bucket_rows=8)
+        release(path, "k", 1.0, upper=5, keys=["id"], order=order, seed=1, out=out,
+                scratch=tmp_path, bucket_rows=8)
     assert isinstance(refused.value, ValueError)
     assert "nothing written" in str(refused.value) and "\n" not in str(refused.value)
     assert not out.exists()
@@ -124,8 +123,8 @@ def test_the_row_count_is_checked_even_when_the_file_looks_unchanged(tmp_path, m
 
     monkeypatch.setattr(stream, "_read_again", fewer)
     with pytest.raises(InputChanged, match="pass 2 read 35 rows, pass 1 40"):
-        privatize_table(path, "k", 1.0, upper=5, order="input", seed=1,
-                        out=tmp_path / "o.csv", scratch=tmp_path)
+        release(path, "k", 1.0, upper=5, order="input", seed=1, out=tmp_path / "o.csv",
+                scratch=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
 
 
@@ -133,8 +132,8 @@ def test_an_unchanged_file_streams_in_small_blocks(tmp_path, monkeypatch):
     """The checks pass on a file nothing writes to (blocks of 7 rows, 6 buckets)."""
     path = _write(tmp_path / "in.csv", 40)
     _hooked(monkeypatch)
-    got = privatize_table(path, "k", 1.0, upper=5, keys=["id"], seed=1,
-                          out=tmp_path / "o.csv", bucket_rows=8)
+    got = release(path, "k", 1.0, upper=5, keys=["id"], seed=1, out=tmp_path / "o.csv",
+                  bucket_rows=8)
     frame = pd.read_csv(got.path, dtype=str)
     assert len(frame) == 40 and frame["id"].tolist() == sorted(frame["id"])
 
@@ -218,9 +217,10 @@ def test_a_bounded_merge_is_the_stable_sort(runs, max_open, batch):
 _FEW_FILES = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[4]), int(sys.argv[4])))
-from dpfix.release.table import privatize_table
-privatize_table(sys.argv[1], "k", 1.0, upper=5, keys=["id"], order=sys.argv[3], seed=2,
-                out=sys.argv[2], bucket_rows=2)
+from dpfix.release.plan import plan_release
+from dpfix.release.table import execute
+execute(plan_release(sys.argv[1], "k", 1.0, upper=5, keys=["id"], order=sys.argv[3], seed=2,
+                     out=sys.argv[2]), bucket_rows=2)
 """
 
 
@@ -235,7 +235,7 @@ def test_many_buckets_with_few_open_files(tmp_path, monkeypatch, order):
                           "100"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     monkeypatch.setattr(stream, "MAX_OPEN_FILES", 10**6)  # one level: 300 files at once
-    privatize_table(path, "k", 1.0, upper=5, keys=["id"], order=order, seed=2,
-                    out=tmp_path / "all.csv", bucket_rows=2)
+    release(path, "k", 1.0, upper=5, keys=["id"], order=order, seed=2,
+            out=tmp_path / "all.csv", bucket_rows=2)
     assert out.read_bytes() == (tmp_path / "all.csv").read_bytes()
     assert len(pd.read_csv(out)) == 600

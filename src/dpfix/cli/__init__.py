@@ -1,4 +1,4 @@
-"""Floor 7, cli: the ``dpfix`` command line, one sub-command per module of this package;
+"""Floor 9, cli: the ``dpfix`` command line, one sub-command per module of this package;
 the roof, imported by nothing (it may import every floor).
 
 Each command module (``explore``, ``verify``, ``privatize``, ``reproduce``,

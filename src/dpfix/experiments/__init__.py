@@ -1,4 +1,4 @@
-"""Floor 6, experiments: the experiments of the paper's Section 6, reproducible with one
+"""Floor 8, experiments: the experiments of the paper's Section 6, reproducible with one
 command.
 
 ``dpfix reproduce fig3|fig5|fig6|fig7|table3|frontier|all`` (see :mod:`dpfix.reproduce`)
@@ -23,7 +23,7 @@ Every experiment is a list of *cells* (:mod:`~dpfix.experiments.cells`): one
 seeded privatization each, computed in parallel, cached in the output folder
 and never recomputed.
 
-May import: every floor below, and :mod:`dpfix.io` (its floor).
+May import: every floor below (among them :mod:`dpfix.io` and :mod:`dpfix.release`).
 """
 
 from dpfix.experiments import accuracy, frontier, privatizer_error, runtime, split

@@ -88,9 +88,9 @@ def measures(a: np.ndarray, b: np.ndarray, a2: np.ndarray, b2: np.ndarray,
 
 
 def county_pair(columns: tuple[str, str] = ("MURDER", "RAPE")) -> tuple[np.ndarray, np.ndarray]:
-    """Two crime columns of the county data (``dpfix.io.tables.data_path``)."""
+    """Two crime columns of the county data (``dpfix.io.data.data_path``)."""
     pd = require("pandas")
-    from dpfix.io.tables import data_path
+    from dpfix.io.data import data_path
 
     df = pd.read_csv(data_path("crime_data.csv"))
     return (df[columns[0]].to_numpy(dtype=np.int64), df[columns[1]].to_numpy(dtype=np.int64))

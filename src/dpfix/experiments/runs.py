@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
-from dpfix.io.tables import counts_from_column, data_path, read_histogram, read_table
+from dpfix.io.counts import counts_from_column
+from dpfix.io.data import data_path
+from dpfix.io.tables import read_histogram, read_table
 from dpfix.release.frameworks import histogram
 from dpfix.release.pipeline import privatize_counts
 from dpfix.release.result import TimeLimitReached

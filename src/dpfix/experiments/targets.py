@@ -66,7 +66,7 @@ class TargetReport:
 
 
 def target_files(target: str) -> list[str]:
-    """The data files one target reads (from :func:`dpfix.io.tables.data_dir`).
+    """The data files one target reads (from :func:`dpfix.io.data.data_dir`).
 
     Parameters
     ----------
@@ -111,7 +111,7 @@ def check_data(targets: Any) -> None:
     FileNotFoundError: fig3 needs crime_data.csv ...
     >>> del os.environ["DPFIX_DATA"]
     """
-    from dpfix.io.tables import data_dir
+    from dpfix.io.data import data_dir
 
     targets = list(targets)
     files = sorted({f for t in targets for f in target_files(t)})

@@ -1,12 +1,19 @@
-"""Floor 6, io: tables on disk, the atomic commit of outputs, reports, the Dask engine.
+"""Floor 6, io: tables on disk, the atomic commit of outputs, reports as files.
 
-- :mod:`dpfix.io.tables`: reading counts from CSV, Parquet and histogram files,
-  writing the privatized table, the shared data folder;
+- :mod:`dpfix.io.tables`: tables of counts read from CSV, Parquet and histogram files;
+- :mod:`dpfix.io.counts`: the rule that makes a cell, a value or a column a count;
+- :mod:`dpfix.io.writing`: the privatized table written in its input's format, and the
+  cells a spreadsheet would run as formulas;
+- :mod:`dpfix.io.data`: the shared data sets and the synthetic table of the demos;
 - :mod:`dpfix.io.commit`: outputs staged and committed atomically, with signals held
   while they are renamed into place;
-- :mod:`dpfix.io.reports`: the public and the confidential reports, summaries, plots;
-- :mod:`dpfix.io.engines`: the same release on tables beyond one machine (Dask).
+- :mod:`dpfix.io.reports`: JSON files of reports, the format of a figure file, the text
+  summaries of ``dpfix explore``.
 
-May import: every floor below, and on its own floor :mod:`dpfix.release` (no module
-cycle: the readers and the commit import no release module).
+io reads and writes; what a release decides (the row order, the reports' contents, the
+engines) is :mod:`dpfix.release`'s, on the floor above.
+
+May import: every floor below (:mod:`dpfix.numbers`, :mod:`dpfix.sampling`,
+:mod:`dpfix.theory`, :mod:`dpfix.constructors`, :mod:`dpfix.certify`,
+:mod:`dpfix.explore`); nothing on a floor above.
 """

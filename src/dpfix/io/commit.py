@@ -172,7 +172,7 @@ class StagedFiles:
     Parameters
     ----------
     force : bool
-        Replace existing destinations (``--force``).
+        Replace existing destinations (``force=True``; ``dpfix privatize --force``).
 
     Examples
     --------
@@ -195,7 +195,7 @@ class StagedFiles:
     ...     _ = staged.temp(d / "a.txt").write_text("new")
     Traceback (most recent call last):
     ...
-    FileExistsError: ...a.txt exists (use --force to overwrite)
+    FileExistsError: ...a.txt exists (use force=True to overwrite)
     """
 
     def __init__(self, force: bool = False) -> None:
@@ -224,7 +224,7 @@ class StagedFiles:
         where = self._where(final, label)
         _refuse_non_file(final, where)
         if not self.force and os.path.lexists(final):
-            raise FileExistsError(f"{where} exists (use --force to overwrite)")
+            raise FileExistsError(f"{where} exists (use force=True to overwrite)")
         with held_signals():
             for _ in range(100):
                 tmp = final.parent / f".{final.name}.{secrets.token_hex(6)}.part"
@@ -263,7 +263,7 @@ class StagedFiles:
                                     "does not exist any more")
         _refuse_non_file(final, where)
         if not self.force and os.path.lexists(final):
-            raise FileExistsError(f"{where} was created during the run (use --force to "
+            raise FileExistsError(f"{where} was created during the run (use force=True to "
                                   "overwrite)")
 
     def _move(self, tmp: Path, final: Path, label: str) -> tuple[Path, Path | None]:
@@ -294,12 +294,12 @@ class StagedFiles:
             os.link(tmp, final)
         except FileExistsError:
             raise FileExistsError(f"{self._where(final, label)} was created during the run "
-                                  "(use --force to overwrite)") from None
+                                  "(use force=True to overwrite)") from None
         except OSError as exc:
             if exc.errno in _NO_LINK:
                 raise OSError(exc.errno, f"{self._where(final, label)}: the file system of "
                               f"{final.parent} has no hard links, which dpfix needs to refuse "
-                              "a file created during the run; use --force to replace any "
+                              "a file created during the run; use force=True to replace any "
                               "such file") from None
             raise
         _quietly(os.unlink, tmp)

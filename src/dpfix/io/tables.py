@@ -1,36 +1,22 @@
-"""Tables of counts on disk: reading CSV, Parquet and histogram files, writing them back.
+"""Tables of counts read from disk: CSV, Parquet and histogram files (the counts parsed by
+:mod:`dpfix.io.counts`, written back by :mod:`dpfix.io.writing`).
 
-One module for every file the toolkit reads or writes for the two-stage
-pipeline (paper Section 1.2; ``docs/math_notes.md``):
-
-- the shared data sets, found in ``$DPFIX_DATA`` or ``../shared/data``
-  (:func:`data_dir`, :func:`data_path`), never copied into the project;
 - a table of counts (one row per category, CSV or Parquet) or a histogram file
   (one row ``count,number`` per count value ``i``, the number of categories
-  ``eta_i``, with or without a header line): :func:`read_table`,
-  :func:`counts_from_column`, :func:`read_histogram`, and :func:`read_counts`,
-  which keeps what is needed to write the table back (:class:`TableInput`), and
-  :class:`CsvBlocks`, a CSV table read in blocks of rows with the same checks and
-  messages (a streamed release, docs/release.md section 7);
-- the privatized table written in the input's format (:func:`write_counts`):
-  a CSV is rewritten cell for cell except the privatized column, a Parquet
-  file keeps the dtypes of its other columns (the privatized ones are int64)
-  but none of the input's metadata (no index, no ``attrs``, no schema
-  metadata: :func:`write_parquet`); its rows in an order that does not depend
-  on the confidential data (:func:`row_order`);
-- the outputs are written through the staged atomic commit of
-  :mod:`dpfix.io.commit`.
+  ``eta_i``, with or without a header line): :func:`read_table`, :func:`read_histogram`,
+  and :func:`read_counts`, which keeps what is needed to write the table back
+  (:class:`TableInput`), and :class:`CsvBlocks`, a CSV table read in blocks of rows with
+  the same checks and messages (a streamed release, docs/release.md section 7);
+- an input is a regular file (:func:`check_input_file`), a CSV separator one character
+  (:func:`check_sep`).
 
 Inputs are strict:
 
-- **counts are integers, parsed exactly** (:func:`parse_count`): a text cell
-  is digits, optionally followed by a decimal point and zeros only (``3``,
-  ``3.0``); ``3.0000000000000001``, ``1e3``, ``1e-400``, ``0x10`` are refused
-  with their row, never rounded through a float. Numeric columns must hold
-  whole non-negative values without missing ones;
+- **counts are integers, parsed exactly** (:func:`dpfix.io.counts.parse_count`), a bad
+  cell named by its line in a CSV file;
 - **columns of other logical types are refused by name** before any value is
   read: dates, times, timestamps, durations, booleans, and (Parquet) decimals
-  with a fraction (:func:`non_count_type`, :func:`parquet_logical_type`);
+  with a fraction (:func:`dpfix.io.counts.non_count_type`, :func:`parquet_logical_type`);
 - **the header rule of a histogram file**: the first line is a header exactly
   when one of its comma-separated cells is empty or is not a number
   (``count,number``, ``,0``); a line of numbers only (``0,5``, ``0.0,5``,
@@ -40,6 +26,9 @@ Inputs are strict:
   (:func:`read_histogram`, :func:`histogram_line_is_data`); only a header by
   the rule is ever copied to the output.
 
+One room for the three formats because :class:`TableInput` is what each of them reads
+into, with the same checks in the same order (a bad file, the columns, the rows, the
+first bad count), and :class:`CsvBlocks` repeats the CSV reader's checks block by block.
 pandas (and pyarrow for Parquet) are imported only when a table is read; without
 them the error names the ``production`` extra (:func:`dpfix.numbers.numeric.require`).
 """
@@ -47,32 +36,23 @@ them the error names the ``production`` extra (:func:`dpfix.numbers.numeric.requ
 from __future__ import annotations
 
 import codecs
-import decimal
-import fractions
-import math
 import os
-import re
-import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpfix.io.counts import NUMBER_TEXT, counts_of, parse_count, row_label
 from dpfix.numbers.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
-    from dpfix.release.result import PrivatizedCounts
-
-__all__ = ["data_dir", "data_path", "read_table", "counts_from_column", "read_histogram",
-           "synthetic_counts", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES", "is_parquet",
-           "TableInput", "counts_of", "read_counts", "write_counts", "parse_count",
-           "non_count_type", "parquet_logical_type", "histogram_line_is_data", "histogram_cells",
-           "other_columns", "write_parquet", "ROW_ORDERS", "ORDER_SEED_CHILD", "row_order",
-           "order_source", "check_input_file", "FORMULA_STARTS", "FormulaWarning", "formula_cells",
-           "escape_formula_cells", "guard_formulas", "warn_formulas", "CsvBlocks", "BLOCK_ROWS"]
+__all__ = ["read_table", "read_histogram", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES",
+           "is_parquet", "TableInput", "read_counts", "parquet_logical_type",
+           "histogram_line_is_data", "histogram_cells", "other_columns", "check_input_file",
+           "CsvBlocks", "BLOCK_ROWS", "check_sep"]
 
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -80,15 +60,6 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Largest count value a histogram file may name (eta is a dense array: 80 MB).
 MAX_HISTOGRAM_COUNT = 10**7
 _INT64_MAX = int(np.iinfo(np.int64).max)
-#: Counts above this are clipped to it when read (the pipeline top-codes them anyway).
-_CLIP = 2**62
-#: A count written as text: digits, optionally a decimal point followed by zeros only.
-_INTEGER_TEXT = re.compile(r"([+-]?[0-9]+)(?:\.0*)?")
-#: Text that is a number, but not necessarily an integer (``2.5``, ``1e3``, ``inf``).
-_NUMBER_TEXT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-                          r"|inf|infinity)", re.IGNORECASE)
-
-
 def is_parquet(path: str | Path) -> bool:
     """Whether ``path`` names a Parquet file (by its suffix, :data:`PARQUET_SUFFIXES`).
 
@@ -151,107 +122,6 @@ def check_input_file(path: str | Path, what: str = "input file", shown: Any = No
         raise ValueError(f"{what} {name} is not a regular file{f' ({kind})' if kind else ''}")
 
 
-# ------------------------------------------------------------------ the shared data
-def data_dir() -> Path:
-    """The folder of the shared data sets.
-
-    Returns
-    -------
-    pathlib.Path
-        ``$DPFIX_DATA`` when set, else ``../shared/data`` beside the repository
-        (or beside the current directory).
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``$DPFIX_DATA`` is not a folder, or no data folder exists.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> os.environ["DPFIX_DATA"] = folder
-    >>> data_dir() == Path(folder)
-    True
-    >>> del os.environ["DPFIX_DATA"]
-    """
-    env = os.environ.get("DPFIX_DATA")
-    if env:
-        if not Path(env).is_dir():
-            raise FileNotFoundError(f"DPFIX_DATA={env} is not a folder")
-        return Path(env)
-    candidates = [base.parent / "shared" / "data"
-                  for base in (Path(__file__).resolve().parents[2], Path.cwd())]
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"no data folder: DPFIX_DATA is not set and none of "
-                            f"{', '.join(map(str, dict.fromkeys(candidates)))} exists; set "
-                            f"DPFIX_DATA to the folder of the data files")
-
-
-def data_path(name: str) -> Path:
-    """Path of one shared data file, e.g. ``data_path("crime_data.csv")``.
-
-    Parameters
-    ----------
-    name : str
-        The file name inside :func:`data_dir`.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    FileNotFoundError
-        If there is no data folder or no such file in it.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "h.csv").write_text("0,1\\n")
-    >>> os.environ["DPFIX_DATA"] = str(folder)
-    >>> data_path("h.csv").name
-    'h.csv'
-    >>> del os.environ["DPFIX_DATA"]
-    """
-    path = data_dir() / name
-    if not path.is_file():
-        raise FileNotFoundError(f"data file {path} not found")
-    return path
-
-
-def synthetic_counts(rows: int = 2000, seed: int = 7) -> np.ndarray:
-    """A reproducible synthetic table of counts, the embedded default of ``make run``.
-
-    A zero-inflated negative binomial: about 40% zeros and a long right tail.
-
-    Parameters
-    ----------
-    rows : int
-        Number of rows (categories).
-    seed : int
-        Seed of numpy's generator: the same seed gives the same table.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``rows`` non-negative int64 counts.
-
-    Examples
-    --------
-    >>> c = synthetic_counts(1000, seed=3)
-    >>> len(c), bool((c >= 0).all()), bool((synthetic_counts(1000, seed=3) == c).all())
-    (1000, True, True)
-    """
-    rng = np.random.default_rng(seed)
-    counts = rng.negative_binomial(2, 0.25, size=rows)
-    counts[rng.random(rows) < 0.35] = 0
-    return counts
-
-
 # ------------------------------------------------------------------ tables
 def read_table(path: str | Path) -> Any:
     """A CSV or Parquet table as a pandas DataFrame (a CSV byte-order mark is tolerated).
@@ -293,128 +163,6 @@ def read_table(path: str | Path) -> Any:
         raise ValueError(f"input file {path} is empty") from None
 
 
-def _count_error(v: Any) -> str | None:
-    """Why the cell ``v`` is not a count (None if it is one): :func:`parse_count`'s rule."""
-    try:
-        parse_count(v)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def parse_count(v: Any) -> int:
-    """One count, parsed exactly: a non-negative integer, never rounded through a float.
-
-    Text is an integer written in digits (surrounding blanks allowed), optionally
-    followed by a decimal point and zeros only (``3``, ``3.0``, ``3.000``);
-    ``3.0000000000000001``, ``1e3``, ``1e-400``, ``0x10`` and ``1_000`` are
-    refused. Numbers: Python and numpy integers, floats, ``Decimal`` and
-    ``Fraction`` values whose value is an integer. Booleans are refused.
-
-    Parameters
-    ----------
-    v : str, int, float, decimal.Decimal, fractions.Fraction or a numpy scalar
-
-    Returns
-    -------
-    int
-        The count (a Python int, exact at any size).
-
-    Raises
-    ------
-    ValueError
-        ``missing value (NaN)``, ``not an integer count``, ``not a number``, ``not a
-        count (negative)`` or ``a boolean, not a count``: the reason, never the value
-        (a cell of a column of counts is confidential, and messages reach logs).
-
-    Examples
-    --------
-    >>> parse_count(" 12 "), parse_count("7.000"), parse_count(9007199254740993)
-    (12, 7, 9007199254740993)
-    >>> parse_count("3.0000000000000001")
-    Traceback (most recent call last):
-    ...
-    ValueError: not an integer count
-    """
-    if v is None or type(v).__name__ in ("NAType", "NaTType"):  # pandas' missing values
-        raise ValueError("missing value (NaN)")
-    if isinstance(v, (bool, np.bool_)):
-        raise ValueError("a boolean, not a count")
-    if isinstance(v, (int, np.integer)):
-        value = int(v)
-    elif isinstance(v, str):
-        text = v.strip()
-        match = _INTEGER_TEXT.fullmatch(text)
-        if match is None:
-            if text == "" or text.lower() in ("nan", "-nan", "+nan"):
-                raise ValueError("missing value (NaN)")
-            if _NUMBER_TEXT.fullmatch(text):
-                raise ValueError("not an integer count")
-            raise ValueError("not a number")
-        value = int(match.group(1))
-    elif isinstance(v, (float, np.floating, decimal.Decimal, fractions.Fraction)):
-        if isinstance(v, (float, np.floating, decimal.Decimal)) and v != v:
-            raise ValueError("missing value (NaN)")
-        if isinstance(v, (float, np.floating)) and not math.isfinite(v):
-            raise ValueError("not an integer count")
-        if isinstance(v, decimal.Decimal) and not v.is_finite():
-            raise ValueError("not an integer count")
-        exact = fractions.Fraction(v) if not isinstance(v, fractions.Fraction) else v
-        if exact.denominator != 1:
-            raise ValueError("not an integer count")
-        value = int(exact)
-    else:
-        raise ValueError(f"not a number (a {type(v).__name__})")
-    if value < 0:
-        raise ValueError("not a count (negative)")
-    return value
-
-
-def counts_from_column(table: Any, column: str) -> np.ndarray:
-    """The integer counts of one column of a table, checked row by row (:func:`parse_count`).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-    column : str
-        The column of counts.
-
-    Returns
-    -------
-    numpy.ndarray
-        The counts as int64 (counts above 2^62 are clipped to 2^62: any such count
-        is top-coded by the pipeline anyway).
-
-    Raises
-    ------
-    ValueError
-        Naming the first bad row: a missing (NaN), non-numeric, non-integer or
-        negative value; a column of a type that holds no counts (dates, times,
-        durations, booleans: :func:`non_count_type`); an unknown column, or a
-        table without rows.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> counts_from_column(pd.DataFrame({"k": [3, 0, 2.0]}), "k").tolist()
-    [3, 0, 2]
-    >>> counts_from_column(pd.DataFrame({"k": [3, -1]}), "k")
-    Traceback (most recent call last):
-    ...
-    ValueError: column 'k', row 2: not a count (negative)
-    """
-    if column not in table.columns:
-        raise ValueError(f"column {column!r} not found; columns are {list(table.columns)}")
-    if len(table) == 0:
-        raise ValueError("the table has no rows")
-    return counts_of(table[column], column)
-
-
-def _row(i: int) -> str:
-    """Where the ``i``-th value (from 0) of a column is: ``"row i+1"``, counted from 1."""
-    return f"row {i + 1}"
-
-
 #: The largest CSV field the line finder of a bad cell reads (the csv module's default is
 #: 128 KiB; pandas has no limit).
 _MAX_FIELD = 2**31 - 1
@@ -446,177 +194,9 @@ def _csv_line(path: Path, sep: str) -> Callable[[int], str]:
             pass
         finally:
             csv.field_size_limit(limit)
-        return _row(i)
+        return row_label(i)
 
     return where
-
-
-def _counts_by_row(values: Any, column: str, where: Callable[[int], str] = _row) -> np.ndarray:
-    """:func:`parse_count` row by row: exact, and names the first bad row (``where``)."""
-    values = np.asarray(values.to_numpy(), dtype=object)
-    out = np.empty(len(values), dtype=np.int64)
-    for i, v in enumerate(values):
-        try:
-            out[i] = min(parse_count(v), _CLIP)
-        except ValueError as exc:
-            raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
-    return out
-
-
-def non_count_type(dtype: Any) -> str | None:
-    """What a column of ``dtype`` holds when it cannot hold counts, else None.
-
-    Dates and times (``datetime64``, with a time zone, periods), durations
-    (``timedelta64``), intervals, booleans (``bool``, ``boolean``) and complex
-    numbers are no counts even though numpy can turn them into integers
-    (nanoseconds, 0/1, the real part).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> non_count_type(np.dtype("datetime64[ns]")), non_count_type(np.dtype("int8"))
-    ('datetime values (datetime64[ns])', None)
-    >>> non_count_type(pd.BooleanDtype())
-    'booleans (boolean)'
-    """
-    pd = require("pandas")
-
-    name = str(dtype)
-    if pd.api.types.is_bool_dtype(dtype):
-        return f"booleans ({name})"
-    if pd.api.types.is_complex_dtype(dtype):
-        return f"complex numbers ({name})"
-    if isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_datetime64_any_dtype(dtype):
-        return f"datetime values ({name})"
-    if pd.api.types.is_timedelta64_dtype(dtype):
-        return f"timedelta values ({name})"
-    if isinstance(dtype, (pd.IntervalDtype, pd.CategoricalDtype)):
-        return f"{'intervals' if isinstance(dtype, pd.IntervalDtype) else 'categories'} ({name})"
-    return None
-
-
-def _text_counts(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised :func:`parse_count` of plain ASCII cells ``123`` or ``123.000``:
-    ``(values, ok)``; the rows not ``ok`` (blanks, signs, long numbers, anything else)
-    are left to :func:`parse_count`."""
-    out = np.zeros(len(text), dtype=np.int64)
-    ok = np.zeros(len(text), dtype=bool)
-    try:
-        b = text.astype("S")
-    except (UnicodeEncodeError, ValueError, TypeError):
-        return out, ok
-    w = b.dtype.itemsize
-    if w == 0:
-        return out, ok
-    step = max(1, (1 << 24) // w)  # about 16 MB of characters at a time
-    cols = np.arange(w)
-    for lo in range(0, len(b), step):
-        M = b[lo:lo + step].view(np.uint8).reshape(-1, w)
-        digit = (M >= 48) & (M <= 57)
-        nul = M == 0
-        nondigit = ~digit
-        intlen = np.where(nondigit.any(axis=1), nondigit.argmax(axis=1), w)
-        rows = np.arange(len(M))
-        nxt = np.where(intlen < w, M[rows, np.minimum(intlen, w - 1)], 0)
-        tail = (cols[None, :] > intlen[:, None]) & ~nul
-        good = (intlen >= 1) & (intlen <= 18) & ((nxt == 0) | (nxt == 46))
-        good &= ~(tail & (M != 48)).any(axis=1)  # after the point: zeros only
-        good &= ~(nul[:, :-1] & ~nul[:, 1:]).any(axis=1)  # padding only at the end
-        v = np.zeros(len(M), dtype=np.int64)
-        for j in range(min(w, 18)):
-            v = np.where(j < intlen, v * 10 + (M[:, j].astype(np.int64) - 48), v)
-        out[lo:lo + len(M)] = np.where(good, v, 0)
-        ok[lo:lo + len(M)] = good
-    if "\x00" in "".join(text):  # numpy's bytes drop trailing NULs: "4\x00" would read as 4
-        ok[[i for i, c in enumerate(text) if "\x00" in c]] = False
-    return out, ok
-
-
-def counts_of(values: Any, column: str, where: Callable[[int], str] = _row) -> np.ndarray:
-    """Integer counts of a pandas Series, exact and vectorised (millions of rows in a second).
-
-    Text cells follow :func:`parse_count` (``3`` and ``3.0`` are counts;
-    ``3.0000000000000001`` and ``1e-400`` are not: text is never parsed through a
-    float); an empty or blank cell is a missing value. Numeric columns must hold
-    whole non-negative numbers without missing values. Counts above 2^62 are
-    clipped to 2^62 (any such count is top-coded by the pipeline anyway).
-
-    Parameters
-    ----------
-    values : pandas.Series
-        The column, as numbers or as text.
-    column : str
-        Its name, for the error message.
-    where : callable, optional
-        Names the place of the ``i``-th value (from 0) in the error message:
-        ``"row i+1"`` by default; a CSV file's reader gives its line number.
-
-    Returns
-    -------
-    numpy.ndarray
-        The counts as int64.
-
-    Raises
-    ------
-    ValueError
-        For a column of dates, times, durations or booleans (named:
-        :func:`non_count_type`), or naming the first bad row (as
-        :func:`counts_from_column` does).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> counts_of(pd.Series(["3", " 0", "12.00"]), "k").tolist()
-    [3, 0, 12]
-    >>> counts_of(pd.Series(["3", ""]), "k")
-    Traceback (most recent call last):
-    ...
-    ValueError: column 'k', row 2: missing value (NaN)
-    >>> counts_of(pd.Series(["1", "1e-400"]), "k")
-    Traceback (most recent call last):
-    ...
-    ValueError: column 'k', row 2: not an integer count
-    """
-    pd = require("pandas")
-
-    kind = non_count_type(values.dtype)
-    if kind is not None:
-        raise ValueError(f"column {column!r} holds {kind}, not counts")
-    values = values.reset_index(drop=True)
-    if len(values) == 0:
-        return np.zeros(0, dtype=np.int64)
-
-    def by_row() -> np.ndarray:  # exact, names the first bad row
-        return _counts_by_row(values, column, where)
-
-    if pd.api.types.is_numeric_dtype(values.dtype):
-        if values.isna().any():
-            return by_row()
-        if pd.api.types.is_integer_dtype(values.dtype):
-            a = values.to_numpy(dtype=values.dtype.numpy_dtype
-                                if hasattr(values.dtype, "numpy_dtype") else None)
-            if a.dtype.kind == "i":
-                if (a < 0).any():
-                    return by_row()
-                return np.minimum(a.astype(np.int64), _CLIP)
-            return np.minimum(a.astype(np.uint64), np.uint64(_CLIP)).astype(np.int64)
-        a = values.to_numpy(dtype=float)
-        if not (np.isfinite(a).all() and (a >= 0).all() and (a == np.floor(a)).all()):
-            return by_row()
-        return np.minimum(a, float(_CLIP)).astype(np.int64)
-    text = values.dtype != object and pd.api.types.is_string_dtype(values.dtype)
-    if text and values.isna().any():  # a text column's missing cells: named by by_row
-        return by_row()
-    cells = values.to_numpy(dtype=object)
-    if not text and not all(type(c) is str for c in cells):  # mixed (Decimal, int, ...)
-        return by_row()
-    out, ok = _text_counts(cells)
-    for i in np.flatnonzero(~ok):  # blanks, signs, long numbers: one by one, exactly
-        try:
-            out[i] = min(parse_count(cells[i]), _CLIP)
-        except ValueError as exc:
-            raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
-    return out
 
 
 # ------------------------------------------------------------------ histograms
@@ -639,7 +219,7 @@ def histogram_line_is_data(line: str) -> bool:
     [True, True, False]
     """
     cells = histogram_cells(line)
-    return all(_NUMBER_TEXT.fullmatch(c) or c.lower() == "nan" for c in cells)
+    return all(NUMBER_TEXT.fullmatch(c) or c.lower() == "nan" for c in cells)
 
 
 def histogram_cells(line: str) -> list[str]:
@@ -665,8 +245,9 @@ def histogram_cells(line: str) -> list[str]:
 
 
 def _histogram_row(line: str) -> tuple[int, int]:
-    """``(count, number)`` of a ``count,number`` line, exactly (:func:`parse_count`);
-    ValueError without the line's position (nor its values: a histogram is confidential)."""
+    """``(count, number)`` of a ``count,number`` line, exactly
+    (:func:`dpfix.io.counts.parse_count`); ValueError without the line's position (nor its
+    values: a histogram is confidential)."""
     cells = histogram_cells(line)
     if len(cells) != 2:
         raise ValueError(f"expected 'count,number', got {len(cells)} cells")
@@ -695,7 +276,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
     Rows ``count,number`` (the synthetic histograms), optionally after a header
     line (``binom_hist_data.csv``). Missing count values are zero; a count
     value given twice has its numbers added. Every cell is an integer parsed
-    exactly (:func:`parse_count`: ``3`` or ``3.0``, never ``1e3``).
+    exactly (:func:`dpfix.io.counts.parse_count`: ``3`` or ``3.0``, never ``1e3``).
 
     **Header rule.** With ``header=None`` the first non-blank line is a header
     exactly when it cannot be data: one of its cells is empty or is not a
@@ -958,7 +539,7 @@ class CsvBlocks:
         self.path = Path(path)
         check_input_file(self.path)
         self.columns = _column_names(columns)
-        _check_sep(sep)
+        check_sep(sep)
         self.sep, self.rows = sep, int(rows)
         self.bom, self.newline = _csv_layout(self.path)
         self.header: list[str] = []
@@ -1025,7 +606,7 @@ class CsvBlocks:
 
     def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
         """The counts of each column (or of column ``only``) in a block, exact
-        (:func:`counts_of`; a bad cell named by its line in the file)."""
+        (:func:`dpfix.io.counts.counts_of`; a bad cell named by its line in the file)."""
         picked = range(len(self.columns)) if only is None else [only]
         return [counts_of(body.iloc[:, self.positions[j]], self.columns[j],
                           lambda i, s=start: self._where(s + i)) for j in picked]
@@ -1141,7 +722,7 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     a histogram file.
 
     A CSV file is read as text (every cell a string, no NaN parsing), so that
-    :func:`write_counts` writes the other cells back byte for byte; a Parquet
+    :func:`dpfix.io.writing.write_counts` writes the other cells back byte for byte; a Parquet
     file is read with its dtypes.
 
     Parameters
@@ -1191,7 +772,7 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
     columns = _column_names(column)
     if is_parquet(path):
         return _read_parquet(path, columns)
-    _check_sep(sep)
+    check_sep(sep)
     return _read_csv(path, columns, sep)
 
 
@@ -1206,7 +787,17 @@ def _column_names(column: str | list[str] | None) -> list[str]:
     return columns
 
 
-def _check_sep(sep: str) -> None:
+def check_sep(sep: str) -> None:
+    """Refuse a CSV separator that is not one character, or is a quote or a line end.
+
+    Examples
+    --------
+    >>> check_sep(";")
+    >>> check_sep("ab")
+    Traceback (most recent call last):
+    ...
+    ValueError: sep: one character other than a quote or a line end, got 'ab'
+    """
     if len(sep) != 1 or sep in "\r\n\"":
         raise ValueError(f"sep: one character other than a quote or a line end, got {sep!r}")
 
@@ -1229,339 +820,5 @@ def other_columns(table: TableInput) -> list[str]:
     if table.kind == "csv":
         return [str(h) for k, h in enumerate(table.frame.iloc[0]) if k not in cols]
     return [str(c) for c in table.frame.columns if c not in cols]
-
-
-def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
-    """``[(col, result)]``: one PrivatizedCounts per column of counts read."""
-    privatized = table.privatized or [(None, table.col, table.counts)]
-    results = list(result) if isinstance(result, (list, tuple)) else [result]
-    if len(results) != len(privatized):
-        raise ValueError(f"write_counts: {len(results)} result(s) for {len(privatized)} "
-                         "column(s) of counts")
-    return [(col, r) for (_, col, _), r in zip(privatized, results, strict=True)]
-
-
-#: The orders of the output's rows (:func:`row_order`).
-ROW_ORDERS = ("key", "shuffled", "input")
-#: The order's generator with a seed: child ``ORDER_SEED_CHILD`` of ``SeedSequence(seed)``
-#: (the pipeline uses children 0-2, the Dask engine's partitions child 3).
-ORDER_SEED_CHILD = 4
-
-
-def order_source(seed: Any) -> Any:
-    """The randomness of the output's row order: the operating system's CSPRNG, or with
-    ``seed`` a generator of child :data:`ORDER_SEED_CHILD` of ``SeedSequence(seed)``
-    (reproducible, independent of the samplers' streams; not for release)."""
-    from dpfix.sampling import random_source
-
-    if seed is None:
-        return random_source(None)
-    return random_source(np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)
-                         [ORDER_SEED_CHILD])
-
-
-def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) -> Any:
-    """The order of the output's rows, as positions of the input's rows (None: as read).
-
-    The input's order may follow the confidential data (a table sorted by a
-    rate computed from a dropped column), so by default it is not kept:
-
-    - ``"key"``: sorted by the ``key`` columns (the first, then the next, ...),
-      a CSV table's cells compared as text (code point order), a Parquet
-      table's by value (missing values last). Rows with equal keys
-      (duplicates) come in a uniformly random order: the rows are shuffled
-      first, then sorted stably;
-    - ``"shuffled"``: a uniformly random permutation
-      (:meth:`dpfix.sampling.RandomSource.permutation`) drawn from
-      :func:`order_source`: the operating system's CSPRNG, or with ``seed``
-      a seeded generator (reproducible, not for release);
-    - ``"input"``: the input's order, kept (None).
-
-    Parameters
-    ----------
-    table : TableInput
-        A CSV or Parquet table (a histogram has no rows to order).
-    order : str
-        One of :data:`ROW_ORDERS`.
-    key : sequence of str
-        The key columns (required for ``"key"``).
-    seed : int, optional
-        Makes the permutation reproducible.
-
-    Returns
-    -------
-    numpy.ndarray or None
-        ``perm``: output row ``r`` is input row ``perm[r]``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> p = Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = p.write_text("name,k\\nb,3\\nc,0\\na,1\\n")
-    >>> row_order(read_counts(p, "k"), "key", ["name"]).tolist()
-    [2, 0, 1]
-    >>> sorted(row_order(read_counts(p, "k"), "shuffled", seed=0).tolist())
-    [0, 1, 2]
-    """
-    if order not in ROW_ORDERS:
-        raise ValueError(f"order: {order!r} is not one of {', '.join(ROW_ORDERS)}")
-    key = list(key or [])
-    if table.kind == "histogram":
-        raise ValueError("order: a histogram has no rows to order")
-    if order == "key" and not key:
-        raise ValueError("order: 'key' needs the key columns (--key)")
-    if order == "input":
-        return None
-    perm = order_source(seed).permutation(len(table.counts))
-    if order == "shuffled":
-        return perm
-    pd = require("pandas")
-
-    if table.kind == "csv":
-        header = [str(h) for h in table.frame.iloc[0]]
-        rows = table.frame.iloc[1:]
-        keys = pd.DataFrame({f"k{j}": rows.iloc[:, header.index(c)].to_numpy(dtype=object)
-                             for j, c in enumerate(key)})
-    else:
-        keys = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(key)})
-    shuffled = keys.iloc[perm].reset_index(drop=True)
-    try:
-        ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
-                                      na_position="last").index.to_numpy()
-    except TypeError as exc:
-        raise ValueError(f"--key: the key columns cannot be sorted ({exc}); use --order "
-                         "shuffled") from None
-    return perm[ranked]
-
-
-def write_parquet(frame: Any, dest: str | Path) -> None:
-    """Write ``frame``'s columns to a Parquet file and nothing else.
-
-    No index (a pandas index, or a filtered frame's ``__index_level_0__``,
-    would carry the input's row labels), no ``attrs`` and no schema metadata
-    (pandas' metadata of the input, a writer's key-value metadata): the
-    file's schema holds the column names and types only.
-
-    Examples
-    --------
-    >>> import tempfile, pandas as pd, pyarrow.parquet as pq
-    >>> f = pd.DataFrame({"k": [1, 2]}, index=["a", "b"])
-    >>> f.attrs["note"] = "secret"
-    >>> p = Path(tempfile.mkdtemp()) / "o.parquet"
-    >>> write_parquet(f, p)
-    >>> pq.read_schema(p).names, pq.read_schema(p).metadata
-    (['k'], None)
-    """
-    pa = require("pyarrow")
-    pq = require("pyarrow.parquet")
-
-    t = pa.Table.from_pandas(frame, preserve_index=False)
-    pq.write_table(t.replace_schema_metadata(None), dest)
-
-
-#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
-#: injection"): ``=HYPERLINK(..)``, ``+1+1``, ``-2+3``, ``@SUM(A1)``, a tab, a carriage return.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-class FormulaWarning(UserWarning):
-    """Cells of a CSV output that a spreadsheet may run as formulas (:func:`formula_cells`)."""
-
-
-def formula_cells(values: Any) -> np.ndarray:
-    """Which cells a spreadsheet may read as a formula: text starting with one of
-    :data:`FORMULA_STARTS` that is not a plain number (``-3`` and ``+1.5`` are numbers to a
-    spreadsheet too, and are left alone).
-
-    Examples
-    --------
-    >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\\tx", 7]).tolist()
-    [True, True, True, False, False, True, False]
-    >>> formula_cells([-1, 7]).tolist()  # numbers only
-    [False, False]
-    """
-    pd = require("pandas")
-
-    text = isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype) \
-        and values.dtype != object  # a column of text only: its own vectorised .str
-    cells = values.reset_index(drop=True) if text else pd.Series(list(values), dtype=object)
-    try:
-        bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
-    except AttributeError:  # no text at all (integers, dates): no formula
-        return np.zeros(len(cells), dtype=bool)
-    for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
-        bad[i] = _NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
-    return bad
-
-
-def escape_formula_cells(values: Any) -> list:
-    """The cells with each :func:`formula_cells` one prefixed by a single quote, which a
-    spreadsheet shows as text (``'=HYPERLINK(..)``); the others unchanged.
-
-    Examples
-    --------
-    >>> escape_formula_cells(["=1+1", "-3", "name"])
-    ["'=1+1", '-3', 'name']
-    """
-    cells = list(values)
-    return [f"'{c}" if bad else c for c, bad in zip(cells, formula_cells(cells), strict=True)]
-
-
-def guard_formulas(frame: Any, columns: list, names: list[str], escape: bool,
-                   tally: dict | None = None) -> None:
-    """Escape (``escape``) the formula cells of ``frame[columns]`` in place, or warn once per
-    column that has some, naming it and their number.
-
-    ``tally``: a table written in pieces adds each column's number of formula cells to
-    ``tally[name]`` instead of warning, and warns once at the end (:func:`warn_formulas`).
-    """
-    for col, name in zip(columns, names, strict=True):
-        bad = formula_cells(frame[col])
-        if not bad.any():
-            continue
-        if escape:
-            frame[col] = escape_formula_cells(frame[col])
-        elif tally is not None:
-            tally[name] = tally.get(name, 0) + int(bad.sum())
-        else:
-            warn_formulas({name: int(bad.sum())}, stacklevel=4)
-
-
-def warn_formulas(tally: dict, stacklevel: int = 3) -> None:
-    """One :class:`FormulaWarning` per column of ``tally`` (name -> number of formula cells).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as seen:
-    ...     warnings.simplefilter("always")
-    ...     warn_formulas({"name": 2})
-    >>> str(seen[0].message).split(":")[0]
-    "column 'name'"
-    """
-    for name, count in tally.items():
-        warnings.warn(FormulaWarning(
-            f"column {name!r}: {count} cell(s) start with =, +, -, @, a tab or a "
-            "carriage return, which a spreadsheet may run as a formula; they are written as "
-            "they are (--escape-formulas, escape_formulas=True: prefixed with ')"),
-            stacklevel=stacklevel)
-
-
-def write_counts(table: TableInput, result: PrivatizedCounts | list[PrivatizedCounts],
-                 dest: str | Path, keep: Any = None, fmt: str | None = None,
-                 order: Any = None, escape_formulas: bool = False) -> None:
-    """Write the privatized counts in the format of the input ``table``.
-
-    A CSV table is written back with only the privatized columns changed (the
-    other cells as read, quoting re-done minimally, the byte-order mark and
-    CRLF line ends kept); a Parquet table keeps the dtypes of its other
-    columns, and the privatized ones are int64 whatever their input dtype,
-    which would reveal a bound on the true counts (``uint8``: all below 256);
-    a histogram is written as its
-    header line (if it had one), then ``count,number`` for every count
-    ``0 .. upper``. With ``keep`` (a list of column names), only those
-    columns and the privatized ones are written, in the table's order: the
-    other columns are not private (``dpfix privatize`` passes ``--key`` and
-    ``--keep``).
-
-    Parameters
-    ----------
-    table : TableInput
-        What :func:`read_counts` returned.
-    result : dpfix.release.result.PrivatizedCounts or list of them
-        What :func:`dpfix.release.pipeline.privatize_counts` returned for its counts;
-        a list, one per column of :attr:`TableInput.privatized` in its order,
-        when several columns were read.
-    dest : str or pathlib.Path
-        The file to write (usually a :meth:`StagedFiles.temp`).
-    keep : list of str, optional
-        The other columns to write (None: every column).
-    fmt : str, optional
-        ``"csv"`` or ``"parquet"`` for a table (default: the input's): a CSV
-        table written as Parquet has its kept columns as strings (as read) and
-        the privatized column as int64; a Parquet table written as CSV is
-        written by pandas (no index). Parquet is written by
-        :func:`write_parquet` (no index, no metadata of the input).
-    order : numpy.ndarray, optional
-        The rows' order (:func:`row_order`): output row ``r`` is input row
-        ``order[r]``, with its privatized counts; None: the input's order.
-    escape_formulas : bool
-        A CSV output: prefix every cell of the other columns (and every header
-        cell) that a spreadsheet may run as a formula (:func:`formula_cells`)
-        with a single quote. False (default): they are written as they are,
-        with a :class:`FormulaWarning` per column that has some.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from dpfix.release.pipeline import privatize_counts
-    >>> d = Path(tempfile.mkdtemp())
-    >>> _ = (d / "t.csv").write_text("name,k\\na,3\\nb,0\\n")
-    >>> t = read_counts(d / "t.csv", "k")
-    >>> write_counts(t, privatize_counts(t.counts, 1.0, upper=3, seed=0), d / "o.csv")
-    >>> [line.split(",")[0] for line in (d / "o.csv").read_text().splitlines()]
-    ['name', 'a', 'b']
-    """
-    dest = Path(dest)
-    encoding = "utf-8-sig" if table.bom else "utf-8"
-    if table.kind == "histogram":
-        lines = [table.header] if table.header is not None else []
-        lines += [f"{i},{m}" for i, m in enumerate(result.output_histogram)]
-        dest.write_text("\n".join(lines) + "\n", encoding=encoding)
-        return
-    written = _results_by_column(table, result)
-    cols = {col for col, _ in written}
-    rows = slice(None) if order is None else np.asarray(order, dtype=np.int64)
-    if table.kind == "csv" and fmt == "parquet":
-        pd = require("pandas")
-
-        frame = table.frame.iloc[1:].copy()
-        frame.columns = [str(h) for h in table.frame.iloc[0]]
-        names = set(frame.columns if keep is None else keep)
-        ours = {str(frame.columns[col]) for col in cols}
-        frame = frame[[c for c in frame.columns if c in ours or c in names]]
-        for col, r in written:
-            name = str(table.frame.iloc[0, col])
-            frame[name] = pd.Series(r.counts, index=frame.index, dtype="int64")
-        write_parquet(frame.iloc[rows].reset_index(drop=True), dest)
-    elif table.kind == "csv":
-        pd = require("pandas")
-
-        frame = table.frame.copy()
-        for col, r in written:
-            frame.iloc[1:, col] = r.counts.astype(str)
-        header = [str(h) for h in frame.iloc[0]]
-        others = [k for k in range(len(header)) if k not in cols and
-                  (keep is None or header[k] in set(keep))]
-        guard_formulas(frame, [frame.columns[k] for k in others], [header[k] for k in others],
-                        escape_formulas)
-        if keep is not None:
-            names = set(keep)
-            frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
-                                   if k in cols or str(h) in names]]
-        if order is not None:  # the header line first, then the data rows in their order
-            frame = pd.concat([frame.iloc[:1], frame.iloc[1:].iloc[rows]])
-        frame.to_csv(dest, header=False, index=False, encoding=encoding,
-                     lineterminator=table.newline, sep=table.sep)
-    else:
-        pd = require("pandas")
-
-        frame = table.frame.copy()
-        frame.attrs = {}
-        for col, r in written:
-            frame[col] = pd.Series(r.counts, index=frame.index, dtype="int64")
-        if keep is not None:
-            names = set(keep)
-            frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]
-        frame = frame.iloc[rows].reset_index(drop=True)
-        if fmt == "csv":
-            others = [c for c in frame.columns if c not in cols]
-            guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
-            heads = pd.DataFrame({"header": [str(c) for c in others]})
-            guard_formulas(heads, ["header"], ["the header"], escape_formulas)
-            frame = frame.rename(columns=dict(zip(others, heads["header"], strict=True)))
-            frame.to_csv(dest, index=False, encoding=encoding)
-        else:
-            write_parquet(frame, dest)
 
 

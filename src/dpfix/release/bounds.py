@@ -51,12 +51,14 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers.numeric import check_positive
+from dpfix.release.options import MIN_STAGE_EPSILON, stage_split
 from dpfix.sampling.geometric import TwoSidedGeometric
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
-__all__ = ["private_upper", "choose_upper", "PrivateUpper", "bound_grid", "upper_scores",
-           "halvings", "exponential_weights", "exponential_pmf", "sample_exponential",
-           "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING",
+__all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bound_grid",
+           "upper_scores", "halvings", "exponential_weights", "exponential_pmf",
+           "sample_exponential", "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR",
+           "GRID_STEPS_PER_DOUBLING",
            "UPPER_SHARE", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
 #: The quantile of the counts the bound aims at.
@@ -257,6 +259,57 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
 
 
 @dataclass(frozen=True)
+class PrivateBound:
+    """A bound ``upper`` to choose privately (``upper=PrivateBound()``, or ``upper="auto"``):
+    a DP quantile of the column (:func:`choose_upper`) spending ``share`` of the column's
+    budget, the release the rest (sequential composition). The bound chosen, and what it
+    spent, is a :class:`PrivateUpper` in the report.
+
+    Attributes
+    ----------
+    share : float or None
+        The share of the column's budget spent on the bound, in ``(0, 1)``; None:
+        :data:`UPPER_SHARE`.
+
+    Examples
+    --------
+    >>> PrivateBound().fraction, PrivateBound(0.25).split(1.0)
+    (0.1, (0.25, 0.75))
+    >>> PrivateBound(1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: upper_share: the share of epsilon spent on the bound must be in (0, 1), got 1.5
+    """
+
+    share: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.share is None:
+            return
+        share = check_positive(self.share, "upper_share")
+        if not share < 1:
+            raise ValueError(f"upper_share: the share of epsilon spent on the bound must be in "
+                             f"(0, 1), got {self.share!r}")
+        object.__setattr__(self, "share", share)
+
+    @property
+    def fraction(self) -> float:
+        """The share spent on the bound (:data:`UPPER_SHARE` when none is given)."""
+        return UPPER_SHARE if self.share is None else self.share
+
+    def split(self, eps_t: float) -> tuple[float, float]:
+        """``(eps_upper, eps_rest)``: the bound's budget and the release's, their exact sum at
+        most ``eps_t`` (:func:`dpfix.release.options.stage_split`), each at least
+        :data:`dpfix.release.options.MIN_STAGE_EPSILON`."""
+        eps_upper, eps_rest = stage_split(eps_t, self.fraction)
+        if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
+            raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and "
+                             f"{eps_rest:.3g} for the release; each needs at least "
+                             f"{MIN_STAGE_EPSILON:g}")
+        return eps_upper, eps_rest
+
+
+@dataclass(frozen=True)
 class PrivateUpper:
     """A DP upper bound and what the public report states about it (all public).
 
@@ -388,13 +441,12 @@ def top_mass_message(z: Any, upper: int) -> str | None:
     True
     >>> print(top_mass_message([0.5, 0.4, 0.1], 2))
     upper = 2: the privatized target puts 10.0% of its mass on the bound (more than 5%), so \
-many counts are likely top-coded; raise the bound (--upper, upper=) or choose it privately \
-(--upper auto, upper="auto")
+many counts are likely top-coded; raise the bound (upper=) or choose it privately \
+(upper='auto')
     """
     mass = float(np.asarray(z, dtype=float)[-1])
     if not mass > TOP_MASS_WARNING:
         return None
     return (f"upper = {upper}: the privatized target puts {100 * mass:.1f}% of its mass on "
             f"the bound (more than {100 * TOP_MASS_WARNING:g}%), so many counts are likely "
-            "top-coded; raise the bound (--upper, upper=) or choose it privately "
-            '(--upper auto, upper="auto")')
+            "top-coded; raise the bound (upper=) or choose it privately (upper='auto')")

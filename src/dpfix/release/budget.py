@@ -1,9 +1,9 @@
 """The budget of a release over several columns: the privacy unit, the shares, the bounds.
 
-The policy that :func:`dpfix.release.table.privatize_table` and ``dpfix privatize``
-apply, in one place, so that the library and the command accept exactly the same
-inputs (the command names its flags in the messages, the library its parameters:
-:data:`LIBRARY_LABELS`, :data:`CLI_LABELS`):
+The policy that :func:`dpfix.release.plan.plan_release` applies (for
+:func:`dpfix.release.table.privatize_table` and ``dpfix privatize`` alike), in one place;
+its messages name the parameters (``eps``, ``shares``, ``upper``, ``constructor=``), and
+the command line names its flags instead:
 
 - **the privacy unit** (:class:`PrivacyUnit`, docs/release.md): what a neighbouring
   table is. ``"row"`` (the default, the safe one): one individual may change *every*
@@ -12,15 +12,17 @@ inputs (the command names its flags in the messages, the library its parameters:
   changes *one* count of one row by at most ``c``; the columns are then disjoint in
   what one individual changes, so they compose in parallel (the release is
   ``max of the shares``-DP and every column may spend the whole budget). With
-  ``c > 1`` every mechanism runs at its share divided by ``c`` (group privacy along
-  the path of ``c`` changes by 1: ``lam = e^(eps / c)``);
+  ``c > 1`` every mechanism runs at its share divided by ``c``, rounded down
+  (:func:`mechanism_budget`: group privacy along the path of ``c`` changes by 1,
+  ``lam = e^(eps / c)``);
 - **the shares** (:func:`column_budgets`): the total budget split equally over the
   columns, or set per column, the exact (rational) sum of the float shares never above
   the total (:func:`fit_shares`);
 - **the usable ranges** (:data:`EPSILON_RANGE`, :data:`MAX_UPPER`,
   :data:`MAX_UPPER_STRUCTURED`), measured: below or above them the float constructions
   or their privacy checks lose every digit;
-- **the randomness of several columns** (:func:`column_seeds`).
+- the randomness of several columns is the seed policy's
+  (:func:`dpfix.release.seeds.column_seeds`).
 """
 
 from __future__ import annotations
@@ -35,12 +37,13 @@ import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
 from dpfix.numbers.numeric import plain_number
+from dpfix.release.bounds import PrivateBound
 from dpfix.sampling import STRUCTURED
 
 __all__ = ["PrivacyUnit", "UNITS", "privacy_unit", "EPSILON_RANGE", "MAX_UPPER",
            "MAX_UPPER_STRUCTURED", "fit_shares", "exact_budget", "check_epsilon",
-           "check_upper", "column_budgets", "column_uppers", "column_deltas", "column_seeds",
-           "LIBRARY_LABELS", "CLI_LABELS"]
+           "check_upper", "column_budgets", "column_uppers", "column_deltas",
+           "mechanism_budget", "spent"]
 
 #: T has (upper + 1)^2 float entries: 10,000 makes it 800 MB.
 MAX_UPPER = 10_000
@@ -58,19 +61,6 @@ MAX_UPPER_STRUCTURED = 1_000_000
 EPSILON_RANGE = {name: ((1e-3, 100.0) if info.stage == "one-stage" else
                         (1e-4, 20.0) if name == "lp" else (1e-4, 100.0))
                  for name, info in CONSTRUCTORS.items()}
-
-#: How the library's messages name its parameters.
-LIBRARY_LABELS = {"eps": "eps", "shares": "shares", "upper": "upper",
-                  "constructor": "constructor", "unit": "unit", "delta": "delta",
-                  "column": "a privatized column", "columns": "columns", "keys": "keys",
-                  "keep": "keep", "order": "order", "upper_share": "upper_share",
-                  "dataset": "a Dataset input", "joint": "joint"}
-#: How ``dpfix privatize``'s messages name its flags.
-CLI_LABELS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--upper",
-              "constructor": "--constructor", "unit": "--unit", "delta": "--delta",
-              "column": "a --column", "columns": "--column", "keys": "--key",
-              "keep": "--keep", "order": "--order", "upper_share": "--upper-share",
-              "dataset": "--engine dask", "joint": "--joint"}
 
 #: The privacy units (:class:`PrivacyUnit`): name -> (what one individual changes, the
 #: composition over the columns).
@@ -158,7 +148,7 @@ class PrivacyUnit:
                 f"the columns compose {self.composition}ly")
 
 
-def privacy_unit(value: Any, label: str = "unit") -> PrivacyUnit:
+def privacy_unit(value: Any) -> PrivacyUnit:
     """A :class:`PrivacyUnit` from ``"row"``, ``"cell"``, ``"person"``, ``"row:C"``,
     ``"cell:C"``, ``"person:C"``, ``"person:C:c"`` or a :class:`PrivacyUnit`.
 
@@ -180,24 +170,24 @@ person:C:c (docs/release.md)
     name, colon, bound = text.partition(":")
     bound, colon_c, per = bound.partition(":") if name == "person" else (bound, "", "")
     if name not in UNITS or (colon and not bound) or (colon_c and not per):
-        raise ValueError(f"{label}: {value!r} is not one of row, cell, person, row:C, cell:C, "
+        raise ValueError(f"unit: {value!r} is not one of row, cell, person, row:C, cell:C, "
                          "person:C, person:C:c (docs/release.md)")
     c = 1
     if colon:
         try:
-            c = int(plain_number(bound, label, integer=True))
+            c = int(plain_number(bound, "unit", integer=True))
         except ValueError:
             c = 0
         if c < 1:
-            raise ValueError(f"{label}: the bound C of {value!r} must be an integer >= 1")
+            raise ValueError(f"unit: the bound C of {value!r} must be an integer >= 1")
     if not colon_c:
         return PrivacyUnit(name, c)
     try:
-        g = int(plain_number(per, label, integer=True))
+        g = int(plain_number(per, "unit", integer=True))
     except ValueError:
         g = 0
     if not 1 <= g <= c:
-        raise ValueError(f"{label}: the bound per group c of {value!r} must be an integer in "
+        raise ValueError(f"unit: the bound per group c of {value!r} must be an integer in "
                          f"1..C = {c}")
     return PrivacyUnit(name, c, g)
 
@@ -224,6 +214,48 @@ def fit_shares(shares: list[Fraction], total: float) -> list[float]:
         i = max(range(len(out)), key=out.__getitem__)
         out[i] = math.nextafter(out[i], 0.0)
     return out
+
+
+def mechanism_budget(budget: float, bound: int) -> float:
+    """What each mechanism of a column with ``budget`` runs at under a unit of bound ``c``:
+    the largest float ``m`` with ``c * m <= budget`` exactly (in rationals).
+
+    Group privacy: a change by ``c`` is a path of ``c`` changes by 1, each costing ``m``,
+    so the column spends ``c * m``; the nearest float to ``budget / c`` may exceed the
+    budget by units in the last place once multiplied back, the one returned never does.
+
+    Examples
+    --------
+    >>> mechanism_budget(1.0, 2), mechanism_budget(0.7, 1)
+    (0.5, 0.7)
+    >>> m = mechanism_budget(0.1, 3)
+    >>> 3 * Fraction(m) <= Fraction(0.1) < 3 * Fraction(math.nextafter(m, 1))
+    True
+    """
+    cap = Fraction(budget)
+    m = float(cap / bound)
+    while bound * Fraction(m) > cap:
+        m = math.nextafter(m, 0.0)
+    return m
+
+
+def spent(budgets: list, deltas: list, unit: PrivacyUnit) -> tuple[Fraction, Fraction]:
+    """What a release of columns with ``budgets`` (and ``deltas``, None for none) spends,
+    ``(eps, delta)`` exactly: their sums under sequential composition (unit ``row``), their
+    maxima under parallel composition (unit ``cell``); a float by its binary value.
+
+    Examples
+    --------
+    >>> spent([0.5, 0.25], [None, None], PrivacyUnit())
+    (Fraction(3, 4), Fraction(0, 1))
+    >>> spent([0.5, 0.25], [1e-6, 1e-6], PrivacyUnit("cell"))[0]
+    Fraction(1, 2)
+    """
+    parallel = unit.composition == "parallel"
+    each = [Fraction(b) for b in budgets]
+    ds = [Fraction(d) for d in deltas if d is not None]
+    total = max if parallel else (lambda xs: sum(xs, Fraction(0)))
+    return total(each), (total(ds) if ds else Fraction(0))
 
 
 def _text(value: Any) -> str:
@@ -270,8 +302,7 @@ def _range(constructor: str) -> tuple[float, float]:
     return EPSILON_RANGE.get(constructor, EPSILON_RANGE["heuristic"])
 
 
-def check_epsilon(value: Any, constructor: str = "northwest",
-                  labels: dict = LIBRARY_LABELS) -> float:
+def check_epsilon(value: Any, constructor: str = "northwest") -> float:
     """The budget of one column, a float in :data:`EPSILON_RANGE` of ``constructor``.
 
     Examples
@@ -279,21 +310,21 @@ def check_epsilon(value: Any, constructor: str = "northwest",
     >>> check_epsilon("1e-5")
     Traceback (most recent call last):
     ...
-    ValueError: eps: the usable range is 0.0001 to 100 (with constructor northwest), got '1e-5'
+    ValueError: eps: the usable range is 0.0001 to 100 (with constructor='northwest'), got '1e-5'
     """
-    eps = _float(value, labels["eps"])
+    eps = _float(value, "eps")
     lo, hi = _range(constructor)
     if not lo <= eps <= hi:
-        raise ValueError(f"{labels['eps']}: the usable range is {lo:g} to {hi:g} (with "
-                         f"{labels['constructor']} {constructor}), got {value!r}")
+        raise ValueError(f"eps: the usable range is {lo:g} to {hi:g} (with "
+                         f"constructor={constructor!r}), got {value!r}")
     return eps
 
 
-def check_upper(value: Any, constructor: str = "northwest",
-                labels: dict = LIBRARY_LABELS) -> int | str:
+def check_upper(value: Any, constructor: str = "northwest") -> int | str | PrivateBound:
     """A public bound ``upper``: an integer in ``1..MAX_UPPER`` (``MAX_UPPER_STRUCTURED``
-    for the constructors drawn as ``G R`` without ``T``), or ``"auto"`` (a DP bound,
-    :mod:`dpfix.release.bounds`).
+    for the constructors drawn as ``G R`` without ``T``), or ``"auto"`` or a
+    :class:`~dpfix.release.bounds.PrivateBound` (a DP bound, :mod:`dpfix.release.bounds`),
+    returned as given.
 
     Examples
     --------
@@ -302,26 +333,26 @@ def check_upper(value: Any, constructor: str = "northwest",
     ...
     ValueError: upper: must be an integer in 1..1000000, got '0'
     """
-    flag = labels["upper"]
+    if isinstance(value, PrivateBound):
+        return value
     if isinstance(value, str) and value.strip() == "auto":
         return "auto"
     try:
         if isinstance(value, bool) or isinstance(value, (float, np.floating)):
             raise ValueError
-        upper = int(plain_number(str(value), flag, integer=True))
+        upper = int(plain_number(str(value), "upper", integer=True))
     except ValueError:
-        raise ValueError(f"{flag}: must be an integer >= 1 or auto, got {value!r}") from None
+        raise ValueError(f"upper: must be an integer >= 1 or auto, got {value!r}") from None
     top = MAX_UPPER_STRUCTURED if constructor in STRUCTURED else MAX_UPPER
     if not 1 <= upper <= top:
-        more = (f" (with {labels['constructor']} {constructor}; northwest, unfixed and "
+        more = (f" (with constructor={constructor!r}; northwest, unfixed and "
                 f"truncated-geometric need no n x n T and take up to {MAX_UPPER_STRUCTURED})"
                 if top == MAX_UPPER else "")
-        raise ValueError(f"{flag}: must be an integer in 1..{top}{more}, got {value!r}")
+        raise ValueError(f"upper: must be an integer in 1..{top}{more}, got {value!r}")
     return upper
 
 
-def column_uppers(upper: Any, names: list, constructor: str = "northwest",
-                  labels: dict = LIBRARY_LABELS) -> dict:
+def column_uppers(upper: Any, names: list, constructor: str = "northwest") -> dict:
     """Each column's bound from one bound for every column or a mapping column -> bound.
 
     Examples
@@ -329,22 +360,21 @@ def column_uppers(upper: Any, names: list, constructor: str = "northwest",
     >>> column_uppers({"a": 5, "b": 7}, ["a", "b"]), column_uppers(9, ["a"])
     ({'a': 5, 'b': 7}, {'a': 9})
     """
-    flag = labels["upper"]
     if not isinstance(upper, dict):
-        return {name: check_upper(upper, constructor, labels) for name in names}
+        return {name: check_upper(upper, constructor) for name in names}
     for col in upper:
         if col not in names:
-            raise ValueError(f"{flag}: {col!r} is not {labels['column']} (columns: "
+            raise ValueError(f"upper: {col!r} is not a privatized column (columns: "
                              f"{', '.join(map(str, names))})")
     missing = [n for n in names if n not in upper]
     if missing:
-        raise ValueError(f"{flag}: no value for column {missing[0]!r}")
-    return {name: check_upper(upper[name], constructor, labels) for name in names}
+        raise ValueError(f"upper: no value for column {missing[0]!r}")
+    return {name: check_upper(upper[name], constructor) for name in names}
 
 
 def column_budgets(eps: Any, names: list, shares: dict | None = None,
-                   constructor: str = "northwest", unit: PrivacyUnit = PrivacyUnit(),
-                   labels: dict = LIBRARY_LABELS) -> tuple[list[float], str]:
+                   constructor: str = "northwest",
+                   unit: PrivacyUnit = PrivacyUnit()) -> tuple[list[float], str]:
     """Each column's budget (its guarantee) from the total ``eps`` and the ``shares``.
 
     Unit ``row`` (sequential composition): the total is split equally over the columns
@@ -352,8 +382,8 @@ def column_budgets(eps: Any, names: list, shares: dict | None = None,
     exactly (in decimal: ``0.3 + 0.7 = 1``), else they must leave a positive rest; the
     floats' exact sum is at most the total (:func:`fit_shares`). Unit ``cell`` (parallel
     composition): every column spends the whole total, or its share (each at most the
-    total). Each column's mechanisms then run at its budget divided by the unit's bound,
-    which must lie in :data:`EPSILON_RANGE`.
+    total). Each column's mechanisms then run at its budget divided by the unit's bound
+    (:func:`mechanism_budget`), which must lie in :data:`EPSILON_RANGE`.
 
     Returns
     -------
@@ -367,40 +397,39 @@ def column_budgets(eps: Any, names: list, shares: dict | None = None,
     >>> column_budgets(1.0, ["a", "b"], unit=PrivacyUnit("cell"))[0]
     [1.0, 1.0]
     """
-    flag, sflag = labels["eps"], labels["shares"]
     shares = dict(shares or {})
     for col in shares:
         if col not in names:
-            raise ValueError(f"{sflag}: {col!r} is not {labels['column']} (columns: "
+            raise ValueError(f"shares: {col!r} is not a privatized column (columns: "
                              f"{', '.join(map(str, names))})")
     c = unit.bound
     if len(names) == 1 and not shares:  # one column: the whole budget
-        budgets, rule = [_float(eps, flag)], "one column: the whole budget"
+        budgets, rule = [_float(eps, "eps")], "one column: the whole budget"
     else:
-        eps_t = _float(eps, flag)
-        total = exact_budget(eps, flag)
-        explicit = {n: exact_budget(v, f"{sflag} {n}") for n, v in shares.items()}
+        eps_t = _float(eps, "eps")
+        total = exact_budget(eps, "eps")
+        explicit = {n: exact_budget(v, f"shares {n}") for n, v in shares.items()}
         rest = [n for n in names if n not in explicit]
-        spent = sum(explicit.values(), Fraction(0))
+        given = sum(explicit.values(), Fraction(0))
         if unit.composition == "parallel":
             over = [n for n, q in explicit.items() if q > total]
             if over:
-                raise ValueError(f"{sflag}: the share of {over[0]!r} exceeds the total "
-                                 f"{flag} {eps}")
+                raise ValueError(f"shares: the share of {over[0]!r} exceeds the total "
+                                 f"eps={eps}")
             # each column on its own at most the total (the guarantee is their maximum)
             budgets = [fit_shares([explicit.get(n, total)], eps_t)[0] for n in names]
             rule = ("parallel composition: every column spends the whole budget"
                     + (f" (shares for {', '.join(map(str, explicit))})" if explicit else ""))
         else:
-            if not rest and spent != total:
-                raise ValueError(f"{sflag}: the shares add up to {float(spent):.12g}, not the "
-                                 f"total {flag} {eps}; make them add up, or leave a column "
+            if not rest and given != total:
+                raise ValueError(f"shares: the shares add up to {float(given):.12g}, not the "
+                                 f"total eps={eps}; make them add up, or leave a column "
                                  "out to give it the rest")
-            if rest and spent >= total:
-                raise ValueError(f"{sflag}: the shares add up to {float(spent):.12g}, leaving "
-                                 f"nothing of the total {flag} {eps} for "
+            if rest and given >= total:
+                raise ValueError(f"shares: the shares add up to {float(given):.12g}, leaving "
+                                 f"nothing of the total eps={eps} for "
                                  f"{', '.join(map(str, rest))}")
-            each = (total - spent) / len(rest) if rest else Fraction(0)
+            each = (total - given) / len(rest) if rest else Fraction(0)
             budgets = fit_shares([explicit.get(n, each) for n in names], eps_t)
             if not explicit:
                 rule = f"the total split equally over the {len(names)} columns"
@@ -411,16 +440,16 @@ def column_budgets(eps: Any, names: list, shares: dict | None = None,
                         f"over {', '.join(map(str, rest))}")
     lo, hi = _range(constructor)
     for name, b in zip(names, budgets, strict=True):
-        run = b / c
+        run = mechanism_budget(b, c)
         if lo <= run <= hi:
             continue
         if len(names) == 1 and not shares and c == 1:
-            raise ValueError(f"{flag}: the usable range is {lo:g} to {hi:g} (with "
-                             f"{labels['constructor']} {constructor}), got {eps!r}")
+            raise ValueError(f"eps: the usable range is {lo:g} to {hi:g} (with "
+                             f"constructor={constructor!r}), got {eps!r}")
         at = f"{b:.6g}" if c == 1 else f"{b:.6g}, its mechanisms {run:.6g} (unit bound {c})"
-        raise ValueError(f"{flag}: column {name!r} gets {at} of the total {eps}; the usable "
-                         f"range per column is {lo:g} to {hi:g} (with {labels['constructor']} "
-                         f"{constructor})")
+        raise ValueError(f"eps: column {name!r} gets {at} of the total {eps}; the usable "
+                         f"range per column is {lo:g} to {hi:g} (with "
+                         f"constructor={constructor!r})")
     return budgets, rule
 
 
@@ -437,20 +466,3 @@ def column_deltas(delta: float | None, k: int,
     if delta is None or k == 1 or unit.composition == "parallel":
         return [delta] * k
     return fit_shares([Fraction(delta) / k] * k, delta)
-
-
-def column_seeds(seed: int | None, k: int) -> list[int | None]:
-    """One seed per column: the seed itself for one column; for several, column ``i`` gets
-    ``SeedSequence(seed).spawn(k)[i]`` as a 128-bit integer (independent streams).
-
-    Examples
-    --------
-    >>> column_seeds(None, 2), column_seeds(7, 1)
-    ([None, None], [7])
-    """
-    if seed is None:
-        return [None] * k
-    if k == 1:
-        return [seed]
-    return [int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
-            for child in np.random.SeedSequence(seed).spawn(k)]

@@ -4,6 +4,12 @@ the two-stage framework (:func:`two_stage_release`) and the one-stage and hybrid
 options (:mod:`dpfix.release.options`); the draws of stage 2 (:func:`apply_mechanism`,
 :func:`apply_histogram` and the exact samplers of :mod:`dpfix.sampling`) and the checks
 of the input counts.
+
+One room: the frameworks share one path (the checks of the counts or the histogram, the
+bound chosen privately, the stage split, the draws in chunks), and the engines (in memory,
+streamed, Dask) call :func:`privatize` with ``draw=False`` to draw the same values in the
+same chunks themselves; split across modules, that shared path would be imported back
+and forth.
 """
 
 from __future__ import annotations
@@ -13,7 +19,6 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,7 +29,7 @@ from dpfix.numbers.calibration import discrete_gaussian_delta
 from dpfix.numbers.numeric import check_positive, check_probability
 from dpfix.release.bounds import (
     DEFAULT_MAX_UPPER,
-    UPPER_SHARE,
+    PrivateBound,
     TopCodingWarning,
     choose_upper,
     top_mass_message,
@@ -32,17 +37,18 @@ from dpfix.release.bounds import (
 from dpfix.release.options import (
     LP_MAX_UPPER,
     LP_SOLVERS,
-    MIN_STAGE_EPSILON,
     Auto,
     NoSplit,
     ReleaseOptions,
     auto_statement,
     check_budget,
     split_fraction,
+    stage_split,
 )
 from dpfix.release.privatizers import privatize_distribution
 from dpfix.release.privatizers.deconvolve import deconvolve
 from dpfix.release.result import NotPrivateError, PrivatizedCounts, TimeLimitReached
+from dpfix.release.seeds import BOUND, STAGE2, check_seed, seed_child, stage_seeds
 from dpfix.sampling import (
     STRUCTURED,
     SamplingCheckError,
@@ -56,7 +62,7 @@ from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism
 __all__ = ["privatize", "histogram", "apply_mechanism", "apply_histogram",
            "complete_no_split", "EPS_MARGIN", "MAX_HISTOGRAM_N", "STRUCTURED_T_MAX",
            "JOINT_MAX_N", "EXACT_HISTOGRAM_MAX_N", "DRAW_CHUNK", "check_counts",
-           "integer_vector", "stage2_source",
+           "integer_vector", "stage2_source", "topcode_histogram",
            "AUTO_MAX_UPPER_TABLE"]
 
 #: Largest candidate of ``upper="auto"`` for a constructor that builds the ``n x n`` ``T``
@@ -304,31 +310,18 @@ def _draw_histogram(sampler: Any, eta: np.ndarray, n: int, source: Any,
     return joint
 
 
-def _seeds(seed: int | None) -> tuple[Any, Any, Any]:
-    """Seeds of stage 1, stage 2 and the random selector.
-
-    With a seed, three children of ``SeedSequence(seed)`` (reproducible; the
-    seed is in the report anyway). Without one, three independent draws of OS
-    randomness: children of one ``SeedSequence()`` would share its entropy, so
-    whatever reveals the selector's randomness would rebuild stage 2's generator.
-    """
-    if seed is not None:
-        return tuple(np.random.SeedSequence(seed).spawn(3))
-    return np.random.SeedSequence(), np.random.SeedSequence(), None
-
-
 def stage2_source(seed: int | None) -> Any:
     """The randomness stage 2 draws its rows from (:func:`two_stage_release`): the secure
     source (AES-128 in counter mode keyed by the operating system's CSPRNG), or with
-    ``seed`` a PCG64 seeded with the second child of ``SeedSequence(seed)``. A streamed
-    release draws its blocks from it in turn.
+    ``seed`` a PCG64 seeded with child :data:`~dpfix.release.seeds.STAGE2` of
+    ``SeedSequence(seed)``. A streamed release draws its blocks from it in turn.
 
     Examples
     --------
     >>> stage2_source(None).secure, stage2_source(3).words(1) == stage2_source(3).words(1)
     (True, array([ True]))
     """
-    return random_source(None if seed is None else _seeds(seed)[1])
+    return random_source(None if seed is None else seed_child(seed, STAGE2))
 
 
 def _missing(name: str, positions: np.ndarray, kind: str) -> ValueError:
@@ -381,8 +374,16 @@ def check_counts(counts: Any) -> np.ndarray:
     return d.astype(np.int64, copy=False)
 
 
-def _check_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
-    """``(eta top-coded at upper, topcoded)`` for a histogram input, refusing bad ones."""
+def topcode_histogram(eta: Any, upper: int) -> tuple[np.ndarray, int]:
+    """``(eta top-coded at upper, topcoded)`` for a histogram input, refusing bad ones: the
+    rows of counts above ``upper`` counted at ``upper``, and their number.
+
+    Examples
+    --------
+    >>> out, top = topcode_histogram([1, 0, 2, 3], 1)
+    >>> out.tolist(), top
+    ([1, 5], 5)
+    """
     e = integer_vector(eta, "eta")
     if e.ndim != 1 or e.size == 0:
         raise ValueError(f"eta: expected a histogram (1 dimension, >= 1 entry), got shape "
@@ -416,8 +417,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
         fraction, rule = split_fraction(eps_t, split)
     else:
         fraction, rule = 0.0, "none (one-stage framework: all of eps_t on G)"
-    eps_1 = fraction * eps_t
-    eps_2 = eps_t - eps_1
+    eps_1, eps_2 = stage_split(eps_t, fraction)
     stage1 = None
     if framework == "hybrid":
         stage("stage 1")
@@ -548,9 +548,17 @@ def _remap_joint(R: Any, joint_y: np.ndarray, source: Any) -> np.ndarray:
     return joint
 
 
-def check_delta(options: ReleaseOptions, delta: Any) -> float | None:
-    """``delta`` checked against the method: required by the discrete Gaussian and by the
-    cyclic Gaussian privatizer, refused by every pure eps-DP method."""
+def release_delta(options: ReleaseOptions, delta: Any) -> float | None:
+    """The ``delta`` a release of ``options`` runs with: required by the discrete Gaussian
+    and by the cyclic Gaussian privatizer, refused by every pure eps-DP method (None).
+    (:func:`dpfix.theory.polytopes.check_delta` checks an exact delta of the theory.)
+
+    Examples
+    --------
+    >>> from dpfix.release.options import TwoStage
+    >>> release_delta(TwoStage(), None) is None
+    True
+    """
     if isinstance(options, NoSplit):
         if delta is not None:
             why = ("the one-stage framework has no stage 1" if options.framework == "one-stage"
@@ -575,14 +583,6 @@ def check_delta(options: ReleaseOptions, delta: Any) -> float | None:
     return delta
 
 
-def check_seed(seed: Any) -> int | None:
-    """A non-negative integer seed, or None (production: the secure source)."""
-    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
-                             or seed < 0):
-        raise ValueError(f"seed: must be a non-negative integer or None, got {seed!r}")
-    return seed
-
-
 def _warn_top_mass(z: np.ndarray | None, n: int) -> None:
     """:class:`TopCodingWarning` when the private target ``z`` piles up on ``upper``."""
     message = None if z is None else top_mass_message(z, n - 1)
@@ -591,21 +591,12 @@ def _warn_top_mass(z: np.ndarray | None, n: int) -> None:
 
 
 def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: Any,
-                upper_share: float | None, seed: int | None,
+                bound: PrivateBound, seed: int | None,
                 **rest: Any) -> PrivatizedCounts:
-    """``upper="auto"``: a DP bound with ``upper_share`` of ``eps_t``, then the release with
-    the rest (sequential composition; the two floats add up to at most ``eps_t`` exactly)."""
-    share = UPPER_SHARE if upper_share is None else check_positive(upper_share, "upper_share")
-    if not share < 1:
-        raise ValueError(f"upper_share: the share of epsilon spent on the bound must be in "
-                         f"(0, 1), got {upper_share!r}")
-    eps_upper = share * eps_t
-    eps_rest = eps_t - eps_upper
-    while Fraction(eps_upper) + Fraction(eps_rest) > Fraction(eps_t):
-        eps_rest = math.nextafter(eps_rest, 0.0)
-    if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
-        raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and {eps_rest:.3g} "
-                         f"for the release; each needs at least {MIN_STAGE_EPSILON:g}")
+    """A bound chosen privately (``upper="auto"``, a :class:`PrivateBound`): a DP bound with
+    its share of ``eps_t``, then the release with the rest (sequential composition; the two
+    floats add up to at most ``eps_t`` exactly)."""
+    eps_upper, eps_rest = bound.split(eps_t)
     constructor = options.constructor
     top = DEFAULT_MAX_UPPER if constructor in STRUCTURED else AUTO_MAX_UPPER_TABLE
     if constructor == "lp":
@@ -616,16 +607,24 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
         histogram = integer_vector(histogram, "histogram")
     else:
         counts = check_counts(counts)
-    # the fourth child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
-    source = random_source(None if seed is None else np.random.SeedSequence(seed).spawn(4)[3])
+    # its own child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
+    source = random_source(None if seed is None else seed_child(seed, BOUND))
     bound = choose_upper(counts, eps_upper, histogram=histogram, max_upper=top, seed=source)
     result = privatize(counts, eps_rest, options, upper=bound.upper, histogram=histogram,
                        seed=seed, **rest)
     return replace(result, eps_upper=eps_upper, bound=bound.describe())
 
 
-def check_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
-    """``upper``, an integer >= 1 (at most :data:`LP_MAX_UPPER` for the LP constructor)."""
+def integer_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
+    """``upper`` as the integer bound a column is released at: an integer >= 1, at most
+    :data:`LP_MAX_UPPER` for the LP constructor. (:func:`dpfix.release.budget.check_upper`
+    checks a bound as a user gives it, ``"auto"`` or a text too.)
+
+    Examples
+    --------
+    >>> integer_upper(np.int64(5))
+    5
+    """
     if not isinstance(upper, (int, np.integer)) or isinstance(upper, bool) or upper < 1:
         raise ValueError(f"upper: must be an integer >= 1 or 'auto', got {upper!r}")
     if options is not None and options.constructor == "lp" and upper > LP_MAX_UPPER:
@@ -634,7 +633,8 @@ def check_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
     return int(upper)
 
 
-def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: int | str,
+def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
+              upper: int | str | PrivateBound,
               histogram: Any = None, seed: int | None = None, delta: float | None = None,
               progress: Callable[[int], Any] | None = None,
               on_stage: Callable[[str], Any] | None = None,
@@ -654,11 +654,13 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     """
     eps_t = check_positive(epsilon)
     if isinstance(upper, str) and upper == "auto":
-        return _auto_upper(counts, eps_t, options, histogram, upper_share, seed, delta=delta,
-                           progress=progress, on_stage=on_stage, draw=draw)
-    if upper_share is not None:
+        upper = PrivateBound(upper_share)
+    elif upper_share is not None:
         raise ValueError("upper_share: applies to upper='auto' only; drop it")
-    upper = check_upper(upper)
+    if isinstance(upper, PrivateBound):
+        return _auto_upper(counts, eps_t, options, histogram, upper, seed, delta=delta,
+                           progress=progress, on_stage=on_stage, draw=draw)
+    upper = integer_upper(upper)
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
     if not draw and (histogram is None or options.constructor == "discrete-gaussian"):
@@ -668,8 +670,8 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
     if isinstance(options, Auto):
         options, chosen_by = options.at(eps_t), "auto: " + auto_statement()
     seed = check_seed(seed)
-    upper = check_upper(upper, options)
-    delta = check_delta(options, delta)
+    upper = integer_upper(upper, options)
+    delta = release_delta(options, delta)
     framework = options.framework
     n = upper + 1
     if histogram is None:
@@ -681,7 +683,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
             raise ValueError(f"upper: a histogram input returns the n x n joint histogram: "
                              f"upper at most {JOINT_MAX_N - 1}, got {upper}")
         d = None
-        eta, topcoded = _check_histogram(histogram, upper)
+        eta, topcoded = topcode_histogram(histogram, upper)
         N = sum(int(v) for v in eta)
     check_budget(options, eps_t)
     if framework != "two-stage" and d is None and draw and N > EXACT_HISTOGRAM_MAX_N:
@@ -689,7 +691,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *, upper: in
         raise ValueError(f"histogram: N = {N} rows exceeds {EXACT_HISTOGRAM_MAX_N}, the most "
                          f"the {framework} framework draws from a histogram (every row is "
                          "drawn); use the two-stage framework")
-    seeds = _seeds(seed)
+    seeds = stage_seeds(seed)
     stage = on_stage or (lambda name: None)
     if framework != "two-stage":
         result = no_split(framework, d, eta, n, N, topcoded, eps_t, options.split,
@@ -724,7 +726,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         fraction, rule = 0.0, "none (one-stage constructor)"
     seconds: dict[str, float] = {}
     z = stage1 = None
-    eps_1, eps_2 = (fraction * eps_t, eps_t - fraction * eps_t) if two_stage else (0.0, eps_t)
+    eps_1, eps_2 = stage_split(eps_t, fraction) if two_stage else (0.0, eps_t)
     if two_stage:
         stage("stage 1")
         start = time.perf_counter()

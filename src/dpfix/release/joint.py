@@ -37,6 +37,7 @@ from dpfix.release.budget import fit_shares
 from dpfix.release.options import NoSplit, TwoStage, given_options, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
+from dpfix.release.seeds import SELECTOR, STAGE1, STAGE2, stage_seeds
 from dpfix.sampling.joint import JointSampler, apply_axes
 from dpfix.sampling.quantile import apportion
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
@@ -255,8 +256,8 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
     if not 0 <= zero_share < 1:
         raise ValueError(f"zero_share: in [0, 1), got {zero_share!r}")
     start = time.perf_counter()
-    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
-    source = random_source(None if seed is None else seeds[1])
+    seeds = (None, None, None) if seed is None else stage_seeds(seed)
+    source = random_source(seeds[STAGE2])
     e1, eps_2 = stage_budgets(eps_in, unit, zero_share)
     lams = _lams(eps_2)
     noise = JointSampler(shape, lams, Remap.from_placement(np.arange(math.prod(shape))),
@@ -267,13 +268,13 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
     zero = None
     if e1 > 0:  # one row changes the count of all-zero rows by at most 1
         count = np.array([int(np.sum(np.logical_and.reduce([d == 0 for d in ds])))])
-        rng = None if seed is None else np.random.default_rng(seeds[0])
+        rng = None if seed is None else np.random.default_rng(seeds[STAGE1])
         noisy, _ = add_laplace(count, 1.0 / e1, rng=rng, sensitivity=1, budget=e1)
         zero = float(noisy[0]) / ds[0].size
     Z = deconvolve_joint(H, lams, max_iter=max_iter, zero=zero)
     seconds["deconvolve"] = time.perf_counter() - start - seconds["noise"]
     out = _match(np.ravel_multi_index(ys, shape), Z, lams,
-                 random_source(None if seed is None else seeds[2]))
+                 random_source(seeds[SELECTOR]))
     origin = "(" + ", ".join("0" * len(shape)) + ")"
     stage = {"estimator": f"{len(shape)}-D EM deconvolution ({max_iter} steps at most)"
                           + ("" if zero is None else
@@ -289,11 +290,11 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
     if not 0 < split < 1:
         raise ValueError(f"split: in (0, 1), got {split!r}")
     start = time.perf_counter()
-    seeds = [None, None, None] if seed is None else np.random.SeedSequence(seed).spawn(3)
-    source = random_source(None if seed is None else seeds[1])
+    seeds = (None, None, None) if seed is None else stage_seeds(seed)
+    source = random_source(seeds[STAGE2])
     e1, eps_2 = stage_budgets(eps_in, unit, split)
     eta = joint_histogram(*ds, shape)
-    rng = None if seed is None else np.random.default_rng(seeds[0])
+    rng = None if seed is None else np.random.default_rng(seeds[STAGE1])
     stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
     seconds["stage1"] = time.perf_counter() - start
     Z = stage1.z.reshape(shape)
@@ -430,8 +431,8 @@ def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
     return "two-stage", split_fraction(eps_total, options.split)[0]
 
 
-def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
-                labels: dict) -> list[tuple[str, ...]]:
+def check_joint(joint: Any, names: list, uppers: dict, options: Any,
+                delta: Any) -> list[tuple[str, ...]]:
     """The tuples of ``joint=`` checked: two or three distinct privatized columns each, no
     column in two tuples, a given integer ``upper``, the state space within
     :data:`MAX_STATES`, the default method or a split (``TwoStage``) or
@@ -439,10 +440,9 @@ def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
 
     Examples
     --------
-    >>> check_joint([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None, {})
+    >>> check_joint([("a", "b")], ["a", "b", "c"], {"a": 3, "b": 4, "c": 2}, None, None)
     [('a', 'b')]
     """
-    flag = labels.get("joint", "joint")
     if joint is None:
         return []
     tuples = []
@@ -450,32 +450,28 @@ def check_joint(joint: Any, names: list, uppers: dict, options: Any, delta: Any,
     for group in joint:
         group = tuple(group)
         if len(group) not in (2, 3) or len(set(group)) != len(group):
-            raise ValueError(f"{flag}: two distinct columns (a pair) or three (a triple), got "
+            raise ValueError(f"joint: two distinct columns (a pair) or three (a triple), got "
                              f"{group!r}")
         for name in group:
             if name not in names:
-                raise ValueError(f"{flag}: {name!r} is not a privatized column "
-                                 f"({labels.get('columns', 'columns')})")
+                raise ValueError(f"joint: {name!r} is not a privatized column (columns=)")
             if name in seen:
-                raise ValueError(f"{flag}: {name!r} is in two pairs or triples")
+                raise ValueError(f"joint: {name!r} is in two pairs or triples")
             if not isinstance(uppers.get(name), int):
-                raise ValueError(f"{flag}: {name!r} needs a given integer "
-                                 f"{labels.get('upper', 'upper')} (not auto)")
+                raise ValueError(f"joint: {name!r} needs a given integer upper= (not auto)")
             seen.add(name)
         framework = joint_framework(options, 1.0)[0] if _joint_options(options) else None
-        check_states(tuple(uppers[n] + 1 for n in group), framework or "one-stage", flag)
+        check_states(tuple(uppers[n] + 1 for n in group), framework or "one-stage", "joint")
         tuples.append(group)
     if tuples and delta is not None:
-        raise ValueError(f"{flag}: the joint release is pure eps-DP; drop "
-                         f"{labels.get('delta', 'delta')}")
+        raise ValueError("joint: the joint release is pure eps-DP; drop delta=")
     if tuples and not _joint_options(options):
-        raise ValueError(f"{flag}: the joint release runs the one-stage framework or the "
-                         "two-stage one with a split (TwoStage(split=...)); drop "
-                         f"{labels.get('constructor', 'options')}")
+        raise ValueError("joint: the joint release runs the one-stage framework or the "
+                         "two-stage one with a split (TwoStage(split=...)); drop constructor=")
     ignored = given_options(options, read=("split", "framework")) if tuples else []
     if ignored:
-        given = ", ".join(f"{labels.get(name, name)}={value!r}" for name, value in ignored)
-        raise ValueError(f"{flag}: the joint release runs its own mechanisms (product noise, a "
+        given = ", ".join(f"{name}={value!r}" for name, value in ignored)
+        raise ValueError(f"joint: the joint release runs its own mechanisms (product noise, a "
                          "joint deconvolution, a transport remap) and reads only the split "
                          f"of the options; it would ignore {given}: drop it")
     return tuples

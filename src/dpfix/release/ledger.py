@@ -27,6 +27,10 @@ release, applied across releases. Every charge counts against the one total,
 whatever its ``dataset``: a ledger stands for one population of individuals,
 and tables about the same people share its budget.
 
+One room for the file and its lock: the balance a reservation checks, the record it
+appends and the lock held between them are one protocol on one file descriptor; split,
+the invariant (the bytes checked are the bytes appended to) would cross modules.
+
 Amounts are exact rationals (:class:`fractions.Fraction`): a float is taken at
 its exact binary value (``0.1`` is ``3602879701896397 / 2^55``, slightly more
 than ``1/10``), which is the budget a mechanism run with that float spends, so

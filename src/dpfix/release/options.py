@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Union
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
@@ -34,7 +35,8 @@ __all__ = ["TwoStage", "OneStage", "NoSplit", "Auto", "ReleaseOptions", "method_
            "RULE_OF_THUMB", "rule_of_thumb_split", "split_budget", "FRAMEWORKS", "AUTO_RULE",
            "REMAPS", "MIN_STAGE_EPSILON", "LP_MAX_UPPER", "LP_SOLVERS", "check_choices",
            "auto_setting", "auto_statement", "check_stage_budgets", "check_budget",
-           "check_framework", "check_extras", "split_fraction", "given_options"]
+           "check_framework", "check_extras", "split_fraction", "given_options", "stage_split",
+           "stage_budgets"]
 
 #: Paper Appendix F: f = B + (A - B) exp(-K eps_t), fitted to Table 3.
 RULE_OF_THUMB = {"A": 0.639, "B": 0.106, "K": 2.869}
@@ -100,6 +102,29 @@ def split_fraction(epsilon: float, split: Any) -> tuple[float, str]:
     return check_fraction(split), "fixed fraction"
 
 
+def stage_split(epsilon: float, fraction: float) -> tuple[float, float]:
+    """``epsilon`` in two: ``first = fraction * epsilon`` (as a float) and ``rest``, what is
+    left, lowered by units in the last place until the two floats' exact (rational) sum is
+    at most ``epsilon``: what the two stages spend never exceeds the budget, however the
+    floats round (the split of stage 1 and stage 2, and of a bound chosen privately and the
+    release).
+
+    Examples
+    --------
+    >>> stage_split(2.0, 0.25)
+    (0.5, 1.5)
+    >>> first, rest = stage_split(0.7, 0.3)
+    >>> from fractions import Fraction
+    >>> Fraction(first) + Fraction(rest) <= Fraction(0.7)
+    True
+    """
+    first = fraction * epsilon
+    rest = epsilon - first
+    while Fraction(first) + Fraction(rest) > Fraction(epsilon):
+        rest = math.nextafter(rest, 0.0)
+    return first, rest
+
+
 def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, float]:
     """``(eps_1, eps_2)`` from the total budget and the split (paper Appendix F).
 
@@ -114,7 +139,7 @@ def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, f
     Returns
     -------
     (float, float)
-        ``eps_1 + eps_2 = epsilon``.
+        ``eps_1 + eps_2 <= epsilon`` exactly (:func:`stage_split`).
 
     Raises
     ------
@@ -127,8 +152,7 @@ def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, f
     (0.5, 1.5)
     """
     f, _ = split_fraction(epsilon, split)
-    eps_1 = f * epsilon
-    return eps_1, epsilon - eps_1
+    return stage_split(epsilon, f)
 
 
 def check_choices(constructor: str = "heuristic", selector: Any = "best",
@@ -252,9 +276,7 @@ least 1e-05: at epsilon 1, a split in [1e-05, 0.99999]
         raise ValueError(f"epsilon: must be at least {need:g}{each}, got {eps_t!r}")
     if not two:
         return
-    fraction, _ = split_fraction(eps_t, split)
-    eps_1 = fraction * eps_t
-    eps_2 = eps_t - eps_1
+    eps_1, eps_2 = split_budget(eps_t, split)
     if not min(eps_1, eps_2) >= MIN_STAGE_EPSILON:
         lo = MIN_STAGE_EPSILON / eps_t
         raise ValueError(f"split: {split!r} gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; "
@@ -529,6 +551,34 @@ on the counts); drop the split
     return TwoStage(constructor, split, privatizer, postprocess, selector, solver, time_limit)
 
 
+def stage_budgets(options: ReleaseOptions, eps_t: float) -> dict[str, float]:
+    """What each stage of ``options`` spends of a column's ``eps_t``: ``{"stage 1": eps_1,
+    "stage 2": eps_2}`` (two stages: the two-stage framework with a two-stage
+    constructor, the hybrid framework), else ``{"stage 2": eps_t}``; split by
+    :func:`stage_split`, as the frameworks split it (:mod:`dpfix.release.frameworks`),
+    after refusing a stage below :data:`MIN_STAGE_EPSILON` (:func:`check_budget`).
+
+    Examples
+    --------
+    >>> stage_budgets(TwoStage(split=0.25), 2.0), stage_budgets(NoSplit("one-stage"), 1.0)
+    ({'stage 1': 0.5, 'stage 2': 1.5}, {'stage 2': 1.0})
+    """
+    check_budget(options, eps_t)
+    if isinstance(options, Auto):
+        options = options.at(check_positive(eps_t))
+    if not _two_stages(options):
+        return {"stage 2": eps_t}
+    eps_1, eps_2 = split_budget(eps_t, options.split)
+    return {"stage 1": eps_1, "stage 2": eps_2}
+
+
+def _two_stages(options: TwoStage | OneStage | NoSplit) -> bool:
+    """Whether ``options`` spend a stage 1 before stage 2 (``options`` not ``Auto``)."""
+    return options.framework == "hybrid" or (
+        options.framework == "two-stage" and CONSTRUCTORS[options.constructor].stage
+        == "two-stage")
+
+
 def check_budget(options: ReleaseOptions, eps_t: float) -> None:
     """Refuse, before anything is drawn, a budget that leaves a stage of ``options`` less
     than :data:`MIN_STAGE_EPSILON` (:func:`check_stage_budgets`).
@@ -543,7 +593,4 @@ def check_budget(options: ReleaseOptions, eps_t: float) -> None:
     """
     if isinstance(options, Auto):
         options = options.at(check_positive(eps_t))
-    two = options.framework == "hybrid" or (
-        options.framework == "two-stage" and CONSTRUCTORS[options.constructor].stage
-        == "two-stage")
-    check_stage_budgets(eps_t, options.split, two)
+    check_stage_budgets(eps_t, options.split, _two_stages(options))

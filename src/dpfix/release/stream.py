@@ -39,23 +39,38 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import CsvBlocks, TableInput, guard_formulas, order_source, warn_formulas
+from dpfix.io.tables import CsvBlocks, TableInput
+from dpfix.io.writing import guard_formulas, warn_formulas
 from dpfix.numbers.numeric import require
-from dpfix.release.bounds import DEFAULT_MAX_UPPER
-from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source
-from dpfix.release.options import ReleaseOptions
+from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
+from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
+from dpfix.release.inputs import input_path
+from dpfix.release.order import order_source
+from dpfix.release.outputs import Confidential, Release, write_output
+from dpfix.release.plan import ReleasePlan, written_columns
+from dpfix.release.report import (
+    OUTPUT_COLUMNS_RULE,
+    ROW_ORDER_RULES,
+    assemble,
+    composition,
+    confidential_columns,
+    confidential_report,
+    public_report,
+)
 
-__all__ = ["streams", "stream_csv", "Streamed", "scratch_folder", "stopped_by_signals",
-           "external_shuffle", "InputChanged",
-           "merge_runs", "BUCKET_ROWS", "MAX_OPEN_FILES", "SCRATCH_PREFIX"]
+__all__ = ["release_streamed", "stream_csv", "Streamed", "scratch_folder",
+           "stopped_by_signals", "external_shuffle", "InputChanged", "merge_runs", "BUCKET_ROWS",
+           "MAX_OPEN_FILES", "SCRATCH_PREFIX"]
 
 #: The rows a bucket holds on average (``K = ceil(N / BUCKET_ROWS)`` buckets; ``N`` at most
 #: this: one bucket, the in-memory permutation itself).
@@ -70,21 +85,6 @@ SCRATCH_PREFIX = "dpfix-"
 _STOP = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def streams(options: ReleaseOptions) -> bool:
-    """Whether the method draws every row with an exact sampler built from the histogram
-    alone: the two-stage framework, any constructor but the discrete Gaussian (the
-    one-stage and hybrid frameworks estimate from every row's ``y`` first).
-
-    Examples
-    --------
-    >>> from dpfix.release.options import TwoStage, NoSplit
-    >>> streams(TwoStage()), streams(NoSplit("one-stage"))
-    (True, False)
-    """
-    return options.framework == "two-stage" and options.constructor != "discrete-gaussian"
-
-
-# ------------------------------------------------------------------ the scratch folder
 class _Stopped(BaseException):
     """SIGTERM or SIGHUP arrived (default handler) while a scratch folder was in use."""
 
@@ -449,9 +449,10 @@ class _Histograms:
 
 
 def _cap(upper: Any) -> int:
-    """The histogram's last value: above ``upper`` (top-coded, counted); ``"auto"``: above
-    the largest bound any constructor may choose (the bound's scores need no more)."""
-    return DEFAULT_MAX_UPPER + 1 if upper == "auto" else int(upper) + 1
+    """The histogram's last value: above ``upper`` (top-coded, counted); a bound chosen
+    privately: above the largest bound any constructor may choose (the bound's scores need
+    no more)."""
+    return DEFAULT_MAX_UPPER + 1 if isinstance(upper, PrivateBound) else int(upper) + 1
 
 
 class _Writer:
@@ -486,35 +487,35 @@ class _Writer:
             warn_formulas(self.head_tally, stacklevel=5)
 
 
-def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: ReleaseOptions,
-               uppers: dict, deltas: list, seeds: list, order: str, keys: list,
-               passed_of: Callable[[list], list], *, sep: str = ",",
-               upper_share: Any = None, escape_formulas: bool = False,
-               bucket_rows: int = BUCKET_ROWS, scratch: str | Path | None = None,
-               progress: Any = None, on_stage: Any = None) -> Streamed:
-    """Release the CSV file ``path`` to the CSV file ``dest`` in two passes (module docstring).
+def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
+               scratch: str | Path | None = None, progress: Any = None,
+               on_stage: Any = None) -> Streamed:
+    """Release the CSV file of ``plan`` (its engine ``"stream"``) to the CSV file ``dest`` in
+    two passes (module docstring).
 
-    ``epsilons[k]``: the budget column ``k``'s mechanisms run at; ``passed_of(others)``:
-    the columns written besides the privatized ones (checked against the other columns
-    of the header); ``bucket_rows``: a bucket's rows on average; ``scratch``: where the
-    scratch folder goes. The rest as :func:`dpfix.release.table.privatize_table`.
+    ``bucket_rows``: a bucket's rows on average; ``scratch``: where the scratch folder goes;
+    ``progress``, ``on_stage`` as :func:`dpfix.release.memory.release_in_memory`.
     """
     import time
 
+    path, sep = input_path(plan.data), getattr(plan.data, "sep", ",")
+    names, planned, order, keys = plan.names, plan.columns, plan.order, list(plan.keys)
+    uppers = {c.name: c.upper for c in planned}
+    seeds = [c.seed for c in planned]
+    escape_formulas = plan.output.escape_formulas
     start = time.perf_counter()
     blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
     _unchanged(blocks)
     others = [h for k, h in enumerate(blocks.header) if k not in blocks.positions]
-    passed = passed_of(others)
+    passed = written_columns(names, plan.keys, plan.keep, others)
     read_seconds = time.perf_counter() - start
     results = []
     for k, name in enumerate(names):
         results.append(privatize(
-            None, epsilons[k], options, upper=uppers[name], histogram=hist.eta[k],
-            seed=seeds[k], delta=deltas[k], draw=False,
-            upper_share=upper_share if uppers[name] == "auto" else None,
+            None, planned[k].eps, plan.options, upper=uppers[name], histogram=hist.eta[k],
+            seed=seeds[k], delta=planned[k].delta, draw=False,
             on_stage=None if on_stage is None else (lambda s, n=name: on_stage(n, s, N))))
     layout = {"sep": sep, "newline": blocks.newline, "bom": blocks.bom}
     columns = [(k, h) for k, h in enumerate(blocks.header)
@@ -575,7 +576,7 @@ def stream_csv(path: Path, dest: Path, names: list, epsilons: list, options: Rel
                        privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
                                                                 strict=True)])
     return Streamed(table, results, others, read_seconds,
-                    {n: _topcoded_histogram(hist.eta[k], r.n)
+                    {n: topcode_histogram(hist.eta[k], r.n - 1)[0]
                      for k, (n, r) in enumerate(zip(names, results, strict=True))},
                     K, bucket_rows)
 
@@ -618,12 +619,6 @@ def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
         yield first, body
 
 
-def _topcoded_histogram(eta: np.ndarray, n: int) -> np.ndarray:
-    out = eta[:n].copy()
-    out[n - 1] += eta[n:].sum()
-    return out
-
-
 class _Stats:
     """Pass 2: the output histogram and the realised errors' sums (confidential)."""
 
@@ -642,7 +637,7 @@ class _Stats:
         self.squared_true += float((gap ** 2).sum())
 
     def confidential(self, eta: np.ndarray, n: int, N: int) -> dict:
-        return {"eta": _topcoded_histogram(eta, n), "abs": self.abs / N,
+        return {"eta": topcode_histogram(eta, n - 1)[0], "abs": self.abs / N,
                 "squared": self.squared / N, "abs_true": self.abs_true / N,
                 "squared_true": self.squared_true / N}
 
@@ -674,3 +669,57 @@ def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
         with pa.ipc.new_stream(str(paths[-1]), schema) as w:
             w.write_table(run, max_chunksize=batch)
     yield from merge_runs(paths, keys, MAX_OPEN_FILES, batch=batch)
+
+
+def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = None,
+                     progress: Any = None, on_stage: Any = None,
+                     bucket_rows: int = BUCKET_ROWS,
+                     scratch: str | Path | None = None) -> Release | tuple[Release, Confidential]:
+    """Execute ``plan`` (its engine ``"stream"``): its CSV file streamed to its CSV output
+    (:func:`stream_csv`), never all its rows in memory; the release as the in-memory engine
+    makes it, with the report's ``streamed`` entry.
+
+    ``charge``, ``staged``, ``progress`` and ``on_stage`` as
+    :func:`dpfix.release.memory.release_in_memory`; ``bucket_rows``: the rows of a bucket
+    of the external shuffle on average (its memory); ``scratch``: the folder of the private
+    scratch folder (default: the temporary folder). SIGTERM and SIGHUP remove the staged
+    output and the scratch folder.
+    """
+    done: dict = {}
+    names, out = plan.names, plan.output
+
+    def write(dest: Path) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
+            done["s"] = stream_csv(plan, dest, bucket_rows=bucket_rows, scratch=scratch,
+                                   progress=progress, on_stage=on_stage)
+
+    with stopped_by_signals():  # SIGTERM, SIGHUP: the staged output and scratch removed
+        path = write_output(out.path, write, force=out.force, charge=charge, staged=staged)
+    streamed = done["s"]
+    table, results = streamed.table, streamed.results
+    uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}
+    passed = [*plan.keys, *plan.keep]
+    per_column = [public_report(r, table.select(k), name, uppers[name], None)
+                  for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    output_columns = {
+        "privatized": names, "key": list(plan.keys), "kept": list(plan.keep),
+        "dropped": [c for c in streamed.others if c not in passed],
+        "rule": OUTPUT_COLUMNS_RULE}
+    public = assemble(per_column, names, composition(plan), plan.unit,
+                      {"path": str(table.path), "kind": table.kind}, output_columns, plan.order,
+                      ROW_ORDER_RULES[plan.order],
+                      extra=None if charge is None else {"ledger": charge.statement()})
+    public["streamed"] = streamed.statement()
+    layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
+              "newline": table.newline, "bom": table.bom}
+    release = Release(None, reports.jsonable(public), layout, path)
+    if not plan.confidential:
+        return release
+    per = [confidential_report(r, table.select(k), uppers[name], dict(r.seconds))
+           for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    body = confidential_columns(per, names, table, {"read": streamed.read_seconds})
+    body["report_version"] = 1
+    secret = Confidential(reports.jsonable(body), streamed.histograms,
+                          {n: r.topcoded for n, r in zip(names, results, strict=True)})
+    return release, secret

@@ -4,7 +4,7 @@
 (a folder or a file) or on a glob of CSV files, partition by partition:
 
 1. **stage 1 needs only the histogram**: each partition's counts are parsed
-   and validated (:func:`dpfix.io.tables.counts_of`) and counted; the partial
+   and validated (:func:`dpfix.io.counts.counts_of`) and counted; the partial
    histograms are summed (one aggregation pass);
 2. the histogram goes through :func:`dpfix.release.frameworks.privatize` with
    ``draw=False``: the public target ``z``, the mechanism and its exact
@@ -17,7 +17,7 @@
    privatized column and the columns named by ``key`` and ``keep`` (the
    others are not private and are dropped) and nothing of the input's
    metadata (no index, no ``attrs``, no schema metadata:
-   :func:`dpfix.io.tables.write_parquet`). It is written to a temporary folder
+   :func:`dpfix.io.writing.write_parquet`). It is written to a temporary folder
    beside ``out`` and renamed at the end: a failing partition leaves no
    output dataset. The temporary folder's name holds the process id and host
    (:func:`dpfix.io.commit.leftover_tag`): one left by a killed run (SIGKILL) is
@@ -40,26 +40,37 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import time
 import uuid
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
-from dpfix.io.tables import ORDER_SEED_CHILD, counts_of, write_parquet
+from dpfix.io.counts import counts_of
+from dpfix.io.tables import TableInput
+from dpfix.io.writing import write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import complete_no_split, histogram, privatize
 from dpfix.release.options import ReleaseOptions, method_options
+from dpfix.release.outputs import Confidential, Release, confidential_of
+from dpfix.release.plan import ReleasePlan
+from dpfix.release.report import (
+    DATASET_ROW_ORDER_RULES,
+    OUTPUT_COLUMNS_RULE,
+    assemble,
+    composition,
+    public_report,
+)
 from dpfix.release.result import PrivatizedCounts
+from dpfix.release.seeds import ORDER, PARTITIONS, seed_child
 from dpfix.sampling import SeededSource, random_source
 
-__all__ = ["privatize_dataset", "SEED_CHILD"]
-
-#: The partitions' generators are children of ``SeedSequence(seed).spawn(4)[SEED_CHILD]``
-#: (the pipeline uses children 0-2 for stage 1, stage 2 and the selector).
-SEED_CHILD = 3
+__all__ = ["privatize_dataset", "release_dataset"]
 
 
 def _frames(source: str | Path, columns: list[str]) -> tuple[list[Any], str]:
@@ -103,7 +114,7 @@ def _drawn(out: np.ndarray, counts: np.ndarray, upper: int,
 
 
 def _write(frame: Any, path: str, shuffle: Any) -> None:
-    """Write a partition (its columns only, :func:`dpfix.io.tables.write_parquet`); ``shuffle``:
+    """Write a partition (its columns only, :func:`dpfix.io.writing.write_parquet`); ``shuffle``:
     None keeps its rows' order, else the seed of their permutation (``False``: secure)."""
     if shuffle is not None:
         frame = frame.iloc[_source(shuffle or None).permutation(len(frame))]
@@ -154,7 +165,7 @@ def _order_seeds(order: str, seed: Any, parts: int) -> tuple[np.ndarray, list[An
         return np.arange(parts), [None] * parts
     if seed is None:
         return _source(None).permutation(parts), [False] * parts
-    base = np.random.SeedSequence(seed).spawn(ORDER_SEED_CHILD + 1)[ORDER_SEED_CHILD]
+    base = seed_child(seed, ORDER)
     kids = base.spawn(parts + 1)
     return _source(kids[-1]).permutation(parts), kids[:-1]
 
@@ -163,7 +174,7 @@ def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]
     """Per partition: the generator of the draw and that of the remap (None: secure)."""
     if seed is None:
         return [None] * parts, [None] * parts
-    children = np.random.SeedSequence(seed).spawn(SEED_CHILD + 1)[SEED_CHILD].spawn(parts)
+    children = seed_child(seed, PARTITIONS).spawn(parts)
     return children, [s.spawn(1)[0] for s in children]
 
 
@@ -225,7 +236,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         With ``counts`` and ``joint`` None and the output histogram in
         ``drawn_histogram``; a list (in the order of ``column``) for a list.
         ``confidential`` holds the true histogram and the realized count
-        errors (derived without noise: for :func:`dpfix.io.reports.confidential_report`
+        errors (derived without noise: for :func:`dpfix.release.report.confidential_report`
         only).
 
     Raises
@@ -320,3 +331,60 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
                           "abs_true": sum(d[t][3] for d in drawn) / r.N,
                           "squared_true": sum(d[t][4] for d in drawn) / r.N}
     return results if several else results[0]
+
+
+def release_dataset(plan: ReleasePlan, *,
+                    charge: Any = None) -> Release | tuple[Release, Confidential]:
+    """Execute ``plan`` (its engine ``"dask"``, a :class:`~dpfix.release.inputs.Dataset`
+    input): the dataset written to the plan's output folder by :func:`privatize_dataset`,
+    the report assembled as for a table, the release's table a lazy ``dask.dataframe``
+    reading it.
+
+    ``charge`` (the ledger's entered reservation of ``plan.charge``) is recorded once every
+    partition is written, just before the dataset moves into place; a failure after the
+    move takes the dataset back (the charge stays: budget spent for nothing, never a
+    dataset without its charge).
+    """
+    start = time.perf_counter()
+    names, out = plan.names, plan.output.path
+    commit = None if charge is None else (lambda: None if charge.committed else charge.commit())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
+        results = privatize_dataset(
+            plan.data.source, names, [c.eps for c in plan.columns],
+            upper=[c.upper for c in plan.columns], out=out, key=list(plan.keys),
+            keep=list(plan.keep), seed=[c.seed for c in plan.columns],
+            delta=[c.delta for c in plan.columns], order=plan.order, options=plan.options,
+            before_commit=commit)
+    try:  # the dataset is in place: it stays only with its release
+        return _dataset_release(plan, results, charge, start)
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _dataset_release(plan: ReleasePlan, results: list, charge: Any,
+                     start: float) -> Release | tuple[Release, Confidential]:
+    """The release of a dataset written to the plan's output: its report, its lazy table
+    and (asked for) its confidential report."""
+    names, out, source = plan.names, plan.output.path, plan.data.source
+    table = TableInput(Path(str(source)), "dataset", None,
+                       privatized=[(n, n, None) for n in names])
+    uppers = {c.name: c.upper for c in plan.columns}
+    per_column = [public_report(r, table, name, uppers[name], out)
+                  for name, r in zip(names, results, strict=True)]
+    output_columns = {"privatized": names, "key": list(plan.keys), "kept": list(plan.keep),
+                      "rule": OUTPUT_COLUMNS_RULE}
+    extra = {"engine": "dask", "output": {"path": str(out)}}
+    if charge is not None:
+        extra["ledger"] = charge.statement()
+    public = assemble(per_column, names, composition(plan), plan.unit,
+                      {"path": str(source), "kind": "dataset"}, output_columns, plan.order,
+                      DATASET_ROW_ORDER_RULES[plan.order], extra=extra)
+    frame = require("dask.dataframe").read_parquet(str(out))
+    layout = {"privatized": [str(n) for n in names], "kind": "dataset", "out": str(out)}
+    release = Release(frame, reports.jsonable(public), layout)
+    if not plan.confidential:
+        return release
+    return release, confidential_of(table, names, results, uppers,
+                                    {"total": time.perf_counter() - start})

@@ -1,0 +1,272 @@
+"""Tables written: the privatized table in its input's format, Parquet without metadata,
+and the cells a spreadsheet would run as formulas.
+
+- the privatized table written in the input's format (:func:`write_counts`):
+  a CSV is rewritten cell for cell except the privatized column, a Parquet
+  file keeps the dtypes of its other columns (the privatized ones are int64)
+  but none of the input's metadata (no index, no ``attrs``, no schema
+  metadata: :func:`write_parquet`); its rows in the order the caller gives
+  (a release's order: :mod:`dpfix.release.order`);
+- formula guarding (:func:`formula_cells`, :func:`guard_formulas`): a CSV cell that starts
+  with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain number is
+  escaped with ``'`` or warned about (:class:`FormulaWarning`);
+- the outputs are written through the staged atomic commit of :mod:`dpfix.io.commit`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpfix.io.counts import NUMBER_TEXT
+from dpfix.io.tables import TableInput
+from dpfix.numbers.numeric import require
+
+__all__ = ["write_counts", "write_parquet", "FORMULA_STARTS", "FormulaWarning",
+           "formula_cells", "escape_formula_cells", "guard_formulas", "warn_formulas"]
+
+
+def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
+    """``[(col, result)]``: one PrivatizedCounts per column of counts read."""
+    privatized = table.privatized or [(None, table.col, table.counts)]
+    results = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(results) != len(privatized):
+        raise ValueError(f"write_counts: {len(results)} result(s) for {len(privatized)} "
+                         "column(s) of counts")
+    return [(col, r) for (_, col, _), r in zip(privatized, results, strict=True)]
+
+
+def write_parquet(frame: Any, dest: str | Path) -> None:
+    """Write ``frame``'s columns to a Parquet file and nothing else.
+
+    No index (a pandas index, or a filtered frame's ``__index_level_0__``,
+    would carry the input's row labels), no ``attrs`` and no schema metadata
+    (pandas' metadata of the input, a writer's key-value metadata): the
+    file's schema holds the column names and types only.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd, pyarrow.parquet as pq
+    >>> f = pd.DataFrame({"k": [1, 2]}, index=["a", "b"])
+    >>> f.attrs["note"] = "secret"
+    >>> p = Path(tempfile.mkdtemp()) / "o.parquet"
+    >>> write_parquet(f, p)
+    >>> pq.read_schema(p).names, pq.read_schema(p).metadata
+    (['k'], None)
+    """
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+
+    t = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(t.replace_schema_metadata(None), dest)
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: injection"): ``=HYPERLINK(..)``, ``+1+1``, ``-2+3``, ``@SUM(A1)``, a tab, a carriage return.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class FormulaWarning(UserWarning):
+    """Cells of a CSV output that a spreadsheet may run as formulas (:func:`formula_cells`)."""
+
+
+def formula_cells(values: Any) -> np.ndarray:
+    """Which cells a spreadsheet may read as a formula: text starting with one of
+    :data:`FORMULA_STARTS` that is not a plain number (``-3`` and ``+1.5`` are numbers to a
+    spreadsheet too, and are left alone).
+
+    Examples
+    --------
+    >>> formula_cells(["=HYPERLINK(1)", "+1+1", "@SUM(A1)", "-3", "a", "\\tx", 7]).tolist()
+    [True, True, True, False, False, True, False]
+    >>> formula_cells([-1, 7]).tolist()  # numbers only
+    [False, False]
+    """
+    pd = require("pandas")
+
+    text = isinstance(values, pd.Series) and pd.api.types.is_string_dtype(values.dtype) \
+        and values.dtype != object  # a column of text only: its own vectorised .str
+    cells = values.reset_index(drop=True) if text else pd.Series(list(values), dtype=object)
+    try:
+        bad = np.array(cells.str[:1].isin(FORMULA_STARTS), dtype=bool)  # not text: NaN, False
+    except AttributeError:  # no text at all (integers, dates): no formula
+        return np.zeros(len(cells), dtype=bool)
+    for i in np.flatnonzero(bad):  # the few candidates: a plain number is no formula
+        bad[i] = NUMBER_TEXT.fullmatch(cells.iloc[i]) is None
+    return bad
+
+
+def escape_formula_cells(values: Any) -> list:
+    """The cells with each :func:`formula_cells` one prefixed by a single quote, which a
+    spreadsheet shows as text (``'=HYPERLINK(..)``); the others unchanged.
+
+    Examples
+    --------
+    >>> escape_formula_cells(["=1+1", "-3", "name"])
+    ["'=1+1", '-3', 'name']
+    """
+    cells = list(values)
+    return [f"'{c}" if bad else c for c, bad in zip(cells, formula_cells(cells), strict=True)]
+
+
+def guard_formulas(frame: Any, columns: list, names: list[str], escape: bool,
+                   tally: dict | None = None) -> None:
+    """Escape (``escape``) the formula cells of ``frame[columns]`` in place, or warn once per
+    column that has some, naming it and their number.
+
+    ``tally``: a table written in pieces adds each column's number of formula cells to
+    ``tally[name]`` instead of warning, and warns once at the end (:func:`warn_formulas`).
+    """
+    for col, name in zip(columns, names, strict=True):
+        bad = formula_cells(frame[col])
+        if not bad.any():
+            continue
+        if escape:
+            frame[col] = escape_formula_cells(frame[col])
+        elif tally is not None:
+            tally[name] = tally.get(name, 0) + int(bad.sum())
+        else:
+            warn_formulas({name: int(bad.sum())}, stacklevel=4)
+
+
+def warn_formulas(tally: dict, stacklevel: int = 3) -> None:
+    """One :class:`FormulaWarning` per column of ``tally`` (name -> number of formula cells).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_formulas({"name": 2})
+    >>> str(seen[0].message).split(":")[0]
+    "column 'name'"
+    """
+    for name, count in tally.items():
+        warnings.warn(FormulaWarning(
+            f"column {name!r}: {count} cell(s) start with =, +, -, @, a tab or a "
+            "carriage return, which a spreadsheet may run as a formula; they are written as "
+            "they are (escape_formulas=True: prefixed with ')"),
+            stacklevel=stacklevel)
+
+
+def write_counts(table: TableInput, result: Any,
+                 dest: str | Path, keep: Any = None, fmt: str | None = None,
+                 order: Any = None, escape_formulas: bool = False) -> None:
+    """Write the privatized counts in the format of the input ``table``.
+
+    A CSV table is written back with only the privatized columns changed (the
+    other cells as read, quoting re-done minimally, the byte-order mark and
+    CRLF line ends kept); a Parquet table keeps the dtypes of its other
+    columns, and the privatized ones are int64 whatever their input dtype,
+    which would reveal a bound on the true counts (``uint8``: all below 256);
+    a histogram is written as its
+    header line (if it had one), then ``count,number`` for every count
+    ``0 .. upper``. With ``keep`` (a list of column names), only those
+    columns and the privatized ones are written, in the table's order: the
+    other columns are not private (a release passes its keys and its kept
+    columns).
+
+    Parameters
+    ----------
+    table : TableInput
+        What :func:`dpfix.io.tables.read_counts` returned.
+    result : object with ``counts``, or a list of them
+        The privatized counts of a column (``result.counts``, one per row; a histogram:
+        ``result.output_histogram``), as a privatization returns them; a list, one per
+        column of :attr:`TableInput.privatized` in its order, when several columns were
+        read.
+    dest : str or pathlib.Path
+        The file to write (usually a :meth:`dpfix.io.commit.StagedFiles.temp`).
+    keep : list of str, optional
+        The other columns to write (None: every column).
+    fmt : str, optional
+        ``"csv"`` or ``"parquet"`` for a table (default: the input's): a CSV
+        table written as Parquet has its kept columns as strings (as read) and
+        the privatized column as int64; a Parquet table written as CSV is
+        written by pandas (no index). Parquet is written by
+        :func:`write_parquet` (no index, no metadata of the input).
+    order : numpy.ndarray, optional
+        The rows' order: output row ``r`` is input row
+        ``order[r]``, with its privatized counts; None: the input's order.
+    escape_formulas : bool
+        A CSV output: prefix every cell of the other columns (and every header
+        cell) that a spreadsheet may run as a formula (:func:`formula_cells`)
+        with a single quote. False (default): they are written as they are,
+        with a :class:`FormulaWarning` per column that has some.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from types import SimpleNamespace
+    >>> from dpfix.io.tables import read_counts
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "t.csv").write_text("name,k\\na,3\\nb,0\\n")
+    >>> t = read_counts(d / "t.csv", "k")
+    >>> write_counts(t, SimpleNamespace(counts=np.array([2, 1])), d / "o.csv")
+    >>> [line.split(",")[0] for line in (d / "o.csv").read_text().splitlines()]
+    ['name', 'a', 'b']
+    """
+    dest = Path(dest)
+    encoding = "utf-8-sig" if table.bom else "utf-8"
+    if table.kind == "histogram":
+        lines = [table.header] if table.header is not None else []
+        lines += [f"{i},{m}" for i, m in enumerate(result.output_histogram)]
+        dest.write_text("\n".join(lines) + "\n", encoding=encoding)
+        return
+    written = _results_by_column(table, result)
+    cols = {col for col, _ in written}
+    rows = slice(None) if order is None else np.asarray(order, dtype=np.int64)
+    if table.kind == "csv" and fmt == "parquet":
+        pd = require("pandas")
+
+        frame = table.frame.iloc[1:].copy()
+        frame.columns = [str(h) for h in table.frame.iloc[0]]
+        names = set(frame.columns if keep is None else keep)
+        ours = {str(frame.columns[col]) for col in cols}
+        frame = frame[[c for c in frame.columns if c in ours or c in names]]
+        for col, r in written:
+            name = str(table.frame.iloc[0, col])
+            frame[name] = pd.Series(r.counts, index=frame.index, dtype="int64")
+        write_parquet(frame.iloc[rows].reset_index(drop=True), dest)
+    elif table.kind == "csv":
+        pd = require("pandas")
+
+        frame = table.frame.copy()
+        for col, r in written:
+            frame.iloc[1:, col] = r.counts.astype(str)
+        header = [str(h) for h in frame.iloc[0]]
+        others = [k for k in range(len(header)) if k not in cols and
+                  (keep is None or header[k] in set(keep))]
+        guard_formulas(frame, [frame.columns[k] for k in others], [header[k] for k in others],
+                        escape_formulas)
+        if keep is not None:
+            names = set(keep)
+            frame = frame.iloc[:, [k for k, h in enumerate(frame.iloc[0])
+                                   if k in cols or str(h) in names]]
+        if order is not None:  # the header line first, then the data rows in their order
+            frame = pd.concat([frame.iloc[:1], frame.iloc[1:].iloc[rows]])
+        frame.to_csv(dest, header=False, index=False, encoding=encoding,
+                     lineterminator=table.newline, sep=table.sep)
+    else:
+        pd = require("pandas")
+
+        frame = table.frame.copy()
+        frame.attrs = {}
+        for col, r in written:
+            frame[col] = pd.Series(r.counts, index=frame.index, dtype="int64")
+        if keep is not None:
+            names = set(keep)
+            frame = frame[[c for c in frame.columns if c in cols or str(c) in names]]
+        frame = frame.iloc[rows].reset_index(drop=True)
+        if fmt == "csv":
+            others = [c for c in frame.columns if c not in cols]
+            guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
+            heads = pd.DataFrame({"header": [str(c) for c in others]})
+            guard_formulas(heads, ["header"], ["the header"], escape_formulas)
+            frame = frame.rename(columns=dict(zip(others, heads["header"], strict=True)))
+            frame.to_csv(dest, index=False, encoding=encoding)
+        else:
+            write_parquet(frame, dest)
