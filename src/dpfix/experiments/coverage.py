@@ -30,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.io.tables import counts_from_column, data_path, read_histogram, read_table
+from dpfix.io.counts import counts_from_column
+from dpfix.io.data import data_path
+from dpfix.io.tables import read_histogram, read_table
 from dpfix.release.bounds import TopCodingWarning
 from dpfix.release.pipeline import privatize_counts
 from dpfix.release.uncertainty import confidence_sets, distribution_band, group_intervals
