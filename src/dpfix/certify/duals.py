@@ -24,8 +24,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import numpy as np
 from flint import fmpq
 
@@ -35,6 +33,7 @@ from dpfix.numbers.exact import (
     exact_lam,
     probability_vector,
 )
+from dpfix.numbers.exact_lp import exact_lp
 
 __all__ = ["northwest_dual"]
 
@@ -262,28 +261,22 @@ def _scale_lp(zq: list | None, lam: fmpq, Wc: list[list], max_rounds: int = 10_0
     n = len(Wc)
     rho = 1 / lam
     fixed = zq is not None
-    nv = n - 1 if fixed else 0
     work: list[list[tuple[int, ...]]] = [
         [tuple(1 if i < m else -1 for i in range(n - 1)) for m in range(n)] for _ in range(n)]
     seen = [set(ps) for ps in work]
     for rounds in range(1, max_rounds + 1):
         rows, keys = [], []
-        for j in range(n):
+        for j in range(n):  # (u + v_j z) . t <= W_j . t for each working scale t
             for pat in work[j]:
                 t = _walk_weights(pat, lam, rho)
-                row = [_f(_dot(Wc[j], t))] + [-_f(x) for x in t] + [Fraction(0)] * nv
+                row = {i: _f(x) for i, x in enumerate(t)}
                 if fixed and j < n - 1:
-                    row[1 + n + j] = -_f(_dot(zq, t))
-                rows.append(row)
+                    row[n + j] = _f(_dot(zq, t))
+                rows.append((row, _f(_dot(Wc[j], t))))
                 keys.append((j, t))
-        obj = [Fraction(0)] + [Fraction(1)] * n + ([_f(x) for x in zq[:n - 1]] if fixed else [])
-        mat = cdd.gmp.matrix_from_array(rows, rep_type=cdd.RepType.INEQUALITY,
-                                        obj_type=cdd.LPObjType.MAX, obj_func=obj)
-        lp = cdd.gmp.linprog_from_matrix(mat)
-        cdd.gmp.linprog_solve(lp)
-        if lp.status != cdd.LPStatusType.OPTIMAL:
-            raise RuntimeError(f"exact_optimum: cdd's exact LP ended with status {lp.status.name}")
-        x = [_q(val) for val in lp.primal_solution]
+        obj = [Fraction(1)] * n + ([_f(x) for x in zq[:n - 1]] if fixed else [])
+        lp = exact_lp(obj, rows, maximize=True, dual=True, who="exact_optimum")
+        x = [_q(val) for val in lp.primal]
         u = x[:n]
         v = (x[n:] + [fmpq(0)]) if fixed else None
         added = False
@@ -297,9 +290,9 @@ def _scale_lp(zq: list | None, lam: fmpq, Wc: list[list], max_rounds: int = 10_0
                 added = True
         if not added:
             T = np.full((n, n), Fraction(0), dtype=object)
-            for r, y in lp.dual_solution:
+            for r in lp.basis:  # the multipliers of the scale rows: T's amounts
                 j, t = keys[r]
-                yq = _q(y)
+                yq = _q(lp.ub_dual[r])
                 for i in range(n):
                     T[i, j] += _f(yq * t[i])
             return u, v, T, rounds

@@ -26,14 +26,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import networkx as nx
 import numpy as np
 
 from dpfix.explore.instances import Instance, named_targets
 from dpfix.explore.search import smallest_counterexample
 from dpfix.numbers.exact import exact_array, exact_lam, nullspace, rank, to_fraction
+from dpfix.numbers.exact_lp import certificate_holds, exact_lp
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph, exact_power
 from dpfix.theory.polytopes import Polytope
@@ -186,19 +185,14 @@ class LPCertificate:
     details: dict[str, Any] = field(default_factory=dict)
 
     def check(self, P: Polytope, C: Any) -> bool:
-        """Whether the certificate is valid for ``min <C, X>`` over ``P`` (exactly)."""
-        c = np.array(C, dtype=object).reshape(-1)
-        A_eq, b_eq, A_ub, b_ub = P.A_eq, P.b_eq, P.A_ub, P.b_ub
-        x = self.point.reshape(-1)
-        if not P.contains(self.point) or any(v < 0 for v in self.ub_duals):
+        """Whether the certificate is valid for ``min <C, X>`` over ``P`` (exactly:
+        :func:`dpfix.numbers.exact_lp.certificate_holds`)."""
+        c = [to_fraction(v, "C") for v in np.array(C, dtype=object).reshape(-1)]
+        if self.point.shape != P.shape:
             return False
-        u = np.array(self.eq_duals, dtype=object)
-        v = np.array(self.ub_duals, dtype=object)
-        grad = (A_eq.T @ u if len(u) else 0) - (A_ub.T @ v if len(v) else 0)
-        if any(a != b for a, b in zip(np.asarray(grad).reshape(-1), c, strict=True)):
-            return False
-        dual = (b_eq @ u if len(u) else ZERO) - (b_ub @ v if len(v) else ZERO)
-        return bool(dual == self.value == sum((a * b for a, b in zip(c, x, strict=True)), ZERO))
+        h = P.hrep
+        return certificate_holds(c, h.ub, h.eq, list(self.point.reshape(-1)), self.eq_duals,
+                                 [-v for v in self.ub_duals], self.value)
 
 
 def exact_minimum(P: Polytope, C: Any) -> LPCertificate:
@@ -217,30 +211,10 @@ def exact_minimum(P: Polytope, C: Any) -> LPCertificate:
     (Fraction(2, 3), True)
     """
     c = [to_fraction(v, "C") for v in np.array(C, dtype=object).reshape(-1)]
-    A_eq, b_eq, A_ub, b_ub = P.A_eq, P.b_eq, P.A_ub, P.b_ub
-    rows = [[b_eq[r]] + [-a for a in A_eq[r]] for r in range(len(b_eq))]
-    rows += [[b_ub[r]] + [-a for a in A_ub[r]] for r in range(len(b_ub))]
-    mat = cdd.gmp.matrix_from_array(rows, lin_set=range(len(b_eq)),
-                                    rep_type=cdd.RepType.INEQUALITY,
-                                    obj_type=cdd.LPObjType.MIN, obj_func=[ZERO, *c])
-    lp = cdd.gmp.linprog_from_matrix(mat)
-    cdd.gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        raise RuntimeError(f"{P!r}: cdd's exact LP ended with status {lp.status.name}")
-    m = len(b_eq)
-    y = [ZERO] * len(rows)
-    for r, val in lp.dual_solution:
-        if r < len(rows):
-            y[r] += Fraction(val)
-        else:  # cdd appends each equation, negated, after the rows: its multiplier flips
-            y[r - len(rows)] -= Fraction(val)
-    cert = LPCertificate(Fraction(lp.obj_value),
-                         np.array([Fraction(v) for v in lp.primal_solution],
-                                  dtype=object).reshape(P.shape),
-                         y[:m], [-v for v in y[m:]])
-    if not cert.check(P, np.array(c, dtype=object)):
-        raise RuntimeError(f"{P!r}: cdd's optimum and duals do not certify each other")
-    return cert
+    h = P.hrep
+    lp = exact_lp(c, h.ub, h.eq, certify=True, who=repr(P))
+    return LPCertificate(lp.optimum, np.array(lp.primal, dtype=object).reshape(P.shape),
+                         lp.eq_dual, [-v for v in lp.ub_dual])
 
 
 # ------------------------------------------------------------------ losses and mechanisms

@@ -39,8 +39,6 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import numpy as np
 
 from dpfix.numbers.exact import (
@@ -49,6 +47,7 @@ from dpfix.numbers.exact import (
     probability_vector,
     rank,
 )
+from dpfix.numbers.exact_lp import ExactLPError, exact_lp
 from dpfix.numbers.numeric import check_n
 from dpfix.theory.polytopes import Polytope, check_delta, delta_rows, u_rows
 from dpfix.theory.scales import pattern_from_index, psi, scale
@@ -582,19 +581,16 @@ def RF_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
                          form="representation")
 
 
-def _cdd_feasible_point(eq: list[list[Fraction]], nonneg: int) -> list[Fraction] | None:
-    """A point of ``{x >= 0 : A x = b}`` (rows ``[b, -a]``) by cdd's exact LP, or None."""
-    d = nonneg
-    rows = [list(r) for r in eq]
-    rows += [[_ZERO] + [_ONE if c == v else _ZERO for c in range(d)] for v in range(d)]
-    mat = cdd.gmp.matrix_from_array(rows, lin_set=range(len(eq)),
-                                    rep_type=cdd.RepType.INEQUALITY,
-                                    obj_type=cdd.LPObjType.MIN, obj_func=[_ZERO] * (d + 1))
-    lp = cdd.gmp.linprog_from_matrix(mat)
-    cdd.gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        return None
-    return [Fraction(v) for v in lp.primal_solution]
+def _feasible_point(eq: list[tuple[Row, Fraction]], d: int) -> list[Fraction] | None:
+    """A point of ``{x >= 0 : a . x = b for every (a, b) of eq}`` in ``d`` variables by
+    cdd's exact LP, or None when there is none."""
+    ub = [({v: Fraction(-1)}, _ZERO) for v in range(d)]
+    try:
+        return exact_lp([_ZERO] * d, ub, eq, who="representation_of").primal
+    except ExactLPError as exc:
+        if exc.status == "INCONSISTENT":
+            return None
+        raise
 
 
 def representation_of(T: Any, lam: Any) -> np.ndarray:
@@ -640,9 +636,9 @@ def representation_of(T: Any, lam: Any) -> np.ndarray:
     k = P.shape[1]
     B = np.full((k, Tm.shape[1]), _ZERO, dtype=object)
     for j in range(Tm.shape[1]):
-        eq = [[Tm[i, j]] + [-v for v in P[i]] for i in range(n)]
-        eq += [[s[q, j]] + [-v for v in c[q]] for q in range(c.shape[0])]
-        x = _cdd_feasible_point(eq, k)
+        eq = [({r: v for r, v in enumerate(P[i]) if v}, Tm[i, j]) for i in range(n)]
+        eq += [({r: v for r, v in enumerate(c[q]) if v}, s[q, j]) for q in range(c.shape[0])]
+        x = _feasible_point(eq, k)
         if x is None:
             raise RuntimeError(f"representation_of: column {j} has no representation")
         B[:, j] = x

@@ -70,6 +70,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from dpfix.numbers.exact_lp import cdd_rows
+
 __all__ = [
     "BACKENDS",
     "CDD_GRAPH_MAX_VARIABLES",
@@ -80,6 +82,7 @@ __all__ = [
     "enumerate_vertices",
     "count_vertices",
     "iter_vertex_chunks",
+    "cdd_matrix",
     "cdd_enumerate",
     "tight_masks",
     "neighbours",
@@ -334,22 +337,14 @@ def _primitive_ints(row: list[int]) -> list[int]:
 
 
 # -- cdd ----------------------------------------------------------------------------------
-def _cdd_matrix(h: HRep, objective: Sequence[Fraction] | None = None) -> Any:
+def cdd_matrix(h: HRep) -> Any:
+    """The H-representation as a ``cdd.gmp`` matrix (:func:`dpfix.numbers.exact_lp.cdd_rows`:
+    rows ``[b, -a]``, the equalities first and in its linearity set)."""
     import cdd
     import cdd.gmp
 
-    rows, lin = [], []
-    for r, (coef, b) in enumerate(list(h.eq) + list(h.ub)):
-        row = [b] + [Fraction(0)] * h.d  # b - a.x >= 0 (or = 0)
-        for c, v in coef.items():
-            row[c + 1] = -v
-        rows.append(row)
-        if r < len(h.eq):
-            lin.append(r)
-    kw: dict[str, Any] = {}
-    if objective is not None:
-        kw = {"obj_type": cdd.LPObjType.MAX, "obj_func": [Fraction(0), *objective]}
-    return cdd.gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.INEQUALITY, **kw)
+    return cdd.gmp.matrix_from_array(cdd_rows(h.d, h.ub, h.eq), lin_set=range(len(h.eq)),
+                                     rep_type=cdd.RepType.INEQUALITY)
 
 
 def cdd_enumerate(h: HRep, shape: tuple[int, ...]) -> tuple[VertexArray, list[set[int]]]:
@@ -360,7 +355,7 @@ def cdd_enumerate(h: HRep, shape: tuple[int, ...]) -> tuple[VertexArray, list[se
     """
     import cdd.gmp
 
-    poly = cdd.gmp.polyhedron_from_matrix(_cdd_matrix(h))
+    poly = cdd.gmp.polyhedron_from_matrix(cdd_matrix(h))
     gens = cdd.gmp.copy_generators(poly)
     arr = gens.array
     if gens.lin_set or any(row[0] != 1 for row in arr):

@@ -34,7 +34,6 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, Literal
 
-import cdd
 import cdd.gmp
 import networkx as nx
 import numpy as np
@@ -48,6 +47,7 @@ from dpfix.numbers.exact import (
     probability_vector,
     to_fraction,
 )
+from dpfix.numbers.exact_lp import exact_lp, quiet_c_stdout
 from dpfix.numbers.numeric import check_n
 from dpfix.theory import algebraic_enumeration as _alg
 from dpfix.theory import enumeration as _en
@@ -364,9 +364,6 @@ class Polytope:
                                           name=repr(self))
         return formats.write_polytope(path, vertices=self.vertices(), format=fmt,
                                       shape=self.shape, name=repr(self))
-
-    def _cdd_matrix(self, objective: list[Fraction] | None = None) -> Any:
-        return _en._cdd_matrix(self.hrep, objective)
 
     def _guard(self, what: str, limit: int | None | Literal["default"], backend: str,
                method: str) -> None:
@@ -768,7 +765,8 @@ class Polytope:
             rows = [{c: x - vs[0][c] for c, x in enumerate(v) if x != vs[0][c]} for v in vs[1:]]
             self._dimension = _sparse_rank(rows) if vs else -1
         if self._dimension is None:
-            implicit = cdd.gmp.implicit_linearity_rows(self._cdd_matrix())
+            with quiet_c_stdout():  # cdd's LPs, whose C code may print
+                implicit = cdd.gmp.implicit_linearity_rows(_en.cdd_matrix(self.hrep))
             m = len(self._eq)
             rows = [a for a, _ in self._eq] + [self._ub[r - m][0] for r in sorted(implicit)]
             self._dimension = self.num_variables - _sparse_rank(rows)
@@ -804,15 +802,11 @@ class Polytope:
             verts = self._algebraic_vertices("default", "auto")
             value, hits = _en.best_values(verts, c)
             return value, verts[int(hits[0])]
-        lp = cdd.gmp.linprog_from_matrix(self._cdd_matrix(c))
-        cdd.gmp.linprog_solve(lp)
-        if lp.status != cdd.LPStatusType.OPTIMAL:
-            raise RuntimeError(f"{self!r}: cdd LP ended with status {lp.status.name}")
-        x = [Fraction(v) for v in lp.primal_solution]
-        x = self._to_vertex(x)
+        lp = exact_lp(c, self._ub, self._eq, maximize=True, who=repr(self))
+        x = self._to_vertex(lp.primal)
         value = sum((a * b for a, b in zip(c, x, strict=True)), Fraction(0))
-        if value != lp.obj_value:
-            raise RuntimeError(f"{self!r}: LP value {lp.obj_value} != <C, X> = {value}")
+        if value != lp.optimum:
+            raise RuntimeError(f"{self!r}: LP value {lp.optimum} != <C, X> = {value}")
         return value, np.array(x, dtype=object).reshape(self.shape)
 
     def _to_vertex(self, x: list[Fraction]) -> list[Fraction]:
