@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.certify import northwest_dual
-from dpfix.certify.cone import _q
 from dpfix.certify.duals import _crossings
 from dpfix.constructors import heuristic, northwest_corner
 from dpfix.constructors.delta import _member, cumulative_family, delta_northwest
 from dpfix.constructors.northwest import northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts
+from dpfix.numbers.exact import to_fmpq
 from dpfix.theory.delta import F_delta
 from dpfix.theory.mechanism import weight_matrix
 from dpfix.theory.polytopes import F
@@ -87,7 +87,7 @@ def test_crossing_scales_and_shares(case):
     S_mat, alpha, a = _supplies(z, lam)
     S = _prefix(a)
     Z = _prefix(z)
-    mstar = _crossings([_q(x) for x in z], 1 / _q(lam))
+    mstar = _crossings([to_fmpq(x) for x in z], 1 / to_fmpq(lam))
     C = np.cumsum(northwest_corner(z, lam=lam).matrix, axis=1)
     for l in range(n - 1):
         m = min(k for k in range(n) if S[k] >= Z[l])  # the least m with S_m >= Z_l
@@ -145,7 +145,7 @@ def test_lemma_c_coefficients(case, weights):
     n = len(z)
     rho = 1 / lam
     W = weight_matrix(weights, z, exact=True)
-    mstar = _crossings([_q(x) for x in z], _q(rho))
+    mstar = _crossings([to_fmpq(x) for x in z], to_fmpq(rho))
     u_sum = W[:, n - 1].copy()
     mu = []
     for l, m in enumerate(mstar):

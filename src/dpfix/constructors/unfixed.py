@@ -272,7 +272,7 @@ def placement(diff, n: int) -> list[int]:
     return out
 
 
-def _exact_matrix(g: list[int], n: int, lam: Fraction) -> np.ndarray:
+def _exact_placement(g: list[int], n: int, lam: Fraction) -> np.ndarray:
     """Column ``g`` is ``sum_{m : g(m) = g} alpha_m s_m`` (direct sums of Fractions)."""
     alpha = sigma_amounts(n, lam)
     T = np.full((n, n), Fraction(0), dtype=object)
@@ -393,7 +393,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     params = {"loss": loss if named else "matrix", "placement": tuple(g),
               "columns_used": len(set(g)), "cost_evaluations": calls[0]}
     if lam_x is not None:
-        mech = Mechanism(matrix=_exact_matrix(g, n, lam_x), eps=eps_f, lam=lam_x,
+        mech = Mechanism(matrix=_exact_placement(g, n, lam_x), eps=eps_f, lam=lam_x,
                          constructor="unfixed", params=params)
     else:
         mech = Mechanism(log_matrix=_log_matrix(g, n, eps_f), eps=eps_f,
