@@ -13,8 +13,9 @@ conjecture holds, False for a counterexample. ``over`` names what it receives:
   instance)`` for each pair of vertices, ``a`` before ``b`` in that order (the pairs
   ``(V[i], V[j])``, ``i < j``, lexicographic in ``(i, j)``);
 - ``"U_delta"``, ``"F_delta"``, ``"RF_delta"``, ``"RU_delta"``, ``"U_lifted"``,
-  ``"F_lifted"``: the vertices of the (eps, delta) forms of :mod:`dpfix.theory.delta`
-  (``delta=`` required), as above;
+  ``"F_lifted"``: the vertices of the (eps, delta) forms of
+  :func:`dpfix.theory.delta.delta_polytope` (``delta=`` required; ``U_delta`` and
+  ``F_delta`` are ``U(n, lam, delta)`` and ``F(n, lam, z, delta)``), as above;
 - ``"mechanism"`` or ``"mechanism:NAME"``: ``predicate(mechanism, instance)`` for
   ``construct(z, lam=lam, constructor=NAME)`` (:func:`dpfix.constructors.construct`,
   default ``northwest``); the witness is its exact matrix.
@@ -75,8 +76,8 @@ from dpfix.constructors import CONSTRUCTORS, construct
 from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.display import format_exact
 from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
-from dpfix.theory import delta as delta_forms
 from dpfix.theory import polytopes
+from dpfix.theory.delta import delta_polytope
 from dpfix.theory.polytopes import check_delta
 
 __all__ = ["smallest_counterexample", "smallest_counterexample_run", "survey", "Counterexample",
@@ -94,8 +95,8 @@ OVERS: dict[str, str] = {
     "F-pairs": "each pair (a, b) of vertices of F, a before b",
     "RF-pairs": "each pair (a, b) of vertices of R_F, a before b",
     "RU-pairs": "each pair (a, b) of vertices of R_U, a before b",
-    "U_delta": "each vertex of U_delta(n, lam, delta) (delta= required)",
-    "F_delta": "each vertex of F_delta(n, lam, z, delta)",
+    "U_delta": "each vertex of U(n, lam, delta) (delta= required)",
+    "F_delta": "each vertex of F(n, lam, z, delta)",
     "RF_delta": "each vertex of RF_delta(n, lam, z, delta)",
     "RU_delta": "each vertex of RU_delta(n, lam, delta)",
     "U_lifted": "each vertex of U_lifted(n, lam, delta)",
@@ -104,7 +105,10 @@ OVERS: dict[str, str] = {
                  "northwest): predicate(mechanism, instance)",
 }
 _NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
-_DELTA = {"U_delta", "F_delta", "RF_delta", "RU_delta", "U_lifted", "F_lifted"}
+#: The delta forms: over -> (kind, form) of :func:`dpfix.theory.delta.delta_polytope`.
+_DELTA = {"U_delta": ("U", "subset"), "F_delta": ("F", "subset"),
+          "RU_delta": ("U", "representation"), "RF_delta": ("F", "representation"),
+          "U_lifted": ("U", "lifted"), "F_lifted": ("F", "lifted")}
 #: instances a worker process receives at a time (jobs > 1)
 _CHUNK = 8
 class PredicateError(RuntimeError):
@@ -344,10 +348,9 @@ def _polytope(spec: _Spec, inst: Instance) -> Any:
         return getattr(polytopes, kind)(inst.n, inst.lam, z, **on_graph)
     if graph is not None:
         raise ValueError(f"over={spec.over!r}: the delta forms take no neighbour graph here")
-    make = getattr(delta_forms, kind)
-    if kind in _NO_TARGET:
-        return make(inst.n, inst.lam, spec.delta)
-    return make(inst.n, inst.lam, z, spec.delta)
+    base, form = _DELTA[kind]
+    return delta_polytope(base, inst.n, inst.lam, None if kind in _NO_TARGET else z,
+                          spec.delta, form=form)
 
 
 def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:

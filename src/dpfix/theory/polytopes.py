@@ -56,7 +56,7 @@ from dpfix.theory.enumeration import HRep, Symmetry, VertexArray, resolve_backen
 from dpfix.theory.scales import graph_scales, psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
-           "delta_rows"]
+           "delta_rows", "fixed_point_rows"]
 
 #: Largest ``n`` at which :meth:`Polytope.vertices` and :meth:`Polytope.graph` run
 #: with cdd without ``limit=None``: every case up to it takes seconds, the next ``n``
@@ -880,10 +880,24 @@ class Polytope:
 
 
 # -- constructors -------------------------------------------------------------------------
-def u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
-    """The rows of ``U`` (``(coefficients, bound)``, ``T`` flattened row-major): per column
-    ``j`` and pair ``i``, ``T_ij <= lam T_(i+1)j`` then the reverse; the row sums (the
-    path's :func:`dpfix.theory.graphs.neighbour_rows`)."""
+def u_rows(n: int, lam: Any, delta: Fraction = Fraction(0)
+           ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+    """The rows of ``U(n, lam, delta)`` on the path (``(coefficients, bound)``, ``T``
+    flattened row-major): for ``delta = 0`` per column ``j`` and pair ``i``,
+    ``T_ij <= lam T_(i+1)j`` then the reverse, and the row sums (the path's
+    :func:`dpfix.theory.graphs.neighbour_rows`); for ``delta > 0`` the subset form
+    (:func:`delta_rows`).
+
+    Examples
+    --------
+    >>> ub, eq = u_rows(3, Fraction(2))
+    >>> len(ub), len(eq), ub[0]
+    (12, 3, ({0: Fraction(1, 1), 3: Fraction(-2, 1)}, Fraction(0, 1)))
+    >>> len(u_rows(3, Fraction(2), Fraction(1, 10))[0])
+    33
+    """
+    if delta:
+        return delta_rows(n, lam, delta)
     return _gr.neighbour_rows(n, _path_ratios(n, lam))
 
 
@@ -892,8 +906,15 @@ def _path_ratios(n: int, lam: Fraction) -> list[tuple[int, int, Fraction]]:
     return [(i, i + 1, lam) for i in range(n - 1)]
 
 
-def _fixed_point_rows(n: int, z: np.ndarray, W: np.ndarray) -> list[tuple[Row, Fraction]]:
-    """``sum_m W[m] X[m, j] = z_j`` for each column ``j`` of an ``m x n`` point ``X``."""
+def fixed_point_rows(n: int, z: np.ndarray, W: np.ndarray) -> list[tuple[Row, Fraction]]:
+    """``sum_m W[m] X[m, j] = z_j`` for each column ``j`` of an ``m x n`` point ``X``
+    (``W = z`` for ``z T = z``, ``W = z Psi`` for ``z Psi B = z``).
+
+    Examples
+    --------
+    >>> fixed_point_rows(2, [Fraction(1, 2)] * 2, [Fraction(1, 2), 0])
+    [({0: Fraction(1, 2)}, Fraction(1, 2)), ({1: Fraction(1, 2)}, Fraction(1, 2))]
+    """
     return [({m * n + j: W[m] for m in range(len(W)) if W[m] != 0}, z[j]) for j in range(n)]
 
 
@@ -973,7 +994,7 @@ def _rows(n: int, lam: Fraction, d: Fraction, G: nx.Graph | None
           ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
     """The rows of U on the path or on ``G``, for ``delta = d``."""
     if G is None:
-        return u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
+        return u_rows(n, lam, d)
     ratios = _gr.edge_ratios(G, lam)
     if d == 0:
         return _gr.neighbour_rows(n, ratios)
@@ -1055,7 +1076,7 @@ def F(n: int, lam: Any, z: Any, delta: Any = 0, graph: Any = None) -> Polytope:
     zv = probability_vector(z, exact=True, n=n)
     G = _neighbour_graph(n, graph)
     ub, eq = _rows(n, lam, d, G)
-    P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
+    P = Polytope("F", n, lam, zv, (n, n), ub, eq + fixed_point_rows(n, zv, zv))
     if G is None:
         P.symmetry = Symmetry(_reversals(tuple(range(n))[::-1], zv), _column_blocks(zv))
     else:
@@ -1109,7 +1130,7 @@ def RF(n: int, lam: Any, z: Any, graph: Any = None) -> Polytope:
     G = _neighbour_graph(n, graph)
     P, ub, eq = _r_rows(n, lam, G)
     W = zv @ P  # z Psi
-    R = Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + _fixed_point_rows(n, zv, W))
+    R = Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + fixed_point_rows(n, zv, W))
     if G is None:
         rows = _reversals(_scale_reversal(P), zv)
     else:
