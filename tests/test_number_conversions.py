@@ -77,3 +77,28 @@ def test_exact_field_array_checks_the_dimensions():
         exact_field_array([1, 2], "M", ndim=2)
     with pytest.raises(ExactnessError, match="M: float array"):
         exact_field_array(np.eye(2), "M", ndim=2)
+
+
+# -- geometric_amounts: one function, exact and float ------------------------------------
+@given(n=st.integers(1, 40), rho=st.fractions(min_value=Fraction(1, 100),
+                                             max_value=Fraction(99, 100), max_denominator=100))
+def test_geometric_amounts_float_is_the_exact_one_rounded(n, rho):
+    from dpfix.numbers.numeric import geometric_amounts
+
+    exact = geometric_amounts(n, rho)
+    floats = geometric_amounts(n, float(rho))
+    assert isinstance(exact, list) and all(isinstance(c, Fraction) for c in exact)
+    assert isinstance(floats, np.ndarray) and floats.dtype == np.float64
+    assert floats.tolist() == pytest.approx([float(c) for c in exact], rel=1e-14)
+    K = np.array([[rho ** abs(i - j) for j in range(n)] for i in range(n)], dtype=object)
+    assert (K.dot(np.array(exact, dtype=object)) == 1).all()  # c = K^-1 1, exactly
+
+
+def test_the_sampler_and_the_release_use_the_one_geometric_amounts():
+    import dpfix.numbers.numeric as numeric
+    import dpfix.release.privatizers.deconvolve as deconvolve
+    import dpfix.sampling.structured as structured
+
+    assert structured.geometric_amounts is numeric.geometric_amounts
+    assert deconvolve.geometric_amounts is numeric.geometric_amounts
+    assert "geometric_amounts" not in structured.__all__

@@ -14,5 +14,6 @@
 - :mod:`dpfix.numbers.display`: exact vectors and matrices printed as aligned
   fractions, LaTeX and sympy.
 
-May import: nothing else of dpfix (the bottom floor, beside :mod:`dpfix.sampling`).
+May import: nothing else of dpfix (the bottom floor; :mod:`dpfix.sampling`, beside it,
+imports its float helpers).
 """
