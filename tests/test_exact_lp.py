@@ -149,7 +149,7 @@ def _lp_calls():
     from dpfix.certify import exact_optimum
     from dpfix.constructors import lp_optimum
     from dpfix.constructors.joint import grid_lp_optimum
-    from dpfix.explore.graph_theory import exact_minimum
+    from dpfix.explore.graph_mechanisms import exact_minimum
     from dpfix.theory import polytopes
     from dpfix.theory.delta import representation_of
 

@@ -338,7 +338,7 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
 
 def _polytope(spec: _Spec, inst: Instance) -> Any:
     kind, z = spec.kind, inst.z_array()
-    # An instance on a neighbour graph (dpfix.explore.graph_theory.GraphInstance) gives
+    # An instance on a neighbour graph (dpfix.explore.graph_instances.GraphInstance) gives
     # its graph to U, F, R_F and R_U; the plain instances keep the path's rows.
     graph = inst.neighbour_graph() if hasattr(inst, "neighbour_graph") else None
     on_graph = {} if graph is None else {"graph": graph}
