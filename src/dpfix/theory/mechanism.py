@@ -84,7 +84,7 @@ def loss(name: str) -> Callable[[int], Fraction]:
     Raises
     ------
     ValueError
-        An unknown name or a missing parameter.
+        An unknown name, a missing parameter, or a cap ``C <= 0`` (``capped:C``).
 
     Examples
     --------
@@ -99,6 +99,9 @@ def loss(name: str) -> Callable[[int], Fraction]:
             raise ValueError(f"loss: {base!r} needs a parameter, e.g. '{base}:2'")
         c = to_fraction(arg, f"{base} parameter")
         if base == "capped":
+            if c <= 0:
+                raise ValueError(f"loss: {name}: the cap C of capped:C must be > 0 (min(|d|, C) "
+                                 "with C <= 0 counts no error, or a negative one)")
             return lambda d: min(Fraction(abs(d)), c)
         return lambda d: max(Fraction(d) - c, Fraction(0))
     if arg:

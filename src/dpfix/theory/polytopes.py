@@ -56,7 +56,7 @@ from dpfix.theory.enumeration import HRep, Symmetry, VertexArray, resolve_backen
 from dpfix.theory.scales import graph_scales, psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
-           "delta_rows", "fixed_point_rows"]
+           "delta_rows", "fixed_point_rows", "normaliz_advice"]
 
 #: Largest ``n`` at which :meth:`Polytope.vertices` and :meth:`Polytope.graph` run
 #: with cdd without ``limit=None``: every case up to it takes seconds, the next ``n``
@@ -115,6 +115,36 @@ _WHY = {  # a shared 2-core machine, lam = 2, uniform z
 }
 
 Row = dict[int, Fraction]
+
+
+def normaliz_advice(name: str, n: int, what: str = "count") -> str | None:
+    """What an install without PyNormaliz needs for ``name`` at ``n`` when Normaliz would
+    take it but cdd's guard refuses it: the ``enumeration`` extra (lifting cdd's guard
+    would run it for minutes to hours). None when PyNormaliz is installed, when cdd takes
+    it, or when Normaliz's own guard (:data:`LIMITS`) refuses it too.
+
+    Parameters
+    ----------
+    name : ``"U"``, ``"F"``, ``"R_F"`` or ``"R_U"``.
+    n : int
+    what : ``"vertices"``, ``"graph"`` or ``"count"`` (the keys of :data:`LIMITS`).
+
+    Examples
+    --------
+    >>> from dpfix.theory import enumeration
+    >>> advice = normaliz_advice("R_F", 4)
+    >>> advice is None if enumeration.normaliz_available() else advice.startswith(
+    ...     "without PyNormaliz, cdd enumerates R_F for n <= 3 only")
+    True
+    >>> normaliz_advice("R_F", 3) is None  # cdd takes it
+    True
+    """
+    cdd_top = LIMITS["cdd"][what].get(name, 0)
+    if _en.normaliz_available() or n <= cdd_top or n > LIMITS["normaliz"][what].get(name, 0):
+        return None
+    return (f"without PyNormaliz, cdd enumerates {name} for n <= {cdd_top} only (it takes "
+            "minutes to hours beyond); Normaliz takes it in seconds: pip install "
+            "'dpfix[enumeration]'")
 
 
 def _sparse_rank(rows: list[Row]) -> int:
@@ -370,6 +400,9 @@ class Polytope:
         if limit == "default":
             limit = LIMITS[backend][what].get(self.name, VERTEX_LIMITS.get(self.name, 4))
         if limit is not None and self.n > limit:
+            advice = normaliz_advice(self.name, self.n, what) if backend == "cdd" else None
+            if advice is not None:  # cdd would take minutes to hours; Normaliz seconds
+                raise ValueError(f"{self.name}(n={self.n}).{method}(): {advice}")
             why = _WHY[backend].get(self.name, "")
             raise ValueError(
                 f"{self.name}(n={self.n}).{method}(): vertex enumeration is limited to "
