@@ -36,7 +36,7 @@ __all__ = ["sigma_amounts", "check_weights", "placement", "named_diff", "unfixed
 
 #: Relative tolerance of float comparisons of costs: a next column within this
 #: of the current one counts as "no worse" (ties go forward, as in exact arithmetic).
-TIE_RTOL = 1e-12
+COST_TIE_RTOL = 1e-12
 #: Tolerance of the float checks of row-wise convexity and concentration,
 #: relative to the largest ``|W|`` of the row.
 SHAPE_RTOL = 1e-12
@@ -240,7 +240,7 @@ def placement(diff, n: int) -> list[int]:
     """The forward sweep of Algorithm 2: ``g(m)`` for ``m = 0..n-1``.
 
     ``diff(m, g)`` returns ``(D, scale)``, ``D`` the cost change of moving scale
-    ``m`` from column ``g`` to ``g+1``; the sweep moves while ``D <= TIE_RTOL *
+    ``m`` from column ``g`` to ``g+1``; the sweep moves while ``D <= COST_TIE_RTOL *
     scale`` (exact ``D <= 0`` when ``scale`` is 0), so each ``g(m)`` is the largest
     minimiser of a convex cost, and ``g`` is non-decreasing.
 
@@ -265,7 +265,7 @@ def placement(diff, n: int) -> list[int]:
     for m in range(n):
         while g < n - 1:
             d, scale = diff(m, g)
-            if d > (TIE_RTOL * scale if scale else 0):  # exact D: compared with 0 exactly
+            if d > (COST_TIE_RTOL * scale if scale else 0):  # exact D: compared with 0 exactly
                 break
             g += 1
         out.append(g)

@@ -92,7 +92,9 @@ __all__ = [
     "orbits",
     "best_values",
     "u_vertex_count",
+    "u_vertex_sets",
     "count_face_sets",
+    "normaliz_header_counts",
 ]
 
 #: Backend names accepted by ``vertices``, ``graph`` and ``count_vertices``.
@@ -394,8 +396,16 @@ def _normaliz_out(h: HRep, directory: Path) -> Path:
 _COUNT = re.compile(r"^(\d+) (vertices of polyhedron|extreme rays of recession cone)\b")
 
 
-def _header_counts(f: Any) -> tuple[int, int, list[str]]:
-    """Vertices and recession rays from the head of a Normaliz ``.out`` file."""
+def normaliz_header_counts(f: Any) -> tuple[int, int, list[str]]:
+    """The numbers of vertices and of recession rays from the head of a Normaliz ``.out``
+    file (an iterable of its lines, read no further than needed), and the lines read.
+
+    Examples
+    --------
+    >>> normaliz_header_counts(["27 vertices of polyhedron",
+    ...                         "0 extreme rays of recession cone"])[:2]
+    (27, 0)
+    """
     counts: dict[str, int] = {}
     head = []
     for line in f:
@@ -435,7 +445,7 @@ def _open_normaliz_out(h: HRep) -> IO[str]:
 def _normaliz_chunks(h: HRep, shape: tuple[int, ...], chunk: int, count_only: bool
                      ) -> Iterator[int | VertexArray]:
     with _open_normaliz_out(h) as f:
-        nv, nrays, _ = _header_counts(f)
+        nv, nrays, _ = normaliz_header_counts(f)
         if nrays:
             raise RuntimeError("Normaliz found recession rays; the polyhedron is unbounded")
         yield nv
@@ -918,9 +928,16 @@ def _path_faces(n: int, lam: Fraction) -> list[Face]:
             for pt, fam in zip(patterns, families, strict=True)]
 
 
-def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
+def u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
     """The vertex sets of U (lists of face-pattern indices, in :func:`_u_faces` order)
-    whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count`."""
+    whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count` (and of
+    the chambers of U, :mod:`dpfix.theory.parametric`).
+
+    Examples
+    --------
+    >>> list(u_vertex_sets(3, Fraction(2), 0))  # each set gives vertices up to its columns' places
+    [[0, 1, 4], [0, 7]]
+    """
     faces = _path_faces(n, lam)
     one = [1] * n
 

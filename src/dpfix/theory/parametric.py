@@ -508,9 +508,9 @@ def _u_blocks(pt: tuple[str, ...]) -> list[list[fmpz_poly]]:
 
 
 def _u_sets_worker(args: tuple[int, Fraction, int]) -> list[list[int]]:
-    from dpfix.theory.enumeration import _u_vertex_sets
+    from dpfix.theory.enumeration import u_vertex_sets
 
-    return list(_u_vertex_sets(*args))
+    return list(u_vertex_sets(*args))
 
 
 class _UEngine:
