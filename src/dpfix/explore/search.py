@@ -41,6 +41,11 @@ processes are terminated at the deadline (whatever they run, C code included); w
 code but not a call into C until it returns. However a search ends (an answer, an
 error, a budget, a signal), no worker process is left behind. An empty set of
 instances is refused (a statement over nothing would hold vacuously).
+
+One room, though long: one engine (what the predicate receives, the worker processes,
+the instance stream, the budget, the cache, the progress bar), driven by one visiting
+loop that :func:`smallest_counterexample` and :func:`survey` share; its parts hold each
+other's invariants (visiting order, the deadline, the cleanup on every path).
 """
 
 from __future__ import annotations

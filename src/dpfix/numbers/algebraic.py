@@ -32,6 +32,9 @@ module (fmpq_poly) 0.027, 0.024, 0.032; sympy's ``AlgebraicField`` elements (``A
 quicker than ``ANP``), which also gives the arb balls for the signs (sympy's ``ANP``
 has no order).
 
+One room: the number field, its elements and the exact helpers that take them (about
+800 lines, most of them the arithmetic and the exact signs).
+
 Examples
 --------
 >>> phi = algebraic("x^2 - x - 1", 1.618)

@@ -55,6 +55,11 @@ vertices, in milliseconds there) and to Normaliz plus :func:`neighbours`
 beyond; U's counts from n = 5 on go to :func:`u_vertex_count`
 (``Polytope.count_vertices``, "structure" above). Without PyNormaliz everything
 else goes to cdd.
+
+One room, though long: every backend (cdd, Normaliz, U's structural count) takes an
+:class:`HRep` and returns a :class:`VertexArray`, and the incidence, graph, orbit and
+best-value functions work on those; the backends are chosen here by one measured rule
+(:func:`resolve_backend`).
 """
 
 from __future__ import annotations

@@ -99,6 +99,11 @@ from an irreducible integer polynomial and an isolating interval (rational
 breakpoints are Fractions). Vertices of a chamber are matrices of sympy rational
 functions in ``lam`` (:meth:`Piece.vertices`).
 
+One room, though long: its parts are the steps of the one proof above (the exact
+numbers of the breakpoints, the polynomials of one sample point's vertices, the walk,
+the result), each step using the invariants the one before it set; none serves
+anything outside the chambers.
+
 Examples
 --------
 >>> ch = chambers("U", 3)

@@ -26,6 +26,12 @@ section 1): the coefficients then lie in the number field ``Q(lam)``, and
 structural count), as do ``maximize`` and ``optimal_face_vertices`` (the best of the
 exact vertices: a linear function attains its maximum over a polytope at a vertex);
 the other methods need a rational ``lam`` and say so.
+
+One room, though long: :class:`Polytope` (its methods are the questions asked of every
+polytope of the paper, each sent to the backends of :mod:`dpfix.theory.enumeration`
+under one guard) and the four constructors that build its rows and set the symmetry
+group its methods use; the (eps, delta) forms of :mod:`dpfix.theory.delta` and the
+neighbour graphs of :mod:`dpfix.theory.graphs` come in through the same rows.
 """
 
 from __future__ import annotations
