@@ -59,7 +59,7 @@ import numpy as np
 from dpfix.numbers.exact import ExactnessError, from_fmpq, to_fmpq, to_fraction
 
 __all__ = ["NumberField", "Algebraic", "algebraic", "is_algebraic", "field_of", "to_exact",
-           "exact_field_array", "parse_polynomial", "ExactKey"]
+           "exact_field_array", "parse_polynomial", "polynomial_str", "ExactKey"]
 
 _MAX_BITS = 1 << 16  # bisections beyond this many bits mean a bug, not a hard number
 
@@ -143,8 +143,22 @@ def _primitive_poly(minpoly: Any) -> flint.fmpz_poly:
 
 
 def _poly_str(p: Any, var: str) -> str:
-    """``p`` in descending powers, as ``a^2 - a - 1`` or ``3/2*a + 1``."""
-    cs = [from_fmpq(c) for c in p.coeffs()]
+    """A python-flint polynomial ``p`` as :func:`polynomial_str` writes it."""
+    return polynomial_str([from_fmpq(c) for c in p.coeffs()], var)
+
+
+def polynomial_str(coefficients: Sequence[Any], var: str = "x") -> str:
+    """The polynomial ``sum_k coefficients[k] var^k`` in descending powers, as
+    ``a^2 - a - 1`` or ``3/2*a + 1`` (``"0"`` for no non-zero coefficient).
+
+    Examples
+    --------
+    >>> polynomial_str([-1, -1, 1], "a"), polynomial_str([1, Fraction(3, 2)], "lam")
+    ('a^2 - a - 1', '3/2*lam + 1')
+    >>> polynomial_str([0, 0, -2])
+    '-2*x^2'
+    """
+    cs = list(coefficients)
     terms = []
     for k in range(len(cs) - 1, -1, -1):
         c = cs[k]
