@@ -17,15 +17,9 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from dpfix.explore.graph_theory import (
-    CARRY_OVER,
-    PROVED,
-    carry_over_search,
-    exact_minimum,
-    graph_geometric,
-    grid_rows,
-    loss_weights,
-)
+from dpfix.explore.graph_mechanisms import exact_minimum, graph_geometric, loss_weights
+from dpfix.explore.graph_tables import grid_rows
+from dpfix.explore.graph_theory import CARRY_OVER, PROVED, carry_over_search
 from dpfix.theory.polytopes import F
 
 RESULT = "Graphs: Theorems 2-4, 10, Prop. 1, Cor. 2, Prop. K2, Theorem G"

@@ -22,11 +22,9 @@ from dpfix.constructors.delta import (
 from dpfix.explore.cases import standard_z
 from dpfix.numbers.exact import ExactnessError
 from dpfix.theory.delta import (
-    F_delta,
     F_lifted,
     RF_delta,
     RU_delta,
-    U_delta,
     U_lifted,
     catalogue,
     column_pieces,
@@ -61,7 +59,7 @@ def poly(form, n, lam, delta, zname=None):
     """Cached polytopes so that hypothesis examples share one vertex enumeration."""
     z = None if zname is None else standard_z(n)[zname]
     if form == "subset":
-        return U_delta(n, lam, delta) if z is None else F_delta(n, lam, z, delta)
+        return U(n, lam, delta) if z is None else F(n, lam, z, delta)
     return U_lifted(n, lam, delta) if z is None else F_lifted(n, lam, z, delta)
 
 
@@ -103,13 +101,13 @@ def test_delta_is_exact_and_in_range():
         with pytest.raises(ValueError, match="delta"):
             check_delta(bad)
     with pytest.raises(ValueError, match="n"):
-        U_delta(1, 2, "1/10")
+        U(1, 2, "1/10")
 
 
 # -- delta = 0 is today's U and F ---------------------------------------------------------
 @given(n=st.integers(2, 5), lam=lams)
 def test_delta_zero_gives_todays_U_rows_exactly(n, lam):
-    P, Q = U_delta(n, lam, 0), U(n, lam)
+    P, Q = U(n, lam, 0), U(n, lam)
     for attr in ("A_ub", "b_ub", "A_eq", "b_eq"):
         assert (getattr(P, attr) == getattr(Q, attr)).all()
     assert P.shape == Q.shape and P.name == Q.name == "U" and P.delta == 0
@@ -119,7 +117,7 @@ def test_delta_zero_gives_todays_U_rows_exactly(n, lam):
                                                               "asymmetric", "zero"]))
 def test_delta_zero_gives_todays_F_rows_exactly(n, lam, zname):
     z = standard_z(n)[zname]
-    P, Q = F_delta(n, lam, z, 0), F(n, lam, z)
+    P, Q = F(n, lam, z, 0), F(n, lam, z)
     for attr in ("A_ub", "b_ub", "A_eq", "b_eq"):
         assert (getattr(P, attr) == getattr(Q, attr)).all()
 
@@ -137,7 +135,7 @@ def test_delta_zero_forms_have_todays_vertices(n, lam):
 @given(n=st.integers(2, 3), lam=lams, delta=deltas, seed=st.integers(0, 2 ** 32 - 1))
 def test_subset_form_contains_is_the_definition(n, lam, delta, seed):
     rng = np.random.default_rng(seed)
-    P = U_delta(n, lam, delta)
+    P = U(n, lam, delta)
     for _ in range(20):
         T = random_stochastic(rng, n)
         assert P.contains(T) == by_definition(T, lam, delta) == \
@@ -203,7 +201,7 @@ def test_contains_rejects_perturbed_vertices(form, delta):
 # -- vertices: counts and types ----------------------------------------------------------
 def test_n2_vertices_by_hand():
     d = Fr(1, 10)
-    got = {tuple(V.ravel()) for V in U_delta(2, 2, d).vertices()}
+    got = {tuple(V.ravel()) for V in U(2, 2, d).vertices()}
     t, s = Fr(7, 10), Fr(3, 10)  # t = 2 s + d and 1 - s = 2 (1 - t) + d
     want = {(1, 0, 1, 0), (0, 1, 0, 1), (d, 1 - d, 0, 1), (0, 1, d, 1 - d),
             (1, 0, 1 - d, d), (1 - d, d, 1, 0), (t, 1 - t, s, 1 - s), (s, 1 - s, t, 1 - t)}
@@ -335,9 +333,9 @@ def test_theorem_A_delta(n, lam, delta, seed, zeros, weights):
     w[rng.choice(n, size=min(zeros, n - 1), replace=False)] = 0
     z = [Fr(int(v), int(w.sum())) for v in w]
     T = delta_northwest(z, lam, delta)
-    assert F_delta(n, lam, z, delta).contains(T) and by_definition(T, lam, delta, z)
+    assert F(n, lam, z, delta).contains(T) and by_definition(T, lam, delta, z)
     value, opt = lp_optimum_delta(z, lam, delta, loss=weights)
-    assert F_delta(n, lam, z, delta).contains(opt)
+    assert F(n, lam, z, delta).contains(opt)
     assert (loss_matrix(z, weights) * T).sum() == value
 
 
@@ -388,7 +386,7 @@ def test_delta_examples_are_what_they_claim():
 
     lam, delta = Fr(2), Fr(1, 10)
     ex = find_delta_examples(lam, delta)
-    P, L = U_delta(2, lam, delta), U_lifted(2, lam, delta)
+    P, L = U(2, lam, delta), U_lifted(2, lam, delta)
     V = ex.positive_vertex
     assert P.is_extreme(V) and all(v > 0 for v in V.flat)
     assert all(V[0, j] != lam * V[1, j] and V[1, j] != lam * V[0, j] for j in range(2))
@@ -396,7 +394,7 @@ def test_delta_examples_are_what_they_claim():
     X = ex.lifted_vertex
     assert L.is_extreme(X) and (lift(project(X), lam) == X).all()
     assert P.contains(project(X)) and not P.is_extreme(project(X))
-    R, Fz = RF_delta(2, lam, ex.z, delta), F_delta(2, lam, ex.z, delta)
+    R, Fz = RF_delta(2, lam, ex.z, delta), F(2, lam, ex.z, delta)
     assert R.is_extreme(ex.rf_vertex) and (psi_delta_map(ex.rf_vertex, lam) == ex.rf_image).all()
     assert Fz.contains(ex.rf_image) and not Fz.is_extreme(ex.rf_image)
     with pytest.raises(ValueError):
@@ -416,28 +414,77 @@ def test_cdd_and_normaliz_agree_with_delta():
 
     if not normaliz_available():
         pytest.skip("PyNormaliz is not installed")
-    for P in (U_delta(3, 2, Fr(1, 10)), F_delta(3, 3, [Fr(1, 3)] * 3, Fr(1, 4)),
+    for P in (U(3, 2, Fr(1, 10)), F(3, 3, [Fr(1, 3)] * 3, Fr(1, 4)),
               U_lifted(2, 2, Fr(1, 10)), RF_delta(2, 2, ["1/2", "1/2"], Fr(1, 10))):
         cdd_v = {tuple(V.ravel()) for V in P.vertices(limit=None, backend="cdd")}
         nmz_v = {tuple(V.ravel()) for V in P.vertices(limit=None, backend="normaliz")}
         assert cdd_v == nmz_v and P.count_vertices(limit=None, backend="normaliz") == len(cdd_v)
 
 
-@pytest.mark.parametrize("n, lam, delta", [(2, 2, "1/10"), (3, "3/2", "1/3"), (3, 3, 0),
+def _subset_rows_by_definition(n, lam, delta):
+    """The subset form written from the definition, independently of the library: ``T >= 0``
+    (when ``delta > 0``), every pair ``(a, b)`` of neighbours in both orders and every
+    non-empty proper set ``S`` of outputs, ``T_a(S) - lam T_b(S) <= delta``, the row sums."""
+    lam, delta = Fr(lam), Fr(delta)
+    ub = set()
+    for v in range(n * n):
+        ub.add((((v, Fr(-1)),), Fr(0)))
+    for i in range(n - 1):
+        for a, b in ((i, i + 1), (i + 1, i)):
+            for size in range(1, n):
+                for S in combinations(range(n), size):
+                    row = tuple(sorted([(a * n + j, Fr(1)) for j in S]
+                                       + [(b * n + j, -lam) for j in S]))
+                    ub.add((row, delta))
+    eq = {(tuple((i * n + j, Fr(1)) for j in range(n)), Fr(1)) for i in range(n)}
+    return ub, eq
+
+
+def _row_set(rows):
+    return {(tuple(sorted(coef.items())), b) for coef, b in rows}
+
+
+@pytest.mark.parametrize("n, lam, delta", [(2, 2, "1/10"), (3, "3/2", "1/3"), (3, 2, "1/2"),
                                            (4, 2, "1/100")])
-def test_polytopes_take_delta_with_the_same_rows(n, lam, delta):
-    """``dpfix.theory.polytopes.U(n, lam, delta)`` and ``F(..., delta)`` are the subset form."""
-    from dpfix.theory import polytopes
+def test_U_with_delta_is_the_subset_form_of_the_definition(n, lam, delta):
+    """``U(n, lam, delta)``: exactly the rows of the definition (as a set; ``T >= 0`` and the
+    row sums included), and ``F(n, lam, z, delta)`` those plus ``z T = z``."""
+    P = U(n, lam, delta)
+    ub, eq = _subset_rows_by_definition(n, lam, delta)
+    assert _row_set(P.hrep.ub) == ub and len(P.hrep.ub) == len(ub)
+    assert _row_set(P.hrep.eq) == eq and P.delta == Fr(delta)
+    z = [Fr(1, n)] * n
+    fixed = {(tuple((m * n + j, z[m]) for m in range(n)), z[j]) for j in range(n)}
+    assert _row_set(F(n, lam, z, delta).hrep.eq) == eq | fixed
+
+
+@pytest.mark.parametrize("n, lam, delta", [(2, 2, "1/10"), (3, "3/2", "1/3"), (3, 3, 0)])
+def test_the_former_subset_names_are_U_and_F(n, lam, delta):
+    """``U_delta``, ``F_delta`` and ``subset_rows`` of dpfix.theory.delta, kept for one
+    release with a deprecation warning, give the same type, rows and vertices as ``U``
+    and ``F`` (and ``u_rows``) with ``delta``."""
+    from dpfix.numbers.deprecation import DpfixDeprecationWarning
+    from dpfix.theory import delta as forms
+    from dpfix.theory.polytopes import u_rows
 
     z = [Fr(1, n)] * n
-    for ours, theirs in ((polytopes.U(n, lam, delta), U_delta(n, lam, delta)),
-                         (polytopes.F(n, lam, z, delta), F_delta(n, lam, z, delta))):
-        assert (ours.A_ub == theirs.A_ub).all() and (ours.b_ub == theirs.b_ub).all()
-        assert (ours.A_eq == theirs.A_eq).all() and (ours.b_eq == theirs.b_eq).all()
-        assert ours.delta == Fr(delta)
-    if n <= 3:
-        assert polytopes.U(n, lam, delta).count_vertices(backend="cdd") == \
-            U_delta(n, lam, delta).count_vertices(backend="cdd")
+    with pytest.warns(DpfixDeprecationWarning, match=r"theory.delta.U_delta is deprecated; use "
+                                                     r"dpfix.theory.polytopes.U\(n, lam, delta\)"):
+        U_delta = forms.U_delta
+    with pytest.warns(DpfixDeprecationWarning, match="F_delta is deprecated"):
+        F_delta = forms.F_delta
+    with pytest.warns(DpfixDeprecationWarning, match="subset_rows is deprecated"):
+        subset_rows = forms.subset_rows
+    for old, new in ((U_delta(n, lam, delta), U(n, lam, delta)),
+                     (F_delta(n, lam, z, delta), F(n, lam, z, delta))):
+        assert type(old) is type(new) and repr(old) == repr(new)
+        for attr in ("A_ub", "b_ub", "A_eq", "b_eq"):
+            assert (getattr(old, attr) == getattr(new, attr)).all()
+        if n <= 2:
+            assert [V.tolist() for V in old.vertices()] == [V.tolist() for V in new.vertices()]
+    assert subset_rows(n, lam, delta) == u_rows(n, Fr(lam), Fr(delta))
+    with pytest.raises(AttributeError, match="no attribute 'V_delta'"):
+        forms.V_delta  # noqa: B018
 
 
 # -- phi_delta and its inverse, pinned in every regime ------------------------------------

@@ -15,13 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.certify import northwest_dual
-from dpfix.certify.cone import _q
 from dpfix.certify.duals import _crossings
 from dpfix.constructors import heuristic, northwest_corner
 from dpfix.constructors.delta import _member, cumulative_family, delta_northwest
 from dpfix.constructors.northwest import northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts
-from dpfix.theory.delta import F_delta
+from dpfix.numbers.exact import to_fmpq
 from dpfix.theory.mechanism import weight_matrix
 from dpfix.theory.polytopes import F
 from dpfix.theory.scales import sigma
@@ -87,7 +86,7 @@ def test_crossing_scales_and_shares(case):
     S_mat, alpha, a = _supplies(z, lam)
     S = _prefix(a)
     Z = _prefix(z)
-    mstar = _crossings([_q(x) for x in z], 1 / _q(lam))
+    mstar = _crossings([to_fmpq(x) for x in z], 1 / to_fmpq(lam))
     C = np.cumsum(northwest_corner(z, lam=lam).matrix, axis=1)
     for l in range(n - 1):
         m = min(k for k in range(n) if S[k] >= Z[l])  # the least m with S_m >= Z_l
@@ -145,7 +144,7 @@ def test_lemma_c_coefficients(case, weights):
     n = len(z)
     rho = 1 / lam
     W = weight_matrix(weights, z, exact=True)
-    mstar = _crossings([_q(x) for x in z], _q(rho))
+    mstar = _crossings([to_fmpq(x) for x in z], to_fmpq(rho))
     u_sum = W[:, n - 1].copy()
     mu = []
     for l, m in enumerate(mstar):
@@ -185,11 +184,11 @@ def test_delta_northwest_takes_the_least_member_and_imposes_the_last_column(lam)
     assert sum(a * b for a, b in zip(z, _member(-1, delta, 3, lam, delta), strict=True)) == 0
     assert cumulative_family(3, lam, delta, 0, z) == [0, 0, 0]
     T = delta_northwest(z, lam, delta)
-    assert all(x == 0 for x in T[:, 0]) and F_delta(3, lam, z, delta).contains(T)
+    assert all(x == 0 for x in T[:, 0]) and F(3, lam, z, delta).contains(T)
     # z ends in a zero: the least member with z . x = 1 is not all ones, C_(n-1) = 1 is
     z = [Fraction(1, 2), Fraction(1, 2), Fraction(0)]
     assert cumulative_family(3, lam, delta, 1, z) != [1, 1, 1]
     T = delta_northwest(z, lam, delta)
     C = np.cumsum(T, axis=1)
     assert (C[:, 2] == 1).all() and (T >= 0).all()
-    assert F_delta(3, lam, z, delta).contains(T)
+    assert F(3, lam, z, delta).contains(T)

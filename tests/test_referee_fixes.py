@@ -189,7 +189,7 @@ def test_star4_counts_around_lam_2():
 
 
 def test_lam_2_is_a_wall_of_u_on_star4():
-    from dpfix.explore.graph_theory import graph_geometric
+    from dpfix.explore.graph_mechanisms import graph_geometric
     from dpfix.numbers.exact import rank
 
     tight = {}
@@ -209,7 +209,8 @@ def test_lam_2_is_a_wall_of_u_on_star4():
 
 
 def test_star_counterexample_away_from_the_wall():
-    from dpfix.explore.graph_theory import GraphInstance, northwest_analogue_values
+    from dpfix.explore.graph_instances import GraphInstance
+    from dpfix.explore.graph_theory import northwest_analogue_values
 
     inst = GraphInstance(4, 3, ["1/12", "1/12", "3/4", "1/12"], ((0, 3), (1, 3), (2, 3)),
                          "atlas:13")

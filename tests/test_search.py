@@ -209,15 +209,13 @@ def test_mechanism_over() -> None:
 
 
 def test_delta_forms() -> None:
-    from dpfix.theory.delta import F_delta
-
     got = []
 
     def record(V: np.ndarray, inst: Instance) -> bool:
         got.append(V.tolist())
         return True
     smallest_counterexample(record, over="F_delta", n=2, z=[(HALF, HALF)], delta="1/10")
-    assert got == [V.tolist() for V in F_delta(2, 2, [HALF, HALF], "1/10").vertices()]
+    assert got == [V.tolist() for V in F(2, 2, [HALF, HALF], "1/10").vertices()]
     with pytest.raises(ValueError, match="delta="):
         smallest_counterexample(always, over="U_delta", n=2)
     with pytest.raises(ValueError, match="delta"):

@@ -27,30 +27,44 @@ from typing import Any
 import numpy as np
 from flint import fmpq
 
-from dpfix.certify.cone import (
-    CUSTOM,
-    CertificateError,
-    _dot,
-    _exact_matrix,
-    _f,
-    _fractions,
-    _infeasible_columns,
-    _q,
-    _weights,
-    _weights_label,
-)
+from dpfix.certify.cone import CertificateError, _infeasible_columns
 from dpfix.certify.duals import _highs_dual, _northwest_dual_q, _repair, _scale_lp, _unfixed_dual_q
-from dpfix.numbers.algebraic import is_algebraic
+from dpfix.numbers.algebraic import exact_field_array, is_algebraic
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import (
     ExactnessError,
+    exact_dot,
     exact_lam,
+    from_fmpq,
+    from_fmpq_array,
     probability_vector,
+    to_fmpq,
 )
-from dpfix.theory.mechanism import Mechanism, loss, weight_matrix
+from dpfix.theory.mechanism import Mechanism, exact_weights, loss, weight_matrix
 
 __all__ = ["Certificate", "UniversalCertificate", "certify_optimal", "certify_universal",
-           "exact_optimum"]
+           "exact_optimum", "loss_label", "CUSTOM"]
+
+
+#: How a certificate's ``loss`` label starts when its ``W`` is not a named loss
+#: (a matrix or a callable ``f``): :meth:`Certificate.check` cannot rebuild it from ``z``.
+CUSTOM = "custom"
+
+
+def loss_label(loss: Any) -> str:
+    """The ``loss`` label of a certificate: the loss name, or ``"custom ..."`` for a matrix
+    or a callable (:data:`CUSTOM`).
+
+    Examples
+    --------
+    >>> loss_label("hinge:1"), loss_label([[0, 1], [1, 0]]), loss_label(abs)
+    ('hinge:1', 'custom matrix', 'custom f abs')
+    """
+    if isinstance(loss, str):
+        return loss
+    if callable(loss):
+        return f"{CUSTOM} f {getattr(loss, '__name__', 'callable')}"
+    return f"{CUSTOM} matrix"
 
 
 #: Largest ``n`` at which :func:`certify_optimal` (``dual="auto"``) falls back on
@@ -163,10 +177,10 @@ class Certificate:
                 fail(f"{name} must have {ndim} dimension(s), not {arr.ndim}")
             try:
                 if ndim == 0:
-                    return _q(arr.item(), name)
+                    return to_fmpq(arr.item(), name)
                 if ndim == 1:
-                    return [_q(x, name) for x in arr]
-                return [[_q(x, name) for x in row] for row in arr]
+                    return [to_fmpq(x, name) for x in arr]
+                return [[to_fmpq(x, name) for x in row] for row in arr]
             except (TypeError, ValueError) as e:  # ExactnessError is a TypeError
                 fail(f"{name} is not exact: {e}")
 
@@ -199,18 +213,18 @@ class Certificate:
             for j in range(n):
                 value += W[i][j] * T[i][j]
         if value != exact(self.value, "value", 0):
-            fail(f"value {self.value} != <W, T> = {_f(value)}")
-        bad = _infeasible_columns(self.W, self.u, self.v, self.z, _f(lam))  # exact: checked
+            fail(f"value {self.value} != <W, T> = {from_fmpq(value)}")
+        bad = _infeasible_columns(self.W, self.u, self.v, self.z, from_fmpq(lam))  # exact: checked
         if bad:
             fail(f"the dual point is infeasible: column {bad[0]} of W - u - z v is negative "
                  f"on an eps-scale")
-        bound = sum(u, fmpq(0)) + _dot(z, v)
+        bound = sum(u, fmpq(0)) + exact_dot(z, v)
         if bound != exact(self.lower_bound, "lower_bound", 0):
-            fail(f"lower_bound {self.lower_bound} != sum u + z.v = {_f(bound)}")
+            fail(f"lower_bound {self.lower_bound} != sum u + z.v = {from_fmpq(bound)}")
         if exact(self.gap, "gap", 0) != value - bound:
-            fail(f"gap {self.gap} != value - lower_bound = {_f(value - bound)}")
+            fail(f"gap {self.gap} != value - lower_bound = {from_fmpq(value - bound)}")
         if self.optimal != (value == bound):
-            fail(f"optimal = {self.optimal} but the gap is {_f(value - bound)}")
+            fail(f"optimal = {self.optimal} but the gap is {from_fmpq(value - bound)}")
         return self
 
     def _check_loss(self, z: list, W: list, fail: Any) -> None:
@@ -221,12 +235,12 @@ class Certificate:
             loss(self.loss)
         except ValueError:
             fail(f"loss {self.loss!r} is neither a loss name nor '{CUSTOM} ...'")
-        want = weight_matrix(self.loss, _fractions(z), exact=True)
+        want = weight_matrix(self.loss, from_fmpq_array(z), exact=True)
         n = len(z)
         for i in range(n):
             for j in range(n):
-                if W[i][j] != _q(want[i, j]):
-                    fail(f"W is not the loss {self.loss} on z: W[{i}, {j}] = {_f(W[i][j])}, "
+                if W[i][j] != to_fmpq(want[i, j]):
+                    fail(f"W is not the loss {self.loss} on z: W[{i}, {j}] = {from_fmpq(W[i][j])}, "
                          f"z_i f(i - j) = {want[i, j]}")
 
     def _check_polytope(self, z: list, T: list, lam: fmpq, fail: Any) -> None:
@@ -314,21 +328,21 @@ def _inputs(T: Any, z: Any, lam: Any, loss: Any, over: str
         T = T.matrix
     if z is None or lam is None:
         raise ValueError("give z and lam (or an exact Mechanism that holds them)")
-    Tm = _exact_matrix(T, "T")
+    Tm = exact_field_array(T, "T", ndim=2)
     zv = probability_vector(z, exact=True, n=Tm.shape[0])
     lam_x = exact_lam(lam, algebraic=True)
     if Tm.shape != (zv.shape[0],) * 2:
         raise ValueError(f"T: expected shape {(zv.shape[0],) * 2}, got {Tm.shape}")
-    return Tm, zv, lam_x, _weights(loss, zv)
+    return Tm, zv, lam_x, exact_weights(loss, zv)
 
 
 def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over: str,
            dual: str, lp_max_n: int, label: str, start: float) -> Certificate:
     n = zv.shape[0]
-    lq = _q(lam_x)
-    zq = [_q(x) for x in zv]
-    Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
-    Tq = [[_q(x) for x in row] for row in Tm]
+    lq = to_fmpq(lam_x)
+    zq = [to_fmpq(x) for x in zv]
+    Wc = [[to_fmpq(W[i, j]) for i in range(n)] for j in range(n)]
+    Tq = [[to_fmpq(x) for x in row] for row in Tm]
     value = fmpq(0)
     for i in range(n):
         for j in range(n):
@@ -340,10 +354,20 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         if i < n - 1 and any(a > lq * b or b > lq * a for a, b in zip(Tq[i], Tq[i + 1],
                                                                       strict=True)):
             raise ValueError(f"T: not eps-DP between rows {i} and {i + 1} (lam = {lam_x})")
-    if over == "F" and any(_dot(zq, [Tq[i][j] for i in range(n)]) != zq[j] for j in range(n)):
+    if over == "F" and any(exact_dot(zq, [Tq[i][j] for i in range(n)]) != zq[j]
+                           for j in range(n)):
         raise ValueError("T: z T != z (not in F); use over='U' for mechanisms without "
                          "the fixed point")
     details: dict[str, Any] = {}
+
+    def repaired_dual(u: list, v: list | None) -> tuple[list, list | None, list, Any]:
+        """A dual point made feasible (:func:`_repair` of its infeasible columns), the
+        columns repaired, and its bound ``sum u + z . v``."""
+        bad = _infeasible_columns(W, from_fmpq_array(u), from_fmpq_array(v or [fmpq(0)] * n),
+                                  zv, lam_x, first_only=False)
+        u, v, repaired = _repair(zq if over == "F" else None, lq, Wc, u, v, bad)
+        return u, v, repaired, sum(u, fmpq(0)) + (exact_dot(zq, v) if v is not None else 0)
+
     field = is_algebraic(lam_x)  # over Q(lam): the explicit dual points, repaired; no LP
     if dual == "lp" and field:
         raise ValueError(f"dual='lp': the exact dual LP runs over Q (cdd.gmp), not over "
@@ -357,42 +381,35 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
             u, v = _northwest_dual_q(zq, lq, Wc)
         else:
             u, v = _unfixed_dual_q(lq, Wc), None
-        bad = _infeasible_columns(W, _fractions(u), _fractions(v or [fmpq(0)] * n), zv,
-                                  lam_x, first_only=False)
-        u, v, repaired = _repair(zq if over == "F" else None, lq, Wc, u, v, bad)
+        u, v, repaired, bound = repaired_dual(u, v)
         how = ("northwest" if over == "F" else "unfixed") if not repaired else "repaired"
         details["repaired_columns"] = repaired
-        bound = sum(u, fmpq(0)) + (_dot(zq, v) if v is not None else 0)
         if dual == "auto" and bound != value and field:
-            details["explicit_bound"] = _f(bound)  # a proved bound; no LP over Q(lam)
+            details["explicit_bound"] = from_fmpq(bound)  # a proved bound; no LP over Q(lam)
         elif dual == "auto" and bound != value and n <= lp_max_n:
-            details["explicit_bound"] = _f(bound)
+            details["explicit_bound"] = from_fmpq(bound)
             u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
             how = "lp"
             details.update(lp_rounds=rounds, optimum_T=Topt)
         elif dual == "auto" and bound != value:
-            details["explicit_bound"] = _f(bound)
+            details["explicit_bound"] = from_fmpq(bound)
             guess = _highs_dual(zv if over == "F" else None, lam_x, W)
             if guess is not None:
-                gu, gv = guess
-                bad = _infeasible_columns(W, _fractions(gu), _fractions(gv or [fmpq(0)] * n),
-                                          zv, lam_x, first_only=False)
-                gu, gv, grep = _repair(zq if over == "F" else None, lq, Wc, gu, gv, bad)
-                gbound = sum(gu, fmpq(0)) + (_dot(zq, gv) if gv is not None else 0)
+                gu, gv, grep, gbound = repaired_dual(*guess)
                 if gbound > bound:
                     u, v, how = gu, gv, "highs"
                     details["repaired_columns"] = grep
     if v is None:
         v = [fmpq(0)] * n
-    bound = sum(u, fmpq(0)) + _dot(zq, v)
+    bound = sum(u, fmpq(0)) + exact_dot(zq, v)
     gap = value - bound
     if gap < 0:  # impossible for a feasible dual point and T in the polytope
-        raise RuntimeError(f"certify: negative gap {_f(gap)}: a bug, please report")
+        raise RuntimeError(f"certify: negative gap {from_fmpq(gap)}: a bug, please report")
     del rho
-    return Certificate(optimal=gap == 0, value=_f(value), lower_bound=_f(bound), gap=_f(gap),
-                       u=_fractions(u), v=_fractions(v), T=Tm, W=W, z=zv, lam=lam_x, over=over,
-                       dual=how, loss=label, seconds=time.perf_counter() - start,
-                       details=details)
+    return Certificate(optimal=gap == 0, value=from_fmpq(value), lower_bound=from_fmpq(bound),
+                       gap=from_fmpq(gap), u=from_fmpq_array(u), v=from_fmpq_array(v), T=Tm,
+                       W=W, z=zv, lam=lam_x, over=over, dual=how, loss=label,
+                       seconds=time.perf_counter() - start, details=details)
 
 
 def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
@@ -462,7 +479,7 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
     if dual not in ("auto", "explicit", "lp"):
         raise ValueError(f"dual: 'auto', 'explicit' or 'lp', got {dual!r}")
     Tm, zv, lam_x, W = _inputs(T, z, lam, loss, over)
-    return _build(Tm, zv, lam_x, W, over, dual, lp_max_n, _weights_label(loss), start)
+    return _build(Tm, zv, lam_x, W, over, dual, lp_max_n, loss_label(loss), start)
 
 
 def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
@@ -499,13 +516,13 @@ def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
     no_other(deprecated, "exact_optimum")
     zv = probability_vector(z, exact=True)
     lam_x = exact_lam(lam)
-    W = _weights(loss, zv)
+    W = exact_weights(loss, zv)
     n = zv.shape[0]
-    lq = _q(lam_x)
-    zq = [_q(x) for x in zv]
-    Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
+    lq = to_fmpq(lam_x)
+    zq = [to_fmpq(x) for x in zv]
+    Wc = [[to_fmpq(W[i, j]) for i in range(n)] for j in range(n)]
     _, _, Topt, _ = _scale_lp(zq if over == "F" else None, lq, Wc)
-    cert = _build(Topt, zv, lam_x, W, over, "lp", n, _weights_label(loss), start)
+    cert = _build(Topt, zv, lam_x, W, over, "lp", n, loss_label(loss), start)
     cert.details.pop("optimum_T", None)
     return cert
 
@@ -539,7 +556,7 @@ class UniversalCertificate:
             raise CertificateError(f"universal: hinges {have} != -(n-1) .. n-1")
         for a, cert in self.hinges:
             cert.check()
-            W = _weights(f"hinge:{a}", self.z)
+            W = exact_weights(f"hinge:{a}", self.z)
             if not ((cert.T == self.T).all() and (cert.W == W).all()
                     and (cert.z == self.z).all() and cert.lam == self.lam and cert.over == "F"):
                 raise CertificateError(f"universal: hinge {a} certifies another instance")

@@ -30,80 +30,14 @@ from typing import Any
 import numpy as np
 from flint import fmpq
 
-from dpfix.numbers.algebraic import exact_field_array, is_algebraic
-from dpfix.numbers.exact import (
-    ExactnessError,
-    exact_lam,
-    probability_vector,
-    to_fraction,
-)
-from dpfix.theory.mechanism import weight_matrix
+from dpfix.numbers.algebraic import is_algebraic
+from dpfix.numbers.exact import exact_lam, from_fmpq, to_fmpq, to_fraction
 
 __all__ = ["CertificateError", "cone_minimum"]
 
 
 class CertificateError(ValueError):
     """A certificate failed its exact re-verification (:meth:`Certificate.check`)."""
-
-
-# ---------------------------------------------------------------- numbers
-def _q(x: Any, name: str = "value") -> Any:
-    """An exact number as ``fmpq``, or an irrational element of ``Q(lam)`` as it is (the
-    two mix exactly: :class:`dpfix.numbers.algebraic.Algebraic`); floats refused."""
-    if isinstance(x, fmpq):
-        return x
-    if is_algebraic(x) and not x.is_rational():
-        return x
-    f = to_fraction(x, name)
-    return fmpq(f.numerator, f.denominator)
-
-
-def _f(x: Any) -> Any:
-    """The interface number of an inside one: a Fraction, or an element of ``Q(lam)``."""
-    if isinstance(x, fmpq):
-        return Fraction(int(x.p), int(x.q))
-    if is_algebraic(x):
-        return x.rational() if x.is_rational() else x
-    return to_fraction(x)
-
-
-def _fractions(xs: Any) -> np.ndarray:
-    return np.array([_f(x) for x in xs], dtype=object)
-
-
-def _exact_matrix(M: Any, name: str) -> np.ndarray:
-    if isinstance(M, np.ndarray) and M.dtype.kind == "f":
-        raise ExactnessError(f"{name}: float array given where exact numbers are required")
-    arr = exact_field_array(M, name)
-    if arr.ndim != 2:
-        raise ValueError(f"{name}: expected 2 dimension(s), got shape {arr.shape}")
-    return arr
-
-
-def _weights(weights: Any, z: Any) -> np.ndarray:
-    """The exact weight matrix (:func:`dpfix.theory.mechanism.weight_matrix` on the exact
-    target: a float loss value or matrix entry is refused)."""
-    return weight_matrix(weights, probability_vector(z, exact=True), exact=True)
-
-
-#: How a certificate's ``loss`` label starts when its ``W`` is not a named loss
-#: (a matrix or a callable ``f``): :meth:`Certificate.check` cannot rebuild it from ``z``.
-CUSTOM = "custom"
-
-
-def _weights_label(weights: Any) -> str:
-    """The ``loss`` label of a certificate: the loss name, or ``"custom ..."``.
-
-    Examples
-    --------
-    >>> _weights_label("hinge:1"), _weights_label([[0, 1], [1, 0]]), _weights_label(abs)
-    ('hinge:1', 'custom matrix', 'custom f abs')
-    """
-    if isinstance(weights, str):
-        return weights
-    if callable(weights):
-        return f"{CUSTOM} f {getattr(weights, '__name__', 'callable')}"
-    return f"{CUSTOM} matrix"
 
 
 # ---------------------------------------------------------------- the cone test
@@ -135,9 +69,9 @@ def cone_minimum(g: Any, lam: Any) -> tuple[Fraction, tuple[int, ...]]:
     >>> cone_minimum(["1/2", -1], 2)[0], cone_minimum(["1/2", 1], 2)[0] >= 0
     (Fraction(-3, 2), True)
     """
-    lq = _q(exact_lam(lam, algebraic=True), "lam")
-    val, pat = _walk_min([_q(v, "g") for v in g], lq, 1 / lq)
-    return _f(val), pat
+    lq = to_fmpq(exact_lam(lam, algebraic=True), "lam")
+    val, pat = _walk_min([to_fmpq(v, "g") for v in g], lq, 1 / lq)
+    return from_fmpq(val), pat
 
 
 def _walk_min(g: list, lam: fmpq, rho: fmpq) -> tuple[fmpq, tuple[int, ...]]:
@@ -159,13 +93,6 @@ def _walk_weights(pattern: tuple[int, ...], lam: fmpq, rho: fmpq) -> list:
     for p in pattern:
         t.append(t[-1] * (lam if p == 1 else rho))
     return t
-
-
-def _dot(a: list, b: list) -> fmpq:
-    s = fmpq(0)
-    for x, y in zip(a, b, strict=True):
-        s += x * y
-    return s
 
 
 def _infeasible_columns(W: Any, u: Any, v: Any, z: Any, lam: Fraction,
@@ -225,11 +152,11 @@ def _infeasible_columns_field(W: np.ndarray, u: Any, v: Any, z: Any, lam: Any,
                               first_only: bool) -> list[int]:
     """:func:`_infeasible_columns` in exact field arithmetic (the walk recursion of
     :func:`cone_minimum` on ``g_j = W[:, j] - u - v_j z``)."""
-    lq = _q(lam, "lam")
-    uq, vq, zq = ([_q(x, name) for x in xs] for xs, name in ((u, "u"), (v, "v"), (z, "z")))
+    lq = to_fmpq(lam, "lam")
+    uq, vq, zq = ([to_fmpq(x, name) for x in xs] for xs, name in ((u, "u"), (v, "v"), (z, "z")))
     bad = []
     for j in range(len(zq)):
-        g = [_q(W[i, j], "W") - uq[i] - vq[j] * zq[i] for i in range(len(zq))]
+        g = [to_fmpq(W[i, j], "W") - uq[i] - vq[j] * zq[i] for i in range(len(zq))]
         if _walk_min(g, lq, 1 / lq)[0] < 0:
             bad.append(j)
             if first_only:

@@ -24,19 +24,23 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import numpy as np
 from flint import fmpq
 
-from dpfix.certify.cone import _dot, _f, _fractions, _q, _walk_min, _walk_weights, _weights
+from dpfix.certify.cone import _walk_min, _walk_weights
 from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import (
+    exact_dot,
     exact_lam,
+    from_fmpq,
+    from_fmpq_array,
     probability_vector,
+    to_fmpq,
 )
+from dpfix.numbers.exact_lp import exact_lp
+from dpfix.theory.mechanism import exact_weights
 
-__all__ = ["northwest_dual"]
+__all__ = ["northwest_dual", "single_peaked_optimum"]
 
 
 def _least_ratio(a: list, d: list, start: fmpq, lam: fmpq, rho: fmpq) -> fmpq:
@@ -49,7 +53,7 @@ def _least_ratio(a: list, d: list, start: fmpq, lam: fmpq, rho: fmpq) -> fmpq:
         if val >= 0:
             return r
         t = _walk_weights(pat, lam, rho)
-        r = _dot(a, t) / _dot(d, t)
+        r = exact_dot(a, t) / exact_dot(d, t)
 
 
 # ---------------------------------------------------------------- dual points
@@ -200,11 +204,11 @@ def northwest_dual(z: Any, lam: Any, loss: Any = "abs", **deprecated: Any
     loss = renamed("weights", "loss", deprecated, loss, "abs", where="northwest_dual")
     no_other(deprecated, "northwest_dual")
     zv = probability_vector(z, exact=True)
-    lq = _q(exact_lam(lam, algebraic=True), "lam")
-    W = _weights(loss, zv)
-    Wc = [[_q(x) for x in W[:, j]] for j in range(W.shape[1])]
-    u, v = _northwest_dual_q([_q(x) for x in zv], lq, Wc)
-    return _fractions(u), _fractions(v)
+    lq = to_fmpq(exact_lam(lam, algebraic=True), "lam")
+    W = exact_weights(loss, zv)
+    Wc = [[to_fmpq(x) for x in W[:, j]] for j in range(W.shape[1])]
+    u, v = _northwest_dual_q([to_fmpq(x) for x in zv], lq, Wc)
+    return from_fmpq_array(u), from_fmpq_array(v)
 
 
 def _highs_dual(zv: np.ndarray | None, lam: Fraction, W: np.ndarray
@@ -262,28 +266,22 @@ def _scale_lp(zq: list | None, lam: fmpq, Wc: list[list], max_rounds: int = 10_0
     n = len(Wc)
     rho = 1 / lam
     fixed = zq is not None
-    nv = n - 1 if fixed else 0
     work: list[list[tuple[int, ...]]] = [
         [tuple(1 if i < m else -1 for i in range(n - 1)) for m in range(n)] for _ in range(n)]
     seen = [set(ps) for ps in work]
     for rounds in range(1, max_rounds + 1):
         rows, keys = [], []
-        for j in range(n):
+        for j in range(n):  # (u + v_j z) . t <= W_j . t for each working scale t
             for pat in work[j]:
                 t = _walk_weights(pat, lam, rho)
-                row = [_f(_dot(Wc[j], t))] + [-_f(x) for x in t] + [Fraction(0)] * nv
+                row = {i: from_fmpq(x) for i, x in enumerate(t)}
                 if fixed and j < n - 1:
-                    row[1 + n + j] = -_f(_dot(zq, t))
-                rows.append(row)
+                    row[n + j] = from_fmpq(exact_dot(zq, t))
+                rows.append((row, from_fmpq(exact_dot(Wc[j], t))))
                 keys.append((j, t))
-        obj = [Fraction(0)] + [Fraction(1)] * n + ([_f(x) for x in zq[:n - 1]] if fixed else [])
-        mat = cdd.gmp.matrix_from_array(rows, rep_type=cdd.RepType.INEQUALITY,
-                                        obj_type=cdd.LPObjType.MAX, obj_func=obj)
-        lp = cdd.gmp.linprog_from_matrix(mat)
-        cdd.gmp.linprog_solve(lp)
-        if lp.status != cdd.LPStatusType.OPTIMAL:
-            raise RuntimeError(f"exact_optimum: cdd's exact LP ended with status {lp.status.name}")
-        x = [_q(val) for val in lp.primal_solution]
+        obj = [Fraction(1)] * n + ([from_fmpq(x) for x in zq[:n - 1]] if fixed else [])
+        lp = exact_lp(obj, rows, maximize=True, dual=True, who="exact_optimum")
+        x = [to_fmpq(val) for val in lp.primal]
         u = x[:n]
         v = (x[n:] + [fmpq(0)]) if fixed else None
         added = False
@@ -297,12 +295,40 @@ def _scale_lp(zq: list | None, lam: fmpq, Wc: list[list], max_rounds: int = 10_0
                 added = True
         if not added:
             T = np.full((n, n), Fraction(0), dtype=object)
-            for r, y in lp.dual_solution:
+            for r in lp.basis:  # the multipliers of the scale rows: T's amounts
                 j, t = keys[r]
-                yq = _q(y)
+                yq = to_fmpq(lp.ub_dual[r])
                 for i in range(n):
-                    T[i, j] += _f(yq * t[i])
+                    T[i, j] += from_fmpq(yq * t[i])
             return u, v, T, rounds
     raise RuntimeError(f"exact_optimum: no convergence in {max_rounds} rounds")
 
 
+def single_peaked_optimum(z: Any, lam: Any, loss: Any = "abs") -> np.ndarray:
+    """The least count error ``<W, T>`` over the ``T`` of F of the form ``T = Sigma A``,
+    ``A >= 0`` (the truncated geometric mechanism followed by a remapping), exactly: the
+    first LP of :func:`dpfix.certify.exact_optimum`'s column generation, restricted to
+    the single-peaked scales (solved by cdd). Returns an optimal ``T``.
+
+    Parameters
+    ----------
+    z : exact target; lam : rational ``lam > 1``.
+    loss : as in :func:`dpfix.theory.mechanism.weight_matrix` (a name, a callable ``f``
+        or the matrix ``W``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``T``, ``n x n`` Fractions.
+
+    Examples
+    --------
+    >>> single_peaked_optimum(["1/2", "1/2"], 2).tolist()
+    [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
+    """
+    zv = probability_vector(z, exact=True)
+    W = exact_weights(loss, zv)
+    Wc = [[to_fmpq(x) for x in W[:, j]] for j in range(W.shape[1])]
+    _, _, T, _ = _scale_lp([to_fmpq(x) for x in zv], to_fmpq(exact_lam(lam)), Wc,
+                           single_peaked=True)
+    return T

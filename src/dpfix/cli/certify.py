@@ -81,8 +81,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def check_loss(name: str) -> None:
-    """Refuse a loss name that is unknown or is not a loss: ``capped:C`` needs ``C > 0``
-    (``min(|d|, C)`` with ``C <= 0`` counts no error, or a negative one).
+    """Refuse a loss name that is unknown or is not a loss (:func:`dpfix.theory.mechanism.loss`:
+    ``capped:C`` needs ``C > 0``, as ``min(|d|, C)`` with ``C <= 0`` counts no error, or a
+    negative one); the message names ``--loss``.
 
     Examples
     --------
@@ -95,14 +96,13 @@ counts no error, or a negative one)
     """
     from dpfix.theory.mechanism import loss
 
-    loss(name)  # an unknown name, a missing or unreadable parameter
-    base, _, arg = name.partition(":")
-    if base == "capped":
-        from dpfix.numbers.exact import to_fraction
-
-        if to_fraction(arg, "capped parameter") <= 0:
-            raise ValueError(f"--loss {name}: the cap C of capped:C must be > 0 (min(|d|, C) "
-                             "with C <= 0 counts no error, or a negative one)")
+    try:
+        loss(name)  # an unknown name, a missing or unreadable parameter, a cap <= 0
+    except ValueError as exc:
+        own = f"loss: {name}: "  # the library's refusal of this name, named for the CLI
+        if str(exc).startswith(own):
+            raise ValueError(f"--loss {name}: {str(exc)[len(own):]}") from None
+        raise
 
 
 def _check_size(n: int, args: argparse.Namespace) -> None:

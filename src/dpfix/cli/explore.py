@@ -23,10 +23,11 @@ lam > 1 (:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md); ``--confi
 recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`).
 
 Sizes are guarded: ``--n`` up to :data:`dpfix.io.reports.EXPLORE_MAX_N`, a neighbour
-graph up to :data:`GRAPH_MAX_N` nodes and :data:`GRAPH_MAX_AUTOMORPHISMS` automorphisms
-(the summary lists them all: ``complete:9`` has 362,880). A polytope beyond the
-enumeration guard is reported as skipped, with what would lift it: without PyNormaliz,
-the ``enumeration`` extra when Normaliz would take it.
+graph up to :data:`dpfix.explore.graphs.GRAPH_MAX_N` nodes and
+:data:`~dpfix.explore.graphs.GRAPH_MAX_AUTOMORPHISMS` automorphisms (the summary lists them
+all: ``complete:9`` has 362,880; :func:`dpfix.explore.graphs.graph_summary` holds the
+guard). A polytope beyond the enumeration guard is reported as skipped, with what would
+lift it: without PyNormaliz, the ``enumeration`` extra when Normaliz would take it.
 """
 
 from __future__ import annotations
@@ -47,15 +48,10 @@ from dpfix.io.reports import (
 )
 from dpfix.numbers.exact import exact_array, exact_lam
 
-__all__ = ["add_parser", "run", "WHAT", "GRAPH_MAX_N", "GRAPH_MAX_AUTOMORPHISMS"]
+__all__ = ["add_parser", "run", "WHAT"]
 
 #: The named explorations (``dpfix explore NAME``); without a name, the polytopes.
 WHAT = ("example1", "northwest", "delta", "graph", "chambers")
-#: The largest neighbour graph ``dpfix explore graph`` summarises: nodes (the named graphs
-#: of the table reach 12, grid:3x4; cycle:14 takes 48 s) and automorphisms (complete:8,
-#: 40,320 of them, takes 6 s; complete:9 has 362,880 and its list alone 29 s).
-GRAPH_MAX_N = 12
-GRAPH_MAX_AUTOMORPHISMS = 50_000
 #: The width the ``--confirm`` report is wrapped to.
 _WIDTH = 88
 
@@ -139,27 +135,20 @@ def _run_polytopes(n: int, lam_text: str, z_text: list[str] | None) -> int:
 
 def _skipped_note(row: dict[str, Any], P: Any) -> dict[str, Any]:
     """A row the enumeration guard skipped: on an install without PyNormaliz, when
-    Normaliz would take the polytope, the note names the ``enumeration`` extra (not
-    ``limit=None``, which would run cdd for minutes to hours)."""
-    from dpfix.theory.enumeration import normaliz_available
-    from dpfix.theory.polytopes import LIMITS
+    Normaliz would take the polytope, the note names the ``enumeration`` extra
+    (:func:`dpfix.theory.polytopes.normaliz_advice`, what the guard's message says)."""
+    from dpfix.theory.polytopes import normaliz_advice
 
-    if row.get("vertices") != "skipped" or "pass limit=None" not in row.get("note", "") or \
-            normaliz_available() or P.n > LIMITS["normaliz"]["count"].get(P.name, 0):
+    advice = normaliz_advice(P.name, P.n)
+    if row.get("vertices") != "skipped" or advice is None or advice not in row.get("note", ""):
         return row
-    cdd_top = LIMITS["cdd"]["count"].get(P.name, 0)
-    return {**row, "note": f"{P.name}(n={P.n}) skipped: without PyNormaliz, cdd enumerates "
-                           f"{P.name} for n <= {cdd_top} only (it takes minutes to hours "
-                           "beyond); Normaliz takes it in seconds: pip install "
-                           "'dpfix[enumeration]'"}
+    return {**row, "note": f"{P.name}(n={P.n}) skipped: {advice}"}
 
 
 def _run_northwest(name: str, n_max: int) -> int:
     from dpfix.explore.northwest import find_northwest_counterexample
-    from dpfix.theory.mechanism import loss
 
-    loss(name)  # an unknown name is refused before the search starts
-    check_loss(name)
+    check_loss(name)  # an unknown name, or not a loss, is refused before the search starts
     if not 2 <= n_max <= 6:
         raise ValueError(f"--n-max: must be in 2..6 (the exact search grows fast), got {n_max}")
     found = find_northwest_counterexample(name, n_max=n_max)
@@ -213,45 +202,17 @@ def _run_graph(graph: str | None, lam_text: str, z_text: list[str] | None,
     if graph is None:
         raise ValueError("graph: give --graph (path:N, cycle:N, complete:N, star:N, grid:AxB, "
                          "king:AxB or a file of edges) or --table")
-    _check_graph_size(graph)
-    summary = graph_summary(graph, lam_text, z_text)
+    try:
+        summary = graph_summary(graph, lam_text, z_text)
+    except ValueError as exc:  # the library's size guard names graph; here it is --graph
+        if str(exc).startswith("graph "):
+            raise ValueError(f"--{exc}") from None
+        raise
     print(format_graph_summary(summary))
     # Then which theorems hold on this graph (docs/graphs.md section 8).
     print((theorems_section.__doc__ or "").strip().splitlines()[0])
     print("\n".join(theorems_section(summary["case"])))
     return 0
-
-
-def _check_graph_size(graph: str) -> None:
-    """Refuse a graph beyond :data:`GRAPH_MAX_N` nodes or :data:`GRAPH_MAX_AUTOMORPHISMS`
-    automorphisms before anything is computed (counting them stops past the limit)."""
-    import itertools
-
-    import networkx as nx
-
-    from dpfix.theory.graphs import NAMED, as_graph
-
-    spec = str(graph).strip()
-    head, _, size = spec.partition(":")
-    if f"{head}:N" in NAMED or f"{head}:AxB" in NAMED:  # the size, before the graph is built
-        parts = [int(x) for x in size.split("x") if x.isdigit() and len(x) < 10]
-        nodes = parts[0] * (parts[1] if len(parts) > 1 else 1) if parts else 0
-        if nodes > GRAPH_MAX_N:
-            raise ValueError(f"--graph {spec}: {nodes} nodes; the summary is computed for at "
-                             f"most {GRAPH_MAX_N} (its scales and automorphisms grow "
-                             "exponentially)")
-    G = as_graph(graph)
-    if G.number_of_nodes() > GRAPH_MAX_N:
-        raise ValueError(f"--graph {spec}: {G.number_of_nodes()} nodes; the summary is "
-                         f"computed for at most {GRAPH_MAX_N} (its scales and automorphisms "
-                         "grow exponentially)")
-    matcher = nx.algorithms.isomorphism.GraphMatcher(
-        G, G, edge_match=lambda a, b: a["weight"] == b["weight"])
-    count = sum(1 for _ in itertools.islice(matcher.isomorphisms_iter(),
-                                            GRAPH_MAX_AUTOMORPHISMS + 1))
-    if count > GRAPH_MAX_AUTOMORPHISMS:
-        raise ValueError(f"--graph {spec}: more than {GRAPH_MAX_AUTOMORPHISMS:,} "
-                         "automorphisms; the summary lists every one (complete:8 has 40,320)")
 
 
 def _z_tokens(z_text: list[str] | None, n: int) -> list[str]:

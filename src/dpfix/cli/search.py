@@ -92,16 +92,21 @@ def _load(path: str, name: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix search``: print the counterexample (1) or what was visited (0)."""
-    from dpfix.explore.search import PredicateError, PredicateTypeError, _smallest
+    from dpfix.explore.search import (
+        PredicateError,
+        PredicateTypeError,
+        smallest_counterexample_run,
+    )
 
     ns, lams, targets = parse_n(args.n), parse_lams(args.lam), parse_targets(args.z)
     budget = int(args.budget) if args.budget and args.budget.isdigit() else args.budget
     predicate = _load(args.file, args.function)
     progress = args.progress or sys.stderr.isatty()
     try:
-        ce, state = _smallest(predicate, over=args.over, n=ns, lam=lams, z=targets,
-                              budget=budget, jobs=args.jobs, cache=args.cache,
-                              progress=progress, delta=args.delta, instances=None)
+        ce, state = smallest_counterexample_run(predicate, over=args.over, n=ns, lam=lams,
+                                                z=targets, budget=budget, jobs=args.jobs,
+                                                cache=args.cache, progress=progress,
+                                                delta=args.delta)
     except PredicateTypeError as exc:
         raise ValueError(str(exc)) from None
     except PredicateError as exc:

@@ -14,6 +14,7 @@ delta=...)``).
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -26,20 +27,14 @@ from dpfix.numbers.exact import (
     resolve_lam,
     to_fraction,
 )
-from dpfix.theory.delta import (
-    _ONE,
-    _ZERO,
-    F_lifted,
-    U_lifted,
-    _pairs,
-    is_approximately_dp,
-    project,
-)
+from dpfix.theory.delta import F_lifted, U_lifted, is_approximately_dp, ordered_pairs, project
 from dpfix.theory.mechanism import Mechanism
 from dpfix.theory.polytopes import check_delta
 
 __all__ = ["delta_northwest", "delta_northwest_corner", "cumulative_family", "loss_matrix",
            "lp_optimum_delta"]
+
+_ZERO, _ONE = Fraction(0), Fraction(1)
 
 
 # -- the optimum over F_delta ------------------------------------------------------------------
@@ -348,7 +343,7 @@ def _highs(z: Any, lam: float, delta: float, loss: Any, fixed: bool, solver: str
     nt, m = n * n, 2 * (n - 1)
     rows, cols, vals = [], [], []
     r = 0
-    for k, (a, b) in enumerate(_pairs(n)):
+    for k, (a, b) in enumerate(ordered_pairs(n)):
         for j in range(n):
             rows += [r, r, r]
             cols += [a * n + j, b * n + j, nt + k * n + j]

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers.exact import ExactnessError, exact_array, is_exact_number, to_fraction
+from dpfix.numbers.exact_lp import exact_lp
 from dpfix.sampling.joint import JointSampler, apply_axes, geometric_matrix
 from dpfix.sampling.source import rational_lam
 from dpfix.sampling.structured import Remap
@@ -471,53 +472,16 @@ def joint_sampler(z: Any, shape: Any = None, *, eps: float | None = None, lam: A
 
 
 def _exact_lp(eq: list, b: list, ub: list, c: list, d: int) -> tuple[list, Fraction, dict]:
-    """cdd's exact LP (rows ``b + a.x >= 0``, the equalities in its linearity set) and its
-    certificate: the dual multipliers, checked exactly (see :func:`grid_lp_optimum`)."""
-    import cdd
-    import cdd.gmp
-
+    """cdd's exact LP over ``d`` variables (sparse rows ``[(k, v), ...]``: ``a.x = rhs``
+    for ``eq`` and ``b``, ``a.x <= 0`` for ``ub``) with its certificate, checked exactly:
+    the dual multipliers combine the rows into the objective and their bound equals the
+    count error of the primal solution (:func:`dpfix.numbers.exact_lp.certificate_holds`)."""
     zero = Fraction(0)
-    rows = []
-    for coeffs, rhs in zip(eq, b, strict=True):  # a.x = rhs as rhs - a.x >= 0 (linearity)
-        row = [rhs] + [zero] * d
-        for k, v in coeffs:
-            row[k + 1] = -v
-        rows.append(row)
-    for coeffs in ub:  # a.x <= 0 as -a.x >= 0
-        row = [zero] * (d + 1)
-        for k, v in coeffs:
-            row[k + 1] = -v
-        rows.append(row)
-    mat = cdd.gmp.matrix_from_array(rows, lin_set=range(len(eq)),
-                                    rep_type=cdd.RepType.INEQUALITY,
-                                    obj_type=cdd.LPObjType.MIN, obj_func=[zero, *c])
-    lp = cdd.gmp.linprog_from_matrix(mat)
-    cdd.gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        raise RuntimeError(f"grid_lp_optimum: cdd's exact LP ended with status {lp.status.name}")
-    x = [Fraction(v) for v in lp.primal_solution]
-    value = Fraction(lp.obj_value)
-    # the certificate: c = sum_r u_r a_r, u_r >= 0 off the equalities, c.x = -sum_r u_r b_r;
-    # cdd numbers the reverse of equality i (its second inequality) len(rows) + i
-    u: list[tuple[list, Fraction]] = []
-    for r, y in lp.dual_solution:
-        r, ur = int(r), -Fraction(y)
-        if r >= len(rows):
-            u.append(([-v for v in rows[r - len(rows)]], ur))
-        else:
-            if r >= len(eq) and ur < 0:
-                raise RuntimeError("grid_lp_optimum: a negative multiplier of an inequality")
-            u.append((rows[r], ur))
-    combo = [zero] * d
-    for row, ur in u:
-        for k in range(d):
-            if row[k + 1]:
-                combo[k] += ur * row[k + 1]
-    bound = -sum((ur * row[0] for row, ur in u), zero)
-    primal = sum((ck * xk for ck, xk in zip(c, x, strict=True)), zero)
-    if combo != list(c) or bound != primal or primal != value:
-        raise RuntimeError("grid_lp_optimum: the dual certificate does not hold exactly")
-    return x, value, {"dual_bound": bound, "multipliers": len(u)}
+    lp = exact_lp(c, [(dict(coeffs), zero) for coeffs in ub],
+                  [(dict(coeffs), rhs) for coeffs, rhs in zip(eq, b, strict=True)],
+                  certify=True, who="grid_lp_optimum")
+    bound = sum((y * rhs for y, rhs in zip(lp.eq_dual, b, strict=True)), zero)
+    return lp.primal, lp.optimum, {"dual_bound": bound, "multipliers": len(lp.basis)}
 
 
 def grid_lp_optimum(z: Any, shape: Any = None, *, lam: Any, unit: str = "cell"

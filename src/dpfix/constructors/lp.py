@@ -57,14 +57,13 @@ import time
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
 from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import probability_vector, resolve_lam
+from dpfix.numbers.exact_lp import exact_lp
 from dpfix.theory.mechanism import FLOAT_RTOL, Mechanism, weight_matrix
 
 __all__ = ["LP_METHODS", "lp_formulation", "lp_optimum", "HIGHS_TOL", "HIGHS_EPS_MAX"]
@@ -184,30 +183,19 @@ def _float_problem(lam: float, z: np.ndarray | None, cols: np.ndarray
     return A_ub, A_eq, b
 
 
-def _solve_exact(f: dict[str, Any], c: np.ndarray, n: int) -> tuple[list[Fraction], Any, str]:
-    """cdd.gmp's exact LP (dual simplex); cdd's rows read ``b + a.x >= 0``."""
-    d = n * n
+def _solve_exact(f: dict[str, Any], c: np.ndarray) -> tuple[list[Fraction], Any, str]:
+    """:func:`lp_formulation`'s LP, exactly (:func:`dpfix.numbers.exact_lp.exact_lp`)."""
     zero = Fraction(0)
-    rows: list[list[Fraction]] = []
-    r_eq, c_eq, v_eq = f["eq"]
-    for r in range(len(f["b_eq"])):
-        row = [f["b_eq"][r]] + [zero] * d
-        for col, v in zip(c_eq[r_eq == r], v_eq[r_eq == r], strict=True):
-            row[col + 1] = -v
-        rows.append(row)
-    lin = range(len(rows))
-    r_ub, c_ub, v_ub = f["ub"]
-    ub = [[zero] * (d + 1) for _ in range(int(r_ub.max()) + 1 if r_ub.size else 0)]
-    for r, col, v in zip(r_ub, c_ub, v_ub, strict=True):
-        ub[r][col + 1] = -v
-    mat = cdd.gmp.matrix_from_array(rows + ub, lin_set=lin, rep_type=cdd.RepType.INEQUALITY,
-                                    obj_type=cdd.LPObjType.MIN,
-                                    obj_func=[zero, *c.tolist()])
-    lp = cdd.gmp.linprog_from_matrix(mat)
-    cdd.gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        raise RuntimeError(f"lp_optimum: cdd's exact LP ended with status {lp.status.name}")
-    return [Fraction(v) for v in lp.primal_solution], lp.obj_value, lp.status.name
+    eq: list[tuple[dict[int, Any], Any]] = [({}, b) for b in f["b_eq"]]
+    for r, col, v in zip(*f["eq"], strict=True):
+        eq[r][0][int(col)] = v
+    r_ub = f["ub"][0]
+    ub: list[tuple[dict[int, Any], Any]] = [
+        ({}, zero) for _ in range(int(r_ub.max()) + 1 if r_ub.size else 0)]
+    for r, col, v in zip(*f["ub"], strict=True):
+        ub[r][0][int(col)] = v
+    lp = exact_lp(c.tolist(), ub, eq, who="lp_optimum")
+    return lp.primal, lp.optimum, lp.status
 
 
 def _majorant(L: np.ndarray, eps: float) -> None:
@@ -383,7 +371,7 @@ def lp_optimum(z: Any, eps: float | None = None, *, lam: Any = None, loss: Any =
                               "loss": loss if isinstance(loss, str) else "matrix"}
     if solver == "exact":
         f = lp_formulation(n, lam_x, zv if fixed else None)
-        x, value, status = _solve_exact(f, W.ravel(), n)
+        x, value, status = _solve_exact(f, W.ravel())
         T = np.array(x, dtype=object).reshape(n, n)
         params.update(status=status, message="cdd.gmp dual simplex", objective=value)
         mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, fixed_point=zv if fixed else None,

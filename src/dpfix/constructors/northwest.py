@@ -97,7 +97,7 @@ def northwest_plan(supply: Any, demand: Any) -> list[tuple[int, int, Any]]:
     return pieces
 
 
-def _exact_matrix(zv: np.ndarray, lam: Fraction) -> tuple[np.ndarray, list]:
+def _exact_corner(zv: np.ndarray, lam: Fraction) -> tuple[np.ndarray, list]:
     """``T = Sigma A`` with ``A[m, j] = X[m, j] / w_m``, in Fractions."""
     n = zv.shape[0]
     S = sigma(n, lam)
@@ -218,7 +218,7 @@ def northwest_corner(z: Any, eps: float | None = None, *, lam: Any = None) -> Me
     lam_x, eps_f = resolve_lam(eps, lam, algebraic=True)
     zv = probability_vector(z, exact=lam_x is not None)
     if lam_x is not None:
-        T, pieces = _exact_matrix(zv, lam_x)
+        T, pieces = _exact_corner(zv, lam_x)
         mech = Mechanism(matrix=T, eps=eps_f, lam=lam_x, fixed_point=zv,
                          constructor="northwest")
     else:

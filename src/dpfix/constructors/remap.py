@@ -20,11 +20,11 @@ import numpy as np
 from dpfix.constructors.northwest import northwest_plan
 from dpfix.constructors.unfixed import named_diff, placement, sigma_amounts, unfixed_optimum
 from dpfix.numbers.exact import probability_vector
+from dpfix.numbers.numeric import geometric_amounts
 from dpfix.sampling.structured import (
     STRUCTURED,
     Remap,
     StructuredSampler,
-    geometric_amounts,
     side_sums,
 )
 from dpfix.theory.scales import sigma

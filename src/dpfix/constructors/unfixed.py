@@ -36,7 +36,7 @@ __all__ = ["sigma_amounts", "check_weights", "placement", "named_diff", "unfixed
 
 #: Relative tolerance of float comparisons of costs: a next column within this
 #: of the current one counts as "no worse" (ties go forward, as in exact arithmetic).
-TIE_RTOL = 1e-12
+COST_TIE_RTOL = 1e-12
 #: Tolerance of the float checks of row-wise convexity and concentration,
 #: relative to the largest ``|W|`` of the row.
 SHAPE_RTOL = 1e-12
@@ -240,7 +240,7 @@ def placement(diff, n: int) -> list[int]:
     """The forward sweep of Algorithm 2: ``g(m)`` for ``m = 0..n-1``.
 
     ``diff(m, g)`` returns ``(D, scale)``, ``D`` the cost change of moving scale
-    ``m`` from column ``g`` to ``g+1``; the sweep moves while ``D <= TIE_RTOL *
+    ``m`` from column ``g`` to ``g+1``; the sweep moves while ``D <= COST_TIE_RTOL *
     scale`` (exact ``D <= 0`` when ``scale`` is 0), so each ``g(m)`` is the largest
     minimiser of a convex cost, and ``g`` is non-decreasing.
 
@@ -265,14 +265,14 @@ def placement(diff, n: int) -> list[int]:
     for m in range(n):
         while g < n - 1:
             d, scale = diff(m, g)
-            if d > (TIE_RTOL * scale if scale else 0):  # exact D: compared with 0 exactly
+            if d > (COST_TIE_RTOL * scale if scale else 0):  # exact D: compared with 0 exactly
                 break
             g += 1
         out.append(g)
     return out
 
 
-def _exact_matrix(g: list[int], n: int, lam: Fraction) -> np.ndarray:
+def _exact_placement(g: list[int], n: int, lam: Fraction) -> np.ndarray:
     """Column ``g`` is ``sum_{m : g(m) = g} alpha_m s_m`` (direct sums of Fractions)."""
     alpha = sigma_amounts(n, lam)
     T = np.full((n, n), Fraction(0), dtype=object)
@@ -393,7 +393,7 @@ def unfixed_optimum(z: Any, eps: float | None = None, *, lam: Any = None,
     params = {"loss": loss if named else "matrix", "placement": tuple(g),
               "columns_used": len(set(g)), "cost_evaluations": calls[0]}
     if lam_x is not None:
-        mech = Mechanism(matrix=_exact_matrix(g, n, lam_x), eps=eps_f, lam=lam_x,
+        mech = Mechanism(matrix=_exact_placement(g, n, lam_x), eps=eps_f, lam=lam_x,
                          constructor="unfixed", params=params)
     else:
         mech = Mechanism(log_matrix=_log_matrix(g, n, eps_f), eps=eps_f,

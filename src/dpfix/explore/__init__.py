@@ -15,8 +15,12 @@
   transport is not optimal over ``F_grid`` (docs/joint.md);
 - :mod:`dpfix.explore.graphs`: the report of ``dpfix explore graph`` (the scales and
   polytopes of a neighbour graph) and the table of docs/graphs.md;
-- :mod:`dpfix.explore.graph_theory`: which of the paper's results carry over to a
-  neighbour graph, the complete graph, trees, cycles and the grid (docs/graphs.md).
+- the rooms of docs/graphs.md on neighbour graphs: :mod:`dpfix.explore.graph_instances`
+  (the graph instances and their order), :mod:`dpfix.explore.graph_mechanisms` (exact
+  LPs with certificates, losses, remaps, randomized response and the graph geometric
+  mechanism), :mod:`dpfix.explore.graph_theory` (which of the paper's results carry
+  over: the statements and their checks) and :mod:`dpfix.explore.graph_tables` (the
+  tables, searches and reports of the complete graph, trees, cycles and the grid).
 
 May import: every floor below (:mod:`dpfix.numbers`, :mod:`dpfix.sampling`,
 :mod:`dpfix.theory`, :mod:`dpfix.constructors`, :mod:`dpfix.certify`).

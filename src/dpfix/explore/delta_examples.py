@@ -21,16 +21,8 @@ from dpfix.numbers.exact import (
     exact_lam,
 )
 from dpfix.numbers.numeric import check_n
-from dpfix.theory.delta import (
-    DeltaPolytope,
-    F_delta,
-    U_delta,
-    _is_truncated_scale,
-    lift,
-    project,
-    psi_delta_map,
-)
-from dpfix.theory.polytopes import check_delta
+from dpfix.theory.delta import is_truncated_scale, lift, project, psi_delta_map
+from dpfix.theory.polytopes import F, Polytope, U, check_delta
 
 __all__ = ["DeltaExamples", "find_delta_examples"]
 
@@ -120,19 +112,19 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
 
 
 @lru_cache(maxsize=8)
-def _u_delta(n: int, lam: Fraction, delta: Fraction) -> DeltaPolytope:
-    return U_delta(n, lam, delta)
+def _u_delta(n: int, lam: Fraction, delta: Fraction) -> Polytope:
+    return U(n, lam, delta)
 
 
 @lru_cache(maxsize=8)
-def _f_delta(n: int, lam: Fraction, z: tuple, delta: Fraction) -> DeltaPolytope:
-    return F_delta(n, lam, list(z), delta)
+def _f_delta(n: int, lam: Fraction, z: tuple, delta: Fraction) -> Polytope:
+    return F(n, lam, list(z), delta)
 
 
 def _not_positive_off_scales(delta: Fraction, V: np.ndarray, inst: Any) -> bool:
     """Fails at a vertex with every entry positive and a column that is not a scale."""
     positive = all(v > 0 for v in V.flat)
-    return not (positive and any(not _is_truncated_scale(V[:, j], inst.lam)
+    return not (positive and any(not is_truncated_scale(V[:, j], inst.lam)
                                  for j in range(inst.n)))
 
 

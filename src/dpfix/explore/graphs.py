@@ -23,8 +23,10 @@ import numpy as np
 
 from dpfix.numbers.exact import exact_lam, probability_vector
 from dpfix.theory.graphs import (
+    NAMED,
     as_graph,
     automorphisms,
+    count_automorphisms,
     extreme_potentials,
     graph_label,
     scale_count_formula,
@@ -33,10 +35,17 @@ from dpfix.theory.polytopes import F, U
 from dpfix.theory.scales import graph_scales
 
 __all__ = ["GraphCase", "SECTIONS", "graph_summary", "format_graph_summary", "graph_table",
-           "format_graph_table", "TABLE_GRAPHS", "LIST_MAX", "F_COUNT_MAX_N"]
+           "format_graph_table", "TABLE_GRAPHS", "LIST_MAX", "F_COUNT_MAX_N", "GRAPH_MAX_N",
+           "GRAPH_MAX_AUTOMORPHISMS", "check_graph_size"]
 
 #: The scales are listed one by one up to this many (the count is always printed).
 LIST_MAX = 32
+
+#: The largest neighbour graph :func:`graph_summary` takes: nodes (the named graphs of the
+#: table reach 12, grid:3x4; cycle:14 takes 48 s) and automorphisms (complete:8, 40,320 of
+#: them, takes 6 s; complete:9 has 362,880 and their list alone 29 s).
+GRAPH_MAX_N = 12
+GRAPH_MAX_AUTOMORPHISMS = 50_000
 
 #: F_G[z]'s vertices are counted up to this n (Normaliz; at n = 5 F of the path alone has
 #: 1.2 million vertices and takes a minute, a cycle's many more).
@@ -78,6 +87,48 @@ def _u_counts(G: nx.Graph, lam: Fraction) -> tuple[int, int | str]:
     return P.dimension(), count
 
 
+def _too_many_nodes(spec: str, nodes: int) -> ValueError:
+    return ValueError(f"graph {spec}: {nodes} nodes; the summary is computed for at most "
+                      f"{GRAPH_MAX_N} (its scales and automorphisms grow exponentially)")
+
+
+def check_graph_size(graph: Any) -> nx.Graph:
+    """The checked graph (:func:`dpfix.theory.graphs.as_graph`), refused beyond
+    :data:`GRAPH_MAX_N` nodes or :data:`GRAPH_MAX_AUTOMORPHISMS` automorphisms before
+    anything is computed: a named graph by its size before it is built, the automorphisms
+    counted no further than the limit (:func:`dpfix.theory.graphs.count_automorphisms`).
+
+    Raises
+    ------
+    ValueError
+        One line, ``graph SPEC: ...``, naming the size and the limit.
+
+    Examples
+    --------
+    >>> check_graph_size("cycle:5").number_of_nodes()
+    5
+    >>> check_graph_size("complete:9")
+    Traceback (most recent call last):
+    ...
+    ValueError: graph complete:9: more than 50,000 automorphisms; the summary lists every one \
+(complete:8 has 40,320)
+    """
+    spec = str(graph).strip() if not isinstance(graph, nx.Graph) else graph_label(graph)
+    head, _, size = spec.partition(":")
+    if f"{head}:N" in NAMED or f"{head}:AxB" in NAMED:  # the size, before the graph is built
+        parts = [int(x) for x in size.split("x") if x.isdigit() and len(x) < 10]
+        nodes = parts[0] * (parts[1] if len(parts) > 1 else 1) if parts else 0
+        if nodes > GRAPH_MAX_N:
+            raise _too_many_nodes(spec, nodes)
+    G = as_graph(graph)
+    if G.number_of_nodes() > GRAPH_MAX_N:
+        raise _too_many_nodes(spec, G.number_of_nodes())
+    if count_automorphisms(G, at_most=GRAPH_MAX_AUTOMORPHISMS) > GRAPH_MAX_AUTOMORPHISMS:
+        raise ValueError(f"graph {spec}: more than {GRAPH_MAX_AUTOMORPHISMS:,} automorphisms; "
+                         "the summary lists every one (complete:8 has 40,320)")
+    return G
+
+
 def graph_summary(graph: Any, lam: Any = 2, z: Any = None) -> dict[str, Any]:
     """The scales of ``graph`` and the vertex counts and dimensions of ``U_G`` (and of
     ``F_G[z]`` when ``z`` is given), exactly.
@@ -98,13 +149,19 @@ def graph_summary(graph: Any, lam: Any = 2, z: Any = None) -> dict[str, Any]:
         scale_vectors, U, F`` (``U`` and ``F`` as ``(dimension, vertex count)``, ``F``
         None without ``z``; a count beyond the guard is the reason, a string).
 
+    Raises
+    ------
+    ValueError
+        A graph beyond :data:`GRAPH_MAX_N` nodes or :data:`GRAPH_MAX_AUTOMORPHISMS`
+        automorphisms (:func:`check_graph_size`).
+
     Examples
     --------
     >>> s = graph_summary("cycle:4")
     >>> s["scales"], s["formula"], s["U"], s["automorphisms"]
     (6, 'C(n, n/2), an even cycle', (12, 256), 8)
     """
-    G = as_graph(graph)
+    G = check_graph_size(graph)
     lam_x = exact_lam(lam)
     n = G.number_of_nodes()
     S = graph_scales(G, lam_x)

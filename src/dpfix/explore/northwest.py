@@ -21,13 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.certify.certificate import Certificate, exact_optimum
-from dpfix.certify.cone import _exact_matrix, _q, _weights, _weights_label
-from dpfix.certify.duals import _scale_lp
+from dpfix.certify.certificate import Certificate, exact_optimum, loss_label
+from dpfix.certify.duals import single_peaked_optimum
+from dpfix.numbers.algebraic import exact_field_array
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
-from dpfix.numbers.exact import (
-    exact_lam,
-)
+from dpfix.numbers.exact import exact_lam
+from dpfix.theory.mechanism import exact_weights
 
 __all__ = ["NorthwestCounterexample", "find_northwest_counterexample", "remap_of",
            "northwest_survey"]
@@ -75,7 +74,7 @@ def _northwest_and_optimum(weights: Any, inst: Any, matrix_weights: bool
 
     zv = inst.z_array()
     T = northwest_corner(zv, lam=inst.lam).matrix
-    W = _weights(weights, zv)
+    W = exact_weights(weights, zv)
     opt = exact_optimum(zv, inst.lam, W if matrix_weights else weights)
     return T, W, (W * T).sum(), opt
 
@@ -155,7 +154,7 @@ def find_northwest_counterexample(loss: Any = None, *, n_max: int = 5,
         return None
     T, _, nw, opt = _northwest_and_optimum(weights, ce.instance, False)
     return NorthwestCounterexample(
-        loss=_weights_label(weights), n=ce.n, lam=ce.lam, z=ce.instance.z_array(),
+        loss=loss_label(weights), n=ce.n, lam=ce.lam, z=ce.instance.z_array(),
         northwest_value=nw, optimum=opt.value, gap=nw - opt.value, northwest_T=T,
         optimum_T=opt.T, certificate=opt, searched=ce.visited)
 
@@ -184,7 +183,7 @@ def remap_of(T: Any, lam: Any) -> np.ndarray:
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
     """
     lam_x = exact_lam(lam)
-    Tm = _exact_matrix(T, "T")
+    Tm = exact_field_array(T, "T", ndim=2)
     n = Tm.shape[0]
     rho = 1 / lam_x
     if n == 1:
@@ -258,7 +257,7 @@ def northwest_survey(loss: Any = None, *, n_values: tuple = (3, 4), lams: tuple 
                     instances=_northwest_instances(n_values, lams, denominator_max))
     if result.errors:
         raise result.errors[0]
-    out: dict[str, Any] = {"loss": _weights_label(weights), "instances": result.visited,
+    out: dict[str, Any] = {"loss": loss_label(weights), "instances": result.visited,
                            "not_optimal": len(result.failures), "max_gap": Fraction(0),
                            "max_relative_gap": Fraction(0), "worst": None,
                            "remap_optimal": 0, "remap_beats_northwest": 0,
@@ -278,8 +277,7 @@ def northwest_survey(loss: Any = None, *, n_values: tuple = (3, 4), lams: tuple 
             out["max_relative_gap"] = rel
             out["worst"] = {"n": n, "lam": lam_x, "z": list(zv), "gap": gap,
                             "northwest": nw, "optimum": opt.value}
-        Wc = [[_q(W[i, j]) for i in range(n)] for j in range(n)]
-        _, _, Tr, _ = _scale_lp([_q(x) for x in zv], _q(lam_x), Wc, single_peaked=True)
+        Tr = single_peaked_optimum(zv, lam_x, W)
         best_remap = (W * Tr).sum()
         out["remap_optimal"] += best_remap == opt.value
         out["remap_beats_northwest"] += best_remap < nw

@@ -13,8 +13,9 @@ conjecture holds, False for a counterexample. ``over`` names what it receives:
   instance)`` for each pair of vertices, ``a`` before ``b`` in that order (the pairs
   ``(V[i], V[j])``, ``i < j``, lexicographic in ``(i, j)``);
 - ``"U_delta"``, ``"F_delta"``, ``"RF_delta"``, ``"RU_delta"``, ``"U_lifted"``,
-  ``"F_lifted"``: the vertices of the (eps, delta) forms of :mod:`dpfix.theory.delta`
-  (``delta=`` required), as above;
+  ``"F_lifted"``: the vertices of the (eps, delta) forms of
+  :func:`dpfix.theory.delta.delta_polytope` (``delta=`` required; ``U_delta`` and
+  ``F_delta`` are ``U(n, lam, delta)`` and ``F(n, lam, z, delta)``), as above;
 - ``"mechanism"`` or ``"mechanism:NAME"``: ``predicate(mechanism, instance)`` for
   ``construct(z, lam=lam, constructor=NAME)`` (:func:`dpfix.constructors.construct`,
   default ``northwest``); the witness is its exact matrix.
@@ -40,6 +41,11 @@ processes are terminated at the deadline (whatever they run, C code included); w
 code but not a call into C until it returns. However a search ends (an answer, an
 error, a budget, a signal), no worker process is left behind. An empty set of
 instances is refused (a statement over nothing would hold vacuously).
+
+One room, though long: one engine (what the predicate receives, the worker processes,
+the instance stream, the budget, the cache, the progress bar), driven by one visiting
+loop that :func:`smallest_counterexample` and :func:`survey` share; its parts hold each
+other's invariants (visiting order, the deadline, the cleanup on every path).
 """
 
 from __future__ import annotations
@@ -75,12 +81,13 @@ from dpfix.constructors import CONSTRUCTORS, construct
 from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.display import format_exact
 from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
-from dpfix.theory import delta as delta_forms
 from dpfix.theory import polytopes
+from dpfix.theory.delta import delta_polytope
 from dpfix.theory.polytopes import check_delta
 
-__all__ = ["smallest_counterexample", "survey", "Counterexample", "SurveyResult",
-           "PredicateError", "PredicateTypeError", "BudgetReached", "OVERS", "FilePredicate"]
+__all__ = ["smallest_counterexample", "smallest_counterexample_run", "survey", "Counterexample",
+           "SurveyResult", "SearchRun", "PredicateError", "PredicateTypeError", "BudgetReached",
+           "OVERS", "FilePredicate"]
 
 #: The values of ``over`` -> what the predicate receives.
 OVERS: dict[str, str] = {
@@ -93,8 +100,8 @@ OVERS: dict[str, str] = {
     "F-pairs": "each pair (a, b) of vertices of F, a before b",
     "RF-pairs": "each pair (a, b) of vertices of R_F, a before b",
     "RU-pairs": "each pair (a, b) of vertices of R_U, a before b",
-    "U_delta": "each vertex of U_delta(n, lam, delta) (delta= required)",
-    "F_delta": "each vertex of F_delta(n, lam, z, delta)",
+    "U_delta": "each vertex of U(n, lam, delta) (delta= required)",
+    "F_delta": "each vertex of F(n, lam, z, delta)",
     "RF_delta": "each vertex of RF_delta(n, lam, z, delta)",
     "RU_delta": "each vertex of RU_delta(n, lam, delta)",
     "U_lifted": "each vertex of U_lifted(n, lam, delta)",
@@ -103,7 +110,10 @@ OVERS: dict[str, str] = {
                  "northwest): predicate(mechanism, instance)",
 }
 _NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
-_DELTA = {"U_delta", "F_delta", "RF_delta", "RU_delta", "U_lifted", "F_lifted"}
+#: The delta forms: over -> (kind, form) of :func:`dpfix.theory.delta.delta_polytope`.
+_DELTA = {"U_delta": ("U", "subset"), "F_delta": ("F", "subset"),
+          "RU_delta": ("U", "representation"), "RF_delta": ("F", "representation"),
+          "U_lifted": ("U", "lifted"), "F_lifted": ("F", "lifted")}
 #: instances a worker process receives at a time (jobs > 1)
 _CHUNK = 8
 class PredicateError(RuntimeError):
@@ -333,7 +343,7 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
 
 def _polytope(spec: _Spec, inst: Instance) -> Any:
     kind, z = spec.kind, inst.z_array()
-    # An instance on a neighbour graph (dpfix.explore.graph_theory.GraphInstance) gives
+    # An instance on a neighbour graph (dpfix.explore.graph_instances.GraphInstance) gives
     # its graph to U, F, R_F and R_U; the plain instances keep the path's rows.
     graph = inst.neighbour_graph() if hasattr(inst, "neighbour_graph") else None
     on_graph = {} if graph is None else {"graph": graph}
@@ -343,10 +353,9 @@ def _polytope(spec: _Spec, inst: Instance) -> Any:
         return getattr(polytopes, kind)(inst.n, inst.lam, z, **on_graph)
     if graph is not None:
         raise ValueError(f"over={spec.over!r}: the delta forms take no neighbour graph here")
-    make = getattr(delta_forms, kind)
-    if kind in _NO_TARGET:
-        return make(inst.n, inst.lam, spec.delta)
-    return make(inst.n, inst.lam, z, spec.delta)
+    base, form = _DELTA[kind]
+    return delta_polytope(base, inst.n, inst.lam, None if kind in _NO_TARGET else z,
+                          spec.delta, form=form)
 
 
 def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
@@ -538,7 +547,7 @@ class _Pool:
 
 
 def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
-            first_only: bool, deadline: float | None, run: _Run, label: str
+            first_only: bool, deadline: float | None, run: SearchRun, label: str
             ) -> Iterator[tuple[Instance, _Outcome]]:
     """:func:`_outcomes` in ``jobs`` worker processes: chunks of instances in visiting
     order, the outcomes yielded in that order; at the deadline the workers are ended."""
@@ -829,8 +838,21 @@ class _Progress:
 
 # ------------------------------------------------------------------ the engine
 @dataclass
-class _Run:
-    """State of one run: what was visited and why it stopped."""
+class SearchRun:
+    """The state of one run of the engine: how many instances it visited (cached ones
+    included), the last one, and why it stopped (:attr:`stopped`).
+
+    Attributes
+    ----------
+    visited : int
+        Instances visited, in visiting order.
+    last : Instance or None
+        The last instance visited.
+    budget_hit : str or None
+        The budget that ended the run (``"1000 instances"``, ``"30 s"``), or None.
+    start : float
+        When the run started (``time.perf_counter()``).
+    """
 
     visited: int = 0
     last: Instance | None = None
@@ -846,7 +868,7 @@ class _Run:
                 f"(last: {self.last!r})")
 
 
-def _limited(stream: Iterator[Instance], budget: _Budget, run: _Run) -> Iterator[Instance]:
+def _limited(stream: Iterator[Instance], budget: _Budget, run: SearchRun) -> Iterator[Instance]:
     for count in itertools.count():
         if budget.instances is not None and count >= budget.instances or \
                 budget.seconds is not None and time.perf_counter() - run.start >= budget.seconds:
@@ -892,7 +914,7 @@ def _alarm(seconds: float | None) -> Iterator[None]:
 
 
 def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
-              first_only: bool, deadline: float | None, run: _Run, label: str
+              first_only: bool, deadline: float | None, run: SearchRun, label: str
               ) -> Iterator[tuple[Instance, _Outcome]]:
     """``(instance, outcome)`` in visiting order (cached held instances without work); at
     the deadline (``time.perf_counter()``) the instance being checked is abandoned and
@@ -919,7 +941,7 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache 
 
 def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
             budget: Any, jobs: int, cache: Any, delta: Any, first_only: bool
-            ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
+            ) -> tuple[_Spec, SearchRun, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
     if not callable(predicate):
         raise TypeError(f"predicate: not callable: {predicate!r}")
     kind, pairs, constructor, d = _parse_over(over, delta)
@@ -934,7 +956,7 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
         raise ValueError("n: give the sizes (an int or an iterable of ints)")
     else:
         stream = _stream(n, lam, z, kind)
-    run = _Run()
+    run = SearchRun()
     limits = _budget(budget)
     store = _Cache(cache, _run_key(spec)) if cache is not None else None
     deadline = None if limits.seconds is None else run.start + limits.seconds
@@ -942,7 +964,7 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
                                 deadline, run, limits.label()), store
 
 
-def _refuse_empty(run: _Run, instances: Any) -> None:
+def _refuse_empty(run: SearchRun, instances: Any) -> None:
     """After a run that visited nothing (and was not stopped by its budget): refuse it."""
     if run.visited or run.budget_hit is not None:
         return
@@ -964,6 +986,39 @@ def _checked_instances(instances: Iterable) -> Iterator[Instance]:
         if not isinstance(inst, Instance):
             raise TypeError(f"instances: expected Instance objects, got {inst!r}")
         yield inst
+
+
+@contextmanager
+def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
+            budget: Any, jobs: int, cache: Any, delta: Any, progress: Any, first_only: bool
+            ) -> Iterator[tuple[SearchRun, Iterator[tuple[Instance, _Outcome]]]]:
+    """The engine's run and its ``(instance, outcome)`` pairs in visiting order, each one
+    counted, shown on the progress bar and written to the cache as it is visited (an
+    outcome that is no bool raises :class:`PredicateTypeError`). On leaving the block, by
+    any path, the worker processes, the progress bar and the cache are closed; a run that
+    visited nothing, and was not stopped by its budget, is refused."""
+    spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
+                                         cache, delta, first_only=first_only)
+    bar = _Progress(progress)
+
+    def visited() -> Iterator[tuple[Instance, _Outcome]]:
+        for inst, outcome in outcomes:
+            _raise_not_bool(inst, outcome)
+            run.visited += 1
+            run.last = inst
+            bar.update()
+            if store is not None:
+                store.add(inst, outcome.status)
+            yield inst, outcome
+
+    try:
+        yield run, visited()
+    finally:
+        outcomes.close()  # type: ignore[attr-defined]
+        bar.close()
+        if store is not None:
+            store.close()
+    _refuse_empty(run, instances)
 
 
 def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, lam: Any = None,
@@ -1046,39 +1101,40 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     [1/2  3/10  1/5]
     [1/4  7/20  2/5]
     """
-    ce, run = _smallest(predicate, over=over, n=n, lam=lam, z=z, budget=budget, jobs=jobs,
-                        cache=cache, progress=progress, delta=delta, instances=instances)
+    ce, run = smallest_counterexample_run(predicate, over=over, n=n, lam=lam, z=z,
+                                          budget=budget, jobs=jobs, cache=cache,
+                                          progress=progress, delta=delta, instances=instances)
     if ce is None and run.stopped:
         warnings.warn(f"search: {run.stopped}", BudgetReached, stacklevel=2)
     return ce
 
 
-def _smallest(predicate: Callable, *, over: str, n: Any, lam: Any, z: Any, budget: Any,
-              jobs: int, cache: Any, progress: Any, delta: Any, instances: Any
-              ) -> tuple[Counterexample | None, _Run]:
-    """:func:`smallest_counterexample` and the state of its run (what was visited)."""
-    spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
-                                         cache, delta, first_only=True)
-    bar = _Progress(progress)
-    try:
-        for inst, outcome in outcomes:
-            _raise_not_bool(inst, outcome)
-            run.visited += 1
-            run.last = inst
-            bar.update()
-            if store is not None:
-                store.add(inst, outcome.status)
+def smallest_counterexample_run(predicate: Callable, *, over: str, n: Any = None,
+                                lam: Any = None, z: Any = None, budget: Any = None,
+                                jobs: int = 1, cache: str | os.PathLike | None = None,
+                                progress: Any = None, delta: Any = None,
+                                instances: Iterable[Instance] | None = None
+                                ) -> tuple[Counterexample | None, SearchRun]:
+    """:func:`smallest_counterexample` and the state of its run: how many instances were
+    visited and why it stopped (:class:`SearchRun`), also when no counterexample was found
+    (then no :class:`BudgetReached` warning: the run says it).
+
+    Examples
+    --------
+    >>> ce, run = smallest_counterexample_run(lambda T, inst: True, over="U", n=2,
+    ...                                       lam=[2, 3, 4], budget=2)
+    >>> ce, run.visited, run.stopped
+    (None, 2, 'budget (2 instances) reached after 2 instances (last: Instance(n=2, \
+lam=Fraction(3, 1), z=None))')
+    """
+    with _visits(predicate, over, n, lam, z, instances, budget, jobs, cache, delta,
+                 progress, first_only=True) as (run, visits):
+        for inst, outcome in visits:
             if outcome.status == "failed":
                 return Counterexample(inst, outcome.witness, run.visited, over), run
             if outcome.status == "error":
                 raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback,
                                      outcome.exception_type)
-    finally:
-        outcomes.close()  # type: ignore[attr-defined]
-        bar.close()
-        if store is not None:
-            store.close()
-    _refuse_empty(run, instances)
     return None, run
 
 
@@ -1103,18 +1159,10 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
     >>> s.counts[(2, Fraction(3))], s.visited, s.complete
     ({'held': 1, 'failed': 3, 'errored': 0}, 8, True)
     """
-    spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
-                                         cache, delta, first_only=False)
     out = SurveyResult()
-    bar = _Progress(progress)
-    try:
-        for inst, outcome in outcomes:
-            _raise_not_bool(inst, outcome)
-            run.visited += 1
-            run.last = inst
-            bar.update()
-            if store is not None:
-                store.add(inst, outcome.status)
+    with _visits(predicate, over, n, lam, z, instances, budget, jobs, cache, delta,
+                 progress, first_only=False) as (run, visits):
+        for inst, outcome in visits:
             counts = out.counts.setdefault((inst.n, inst.lam),
                                            {"held": 0, "failed": 0, "errored": 0})
             status = {"held": "held", "failed": "failed", "error": "errored"}[outcome.status]
@@ -1124,12 +1172,6 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
             elif outcome.status == "error":
                 out.errors.append(PredicateError(_name(predicate), inst, outcome.witness,
                                                  outcome.traceback, outcome.exception_type))
-    finally:
-        outcomes.close()  # type: ignore[attr-defined]
-        bar.close()
-        if store is not None:
-            store.close()
-    _refuse_empty(run, instances)
     out.visited, out.stopped = run.visited, run.stopped
     out.complete = run.stopped is None
     out.elapsed = time.perf_counter() - run.start

@@ -66,8 +66,8 @@ KINDS: dict[str, tuple[Any, bool, bool]] = {
     "F": (polytopes.F, True, False),
     "RF": (polytopes.RF, True, False),
     "RU": (polytopes.RU, False, False),
-    "U_delta": (delta_forms.U_delta, False, True),
-    "F_delta": (delta_forms.F_delta, True, True),
+    "U_delta": (polytopes.U, False, True),
+    "F_delta": (polytopes.F, True, True),
     "RF_delta": (delta_forms.RF_delta, True, True),
     "RU_delta": (delta_forms.RU_delta, False, True),
 }

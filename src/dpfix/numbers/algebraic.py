@@ -32,6 +32,9 @@ module (fmpq_poly) 0.027, 0.024, 0.032; sympy's ``AlgebraicField`` elements (``A
 quicker than ``ANP``), which also gives the arb balls for the signs (sympy's ``ANP``
 has no order).
 
+One room: the number field, its elements and the exact helpers that take them (about
+800 lines, most of them the arithmetic and the exact signs).
+
 Examples
 --------
 >>> phi = algebraic("x^2 - x - 1", 1.618)
@@ -53,10 +56,10 @@ from typing import Any
 import flint
 import numpy as np
 
-from dpfix.numbers.exact import ExactnessError, to_fraction
+from dpfix.numbers.exact import ExactnessError, from_fmpq, to_fmpq, to_fraction
 
 __all__ = ["NumberField", "Algebraic", "algebraic", "is_algebraic", "field_of", "to_exact",
-           "exact_field_array", "parse_polynomial", "ExactKey"]
+           "exact_field_array", "parse_polynomial", "polynomial_str", "ExactKey"]
 
 _MAX_BITS = 1 << 16  # bisections beyond this many bits mean a bug, not a hard number
 
@@ -123,9 +126,9 @@ def _primitive_poly(minpoly: Any) -> flint.fmpz_poly:
     elif isinstance(minpoly, (flint.fmpz_poly, flint.fmpq_poly)):
         q = flint.fmpq_poly(minpoly)
     elif hasattr(minpoly, "all_coeffs") and hasattr(minpoly, "gens"):  # a sympy Poly
-        q = flint.fmpq_poly([_fmpq(c) for c in reversed(minpoly.all_coeffs())])
+        q = flint.fmpq_poly([to_fmpq(c, "coefficient") for c in reversed(minpoly.all_coeffs())])
     elif isinstance(minpoly, Sequence):
-        q = flint.fmpq_poly([_fmpq(to_fraction(c, "minpoly")) for c in minpoly])
+        q = flint.fmpq_poly([to_fmpq(c, "minpoly") for c in minpoly])
     else:
         raise TypeError(f"minpoly: a string in x, coefficients or a polynomial, "
                         f"got {type(minpoly).__name__}")
@@ -139,18 +142,23 @@ def _primitive_poly(minpoly: Any) -> flint.fmpz_poly:
     return -z if z.coeffs()[-1] < 0 else z
 
 
-def _fmpq(v: Any) -> flint.fmpq:
-    f = v if isinstance(v, Fraction) else to_fraction(v, "coefficient")
-    return flint.fmpq(f.numerator, f.denominator)
-
-
-def _frac(q: Any) -> Fraction:
-    return Fraction(int(q.p), int(q.q)) if isinstance(q, flint.fmpq) else Fraction(int(q))
-
-
 def _poly_str(p: Any, var: str) -> str:
-    """``p`` in descending powers, as ``a^2 - a - 1`` or ``3/2*a + 1``."""
-    cs = [_frac(c) for c in p.coeffs()]
+    """A python-flint polynomial ``p`` as :func:`polynomial_str` writes it."""
+    return polynomial_str([from_fmpq(c) for c in p.coeffs()], var)
+
+
+def polynomial_str(coefficients: Sequence[Any], var: str = "x") -> str:
+    """The polynomial ``sum_k coefficients[k] var^k`` in descending powers, as
+    ``a^2 - a - 1`` or ``3/2*a + 1`` (``"0"`` for no non-zero coefficient).
+
+    Examples
+    --------
+    >>> polynomial_str([-1, -1, 1], "a"), polynomial_str([1, Fraction(3, 2)], "lam")
+    ('a^2 - a - 1', '3/2*lam + 1')
+    >>> polynomial_str([0, 0, -2])
+    '-2*x^2'
+    """
+    cs = list(coefficients)
     terms = []
     for k in range(len(cs) - 1, -1, -1):
         c = cs[k]
@@ -322,7 +330,7 @@ class NumberField:
         >>> phi.field.from_coefficients([1, 1]) == phi ** 2
         True
         """
-        p = flint.fmpq_poly([_fmpq(c) for c in coefficients])
+        p = flint.fmpq_poly([to_fmpq(c, "coefficient") for c in coefficients])
         return Algebraic(self, p % self._mq)
 
     def sign(self, p: flint.fmpq_poly) -> int:
@@ -506,7 +514,7 @@ class Algebraic:
     def __hash__(self) -> int:
         if self.poly.degree() <= 0:  # a rational: the hash of the Fraction it equals
             return hash(self.rational())
-        return hash((self.field.key, tuple(_frac(c) for c in self.poly.coeffs())))
+        return hash((self.field.key, tuple(from_fmpq(c) for c in self.poly.coeffs())))
 
     # -- conversions ----------------------------------------------------------------------
     def is_rational(self) -> bool:
@@ -517,11 +525,11 @@ class Algebraic:
         """The element as a Fraction; ``ValueError`` unless it is rational."""
         if not self.is_rational():
             raise ValueError(f"{self} is not rational")
-        return Fraction(0) if self.poly.is_zero() else _frac(self.poly.coeffs()[0])
+        return Fraction(0) if self.poly.is_zero() else from_fmpq(self.poly.coeffs()[0])
 
     def coefficients(self) -> list[Fraction]:
         """``c_0, c_1, ...`` (ascending powers of ``alpha``, length the field's degree)."""
-        cs = [_frac(c) for c in self.poly.coeffs()]
+        cs = [from_fmpq(c) for c in self.poly.coeffs()]
         return cs + [Fraction(0)] * (self.field.degree - len(cs))
 
     def enclosure(self, bits: int = 64) -> tuple[Fraction, Fraction]:
@@ -559,7 +567,7 @@ class Algebraic:
                 f"~{float(self):.10f})")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.field, [_frac(c) for c in self.poly.coeffs()]))
+        return (_rebuild, (self.field, [from_fmpq(c) for c in self.poly.coeffs()]))
 
 
 def _field(coefficients: tuple[int, ...], index: int, lo: Fraction, hi: Fraction
@@ -768,10 +776,11 @@ def to_exact(x: Any, name: str = "value") -> Fraction | Algebraic:
     return x if isinstance(x, Algebraic) else to_fraction(x, name)
 
 
-def exact_field_array(x: Any, name: str = "array", field: NumberField | None = None
-                      ) -> np.ndarray:
+def exact_field_array(x: Any, name: str = "array", field: NumberField | None = None,
+                      ndim: int | None = None) -> np.ndarray:
     """An object array of Fractions and :class:`Algebraic` s of one field (``field`` when
-    given); floats refused with :class:`~dpfix.numbers.exact.ExactnessError`.
+    given), of ``ndim`` dimensions when given; floats refused with
+    :class:`~dpfix.numbers.exact.ExactnessError`.
 
     Examples
     --------
@@ -785,6 +794,8 @@ def exact_field_array(x: Any, name: str = "array", field: NumberField | None = N
     if isinstance(x, str):
         raise TypeError(f"{name}: expected an array of numbers, got the string {x!r}")
     arr = np.array(x, dtype=object)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name}: expected {ndim} dimension(s), got shape {arr.shape}")
     found = field_of(arr)
     if field is not None and found is not None and found is not field:
         raise TypeError(f"{name}: elements of {found!r} given where {field!r} is required")

@@ -1,6 +1,11 @@
 """Exact numbers: conversion, refusal of floats, exact rank and nullspace (python-flint;
 over a number field ``Q(lam)``, :mod:`dpfix.numbers.algebraic`, by the same functions).
 
+The exact inner loops (the cone test and the dual points of :mod:`dpfix.certify`) compute
+with python-flint's ``fmpq``: :func:`to_fmpq` brings a number in, :func:`from_fmpq`
+(:func:`from_fmpq_array`) hands the result back as a Fraction, and :func:`exact_dot` sums
+products of either kind.
+
 dpfix represents an exact matrix as a numpy array of dtype ``object`` holding
 :class:`fractions.Fraction` entries. Numpy's arithmetic on such arrays is exact,
 so the same code runs on float64 arrays (the production path) and on Fraction
@@ -33,6 +38,10 @@ __all__ = [
     "resolve_lam",
     "rank",
     "nullspace",
+    "to_fmpq",
+    "from_fmpq",
+    "from_fmpq_array",
+    "exact_dot",
 ]
 
 
@@ -123,8 +132,10 @@ def to_fraction(x: Any, name: str = "value") -> Fraction:
         return x
     if isinstance(x, (int, np.integer)):
         return Fraction(int(x))
-    if _is_sympy_rational(x):
+    if isinstance(x, flint.fmpq) or _is_sympy_rational(x):
         return Fraction(int(x.p), int(x.q))
+    if isinstance(x, flint.fmpz):
+        return Fraction(int(x))
     if isinstance(x, numbers.Rational):
         return Fraction(int(x.numerator), int(x.denominator))
     if isinstance(x, str):
@@ -143,6 +154,67 @@ def to_fraction(x: Any, name: str = "value") -> Fraction:
         raise TypeError(f"{name}: the irrational algebraic number {x} given where a "
                         "rational number is required")
     raise TypeError(f"{name}: {type(x).__name__} {x!r} is not an exact number")
+
+
+
+def to_fmpq(x: Any, name: str = "value") -> Any:
+    """An exact number as python-flint's ``fmpq``; an irrational element of ``Q(lam)``
+    (:class:`dpfix.numbers.algebraic.Algebraic`) as it is, the two mixing exactly.
+
+    Raises :class:`ExactnessError` for a float (as :func:`to_fraction`).
+
+    Examples
+    --------
+    >>> to_fmpq("3/4"), to_fmpq(Fraction(-1, 2))
+    (3/4, -1/2)
+    """
+    if isinstance(x, flint.fmpq):
+        return x
+    if _is_algebraic(x) and not x.is_rational():
+        return x
+    f = to_fraction(x, name)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def from_fmpq(x: Any) -> Any:
+    """The number handed back for one computed by :func:`to_fmpq`'s arithmetic: a Fraction
+    (from an ``fmpq``, an ``fmpz``, any exact rational, or a rational element of
+    ``Q(lam)``), or an irrational element of ``Q(lam)`` as it is.
+
+    Examples
+    --------
+    >>> from_fmpq(to_fmpq("3/4") * 2), from_fmpq(flint.fmpz(5))
+    (Fraction(3, 2), Fraction(5, 1))
+    """
+    if _is_algebraic(x) and not x.is_rational():
+        return x
+    return to_fraction(x)
+
+
+def from_fmpq_array(xs: Any) -> np.ndarray:
+    """:func:`from_fmpq` of every entry of a sequence, as an object array.
+
+    Examples
+    --------
+    >>> from_fmpq_array([to_fmpq(1), to_fmpq("1/3")])
+    array([Fraction(1, 1), Fraction(1, 3)], dtype=object)
+    """
+    return np.array([from_fmpq(x) for x in xs], dtype=object)
+
+
+def exact_dot(a: Any, b: Any) -> Any:
+    """``sum_i a_i b_i``, exactly, from ``fmpq`` zero, for entries that mix with ``fmpq``
+    (``fmpq`` s, ints and elements of ``Q(lam)``: :func:`to_fmpq` of each; not Fractions).
+
+    Examples
+    --------
+    >>> exact_dot([to_fmpq(1), to_fmpq("1/2")], [2, 3])
+    7/2
+    """
+    s = flint.fmpq(0)
+    for x, y in zip(a, b, strict=True):
+        s += x * y
+    return s
 
 
 def exact_array(x: Any, name: str = "array", ndim: int | None = None) -> np.ndarray:

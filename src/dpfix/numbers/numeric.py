@@ -64,15 +64,16 @@ def log_add_exp(a: float, b: float) -> float:
     return a + math.log1p(math.exp(d)) if d > -50.0 else a
 
 
-def geometric_amounts(n: int, rho: Any) -> list:
+def geometric_amounts(n: int, rho: Any) -> Any:
     """The amounts ``c_m`` of the truncated geometric mechanism, ``m = 0 .. n-1``.
 
     ``G[i, m] = c_m rho^|i-m|`` with ``c_m = (1-rho)/(1+rho)`` inside and
     ``1/(1+rho)`` at the two ends (``c_0 = 1`` for ``n = 1``); equivalently
     ``c = K^-1 1`` for ``K[i, j] = rho^|i-j|``, the vector behind Algorithm 2's
-    ``sigma_amounts`` (paper Section 5.3; docs/math_notes.md). Exact for a
-    Fraction ``rho``; floats for a float one (see :func:`log_geometric_amounts`
-    for large ``eps``).
+    ``sigma_amounts`` (paper Section 5.3; docs/math_notes.md). One function for both
+    paths, as pycddlib's: exact for an exact ``rho`` (a Fraction, an element of
+    ``Q(lam)``, a sympy symbol), a float64 array for a float one (see
+    :func:`log_geometric_amounts` for large ``eps``).
 
     Parameters
     ----------
@@ -83,15 +84,24 @@ def geometric_amounts(n: int, rho: Any) -> list:
 
     Returns
     -------
-    list
-        ``n`` amounts of the type of ``rho``.
+    list or numpy.ndarray
+        ``n`` amounts: a list of numbers of the type of an exact ``rho``, a float64
+        array for a float one.
 
     Examples
     --------
     >>> from fractions import Fraction
     >>> geometric_amounts(3, Fraction(1, 2))
     [Fraction(2, 3), Fraction(1, 3), Fraction(2, 3)]
+    >>> geometric_amounts(3, 0.5).round(12).tolist()
+    [0.666666666667, 0.333333333333, 0.666666666667]
     """
+    if isinstance(rho, (float, np.floating)):
+        c = np.full(n, (1 - rho) / (1 + rho))
+        c[0] = c[-1] = 1 / (1 + rho)
+        if n == 1:
+            c[0] = 1.0
+        return c
     if n == 1:
         return [rho ** 0]
     end = 1 / (1 + rho)

@@ -14,8 +14,9 @@
 - :mod:`dpfix.sampling.joint`: pairs of counts drawn as ``(G_a x G_b) R`` (product
   geometric noise, a public remap of the states; docs/joint.md).
 
-May import: nothing else of dpfix (the bottom floor, beside :mod:`dpfix.numbers`;
-tests/test_layering.py).
+May import: :mod:`dpfix.numbers`, the floor it shares (the float helpers of
+:mod:`dpfix.numbers.numeric`, e.g. the amounts of ``G``), and nothing else of dpfix
+(tests/test_layering.py).
 """
 
 from __future__ import annotations

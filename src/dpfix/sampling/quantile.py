@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.sampling.source import RandomSource
-from dpfix.sampling.table import _apportion
+from dpfix.sampling.table import apportion_rows
 
 __all__ = ["apportion", "quantile_remap", "quantile_joint"]
 
@@ -49,7 +49,7 @@ def apportion(z: Any, total: int) -> np.ndarray:
             or zv.sum() <= 0:
         raise ValueError("z: expected a non-negative finite vector with a positive sum")
     zv = zv / zv.sum()
-    return _apportion((zv * int(total))[None, :], int(total))[0]
+    return apportion_rows((zv * int(total))[None, :], int(total))[0]
 
 
 def quantile_remap(y: Any, target: Any, source: RandomSource) -> np.ndarray:

@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.numeric import geometric_amounts
 from dpfix.sampling.geometric import TwoSidedGeometric, signed
 from dpfix.sampling.source import RandomSource, random_source
 
-__all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "side_sums",
-           "geometric_amounts"]
+__all__ = ["Remap", "StructuredSampler", "STRUCTURED", "privacy_statement", "side_sums"]
 
 #: The constructors sampled as ``G R``.
 STRUCTURED = ("northwest", "unfixed", "truncated-geometric")
@@ -235,16 +235,6 @@ class Remap:
             for t in range(int(self.start[m]), int(self.start[m + 1])):
                 R[m, int(self.cols[t])] += shares[t]
         return R
-
-
-def geometric_amounts(n: int, rho: float) -> np.ndarray:
-    """The amounts ``c_m`` of ``G[i, m] = c_m rho^|i-m|`` as floats (``(1-rho)/(1+rho)``
-    inside, ``1/(1+rho)`` at the ends)."""
-    c = np.full(n, (1 - rho) / (1 + rho))
-    c[0] = c[-1] = 1 / (1 + rho)
-    if n == 1:
-        c[0] = 1.0
-    return c
 
 
 def side_sums(v: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from dpfix.sampling.source import RandomSource, lam_at_most_exp, random_source, rational_lam
 
-__all__ = ["CheckedTable", "checked_table", "SamplingCheckError"]
+__all__ = ["CheckedTable", "checked_table", "SamplingCheckError", "apportion_rows"]
 
 
 class SamplingCheckError(ValueError):
@@ -167,11 +167,17 @@ def _rows(log_T: np.ndarray, s: int, e: int) -> np.ndarray:
     return P / P.sum(axis=1, keepdims=True)
 
 
-def _apportion(V: np.ndarray, total: int) -> np.ndarray:
-    """Integers ``A`` with every row summing to ``total`` and ``|A - V|`` small (Hamilton).
+def apportion_rows(V: np.ndarray, total: int) -> np.ndarray:
+    """Integers ``A`` with every row summing to ``total`` and ``|A - V|`` small (Hamilton;
+    :func:`dpfix.sampling.quantile.apportion` for one probability vector).
 
     Each row: the floors, then the rest ``r`` spread evenly (``r // k`` each) and
     one more unit to the ``r mod k`` entries rounded down the most.
+
+    Examples
+    --------
+    >>> apportion_rows(np.array([[0.5, 1.25, 2.25]]), 4).tolist()
+    [[1, 1, 2]]
     """
     A = np.floor(V).astype(np.int64)
     k = V.shape[1]
@@ -283,7 +289,7 @@ def checked_table(T: Any = None, *, log_T: Any = None, eps: float | None = None,
                 continue
             V = _rows(M, s, e)[:, cols]
             V *= share
-            A = _apportion(V, share)
+            A = apportion_rows(V, share)
             A -= V.astype(np.int64)  # |A - V| <= |A - floor(V)| + 1
             worst = max(worst, float(np.abs(A).max()) + 1)
             A += V.astype(np.int64)

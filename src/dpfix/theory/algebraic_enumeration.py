@@ -112,7 +112,7 @@ def normaliz_field_count(ub: Sequence[Constraint], eq: Sequence[Constraint], d: 
     brought into Python)."""
     import PyNormaliz_cpp as nmz
 
-    from dpfix.theory.enumeration import _header_counts
+    from dpfix.theory.enumeration import normaliz_header_counts
 
     cone = _normaliz_cone(ub, eq, d, field)
     nmz.NmzCompute(cone, ["VerticesOfPolyhedron"])
@@ -120,7 +120,7 @@ def normaliz_field_count(ub: Sequence[Constraint], eq: Sequence[Constraint], d: 
         base = Path(tmp) / "polytope"
         nmz.NmzWriteOutputFile(cone, str(base))
         with open(base.with_suffix(".out")) as f:
-            nv, nrays, _ = _header_counts(f)
+            nv, nrays, _ = normaliz_header_counts(f)
     if nrays:
         raise RuntimeError("Normaliz found recession rays; the polyhedron is unbounded")
     return nv

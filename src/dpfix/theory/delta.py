@@ -10,27 +10,30 @@ when for every ``i``, every set ``S`` of outputs and both orders of the pair,
 
 The worst ``S`` collects the columns where ``T_ij - lam T_(i+1)j`` is positive, so
 the condition is ``sum_j max(0, T_ij - lam T_(i+1)j) <= delta`` (both orders).
-This module holds both H-representations as :class:`dpfix.theory.polytopes.Polytope`
-objects (so ``.contains``, ``.is_extreme``, ``.vertices``, ``.graph``,
-``.dimension`` and ``.maximize`` are the usual exact ones):
+The polytopes are :class:`dpfix.theory.polytopes.Polytope` objects (so ``.contains``,
+``.is_extreme``, ``.vertices``, ``.graph``, ``.dimension`` and ``.maximize`` are the
+usual exact ones), built by one function, :func:`delta_polytope`, in three forms:
 
-- the **subset form** :func:`U_delta`, :func:`F_delta`: ``T >= 0`` and one row per
-  pair, order and non-empty proper subset ``S`` (``2 (n-1) (2^n - 2)`` rows), for
-  vertex enumeration at small ``n``. ``delta = 0`` gives exactly the rows of
-  :func:`dpfix.theory.polytopes.U` and :func:`dpfix.theory.polytopes.F`;
+- the **subset form**: :func:`dpfix.theory.polytopes.U` and
+  :func:`~dpfix.theory.polytopes.F` with ``delta``, ``T >= 0`` and one row per pair,
+  order and non-empty proper subset ``S`` (``2 (n-1) (2^n - 2)`` rows), for vertex
+  enumeration at small ``n``; ``delta = 0`` gives exactly the rows of U and F;
 - the **lifted form** :func:`U_lifted`, :func:`F_lifted`: a point is ``[T; S]``
   (shape ``(3n - 2) x n``), slack row ``n + 2i + d`` of ``S`` bounding the positive
   parts of pair ``i`` in order ``d`` (``d = 0``: ``T_i - lam T_(i+1)``; ``d = 1``:
   ``T_(i+1) - lam T_i``) and summing to at most ``delta``. Its projection on ``T``
   is the subset form's polytope (:func:`lift` gives the least slack);
+- the **representation form**, the analogue of Psi and R_U, R_F: **truncated scales**
+  (an eps-scale on an interval of counts, zero outside; :func:`truncated_scales`), each
+  with a cost in every pair and order (its jump at the interval's ends),
+  :func:`RU_delta`, :func:`RF_delta`, :func:`psi_delta_map`.
 
-and the analogue of Psi and R_U, R_F: **truncated scales** (an eps-scale on an
-interval of counts, zero outside; :func:`truncated_scales`), each with a cost in
-every pair and order (its jump at the interval's ends), :func:`RU_delta`,
-:func:`RF_delta`, :func:`psi_delta_map`. The constructors over these
-polytopes (the delta-northwest corner, the delta LP) are in
-:mod:`dpfix.constructors.delta`, the searches for counterexamples in
-:mod:`dpfix.explore.delta_examples`.
+Then the extreme points by type (Theorem 2_delta: :func:`column_pieces`,
+:func:`is_extreme_by_pieces`, :func:`vertex_type`). One room: every function speaks of
+the same pairs, positive parts and truncated scales, and the tests hold the forms
+against each other. The constructors over these polytopes (the delta-northwest corner,
+the delta LP) are in :mod:`dpfix.constructors.delta`, the searches for counterexamples
+in :mod:`dpfix.explore.delta_examples`.
 """
 
 from __future__ import annotations
@@ -39,25 +42,26 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import numpy as np
 
+from dpfix.numbers.deprecation import warn_deprecated
 from dpfix.numbers.exact import (
     exact_array,
     exact_lam,
     probability_vector,
     rank,
 )
+from dpfix.numbers.exact_lp import ExactLPError, exact_lp
 from dpfix.numbers.numeric import check_n
-from dpfix.theory.polytopes import Polytope, check_delta, delta_rows, u_rows
+from dpfix.theory import polytopes
+from dpfix.theory.polytopes import Polytope, check_delta, fixed_point_rows, u_rows
 from dpfix.theory.scales import pattern_from_index, psi, scale
 
-__all__ = ["DeltaPolytope", "subset_rows", "U_delta", "F_delta", "U_lifted", "F_lifted", "lift",
-           "project", "positive_parts", "is_approximately_dp", "truncated_scales", "psi_delta",
-           "scale_costs", "psi_delta_map", "RU_delta", "RF_delta", "representation_of",
-           "face_dimensions", "tight_budgets", "column_pieces", "is_extreme_by_pieces",
-           "vertex_type", "catalogue"]
+__all__ = ["DeltaPolytope", "FORMS", "delta_polytope", "ordered_pairs", "U_lifted", "F_lifted",
+           "lift", "project", "positive_parts", "is_approximately_dp", "truncated_scales",
+           "psi_delta", "scale_costs", "psi_delta_map", "RU_delta", "RF_delta",
+           "representation_of", "face_dimensions", "tight_budgets", "column_pieces",
+           "is_extreme_by_pieces", "is_truncated_scale", "vertex_type", "catalogue"]
 
 
 Row = dict[int, Fraction]
@@ -65,16 +69,18 @@ _ZERO, _ONE = Fraction(0), Fraction(1)
 
 
 class DeltaPolytope(Polytope):
-    """A :class:`~dpfix.theory.polytopes.Polytope` that also records ``delta`` and its form.
+    """A :class:`~dpfix.theory.polytopes.Polytope` of the lifted or the representation form
+    (:func:`delta_polytope`), which also records its form.
 
     ``name`` stays ``"U"``, ``"F"``, ``"R_U"`` or ``"R_F"`` (so the vertex
     enumeration guards of :data:`dpfix.theory.polytopes.VERTEX_LIMITS` apply); ``form`` is
-    ``"subset"``, ``"lifted"`` or ``"representation"``.
+    ``"lifted"`` or ``"representation"`` (the subset form is a plain ``Polytope``, that
+    of :func:`dpfix.theory.polytopes.U` and :func:`~dpfix.theory.polytopes.F`).
 
     Examples
     --------
-    >>> U_delta(2, 2, "1/10")
-    U(n=2, lam=2, delta=1/10, subset form)
+    >>> U_lifted(2, 2, "1/10")
+    U(n=2, lam=2, delta=1/10, lifted form)
     """
 
     def __init__(self, name: str, n: int, lam: Fraction, z: np.ndarray | None,
@@ -88,113 +94,173 @@ class DeltaPolytope(Polytope):
         return f"{base}{'' if self.delta else ', delta=0'}, {self.form} form)"
 
 
-# -- validation ------------------------------------------------------------------------------
-def _pairs(n: int) -> list[tuple[int, int]]:
+# -- the pairs and the forms ------------------------------------------------------------------
+def ordered_pairs(n: int) -> list[tuple[int, int]]:
     """``(a, b)`` for the bound ``T_a(S) <= lam T_b(S) + delta``, in slack-row order
-    ``2i + d``: ``(i, i+1)`` then ``(i+1, i)``."""
+    ``2i + d``: ``(i, i+1)`` then ``(i+1, i)``.
+
+    Examples
+    --------
+    >>> ordered_pairs(3)
+    [(0, 1), (1, 0), (1, 2), (2, 1)]
+    """
     return [p for i in range(n - 1) for p in ((i, i + 1), (i + 1, i))]
 
 
-# -- the subset form ---------------------------------------------------------------------------
-def subset_rows(n: int, lam: Any, delta: Any = 0
-                ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
-    """Rows ``(coefficients, bound)`` of ``U_delta`` over ``T`` flattened row-major.
-
-    ``delta = 0``: exactly the rows of :func:`dpfix.theory.polytopes.U` (per column ``j``
-    and pair ``i``, ``T_ij - lam T_(i+1)j <= 0`` then the reverse; ``T >= 0``
-    follows). ``delta > 0``: ``-T_ij <= 0`` for every entry, then for each pair
-    ``i``, order ``(a, b)`` (as :func:`_pairs`) and non-empty proper subset ``S``
-    (bit ``j`` of ``mask``, ``mask = 1 .. 2^n - 2``):
-    ``sum_(j in S) T_aj - lam T_bj <= delta``. The equalities are the row sums.
-
-    Parameters
-    ----------
-    n : int
-    lam : int, Fraction or str
-    delta : int, Fraction or str
-
-    Returns
-    -------
-    (ub, eq) : lists of ``(dict column -> Fraction, Fraction)``.
-
-    Examples
-    --------
-    >>> ub, eq = subset_rows(3, 2, "1/10")
-    >>> len(ub), len(eq)
-    (33, 3)
-    """
-    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    return u_rows(n, lam) if delta == 0 else delta_rows(n, lam, delta)
+#: The forms of :func:`delta_polytope`.
+FORMS = ("subset", "lifted", "representation")
 
 
-def _fixed_rows(n: int, zv: np.ndarray, weights: Any, width: int) -> list[tuple[Row, Fraction]]:
-    """``sum_m weights[m] X[m, j] = z_j`` over the first ``len(weights)`` rows of a point
-    whose rows have ``width`` entries."""
-    return [({m * width + j: weights[m] for m in range(len(weights)) if weights[m] != 0}, zv[j])
-            for j in range(n)]
+def delta_polytope(kind: str, n: int, lam: Any, z: Any = None, delta: Any = 0, *,
+                   form: str = "subset") -> Polytope:
+    """The (eps, delta)-DP mechanisms ``U_delta`` (``kind="U"``) or those with the fixed
+    point, ``F_delta[z]`` (``kind="F"``), as a polytope in one of three forms:
 
-
-def U_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
-    """``U_delta``: the (eps, delta)-DP count mechanisms, subset form.
+    - ``"subset"``: :func:`dpfix.theory.polytopes.U` (``F``) with ``delta``, points ``T``
+      (``n x n``), one row per pair, order and set of outputs;
+    - ``"lifted"``: points ``[T; S]`` (``(3n - 2) x n``), the slack row ``n + 2i + d`` of
+      ``S`` bounding the positive parts of pair ``i`` in order ``d`` (as
+      :func:`ordered_pairs`) and summing to at most ``delta``; ``3n(n-1)`` variables and
+      ``O(n^2)`` rows, for LPs at large ``n`` (:func:`lift`, :func:`project`);
+    - ``"representation"``: ``R_U^delta`` (``R_F^delta``), amounts ``B >= 0``
+      (``(2^(n+1) - n - 2) x n``) of the truncated scales with ``Psi_delta B 1 = 1`` and
+      total cost ``sum_j c B_j <= delta`` in every pair and order; ``Psi_delta`` maps it
+      onto the subset form (docs/open_questions.md section 5, Theorems 10_delta and
+      3_delta).
 
     Parameters
     ----------
-    n : int
-    lam : int, Fraction or str
-        ``e^eps``, rational and ``> 1``.
-    delta : int, Fraction or str
-        ``0 <= delta < 1``; 0 gives the rows of :func:`dpfix.theory.polytopes.U`.
-
-    Returns
-    -------
-    DeltaPolytope
-
-    Examples
-    --------
-    >>> len(U_delta(2, 2, "1/10").vertices()), len(U_delta(2, 2).vertices())
-    (8, 4)
-    """
-    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    ub, eq = subset_rows(n, lam, delta)
-    return DeltaPolytope("U", n, lam, None, (n, n), ub, eq, delta=delta, form="subset")
-
-
-def F_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
-    """``F_delta[z]``: the mechanisms of :func:`U_delta` with ``z T = z``, subset form.
-
-    Parameters
-    ----------
+    kind : ``"U"`` or ``"F"``
     n : int
         The number of counts (``>= 2``).
     lam : int, Fraction or str
         ``e^eps``, rational and ``> 1``.
-    z : array_like
-        The target, an exact probability vector of length ``n``.
+    z : array_like, optional
+        The target, an exact probability vector of length ``n`` (``kind="F"`` only).
     delta : int, Fraction or str
-        ``0 <= delta < 1``.
+        ``0 <= delta < 1``; 0 gives, in the subset form, the rows of ``U`` and ``F``.
+    form : one of :data:`FORMS`.
 
     Returns
     -------
-    DeltaPolytope
-        Subset form; ``delta = 0`` gives the rows of :func:`dpfix.theory.polytopes.F`.
+    Polytope
+        The subset form is the :class:`~dpfix.theory.polytopes.Polytope` of ``U`` and
+        ``F``; the others a :class:`DeltaPolytope`, named ``"U"``, ``"F"``, ``"R_U"`` or
+        ``"R_F"``.
 
     Examples
     --------
-    >>> F_delta(2, 2, ["1/2", "1/2"], "1/10").dimension()
-    1
+    >>> delta_polytope("U", 2, 2, delta="1/10")
+    U(n=2, lam=2, delta=1/10)
+    >>> delta_polytope("F", 2, 2, ["1/2", "1/2"], "1/10", form="lifted").shape
+    (4, 2)
+    >>> delta_polytope("U", 2, 2, delta="1/10", form="representation")
+    R_U(n=2, lam=2, delta=1/10, representation form)
     """
+    if kind not in ("U", "F"):
+        raise ValueError(f"kind: 'U' or 'F', got {kind!r}")
+    if form not in FORMS:
+        raise ValueError(f"form: one of {', '.join(FORMS)}, got {form!r}")
+    if (z is None) != (kind == "U"):
+        raise ValueError("z: F takes a target z, U none")
+    if form == "subset":
+        return polytopes.U(n, lam, delta) if kind == "U" else polytopes.F(n, lam, z, delta)
     n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    zv = probability_vector(z, exact=True, n=n)
-    ub, eq = subset_rows(n, lam, delta)
-    return DeltaPolytope("F", n, lam, zv, (n, n), ub, eq + _fixed_rows(n, zv, zv, n),
-                         delta=delta, form="subset")
+    zv = None if z is None else probability_vector(z, exact=True, n=n)
+    if form == "lifted":
+        ub, eq = _lifted_rows(n, lam, delta)
+        name, shape, weights = kind, (3 * n - 2, n), zv
+    else:
+        P, ub, eq = _representation_rows(n, lam, delta)
+        name, shape = "R_" + kind, (P.shape[1], n)
+        weights = None if zv is None else zv.dot(P)
+    if zv is not None:
+        eq = eq + fixed_point_rows(n, zv, weights)
+    return DeltaPolytope(name, n, lam, zv, shape, ub, eq, delta=delta, form=form)
+
+
+def U_lifted(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
+    """``U_delta`` lifted with slack variables: :func:`delta_polytope` ``("U", n, lam,
+    delta=delta, form="lifted")``, points ``[T; S]`` of shape ``(3n-2) x n``.
+
+    Examples
+    --------
+    >>> P = U_lifted(2, 2, "1/10")
+    >>> P.shape, P.contains(lift([["1/10", "9/10"], [0, 1]], 2))
+    ((4, 2), True)
+    """
+    return delta_polytope("U", n, lam, delta=delta, form="lifted")
+
+
+def F_lifted(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
+    """``F_delta[z]`` lifted: :func:`delta_polytope` ``("F", n, lam, z, delta,
+    form="lifted")`` (:func:`U_lifted` plus ``z T = z`` on the ``T`` rows).
+
+    Examples
+    --------
+    >>> F_lifted(3, 2, ["1/3", "1/3", "1/3"], "1/10").num_variables
+    21
+    """
+    return delta_polytope("F", n, lam, z, delta, form="lifted")
+
+
+def RU_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
+    """``R_U^delta``: :func:`delta_polytope` ``("U", n, lam, delta=delta,
+    form="representation")``, amounts ``B`` of the truncated scales that ``Psi_delta``
+    maps onto ``U(n, lam, delta)`` (Theorem 10_delta).
+
+    Examples
+    --------
+    >>> RU_delta(2, 2, "1/10").shape
+    (4, 2)
+    """
+    return delta_polytope("U", n, lam, delta=delta, form="representation")
+
+
+def RF_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
+    """``R_F^delta``: :func:`delta_polytope` ``("F", n, lam, z, delta,
+    form="representation")``, :func:`RU_delta` with ``z Psi_delta B = z``; ``Psi_delta``
+    maps it onto ``F(n, lam, z, delta)`` (Theorem 3_delta).
+
+    Examples
+    --------
+    >>> B = RF_delta(2, 2, ["1/2", "1/2"], "1/10").vertices()[0]
+    >>> polytopes.F(2, 2, ["1/2", "1/2"], "1/10").contains(psi_delta_map(B, 2))
+    True
+    """
+    return delta_polytope("F", n, lam, z, delta, form="representation")
+
+
+#: Former names, kept for one release (each warns with
+#: :class:`~dpfix.numbers.deprecation.DpfixDeprecationWarning`): the subset form is the
+#: polytope of :func:`dpfix.theory.polytopes.U` and :func:`~dpfix.theory.polytopes.F` with
+#: ``delta``, its rows :func:`dpfix.theory.polytopes.u_rows`.
+_FORMER = {
+    "U_delta": ("dpfix.theory.polytopes.U(n, lam, delta)", lambda: polytopes.U),
+    "F_delta": ("dpfix.theory.polytopes.F(n, lam, z, delta)", lambda: polytopes.F),
+    "subset_rows": ("dpfix.theory.polytopes.u_rows(n, lam, delta)", lambda: _subset_rows),
+}
+
+
+def _subset_rows(n: int, lam: Any, delta: Any = 0) -> tuple[list, list]:
+    """The former ``subset_rows``: :func:`dpfix.theory.polytopes.u_rows` on checked input."""
+    return u_rows(check_n(n, minimum=2), exact_lam(lam), check_delta(delta))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FORMER:
+        new, get = _FORMER[name]
+        warn_deprecated(f"dpfix.theory.delta.{name} is deprecated; use {new} (the same "
+                        "polytope; the old name goes in the next release)")
+        return get()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- the lifted form ---------------------------------------------------------------------------
 def _lifted_rows(n: int, lam: Fraction, delta: Fraction
                  ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
     ub: list[tuple[Row, Fraction]] = [({v: Fraction(-1)}, _ZERO) for v in range(3 * n * n - 2 * n)]
-    for k, (a, b) in enumerate(_pairs(n)):
+    for k, (a, b) in enumerate(ordered_pairs(n)):
         s = (n + k) * n
         for j in range(n):  # T_aj - lam T_bj - s_kj <= 0
             ub.append(({a * n + j: _ONE, b * n + j: -lam, s + j: Fraction(-1)}, _ZERO))
@@ -203,72 +269,9 @@ def _lifted_rows(n: int, lam: Fraction, delta: Fraction
     return ub, eq
 
 
-def U_lifted(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
-    """``U_delta`` lifted with slack variables: points ``[T; S]`` of shape ``(3n-2) x n``.
-
-    ``S[n + 2i + d, j] >= max(0, T_aj - lam T_bj)`` for the pair ``(a, b)`` of
-    :func:`_pairs` and ``sum_j S[n + 2i + d, j] <= delta``; ``T >= 0``, ``T 1 = 1``.
-    ``3n(n-1)`` variables and ``O(n^2)`` rows, for LPs at large ``n``.
-
-    Parameters
-    ----------
-    n : int
-        The number of counts (``>= 2``).
-    lam : int, Fraction or str
-        ``e^eps``, rational and ``> 1``.
-    delta : int, Fraction or str
-        ``0 <= delta < 1``.
-
-    Returns
-    -------
-    DeltaPolytope
-        Lifted form, points of shape ``(3n - 2) x n``.
-
-    Examples
-    --------
-    >>> P = U_lifted(2, 2, "1/10")
-    >>> P.shape, P.contains(lift([["1/10", "9/10"], [0, 1]], 2))
-    ((4, 2), True)
-    """
-    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    ub, eq = _lifted_rows(n, lam, delta)
-    return DeltaPolytope("U", n, lam, None, (3 * n - 2, n), ub, eq, delta=delta, form="lifted")
-
-
-def F_lifted(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
-    """``F_delta[z]`` lifted (:func:`U_lifted` plus ``z T = z`` on the ``T`` rows).
-
-    Parameters
-    ----------
-    n : int
-        The number of counts (``>= 2``).
-    lam : int, Fraction or str
-        ``e^eps``, rational and ``> 1``.
-    z : array_like
-        The target, an exact probability vector of length ``n``.
-    delta : int, Fraction or str
-        ``0 <= delta < 1``.
-
-    Returns
-    -------
-    DeltaPolytope
-        Lifted form, points of shape ``(3n - 2) x n``.
-
-    Examples
-    --------
-    >>> F_lifted(3, 2, ["1/3", "1/3", "1/3"], "1/10").num_variables
-    21
-    """
-    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    zv = probability_vector(z, exact=True, n=n)
-    ub, eq = _lifted_rows(n, lam, delta)
-    return DeltaPolytope("F", n, lam, zv, (3 * n - 2, n), ub, eq + _fixed_rows(n, zv, zv, n),
-                         delta=delta, form="lifted")
-
-
 def positive_parts(T: Any, lam: Any) -> np.ndarray:
     """The least slacks: ``[2i + d, j] = max(0, T_aj - lam T_bj)`` (``(a, b)`` as
-    :func:`_pairs`); exact, shape ``2(n-1) x n``. A row sum is the largest
+    :func:`ordered_pairs`); exact, shape ``2(n-1) x n``. A row sum is the largest
     ``T_a(S) - lam T_b(S)`` over the sets ``S``.
 
     Parameters
@@ -292,7 +295,7 @@ def positive_parts(T: Any, lam: Any) -> np.ndarray:
     lam = exact_lam(lam)
     n = Tm.shape[0]
     out = np.full((2 * (n - 1), Tm.shape[1]), _ZERO, dtype=object)
-    for k, (a, b) in enumerate(_pairs(n)):
+    for k, (a, b) in enumerate(ordered_pairs(n)):
         for j in range(Tm.shape[1]):
             out[k, j] = max(_ZERO, Tm[a, j] - lam * Tm[b, j])
     return out
@@ -300,7 +303,7 @@ def positive_parts(T: Any, lam: Any) -> np.ndarray:
 
 def lift(T: Any, lam: Any) -> np.ndarray:
     """``[T; positive_parts(T)]``: the point of the lifted form over ``T`` with the
-    least slack (it is in :func:`U_lifted` iff ``T`` is in :func:`U_delta`).
+    least slack (it is in :func:`U_lifted` iff ``T`` is in ``U(n, lam, delta)``).
 
     Parameters
     ----------
@@ -518,83 +521,16 @@ def _representation_rows(n: int, lam: Fraction, delta: Fraction
     return P, ub, eq
 
 
-def RU_delta(n: int, lam: Any, delta: Any = 0) -> DeltaPolytope:
-    """``R_U^delta``: amounts ``B >= 0`` of the truncated scales with ``Psi_delta B 1 = 1``
-    and total cost ``sum_j c B_j <= delta`` in every pair and order. ``Psi_delta`` maps
-    it onto :func:`U_delta` (docs/open_questions.md section 5, Theorem 10_delta).
-
-    Parameters
-    ----------
-    n : int
-        The number of counts (``>= 2``).
-    lam : int, Fraction or str
-        ``e^eps``, rational and ``> 1``.
-    delta : int, Fraction or str
-        ``0 <= delta < 1``.
-
-    Returns
-    -------
-    DeltaPolytope
-        Points ``B`` of shape ``(2^(n+1) - n - 2) x n``.
-
-    Examples
-    --------
-    >>> RU_delta(2, 2, "1/10").shape
-    (4, 2)
-    """
-    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    P, ub, eq = _representation_rows(n, lam, delta)
-    return DeltaPolytope("R_U", n, lam, None, (P.shape[1], n), ub, eq, delta=delta,
-                         form="representation")
-
-
-def RF_delta(n: int, lam: Any, z: Any, delta: Any = 0) -> DeltaPolytope:
-    """``R_F^delta``: :func:`RU_delta` with ``z Psi_delta B = z``; ``Psi_delta`` maps it onto
-    :func:`F_delta` (Theorem 3_delta).
-
-    Parameters
-    ----------
-    n : int
-        The number of counts (``>= 2``).
-    lam : int, Fraction or str
-        ``e^eps``, rational and ``> 1``.
-    z : array_like
-        The target, an exact probability vector of length ``n``.
-    delta : int, Fraction or str
-        ``0 <= delta < 1``.
-
-    Returns
-    -------
-    DeltaPolytope
-        Points ``B`` of shape ``(2^(n+1) - n - 2) x n``.
-
-    Examples
-    --------
-    >>> B = RF_delta(2, 2, ["1/2", "1/2"], "1/10").vertices()[0]
-    >>> F_delta(2, 2, ["1/2", "1/2"], "1/10").contains(psi_delta_map(B, 2))
-    True
-    """
-    n, lam, delta = check_n(n, minimum=2), exact_lam(lam), check_delta(delta)
-    zv = probability_vector(z, exact=True, n=n)
-    P, ub, eq = _representation_rows(n, lam, delta)
-    return DeltaPolytope("R_F", n, lam, zv, (P.shape[1], n), ub,
-                         eq + _fixed_rows(n, zv, zv.dot(P), n), delta=delta,
-                         form="representation")
-
-
-def _cdd_feasible_point(eq: list[list[Fraction]], nonneg: int) -> list[Fraction] | None:
-    """A point of ``{x >= 0 : A x = b}`` (rows ``[b, -a]``) by cdd's exact LP, or None."""
-    d = nonneg
-    rows = [list(r) for r in eq]
-    rows += [[_ZERO] + [_ONE if c == v else _ZERO for c in range(d)] for v in range(d)]
-    mat = cdd.gmp.matrix_from_array(rows, lin_set=range(len(eq)),
-                                    rep_type=cdd.RepType.INEQUALITY,
-                                    obj_type=cdd.LPObjType.MIN, obj_func=[_ZERO] * (d + 1))
-    lp = cdd.gmp.linprog_from_matrix(mat)
-    cdd.gmp.linprog_solve(lp)
-    if lp.status != cdd.LPStatusType.OPTIMAL:
-        return None
-    return [Fraction(v) for v in lp.primal_solution]
+def _feasible_point(eq: list[tuple[Row, Fraction]], d: int) -> list[Fraction] | None:
+    """A point of ``{x >= 0 : a . x = b for every (a, b) of eq}`` in ``d`` variables by
+    cdd's exact LP, or None when there is none."""
+    ub = [({v: Fraction(-1)}, _ZERO) for v in range(d)]
+    try:
+        return exact_lp([_ZERO] * d, ub, eq, who="representation_of").primal
+    except ExactLPError as exc:
+        if exc.status == "INCONSISTENT":
+            return None
+        raise
 
 
 def representation_of(T: Any, lam: Any) -> np.ndarray:
@@ -640,9 +576,9 @@ def representation_of(T: Any, lam: Any) -> np.ndarray:
     k = P.shape[1]
     B = np.full((k, Tm.shape[1]), _ZERO, dtype=object)
     for j in range(Tm.shape[1]):
-        eq = [[Tm[i, j]] + [-v for v in P[i]] for i in range(n)]
-        eq += [[s[q, j]] + [-v for v in c[q]] for q in range(c.shape[0])]
-        x = _cdd_feasible_point(eq, k)
+        eq = [({r: v for r, v in enumerate(P[i]) if v}, Tm[i, j]) for i in range(n)]
+        eq += [({r: v for r, v in enumerate(c[q]) if v}, s[q, j]) for q in range(c.shape[0])]
+        x = _feasible_point(eq, k)
         if x is None:
             raise RuntimeError(f"representation_of: column {j} has no representation")
         B[:, j] = x
@@ -685,7 +621,7 @@ def face_dimensions(T: Any, lam: Any) -> list[int]:
     return out
 
 
-def _is_truncated_scale(t: np.ndarray, lam: Fraction) -> bool:
+def is_truncated_scale(t: np.ndarray, lam: Fraction) -> bool:
     """A positive multiple of a truncated scale: support an interval, ratios ``lam^(+-1)``."""
     support = [i for i, v in enumerate(t) if v > 0]
     if not support or support != list(range(support[0], support[-1] + 1)):
@@ -818,7 +754,7 @@ def is_extreme_by_pieces(T: Any, lam: Any, delta: Any, z: Any = None) -> bool:
     for j, p, q in pieces:
         u = [Tm[i, j] if p <= i <= q else _ZERO for i in range(n)]
         col = list(u)  # row sums: row i moves by u_i
-        for k, (a, b) in enumerate(_pairs(n)):
+        for k, (a, b) in enumerate(ordered_pairs(n)):
             if tight[k]:  # the budget's active row: its positive columns
                 col.append(u[a] - lam * u[b] if Tm[a, j] - lam * Tm[b, j] > 0 else _ZERO)
         if zv is not None:
@@ -874,8 +810,8 @@ def vertex_type(T: Any, lam: Any, delta: Any) -> dict[str, Any]:
         "total": sum(pieces),
         "faces": tuple(sorted(face_dimensions(Tm, lam))),
         "zeros": sum(1 for v in Tm.flat if v == 0),
-        "truncated": sum(1 for t in cols if _is_truncated_scale(t, lam)),
-        "scales": sum(1 for t in cols if all(v > 0 for v in t) and _is_truncated_scale(t, lam)),
+        "truncated": sum(1 for t in cols if is_truncated_scale(t, lam)),
+        "scales": sum(1 for t in cols if all(v > 0 for v in t) and is_truncated_scale(t, lam)),
         "pure": all(v == 0 for v in sums),
     }
 
@@ -897,7 +833,7 @@ def catalogue(vertices: list[np.ndarray], lam: Any, delta: Any) -> Counter:
 
     Examples
     --------
-    >>> sorted(catalogue(U_delta(2, 2, "1/10").vertices(), 2, "1/10").items())
+    >>> sorted(catalogue(polytopes.U(2, 2, "1/10").vertices(), 2, "1/10").items())
     [((0, (0, 2)), 2), ((1, (1, 2)), 4), ((2, (2, 2)), 2)]
     """
     out: Counter = Counter()

@@ -55,6 +55,11 @@ vertices, in milliseconds there) and to Normaliz plus :func:`neighbours`
 beyond; U's counts from n = 5 on go to :func:`u_vertex_count`
 (``Polytope.count_vertices``, "structure" above). Without PyNormaliz everything
 else goes to cdd.
+
+One room, though long: every backend (cdd, Normaliz, U's structural count) takes an
+:class:`HRep` and returns a :class:`VertexArray`, and the incidence, graph, orbit and
+best-value functions work on those; the backends are chosen here by one measured rule
+(:func:`resolve_backend`).
 """
 
 from __future__ import annotations
@@ -70,6 +75,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from dpfix.numbers.exact_lp import cdd_rows
+
 __all__ = [
     "BACKENDS",
     "CDD_GRAPH_MAX_VARIABLES",
@@ -80,6 +87,7 @@ __all__ = [
     "enumerate_vertices",
     "count_vertices",
     "iter_vertex_chunks",
+    "cdd_matrix",
     "cdd_enumerate",
     "tight_masks",
     "neighbours",
@@ -89,7 +97,9 @@ __all__ = [
     "orbits",
     "best_values",
     "u_vertex_count",
+    "u_vertex_sets",
     "count_face_sets",
+    "normaliz_header_counts",
 ]
 
 #: Backend names accepted by ``vertices``, ``graph`` and ``count_vertices``.
@@ -334,22 +344,14 @@ def _primitive_ints(row: list[int]) -> list[int]:
 
 
 # -- cdd ----------------------------------------------------------------------------------
-def _cdd_matrix(h: HRep, objective: Sequence[Fraction] | None = None) -> Any:
+def cdd_matrix(h: HRep) -> Any:
+    """The H-representation as a ``cdd.gmp`` matrix (:func:`dpfix.numbers.exact_lp.cdd_rows`:
+    rows ``[b, -a]``, the equalities first and in its linearity set)."""
     import cdd
     import cdd.gmp
 
-    rows, lin = [], []
-    for r, (coef, b) in enumerate(list(h.eq) + list(h.ub)):
-        row = [b] + [Fraction(0)] * h.d  # b - a.x >= 0 (or = 0)
-        for c, v in coef.items():
-            row[c + 1] = -v
-        rows.append(row)
-        if r < len(h.eq):
-            lin.append(r)
-    kw: dict[str, Any] = {}
-    if objective is not None:
-        kw = {"obj_type": cdd.LPObjType.MAX, "obj_func": [Fraction(0), *objective]}
-    return cdd.gmp.matrix_from_array(rows, lin_set=lin, rep_type=cdd.RepType.INEQUALITY, **kw)
+    return cdd.gmp.matrix_from_array(cdd_rows(h.d, h.ub, h.eq), lin_set=range(len(h.eq)),
+                                     rep_type=cdd.RepType.INEQUALITY)
 
 
 def cdd_enumerate(h: HRep, shape: tuple[int, ...]) -> tuple[VertexArray, list[set[int]]]:
@@ -360,7 +362,7 @@ def cdd_enumerate(h: HRep, shape: tuple[int, ...]) -> tuple[VertexArray, list[se
     """
     import cdd.gmp
 
-    poly = cdd.gmp.polyhedron_from_matrix(_cdd_matrix(h))
+    poly = cdd.gmp.polyhedron_from_matrix(cdd_matrix(h))
     gens = cdd.gmp.copy_generators(poly)
     arr = gens.array
     if gens.lin_set or any(row[0] != 1 for row in arr):
@@ -399,8 +401,16 @@ def _normaliz_out(h: HRep, directory: Path) -> Path:
 _COUNT = re.compile(r"^(\d+) (vertices of polyhedron|extreme rays of recession cone)\b")
 
 
-def _header_counts(f: Any) -> tuple[int, int, list[str]]:
-    """Vertices and recession rays from the head of a Normaliz ``.out`` file."""
+def normaliz_header_counts(f: Any) -> tuple[int, int, list[str]]:
+    """The numbers of vertices and of recession rays from the head of a Normaliz ``.out``
+    file (an iterable of its lines, read no further than needed), and the lines read.
+
+    Examples
+    --------
+    >>> normaliz_header_counts(["27 vertices of polyhedron",
+    ...                         "0 extreme rays of recession cone"])[:2]
+    (27, 0)
+    """
     counts: dict[str, int] = {}
     head = []
     for line in f:
@@ -440,7 +450,7 @@ def _open_normaliz_out(h: HRep) -> IO[str]:
 def _normaliz_chunks(h: HRep, shape: tuple[int, ...], chunk: int, count_only: bool
                      ) -> Iterator[int | VertexArray]:
     with _open_normaliz_out(h) as f:
-        nv, nrays, _ = _header_counts(f)
+        nv, nrays, _ = normaliz_header_counts(f)
         if nrays:
             raise RuntimeError("Normaliz found recession rays; the polyhedron is unbounded")
         yield nv
@@ -923,9 +933,16 @@ def _path_faces(n: int, lam: Fraction) -> list[Face]:
             for pt, fam in zip(patterns, families, strict=True)]
 
 
-def _u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
+def u_vertex_sets(n: int, lam: Fraction, first: int) -> Iterator[list[int]]:
     """The vertex sets of U (lists of face-pattern indices, in :func:`_u_faces` order)
-    whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count`."""
+    whose first pattern is ``first``: the sets ``S`` of :func:`u_vertex_count` (and of
+    the chambers of U, :mod:`dpfix.theory.parametric`).
+
+    Examples
+    --------
+    >>> list(u_vertex_sets(3, Fraction(2), 0))  # each set gives vertices up to its columns' places
+    [[0, 1, 4], [0, 7]]
+    """
     faces = _path_faces(n, lam)
     one = [1] * n
 

@@ -24,8 +24,10 @@ constraint at all, so a mechanism could reveal the component of the true value
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import re
+from collections.abc import Iterator
 from fractions import Fraction
 from math import gcd, lcm
 from pathlib import Path
@@ -36,7 +38,8 @@ import networkx as nx
 from dpfix.numbers.exact import to_fraction
 
 __all__ = ["GraphLike", "as_graph", "is_path", "graph_label", "exact_power", "edge_ratios",
-           "neighbour_rows", "subset_rows", "automorphisms", "extreme_potentials",
+           "neighbour_rows", "subset_rows", "automorphisms", "count_automorphisms",
+           "extreme_potentials",
            "tight_graph", "lipschitz_faces", "cone_faces", "face_orbits",
            "u_graph_vertex_count", "ORBIT_GAIN", "scale_count_formula", "NAMED",
            "POWER_MAX_BITS"]
@@ -397,11 +400,34 @@ def automorphisms(G: nx.Graph) -> tuple[tuple[int, ...], ...]:
     (10, 24)
     """
     n = G.number_of_nodes()
-    matcher = nx.algorithms.isomorphism.GraphMatcher(
-        G, G, edge_match=lambda a, b: a["weight"] == b["weight"])
-    perms = {tuple(m[u] for u in range(n)) for m in matcher.isomorphisms_iter()}
+    perms = {tuple(m[u] for u in range(n)) for m in _automorphisms_iter(G)}
     identity = tuple(range(n))
     return (identity, *sorted(perms - {identity}))
+
+
+def _automorphisms_iter(G: nx.Graph) -> Iterator[dict]:
+    """The automorphisms of ``G`` keeping the weights, one at a time (VF2, networkx)."""
+    matcher = nx.algorithms.isomorphism.GraphMatcher(
+        G, G, edge_match=lambda a, b: a["weight"] == b["weight"])
+    return matcher.isomorphisms_iter()
+
+
+def count_automorphisms(G: nx.Graph, at_most: int | None = None) -> int:
+    """The number of automorphisms of ``G`` keeping the weights; with ``at_most``, the
+    count stops at ``at_most + 1`` (enough to refuse a graph with too many, before
+    :func:`automorphisms` lists all of them: ``complete:n`` has ``n!``).
+
+    Examples
+    --------
+    >>> count_automorphisms(as_graph("complete:4"))
+    24
+    >>> count_automorphisms(as_graph("complete:6"), at_most=100)  # of 720
+    101
+    """
+    found = _automorphisms_iter(G)
+    if at_most is not None:
+        found = itertools.islice(found, at_most + 1)
+    return sum(1 for _ in found)
 
 
 def tight_graph(G: nx.Graph, h: tuple[Fraction, ...]) -> nx.Graph:

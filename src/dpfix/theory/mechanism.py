@@ -22,10 +22,16 @@ import numpy as np
 from dpfix.numbers import display
 from dpfix.numbers.algebraic import to_exact
 from dpfix.numbers.deprecation import no_other, renamed, warn_deprecated
-from dpfix.numbers.exact import ExactnessError, exact_array, to_fraction, wants_exact
+from dpfix.numbers.exact import (
+    ExactnessError,
+    exact_array,
+    probability_vector,
+    to_fraction,
+    wants_exact,
+)
 
-__all__ = ["Mechanism", "weight_matrix", "loss", "LOSSES", "SQRT_DIGITS", "FLOAT_RTOL",
-           "STR_MAX_N"]
+__all__ = ["Mechanism", "weight_matrix", "exact_weights", "loss", "LOSSES", "SQRT_DIGITS",
+           "FLOAT_RTOL", "STR_MAX_N"]
 
 #: Relative tolerance of every float check (rows sum to 1, zT = z, eps-DP).
 FLOAT_RTOL = 1e-9
@@ -78,7 +84,7 @@ def loss(name: str) -> Callable[[int], Fraction]:
     Raises
     ------
     ValueError
-        An unknown name or a missing parameter.
+        An unknown name, a missing parameter, or a cap ``C <= 0`` (``capped:C``).
 
     Examples
     --------
@@ -93,6 +99,9 @@ def loss(name: str) -> Callable[[int], Fraction]:
             raise ValueError(f"loss: {base!r} needs a parameter, e.g. '{base}:2'")
         c = to_fraction(arg, f"{base} parameter")
         if base == "capped":
+            if c <= 0:
+                raise ValueError(f"loss: {name}: the cap C of capped:C must be > 0 (min(|d|, C) "
+                                 "with C <= 0 counts no error, or a negative one)")
             return lambda d: min(Fraction(abs(d)), c)
         return lambda d: max(Fraction(d) - c, Fraction(0))
     if arg:
@@ -174,6 +183,19 @@ def weight_matrix(loss: Any = None, z: Any = None, exact: bool | None = None,
         return zv[:, None] * np.vectorize(values.__getitem__, otypes=[object])(d)
     values_f = np.array([float(f(k)) for k in range(-(n - 1), n)])
     return zv[:, None] * values_f[d + n - 1]
+
+
+def exact_weights(loss: Any, z: Any) -> np.ndarray:
+    """The exact weight matrix of :func:`weight_matrix` on the exact probability vector ``z``
+    (:func:`dpfix.numbers.exact.probability_vector`): a float target, loss value or matrix
+    entry is refused with :class:`dpfix.numbers.exact.ExactnessError`.
+
+    Examples
+    --------
+    >>> exact_weights("zero-one", ["1/4", "3/4"]).tolist()
+    [[Fraction(0, 1), Fraction(1, 4)], [Fraction(3, 4), Fraction(0, 1)]]
+    """
+    return weight_matrix(loss, probability_vector(z, exact=True), exact=True)
 
 
 @dataclass

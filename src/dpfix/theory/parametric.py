@@ -99,6 +99,11 @@ from an irreducible integer polynomial and an isolating interval (rational
 breakpoints are Fractions). Vertices of a chamber are matrices of sympy rational
 functions in ``lam`` (:meth:`Piece.vertices`).
 
+One room, though long: its parts are the steps of the one proof above (the exact
+numbers of the breakpoints, the polynomials of one sample point's vertices, the walk,
+the result), each step using the invariants the one before it set; none serves
+anything outside the chambers.
+
 Examples
 --------
 >>> ch = chambers("U", 3)
@@ -117,6 +122,7 @@ from typing import Any
 import numpy as np
 from flint import fmpq, fmpq_mat, fmpq_poly, fmpz_poly
 
+from dpfix.numbers.algebraic import polynomial_str
 from dpfix.numbers.exact import ExactnessError, probability_vector, to_fraction
 from dpfix.numbers.numeric import check_n
 
@@ -508,9 +514,9 @@ def _u_blocks(pt: tuple[str, ...]) -> list[list[fmpz_poly]]:
 
 
 def _u_sets_worker(args: tuple[int, Fraction, int]) -> list[list[int]]:
-    from dpfix.theory.enumeration import _u_vertex_sets
+    from dpfix.theory.enumeration import u_vertex_sets
 
-    return list(_u_vertex_sets(*args))
+    return list(u_vertex_sets(*args))
 
 
 class _UEngine:
@@ -989,7 +995,7 @@ class Piece:
         def end(x: Number) -> str:
             if x is INF or isinstance(x, Fraction):
                 return _fmt(x)
-            return f"the root of {_poly_str(x.minimal_polynomial)} near {_fmt(x)}"
+            return f"the root of {polynomial_str(x.minimal_polynomial, 'lam')} near {_fmt(x)}"
 
         return f"from {end(self._lo)} to {end(self._hi)}"
 
@@ -1056,7 +1062,7 @@ class Chambers(Sequence):
             if p.is_breakpoint:
                 where = _fmt(p._lo)
                 lines.append(f"{'wall':<10} {where:<34} {p.count:>9}  "
-                             f"{_poly_str(p.minimal_polynomial)}")
+                             f"{polynomial_str(p.minimal_polynomial, 'lam')}")
             else:
                 where = f"({_fmt(p._lo)}, {_fmt(p._hi)})"
                 lines.append(f"{'chamber':<10} {where:<34} {p.count:>9}  sample {p.sample}")
@@ -1121,21 +1127,6 @@ def _confirm_point(p: Piece) -> tuple[Any, str]:
         return first, "at a rational point of the chamber"
     other = _pick(first, hi) if hi is not None else first + 1
     return other, "at a rational point of the chamber"
-
-
-def _poly_str(coefficients: list[int]) -> str:
-    terms = []
-    for e in range(len(coefficients) - 1, -1, -1):
-        c = coefficients[e]
-        if c == 0:
-            continue
-        mag = abs(c)
-        mono = "" if e == 0 else ("lam" if e == 1 else f"lam^{e}")
-        body = str(mag) if e == 0 or mag != 1 else ""
-        body = f"{body}{'*' if body and mono else ''}{mono}"
-        terms.append(("- " if c < 0 else "+ ") + body)
-    s = " ".join(terms)
-    return s[2:] if s.startswith("+ ") else "-" + s[2:]
 
 
 def _merge(engine: Any, raw: list[tuple[str, Number, Number, Any]]) -> list[Piece]:

@@ -26,6 +26,12 @@ section 1): the coefficients then lie in the number field ``Q(lam)``, and
 structural count), as do ``maximize`` and ``optimal_face_vertices`` (the best of the
 exact vertices: a linear function attains its maximum over a polytope at a vertex);
 the other methods need a rational ``lam`` and say so.
+
+One room, though long: :class:`Polytope` (its methods are the questions asked of every
+polytope of the paper, each sent to the backends of :mod:`dpfix.theory.enumeration`
+under one guard) and the four constructors that build its rows and set the symmetry
+group its methods use; the (eps, delta) forms of :mod:`dpfix.theory.delta` and the
+neighbour graphs of :mod:`dpfix.theory.graphs` come in through the same rows.
 """
 
 from __future__ import annotations
@@ -34,7 +40,6 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, Literal
 
-import cdd
 import cdd.gmp
 import networkx as nx
 import numpy as np
@@ -48,6 +53,7 @@ from dpfix.numbers.exact import (
     probability_vector,
     to_fraction,
 )
+from dpfix.numbers.exact_lp import exact_lp, quiet_c_stdout
 from dpfix.numbers.numeric import check_n
 from dpfix.theory import algebraic_enumeration as _alg
 from dpfix.theory import enumeration as _en
@@ -56,7 +62,7 @@ from dpfix.theory.enumeration import HRep, Symmetry, VertexArray, resolve_backen
 from dpfix.theory.scales import graph_scales, psi
 
 __all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
-           "delta_rows"]
+           "delta_rows", "fixed_point_rows", "normaliz_advice"]
 
 #: Largest ``n`` at which :meth:`Polytope.vertices` and :meth:`Polytope.graph` run
 #: with cdd without ``limit=None``: every case up to it takes seconds, the next ``n``
@@ -115,6 +121,36 @@ _WHY = {  # a shared 2-core machine, lam = 2, uniform z
 }
 
 Row = dict[int, Fraction]
+
+
+def normaliz_advice(name: str, n: int, what: str = "count") -> str | None:
+    """What an install without PyNormaliz needs for ``name`` at ``n`` when Normaliz would
+    take it but cdd's guard refuses it: the ``enumeration`` extra (lifting cdd's guard
+    would run it for minutes to hours). None when PyNormaliz is installed, when cdd takes
+    it, or when Normaliz's own guard (:data:`LIMITS`) refuses it too.
+
+    Parameters
+    ----------
+    name : ``"U"``, ``"F"``, ``"R_F"`` or ``"R_U"``.
+    n : int
+    what : ``"vertices"``, ``"graph"`` or ``"count"`` (the keys of :data:`LIMITS`).
+
+    Examples
+    --------
+    >>> from dpfix.theory import enumeration
+    >>> advice = normaliz_advice("R_F", 4)
+    >>> advice is None if enumeration.normaliz_available() else advice.startswith(
+    ...     "without PyNormaliz, cdd enumerates R_F for n <= 3 only")
+    True
+    >>> normaliz_advice("R_F", 3) is None  # cdd takes it
+    True
+    """
+    cdd_top = LIMITS["cdd"][what].get(name, 0)
+    if _en.normaliz_available() or n <= cdd_top or n > LIMITS["normaliz"][what].get(name, 0):
+        return None
+    return (f"without PyNormaliz, cdd enumerates {name} for n <= {cdd_top} only (it takes "
+            "minutes to hours beyond); Normaliz takes it in seconds: pip install "
+            "'dpfix[enumeration]'")
 
 
 def _sparse_rank(rows: list[Row]) -> int:
@@ -365,14 +401,14 @@ class Polytope:
         return formats.write_polytope(path, vertices=self.vertices(), format=fmt,
                                       shape=self.shape, name=repr(self))
 
-    def _cdd_matrix(self, objective: list[Fraction] | None = None) -> Any:
-        return _en._cdd_matrix(self.hrep, objective)
-
     def _guard(self, what: str, limit: int | None | Literal["default"], backend: str,
                method: str) -> None:
         if limit == "default":
             limit = LIMITS[backend][what].get(self.name, VERTEX_LIMITS.get(self.name, 4))
         if limit is not None and self.n > limit:
+            advice = normaliz_advice(self.name, self.n, what) if backend == "cdd" else None
+            if advice is not None:  # cdd would take minutes to hours; Normaliz seconds
+                raise ValueError(f"{self.name}(n={self.n}).{method}(): {advice}")
             why = _WHY[backend].get(self.name, "")
             raise ValueError(
                 f"{self.name}(n={self.n}).{method}(): vertex enumeration is limited to "
@@ -768,7 +804,8 @@ class Polytope:
             rows = [{c: x - vs[0][c] for c, x in enumerate(v) if x != vs[0][c]} for v in vs[1:]]
             self._dimension = _sparse_rank(rows) if vs else -1
         if self._dimension is None:
-            implicit = cdd.gmp.implicit_linearity_rows(self._cdd_matrix())
+            with quiet_c_stdout():  # cdd's LPs, whose C code may print
+                implicit = cdd.gmp.implicit_linearity_rows(_en.cdd_matrix(self.hrep))
             m = len(self._eq)
             rows = [a for a, _ in self._eq] + [self._ub[r - m][0] for r in sorted(implicit)]
             self._dimension = self.num_variables - _sparse_rank(rows)
@@ -804,15 +841,11 @@ class Polytope:
             verts = self._algebraic_vertices("default", "auto")
             value, hits = _en.best_values(verts, c)
             return value, verts[int(hits[0])]
-        lp = cdd.gmp.linprog_from_matrix(self._cdd_matrix(c))
-        cdd.gmp.linprog_solve(lp)
-        if lp.status != cdd.LPStatusType.OPTIMAL:
-            raise RuntimeError(f"{self!r}: cdd LP ended with status {lp.status.name}")
-        x = [Fraction(v) for v in lp.primal_solution]
-        x = self._to_vertex(x)
+        lp = exact_lp(c, self._ub, self._eq, maximize=True, who=repr(self))
+        x = self._to_vertex(lp.primal)
         value = sum((a * b for a, b in zip(c, x, strict=True)), Fraction(0))
-        if value != lp.obj_value:
-            raise RuntimeError(f"{self!r}: LP value {lp.obj_value} != <C, X> = {value}")
+        if value != lp.optimum:
+            raise RuntimeError(f"{self!r}: LP value {lp.optimum} != <C, X> = {value}")
         return value, np.array(x, dtype=object).reshape(self.shape)
 
     def _to_vertex(self, x: list[Fraction]) -> list[Fraction]:
@@ -886,10 +919,24 @@ class Polytope:
 
 
 # -- constructors -------------------------------------------------------------------------
-def u_rows(n: int, lam: Fraction) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
-    """The rows of ``U`` (``(coefficients, bound)``, ``T`` flattened row-major): per column
-    ``j`` and pair ``i``, ``T_ij <= lam T_(i+1)j`` then the reverse; the row sums (the
-    path's :func:`dpfix.theory.graphs.neighbour_rows`)."""
+def u_rows(n: int, lam: Any, delta: Fraction = Fraction(0)
+           ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
+    """The rows of ``U(n, lam, delta)`` on the path (``(coefficients, bound)``, ``T``
+    flattened row-major): for ``delta = 0`` per column ``j`` and pair ``i``,
+    ``T_ij <= lam T_(i+1)j`` then the reverse, and the row sums (the path's
+    :func:`dpfix.theory.graphs.neighbour_rows`); for ``delta > 0`` the subset form
+    (:func:`delta_rows`).
+
+    Examples
+    --------
+    >>> ub, eq = u_rows(3, Fraction(2))
+    >>> len(ub), len(eq), ub[0]
+    (12, 3, ({0: Fraction(1, 1), 3: Fraction(-2, 1)}, Fraction(0, 1)))
+    >>> len(u_rows(3, Fraction(2), Fraction(1, 10))[0])
+    33
+    """
+    if delta:
+        return delta_rows(n, lam, delta)
     return _gr.neighbour_rows(n, _path_ratios(n, lam))
 
 
@@ -898,8 +945,15 @@ def _path_ratios(n: int, lam: Fraction) -> list[tuple[int, int, Fraction]]:
     return [(i, i + 1, lam) for i in range(n - 1)]
 
 
-def _fixed_point_rows(n: int, z: np.ndarray, W: np.ndarray) -> list[tuple[Row, Fraction]]:
-    """``sum_m W[m] X[m, j] = z_j`` for each column ``j`` of an ``m x n`` point ``X``."""
+def fixed_point_rows(n: int, z: np.ndarray, W: np.ndarray) -> list[tuple[Row, Fraction]]:
+    """``sum_m W[m] X[m, j] = z_j`` for each column ``j`` of an ``m x n`` point ``X``
+    (``W = z`` for ``z T = z``, ``W = z Psi`` for ``z Psi B = z``).
+
+    Examples
+    --------
+    >>> fixed_point_rows(2, [Fraction(1, 2)] * 2, [Fraction(1, 2), 0])
+    [({0: Fraction(1, 2)}, Fraction(1, 2)), ({1: Fraction(1, 2)}, Fraction(1, 2))]
+    """
     return [({m * n + j: W[m] for m in range(len(W)) if W[m] != 0}, z[j]) for j in range(n)]
 
 
@@ -979,7 +1033,7 @@ def _rows(n: int, lam: Fraction, d: Fraction, G: nx.Graph | None
           ) -> tuple[list[tuple[Row, Fraction]], list[tuple[Row, Fraction]]]:
     """The rows of U on the path or on ``G``, for ``delta = d``."""
     if G is None:
-        return u_rows(n, lam) if d == 0 else delta_rows(n, lam, d)
+        return u_rows(n, lam, d)
     ratios = _gr.edge_ratios(G, lam)
     if d == 0:
         return _gr.neighbour_rows(n, ratios)
@@ -1061,7 +1115,7 @@ def F(n: int, lam: Any, z: Any, delta: Any = 0, graph: Any = None) -> Polytope:
     zv = probability_vector(z, exact=True, n=n)
     G = _neighbour_graph(n, graph)
     ub, eq = _rows(n, lam, d, G)
-    P = Polytope("F", n, lam, zv, (n, n), ub, eq + _fixed_point_rows(n, zv, zv))
+    P = Polytope("F", n, lam, zv, (n, n), ub, eq + fixed_point_rows(n, zv, zv))
     if G is None:
         P.symmetry = Symmetry(_reversals(tuple(range(n))[::-1], zv), _column_blocks(zv))
     else:
@@ -1115,7 +1169,7 @@ def RF(n: int, lam: Any, z: Any, graph: Any = None) -> Polytope:
     G = _neighbour_graph(n, graph)
     P, ub, eq = _r_rows(n, lam, G)
     W = zv @ P  # z Psi
-    R = Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + _fixed_point_rows(n, zv, W))
+    R = Polytope("R_F", n, lam, zv, P.shape[::-1], ub, eq + fixed_point_rows(n, zv, W))
     if G is None:
         rows = _reversals(_scale_reversal(P), zv)
     else:

@@ -54,23 +54,20 @@ def _n_of_k(k: int, name: str) -> int:
     return k.bit_length()
 
 
-def _exact_matrix(X: Any, name: str, lam: Any) -> np.ndarray:
+def _field_matrix(X: Any, name: str, lam: Any) -> np.ndarray:
     """``X`` as a 2-dimensional exact matrix: Fractions for a rational ``lam``; Fractions
     and elements of ``Q(lam)`` for an algebraic ``lam`` (floats refused either way)."""
     lam_x = exact_lam(lam, algebraic=True)
     if not is_algebraic(lam_x):
         return exact_array(X, name, ndim=2)
-    arr = exact_field_array(X, name, lam_x.field)
-    if arr.ndim != 2:
-        raise ValueError(f"{name}: expected 2 dimension(s), got shape {arr.shape}")
-    return arr
+    return exact_field_array(X, name, lam_x.field, ndim=2)
 
 
 def _representation(B: Any, lam: Any, name: str = "B", *, square: bool = True
                     ) -> tuple[np.ndarray, int]:
     """Exact, non-negative ``k x n`` (or ``k x m`` when not ``square``) matrix and its ``n``
     (its entries in ``Q(lam)`` for an algebraic ``lam``)."""
-    arr = _exact_matrix(B, name, lam)
+    arr = _field_matrix(B, name, lam)
     n = _n_of_k(arr.shape[0], name)
     if square and arr.shape[1] != n:
         raise ValueError(
@@ -137,7 +134,7 @@ def psi_map(B: Any, lam: Any) -> np.ndarray:
     >>> psi_map([[1, 0], [0, 1]], 2).tolist()
     [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
     """
-    arr = _exact_matrix(B, "B", lam)
+    arr = _field_matrix(B, "B", lam)
     n = _n_of_k(arr.shape[0], "B")
     return _psi(n, lam).dot(arr)
 
@@ -217,7 +214,7 @@ def in_R_F(B: Any, z: Any, lam: Any) -> bool:
     >>> in_R_F([[1, 0], [0, 1]], ["1/2", "1/2"], 2), in_R_F([[1, 1], [0, 0]], ["1/2", "1/2"], 2)
     (True, False)
     """
-    arr = _exact_matrix(B, "B", lam)
+    arr = _field_matrix(B, "B", lam)
     n = _n_of_k(arr.shape[0], "B")
     if arr.shape[1] != n:
         raise ValueError(f"B: expected shape {(arr.shape[0], n)}, got {arr.shape}")
@@ -489,7 +486,7 @@ def decompose(T: Any, lam: Any) -> np.ndarray:
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(3, 5), Fraction(2, 5)]]
     """
     lam_x = exact_lam(lam, algebraic=True)
-    arr = _exact_matrix(T, "T", lam_x)
+    arr = _field_matrix(T, "T", lam_x)
     n, m = arr.shape
     if n < 1:
         raise ValueError("T: must have at least one row")
@@ -587,7 +584,7 @@ def extreme_preimage(T: Any, z: Any, lam: Any) -> np.ndarray:
     >>> extreme_preimage([["1/5", "4/5"], ["2/5", "3/5"]], ["1/3", "2/3"], 2).tolist()
     [[Fraction(0, 1), Fraction(1, 1)], [Fraction(3, 5), Fraction(2, 5)]]
     """
-    arr = _exact_matrix(T, "T", lam)
+    arr = _field_matrix(T, "T", lam)
     n = arr.shape[0]
     if arr.shape != (n, n) or n < 1:
         raise ValueError(f"T: expected a square n x n matrix, got shape {arr.shape}")

@@ -5,7 +5,7 @@ budget (docs/no_split.md). Every row's count
 ``x in 0 .. n-1`` is released as ``y = G(x)``: ``x`` plus exact two-sided
 geometric noise ``P(k) ~ lam^-|k|`` clamped to ``0 .. n-1``, i.e.
 ``G[i, m] = c_m rho^|i-m|`` with ``rho = 1/lam`` and ``c_m`` from
-:func:`dpfix.sampling.structured.geometric_amounts`. The histogram ``h`` of
+:func:`dpfix.numbers.numeric.geometric_amounts`. The histogram ``h`` of
 ``y`` (``N = sum h``) has expectation ``N zG``, ``z`` the true distribution
 of counts. Everything here is a function of ``h`` (and of the raw stage-1
 release ``V`` in the hybrid): post-processing, no privacy cost.
@@ -53,7 +53,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
-from dpfix.sampling.structured import geometric_amounts, side_sums
+from dpfix.numbers.numeric import geometric_amounts
+from dpfix.sampling.structured import side_sums
 
 __all__ = ["ESTIMATORS", "SOLVERS", "DEFAULT_SMOOTH", "Deconvolution", "convolve", "correlate",
            "deconvolve", "log_likelihood", "stage1_log_likelihood"]
