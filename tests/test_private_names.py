@@ -18,9 +18,9 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "dpfix"
 
 #: Underscore names a module imports from another module of its own folder (the fmpq-level
-#: helpers of certify's dual points and cone test, the release's histogram check): at most
-#: this many. Names of a private module (``dpfix.cli._arguments``) are not counted.
-SAME_FOLDER_MAX = 9
+#: helpers of certify's dual points and cone test): at most this many. Names of a private
+#: module (``dpfix.cli._arguments``) and the private modules themselves are not counted.
+SAME_FOLDER_MAX = 8
 
 
 def _module_name(path: Path) -> tuple[str, bool]:
@@ -36,6 +36,14 @@ def _folder(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and (SRC / parts[1]).is_dir()) \
         else ""
+
+
+def _is_private_module(base: str, name: str) -> bool:
+    """``from base import name`` takes a private module (``from dpfix.cli import
+    _privatize_outputs``), not a private name."""
+    folder = SRC.joinpath(*base.split(".")[1:])
+    return name.startswith("_") and ((folder / f"{name}.py").is_file() or
+                                     (folder / name).is_dir())
 
 
 def private_imports(module: str, source: str, is_package: bool = False
@@ -56,8 +64,9 @@ def private_imports(module: str, source: str, is_package: bool = False
                 continue
             private_module = any(p.startswith("_") for p in base.split(".")[2:])
             for alias in node.names:
-                if private_module:
-                    out.append((node.lineno, base, base))
+                if private_module or _is_private_module(base, alias.name):
+                    path = base if private_module else f"{base}.{alias.name}"
+                    out.append((node.lineno, path, path))
                 elif alias.name.startswith("_") and not alias.name.startswith("__"):
                     out.append((node.lineno, base, alias.name))
         elif isinstance(node, ast.Import):
