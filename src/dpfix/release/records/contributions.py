@@ -206,8 +206,8 @@ def largest_candidate(admits: Callable[[int], bool]) -> int:
 
     Examples
     --------
-    >>> largest_candidate(lambda C: 0.018 / C >= 1e-4)
-    180
+    >>> largest_candidate(lambda C: 0.5 / C >= 1e-3)
+    500
     """
     lo, hi = 1, DEFAULT_MAX_CONTRIBUTIONS
     if admits(hi):

@@ -452,7 +452,7 @@ def declared_groups(groups: Any, group_by: Sequence[str], keep: Sequence[str]
         table, source = table.select(wanted), f"<{kind}>"
     else:
         if len(group_by) != 1 or keep:
-            raise ValueError("groups: with several group columns (or keep) give a table of "
+            raise ValueError("groups: with several group columns (or keep=) give a table of "
                              "them (a DataFrame, a pyarrow Table or a file)")
         values = groups.to_numpy() if isinstance(groups, (pd.Series, pd.Index)) else groups
         if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
