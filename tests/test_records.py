@@ -269,7 +269,7 @@ def test_bad_bounds_are_one_line():
                           ({"max_contributions": 3, "max_per_group": 0},
                            "max_per_group: must be an integer >= 1, got 0"),
                           ({"max_contributions": 3, "max_per_group": 4},
-                           "max_per_group: 4 exceeds max_contributions 3")]:
+                           "max_per_group: 4 exceeds max_contributions=3")]:
         with pytest.raises(ValueError, match=match) as err:
             bound_contributions([0, 1], [0, 0], **kwargs)
         assert "\n" not in str(err.value)

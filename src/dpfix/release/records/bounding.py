@@ -378,7 +378,7 @@ def check_bounds(max_contributions: Any, max_per_group: Any) -> tuple[Any, int |
     >>> check_bounds(3, 4)
     Traceback (most recent call last):
     ...
-    ValueError: max_per_group: 4 exceeds max_contributions 3 (a person keeps at most C \
+    ValueError: max_per_group: 4 exceeds max_contributions=3 (a person keeps at most C \
 records in all, so at most C in one group)
     """
     def integer(v: Any, name: str) -> int:
@@ -391,7 +391,7 @@ records in all, so at most C in one group)
         return None, c
     C = integer(max_contributions, "max_contributions")
     if c is not None and c > C:
-        raise ValueError(f"max_per_group: {c} exceeds max_contributions {C} (a person keeps "
+        raise ValueError(f"max_per_group: {c} exceeds max_contributions={C} (a person keeps "
                          "at most C records in all, so at most C in one group)")
     return C, C if c is None else c
 

@@ -143,8 +143,8 @@ def records_schema(records: Records, values: Any, keep: Any) -> RecordsSchema:
     >>> records_schema(Records("r.csv", "pid", "county"), ["M"], ())
     Traceback (most recent call last):
     ...
-    ValueError: values: applies to count only; drop it or name the column whose values are \
-counted
+    ValueError: values: applies to count= only; drop it or name the column whose values are \
+counted (Records(..., count=...))
     """
     if not isinstance(records, Records):
         raise TypeError(f"records: a Records(source, person=..., group_by=...) naming the "
@@ -160,8 +160,8 @@ counted
     count = records.count
     if count is None:
         if values is not None:
-            raise ValueError("values: applies to count only; drop it or name the column "
-                             "whose values are counted")
+            raise ValueError("values: applies to count= only; drop it or name the column "
+                             "whose values are counted (Records(..., count=...))")
         names: tuple = (COUNT_COLUMN,)
     else:
         if values is None or isinstance(values, (str, bytes)) or not len(list(values)):
