@@ -33,9 +33,9 @@ from dpfix.sampling.source import random_source
 
 __all__ = ["Records", "RecordsSchema", "records_schema", "COUNT_COLUMN", "IndexedRecords",
            "index_records", "index_table", "declared_groups", "arrow_table", "read_file",
-           "check_columns", "check_persons", "no_person", "missing_cells", "csv_header", "csv_options",
-           "value_index", "plain", "person_codes", "index_in", "group_index", "source_of",
-           "source_name", "is_dask", "BLOCK_BYTES"]
+           "check_columns", "check_persons", "no_person", "missing_cells", "csv_header",
+           "csv_options", "value_index", "plain", "person_codes", "index_in", "group_index",
+           "source_of", "source_name", "is_dask", "BLOCK_BYTES"]
 
 #: The name of the one count column when every record is counted (``count=None``).
 COUNT_COLUMN = "count"
