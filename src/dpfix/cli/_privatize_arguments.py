@@ -213,7 +213,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--engine", default="local", choices=["local", "dask"],
                    help="local (default) or dask: INPUT is a Parquet dataset (folder) or a "
                         "glob of CSV files, --out a Parquet dataset folder; stage 1 on the "
-                        "summed histogram, stage 2 per partition")
+                        "summed histogram, stage 2 per partition. With --records: INPUT the "
+                        "records' dataset (shuffled by person, bounded per partition), --out "
+                        "the table's file")
     p.add_argument("--dask-scheduler", metavar="ADDRESS",
                    help="with --engine dask: a dask.distributed scheduler to run on "
                         "(default: local threads)")
