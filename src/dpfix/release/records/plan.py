@@ -70,7 +70,8 @@ class RecordsPlan:
     max_contributions : int or PrivateContributions
         ``C`` given, or its choice.
     max_per_group : int or None
-        ``c`` as given (None: ``C``).
+        ``c`` (``C`` when not given; None when ``C`` is chosen and ``c`` not given: the
+        ``C`` chosen).
     eps_contributions : float
         What the choice of ``C`` spends (0.0 with ``C`` given).
     largest_candidate : int or None
