@@ -115,8 +115,9 @@ def test_one_changed_count_moves_every_score_by_at_most_one(counts, i, value, qu
 # ------------------------------------------------------------------ the bound
 def test_private_upper_finds_the_quantile_at_a_large_budget():
     counts = np.repeat(np.arange(1, 41), 100)  # 0.9-quantile: 36 rows' worth; grid 35 below
-    assert [private_upper(counts, 40.0, quantile=0.9, seed=s) for s in range(5)] == [35] * 5
-    assert private_upper(counts, 40.0, quantile=0.5, seed=0) == 20
+    assert [private_upper(counts, 40.0, rule="quantile", quantile=0.9, seed=s)
+            for s in range(5)] == [35] * 5
+    assert private_upper(counts, 40.0, rule="quantile", quantile=0.5, seed=0) == 20
 
 
 def _rank_by_integers(quantile, N: int) -> int:
@@ -134,10 +135,11 @@ def test_private_upper_rounds_a_fractional_rank_up(quantile, k):
     counts = np.arange(1, 21)
     assert _rank_by_integers(quantile, 20) == k
     want = int(np.sort(counts)[k - 1])
-    assert [private_upper(counts, 40.0, quantile=quantile, seed=s) for s in range(4)] == \
-        [want] * 4
+    assert [private_upper(counts, 40.0, rule="quantile", quantile=quantile, seed=s)
+            for s in range(4)] == [want] * 4
     eta = np.bincount(counts)
-    assert choose_upper(histogram=eta, eps=40.0, quantile=quantile, seed=0).upper == want
+    assert choose_upper(histogram=eta, eps=40.0, rule="quantile", quantile=quantile,
+                        seed=0).upper == want
 
 
 @settings(max_examples=60, deadline=None)
@@ -167,7 +169,7 @@ def test_rows_and_histogram_give_the_same_bound():
 
 def test_private_upper_refuses_bad_input():
     with pytest.raises(ValueError, match="quantile"):
-        private_upper([1, 2], 1.0, quantile=1.5)
+        private_upper([1, 2], 1.0, rule="quantile", quantile=1.5)
     with pytest.raises(ValueError, match="counts"):
         private_upper([1.5, 2.0], 1.0)
     with pytest.raises(ValueError, match="eps"):
@@ -186,7 +188,7 @@ def test_agrees_with_opendp_private_quantile():
                                    dp.symmetric_distance(), dp.max_divergence(),
                                    candidates=grid, alpha=0.5, scale=0.01)
     theirs = grid.index(m(counts))
-    ours = grid.index(private_upper(counts, 40.0, quantile=0.5, seed=0))
+    ours = grid.index(private_upper(counts, 40.0, rule="quantile", quantile=0.5, seed=0))
     assert abs(theirs - ours) <= 1
 
 
@@ -197,7 +199,7 @@ def test_auto_upper_library_report_and_budget():
     rep = r.public_report()
     bound = rep["upper_bound"]
     assert bound["upper"] == r.n - 1 and bound["upper"] in bound_grid().tolist()
-    assert bound["quantile"] == "0.99" and bound["eps_upper"] == 0.2
+    assert bound["rule"] == "loss" and "quantile" not in bound and bound["eps_upper"] == 0.2
     assert rep["budget"]["eps_upper"] == r.eps_upper == 0.2
     total = Fraction(r.eps_upper) + Fraction(r.eps_1) + Fraction(r.eps_2)
     assert total <= 1 and float(total) == pytest.approx(1.0)
@@ -325,8 +327,10 @@ def test_confidential_report_true_error_only_there(tmp_path, capsys):
 def test_choose_upper_describe_is_public_only():
     b = choose_upper([1, 2, 3, 50], 1.0, seed=0)
     d = b.describe()
-    assert set(d) == {"upper", "eps_upper", "quantile", "lam", "candidates", "mechanism"}
-    assert d["upper"] == b.upper and Fraction(d["lam"]) == b.lam
+    assert set(d) == {"upper", "eps_upper", "rule", "lam", "candidates", "mechanism"}
+    assert d["upper"] == b.upper and Fraction(d["lam"]) == b.lam and d["rule"] == "loss"
+    q = choose_upper([1, 2, 3, 50], 1.0, rule="quantile", seed=0).describe()
+    assert set(q) == set(d) | {"quantile"} and q["quantile"] == "0.99"
 
 
 def test_dask_engine_keeps_both_errors(tmp_path):

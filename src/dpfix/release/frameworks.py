@@ -13,7 +13,6 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,9 +23,10 @@ from dpfix.numbers.calibration import discrete_gaussian_delta
 from dpfix.numbers.numeric import check_positive, check_probability
 from dpfix.release.bounds import (
     DEFAULT_MAX_UPPER,
-    UPPER_SHARE,
     TopCodingWarning,
     choose_upper,
+    default_share,
+    split_budget,
     top_mass_message,
 )
 from dpfix.release.options import (
@@ -583,14 +583,12 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
                 **rest: Any) -> PrivatizedCounts:
     """``upper="auto"``: a DP bound with ``upper_share`` of ``eps_t``, then the release with
     the rest (sequential composition; the two floats add up to at most ``eps_t`` exactly)."""
-    share = UPPER_SHARE if upper_share is None else check_positive(upper_share, "upper_share")
+    share = default_share(eps_t) if upper_share is None else check_positive(upper_share,
+                                                                             "upper_share")
     if not share < 1:
         raise ValueError(f"upper_share: the share of epsilon spent on the bound must be in "
                          f"(0, 1), got {upper_share!r}")
-    eps_upper = share * eps_t
-    eps_rest = eps_t - eps_upper
-    while Fraction(eps_upper) + Fraction(eps_rest) > Fraction(eps_t):
-        eps_rest = math.nextafter(eps_rest, 0.0)
+    eps_upper, eps_rest = split_budget(eps_t, share)
     if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
         raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and {eps_rest:.3g} "
                          f"for the release; each needs at least {MIN_STAGE_EPSILON:g}")
