@@ -19,6 +19,7 @@ from dpfix.io.reports import confidential_report
 from dpfix.io.tables import TableInput, data_path
 from dpfix.release.bounds import (
     TOP_MASS_WARNING,
+    UPPER_SHARE,
     TopCodingWarning,
     bound_grid,
     choose_upper,
@@ -213,7 +214,7 @@ def test_auto_upper_library_report_and_budget():
 def test_auto_upper_histogram_and_refusals():
     eta = [50, 40, 30, 20, 10, 5, 2, 1]
     r = privatize_counts(None, 2.0, upper="auto", histogram=eta, seed=1)
-    assert r.bound["upper"] == r.n - 1 and r.eps_upper == pytest.approx(0.2)
+    assert r.bound["upper"] == r.n - 1 and r.eps_upper == pytest.approx(UPPER_SHARE)
     with pytest.raises(ValueError, match="upper_share"):
         privatize_counts([1, 2, 3], 1.0, upper=3, upper_share=0.1)
     with pytest.raises(ValueError, match="upper_share"):
@@ -248,6 +249,42 @@ def test_auto_upper_cli(tmp_path, capsys):
     rc, _, err = cli(capsys, "privatize", table, "--column", "A", "--epsilon", "1",
                      "--upper", "auto", "--upper-share", "1.5", "--out", tmp_path / "x.csv")
     assert rc == 2 and "--upper-share" in err and not (tmp_path / "x.csv").exists()
+
+
+def test_auto_upper_lands_above_a_far_tail():
+    """990 rows with counts 0..10 and 10 rows at 500: ``upper="auto"`` top-codes none of
+    them at eps = 1 (the 0.99-quantile, 10, would take 4,900 off the counts: 4.9 per row),
+    and its error against the true counts is within 1.15x of the fixed bound 500's."""
+    counts = np.concatenate([np.arange(990) % 11, np.full(10, 500)])
+    auto, fixed = [], []
+    for seed in range(6):
+        r = privatize_counts(counts, 1.0, upper="auto", seed=seed)
+        assert r.topcoded == 0 and r.n - 1 >= 500
+        auto.append(np.abs(r.counts - counts).mean())
+        fixed.append(np.abs(privatize_counts(counts, 1.0, upper=500, seed=seed).counts
+                            - counts).mean())
+    assert np.median(auto) <= 1.15 * np.median(fixed)
+
+
+@needs_data
+@pytest.mark.parametrize("column, fixed", [
+    ("MURDER", (600,)),
+    pytest.param("RAPE", (800, 2048), marks=pytest.mark.full)])  # 20 s: T built to n 2001
+def test_auto_upper_within_the_best_fixed_bound_on_the_county_columns(column, fixed):
+    """The README's two-column setting (eps_t = 1 over MURDER and RAPE, unit row: 0.5 per
+    column), 20 releases: the median error against the TRUE counts within 1.15x of the
+    best of the fixed bounds given (the largest count, and for RAPE 800), the 90th
+    percentile within 1.3x of that bound's."""
+    x = _crime(column)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TopCodingWarning)
+        errors = {u: [np.abs(privatize_counts(x, 0.5, upper=u, seed=s).counts - x).mean()
+                      for s in range(20)] for u in fixed}
+        auto = [np.abs(privatize_counts(x, 0.5, upper="auto", seed=s).counts - x).mean()
+                for s in range(20)]
+    best = min(fixed, key=lambda u: np.median(errors[u]))
+    assert np.median(auto) <= 1.15 * np.median(errors[best])
+    assert np.quantile(auto, 0.9) <= 1.3 * np.quantile(errors[best], 0.9)
 
 
 # ------------------------------------------------------------------ the warning

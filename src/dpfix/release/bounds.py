@@ -74,8 +74,9 @@ from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
 __all__ = ["private_upper", "choose_upper", "PrivateUpper", "bound_grid", "upper_scores",
            "topcoding_loss", "halvings", "exponential_weights", "exponential_pmf",
-           "sample_exponential", "exact_levels", "split_budget", "default_share", "loss_scores",
-           "RULES", "DEFAULT_RULE", "SCORE_CAP", "EXACT_NATS", "LAM_RTOL", "BOUND_PENALTY",
+           "sample_exponential", "trial_law", "exact_levels", "split_budget", "default_share",
+           "loss_scores", "RULES", "DEFAULT_RULE", "SCORE_CAP", "EXACT_NATS", "LAM_RTOL",
+           "BOUND_PENALTY",
            "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING",
            "UPPER_SHARE", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
@@ -342,6 +343,27 @@ def _below(source: RandomSource, bound: int) -> int:
             return v
 
 
+def trial_law(scores: Any, lam: Any, halved: Any = None) -> tuple[list[int], list[int]]:
+    """One trial of :func:`sample_exponential`: the exact proposal weights ``2^(D - d_j)
+    q^(a_j) p^(M - a_j)`` (``a_j = min(t_j, M)``, ``t_j = s_j - min s``, ``M = min(max t,
+    exact_levels(lam))``) and the excesses ``e_j = t_j - a_j`` that the geometric
+    comparison decides (a trial accepts ``j`` with probability ``rho^(e_j) / (1 + rho)``).
+
+    Examples
+    --------
+    >>> trial_law([0, 1, 90], 2)  # M = 35: the third score's excess is 55
+    ([34359738368, 17179869184, 1], [0, 0, 55])
+    """
+    t = [int(v) for v in scores]
+    low = min(t)
+    t = [v - low for v in t]
+    d = [0] * len(t) if halved is None else [int(v) for v in halved]
+    levels = min(max(t), exact_levels(lam))
+    a = [min(v, levels) for v in t]
+    weights = exponential_weights(a + [levels], lam, d + [0])[:-1]  # M in, so q^a p^(M - a)
+    return weights, [v - w for v, w in zip(t, a, strict=True)]
+
+
 def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 1,
                        halved: Any = None) -> np.ndarray:
     """``size`` independent draws of the index ``j`` with probability proportional to
@@ -387,11 +409,8 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
     d = np.zeros(s.size, np.int64) if halved is None else np.asarray(halved, dtype=np.int64)
     if d.shape != s.shape or (d < 0).any():
         raise ValueError("halved: expected one exponent >= 0 per score")
-    t = s - s.min()
-    levels = min(int(t.max()), exact_levels(lam))
-    a = np.minimum(t, levels)
-    excess = t - a  # decided by the geometric comparison
-    weights = exponential_weights(a.tolist() + [levels], lam, d.tolist() + [0])[:-1]
+    weights, excess_list = trial_law(s, lam, d)
+    excess = np.array(excess_list, dtype=np.int64)  # decided by the geometric comparison
     cum = list(itertools.accumulate(weights))
     geometric = TwoSidedGeometric(lam)
     cap = max(int(excess.max()), 1)  # G >= e_j is decided by min(G, cap) for every e_j <= cap
