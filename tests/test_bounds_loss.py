@@ -252,3 +252,23 @@ def test_study_targets_met(dataset):
     table = study([dataset], EPS, reps=20)
     assert table.met.all(), table[["eps", "ce_median_ratio", "ce_p90_ratio",
                                    "w1_median_ratio"]].to_string()
+
+
+def test_the_report_entry_fits_the_schema_for_each_rule():
+    """``upper_bound`` of a DP bound: the rule always, the quantile exactly for the quantile
+    rule (the schema refuses it on a loss-rule bound and requires it on a quantile one)."""
+    from dpfix.release.report import report_schema
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = report_schema()
+    entry = {"$ref": "#/$defs/upper_dp", "$defs": schema["$defs"]}
+    check = jsonschema.Draft202012Validator(entry)
+    loss = choose_upper([1, 2, 3, 50], 1.0, seed=0).describe()
+    quantile = choose_upper([1, 2, 3, 50], 1.0, rule="quantile", seed=0).describe()
+    check.validate(loss)
+    check.validate(quantile)
+    assert not check.is_valid({**loss, "quantile": "0.99"})
+    assert not check.is_valid({k: v for k, v in quantile.items() if k != "quantile"})
+    assert not check.is_valid({**loss, "rule": "max"})
+    assert "1..32, then 128 geometric steps" in loss["candidates"]["grid"]
+    assert "then 8 geometric steps" in quantile["candidates"]["grid"]

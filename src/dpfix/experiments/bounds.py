@@ -12,23 +12,26 @@ and rapes, the README's two-column table at ``eps_t = 1``), each cell is one rel
   (``mean |sort(y) - sort(x)|``: the mass above the bound counts as moved to it);
 - ``upper``: the bound the release used.
 
-The methods (:data:`METHODS`):
+The methods (:data:`METHODS`), each ``RULE/SHARE``: ``SHARE`` is ``f=F`` (``F eps`` on the
+bound), ``c=F`` (``F min(eps, 1)``: the default's form,
+:func:`dpfix.release.bounds.default_share`) or ``s=F`` (``F sqrt(eps)``); the release then
+runs at the rest:
 
 - ``fixed`` at every bound of :func:`hindsight_grid` with the whole budget on the release:
   the best fixed bound in hindsight is the one of least median ``ce``;
 - ``auto``: ``upper="auto"`` as the library runs it (the default rule and share);
-- ``loss/c=F``: the loss rule (:func:`dpfix.release.bounds.choose_upper`) with ``F
-  min(eps, 1)`` of the budget, then the release at the rest: what ``auto`` runs at
-  another share (with ``F = UPPER_SHARE`` it draws the same bound and the same rows as
-  ``auto``); ``loss/f=F``: with the share ``F`` of ``eps`` at every budget;
-- ``quantile:Q/f=F``: the quantile rule at ``Q`` (``0.99`` at ``0.1`` was the default);
-- ``two-step/f=F``: half the share on the quantile rule at ``0.99``, giving ``U_1``, half
-  on the loss rule over the candidates ``>= U_1`` (an adaptive split of the share);
-- ``loss+model/f=F``: the loss rule with the score ``L(c) + round(N m(c))``, ``m`` the
-  truncated geometric mechanism's expected ``|error|`` on the uniform distribution over
-  ``0 .. c`` at the release's ``eps_2`` (:func:`geometric_model`, public);
-- ``loss/no-penalty/f=F``: the loss rule without the penalty ``floor(c / 2)`` (the score
-  the top-coding loss alone: above the largest count only the base measure then decides).
+- ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/c=F`` with
+  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``;
+  ``loss/g=S`` on the grid of ``S`` steps per doubling, ``loss/b=B`` with the penalty
+  ``floor(B c)``, ``loss/b=0`` without it (above the largest count only the base
+  measure then decides);
+- ``quantile:Q``: the quantile rule at ``Q`` (``0.99`` at ``f=0.1`` was the default);
+- ``two-step``: half the share on the quantile rule at ``0.99``, giving ``U_1``, half on the
+  loss rule over the candidates ``>= U_1`` (an adaptive split of the share);
+- ``loss+model``: the loss rule with the score ``L(c) + floor(c / 2) + round(N m(c))``,
+  ``m`` the truncated geometric mechanism's expected ``|error|`` on the uniform
+  distribution over ``0 .. c`` at the release's ``eps_2`` (:func:`geometric_model`,
+  public).
 
 All methods of one replication share the random streams (the seed of a cell depends on the
 data set, ``eps`` and the replication only): stage 1 and stage 2 draw from the same seeds,
@@ -44,6 +47,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -52,9 +56,11 @@ import numpy as np
 from dpfix.experiments.cells import register
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import (
+    BOUND_PENALTY,
     DEFAULT_MAX_UPPER,
     DEFAULT_RULE,
     LAM_RTOL,
+    LOSS_GRID_STEPS,
     UPPER_SHARE,
     TopCodingWarning,
     bound_grid,
@@ -70,8 +76,8 @@ from dpfix.release.pipeline import privatize_counts
 from dpfix.sampling.source import random_source, rational_lam
 
 __all__ = ["BOUND_DATASETS", "EPS", "ISSUE_EPS", "SHARES", "METHODS", "QUICK_DATASETS",
-           "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "bound_counts", "hindsight_grid",
-           "geometric_model",
+           "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "ROOT_SHARES", "RULE_VERSION",
+           "bound_counts", "hindsight_grid", "geometric_model",
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
            "ratios", "targets_report", "share_report", "study"]
 
@@ -93,20 +99,23 @@ EPS = (0.3, 1.0, 3.0)
 #: The README's two-column table (``eps_t = 1`` over MURDER and RAPE, unit ``row``): each
 #: column's budget.
 ISSUE_EPS = {"crime:MURDER": 0.5, "crime:RAPE": 0.5}
-#: The shares of the loss rule compared: ``f=F`` spends ``F eps`` on the bound, ``c=F``
-#: spends ``F min(eps, 1)`` (the default's form, :func:`dpfix.release.bounds.default_share`).
+#: The shares of the loss rule compared.
 SHARES = (0.02, 0.05, 0.1, 0.2, 0.3)
-CAPPED_SHARES = (0.02, 0.03, 0.05, 0.1)
+CAPPED_SHARES = (0.02, 0.03, 0.05, 0.08, 0.1)
+ROOT_SHARES = (0.03, 0.05)
 #: The targets against the best fixed bound: median and 90th percentile of ``ce`` and the
 #: median ``w1``, as ratios.
 TARGETS = {"ce_median": 1.15, "ce_p90": 1.3, "w1_median": 1.1}
 
 
 def _methods(share: float) -> tuple[str, ...]:
+    at = f"c={share:g}"
     return ("auto", *(f"loss/c={f:g}" for f in CAPPED_SHARES),
-            *(f"loss/f={f:g}" for f in SHARES), "quantile:0.99/f=0.1", "quantile:0.999/f=0.1",
-            "quantile:1/f=0.1", f"quantile:0.99/c={share:g}", f"two-step/c={share:g}",
-            f"loss+model/c={share:g}", f"loss/no-penalty/c={share:g}")
+            *(f"loss/f={f:g}" for f in SHARES), *(f"loss/s={f:g}" for f in ROOT_SHARES),
+            f"loss/g=8/{at}", f"loss/g=32/{at}", f"loss/b=0/{at}", f"loss/b=0.25/{at}",
+            f"loss/b=0.75/{at}", "quantile:0.99/f=0.1", "quantile:0.999/f=0.1",
+            "quantile:1/f=0.1", f"quantile:0.99/{at}", f"two-step/{at}",
+            f"loss+model/{at}")
 
 
 #: Every method of the full study but ``fixed`` (module docstring).
@@ -114,6 +123,8 @@ METHODS = tuple(dict.fromkeys(_methods(UPPER_SHARE)))
 #: The library's default rule and share, in the key of every ``auto`` cell: a cached cell
 #: of another default is not reused.
 DEFAULT = f"{DEFAULT_RULE}/c={UPPER_SHARE:g}"
+#: The loss rule's public constants, in the key of every cell but ``fixed``.
+RULE_VERSION = f"g={LOSS_GRID_STEPS}/b={BOUND_PENALTY}"
 QUICK_DATASETS = ("crime:MURDER", "binomial", "uniform")
 QUICK_METHODS = ("auto", "quantile:0.99/f=0.1")
 
@@ -200,19 +211,24 @@ def geometric_model(candidates: Any, eps_2: float) -> np.ndarray:
     return 2 * rho / ((1 - rho * rho) * (c + 1)) * (c + 1 - (1 - rho ** (c + 1)) / (1 - rho))
 
 
-def _method(name: str, eps: float) -> tuple[str, float]:
-    """``(rule, share of eps)`` of a method name: ``RULE/f=F`` spends ``F eps`` on the bound,
-    ``RULE/c=F`` spends ``F min(eps, 1)``."""
-    rule, kind, share = name.rpartition("/")
+def _method(name: str, eps: float) -> tuple[str, dict, float]:
+    """``(rule, options, share of eps)`` of a method name (module docstring)."""
+    parts = name.split("/")
+    unknown = ValueError(f"method: unknown {name!r}")
+    if len(parts) < 2 or parts[-1][:2] not in ("f=", "c=", "s="):
+        raise unknown
     try:
-        f = float(share[2:])
+        f = float(parts[-1][2:])
+        options = {k: float(v) for k, _, v in (p.partition("=") for p in parts[1:-1])}
     except ValueError:
-        raise ValueError(f"method: unknown {name!r}") from None
-    known = rule in ("loss", "two-step", "loss+model", "loss/no-penalty") or \
-        rule.startswith("quantile:")
-    if not (known and kind and share[:2] in ("f=", "c=") and 0 < f < 1):
-        raise ValueError(f"method: unknown {name!r}")
-    return rule, f if share[:2] == "f=" else f * min(1.0, 1.0 / eps)
+        raise unknown from None
+    rule = parts[0]
+    if not (rule in ("loss", "two-step", "loss+model") or rule.startswith("quantile:")) \
+            or not set(options) <= {"g", "b"} or not 0 < f < 1:
+        raise unknown
+    kind = parts[-1][0]
+    share = f if kind == "f" else f * min(1.0, 1.0 / eps) if kind == "c" else f / math.sqrt(eps)
+    return rule, options, share
 
 
 def _bound_source(seed: int) -> Any:
@@ -221,27 +237,30 @@ def _bound_source(seed: int) -> Any:
     return random_source(np.random.SeedSequence(seed).spawn(4)[3])
 
 
-def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed: int) -> int:
-    """The bound one of the study's rules (:data:`METHODS`, without ``/f=``) draws from the
-    counts ``x`` with ``eps_upper``; ``eps_rest`` is what the release then spends (the
-    model's ``eps_2``). Every rule is ``eps_upper``-DP for a change of one count by 1
-    (docs/bounds.md; the two-step rule by sequential composition of its halves)."""
+def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed: int,
+              options: dict | None = None) -> int:
+    """The bound one of the study's rules draws from the counts ``x`` with ``eps_upper``
+    (module docstring; ``options``: ``g``, the grid's steps per doubling, ``b``, the
+    penalty); ``eps_rest`` is what the release then spends (the model's ``eps_2``). Every
+    rule is ``eps_upper``-DP for a change of one count by 1 (docs/bounds.md; the two-step
+    rule by sequential composition of its halves)."""
+    options = options or {}
     source = _bound_source(seed)
-    if rule == "loss":
+    if rule == "loss" and not options:
         return choose_upper(x, eps_upper, max_upper=DEFAULT_MAX_UPPER, seed=source).upper
     if rule.startswith("quantile:"):
         return choose_upper(x, eps_upper, rule="quantile", quantile=rule.split(":")[1],
                             max_upper=DEFAULT_MAX_UPPER, seed=source).upper
-    if rule not in ("two-step", "loss+model", "loss/no-penalty"):
+    if rule not in ("loss", "two-step", "loss+model"):
         raise ValueError(f"rule: unknown {rule!r}")
-    grid = bound_grid(DEFAULT_MAX_UPPER)
+    grid = bound_grid(DEFAULT_MAX_UPPER, int(options.get("g", LOSS_GRID_STEPS)))
     eps = eps_upper
     if rule == "two-step":
         first = choose_upper(x, eps_upper / 2, rule="quantile", max_upper=DEFAULT_MAX_UPPER,
                              seed=source).upper
         grid, eps = grid[grid >= first], eps_upper / 2
-    losses = topcoding_loss(np.bincount(x), grid)
-    scores = losses if rule == "loss/no-penalty" else loss_scores(losses, grid)
+    penalty = Fraction(options.get("b", BOUND_PENALTY)).limit_denominator(1000)
+    scores = loss_scores(topcoding_loss(np.bincount(x), grid), grid, penalty)
     if rule == "loss+model":
         fraction, _ = split_fraction(eps_rest, None)
         model = geometric_model(grid, eps_rest * (1 - fraction))
@@ -269,9 +288,9 @@ def run_release(x: np.ndarray, eps: float, method: str, seed: int,
         elif method == "auto":
             out = privatize_counts(x, eps, upper="auto", seed=seed)
         else:
-            rule, share = _method(method, eps)
+            rule, options, share = _method(method, eps)
             eps_upper, eps_rest = split_budget(eps, share)
-            bound = choose_by(rule, x, eps_upper, eps_rest, seed)
+            bound = choose_by(rule, x, eps_upper, eps_rest, seed, options)
             out = privatize_counts(x, eps_rest, upper=bound, seed=seed)
     y = out.counts
     return {"ce": float(np.abs(y - x).mean()),
@@ -313,7 +332,7 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
                 base = {"experiment": "bounds", "dataset": name, "eps": float(e),
                         "replication": r, "seed": seed}
                 out += [{**base, "method": "fixed", "upper": int(u)} for u in grid]
-                out += [{**base, "method": m, "upper": None,
+                out += [{**base, "method": m, "upper": None, "rule": RULE_VERSION,
                          **({"default": DEFAULT} if m == "auto" else {})} for m in methods]
     return out
 

@@ -78,6 +78,7 @@ __all__ = ["private_upper", "choose_upper", "PrivateUpper", "bound_grid", "upper
            "loss_scores", "RULES", "DEFAULT_RULE", "SCORE_CAP", "EXACT_NATS", "LAM_RTOL",
            "BOUND_PENALTY",
            "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING",
+           "LOSS_GRID_STEPS",
            "UPPER_SHARE", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
 #: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
@@ -114,26 +115,34 @@ GRID_LINEAR = 32
 #: ... ``GRID_STEPS_PER_DOUBLING`` geometric steps per doubling (about 9 % apart): few
 #: candidates above the data, where every candidate has the same score.
 GRID_STEPS_PER_DOUBLING = 8
+#: The loss rule's grid: ``LOSS_GRID_STEPS`` steps per doubling (about 0.5 % apart), since
+#: its score places the bound within about ``1 / eps_upper`` of the largest count
+#: (docs/bounds.md section 2).
+LOSS_GRID_STEPS = 128
 
 
-def bound_grid(max_upper: int = DEFAULT_MAX_UPPER) -> np.ndarray:
+def bound_grid(max_upper: int = DEFAULT_MAX_UPPER,
+               steps: int = GRID_STEPS_PER_DOUBLING) -> np.ndarray:
     """The public candidate bounds: ``1 .. GRID_LINEAR``, then a geometric grid to ``max_upper``.
 
-    Candidates ``round(GRID_LINEAR 2^(m / GRID_STEPS_PER_DOUBLING))`` (each
-    distinct once), and ``max_upper`` itself. Data-independent.
+    Candidates ``round(GRID_LINEAR 2^(m / steps))`` (each distinct once), and
+    ``max_upper`` itself. Data-independent. The quantile rule takes ``steps =
+    GRID_STEPS_PER_DOUBLING`` (about 9 % apart), the loss rule ``LOSS_GRID_STEPS``.
 
     Examples
     --------
     >>> g = bound_grid(100)
     >>> g[:3].tolist(), g[-4:].tolist(), len(g)
     ([1, 2, 3], [83, 91, 99, 100], 46)
+    >>> len(bound_grid(10**6, LOSS_GRID_STEPS)), bound_grid(10**6, LOSS_GRID_STEPS)[-3:].tolist()
+    (1773, [993303, 998697, 1000000])
     """
     top = int(max_upper)
     if isinstance(max_upper, bool) or top != max_upper or top < 1:
         raise ValueError(f"max_upper: must be an integer >= 1, got {max_upper!r}")
     values = set(range(1, min(GRID_LINEAR, top) + 1))
     m = 1
-    while (v := round(GRID_LINEAR * 2 ** (m / GRID_STEPS_PER_DOUBLING))) < top:
+    while (v := round(GRID_LINEAR * 2 ** (m / steps))) < top:
         values.add(v)
         m += 1
     values.add(top)
@@ -228,8 +237,8 @@ def topcoding_loss(eta: Any, candidates: Any) -> np.ndarray:
     return _capped(mass[k] - c.astype(kind) * above[k])
 
 
-def loss_scores(losses: Any, candidates: Any) -> np.ndarray:
-    """The loss rule's scores ``min(L_j + floor(BOUND_PENALTY c_j), SCORE_CAP)`` from the
+def loss_scores(losses: Any, candidates: Any, penalty: Any = BOUND_PENALTY) -> np.ndarray:
+    """The loss rule's scores ``min(L_j + floor(penalty c_j), SCORE_CAP)`` from the
     top-coding losses ``L_j`` (:func:`topcoding_loss`) of the candidates ``c_j``.
 
     Examples
@@ -237,7 +246,10 @@ def loss_scores(losses: Any, candidates: Any) -> np.ndarray:
     >>> loss_scores([2, 1, 0, 0], [1, 2, 3, 8]).tolist()
     [2, 2, 1, 4]
     """
-    a, b = BOUND_PENALTY.numerator, BOUND_PENALTY.denominator
+    penalty = Fraction(penalty)
+    if not 0 <= penalty < 1:
+        raise ValueError(f"penalty: a number in [0, 1), got {penalty}")
+    a, b = penalty.numerator, penalty.denominator
     return _capped(int(v) + int(c) * a // b for v, c in zip(losses, candidates, strict=True))
 
 
@@ -492,6 +504,11 @@ class PrivateUpper:
     candidates: int
     max_upper: int
 
+    @property
+    def grid_steps(self) -> int:
+        """The grid's steps per doubling (:func:`bound_grid`) for the rule."""
+        return LOSS_GRID_STEPS if self.rule == "loss" else GRID_STEPS_PER_DOUBLING
+
     def describe(self) -> dict[str, Any]:
         """The public report's entry (every value is public: parameters or the DP output)."""
         if self.rule == "loss":
@@ -509,8 +526,8 @@ class PrivateUpper:
         entry.update({
             "lam": f"{self.lam.numerator}/{self.lam.denominator}",
             "candidates": {"count": self.candidates, "max_upper": self.max_upper,
-                           "grid": f"1..{GRID_LINEAR}, then {GRID_STEPS_PER_DOUBLING} "
-                                   "geometric steps per doubling, and max_upper",
+                           "grid": f"1..{GRID_LINEAR}, then {self.grid_steps} geometric "
+                                   "steps per doubling, and max_upper",
                            "base_measure": f"2^-floor(log2(c / {GRID_LINEAR})) above "
                                            f"{GRID_LINEAR}: halves per doubling"},
             "mechanism": "exponential mechanism (McSherry-Talwar 2007) over the public grid "
@@ -548,9 +565,9 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
 
     Examples
     --------
-    >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, seed=0)
-    >>> b.upper, b.rule, b.candidates  # the largest count is 40, the next candidate 41
-    (41, 'loss', 152)
+    >>> b = choose_upper(list(range(1, 42)) * 100, 30.0, seed=0)
+    >>> b.upper, b.rule, b.candidates  # the largest count, 41, is a candidate
+    (41, 'loss', 1773)
     >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.5, seed=0)
     >>> b.upper, b.lam, b.candidates
     (20, Fraction(9807052, 3), 152)
@@ -565,7 +582,8 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
         _rank(quantile, 1)  # a bad quantile is refused before the data are read
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
-    grid = bound_grid(max_upper)
+    steps = LOSS_GRID_STEPS if rule == "loss" else GRID_STEPS_PER_DOUBLING
+    grid = bound_grid(max_upper, steps)
     scores = _rule_scores(rule, counts, histogram, grid, quantile)
     lam = rational_lam(budget, LAM_RTOL) if rule == "loss" else rational_lam(budget / 2)
     j = int(sample_exponential(scores, lam, random_source(seed), halved=halvings(grid))[0])
@@ -614,7 +632,7 @@ def private_upper(counts: Any, eps: float, *, rule: str = DEFAULT_RULE, quantile
 
     Examples
     --------
-    >>> private_upper(list(range(1, 41)) * 100, 30.0, seed=0)  # the first candidate >= 40
+    >>> private_upper(list(range(1, 42)) * 100, 30.0, seed=0)  # the largest count
     41
     >>> private_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.9, seed=0)
     35
