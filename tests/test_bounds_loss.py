@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from dpfix.release.bounds import (
     BOUND_PENALTY,
+    LOSS_GRID_STEPS,
     SCORE_CAP,
+    UPPER_MAX,
     UPPER_SHARE,
     bound_grid,
     choose_upper,
@@ -162,7 +164,8 @@ def test_the_bound_lands_above_an_outlier_the_quantile_misses():
     quantile rule top-codes the ten rows (a loss of 4,900, about 4.9 per row); the loss
     rule lands on the first candidate at or above 500 at every seed."""
     counts = np.concatenate([np.arange(990) % 11, np.full(10, 500)])
-    first = int(bound_grid()[np.searchsorted(bound_grid(), 500)])
+    grid = bound_grid(10**6, LOSS_GRID_STEPS)
+    first = int(grid[np.searchsorted(grid, 500)])
     assert [private_upper(counts, 1.0, seed=s) for s in range(6)] == [first] * 6
     assert max(private_upper(counts, 1.0, rule="quantile", seed=s) for s in range(6)) < 500
     r = privatize_counts(counts, 1.0, upper="auto", seed=3)
@@ -174,8 +177,8 @@ def test_rows_and_histogram_and_wide_counts_agree():
     for seed in range(3):
         assert choose_upper(counts, 0.5, seed=seed) == \
             choose_upper(histogram=np.bincount(counts), eps=0.5, seed=seed)
-    huge = choose_upper([10**12, 3, 4], 1.0, max_upper=10**13, seed=0)
-    assert 10**12 <= huge.upper <= 10**13 and huge.rule == "loss"
+    huge = choose_upper([10**12, 3, 4], 1.0, max_upper=10**13, seed=0)  # grid 0.5 % apart
+    assert 0.99e12 <= huge.upper <= 1.01e12 and huge.rule == "loss"
 
 
 def test_rule_and_quantile_refusals():
@@ -195,11 +198,13 @@ def test_split_budget_never_exceeds_the_total(eps, share):
     assert eps_rest > 0 and math.isclose(eps_upper + eps_rest, eps, rel_tol=1e-12)
 
 
-def test_default_share_is_a_share_up_to_one_then_absolute():
-    assert default_share(0.3) == UPPER_SHARE
-    assert default_share(3.0) * 3.0 == pytest.approx(UPPER_SHARE)
+def test_default_share_is_a_share_then_at_most_upper_max():
+    assert default_share(0.3) == UPPER_SHARE and default_share(1.0) == UPPER_SHARE
+    assert default_share(4.0) * 4.0 == pytest.approx(UPPER_MAX)
     r = privatize_counts(np.arange(200) % 20, 4.0, upper="auto", seed=1)
-    assert r.eps_upper == pytest.approx(UPPER_SHARE) and r.bound["rule"] == "loss"
+    assert r.eps_upper == pytest.approx(UPPER_MAX) and r.bound["rule"] == "loss"
+    r = privatize_counts(np.arange(200) % 20, 0.5, upper="auto", seed=1)
+    assert r.eps_upper == pytest.approx(0.5 * UPPER_SHARE)
 
 
 # ------------------------------------------------------------------ the study
@@ -210,9 +215,9 @@ def test_study_auto_is_the_loss_rule_at_the_default_share():
     from dpfix.experiments.bounds import run_release
 
     x = np.random.default_rng(0).negative_binomial(1, 0.1, 600)
-    for eps in (0.3, 2.0):
+    for eps in (0.3, 2.0, 4.0):
         auto = run_release(x, eps, "auto", seed=5)
-        loss = run_release(x, eps, f"loss/c={UPPER_SHARE:g}", seed=5)
+        loss = run_release(x, eps, f"loss/d={UPPER_SHARE:g}", seed=5)
         assert auto == loss
 
 
@@ -272,3 +277,20 @@ def test_the_report_entry_fits_the_schema_for_each_rule():
     assert not check.is_valid({**loss, "rule": "max"})
     assert "1..32, then 128 geometric steps" in loss["candidates"]["grid"]
     assert "then 8 geometric steps" in quantile["candidates"]["grid"]
+
+
+@needs_data
+def test_reproduce_bounds_quick_writes_its_tables_and_caches(tmp_path):
+    """``dpfix reproduce bounds --quick`` (one replication): the tables and the targets page
+    are written, and a rerun computes no cell."""
+    from dpfix.experiments import make_config
+    from dpfix.experiments.targets import reproduce
+
+    cfg = make_config(quick=True, replications=1)
+    (first,) = reproduce(["bounds"], cfg, tmp_path, quiet=True)
+    assert first.computed > 0 and first.cached == 0
+    assert {"bounds.csv", "bounds_fixed.csv", "bounds_targets.md"} <= set(first.files)
+    page = (tmp_path / "bounds_targets.md").read_text(encoding="utf-8")
+    assert "| crime:MURDER | 0.300 |" in page and "## upper=\"auto\"" in page
+    (again,) = reproduce(["bounds"], cfg, tmp_path, quiet=True)
+    assert again.computed == 0 and again.cached == first.computed

@@ -13,15 +13,18 @@ and rapes, the README's two-column table at ``eps_t = 1``), each cell is one rel
 - ``upper``: the bound the release used.
 
 The methods (:data:`METHODS`), each ``RULE/SHARE``: ``SHARE`` is ``f=F`` (``F eps`` on the
-bound), ``c=F`` (``F min(eps, 1)``: the default's form,
-:func:`dpfix.release.bounds.default_share`) or ``s=F`` (``F sqrt(eps)``); the release then
-runs at the rest:
+bound), ``c=F`` (``F min(eps, 1)``), ``s=F`` (``F sqrt(eps)``) or ``d=F`` (``min(F eps,
+UPPER_MAX)``: the default's form, :func:`dpfix.release.bounds.default_share`); the release
+then runs at the rest:
 
 - ``fixed`` at every bound of :func:`hindsight_grid` with the whole budget on the release:
   the best fixed bound in hindsight is the one of least median ``ce``;
 - ``auto``: ``upper="auto"`` as the library runs it (the default rule and share);
-- ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/c=F`` with
-  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``;
+- ``max/d=F``: a reference, not private: the release at the largest count itself,
+  paying the share (what a bound known exactly would give after its share);
+- ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/d=F`` with
+  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``; the variants
+  below at ``c=0.05``;
   ``loss/g=S`` on the grid of ``S`` steps per doubling, ``loss/b=B`` with the penalty
   ``floor(B c)``, ``loss/b=0`` without it (above the largest count only the base
   measure then decides);
@@ -61,6 +64,7 @@ from dpfix.release.bounds import (
     DEFAULT_RULE,
     LAM_RTOL,
     LOSS_GRID_STEPS,
+    UPPER_MAX,
     UPPER_SHARE,
     TopCodingWarning,
     bound_grid,
@@ -109,8 +113,8 @@ TARGETS = {"ce_median": 1.15, "ce_p90": 1.3, "w1_median": 1.1}
 
 
 def _methods(share: float) -> tuple[str, ...]:
-    at = f"c={share:g}"
-    return ("auto", *(f"loss/c={f:g}" for f in CAPPED_SHARES),
+    at = "c=0.05"  # the variants of the rule, at one share
+    return ("auto", f"max/d={share:g}", *(f"loss/c={f:g}" for f in CAPPED_SHARES),
             *(f"loss/f={f:g}" for f in SHARES), *(f"loss/s={f:g}" for f in ROOT_SHARES),
             f"loss/g=8/{at}", f"loss/g=32/{at}", f"loss/b=0/{at}", f"loss/b=0.25/{at}",
             f"loss/b=0.75/{at}", "quantile:0.99/f=0.1", "quantile:0.999/f=0.1",
@@ -122,7 +126,7 @@ def _methods(share: float) -> tuple[str, ...]:
 METHODS = tuple(dict.fromkeys(_methods(UPPER_SHARE)))
 #: The library's default rule and share, in the key of every ``auto`` cell: a cached cell
 #: of another default is not reused.
-DEFAULT = f"{DEFAULT_RULE}/c={UPPER_SHARE:g}"
+DEFAULT = f"{DEFAULT_RULE}/d={UPPER_SHARE:g}/max={UPPER_MAX:g}"
 #: The loss rule's public constants, in the key of every cell but ``fixed``.
 RULE_VERSION = f"g={LOSS_GRID_STEPS}/b={BOUND_PENALTY}"
 QUICK_DATASETS = ("crime:MURDER", "binomial", "uniform")
@@ -215,7 +219,7 @@ def _method(name: str, eps: float) -> tuple[str, dict, float]:
     """``(rule, options, share of eps)`` of a method name (module docstring)."""
     parts = name.split("/")
     unknown = ValueError(f"method: unknown {name!r}")
-    if len(parts) < 2 or parts[-1][:2] not in ("f=", "c=", "s="):
+    if len(parts) < 2 or parts[-1][:2] not in ("f=", "c=", "s=", "d="):
         raise unknown
     try:
         f = float(parts[-1][2:])
@@ -223,11 +227,11 @@ def _method(name: str, eps: float) -> tuple[str, dict, float]:
     except ValueError:
         raise unknown from None
     rule = parts[0]
-    if not (rule in ("loss", "two-step", "loss+model") or rule.startswith("quantile:")) \
+    if not (rule in ("loss", "two-step", "loss+model", "max") or rule.startswith("quantile:")) \
             or not set(options) <= {"g", "b"} or not 0 < f < 1:
         raise unknown
-    kind = parts[-1][0]
-    share = f if kind == "f" else f * min(1.0, 1.0 / eps) if kind == "c" else f / math.sqrt(eps)
+    share = {"f": f, "c": f * min(1.0, 1.0 / eps), "s": f / math.sqrt(eps),
+             "d": min(f, UPPER_MAX / eps)}[parts[-1][0]]
     return rule, options, share
 
 
@@ -246,6 +250,8 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
     rule by sequential composition of its halves)."""
     options = options or {}
     source = _bound_source(seed)
+    if rule == "max":  # the reference: the largest count itself (not private)
+        return int(x.max())
     if rule == "loss" and not options:
         return choose_upper(x, eps_upper, max_upper=DEFAULT_MAX_UPPER, seed=source).upper
     if rule.startswith("quantile:"):
@@ -396,7 +402,8 @@ def targets_report(summary: Any, markdown_table: Any) -> str:
              f"Targets: median count error within {TARGETS['ce_median']}x of the best fixed "
              f"bound's, 90th percentile within {TARGETS['ce_p90']}x, median W1 within "
              f"{TARGETS['w1_median']}x (errors against the TRUE counts). Library default: "
-             f"the loss rule at share {UPPER_SHARE:g}.", "", "## Per method (all cases)", "",
+             f"the loss rule with eps_upper = min({UPPER_SHARE:g} eps, {UPPER_MAX:g}).", "",
+             "## Per method (all cases)", "",
              markdown_table(share_report(table), 3), ""]
     auto = table[table.method == "auto"]
     cols = ["dataset", "eps", "best_fixed", "best_ce_median", "ce_median", "ce_median_ratio",

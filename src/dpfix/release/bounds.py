@@ -79,7 +79,7 @@ __all__ = ["private_upper", "choose_upper", "PrivateUpper", "bound_grid", "upper
            "BOUND_PENALTY",
            "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING",
            "LOSS_GRID_STEPS",
-           "UPPER_SHARE", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
+           "UPPER_SHARE", "UPPER_MAX", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
 #: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
 RULES = ("loss", "quantile")
@@ -103,10 +103,12 @@ DEFAULT_QUANTILE = 0.99
 #: The largest candidate bound.
 DEFAULT_MAX_UPPER = 10**6
 #: ``upper="auto"`` spends this share of a column's budget ``eps`` on the bound by default,
-#: up to ``eps = 1``; above, this much in absolute (:func:`default_share`): the error of a
-#: release falls like ``e^-eps`` at large budgets, so a fixed share would cost more there
-#: (docs/bounds.md section 3).
-UPPER_SHARE = 0.05
+#: and at most :data:`UPPER_MAX` (:func:`default_share`): every per cent of the budget
+#: taken from the release costs it about 1 to 1.5 % of its error (docs/bounds.md
+#: section 3), and the bound lands within a few ``1 / eps_upper`` counts.
+UPPER_SHARE = 0.02
+#: The most ``upper="auto"`` spends on the bound by default (reached at ``eps = 2.5``).
+UPPER_MAX = 0.05
 #: A privatized target with more than this mass on ``upper`` (its last value) warns: many
 #: counts are then likely top-coded, and the error against the true counts hidden.
 TOP_MASS_WARNING = 0.05
@@ -446,14 +448,15 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
 
 def default_share(eps: float) -> float:
     """The share of ``eps`` that ``upper="auto"`` spends on the bound by default:
-    ``UPPER_SHARE min(1, 1/eps)``, i.e. ``eps_upper = UPPER_SHARE min(eps, 1)``.
+    ``min(UPPER_SHARE, UPPER_MAX / eps)``, i.e. ``eps_upper = min(UPPER_SHARE eps,
+    UPPER_MAX)``.
 
     Examples
     --------
     >>> default_share(0.5), default_share(4.0)
-    (0.05, 0.0125)
+    (0.02, 0.0125)
     """
-    return UPPER_SHARE * min(1.0, 1.0 / eps)
+    return min(UPPER_SHARE, UPPER_MAX / eps)
 
 
 def split_budget(eps_t: float, share: float) -> tuple[float, float]:
