@@ -12,6 +12,9 @@
   ``10^12`` rows, at ``eps_upper`` from 0.003 to 0.15: the exact sampler's proposal
   resolves ``24 / eps_upper`` levels of the score in integers.
 
+``study_seconds`` is this run's wall time (the cached cells cost nothing), and
+``study_cell_seconds`` the sum of the seconds each cell of the study took to compute.
+
 Writes ``benchmarks/results/bounds.json``. Run:
 ``python benchmarks/bench_bounds.py [--quick] [--jobs J] [--out DIR]``.
 """
@@ -29,9 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from dpfix.experiments import make_config
-from dpfix.experiments.bounds import bound_counts, share_report
+from dpfix.experiments.bounds import bound_counts, bounds_cells, share_report
+from dpfix.experiments.cells import key_id
 from dpfix.experiments.targets import reproduce
-from dpfix.release.bounds import UPPER_SHARE, choose_upper
+from dpfix.release.bounds import UPPER_MAX, UPPER_SHARE, choose_upper
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bounds.json"
 
@@ -69,6 +73,16 @@ def main() -> None:
     import pandas as pd
 
     table = pd.read_csv(Path(args.out) / "bounds.csv")
+    wanted = {key_id(k) for k in bounds_cells(cfg.quick, cfg.bounds_replications, cfg.seed)}
+    seconds_of = {}  # what the study's cells took to compute, cached or not
+    for line in (Path(args.out) / "cells.jsonl").read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if key_id(row["key"]) in wanted:
+            seconds_of[key_id(row["key"])] = float(row["result"].get("cell_seconds", 0.0))
+    cell_seconds = sum(seconds_of.values())
     summary = share_report(table)
     print(summary.to_string(index=False))
     auto = table[table.method == "auto"]
@@ -79,7 +93,8 @@ def main() -> None:
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({
         "machine": platform.platform(), "cpus": os.cpu_count(), "jobs": args.jobs,
-        "quick": args.quick, "default_share": UPPER_SHARE, "study_seconds": seconds,
+        "quick": args.quick, "default_share": UPPER_SHARE, "default_max": UPPER_MAX,
+        "study_seconds": seconds, "study_cell_seconds": cell_seconds,
         "methods": summary.to_dict(orient="records"),
         "auto": auto[cols].to_dict(orient="records"), "draw": draws}, indent=1,
         default=lambda v: v.item() if hasattr(v, "item") else str(v)))
