@@ -83,7 +83,7 @@ __all__ = ["BOUND_DATASETS", "EPS", "ISSUE_EPS", "SHARES", "METHODS", "QUICK_DAT
            "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "ROOT_SHARES", "RULE_VERSION",
            "bound_counts", "hindsight_grid", "geometric_model",
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
-           "ratios", "targets_report", "share_report", "study"]
+           "ratios", "targets_report", "share_report", "study", "SEED_FIELDS"]
 
 #: name -> (file, column of a table or None for a histogram file).
 BOUND_DATASETS: dict[str, tuple[str, str | None]] = {
@@ -304,7 +304,11 @@ def run_release(x: np.ndarray, eps: float, method: str, seed: int,
             "upper": int(out.n - 1)}
 
 
-@register("bounds", seed_fields=("experiment", "dataset", "eps", "replication", "seed"))
+#: The key fields a cell's random stream depends on: all methods of one replication share it.
+SEED_FIELDS = ("experiment", "dataset", "eps", "replication", "seed")
+
+
+@register("bounds", seed_fields=SEED_FIELDS)
 def _cell(key: dict, seed: int) -> dict:
     """One bounds-study cell: the data set released by the key's method at its eps."""
     return run_release(bound_counts(key["dataset"]), float(key["eps"]), key["method"], seed,
@@ -312,23 +316,30 @@ def _cell(key: dict, seed: int) -> dict:
 
 
 def bounds_cells(quick: bool = False, replications: int | None = None, seed: int = 0,
-                 datasets: Any = None, methods: Any = None, eps: Any = None) -> list[dict]:
+                 datasets: Any = None, methods: Any = None, eps: Any = None,
+                 counts: dict | None = None) -> list[dict]:
     """The cells: every data set, eps, method (``fixed`` at every bound of
     :func:`hindsight_grid`) and replication. Quick: three data sets, 5 replications, a
-    dozen fixed bounds, ``auto`` and the former default.
+    dozen fixed bounds, ``auto`` and the former default. ``counts`` (name -> counts)
+    gives the data sets' counts instead of :func:`bound_counts` (then :func:`study`
+    computes the cells).
 
     Examples
     --------
-    >>> cells = bounds_cells(quick=True, datasets=["binomial"], eps=[1.0])
+    >>> x = np.repeat(np.arange(30), 20)
+    >>> cells = bounds_cells(quick=True, eps=[1.0], counts={"toy": x})
     >>> len(cells) > 10, {c["method"] for c in cells} == {"fixed", *QUICK_METHODS}
     (True, True)
     """
     reps = replications or (5 if quick else 20)
-    names = list(datasets or (QUICK_DATASETS if quick else BOUND_DATASETS))
+    if counts is not None:
+        names = list(counts)
+    else:
+        names = list(datasets or (QUICK_DATASETS if quick else BOUND_DATASETS))
     methods = list(methods or (QUICK_METHODS if quick else METHODS))
     out = []
     for name in names:
-        x = bound_counts(name)
+        x = bound_counts(name) if counts is None else np.asarray(counts[name])
         budgets = list(eps or EPS)
         if eps is None and not quick and name in ISSUE_EPS:
             budgets.append(ISSUE_EPS[name])
@@ -426,17 +437,26 @@ def targets_report(summary: Any, markdown_table: Any) -> str:
 
 def study(datasets: Any, eps: Any = EPS, *, reps: int = 20, methods: Any = ("auto",),
           seed: int = 0, quick: bool = False) -> Any:
-    """The study in this process (no cache): the summary of :func:`bounds_cells` with its
-    ratios (:func:`ratios`).
+    """The study in this process (no cache): the cells of :func:`bounds_cells`, seeded
+    as ``dpfix reproduce bounds`` seeds them, and their ratios (:func:`ratios`).
+
+    Parameters
+    ----------
+    datasets : list of str or dict
+        Names of :data:`BOUND_DATASETS`, or a mapping name -> counts.
 
     Examples
     --------
-    >>> t = study(["uniform"], (3.0,), reps=2, quick=True)
+    >>> x = np.repeat(np.arange(30), 100)
+    >>> t = study({"toy": x}, (3.0,), reps=2, quick=True)
     >>> t.method.tolist(), bool(t.ce_median_ratio.iloc[0] < 1.15)
     (['auto'], True)
     """
-    from dpfix.experiments.cells import compute_cell
+    from dpfix.experiments.cells import cell_seed
 
-    cells = bounds_cells(quick, reps, seed, datasets=datasets, methods=methods, eps=eps)
-    results = [compute_cell(c) for c in cells]
+    data = dict(datasets) if isinstance(datasets, dict) else \
+        {name: bound_counts(name) for name in datasets}
+    cells = bounds_cells(quick, reps, seed, methods=methods, eps=eps, counts=data)
+    results = [run_release(np.asarray(data[c["dataset"]]), float(c["eps"]), c["method"],
+                           cell_seed(c, SEED_FIELDS), c.get("upper")) for c in cells]
     return ratios(bounds_summary(cells, results))

@@ -10,16 +10,17 @@ base measure ``mu_j = 2^(-d_j)``, ``d_j = floor(log2(c_j / GRID_LINEAR))`` above
 candidates up to ``max_upper`` do not take most of the mass. Two rules (``rule=``)
 score the candidates:
 
-- ``"loss"`` (the default): the score of ``c_j`` is the top-coding loss ``L_j =
-  sum_i max(0, x_i - c_j)`` (:func:`topcoding_loss`), in count units, capped at
-  :data:`SCORE_CAP`; the output is ``c_j`` with probability ``mu_j lam^(-L_j) /
-  sum_l mu_l lam^(-L_l)`` for a rational ``lam = p/q <= e^(eps_u)``. The error of a
-  release at bound ``c`` against the true counts is ``L(c) / N`` plus the mechanism's
-  error on the top-coded counts, and so is the Wasserstein-1 distance of its
-  distribution from the true one (docs/bounds.md section 2); the study of
-  :mod:`dpfix.experiments.bounds` measures the second term nearly flat above the
-  largest count, so the rule minimises the first, to within about ``log(K) / eps_u``
-  rows' worth of counts.
+- ``"loss"`` (the default), on the grid of :data:`LOSS_GRID_STEPS` steps per doubling:
+  the score of ``c_j`` is ``s_j = min(L_j + floor(c_j / 2), SCORE_CAP)``, the
+  top-coding loss ``L_j = sum_i max(0, x_i - c_j)`` (:func:`topcoding_loss`, in count
+  units) plus the public penalty :data:`BOUND_PENALTY` ``c_j`` (:func:`loss_scores`);
+  the output is ``c_j`` with probability ``mu_j lam^(-s_j) / sum_l mu_l lam^(-s_l)``
+  for a rational ``lam = p/q <= e^(eps_u)``. The error of a release at bound ``c``
+  against the true counts is ``L(c) / N`` plus the mechanism's error on the top-coded
+  counts, and so is the Wasserstein-1 distance of its distribution from the true one
+  (docs/bounds.md section 1); the study of :mod:`dpfix.experiments.bounds` measures the
+  second term changing little near the largest count, and the rule places the bound
+  within a few ``1 / eps_u`` counts of it (docs/bounds.md sections 2 and 3).
 - ``"quantile"``: a private ``quantile`` of the counts, the score ``|r_j - k|`` with
   ``r_j = #{i : x_i <= c_j}`` and ``k = ceil(quantile N)`` (``N`` rows, public), and
   ``lam <= e^(eps_u / 2)``.
@@ -28,11 +29,11 @@ score the candidates:
 most 1, the neighbouring tables of the release, docs/release.md). A count moving
 from ``a`` to ``a + 1`` raises ``max(0, a - c)`` by 1 for every ``c <= a`` and
 leaves it for every ``c > a``: every score moves by 0 or 1, all in the same
-direction (a monotone score, sensitivity 1; the cap keeps both properties). Then
-``Z(x') <= Z(x) <= lam Z(x')`` for the sums ``Z`` of the weights, and each weight
-moves by a factor in ``[1/lam, 1]``: ``P_x(j) / P_x'(j) <= lam <= e^(eps_u)`` both
-ways, with no factor 2. A change of a count by ``c`` is a path of ``c`` such
-changes (group privacy: ``c eps_u``), which is how a release under the unit
+direction (a monotone score, sensitivity 1; the public penalty and the cap keep both
+properties). Then ``Z(x') <= Z(x) <= lam Z(x')`` for the sums ``Z`` of the weights, and
+each weight moves by a factor in ``[1/lam, 1]``: ``P_x(j) / P_x'(j) <= lam <=
+e^(eps_u)`` both ways, with no factor 2. A change of a count by ``c`` is a path of
+``c`` such changes (group privacy: ``c eps_u``), which is how a release under the unit
 ``row:C`` charges it (each mechanism at its share over ``c``).
 
 **Privacy of the quantile rule** (``eps_u``-DP for a change of one row's count, by
@@ -44,17 +45,19 @@ mu_j lam^(-s_j(x'))`` and ``Z(x') <= lam Z(x)``, so ``P_x(j) / P_x'(j) <= lam^2 
 e^(eps_u)``. The grid and ``mu`` are fixed before the data are seen, so they cost
 nothing.
 
-**Exact sampling.** No float probability is used: a trial proposes ``j`` with
-probability ``mu_j / sum mu`` (an exact uniform integer below ``sum_l
-2^(D - d_l)``, ``D = max d``, located in the cumulative sums) and accepts it
-iff an exact two-sided geometric draw ``G`` (``P(G = g)`` proportional to
-``lam^-|g|``, :class:`dpfix.sampling.geometric.TwoSidedGeometric`) has ``G >=
-t_j``, with ``t_j = s_j - min_l s_l >= 0``. ``P(G >= t) = rho^t / (1 + rho)``
-for every ``t >= 0`` (``rho = 1/lam``), so a trial accepts ``j`` with
-probability ``mu_j rho^(t_j) / ((1 + rho) sum mu)``, proportional to the
-mechanism's weight; the trials are independent, so the first accepted one has
-exactly its law. A trial accepts with probability at least ``mu_j / (2 sum
-mu)`` for a best candidate ``j``; the trials are drawn in growing batches.
+**Exact sampling** (:func:`sample_exponential`). No float probability is used. With
+``t_j = s_j - min_l s_l``, ``M = min(max t, exact_levels(lam))`` and ``a_j = min(t_j,
+M)``, a trial proposes ``j`` with the exact integer weight ``2^(D - d_j) q^(a_j) p^(M
+- a_j)`` (``D = max d``; an exact uniform integer below their sum, located in the
+cumulative sums) and accepts it iff an exact two-sided geometric draw ``G`` (``P(G =
+g)`` proportional to ``lam^-|g|``, :class:`dpfix.sampling.geometric.TwoSidedGeometric`)
+has ``G >= t_j - a_j``. ``P(G >= e) = rho^e / (1 + rho)`` for every ``e >= 0`` (``rho
+= 1/lam``), so a trial accepts ``j`` with probability proportional to ``mu_j
+rho^(t_j)``, the mechanism's weight; the trials are independent, so the first accepted
+one has exactly its law (:func:`trial_law`). Every ``j`` with ``t_j <= M`` is accepted
+with probability ``1 / (1 + rho) >= 1/2``, and the others' proposal weights are at most
+``(mu_j / mu_*) e^-EXACT_NATS`` times a best one's (``mu_*`` its base measure): about two
+trials per draw.
 """
 
 from __future__ import annotations
@@ -390,8 +393,9 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
     ``G >= t_j - a_j``: with probability ``lam^-(t_j - a_j) / (1 + rho)`` (module
     docstring), so the accepted ``j`` has probability proportional to ``mu_j
     lam^(-t_j)``, exactly. Every ``j`` with ``t_j <= M`` is accepted with probability
-    ``1 / (1 + rho) >= 1/2``; the others have proposal weights below ``e^-EXACT_NATS``
-    times the best one's: the trials are few whatever the scores and the base measure.
+    ``1 / (1 + rho) >= 1/2``; the others have proposal weights at most ``(mu_j / mu_*)
+    e^-EXACT_NATS`` times a best one's (``mu_*`` its base measure): the trials are few
+    whatever the scores and the base measure.
 
     Parameters
     ----------
