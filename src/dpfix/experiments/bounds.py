@@ -23,11 +23,10 @@ then runs at the rest:
 - ``max/d=F``: a reference, not private: the release at the largest count itself,
   paying the share (what a bound known exactly would give after its share);
 - ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/d=F`` with
-  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``; the variants
-  below at ``c=0.05``;
-  ``loss/g=S`` on the grid of ``S`` steps per doubling, ``loss/b=B`` with the penalty
-  ``floor(B c)``, ``loss/b=0`` without it (above the largest count only the base
-  measure then decides);
+  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``. Its variants
+  (at ``c=0.05``, as the three rules below): ``loss/g=S`` on the grid of ``S`` steps per
+  doubling, ``loss/b=B`` with the penalty ``floor(B c)``, ``loss/b=0`` without it (above
+  the largest count only the base measure then decides);
 - ``quantile:Q``: the quantile rule at ``Q`` (``0.99`` at ``f=0.1`` was the default);
 - ``two-step``: half the share on the quantile rule at ``0.99``, giving ``U_1``, half on the
   loss rule over the candidates ``>= U_1`` (an adaptive split of the share);
@@ -397,8 +396,9 @@ def ratios(summary: Any) -> Any:
 
 
 def share_report(table: Any) -> Any:
-    """Per share of the loss rule: the worst ratio of each target over the data sets and
-    budgets, and how many (data set, eps) meet all three."""
+    """Per method: how many (data set, eps) meet all three targets, the worst and the
+    median ratio of each over the data sets and budgets, and the worst ratios of the
+    means."""
     pd = require("pandas")
     rows = []
     for method, part in table.groupby("method", sort=False):

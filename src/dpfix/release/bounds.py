@@ -76,13 +76,12 @@ from dpfix.sampling.geometric import TwoSidedGeometric
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
 __all__ = ["private_upper", "choose_upper", "PrivateUpper", "bound_grid", "upper_scores",
-           "topcoding_loss", "halvings", "exponential_weights", "exponential_pmf",
-           "sample_exponential", "trial_law", "exact_levels", "split_budget", "default_share",
-           "loss_scores", "RULES", "DEFAULT_RULE", "SCORE_CAP", "EXACT_NATS", "LAM_RTOL",
-           "BOUND_PENALTY",
-           "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING",
-           "LOSS_GRID_STEPS",
-           "UPPER_SHARE", "UPPER_MAX", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
+           "topcoding_loss", "loss_scores", "halvings", "exponential_weights",
+           "exponential_pmf", "sample_exponential", "trial_law", "exact_levels",
+           "split_budget", "default_share", "RULES", "DEFAULT_RULE", "SCORE_CAP",
+           "BOUND_PENALTY", "EXACT_NATS", "LAM_RTOL", "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER",
+           "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING", "LOSS_GRID_STEPS", "UPPER_SHARE",
+           "UPPER_MAX", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
 #: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
 RULES = ("loss", "quantile")
