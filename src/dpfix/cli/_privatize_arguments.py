@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
-from dpfix.release.bounds import UPPER_SHARE
+from dpfix.release.bounds import UPPER_MAX, UPPER_SHARE
 from dpfix.release.budget import EPSILON_RANGE, MAX_UPPER, UNITS
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
@@ -132,16 +132,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--upper", action="append", metavar="UPPER or COL=UPPER",
                    help="public upper bound on the counts: a parameter you choose, "
                    "not computed from the data (n = upper + 1 values, at most "
-                   f"{MAX_UPPER}), or auto: chosen privately, a DP 0.99-quantile of the "
-                   "column that spends --upper-share of its budget (reported; dpfix docs "
-                   "bounds). Counts above it are top-coded to it; how many were is "
+                   f"{MAX_UPPER}), or auto: chosen privately, by the exponential mechanism on "
+                   "the top-coding loss of each candidate bound, spending --upper-share of "
+                   "the column's budget (reported; dpfix docs bounds). Counts above it are top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report "
                    "only. With several --column: one value for every column, and/or "
                    "COL=UPPER for one column (repeatable; COL=auto too)")
     p.add_argument("--upper-share", metavar="FRACTION",
                    help="with --upper auto: the share of each such column's budget spent on "
-                        f"its bound, in (0, 1) (default {UPPER_SHARE:g}); the rest goes to the "
-                        "release (sequential composition)")
+                        f"its bound, in (0, 1) (default {UPPER_SHARE:g}, at most {UPPER_MAX:g} of "
+                        "eps in all); the rest goes to the release (sequential composition)")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")
