@@ -134,7 +134,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "not computed from the data (n = upper + 1 values, at most "
                    f"{MAX_UPPER}), or auto: chosen privately, by the exponential mechanism on "
                    "the top-coding loss of each candidate bound, spending --upper-share of "
-                   "the column's budget (reported; dpfix docs bounds). Counts above it are top-coded to it; how many were is "
+                   "the column's budget (reported; dpfix docs bounds). Counts above it are "
+                   "top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report "
                    "only. With several --column: one value for every column, and/or "
                    "COL=UPPER for one column (repeatable; COL=auto too)")

@@ -76,7 +76,8 @@ from dpfix.release.options import MIN_STAGE_EPSILON, stage_split
 from dpfix.sampling.geometric import TwoSidedGeometric
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
-__all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bound_grid", "upper_scores",
+__all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bound_grid",
+           "upper_scores",
            "topcoding_loss", "loss_scores", "halvings", "exponential_weights",
            "exponential_pmf", "sample_exponential", "trial_law", "exact_levels",
            "default_share", "RULES", "DEFAULT_RULE", "SCORE_CAP",
