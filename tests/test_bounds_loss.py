@@ -28,10 +28,10 @@ from dpfix.release.bounds import (
     loss_scores,
     private_upper,
     sample_exponential,
-    split_budget,
     topcoding_loss,
     trial_law,
 )
+from dpfix.release.options import stage_split
 from dpfix.release.pipeline import privatize_counts
 from dpfix.sampling.source import SeededSource, lam_at_most_exp, rational_lam
 from helpers import needs_data
@@ -192,8 +192,8 @@ def test_rule_and_quantile_refusals():
 
 @settings(max_examples=60, deadline=None)
 @given(st.floats(1e-4, 50), st.floats(0.001, 0.9))
-def test_split_budget_never_exceeds_the_total(eps, share):
-    eps_upper, eps_rest = split_budget(eps, share)
+def test_stage_split_never_exceeds_the_total(eps, share):
+    eps_upper, eps_rest = stage_split(eps, share)
     assert Fraction(eps_upper) + Fraction(eps_rest) <= Fraction(eps)
     assert eps_rest > 0 and math.isclose(eps_upper + eps_rest, eps, rel_tol=1e-12)
 

@@ -133,7 +133,9 @@ QUICK_METHODS = ("auto", "quantile:0.99/f=0.1")
 
 @cache
 def _counts(name: str) -> np.ndarray:
-    from dpfix.io.tables import counts_from_column, data_path, read_histogram, read_table
+    from dpfix.io.counts import counts_from_column
+    from dpfix.io.data import data_path
+    from dpfix.io.tables import read_histogram, read_table
 
     if name not in BOUND_DATASETS:
         raise ValueError(f"dataset: unknown {name!r}; choose from {', '.join(BOUND_DATASETS)}")
