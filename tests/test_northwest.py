@@ -97,10 +97,11 @@ def test_float_path_equals_exact_path(n, lam, name, z):
     assert abs(fl.count_error(loss="squared") - float(exact.count_error(loss="squared"))) <= 1e-9
 
 
-@pytest.mark.parametrize("eps", [5.0, 0.01])
-def test_float_n_10000_valid(eps):
-    """Validity at n = 10,000 (its speed is measured by benchmarks/, not here)."""
-    n = 10_000
+@pytest.mark.parametrize(("eps", "n"), [(5.0, 10_000), (0.01, 2_000),
+                                        pytest.param(0.01, 10_000, marks=pytest.mark.full)])
+def test_float_n_10000_valid(eps, n):
+    """Validity at n = 10,000 and eps = 5 (the README's n*eps = 50,000); at a small eps,
+    n = 2,000 in every run and 10,000 with --full (speed: benchmarks/, not here)."""
     rng = np.random.default_rng(1)
     z = rng.random(n) * (rng.random(n) < 0.7)  # zeros and entries of every size
     z[:100] *= 1e-30
