@@ -5,14 +5,15 @@ figures; ``make notebooks`` re-executes them in place) and executed again here
 with nbclient in a fresh kernel. nbclient's ``"python3"`` kernel starts
 ``sys.executable`` (the test's interpreter, so the venv's ipykernel and the
 installed dpfix); a test checks that, as a user-wide kernelspec could
-otherwise point elsewhere. Each notebook has a time budget: a cell running
-longer is stopped, and the whole notebook must finish within it.
+otherwise point elsewhere. A cell running longer than :data:`HANG` seconds is stopped
+(a hang, not a speed check: speed belongs in benchmarks/). The three notebooks of
+longer computations (04, 05, 10: 20-35 s each here) run with ``--full``; every
+notebook is checked in every run for its stored outputs.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,32 +25,22 @@ pytest.importorskip("matplotlib")
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
-#: Seconds per notebook, about 4x the times measured on the 2-core development
-#: machine (kernel start included: 11, 4, 15 and 23 s).
-BUDGET = {
-    "01_scales_and_polytopes.ipynb": 60,
-    "02_example1.ipynb": 30,
-    "03_two_stage_county_homicides.ipynb": 60,
-    "04_probing_the_optimum_of_F.ipynb": 100,
-    "05_eps_delta.ipynb": 90,
-    "06_no_split.ipynb": 30,  # measured 7 s
-    "07_your_own_conjecture.ipynb": 60,  # measured 14-18 s
-    "08_neighbour_graphs.ipynb": 60,  # measured 13 s
-    "09_joint.ipynb": 60,  # measured 16 s
-    "10_every_lam.ipynb": 60,  # measured 10 s
-}
+#: Seconds after which a cell is taken to hang.
+HANG = 600
+#: The notebooks run in every test run; the others (longer computations) with ``--full``.
+QUICK = {"01_scales_and_polytopes.ipynb", "02_example1.ipynb",
+         "03_two_stage_county_homicides.ipynb", "06_no_split.ipynb",
+         "07_your_own_conjecture.ipynb", "08_neighbour_graphs.ipynb", "09_joint.ipynb"}
 #: Notebooks of exact text output (tables of fractions, counterexamples), without a figure.
 WITHOUT_FIGURES = {"02_example1.ipynb", "07_your_own_conjecture.ipynb",
                    "08_neighbour_graphs.ipynb"}
 
 
-def _execute(nb, budget: float) -> float:
-    """Run every cell (raises ``CellExecutionError`` on the first failure); seconds taken."""
-    start = time.perf_counter()
-    client = nbclient.NotebookClient(nb, timeout=budget, kernel_name="python3",
+def _execute(nb) -> None:
+    """Run every cell (raises ``CellExecutionError`` on the first failure)."""
+    client = nbclient.NotebookClient(nb, timeout=HANG, kernel_name="python3",
                                      resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute()
-    return time.perf_counter() - start
 
 
 def _stream_text(nb) -> str:
@@ -57,9 +48,9 @@ def _stream_text(nb) -> str:
                    for out in cell.get("outputs", []) if out.get("output_type") == "stream")
 
 
-def test_every_notebook_has_a_budget():
+def test_the_quick_notebooks_exist():
     assert PATHS, f"no notebooks found in {NOTEBOOKS}"
-    assert sorted(p.name for p in PATHS) == sorted(BUDGET)
+    assert QUICK <= {p.name for p in PATHS}
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
@@ -82,17 +73,15 @@ def test_notebook_is_stored_with_its_outputs(path):
 def test_kernel_is_this_interpreter():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys, dpfix\n"
                                                                    "print(sys.executable)")])
-    _execute(nb, 60)
+    _execute(nb)
     assert Path(_stream_text(nb).strip()).resolve() == Path(sys.executable).resolve()
 
 
-@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+@pytest.mark.parametrize("path", [p if p.name in QUICK else pytest.param(p, marks=pytest.mark.full)
+                                  for p in PATHS], ids=[p.stem for p in PATHS])
 def test_notebook_runs(path, monkeypatch):
     monkeypatch.delenv("DPFIX_NB04_FULL", raising=False)  # the quick variant of notebook 04
-    nb = nbformat.read(path, as_version=4)
-    budget = BUDGET[path.name]
-    seconds = _execute(nb, budget)
-    assert seconds <= budget, f"{path.name} took {seconds:.0f} s, over its budget of {budget} s"
+    _execute(nbformat.read(path, as_version=4))
 
 
 @pytest.mark.full
@@ -100,7 +89,7 @@ def test_county_notebook_runs_without_the_data(tmp_path, monkeypatch):
     monkeypatch.setenv("DPFIX_DATA", str(tmp_path))  # an empty folder: no crime_data.csv
     path = NOTEBOOKS / "03_two_stage_county_homicides.ipynb"
     nb = nbformat.read(path, as_version=4)
-    _execute(nb, BUDGET[path.name])
+    _execute(nb)
     assert "Using dpfix.io.data.synthetic_counts() instead" in _stream_text(nb)
 
 
@@ -109,5 +98,5 @@ def test_frameworks_notebook_runs_without_the_data(tmp_path, monkeypatch):
     monkeypatch.setenv("DPFIX_DATA", str(tmp_path))  # an empty folder: no crime_data.csv
     path = NOTEBOOKS / "06_no_split.ipynb"
     nb = nbformat.read(path, as_version=4)
-    _execute(nb, BUDGET[path.name])
+    _execute(nb)
     assert "Using dpfix.io.data.synthetic_counts() instead" in _stream_text(nb)
