@@ -6,9 +6,7 @@ with nbclient in a fresh kernel. nbclient's ``"python3"`` kernel starts
 ``sys.executable`` (the test's interpreter, so the venv's ipykernel and the
 installed dpfix); a test checks that, as a user-wide kernelspec could
 otherwise point elsewhere. A cell running longer than :data:`HANG` seconds is stopped
-(a hang, not a speed check: speed belongs in benchmarks/). The three notebooks of
-longer computations (04, 05, 10: 20-35 s each here) run with ``--full``; every
-notebook is checked in every run for its stored outputs.
+(a hang, not a speed check: speed belongs in benchmarks/).
 """
 
 from __future__ import annotations
@@ -27,10 +25,6 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 #: Seconds after which a cell is taken to hang.
 HANG = 600
-#: The notebooks run in every test run; the others (longer computations) with ``--full``.
-QUICK = {"01_scales_and_polytopes.ipynb", "02_example1.ipynb",
-         "03_two_stage_county_homicides.ipynb", "06_no_split.ipynb",
-         "07_your_own_conjecture.ipynb", "08_neighbour_graphs.ipynb", "09_joint.ipynb"}
 #: Notebooks of exact text output (tables of fractions, counterexamples), without a figure.
 WITHOUT_FIGURES = {"02_example1.ipynb", "07_your_own_conjecture.ipynb",
                    "08_neighbour_graphs.ipynb"}
@@ -48,9 +42,8 @@ def _stream_text(nb) -> str:
                    for out in cell.get("outputs", []) if out.get("output_type") == "stream")
 
 
-def test_the_quick_notebooks_exist():
+def test_there_are_notebooks():
     assert PATHS, f"no notebooks found in {NOTEBOOKS}"
-    assert QUICK <= {p.name for p in PATHS}
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
@@ -77,8 +70,7 @@ def test_kernel_is_this_interpreter():
     assert Path(_stream_text(nb).strip()).resolve() == Path(sys.executable).resolve()
 
 
-@pytest.mark.parametrize("path", [p if p.name in QUICK else pytest.param(p, marks=pytest.mark.full)
-                                  for p in PATHS], ids=[p.stem for p in PATHS])
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 def test_notebook_runs(path, monkeypatch):
     monkeypatch.delenv("DPFIX_NB04_FULL", raising=False)  # the quick variant of notebook 04
     _execute(nbformat.read(path, as_version=4))
