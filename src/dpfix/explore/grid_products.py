@@ -41,7 +41,7 @@ from .graph_mechanisms import exact_minimum
 __all__ = ["GridCheck", "grid_graph", "product_target", "product_of_northwest_corners",
            "separable_cost", "is_monge", "graph_cone_minimum", "grid_optimum",
            "product_dual", "infeasible_columns", "path_optimum", "theorem_g_check",
-           "failure_cases", "GRID_METHODS", "MAX_GRID_STATES"]
+           "failure_cases", "failure_table", "GRID_METHODS", "MAX_GRID_STATES"]
 
 ZERO, ONE = Fraction(0), Fraction(1)
 
@@ -422,12 +422,15 @@ def failure_cases() -> list[dict[str, Any]]:
     """
     half, absolute = ["1/2", "1/2"], [[0, 1], [1, 0]]
     out = []
-    specs = [("not separable", [half, ["1/3", "2/3"], ["1/4", "3/4"]], None, None, 2),
+    specs = [("not separable", [half, ["1/3", "2/3"], ["1/4", "3/4"]], None, None, 2,
+              "(1/2, 1/2) x (1/3, 2/3) x (1/4, 3/4)", "max_k abs(v_k - v'_k)"),
              ("not Monge", [half, half, ["1/4", "1/4", "1/2"]], None,
-              [absolute, absolute, [[0, 1, 1], [1, 0, 1], [1, 1, 0]]], 3),
+              [absolute, absolute, [[0, 1, 1], [1, 0, 1], [1, 1, 0]]], 3,
+              "(1/2, 1/2) x (1/2, 1/2) x (1/4, 1/4, 1/2)", "abs + abs + zero-one"),
              ("not a product", [half] * 3,
-              ["1/2", 0, 0, 0, 0, 0, 0, "1/2"], [absolute] * 3, 2)]
-    for name, xs, joint, cs, lam in specs:
+              ["1/2", 0, 0, 0, 0, 0, 0, "1/2"], [absolute] * 3, 2,
+              "1/2 at (0, 0, 0), 1/2 at (1, 1, 1)", "abs + abs + abs")]
+    for name, xs, joint, cs, lam, target, loss in specs:
         xs = _marginals(xs)
         dims = tuple(len(x) for x in xs)
         G = grid_graph(dims)
@@ -442,6 +445,7 @@ def failure_cases() -> list[dict[str, Any]]:
         W = z[:, None] * C
         T = product_of_northwest_corners(xs, lam)
         out.append({"case": name, "shape": dims, "lam": Fraction(lam), "z": z,
+                    "target": target, "loss": loss,
                     "optimum": grid_optimum(z, C, dims, lam),
                     "product": sum((W[i, j] * T[i, j] for i in range(N) for j in range(N)),
                                    ZERO),
@@ -449,3 +453,23 @@ def failure_cases() -> list[dict[str, Any]]:
                     "path_optima": None if cs is None else
                     sum((path_optimum(x, c, lam) for x, c in zip(xs, cs, strict=True)), ZERO)})
     return out
+
+
+def failure_table(rows: Any = None) -> str:
+    """The Markdown table of :func:`failure_cases` in docs/graphs.md section 11.
+
+    Examples
+    --------
+    >>> failure_table().splitlines()[0].split(" | ")[:3]
+    ['| hypothesis dropped', 'grid', 'lam']
+    """
+    rows = failure_cases() if rows is None else list(rows)
+    lines = ["| hypothesis dropped | grid | lam | target | loss | optimum over F_grid | "
+             "product of northwest corners | product in F_grid | sum of the paths' optima |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        paths = "-" if r["path_optima"] is None else str(r["path_optima"])
+        lines.append(f"| {r['case']} | {'x'.join(map(str, r['shape']))} | {r['lam']} | "
+                     f"{r['target']} | `{r['loss']}` | {r['optimum']} | {r['product']} | "
+                     f"{'yes' if r['product_in_F'] else 'no'} | {paths} |")
+    return "\n".join(lines)
