@@ -188,7 +188,8 @@ def graph_cone_minimum(g: Any, G: nx.Graph, lam: Any,
 def _dual_lp(z: np.ndarray, W: np.ndarray, G: nx.Graph, lam: Fraction, max_rounds: int
              ) -> tuple[Fraction, np.ndarray, np.ndarray, int]:
     """Column generation on ``max sum u + z . v`` subject to ``(W_j - u - z v_j) . t >= 0``
-    for every column ``j`` and every ``t`` in ``C_G`` (docs/math_notes.md section 13)."""
+    for every column ``j`` and every ``t`` in ``C_G`` (the criterion of Lemma C,
+    docs/optimum_of_F.md section 2, with ``C_G`` in place of the path's cone)."""
     N = len(z)
     rows = _cone_rows(G, lam)
     cuts: list[tuple[int, list[Fraction]]] = [(j, [ONE] * N) for j in range(N)]
