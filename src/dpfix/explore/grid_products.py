@@ -287,7 +287,7 @@ def infeasible_columns(W: Any, u: Any, v: Any, z: Any, G: nx.Graph, lam: Any) ->
     Examples
     --------
     >>> xs, c = [["1/2", "1/2"]] * 3, [[0, 1], [1, 0]]
-    >>> z, W = product_target(xs), None
+    >>> z = product_target(xs)
     >>> W = z[:, None] * separable_cost([c] * 3)
     >>> u, v = product_dual(xs, [c] * 3, 2)
     >>> infeasible_columns(W, u, v, z, grid_graph((2, 2, 2)), 2)
