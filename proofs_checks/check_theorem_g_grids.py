@@ -79,8 +79,8 @@ def run(mode: str = "quick") -> int:
     for k, (xs, method) in enumerate(grids if full else grids[:4]):
         _check(xs, Fraction(2), k, method)
         cases += 1
-    for k, xs in enumerate(grids if full else grids[:1]):
-        _check(xs[0], Fraction(3), k, "primal")
+    for k, (xs, _) in enumerate(grids if full else grids[:1]):
+        _check(xs, Fraction(3), k, "primal")
         cases += 1
     big = [((MARGINALS_2[0], MARGINALS_3[2], MARGINALS_3[1]), "dual"),
            ((MARGINALS_3[0], MARGINALS_3[1], MARGINALS_3[2]), "dual")]
