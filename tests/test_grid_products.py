@@ -51,6 +51,28 @@ def test_theorem_g_on_2x2x3_against_the_dual_lp(data):
     assert chk.holds and chk.optimum == chk.product_value == sum(chk.path_optima)
 
 
+@settings(max_examples=15, deadline=None)
+@given(st.data())
+def test_the_product_lemma_for_any_separable_cost_on_2x2x2(data):
+    """For separable costs that need not be Monge (any small integers), the optimum over
+    F_grid is the sum of the paths' optima (the product lemma of docs/graphs.md), and the
+    product of northwest corners attains it exactly when each path's northwest corner
+    attains its path's optimum."""
+    xs = [data.draw(targets(2, max_weight=3), label=f"x{k}") for k in range(3)]
+    entries = st.integers(0, 3)
+    costs = [data.draw(st.lists(st.lists(entries, min_size=2, max_size=2), min_size=2,
+                                max_size=2), label=f"c{k}") for k in range(3)]
+    lam = data.draw(st.sampled_from([2, 3]), label="lam")
+    chk = gp.theorem_g_check(xs, costs, lam, certificate=False)
+    assert chk.optimum == sum(chk.path_optima)
+    nw = [sum(x[i] * c[i][j] * T[i, j] for i in range(2) for j in range(2))
+          for x, c, T in ((gp.product_target([x]), c, gp.product_of_northwest_corners([x], lam))
+                          for x, c in zip(xs, costs, strict=True))]
+    assert chk.product_value == sum(nw)
+    assert (chk.product_value == chk.optimum) is all(
+        a == b for a, b in zip(nw, chk.path_optima, strict=True))
+
+
 def test_the_two_exact_lps_agree_where_the_product_is_optimal_and_where_it_is_not():
     """The primal simplex and the dual column generation give the same optimum, on a
     separable Monge cost (= the product) and on the king's distance (< the product)."""
