@@ -147,6 +147,19 @@ def test_the_grid_graph_is_the_cartesian_product_of_paths():
     assert sorted(G.edges) == sorted(tuple(sorted(e)) for e in H.edges)
 
 
+def test_two_columns_agree_with_the_two_column_helpers():
+    """For d = 2 the d-column objects are those of docs/graphs.md's two-column Theorem G."""
+    from dpfix.explore import graph_mechanisms as gm
+    from dpfix.theory.graphs import as_graph
+    x, y = ["1/4", "3/4"], ["1/6", "1/2", "1/3"]
+    assert gp.product_target([x, y]).tolist() == gm.product_target(x, y).tolist()
+    assert (gp.product_of_northwest_corners([x, y], 3) == gm.product_northwest(x, y, 3)).all()
+    W = gp.product_target([x, y])[:, None] * gp.separable_cost([ABS2, _abs(3)])
+    assert (W == gm.separable_weights(x, y, ABS2, _abs(3))).all()
+    assert sorted(gp.grid_graph((2, 3)).edges) == sorted(
+        tuple(sorted(e)) for e in as_graph("grid:2x3").edges)
+
+
 def test_separable_cost_and_monge():
     C = gp.separable_cost([ABS2, _abs(3)])
     assert C[0, 5] == 3 and C[4, 1] == 1

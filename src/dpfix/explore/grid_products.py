@@ -93,7 +93,8 @@ def _marginals(marginals: Any) -> list[np.ndarray]:
 
 
 def product_target(marginals: Any) -> np.ndarray:
-    """``z[v] = x^1_(v_1) ... x^d_(v_d)``: the product target of the marginals, in C order.
+    """``z[v] = x^1_(v_1) ... x^d_(v_d)``: the product target of the marginals, in C order
+    (for two marginals :func:`dpfix.explore.graph_mechanisms.product_target`).
 
     Examples
     --------
@@ -107,7 +108,8 @@ def product_target(marginals: Any) -> np.ndarray:
 def product_of_northwest_corners(marginals: Any, lam: Any) -> np.ndarray:
     """``T_(x^1) (x) ... (x) T_(x^d)``: the Kronecker product of the paths' northwest
     corners (:func:`dpfix.constructors.northwest_corner`), in ``F_grid`` for the product
-    target (Theorem G, docs/graphs.md).
+    target (Theorem G, docs/graphs.md; for two marginals
+    :func:`dpfix.explore.graph_mechanisms.product_northwest`).
 
     Examples
     --------
