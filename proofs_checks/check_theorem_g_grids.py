@@ -13,8 +13,8 @@ not separable, a separable loss that is not Monge, a target that is not a produc
 giving the documented exact failure.
 
 Cases (quick): every multiset of three marginals of :data:`MARGINALS_2` on ``2x2x2`` at
-``lam = 2`` and ``3`` (primal LP), four ``2x2x3`` instances (dual LP, one also primal),
-the certificate on ``2x3x3`` and ``3x3x3``. Full: every ordered triple of marginals on
+``lam = 2`` (every fourth also at ``lam = 3``; primal LP), two ``2x2x3`` instances (dual
+LP), the certificate on ``2x3x3`` and ``3x3x3``. Full: every ordered triple of marginals on
 ``2x2x2`` at ``lam`` in {3/2, 2, 3}, ``2x2x3`` by the primal LP, ``2x3x3`` and ``3x3x3`` by
 the dual LP, certificates up to ``4x4x4``.
 """
@@ -68,18 +68,18 @@ def run(mode: str = "quick") -> int:
     full = mode == "full"
     cases = 0
     lams = [Fraction(3, 2), Fraction(2), Fraction(3)] if full else [Fraction(2), Fraction(3)]
-    triples = itertools.product(MARGINALS_2, repeat=3) if full else \
-        itertools.combinations_with_replacement(MARGINALS_2, 3)
+    triples = list(itertools.product(MARGINALS_2, repeat=3) if full else
+                   itertools.combinations_with_replacement(MARGINALS_2, 3))
     for k, xs in enumerate(triples):
-        for lam in lams:
+        for lam in lams if full or k % 4 == 0 else lams[:1]:
             _check(xs, lam, k, "primal")
             cases += 1
     grids = [((a, b, c), "dual") for a in MARGINALS_2[:2] for b in MARGINALS_2[2:]
              for c in MARGINALS_3[1:]]
-    for k, (xs, method) in enumerate(grids if full else grids[:4]):
+    for k, (xs, method) in enumerate(grids if full else grids[:2]):
         _check(xs, Fraction(2), k, method)
         cases += 1
-    for k, (xs, _) in enumerate(grids if full else grids[:1]):
+    for k, (xs, _) in enumerate(grids if full else []):
         _check(xs, Fraction(3), k, "primal")
         cases += 1
     big = [((MARGINALS_2[0], MARGINALS_3[2], MARGINALS_3[1]), "dual"),
