@@ -36,7 +36,7 @@ from dpfix.numbers.exact import exact_array, exact_lam, probability_vector
 from dpfix.numbers.exact_lp import exact_lp
 from dpfix.theory.polytopes import F
 
-from .graph_mechanisms import exact_minimum
+from .graph_mechanisms import exact_minimum, product_target
 
 __all__ = ["GridCheck", "grid_graph", "product_target", "product_of_northwest_corners",
            "separable_cost", "is_monge", "graph_cone_minimum", "grid_optimum",
@@ -90,19 +90,6 @@ def _marginals(marginals: Any) -> list[np.ndarray]:
     if not xs:
         raise ValueError("marginals: at least one distribution")
     return xs
-
-
-def product_target(marginals: Any) -> np.ndarray:
-    """``z[v] = x^1_(v_1) ... x^d_(v_d)``: the product target of the marginals, in C order
-    (for two marginals :func:`dpfix.explore.graph_mechanisms.product_target`).
-
-    Examples
-    --------
-    >>> product_target([["1/2", "1/2"], ["1/3", "2/3"], [1, 0]]).tolist()[:4]
-    [Fraction(1, 6), Fraction(0, 1), Fraction(1, 3), Fraction(0, 1)]
-    """
-    xs = _marginals(marginals)
-    return np.array([math.prod(p) for p in itertools.product(*xs)], dtype=object)
 
 
 def product_of_northwest_corners(marginals: Any, lam: Any) -> np.ndarray:
@@ -235,7 +222,7 @@ def grid_optimum(z: Any, cost: Any, shape: Any, lam: Any, *, method: str = "prim
 
     Examples
     --------
-    >>> z = product_target([["1/2", "1/2"]] * 3)
+    >>> z = product_target(*[["1/2", "1/2"]] * 3)
     >>> C = separable_cost([[[0, 1], [1, 0]]] * 3)
     >>> grid_optimum(z, C, (2, 2, 2), 2), grid_optimum(z, C, (2, 2, 2), 2, method="dual")
     (Fraction(1, 1), Fraction(1, 1))
@@ -266,7 +253,7 @@ def product_dual(marginals: Any, costs: Any, lam: Any) -> tuple[np.ndarray, np.n
     --------
     >>> xs, c = [["1/2", "1/2"]] * 3, [[0, 1], [1, 0]]
     >>> u, v = product_dual(xs, [c] * 3, 2)
-    >>> sum(u) + product_target(xs).dot(v)
+    >>> sum(u) + product_target(*xs).dot(v)
     Fraction(1, 1)
     """
     xs = _marginals(marginals)
@@ -289,7 +276,7 @@ def infeasible_columns(W: Any, u: Any, v: Any, z: Any, G: nx.Graph, lam: Any) ->
     Examples
     --------
     >>> xs, c = [["1/2", "1/2"]] * 3, [[0, 1], [1, 0]]
-    >>> z = product_target(xs)
+    >>> z = product_target(*xs)
     >>> W = z[:, None] * separable_cost([c] * 3)
     >>> u, v = product_dual(xs, [c] * 3, 2)
     >>> infeasible_columns(W, u, v, z, grid_graph((2, 2, 2)), 2)
@@ -385,7 +372,7 @@ def theorem_g_check(marginals: Any, costs: Any, lam: Any, *, method: str | None 
     lam_x = exact_lam(lam)
     G = grid_graph(dims)
     N = G.number_of_nodes()
-    z = product_target(xs)
+    z = product_target(*xs)
     C = separable_cost(cs)
     W = z[:, None] * C
     T = product_of_northwest_corners(xs, lam_x)
@@ -438,7 +425,7 @@ def failure_cases() -> list[dict[str, Any]]:
         dims = tuple(len(x) for x in xs)
         G = grid_graph(dims)
         N = G.number_of_nodes()
-        z = product_target(xs) if joint is None else probability_vector(joint, exact=True)
+        z = product_target(*xs) if joint is None else probability_vector(joint, exact=True)
         if name == "not separable":
             states = list(itertools.product(*[range(n) for n in dims]))
             C = np.array([[Fraction(max(abs(a - b) for a, b in zip(s, t, strict=True)))
