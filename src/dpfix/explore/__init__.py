@@ -20,7 +20,10 @@
   LPs with certificates, losses, remaps, randomized response and the graph geometric
   mechanism), :mod:`dpfix.explore.graph_theory` (which of the paper's results carry
   over: the statements and their checks) and :mod:`dpfix.explore.graph_tables` (the
-  tables, searches and reports of the complete graph, trees, cycles and the grid).
+  tables, searches and reports of the complete graph, trees, cycles and the grid);
+- :mod:`dpfix.explore.grid_products`: Theorem G on grids of any dimension (the product of
+  the paths' northwest corners against exact optima over ``F_grid``, the proof's dual
+  point, the failures when a hypothesis is dropped).
 
 May import: every floor below (:mod:`dpfix.numbers`, :mod:`dpfix.sampling`,
 :mod:`dpfix.theory`, :mod:`dpfix.constructors`, :mod:`dpfix.certify`).

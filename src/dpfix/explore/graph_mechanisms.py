@@ -8,6 +8,8 @@ path's northwest corners (:func:`product_northwest`).
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from dpfix.numbers.exact import exact_array, exact_lam, nullspace, to_fraction
+from dpfix.numbers.exact import exact_array, exact_lam, nullspace, probability_vector, to_fraction
 from dpfix.numbers.exact_lp import certificate_holds, exact_lp
 from dpfix.theory.graphs import as_graph, exact_power
 from dpfix.theory.polytopes import Polytope
@@ -237,17 +239,23 @@ def product_northwest(x: Any, y: Any, lam: Any) -> np.ndarray:
     return np.kron(Ta, Tb)
 
 
-def product_target(x: Any, y: Any) -> np.ndarray:
-    """``z[r b + c] = x_r y_c``: the product target of the grid ``a x b``.
+def product_target(*marginals: Any) -> np.ndarray:
+    """``z[v] = x^1_(v_1) ... x^d_(v_d)``: the product target of the marginals on the grid
+    ``n_1 x ... x n_d``, node ``v`` in C order (for two, ``z[r b + c] = x_r y_c`` on
+    ``grid:axb``).
 
     Examples
     --------
     >>> product_target(["1/2", "1/2"], ["1/3", "2/3"]).tolist()
     [Fraction(1, 6), Fraction(1, 3), Fraction(1, 6), Fraction(1, 3)]
+    >>> product_target(["1/2", "1/2"], ["1/3", "2/3"], [1, 0]).tolist()[:4]
+    [Fraction(1, 6), Fraction(0, 1), Fraction(1, 3), Fraction(0, 1)]
     """
-    xs = [to_fraction(v, "x") for v in x]
-    ys = [to_fraction(v, "y") for v in y]
-    return np.array([a * b for a in xs for b in ys], dtype=object)
+    xs = [probability_vector(x, exact=True, name=f"marginals[{k}]")
+          for k, x in enumerate(marginals)]
+    if not xs:
+        raise ValueError("marginals: at least one distribution")
+    return np.array([math.prod(p) for p in itertools.product(*xs)], dtype=object)
 
 
 def separable_weights(x: Any, y: Any, c1: Any, c2: Any) -> np.ndarray:
