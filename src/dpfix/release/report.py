@@ -6,10 +6,12 @@ Every public report holds ``report_version`` (:data:`REPORT_VERSION`), the priva
 the composition over the columns, the input, the output's columns and row order, and
 ``columns``: one entry per privatized column (its bound, budget and split, target,
 mechanism, samplers, output distribution; :func:`public_report`), in the order given, also
-for one column. It holds only public parameters and values computed from the
-differentially private releases; anything derived from the true data without noise goes
-to the confidential report (:func:`confidential_report`, :func:`confidential_columns`),
-labelled so (``docs/math_notes.md``, the two-stage pipeline of the paper's Section 1.2).
+for one column, and ``warnings``: the top-coding warnings built from those entries alone
+(:func:`dpfix.release.bounds.top_coding_warnings`). It holds only public parameters and
+values computed from the differentially private releases; anything derived from the true
+data without noise goes to the confidential report (:func:`confidential_report`,
+:func:`confidential_columns`), labelled so (``docs/math_notes.md``, the two-stage pipeline
+of the paper's Section 1.2).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpfix.io.reports import small_params
+from dpfix.release.bounds import top_coding_warnings
 from dpfix.release.budget import PrivacyUnit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,6 +182,7 @@ def assemble(per_column: list[dict], names: list, composed: dict, unit: PrivacyU
     head.update(extra or {})
     head["columns"] = [{"column": name, **{k: v for k, v in rep.items() if k not in _SHARED}}
                        for name, rep in zip(names, per_column, strict=True)]
+    head["warnings"] = top_coding_warnings(head["columns"], head.get("joint", ()))
     return head
 
 
