@@ -205,3 +205,21 @@ def test_a_float_mechanism_states_conservative_sets(files):
     assert cs.exact is False
     assert r.report["columns"][0]["uncertainty"]["confidence_sets"]["exact"] is False
     valid(r.report)
+
+
+def test_the_plot_draws_the_band_and_titles_every_share(files):
+    """``--plot``'s figure (from the report's columns): the distribution band of each column
+    on its second axis, and the title names eps_upper of a bound chosen privately."""
+    from dpfix.release.figures import make_figures
+
+    _, df = files
+    r = privatize_table(df, ["a", "b"], 1.0, upper={"a": 12, "b": "auto"}, seed=1)
+    fig = make_figures(r.report["columns"], ["t (a)", "t (b)"])
+    titles = [ax.get_title().replace("\n", " ") for ax in fig.axes if ax.get_title()]
+    b = r.report["columns"][1]
+    assert f"eps_upper = {b['budget']['eps_upper']:.3g} for upper = {b['upper']}" in titles[1]
+    assert "eps_upper" not in titles[0]
+    bands = [ax for ax in fig.axes if ax.get_ylabel() == "cumulative share"]
+    assert len(bands) == 2 and all(ax.collections for ax in bands)
+    low = bands[1].collections[0].get_paths()[0].vertices[:, 1]
+    assert low.min() >= 0 and low.max() <= 1
