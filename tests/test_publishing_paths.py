@@ -223,3 +223,35 @@ def test_the_plot_draws_the_band_and_titles_every_share(files):
     assert len(bands) == 2 and all(ax.collections for ax in bands)
     low = bands[1].collections[0].get_paths()[0].vertices[:, 1]
     assert low.min() >= 0 and low.max() <= 1
+
+
+# ------------------------------------------------------------------ exact figures
+def test_budgets_are_stated_exactly_in_the_report_and_the_command(files, tmp_path, capsys):
+    """Two columns at eps 1 with bounds chosen privately: each column's eps_t is the 0.5 it
+    was given (its stages spend at most it, exactly), never the float sum
+    ``0.49999999999999994``; the report states every budget's exact value, and the
+    command's summary prints the exact texts."""
+    import json
+    from fractions import Fraction
+
+    from helpers import cli
+
+    d, df = files
+    r = privatize_table(df, ["a", "b"], "1", upper="auto", seed=0)
+    text = json.dumps(r.report)
+    assert "0.49999999999999994" not in text
+    exact = r.report["composition"]["exact"]
+    assert exact["eps_t"] == "1" and exact["eps_spent"] == "1"
+    assert exact["per_column"] == {"a": "0.5", "b": "0.5"}
+    for col in r.report["columns"]:
+        b = col["budget"]
+        assert b["eps_t"] == 0.5 and b["exact"]["eps_t"] == "0.5"
+        stages = sum(Fraction(b["exact"][k]) for k in ("eps_upper", "eps_1", "eps_2"))
+        assert stages <= Fraction(1, 2) and stages == sum(
+            Fraction(b[k]) for k in ("eps_upper", "eps_1", "eps_2"))
+    rc, out, err = cli(capsys, "privatize", d / "t.csv", "--column", "a", "--column", "b",
+                       "--epsilon", "1", "--upper", "auto", "--seed", "0",
+                       "--out", tmp_path / "o.csv", "--report", tmp_path / "r.json")
+    assert rc == 0, err
+    assert "0.49999999999999994" not in out + err + (tmp_path / "r.json").read_text()
+    assert "a: eps_t = 0.5 (" in out + err and "eps = 1 in all" in out + err

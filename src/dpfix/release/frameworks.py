@@ -621,7 +621,8 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
                           stacklevel=3)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return replace(result, eps_upper=eps_upper, bound={**bound.describe(), "share": share})
+    return replace(result, eps_upper=eps_upper, bound={**bound.describe(), "share": share},
+                   allotted=eps_t)
 
 
 def integer_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
@@ -706,11 +707,11 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
         result = no_split(framework, d, eta, n, N, topcoded, eps_t, options.split,
                           options.estimator, options.remap, seed, seeds[:2], stage, progress,
                           draw)
-        result.chosen_by = chosen_by
+        result.chosen_by, result.allotted = chosen_by, eps_t
         return result
     result = two_stage_release(options, d, eta, n, N, topcoded, eps_t, delta, seed, seeds,
                                stage, progress, draw)
-    result.chosen_by = chosen_by
+    result.chosen_by, result.allotted = chosen_by, eps_t
     return result
 
 

@@ -41,7 +41,7 @@ from dpfix.release.bounds import (
     joint_mass_message,
     top_mass_message,
 )
-from dpfix.release.budget import fit_shares, mechanism_budget
+from dpfix.release.budget import exact_budgets, fit_shares, mechanism_budget
 from dpfix.release.options import NoSplit, TwoStage, given_options, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
@@ -587,6 +587,9 @@ def _column_report(name: str, other: str, k: int, r: PrivatizedJoint, eps_col: f
                    "eps_1": float(r.report["eps_1"]),
                    "eps_2": eps_2, "delta": 0.0,
                    "split": {"rule": "joint", "fraction": float(r.report["split_fraction"])},
+                   "exact": exact_budgets(
+                       eps_t=eps_col, eps_upper=0.0 if bound is None else bound["eps_upper"],
+                       eps_1=r.report["eps_1"], eps_2=eps_2),
                    "composition": ("" if bound is None else
                                    f"sequential: the DP bound upper = {upper} (eps_upper), "
                                    "then ")

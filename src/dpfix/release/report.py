@@ -26,7 +26,7 @@ import numpy as np
 
 from dpfix.io.reports import small_params
 from dpfix.release.bounds import top_coding_warnings
-from dpfix.release.budget import PrivacyUnit
+from dpfix.release.budget import PrivacyUnit, exact_budget, exact_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.io.tables import TableInput
@@ -140,6 +140,14 @@ def composition(plan: ReleasePlan) -> dict:
                           " of the float budgets the columns spent; each is rounded so that "
                           "it never exceeds eps_t",
         "delta_spent": float(plan.charge.delta),
+        "exact": {"eps_t": exact_text(exact_budget(plan.eps, "eps")),
+                  "per_column": {str(n): exact_text(c.budget) for n, c in
+                                 zip(names, plan.columns, strict=True)},
+                  "mechanism_eps": {str(c.name): exact_text(c.eps) for c in plan.columns},
+                  "eps_spent": exact_text(plan.charge.eps),
+                  "delta_spent": exact_text(plan.charge.delta),
+                  "rule": "the exact rational values: eps_t as given, and each float budget "
+                          "at its binary value (a decimal where it has one, else p/q)"},
         "randomness": ("seeded: column i's seed is SeedSequence(seed).spawn(k)[i] as a 128-bit "
                        "integer (reproducible, NOT FOR PRODUCTION)" if seeded and
                        len(names) > 1 else "seeded (NOT FOR PRODUCTION)" if seeded else
