@@ -255,3 +255,20 @@ def test_budgets_are_stated_exactly_in_the_report_and_the_command(files, tmp_pat
     assert rc == 0, err
     assert "0.49999999999999994" not in out + err + (tmp_path / "r.json").read_text()
     assert "a: eps_t = 0.5 (" in out + err and "eps = 1 in all" in out + err
+
+
+def test_the_command_says_the_joint_warning_with_its_flags(files, tmp_path, capsys):
+    from helpers import cli
+
+    d, _ = files
+    rc, out, err = cli(capsys, "privatize", d / "t.csv", "--column", "a", "--column", "b",
+                       "--epsilon", "1", "--upper", "2", "--joint", "a,b", "--seed", "1",
+                       "--out", tmp_path / "o.csv", "--report", tmp_path / "r.json")
+    assert rc == 0, err
+    line = [x for x in err.splitlines() if "joint target" in x]
+    assert len(line) == 1 and "(--upper) or choose them privately (--upper auto)" in line[0]
+    assert "upper=" not in line[0] and "PrivateBound" not in line[0]
+    rc, out, err = cli(capsys, "privatize", d / "t.csv", "--column", "a", "--column", "b",
+                       "--epsilon", "1", "--upper", "auto", "--joint", "a,b", "--seed", "1",
+                       "--out", tmp_path / "p.csv", "--report", tmp_path / "p.json")
+    assert rc == 0, err and "eps_upper = " in out + err

@@ -98,16 +98,21 @@ def _limit(folder: Path, name: str, default: int) -> int:
 
 
 def _shown(exact: str | None, value: float) -> str:
-    """A budget as the summary prints it: its exact text where it is short, else the float on
-    six digits marked as rounded (the report holds the exact text).
+    """A budget as the summary prints it: its exact text where it is short, else the float's
+    shortest decimal where that is short (``0.6``: the float the decimal names), else the
+    float on six digits marked as rounded (the report holds the exact text).
 
     Examples
     --------
-    >>> _shown("0.5", 0.5), _shown("0.29999999999999998889776975", 0.3)
-    ('0.5', '0.3 (rounded)')
+    >>> _shown("0.5", 0.5), _shown("0.59999999999999997779553950749686919", 0.6)
+    ('0.5', '0.6')
+    >>> _shown("0.29999999999999998889776975", 0.29999999999999993)
+    '0.3 (rounded)'
     """
     if exact is not None and len(exact) <= 12:
         return exact
+    if len(repr(float(value))) <= 12:
+        return repr(float(value))
     return f"{value:.6g} (rounded)"
 
 
