@@ -7,15 +7,19 @@ against the schema with its warnings and uncertainty."""
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpfix.cli._privatize_plan import flags_of
 from dpfix.release import PrivateBound, privatize_records, privatize_table
 from dpfix.release.bounds import TOP_MASS_WARNING, TopCodingWarning, top_coding_warnings
+from dpfix.release.budget import exact_text
 from dpfix.release.inputs import Dataset, Histogram
 from dpfix.release.joint import MAX_STATES, auto_max_upper
 from dpfix.release.options import OneStage
@@ -234,7 +238,6 @@ def test_budgets_are_stated_exactly_in_the_report_and_the_command(files, tmp_pat
     ``0.49999999999999994``; the report states every budget's exact value, and the
     command's summary prints the exact texts."""
     import json
-    from fractions import Fraction
 
     from helpers import cli
 
@@ -275,3 +278,28 @@ def test_the_command_says_the_joint_warning_with_its_flags(files, tmp_path, caps
                        "--out", tmp_path / "p.csv", "--report", tmp_path / "p.json")
     assert rc == 0, err
     assert out.count("eps_upper = ") == 2
+
+
+# ------------------------------------------------------------------ properties
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(1, 200), st.just(None)), min_size=2, max_size=3)
+       .filter(lambda u: None in u), st.sampled_from(["one-stage", "two-stage"]))
+def test_the_joint_cap_is_the_largest_that_fits(uppers, framework):
+    given_ = [PrivateBound() if u is None else u for u in uppers]
+    fixed = 1
+    for u in uppers:
+        fixed *= 1 if u is None else u + 1
+    chosen = uppers.count(None)
+    try:
+        cap = auto_max_upper(given_, framework)
+    except ValueError:
+        assert fixed * 2 ** chosen > MAX_STATES[framework]
+        return
+    assert fixed * (cap + 1) ** chosen <= MAX_STATES[framework] < fixed * (cap + 2) ** chosen
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.floats(0, 1e6, allow_nan=False), st.fractions(0, 10**6)))
+def test_an_exact_text_is_the_exact_value(value):
+    text = exact_text(value)
+    assert Fraction(text) == Fraction(value)
