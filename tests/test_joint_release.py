@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.constructors.joint import joint_sampler
-from dpfix.release.joint import joint_histogram, privatize_pair
+from dpfix.release.joint import MAX_STATES, joint_histogram, privatize_pair
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.report import report_schema
 from dpfix.release.table import privatize_table
@@ -146,10 +146,17 @@ def test_privatize_table_joint_refusals(joint, message):
         privatize_table(df, ["A", "B"], 1.0, upper={"A": 4, "B": 12}, joint=joint)
 
 
-def test_privatize_table_joint_refuses_auto_and_delta():
+def test_privatize_table_joint_takes_auto_and_refuses_delta():
+    """A bound chosen privately in a pair: its share of the column's budget first, the pair
+    at the rest, the bound among the candidates that keep the states within the limit."""
     df = _table()
-    with pytest.raises(ValueError, match="integer upper"):
-        privatize_table(df, ["A", "B"], 1.0, upper={"A": "auto", "B": 12}, joint=[("A", "B")])
+    r = privatize_table(df, ["A", "B"], 1.0, upper={"A": "auto", "B": 12}, joint=[("A", "B")],
+                        seed=2)
+    a, b = r.report["columns"]
+    assert a["upper_bound"]["rule"] == "loss" and b["upper_bound"]["eps_upper"] == 0
+    assert a["upper_bound"]["candidates"]["max_upper"] == MAX_STATES["one-stage"] // 13 - 1
+    assert r.report["joint"][0]["shape"] == [a["upper"] + 1, 13]
+    assert r.report["joint"][0]["mechanism_eps"][0] + a["budget"]["eps_upper"] <= 0.5
     with pytest.raises(ValueError, match="pure eps-DP"):
         privatize_table(df, ["A", "B"], 1.0, upper=12, joint=[("A", "B")], delta=1e-6,
                         options=None)

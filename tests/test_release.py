@@ -395,11 +395,7 @@ DATASET_CASES = {
                   "--order key: the Dask engine does not sort the dataset by key (each "
                   "partition is written on its own); use --order shuffled (its default) or "
                   "--order input"),
-    "upper auto": ({"upper": "auto"}, ["--upper", "auto"],
-                   "upper auto: not with a Dataset input (the bound is chosen from the whole "
-                   "column); give upper= a number",
-                   "--upper auto: not with --engine dask (the bound is chosen from the whole "
-                   "column); give --upper a number"),
+    "upper auto": ({"upper": "auto"}, ["--upper", "auto"], None, None),
     "key privatized": ({"keys": ["a"]}, ["--key", "a"],
                        "keys: 'a' is a privatized column (columns=)",
                        "--key: 'a' is a privatized column (--column)"),

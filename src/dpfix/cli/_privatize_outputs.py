@@ -97,6 +97,25 @@ def _limit(folder: Path, name: str, default: int) -> int:
     return value if value and value > 0 else default
 
 
+def _shown(exact: str | None, value: float) -> str:
+    """A budget as the summary prints it: its exact text where it is short, else the float's
+    shortest decimal where that is short (``0.6``: the float the decimal names), else the
+    float on six digits marked as rounded (the report holds the exact text).
+
+    Examples
+    --------
+    >>> _shown("0.5", 0.5), _shown("0.59999999999999997779553950749686919", 0.6)
+    ('0.5', '0.6')
+    >>> _shown("0.29999999999999998889776975", 0.29999999999999993)
+    '0.3 (rounded)'
+    """
+    if exact is not None and len(exact) <= 12:
+        return exact
+    if len(repr(float(value))) <= 12:
+        return repr(float(value))
+    return f"{value:.6g} (rounded)"
+
+
 def announce(columns: list[dict], paths: dict[str, Path | None], file: Any = None,
               composed: dict | None = None) -> None:
     """The summary, printed before the outputs are moved into place: one line per column
@@ -109,13 +128,15 @@ def announce(columns: list[dict], paths: dict[str, Path | None], file: Any = Non
         who = "" if len(columns) == 1 else f"{c['column']}: "
         spent = ("" if not b.get("eps_upper") else f"eps_upper = {b['eps_upper']:.6g} for the "
                  f"DP bound upper = {c['upper_bound']['upper']}, ")
-        print(f"dpfix privatize: {who}eps_t = {b['eps_t']:g} ({spent}eps_1 = {b['eps_1']:.6g}, "
+        eps_t = _shown(b.get("exact", {}).get("eps_t"), b["eps_t"])
+        print(f"dpfix privatize: {who}eps_t = {eps_t} ({spent}eps_1 = {b['eps_1']:.6g}, "
               f"eps_2 = {b['eps_2']:.6g}, split {b['split']['rule']}), {how}, "
               f"N = {c['N']}, n = {c['n']}", file=file)
     if len(columns) > 1 and composed is not None:
         kind = composed["rule"].split(":")[0]
-        print(f"dpfix privatize: {len(columns)} columns, eps = {composed['eps_spent']:g} in "
-              f"all ({kind})", file=file)
+        eps = _shown(composed.get("exact", {}).get("eps_spent"), composed["eps_spent"])
+        print(f"dpfix privatize: {len(columns)} columns, eps = {eps} in all ({kind})",
+              file=file)
     for what, p in paths.items():
         if p is not None:
             print(f"  {what}: {p}", file=file)

@@ -48,8 +48,13 @@ RECORDS_FLAGS = {"records": "INPUT", "person": "--person", "group_by": "--group-
                  "contributions_share": "--contributions-share",
                  "contributions_quantile": "--contributions-quantile",
                  "columns": "--values", "keys": "--group-by"}
-#: Phrases of the library's messages that the command says with its flags.
-PHRASES = {"a Dataset input": "--engine dask"}
+#: Phrases of the library's messages that the command says with its flags (regular
+#: expressions, replaced before the parameters' names): a bound chosen privately is
+#: ``--upper auto`` with its share ``--upper-share``.
+PHRASES = {"a Dataset input": "--engine dask",
+           r"upper=PrivateBound\(share=([0-9.e-]+)\)": r"--upper auto --upper-share \1",
+           r"upper=PrivateBound\(\)": "--upper auto",
+           r"PrivateBound\(\)": "--upper auto"}
 #: The flags of a method that the joint release does not read (it runs its own mechanisms;
 #: it reads --split, and --framework one-stage).
 JOINT_IGNORES = ("constructor", "selector", "privatizer", "postprocess", "estimator", "remap",
@@ -84,16 +89,18 @@ def flags_of(message: str, records: bool = False) -> str:
     "--out: kept as it is; column 'eps' not found"
     >>> flags_of("max_per_group: 4 exceeds max_contributions=3", records=True)
     '--max-per-group: 4 exceeds --max-contributions 3'
+    >>> flags_of("give it a larger share (upper=PrivateBound(share=0.04)) or (upper=)")
+    'give it a larger share (--upper auto --upper-share 0.04) or (--upper)'
     """
     table, leading, named_ = _TABLES[bool(records)]
 
     def named(match: re.Match) -> str:
         flag, value = table[match.group(1)], match.group(2).strip("'\"")
         return flag if value in ("", "True") else f"{flag} {value}"
-    text = named_.sub(named, leading.sub(lambda m: table[m.group(1)], message))
+    text = message
     for phrase, flags in PHRASES.items():
-        text = text.replace(phrase, flags)
-    return text
+        text = re.sub(phrase, flags, text)
+    return named_.sub(named, leading.sub(lambda m: table[m.group(1)], text))
 
 
 @contextmanager

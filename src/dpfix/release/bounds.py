@@ -83,7 +83,9 @@ __all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bou
            "default_share", "RULES", "DEFAULT_RULE", "SCORE_CAP",
            "BOUND_PENALTY", "EXACT_NATS", "LAM_RTOL", "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER",
            "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING", "LOSS_GRID_STEPS", "UPPER_SHARE",
-           "UPPER_MAX", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
+           "UPPER_MAX", "TOP_MASS_WARNING", "ADVISED_SHARE_MAX", "TopCodingWarning",
+           "top_mass_message", "top_mass", "advised_share", "top_coding_warnings",
+           "joint_mass_message"]
 
 #: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
 RULES = ("loss", "quantile")
@@ -116,6 +118,8 @@ UPPER_MAX = 0.05
 #: A privatized target with more than this mass on ``upper`` (its last value) warns: many
 #: counts are then likely top-coded, and the error against the true counts hidden.
 TOP_MASS_WARNING = 0.05
+#: The largest share of a column's budget the top-coding warning advises for the bound.
+ADVISED_SHARE_MAX = 0.5
 #: The grid holds every integer ``1 .. GRID_LINEAR``, then ...
 GRID_LINEAR = 32
 #: ... ``GRID_STEPS_PER_DOUBLING`` geometric steps per doubling (about 9 % apart): few
@@ -686,11 +690,15 @@ class TopCodingWarning(UserWarning):
     """The privatized target puts more than :data:`TOP_MASS_WARNING` of its mass on ``upper``."""
 
 
-def top_mass_message(z: Any, upper: int) -> str | None:
+def top_mass_message(z: Any, upper: int, share: float | None = None) -> str | None:
     """The warning for a privatized target ``z`` on ``0 .. upper``, or None when it fits.
 
-    A function of the private ``z`` and the public ``upper`` only: post-processing,
-    no privacy cost.
+    A function of the private ``z``, the public ``upper`` and, for a bound chosen privately,
+    the public ``share`` of the column's budget it spent: post-processing, no privacy cost.
+    The advice names what to change: a fixed bound is raised or chosen privately
+    (``upper=PrivateBound()``); a bound chosen privately gets a larger share
+    (``upper=PrivateBound(share=...)``, twice the share, at most :data:`ADVISED_SHARE_MAX`)
+    or gives way to a larger fixed bound.
 
     Examples
     --------
@@ -699,11 +707,135 @@ def top_mass_message(z: Any, upper: int) -> str | None:
     >>> print(top_mass_message([0.5, 0.4, 0.1], 2))
     upper = 2: the privatized target puts 10.0% of its mass on the bound (more than 5%), so \
 many counts are likely top-coded; raise the bound (upper=) or choose it privately \
-(upper='auto')
+(upper=PrivateBound())
+    >>> print(top_mass_message([0.5, 0.4, 0.1], 2, share=0.02))
+    upper = 2 (chosen privately with 2% of the column's budget): the privatized target puts \
+10.0% of its mass on the bound (more than 5%), so many counts are likely top-coded; give the \
+bound a larger share (upper=PrivateBound(share=0.04)) or a larger fixed bound (upper=)
     """
-    mass = float(np.asarray(z, dtype=float)[-1])
+    mass = top_mass(z)
     if not mass > TOP_MASS_WARNING:
         return None
-    return (f"upper = {upper}: the privatized target puts {100 * mass:.1f}% of its mass on "
-            f"the bound (more than {100 * TOP_MASS_WARNING:g}%), so many counts are likely "
-            "top-coded; raise the bound (upper=) or choose it privately (upper='auto')")
+    what = (f"the privatized target puts {100 * mass:.1f}% of its mass on the bound (more "
+            f"than {100 * TOP_MASS_WARNING:g}%), so many counts are likely top-coded")
+    if share is None:
+        return (f"upper = {upper}: {what}; raise the bound (upper=) or choose it privately "
+                "(upper=PrivateBound())")
+    return (f"upper = {upper} (chosen privately with {100 * share:.3g}% of the column's "
+            f"budget): {what}; give the bound a larger share (upper=PrivateBound(share="
+            f"{advised_share(share):g})) or a larger fixed bound (upper=)")
+
+
+def top_mass(z: Any) -> float:
+    """The mass of a privatized target ``z`` on its last value, the bound ``upper``.
+
+    Examples
+    --------
+    >>> top_mass([0.5, 0.4, 0.1])
+    0.1
+    """
+    return float(np.asarray(z, dtype=float)[-1])
+
+
+def advised_share(share: float) -> float:
+    """The share the warning advises after a bound chosen privately with ``share``: twice it,
+    at most :data:`ADVISED_SHARE_MAX`, on three significant digits.
+
+    Examples
+    --------
+    >>> advised_share(0.02), advised_share(0.4)
+    (0.04, 0.5)
+    """
+    return float(f"{min(2 * share, ADVISED_SHARE_MAX):.3g}")
+
+
+def joint_mass_message(z: Any, names: list, shares: list) -> str | None:
+    """The warning for a privatized joint target ``z`` (an array of shape ``upper_c + 1``
+    per column ``names``), or None when it fits: more than :data:`TOP_MASS_WARNING` of its
+    mass on the states with some count on its bound (the rows top-coded in at least one
+    column). ``shares``: per column the share of its budget spent on a bound chosen
+    privately, or None for a given bound. Post-processing of ``z``, no privacy cost.
+
+    Examples
+    --------
+    >>> z = np.array([[0.9, 0.02], [0.04, 0.04]])
+    >>> print(joint_mass_message(z, ["a", "b"], [None, None]))
+    a = 1 or b = 1: the privatized joint target puts 10.0% of its mass on a bound (more than \
+5%), so many rows are likely top-coded; raise the bounds (upper=) or choose them privately \
+(upper=PrivateBound())
+    """
+    z = np.asarray(z, dtype=float)
+    mass = float(1 - z[tuple(slice(0, k - 1) for k in z.shape)].sum())
+    if not mass > TOP_MASS_WARNING:
+        return None
+    where = " or ".join(f"{n} = {k - 1}" for n, k in zip(names, z.shape, strict=True))
+    what = (f"the privatized joint target puts {100 * mass:.1f}% of its mass on a bound (more "
+            f"than {100 * TOP_MASS_WARNING:g}%), so many rows are likely top-coded")
+    chosen = [s for s in shares if s is not None]
+    if not chosen:
+        return f"{where}: {what}; raise the bounds (upper=) or choose them privately " \
+               "(upper=PrivateBound())"
+    return (f"{where}: {what}; give the bounds chosen privately a larger share "
+            f"(upper=PrivateBound(share={advised_share(max(chosen)):g})) or larger fixed "
+            "bounds (upper=)")
+
+
+def top_coding_warnings(columns: list[dict], joint: Any = ()) -> list[dict]:
+    """The public report's ``warnings``: one entry per column whose privatized target puts
+    more than :data:`TOP_MASS_WARNING` of its mass on ``upper``, and one per joint tuple
+    (the report's ``joint`` entries) whose joint target does on its bounds
+    (:func:`joint_mass_message`).
+
+    Built from the public report's entries only (``target_z``, ``upper``, ``upper_bound``,
+    a tuple's ``shape``: differentially private or public): post-processing, no privacy
+    cost.
+
+    Examples
+    --------
+    >>> w = top_coding_warnings([{"column": "a", "upper": 2, "target_z": [0.5, 0.4, 0.1],
+    ...                           "upper_bound": {"upper": 2, "eps_upper": 0}}])
+    >>> w[0]["kind"], w[0]["mass_on_upper"], w[0]["change"]
+    ('top-coding', 0.1, 'upper=PrivateBound() or a larger upper=')
+    """
+    out = []
+    for entry in columns:
+        z = entry.get("target_z")
+        if z is None:
+            continue
+        bound, upper = entry.get("upper_bound") or {}, int(entry["upper"])
+        share = None
+        if bound.get("eps_upper"):
+            share = float(bound.get("share") or bound["eps_upper"] / entry["budget"]["eps_t"])
+        message = top_mass_message(z, upper, share)
+        if message is None:
+            continue
+        out.append({"column": entry.get("column"), "kind": "top-coding", "upper": upper,
+                    "mass_on_upper": top_mass(z), "threshold": TOP_MASS_WARNING,
+                    "bound": "given" if share is None else "chosen privately",
+                    "change": "upper=PrivateBound() or a larger upper=" if share is None
+                    else f"upper=PrivateBound(share={advised_share(share):g}) or a larger "
+                         "fixed upper=",
+                    "message": message,
+                    "source": "the column's target_z (differentially private) and upper "
+                              "(public): no privacy cost"})
+    by_name = {entry.get("column"): entry for entry in columns}
+    for tuple_ in joint or ():
+        names = list(tuple_["columns"])
+        shares = [(by_name.get(n, {}).get("upper_bound") or {}).get("share") for n in names]
+        z = np.asarray(tuple_["target_z"], dtype=float).reshape(tuple_["shape"])
+        message = joint_mass_message(z, names, shares)
+        if message is None:
+            continue
+        chosen = [x for x in shares if x is not None]
+        out.append({"column": ", ".join(map(str, names)), "kind": "top-coding",
+                    "upper": int(max(tuple_["shape"]) - 1),
+                    "mass_on_upper": float(1 - z[tuple(slice(0, k - 1) for k in z.shape)].sum()),
+                    "threshold": TOP_MASS_WARNING,
+                    "bound": "chosen privately" if chosen else "given",
+                    "change": "upper=PrivateBound() or larger upper=" if not chosen else
+                              f"upper=PrivateBound(share={advised_share(max(chosen)):g}) or "
+                              "larger fixed upper=",
+                    "message": message,
+                    "source": "the tuple's joint target_z (differentially private) and its "
+                              "shape (public): no privacy cost"})
+    return out

@@ -55,9 +55,16 @@ from dpfix.io.counts import counts_of
 from dpfix.io.tables import TableInput
 from dpfix.io.writing import write_parquet
 from dpfix.numbers.numeric import require
-from dpfix.release.frameworks import complete_no_split, histogram, privatize
+from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
+from dpfix.release.frameworks import complete_no_split, histogram, privatize, topcode_histogram
 from dpfix.release.options import ReleaseOptions, method_options
-from dpfix.release.outputs import Confidential, Release, confidential_of
+from dpfix.release.outputs import (
+    Confidential,
+    Release,
+    column_uncertainty,
+    confidential_of,
+    uncertainty_entry,
+)
 from dpfix.release.plan import ReleasePlan
 from dpfix.release.report import (
     DATASET_ROW_ORDER_RULES,
@@ -198,8 +205,10 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         budgets add up by sequential composition), in the same passes.
     epsilon : float or list of float
         The budget ``eps_t`` (one per column for several).
-    upper : int or list of int
-        The public upper bound (one for all, or one per column).
+    upper : int, PrivateBound or list of them
+        The public upper bound (one for all, or one per column), or a bound chosen privately
+        (:class:`~dpfix.release.bounds.PrivateBound`) from the summed histogram, top-coded at
+        the largest candidate :data:`~dpfix.release.bounds.DEFAULT_MAX_UPPER`.
     out : str or pathlib.Path
         The output folder (must not exist): one Parquet file per partition.
     key, keep : sequence of str
@@ -286,14 +295,22 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
                          "remaps partition by partition: use the northwest remap")
     parts, _ = _frames(source, [*key, *keep, *columns])
-    partial = dask.compute(*[delayed(_histograms)(p, columns, uppers) for p in parts])
-    results = []
+    # a bound chosen privately: the histograms top-coded at the largest candidate first
+    counted = [DEFAULT_MAX_UPPER if isinstance(u, PrivateBound) else u for u in uppers]
+    partial = dask.compute(*[delayed(_histograms)(p, columns, counted) for p in parts])
+    results, etas = [], []
     for t in range(k):
         eta = np.sum([hs[t][0] for hs in partial], axis=0)
+        topcoded = int(sum(hs[t][1] for hs in partial))
         r = privatize(None, epsilons[t], options, upper=uppers[t], histogram=eta,
                       seed=seeds[t], delta=deltas[t], draw=False)
-        r.topcoded = int(sum(hs[t][1] for hs in partial))
+        if isinstance(uppers[t], PrivateBound):  # the bound chosen: top-coded at it
+            uppers[t] = r.n - 1
+            eta, more = topcode_histogram(eta, uppers[t])
+            topcoded += more
+        r.topcoded = topcoded
         results.append(r)
+        etas.append(eta)
     # per partition, one generator list per pass: column t's own children of its seed
     pairs = [_partition_seeds(s, len(parts)) for s in seeds]
     draw_seeds = [[pairs[t][0][i] for t in range(k)] for i in range(len(parts))]
@@ -325,8 +342,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         raise
     for t, r in enumerate(results):
         r.drawn_histogram = np.sum([d[t][0] for d in drawn], axis=0)
-        eta = np.sum([hs[t][0] for hs in partial], axis=0)
-        r.confidential = {"eta": eta, "abs": sum(d[t][1] for d in drawn) / r.N,
+        r.confidential = {"eta": etas[t], "abs": sum(d[t][1] for d in drawn) / r.N,
                           "squared": sum(d[t][2] for d in drawn) / r.N,
                           "abs_true": sum(d[t][3] for d in drawn) / r.N,
                           "squared_true": sum(d[t][4] for d in drawn) / r.N}
@@ -370,9 +386,12 @@ def _dataset_release(plan: ReleasePlan, results: list, charge: Any,
     names, out, source = plan.names, plan.output.path, plan.data.source
     table = TableInput(Path(str(source)), "dataset", None,
                        privatized=[(n, n, None) for n in names])
-    uppers = {c.name: c.upper for c in plan.columns}
+    uppers = {name: r.n - 1 for name, r in zip(names, results, strict=True)}  # auto: chosen
     per_column = [public_report(r, table, name, uppers[name], out)
                   for name, r in zip(names, results, strict=True)]
+    stated = {name: column_uncertainty(r) for name, r in zip(names, results, strict=True)}
+    for name, rep in zip(names, per_column, strict=True):
+        rep["uncertainty"] = uncertainty_entry(stated[name])
     output_columns = {"privatized": names, "key": list(plan.keys), "kept": list(plan.keep),
                       "rule": OUTPUT_COLUMNS_RULE}
     extra = {"engine": "dask", "output": {"path": str(out)}}
@@ -383,7 +402,7 @@ def _dataset_release(plan: ReleasePlan, results: list, charge: Any,
                       DATASET_ROW_ORDER_RULES[plan.order], extra=extra)
     frame = require("dask.dataframe").read_parquet(str(out))
     layout = {"privatized": [str(n) for n in names], "kind": "dataset", "out": str(out)}
-    release = Release(frame, reports.jsonable(public), layout)
+    release = Release(frame, reports.jsonable(public), layout, uncertainty=stated)
     if not plan.confidential:
         return release
     return release, confidential_of(table, names, results, uppers,

@@ -1,6 +1,7 @@
-"""The figure of a release: each column's public target ``z`` and output distribution.
+"""The figure of a release: each column's public target ``z`` and output distribution, and
+the band of its report's stated uncertainty for the true top-coded CDF.
 
-Both are differentially private releases (or computed from them); the true distribution
+All are differentially private releases (or computed from them); the true distribution
 is never drawn. One panel per column (:func:`make_figures`), or one figure of one column
 (:func:`make_figure`), from a ``PrivatizedCounts`` or a column of a release's public
 report. matplotlib (the ``production`` extra) is imported only when a figure is drawn
@@ -19,7 +20,7 @@ from dpfix.numbers.numeric import require
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.release.result import PrivatizedCounts
 
-__all__ = ["make_figure", "make_figures", "panel_title"]
+__all__ = ["make_figure", "make_figures", "panel_title", "shares_text"]
 
 
 def panel_title(ax: Any, title: str, details: str) -> str:
@@ -44,11 +45,45 @@ def panel_title(ax: Any, title: str, details: str) -> str:
     return "\n".join(textwrap.fill(part, chars) for part in (title, details))
 
 
+def shares_text(budget: dict, upper: int) -> str:
+    """Every share of a column's budget, as a figure's title states it: ``eps_t``, the bound's
+    ``eps_upper`` (a bound chosen privately), ``eps_1`` and ``eps_2``.
+
+    Examples
+    --------
+    >>> shares_text({"eps_t": 0.5, "eps_upper": 0.01, "eps_1": 0.1, "eps_2": 0.39}, 697)
+    'eps_t = 0.5 (eps_upper = 0.01 for upper = 697, eps_1 = 0.1, eps_2 = 0.39)'
+    >>> shares_text({"eps_t": 1.0, "eps_upper": 0.0, "eps_1": 0.233, "eps_2": 0.767}, 50)
+    'eps_t = 1 (eps_1 = 0.233, eps_2 = 0.767)'
+    """
+    parts = [f"eps_upper = {budget['eps_upper']:.3g} for upper = {upper}"] \
+        if budget.get("eps_upper") else []
+    parts += [f"eps_1 = {budget['eps_1']:.3g}", f"eps_2 = {budget['eps_2']:.3g}"]
+    return f"eps_t = {budget['eps_t']:g} ({', '.join(parts)})"
+
+
+def _band(ax: Any, c: dict, x: np.ndarray) -> None:
+    """The distribution band of the column's report (if it has one) on a second axis: the
+    target's CDF and the ``(1 - alpha)`` band around the true top-coded CDF."""
+    band = (c.get("uncertainty") or {}).get("distribution_band") or {}
+    if "cdf_lower" not in band:
+        return
+    cdf = ax.twinx()
+    cdf.fill_between(x, band["cdf_lower"], band["cdf_upper"], step="mid", color="tab:green",
+                     alpha=0.2, label=f"{100 * band['level']:.3g}% band for the true CDF")
+    if c["target_z"] is not None:
+        cdf.step(x, np.cumsum(c["target_z"]), where="mid", color="tab:green", linewidth=1,
+                 label="CDF of z")
+    cdf.set_ylim(0, 1.02)
+    cdf.set_ylabel("cumulative share")
+    cdf.legend(loc="center right")
+
+
 def _draw(ax: Any, result: Any, title: str) -> None:
     """The target and the output distribution of one privatization on ``ax``: a
-    PrivatizedCounts or a column's public report (both public)."""
+    PrivatizedCounts or a column's public report (both public), with the distribution band
+    of the report's ``uncertainty``."""
     c = result if isinstance(result, dict) else result.public_report()
-    b = c["budget"]
     x = np.arange(c["n"])
     ax.bar(x, c["output_distribution"], width=0.9, color="tab:blue", alpha=0.6,
            label="output distribution of counts")
@@ -57,10 +92,10 @@ def _draw(ax: Any, result: Any, title: str) -> None:
                 label="public target z")
     ax.set_xlabel("count")
     ax.set_ylabel("share of rows")
-    ax.set_title(panel_title(ax, title, f"eps_t = {b['eps_t']:g} (eps_1 = "
-                                        f"{b['eps_1']:.3g}, eps_2 = {b['eps_2']:.3g}), "
+    ax.set_title(panel_title(ax, title, f"{shares_text(c['budget'], c['n'] - 1)}, "
                                         f"{c['mechanism']['constructor']}, N = {c['N']}"))
     ax.legend()
+    _band(ax, c, x)
 
 
 def make_figures(results: list, titles: list[str]) -> Any:

@@ -597,6 +597,7 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
     its share of ``eps_t``, then the release with the rest (sequential composition; the two
     floats add up to at most ``eps_t`` exactly)."""
     eps_upper, eps_rest = bound.split(eps_t)
+    share = bound.share_at(eps_t)
     constructor = options.constructor
     top = DEFAULT_MAX_UPPER if constructor in STRUCTURED else AUTO_MAX_UPPER_TABLE
     if constructor == "lp":
@@ -610,9 +611,18 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
     # its own child of SeedSequence(seed): stage 1, stage 2 and the selector keep theirs
     source = random_source(None if seed is None else seed_child(seed, BOUND))
     bound = choose_upper(counts, eps_upper, histogram=histogram, max_upper=top, seed=source)
-    result = privatize(counts, eps_rest, options, upper=bound.upper, histogram=histogram,
-                       seed=seed, **rest)
-    return replace(result, eps_upper=eps_upper, bound=bound.describe())
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", TopCodingWarning)
+        result = privatize(counts, eps_rest, options, upper=bound.upper, histogram=histogram,
+                           seed=seed, **rest)
+    for w in seen:  # the warning of a bound chosen privately advises its share
+        if issubclass(w.category, TopCodingWarning):
+            warnings.warn(top_mass_message(result.z, bound.upper, share), TopCodingWarning,
+                          stacklevel=3)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return replace(result, eps_upper=eps_upper, bound={**bound.describe(), "share": share},
+                   allotted=eps_t)
 
 
 def integer_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
@@ -697,11 +707,11 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
         result = no_split(framework, d, eta, n, N, topcoded, eps_t, options.split,
                           options.estimator, options.remap, seed, seeds[:2], stage, progress,
                           draw)
-        result.chosen_by = chosen_by
+        result.chosen_by, result.allotted = chosen_by, eps_t
         return result
     result = two_stage_release(options, d, eta, n, N, topcoded, eps_t, delta, seed, seeds,
                                stage, progress, draw)
-    result.chosen_by = chosen_by
+    result.chosen_by, result.allotted = chosen_by, eps_t
     return result
 
 

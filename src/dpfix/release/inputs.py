@@ -107,8 +107,8 @@ class Dataset:
     folder ``out`` (one file per partition) moved into place whole or not at all; the
     release's table is a lazy ``dask.dataframe`` reading it. No global sort: the row
     order is ``"shuffled"`` (the partitions and the rows within each) or ``"input"``;
-    a bound chosen privately (``upper="auto"``) is refused (it would be chosen from the
-    whole column).
+    a bound chosen privately (``upper="auto"``) is chosen from the summed histogram, top-coded
+    at the largest candidate (:data:`dpfix.release.bounds.DEFAULT_MAX_UPPER`).
 
     Attributes
     ----------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -33,11 +34,18 @@ import numpy as np
 
 from dpfix.constructors.joint import joint_sampler, posterior_cost
 from dpfix.numbers.numeric import require
-from dpfix.release.budget import fit_shares
+from dpfix.release.bounds import (
+    PrivateBound,
+    TopCodingWarning,
+    choose_upper,
+    joint_mass_message,
+    top_mass_message,
+)
+from dpfix.release.budget import exact_budgets, fit_shares, mechanism_budget
 from dpfix.release.options import NoSplit, TwoStage, given_options, split_fraction
 from dpfix.release.privatizers.joint import deconvolve_joint, geometric_float, joint_laplace
 from dpfix.release.privatizers.noise import add_laplace
-from dpfix.release.seeds import SELECTOR, STAGE1, STAGE2, stage_seeds
+from dpfix.release.seeds import BOUND, SELECTOR, STAGE1, STAGE2, seed_child, stage_seeds
 from dpfix.sampling.joint import JointSampler, apply_axes
 from dpfix.sampling.quantile import apportion
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
@@ -47,7 +55,7 @@ __all__ = ["privatize_pair", "privatize_joint", "PrivatizedJoint", "PrivatizedPa
            "JOINT_FRAMEWORKS", "joint_histogram", "ZERO_SHARE", "ZERO_SHARE_MAX", "zero_share_rule",
            "TWO_STAGE_SPLIT",
            "MAX_STATES", "JointColumn", "check_joint", "check_states", "joint_framework",
-           "release_joint", "stage_budgets"]
+           "release_joint", "stage_budgets", "auto_max_upper"]
 
 JOINT_FRAMEWORKS = ("one-stage", "two-stage")
 #: The share of the budget stage 1 spends in the two-stage framework.
@@ -190,6 +198,40 @@ def check_states(shape: tuple[int, ...], framework: str, flag: str = "upper") ->
 
 def _lams(eps: Any) -> tuple:
     return tuple(rational_lam(float(e)) for e in eps)
+
+
+def auto_max_upper(uppers: Sequence, framework: str) -> int:
+    """The largest candidate of every bound chosen privately (a :class:`~dpfix.release.bounds.
+    PrivateBound`) in a joint tuple whose other bounds are the given integers: the largest
+    ``U`` with ``prod (u + 1) (U + 1)^a`` at most :data:`MAX_STATES` of the framework, ``a``
+    the bounds chosen privately. A function of public parameters only.
+
+    Raises
+    ------
+    ValueError
+        The given bounds leave no room (``U < 1``).
+
+    Examples
+    --------
+    >>> auto_max_upper([PrivateBound(), PrivateBound()], "one-stage")
+    999
+    >>> auto_max_upper([50, PrivateBound()], "one-stage"), auto_max_upper([PrivateBound()] * 3,
+    ...                                                                   "two-stage")
+    (19606, 26)
+    """
+    fixed = math.prod(int(u) + 1 for u in uppers if not isinstance(u, PrivateBound))
+    chosen = sum(isinstance(u, PrivateBound) for u in uppers)
+    room = MAX_STATES[framework] // fixed
+    states = max(1, int(round(room ** (1 / chosen))))
+    while states ** chosen > room:
+        states -= 1
+    while (states + 1) ** chosen <= room:
+        states += 1
+    if states < 2:
+        raise ValueError(f"upper: the given bounds of the joint tuple take {fixed} states of the "
+                         f"{framework} limit of {MAX_STATES[framework]}: no room for a bound "
+                         "chosen privately; lower them")
+    return states - 1
 
 
 def _pair_total(eps: tuple, unit: str) -> Any:
@@ -434,7 +476,8 @@ def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
 def check_joint(joint: Any, names: list, uppers: dict, options: Any,
                 delta: Any) -> list[tuple[str, ...]]:
     """The tuples of ``joint=`` checked: two or three distinct privatized columns each, no
-    column in two tuples, a given integer ``upper``, the state space within
+    column in two tuples, a given integer ``upper`` or a bound chosen privately (its
+    candidates up to :func:`auto_max_upper`), the state space within
     :data:`MAX_STATES`, the default method or a split (``TwoStage``) or
     ``NoSplit("one-stage")``, pure DP.
 
@@ -457,11 +500,16 @@ def check_joint(joint: Any, names: list, uppers: dict, options: Any,
                 raise ValueError(f"joint: {name!r} is not a privatized column (columns=)")
             if name in seen:
                 raise ValueError(f"joint: {name!r} is in two pairs or triples")
-            if not isinstance(uppers.get(name), int):
-                raise ValueError(f"joint: {name!r} needs a given integer upper= (not auto)")
+            if not isinstance(uppers.get(name), (int, PrivateBound)):
+                raise ValueError(f"joint: {name!r} needs an integer upper= or "
+                                 "upper=PrivateBound()")
             seen.add(name)
         framework = joint_framework(options, 1.0)[0] if _joint_options(options) else None
-        check_states(tuple(uppers[n] + 1 for n in group), framework or "one-stage", "joint")
+        given = [uppers[n] for n in group]
+        if any(isinstance(u, PrivateBound) for u in given):
+            cap = auto_max_upper(given, framework or "one-stage")
+            given = [cap if isinstance(u, PrivateBound) else u for u in given]
+        check_states(tuple(u + 1 for u in given), framework or "one-stage", "joint")
         tuples.append(group)
     if tuples and delta is not None:
         raise ValueError("joint: the joint release is pure eps-DP; drop delta=")
@@ -504,10 +552,11 @@ def _stage1_entry(r: PrivatizedJoint) -> dict | None:
 
 
 def _column_report(name: str, other: str, k: int, r: PrivatizedJoint, eps_col: float,
-                   upper: int, N: int, seed: Any) -> dict:
+                   upper: int, N: int, seed: Any, bound: dict | None = None) -> dict:
     """The column entry of one column of a pair or triple, in the report's per-column shape
     (dpfix/release/report.schema.json); the tuple itself is the report's ``joint`` entry.
-    ``other`` names the tuple's other columns."""
+    ``other`` names the tuple's other columns; ``bound`` describes a bound chosen privately
+    (its ``eps_upper`` spent before the joint release)."""
     from dpfix import __version__
 
     z = r.z.sum(axis=tuple(d for d in range(r.z.ndim) if d != k))
@@ -526,18 +575,28 @@ def _column_report(name: str, other: str, k: int, r: PrivatizedJoint, eps_col: f
                    "without noise",
         "dpfix_version": __version__,
         "upper": upper,
-        "top_coding": {"upper": upper, "bound": "a public parameter given by the user; counts "
-                       "above it are replaced by it before privatization",
+        "top_coding": {"upper": upper, "bound": (
+                           "a public parameter given by the user" if bound is None else
+                           "chosen privately with eps_upper (upper_bound: a DP output)")
+                       + "; counts above it are replaced by it before privatization",
                        "count": "in the confidential report only: it is derived from the true "
                        "data without noise"},
         "framework": framework,
-        "budget": {"eps_t": eps_col, "eps_upper": 0.0, "eps_1": float(r.report["eps_1"]),
+        "budget": {"eps_t": eps_col,
+                   "eps_upper": 0.0 if bound is None else float(bound["eps_upper"]),
+                   "eps_1": float(r.report["eps_1"]),
                    "eps_2": eps_2, "delta": 0.0,
                    "split": {"rule": "joint", "fraction": float(r.report["split_fraction"])},
-                   "composition": f"jointly with {other!r}: see the report's joint entry "
+                   "exact": exact_budgets(
+                       eps_t=eps_col, eps_upper=0.0 if bound is None else bound["eps_upper"],
+                       eps_1=r.report["eps_1"], eps_2=eps_2),
+                   "composition": ("" if bound is None else
+                                   f"sequential: the DP bound upper = {upper} (eps_upper), "
+                                   "then ")
+                                  + f"jointly with {other!r}: see the report's joint entry "
                                   "(docs/joint.md section 7)"},
-        "upper_bound": {"upper": upper, "chosen_by": "given: a public parameter, not "
-                        "computed from the data", "eps_upper": 0},
+        "upper_bound": bound or {"upper": upper, "chosen_by": "given: a public parameter, not "
+                                 "computed from the data", "eps_upper": 0},
         "n": upper + 1, "N": N, "target_z": z.tolist(),
         "estimated_count_error": {"value": None, "loss": "abs",
                                   "definition": "the pair's count error is that of the joint "
@@ -558,6 +617,34 @@ def _column_report(name: str, other: str, k: int, r: PrivatizedJoint, eps_col: f
                         "report"}
 
 
+def _joint_bounds(group: tuple, columns: dict, budgets: dict, c: int, uppers: dict,
+                  seeds: dict, framework: str) -> tuple[tuple, dict]:
+    """The budgets each column of ``group`` runs the joint release at, and the bounds chosen
+    privately (column -> the report's ``upper_bound``): a column with a given bound runs at
+    its exact budget over ``c``; one with a :class:`~dpfix.release.bounds.PrivateBound`
+    first spends its share of its mechanisms' budget (the float of
+    :func:`dpfix.release.budget.mechanism_budget`, at most the budget over ``c``) on a DP
+    bound among the candidates up to :func:`auto_max_upper` (public), then runs at the rest
+    (sequential composition: the two floats add up to at most that budget exactly)."""
+    cap = auto_max_upper([uppers[n] for n in group], framework) \
+        if any(isinstance(uppers[n], PrivateBound) for n in group) else None
+    eps_m, chosen = [], {}
+    for name in group:
+        bound = uppers[name]
+        if not isinstance(bound, PrivateBound):
+            eps_m.append(_exact(budgets[name]) / c)  # the exact share over c
+            continue
+        m = mechanism_budget(float(budgets[name]), c)
+        eps_upper, eps_rest = bound.split(m)
+        seed = seeds[name]
+        picked = choose_upper(np.asarray(columns[name], dtype=np.int64), eps_upper,
+                              max_upper=cap, seed=random_source(
+                                  None if seed is None else seed_child(seed, BOUND)))
+        chosen[name] = {**picked.describe(), "share": bound.share_at(m)}
+        eps_m.append(Fraction(eps_rest))
+    return tuple(eps_m), chosen
+
+
 def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers: dict,
                   seeds: dict, options: Any = None) -> tuple[dict, list]:
     """Every pair or triple released (:func:`privatize_joint`, the framework of
@@ -568,19 +655,31 @@ def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers:
     # the unit person composes in parallel: its changes are steps of the grid, as cell's
     graph = "row" if unit.composition == "sequential" else "cell"
     for group in tuples:
-        eps_m = tuple(_exact(budgets[n]) / unit.bound for n in group)  # exact shares over c
+        framework = joint_framework(options, 1.0)[0]
+        eps_m, chosen = _joint_bounds(group, columns, budgets, unit.bound, uppers, seeds,
+                                      framework)
+        upper = {n: chosen[n]["upper"] if n in chosen else uppers[n] for n in group}
         framework, split = joint_framework(options, float(_pair_total(eps_m, unit.name)))
         r = privatize_joint([columns[n] for n in group], eps_m,
-                            upper=tuple(uppers[n] for n in group), unit=graph,
+                            upper=tuple(upper[n] for n in group), unit=graph,
                             framework=framework, seed=seeds[group[0]],
                             **({} if split is None else {"split": split}))
         N = int(r.a.size)
         for k, name in enumerate(group):
             other = ", ".join(str(n) for n in group if n != name)
             counts = np.asarray(columns[name], dtype=np.int64)
-            made[name] = JointColumn(r.counts[k], uppers[name] + 1, _column_report(
-                name, other, k, r, float(budgets[name]), uppers[name], N, seeds[group[0]]),
-                int((counts > uppers[name]).sum()), dict(r.seconds))
+            report = _column_report(name, other, k, r, float(budgets[name]), upper[name], N,
+                                    seeds[group[0]], chosen.get(name))
+            message = top_mass_message(report["target_z"], upper[name],
+                                       chosen[name]["share"] if name in chosen else None)
+            if message is not None:
+                warnings.warn(f"{name}: {message}", TopCodingWarning, stacklevel=3)
+            made[name] = JointColumn(r.counts[k], upper[name] + 1, report,
+                                     int((counts > upper[name]).sum()), dict(r.seconds))
+        message = joint_mass_message(r.z, list(group), [
+            chosen[n]["share"] if n in chosen else None for n in group])
+        if message is not None:
+            warnings.warn(message, TopCodingWarning, stacklevel=3)
         spent = "sum" if unit.name == "row" else "maximum"
         letters = "abc"[:len(group)]
         entries.append({

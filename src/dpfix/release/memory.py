@@ -26,7 +26,15 @@ from dpfix.release.frameworks import privatize
 from dpfix.release.inputs import read_input
 from dpfix.release.joint import release_joint
 from dpfix.release.order import row_order
-from dpfix.release.outputs import Confidential, Release, confidential_of, view, write_output
+from dpfix.release.outputs import (
+    Confidential,
+    Release,
+    column_uncertainty,
+    confidential_of,
+    uncertainty_entry,
+    view,
+    write_output,
+)
 from dpfix.release.plan import ReleasePlan, written_columns
 from dpfix.release.report import (
     OUTPUT_COLUMNS_RULE,
@@ -95,13 +103,16 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
     per_column = [made[name].report if name in made else
                   public_report(r, view(table, k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    stated = {name: column_uncertainty(r) for name, r in zip(names, results, strict=True)}
+    for name, rep in zip(names, per_column, strict=True):
+        rep["uncertainty"] = uncertainty_entry(stated[name])
     source = {"path": str(table.path), "kind": table.kind}
     extra = None if charge is None else {"ledger": charge.statement()}
     if joint_entries:
         extra = {**(extra or {}), "joint": joint_entries}
     if table.kind == "histogram":  # no rows to order, no other columns
         public = assemble(per_column, names, composition(plan), plan.unit, source, extra=extra)
-        release = _histogram_release(table, results[0], public)
+        release = _histogram_release(table, results[0], public, stated)
     else:
         output_columns = {
             "privatized": names, "key": list(plan.keys), "kept": list(plan.keep),
@@ -112,13 +123,13 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
         layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
                   "sep": table.sep, "newline": table.newline, "bom": table.bom}
         release = Release(_frame(table, results, passed, rows), reports.jsonable(public),
-                          layout)
+                          layout, uncertainty=stated)
     if plan.output is not None:
         out = plan.output
         path = write_output(out.path, lambda dest: release.write_table(
             dest, fmt="parquet" if is_parquet(out.path) else "csv",
             escape_formulas=out.escape_formulas), force=out.force, charge=charge, staged=staged)
-        release = Release(None, release.report, release.layout, path)
+        release = Release(None, release.report, release.layout, path, stated)
     if not plan.confidential:
         return release
     return release, confidential_of(table, names, results, uppers, {"read": read_seconds})
@@ -146,7 +157,8 @@ def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
     return frame
 
 
-def _histogram_release(table: TableInput, result: PrivatizedCounts, public: dict) -> Release:
+def _histogram_release(table: TableInput, result: PrivatizedCounts, public: dict,
+                       stated: dict) -> Release:
     """A histogram's release: the histogram of the privatized counts (``count``,
     ``number``), written in the input's format (its header line, byte-order mark)."""
     pd = require("pandas")
@@ -156,4 +168,4 @@ def _histogram_release(table: TableInput, result: PrivatizedCounts, public: dict
                                              2**63 else np.int64)})
     layout = {"privatized": [None], "kind": "histogram", "header": table.header,
               "bom": table.bom}
-    return Release(frame, reports.jsonable(public), layout)
+    return Release(frame, reports.jsonable(public), layout, uncertainty=stated)

@@ -10,7 +10,7 @@ all, never before the ledger's charge (:func:`write_output`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,67 @@ from dpfix.release.frameworks import topcode_histogram
 from dpfix.release.joint import JointColumn
 from dpfix.release.report import confidential_columns, confidential_report
 from dpfix.release.result import PrivatizedCounts
+from dpfix.release.uncertainty import ColumnUncertainty
+from dpfix.release.uncertainty.common import check_alpha
 
-__all__ = ["Release", "Confidential", "write_output", "confidential_of", "view"]
+__all__ = ["Release", "Confidential", "write_output", "confidential_of", "view",
+           "column_uncertainty", "uncertainty_entry", "REPORT_ALPHA"]
+
+#: The ``alpha`` of the stated uncertainty summarised in the public report (95% sets).
+REPORT_ALPHA = 0.05
+
+
+def column_uncertainty(result: Any) -> ColumnUncertainty | str:
+    """The public inputs of a column's stated uncertainty (:class:`ColumnUncertainty`), or the
+    one line saying why there are none (a column of a joint tuple, a law that is not built).
+
+    Examples
+    --------
+    >>> from dpfix.release.pipeline import privatize_counts
+    >>> type(column_uncertainty(privatize_counts([0, 1, 1, 2], 1.0, upper=2, seed=0))).__name__
+    'ColumnUncertainty'
+    """
+    if isinstance(result, JointColumn):
+        return (f"column: released jointly with {result.report['framework']['joint_with']} "
+                "(joint=): the stated uncertainty is per column of a column released alone")
+    try:
+        return ColumnUncertainty.of(result)
+    except ValueError as exc:
+        return str(exc)
+
+
+def uncertainty_entry(u: ColumnUncertainty | str, alpha: float = REPORT_ALPHA) -> dict:
+    """A column's ``uncertainty`` in the public report: the widths of the ``(1 - alpha)``
+    confidence sets over the released rows, the distribution band's half-width and band
+    (or why there is none), and how to ask for the interval of a group's total. A function
+    of the public law sampled, ``alpha`` and the released histogram only (no budget spent).
+
+    Examples
+    --------
+    >>> from dpfix.release.pipeline import privatize_counts
+    >>> e = uncertainty_entry(column_uncertainty(privatize_counts([0, 1, 1, 2] * 9, 1.0,
+    ...                                                           upper=2, seed=0)))
+    >>> e["available"], e["confidence_sets"]["exact"], e["distribution_band"]["centre"]
+    (True, True, 'z')
+    """
+    if isinstance(u, str):
+        return {"available": False, "alpha": alpha, "reason": u}
+    sets = u.confidence_sets(alpha).describe(u.histogram)
+    try:
+        band = u.distribution_band(alpha).describe()
+    except ValueError as exc:
+        band = {"available": False, "reason": str(exc)}
+    bias = ("upper was chosen privately (upper_bound): " if u.private_upper else
+            "upper is a public parameter: ")
+    return {"available": True, "alpha": alpha, "cost": "none: functions of the public law "
+            "sampled, alpha and the released histogram (docs/uncertainty.md)",
+            "confidence_sets": sets, "distribution_band": band,
+            "totals": {"method": "chernoff", "ask": "Release.total_interval(rows, alpha) or "
+                       "Release.group_intervals(groups, alpha) (docs/uncertainty.md section 4)",
+                       "top_coding": bias + "every interval covers the top-coded total sum_r "
+                       "min(count_r, upper); the true total exceeds it by the counts' "
+                       "excesses over upper, at least 0 and not known from the release "
+                       "(docs/publishing.md)"}}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -53,12 +112,19 @@ class Release:
         With ``privatize_table(..., out=PATH)`` for a table: the file the table was written
         to, and ``table`` is None (a CSV file to a CSV file is streamed: its rows are never
         all in memory; docs/release.md, section 7).
+    uncertainty : mapping
+        Column -> the public inputs of its stated uncertainty
+        (:class:`~dpfix.release.uncertainty.ColumnUncertainty`: the law sampled, a function
+        of the public target, and the released histogram), or the line saying why it has
+        none; asked by :meth:`confidence_sets`, :meth:`distribution_band`,
+        :meth:`total_interval` and :meth:`group_intervals` (docs/uncertainty.md).
     """
 
     table: Any
     report: dict
     layout: dict = field(default_factory=dict)
     path: Path | None = None
+    uncertainty: Mapping = field(default_factory=dict)
 
     def __repr__(self) -> str:
         c = self.report["composition"]
@@ -66,6 +132,115 @@ class Release:
         where = "" if self.path is None else f", path={str(self.path)!r}"
         return (f"Release(columns={self.layout.get('privatized')!r}, rows={rows}, "
                 f"unit={self.report['unit']['text']!r}, eps_spent={c['eps_spent']!r}{where})")
+
+    def _uncertainty(self, column: Any) -> tuple[Any, ColumnUncertainty]:
+        """The column asked for (None: the release's only column) and its inputs."""
+        names = list(self.uncertainty)
+        if column is None:
+            if len(names) != 1:
+                raise ValueError(f"column: the release has {len(names)} columns; name one of "
+                                 f"{', '.join(map(str, names))}")
+            column = names[0]
+        if column not in self.uncertainty:
+            raise ValueError(f"column: {column!r} is not a privatized column of the release "
+                             f"(columns: {', '.join(map(str, names)) or 'none'})")
+        u = self.uncertainty[column]
+        if isinstance(u, str):
+            raise ValueError(u)
+        return column, u
+
+    def confidence_sets(self, alpha: float = REPORT_ALPHA, column: Any = None) -> Any:
+        """Per released count of ``column``, the ``(1 - alpha)`` confidence set for the true
+        top-coded count (:class:`~dpfix.release.uncertainty.ConfidenceSets`; ``.at(counts)``
+        every row's set): Neyman's construction inverted from the public mechanism, exact
+        where the mechanism sampled is (docs/uncertainty.md section 2). No budget spent.
+
+        Raises
+        ------
+        ValueError
+            ``alpha`` outside ``(0, 1)``; an unknown column; a column without stated
+            uncertainty (a column of a joint tuple).
+
+        Examples
+        --------
+        >>> from dpfix.release import privatize_table
+        >>> r = privatize_table({"a": [0, 1, 1, 2] * 9}, ["a"], 1.0, upper=2, seed=0)
+        >>> r.confidence_sets(0.05).exact
+        True
+        >>> r.confidence_sets(1.5)
+        Traceback (most recent call last):
+        ...
+        ValueError: alpha: must be a number in (0, 1) (0.05 for 95% sets), got 1.5
+        """
+        alpha = check_alpha(alpha)
+        return self._uncertainty(column)[1].confidence_sets(alpha)
+
+    def distribution_band(self, alpha: float = REPORT_ALPHA, column: Any = None) -> Any:
+        """The ``(1 - alpha)`` simultaneous band for the CDF of ``column``'s true top-coded
+        distribution (:class:`~dpfix.release.uncertainty.DistributionBand`), from the law of
+        stage 1's noise (docs/uncertainty.md section 3). No budget spent.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`confidence_sets`; a release without a cyclic stage 1 (no band).
+        """
+        alpha = check_alpha(alpha)
+        return self._uncertainty(column)[1].distribution_band(alpha)
+
+    def group_intervals(self, groups: list, alpha: float = REPORT_ALPHA, column: Any = None,
+                        *, method: str = "chernoff") -> list:
+        """For every group of rows of the released table (positions ``0 .. N-1`` in the
+        release's row order, or boolean masks), a ``(1 - alpha)`` interval for the group's
+        top-coded total of ``column``, and its mean
+        (:class:`~dpfix.release.uncertainty.TotalInterval`; docs/uncertainty.md section 4).
+        The released column is read from the table, or from the file written
+        (``out=``). No budget spent.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`confidence_sets`; rows not in the table; a histogram release (no rows).
+
+        Examples
+        --------
+        >>> from dpfix.release import privatize_table
+        >>> r = privatize_table({"a": [0, 1, 1, 2] * 9}, ["a"], 1.0, upper=2, seed=0)
+        >>> [t.rows for t in r.group_intervals([[0, 1], [2, 3, 4]])]
+        [2, 3]
+        >>> r.total_interval([36])
+        Traceback (most recent call last):
+        ...
+        ValueError: rows: position 36 is not a row of the table (it has 36 rows: 0 .. 35)
+        """
+        alpha = check_alpha(alpha)
+        column, u = self._uncertainty(column)
+        return u.group_intervals(self._released(column), groups, alpha, method=method)
+
+    def total_interval(self, rows: Any, alpha: float = REPORT_ALPHA, column: Any = None, *,
+                       method: str = "chernoff") -> Any:
+        """A ``(1 - alpha)`` interval for the top-coded total (and mean) of one group of rows:
+        :meth:`group_intervals` of the one group."""
+        return self.group_intervals([rows], alpha, column, method=method)[0]
+
+    def _released(self, column: Any) -> Any:
+        """The released counts of ``column`` in the release's row order (None: a histogram)."""
+        kind = self.layout.get("kind")
+        if kind == "histogram":
+            return None
+        if self.table is not None:
+            values = self.table[column]
+            if kind == "dataset":
+                values = values.compute()
+            return np.asarray(values, dtype=np.int64)
+        pd = require("pandas")
+        if is_parquet(self.path):
+            frame = pd.read_parquet(self.path, columns=[str(column)])
+        else:
+            frame = pd.read_csv(self.path, usecols=[str(column)],
+                                sep=self.layout.get("sep", ","), dtype={str(column): "int64"},
+                                encoding="utf-8-sig" if self.layout.get("bom") else "utf-8")
+        return frame[str(column)].to_numpy(dtype=np.int64)
 
     def _in_memory(self) -> None:
         if self.table is None:

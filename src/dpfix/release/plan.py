@@ -362,9 +362,6 @@ def plan_release(data: Any, columns: Any, eps: Any, *, upper: Any, unit: Any = "
     uppers = {name: PrivateBound() if u == "auto" else u
               for name, u in column_uppers(upper, names, options.constructor).items()}
     output = _output(data, out)
-    if isinstance(data, Dataset) and any(isinstance(u, PrivateBound) for u in uppers.values()):
-        raise ValueError("upper auto: not with a Dataset input (the bound is chosen from the "
-                         "whole column); give upper= a number")
     if delta is not None and unit.bound > 1:
         raise ValueError("unit: a bound c > 1 is for pure eps-DP methods (the group privacy "
                          "of (eps, delta) also multiplies delta); drop delta= or use c = 1")

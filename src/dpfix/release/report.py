@@ -6,10 +6,12 @@ Every public report holds ``report_version`` (:data:`REPORT_VERSION`), the priva
 the composition over the columns, the input, the output's columns and row order, and
 ``columns``: one entry per privatized column (its bound, budget and split, target,
 mechanism, samplers, output distribution; :func:`public_report`), in the order given, also
-for one column. It holds only public parameters and values computed from the
-differentially private releases; anything derived from the true data without noise goes
-to the confidential report (:func:`confidential_report`, :func:`confidential_columns`),
-labelled so (``docs/math_notes.md``, the two-stage pipeline of the paper's Section 1.2).
+for one column, and ``warnings``: the top-coding warnings built from those entries alone
+(:func:`dpfix.release.bounds.top_coding_warnings`). It holds only public parameters and
+values computed from the differentially private releases; anything derived from the true
+data without noise goes to the confidential report (:func:`confidential_report`,
+:func:`confidential_columns`), labelled so (``docs/math_notes.md``, the two-stage pipeline
+of the paper's Section 1.2).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpfix.io.reports import small_params
-from dpfix.release.budget import PrivacyUnit
+from dpfix.release.bounds import top_coding_warnings
+from dpfix.release.budget import PrivacyUnit, exact_budget, exact_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.io.tables import TableInput
@@ -137,6 +140,14 @@ def composition(plan: ReleasePlan) -> dict:
                           " of the float budgets the columns spent; each is rounded so that "
                           "it never exceeds eps_t",
         "delta_spent": float(plan.charge.delta),
+        "exact": {"eps_t": exact_text(exact_budget(plan.eps, "eps")),
+                  "per_column": {str(n): exact_text(c.budget) for n, c in
+                                 zip(names, plan.columns, strict=True)},
+                  "mechanism_eps": {str(c.name): exact_text(c.eps) for c in plan.columns},
+                  "eps_spent": exact_text(plan.charge.eps),
+                  "delta_spent": exact_text(plan.charge.delta),
+                  "rule": "the exact rational values: eps_t as given, and each float budget "
+                          "at its binary value (a decimal where it has one, else p/q)"},
         "randomness": ("seeded: column i's seed is SeedSequence(seed).spawn(k)[i] as a 128-bit "
                        "integer (reproducible, NOT FOR PRODUCTION)" if seeded and
                        len(names) > 1 else "seeded (NOT FOR PRODUCTION)" if seeded else
@@ -179,6 +190,7 @@ def assemble(per_column: list[dict], names: list, composed: dict, unit: PrivacyU
     head.update(extra or {})
     head["columns"] = [{"column": name, **{k: v for k, v in rep.items() if k not in _SHARED}}
                        for name, rep in zip(names, per_column, strict=True)]
+    head["warnings"] = top_coding_warnings(head["columns"], head.get("joint", ()))
     return head
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
+from dpfix.release.budget import exact_budgets
 from dpfix.release.options import RULE_OF_THUMB
 from dpfix.theory.mechanism import Mechanism
 
@@ -63,6 +64,8 @@ class PrivatizedCounts:
     ``released_histogram`` (the histogram of ``y``, itself private).
     ``eps_upper`` and ``bound`` (``upper="auto"``): the budget spent on the DP
     bound and its public description (:meth:`dpfix.release.bounds.PrivateUpper.describe`).
+    ``allotted``: the budget the privatization was given (its stages spend at most it,
+    exactly), the report's ``eps_t``.
     ``confidential`` (the Dask engine: the true histogram ``eta`` and the
     realized count errors ``abs`` and ``squared``) is derived from the true
     data without noise, like ``topcoded``, and stays out of :meth:`public_report`.
@@ -101,6 +104,7 @@ class PrivatizedCounts:
     chosen_by: str | None = None
     eps_upper: float = 0.0
     bound: dict | None = None
+    allotted: float | None = None
 
     def __repr__(self) -> str:
         """The method and the public sizes only: no count, histogram or target (the
@@ -112,7 +116,11 @@ class PrivatizedCounts:
 
     @property
     def epsilon(self) -> float:
-        """``eps_t = eps_upper + eps_1 + eps_2`` (``eps_upper``: the bound of ``upper="auto"``)."""
+        """``eps_t``: the budget the privatization was given (``allotted``), which its stages
+        ``eps_upper + eps_1 + eps_2`` spend at most, exactly (``eps_upper``: the bound of
+        ``upper="auto"``); without it, their float sum."""
+        if self.allotted is not None:
+            return self.allotted
         return self.eps_upper + self.eps_1 + self.eps_2
 
     @property
@@ -226,7 +234,9 @@ class PrivatizedCounts:
             "framework": framework,
             "budget": {"eps_t": self.epsilon, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
                        "eps_2": self.eps_2, "delta": self.delta, "split": split,
-                       "composition": composition},
+                       "composition": composition,
+                       "exact": exact_budgets(eps_t=self.epsilon, eps_upper=self.eps_upper,
+                                              eps_1=self.eps_1, eps_2=self.eps_2)},
             "upper_bound": self.bound or {
                 "upper": self.n - 1, "chosen_by": "given: a public parameter, not computed "
                                                   "from the data", "eps_upper": 0.0},

@@ -56,7 +56,13 @@ from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
 from dpfix.release.order import order_source
-from dpfix.release.outputs import Confidential, Release, write_output
+from dpfix.release.outputs import (
+    Confidential,
+    Release,
+    column_uncertainty,
+    uncertainty_entry,
+    write_output,
+)
 from dpfix.release.plan import ReleasePlan, written_columns
 from dpfix.release.report import (
     OUTPUT_COLUMNS_RULE,
@@ -702,6 +708,9 @@ def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = Non
     passed = [*plan.keys, *plan.keep]
     per_column = [public_report(r, table.select(k), name, uppers[name], None)
                   for k, (name, r) in enumerate(zip(names, results, strict=True))]
+    stated = {name: column_uncertainty(r) for name, r in zip(names, results, strict=True)}
+    for name, rep in zip(names, per_column, strict=True):
+        rep["uncertainty"] = uncertainty_entry(stated[name])
     output_columns = {
         "privatized": names, "key": list(plan.keys), "kept": list(plan.keep),
         "dropped": [c for c in streamed.others if c not in passed],
@@ -713,7 +722,7 @@ def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = Non
     public["streamed"] = streamed.statement()
     layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
               "newline": table.newline, "bom": table.bom}
-    release = Release(None, reports.jsonable(public), layout, path)
+    release = Release(None, reports.jsonable(public), layout, path, stated)
     if not plan.confidential:
         return release
     per = [confidential_report(r, table.select(k), uppers[name], dict(r.seconds))

@@ -192,7 +192,7 @@ def _run(plan: RecordsPlan, charge: Any, staged: Any,
                                     "by the data holder, not read from the records)")
     report["records"] = _records_entry(plan.schema, bounded, meta, unit, chosen,
                                        plan.seed is not None, plan.order, budget)
-    public = Release(release.table, report, release.layout, release.path)
+    public = Release(release.table, report, release.layout, release.path, release.uncertainty)
     if not plan.confidential:
         return public
     body = dict(secret.report)
