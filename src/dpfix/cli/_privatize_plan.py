@@ -64,7 +64,7 @@ JOINT_IGNORES = ("constructor", "selector", "privatizer", "postprocess", "estima
 def _patterns(table: dict) -> tuple[re.Pattern, re.Pattern]:
     """The parameter leading a message, and every ``name=`` or ``name=value`` in it."""
     names = "|".join(sorted(table, key=len, reverse=True))
-    return (re.compile(rf"^({names})(?=[: ])"),
+    return (re.compile(rf"^({names})(?: =)?(?=[: ])"),
             re.compile(rf"\b({names})=('[^']*'|\"[^\"]*\"|[^\s,;:)]*)"))
 
 
@@ -85,6 +85,8 @@ def flags_of(message: str, records: bool = False) -> str:
     '--order key: name the key columns with --key'
     >>> flags_of("keys: sort failed; use order='shuffled' (force=True to overwrite)")
     '--key: sort failed; use --order shuffled (--force to overwrite)'
+    >>> flags_of("upper = 80: 7.1% of the target lies on the bound")
+    '--upper 80: 7.1% of the target lies on the bound'
     >>> flags_of("--out: kept as it is; column 'eps' not found")
     "--out: kept as it is; column 'eps' not found"
     >>> flags_of("max_per_group: 4 exceeds max_contributions=3", records=True)
