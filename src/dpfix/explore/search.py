@@ -80,6 +80,7 @@ import numpy as np
 from dpfix.constructors import CONSTRUCTORS, construct
 from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.display import format_exact
+from dpfix.numbers.errors import Error
 from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
 from dpfix.theory import polytopes
 from dpfix.theory.delta import delta_polytope
@@ -116,7 +117,7 @@ _DELTA = {"U_delta": ("U", "subset"), "F_delta": ("F", "subset"),
           "U_lifted": ("U", "lifted"), "F_lifted": ("F", "lifted")}
 #: instances a worker process receives at a time (jobs > 1)
 _CHUNK = 8
-class PredicateError(RuntimeError):
+class PredicateError(Error, RuntimeError):
     """The predicate raised (or called ``sys.exit``): ``instance``, ``witness`` (what it
     was given), the formatted ``traceback`` of the original exception and the name of
     its type, ``exception_type`` (``"SystemExit"`` for ``sys.exit``)."""
@@ -129,7 +130,7 @@ class PredicateError(RuntimeError):
         self.exception_type = exception_type
 
 
-class PredicateTypeError(TypeError):
+class PredicateTypeError(Error, TypeError):
     """The predicate returned something other than a bool (Python's or numpy's): the
     truth value of an array or of None would hide a mistake. ``instance`` is where."""
 

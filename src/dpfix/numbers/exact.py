@@ -23,6 +23,7 @@ from typing import Any
 import flint
 import numpy as np
 
+from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import check_positive
 
 __all__ = [
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 
-class ExactnessError(TypeError):
+class ExactnessError(Error, TypeError):
     """A float was given where an exact (rational) number is required."""
 
 

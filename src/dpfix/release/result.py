@@ -10,17 +10,18 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
+from dpfix.numbers.errors import Error
 from dpfix.release.options import RULE_OF_THUMB
 from dpfix.theory.mechanism import Mechanism
 
 __all__ = ["PrivatizedCounts", "NotPrivateError", "TimeLimitReached"]
 
 
-class NotPrivateError(ValueError):
+class NotPrivateError(Error, ValueError):
     """The constructed mechanism is not ``eps_2``-DP; no row was drawn."""
 
 
-class TimeLimitReached(RuntimeError):
+class TimeLimitReached(Error, RuntimeError):
     """The LP constructor hit ``time_limit``; no row was drawn.
 
     Attributes

@@ -27,12 +27,13 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.errors import Error
 from dpfix.sampling.source import RandomSource, lam_at_most_exp, random_source, rational_lam
 
 __all__ = ["CheckedTable", "checked_table", "SamplingCheckError", "apportion_rows"]
 
 
-class SamplingCheckError(ValueError):
+class SamplingCheckError(Error, ValueError):
     """The integer table failed its exact privacy check: nothing may be drawn from it."""
 
 
