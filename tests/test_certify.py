@@ -189,8 +189,8 @@ def test_northwest_dual_value_is_the_northwest_count_error():
 
 
 def test_counterexample_search():
-    assert find_northwest_counterexample("abs", n_max=3, denominator_max=3) is None
-    ce = find_northwest_counterexample("zero-one", n_max=3)
+    assert not find_northwest_counterexample("abs", n_max=3, denominator_max=3)
+    ce = find_northwest_counterexample("zero-one", n_max=3).counterexample
     assert ce is not None and ce.n == 3 and ce.gap > 0
     assert (ce.lam, list(ce.z)) == (3, [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)])
     assert (ce.northwest_value, ce.optimum) == (Fraction(85, 252), Fraction(1, 3))
@@ -247,9 +247,9 @@ def test_remap_and_survey():
     R = remap_of(northwest_corner(z, lam=3).matrix, 3)
     assert all(x >= 0 for x in R.flat) and all(sum(r) == 1 for r in R)
     s = northwest_survey("abs", n_values=(3,), lams=(2,), denominator_max=3)
-    assert s["instances"] > 0 and s["not_optimal"] == 0  # Theorem A
+    assert s.visited > 0 and s.not_optimal == 0 and not s  # Theorem A
     s = northwest_survey("capped:2", n_values=(4,), lams=(3,), denominator_max=4)
-    assert s["not_optimal"] > 0 and s["max_gap"] > 0
+    assert s.not_optimal > 0 and s.max_gap > 0 and s
 
 
 def _cli(argv):

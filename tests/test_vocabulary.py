@@ -15,6 +15,7 @@ from dpfix.certify import certify_optimal, exact_optimum, northwest_dual
 from dpfix.constructors import construct, lp_optimum, northwest_corner, unfixed_optimum
 from dpfix.constructors.delta import loss_matrix, lp_optimum_delta
 from dpfix.explore.northwest import find_northwest_counterexample, northwest_survey
+from dpfix.explore.search import SearchResult
 from dpfix.numbers.calibration import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
@@ -41,6 +42,9 @@ ZF = [0.5, 0.25, 0.25]
 
 def _same(a, b):
     """Equal results: mechanisms by their matrices, certificates by value, else ==."""
+    if isinstance(a, SearchResult):
+        return a.visited == b.visited and (a.counterexample is b.counterexample is None or
+                                           _same(a.counterexample, b.counterexample))
     if hasattr(a, "matrix") and hasattr(a, "log_matrix"):
         return (a.T == b.T).all() if a.exact else np.array_equal(a.log_matrix, b.log_matrix)
     if hasattr(a, "lower_bound"):
@@ -153,7 +157,7 @@ def test_renamed_attributes_warn():
         assert cert.weights == cert.loss == "squared"
     with pytest.warns(DeprecationWarning, match="use Certificate.custom_loss"):
         assert cert.custom_weights is cert.custom_loss is False
-    ce = find_northwest_counterexample("zero-one", n_max=3)
+    ce = find_northwest_counterexample("zero-one", n_max=3).counterexample
     with pytest.warns(DeprecationWarning, match="use NorthwestCounterexample.loss"):
         assert ce.weights == ce.loss == "zero-one"
     out = laplace([5, 3, 2], 1.0, secure=False, rng=3)

@@ -128,15 +128,16 @@ def find_example1(
 
     zs = list(standard_z(n).values()) if zs is None else [exact_array(z, "z", 1) for z in zs]
     space = {"n": n, "lam": [exact_lam(x) for x in lams], "z": [tuple(z) for z in zs]}
-    pair = smallest_counterexample(_no_shared_extreme_image, over="RF-pairs", **space)
-    single = smallest_counterexample(_image_is_extreme, over="RF", **space)
-    if pair and single:
+    found = smallest_counterexample(_no_shared_extreme_image, over="RF-pairs", **space)
+    found3 = smallest_counterexample(_image_is_extreme, over="RF", **space)
+    if found and found3:
+        pair, single = found.counterexample, found3.counterexample
         (B1, B2), B3 = pair.witness, single.witness
         return Example1(pair.lam, pair.instance.z_array(), B1, B2, psi_map(B1, pair.lam),
                         single.lam, single.instance.z_array(), B3, psi_map(B3, single.lam),
                         cases_searched=max(pair.visited, single.visited))
-    missing = [name for name, v in (("two extreme B with one extreme T", pair),
-                                    ("an extreme B with a non-extreme image", single)) if not v]
+    missing = [name for name, v in (("two extreme B with one extreme T", found),
+                                    ("an extreme B with a non-extreme image", found3)) if not v]
     searched = len(space["lam"]) * sum(len(z) == n for z in space["z"])
     raise LookupError(f"no instance of {' and '.join(missing)} among {searched} cases")
 

@@ -94,12 +94,12 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
     z = np.array([Fraction(1, n)] * n, dtype=object)
 
     def first(predicate: Any, over: str, what: str) -> Any:
-        ce = smallest_counterexample(partial(predicate, delta), over=over, n=n, lam=lam,
-                                     z=[tuple(z)], delta=None if over == "U" else delta)
-        if ce is None:
+        found = smallest_counterexample(partial(predicate, delta), over=over, n=n, lam=lam,
+                                        z=[tuple(z)], delta=None if over == "U" else delta)
+        if not found:
             raise LookupError(f"find_delta_examples: no {what} at n = {n}, lam = {lam}, "
                               f"delta = {delta}")
-        return ce.witness
+        return found.counterexample.witness
 
     positive = first(_not_positive_off_scales, "U_delta",
                      "positive vertex with a column that is not a scale")

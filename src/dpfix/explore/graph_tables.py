@@ -46,7 +46,7 @@ from dpfix.explore.graph_theory import (
     rr_remap_optimal_zero_one,
     staircase_vertex,
 )
-from dpfix.explore.search import smallest_counterexample
+from dpfix.explore.search import SearchResult, smallest_counterexample
 from dpfix.numbers.exact import exact_lam, nullspace, rank
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph
@@ -166,13 +166,13 @@ def non_staircase_vertex() -> tuple[np.ndarray, np.ndarray]:
     return T, C
 
 
-def fixed_point_staircase_search() -> Any:
+def fixed_point_staircase_search() -> SearchResult:
     """The engine's smallest vertex of ``F_{K_n}`` that is not a staircase mechanism:
     ``K_n`` for ``n = 2 .. 4``, then ``lams_by_height(3)``, then ``compositions(4)``.
 
     Examples
     --------
-    >>> ce = fixed_point_staircase_search()
+    >>> ce = fixed_point_staircase_search().counterexample
     >>> print(ce.instance, "|", ce.visited)
     complete:2 (edges 01), n = 2, lam = 2, z = (1/3, 2/3) | 4
     >>> ce.witness[:, 1].tolist()  # in the ratio 4/3 < lam: a loose column
@@ -343,14 +343,14 @@ SEARCHES: dict[str, tuple[Callable[[GraphInstance], bool], str, int, int]] = {
 }
 
 
-def search(name: str, n_max: int = 5) -> Any:
+def search(name: str, n_max: int = 5) -> SearchResult:
     """Run one search of :data:`SEARCHES` through the engine: the graphs of its kind
     with ``n <= n_max`` by size then atlas order (``K_n`` for "complete"), then
     ``lams_by_height(H)``, then ``compositions(N)`` (no target when ``N = 0``).
 
     Examples
     --------
-    >>> print(search("graph geometric mechanism exists, trees").instance)
+    >>> print(search("graph geometric mechanism exists, trees").counterexample.instance)
     atlas:13 (edges 03 13 23), n = 4, lam = 3/2, z = None
     """
     from dpfix.explore.instances import compositions, lams_by_height
@@ -368,9 +368,10 @@ def search(name: str, n_max: int = 5) -> Any:
 def search_report(name: str, loss: str | None = None) -> str:
     """The smallest counterexample of one search, printed exactly: the instance, the
     optimum of ``F_G`` and the value of the candidate (docs/graphs.md)."""
-    ce = search(name)
-    if ce is None:
+    found = search(name)
+    if not found:
         return f"{name}: no counterexample"
+    ce = found.counterexample
     inst = ce.instance
     lines = [f"{name}: smallest counterexample at {inst} (instance {ce.visited} visited)"]
     if loss is not None:
@@ -407,11 +408,11 @@ def report(what: str) -> str:
         for name, st in CARRY_OVER.items():
             if st.status == PROVED:
                 continue
-            ce = carry_over_search(name, n_values=[2, 3, 4])
-            out.append(f"{name}:\n{ce}")
-            if st.over == "instance":
-                out.append("the scale: (" + ", ".join(map(str, dependent_scale(ce.instance)))
-                           + ")")
+            found = carry_over_search(name, n_values=[2, 3, 4])
+            out.append(f"{name}:\n{found}")
+            if st.over == "instance" and found:
+                scale = dependent_scale(found.counterexample.instance)
+                out.append("the scale: (" + ", ".join(map(str, scale)) + ")")
         return "\n".join(out)
     if what == "complete":
         return "\n\n".join([str(fixed_point_staircase_search()),
