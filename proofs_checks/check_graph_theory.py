@@ -36,12 +36,12 @@ def run(mode: str = "quick") -> int:
     for name, st in CARRY_OVER.items():
         if st.status == PROVED:
             sizes = [2, 3, 4] if mode == "full" and name == "Theorem 2" else [2, 3]
-            ce = carry_over_search(name, n_values=sizes, lams=lams)
-            assert ce is None, f"{name} fails on a connected graph: {ce}"
+            found = carry_over_search(name, n_values=sizes, lams=lams)
+            assert not found, f"{name} fails on a connected graph: {found}"
         else:
-            ce = carry_over_search(name, n_values=[2, 3, 4], lams=lams[:1])
-            assert ce is not None and ce.instance.label == FIRST_FAILURE, \
-                f"{name}: expected the first failure on {FIRST_FAILURE}, got {ce}"
+            found = carry_over_search(name, n_values=[2, 3, 4], lams=lams[:1])
+            assert found and found.counterexample.instance.label == FIRST_FAILURE, \
+                f"{name}: expected the first failure on {FIRST_FAILURE}, got {found}"
         cases += 1
     for n in range(2, 7 if mode == "full" else 5):
         for lam in lams:
