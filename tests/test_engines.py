@@ -225,14 +225,14 @@ def test_several_columns_in_the_same_passes(dataset, tmp_path):
                            out=tmp_path / "out", key=["id"], seed=[1, 2])
     got = read(tmp_path / "out")
     assert list(got.columns) == ["id", "k", "secret"] and len(got) == len(table)
-    assert [r.epsilon for r in rs] == [0.4, 0.6] and [r.n for r in rs] == [UPPER + 1, 81]
+    assert [r.eps for r in rs] == [0.4, 0.6] and [r.n for r in rs] == [UPPER + 1, 81]
     for r, c in zip(rs, ["k", "secret"], strict=True):
         assert (r.output_histogram == np.bincount(got[c], minlength=r.n)).all()
     alone = privatize_dataset(folder, "k", 0.4, upper=UPPER, out=tmp_path / "alone",
                               key=["id"], seed=1)
     assert np.array_equal(alone.z, rs[0].z)  # the same column, seed and partitioning
     pd.testing.assert_series_equal(read(tmp_path / "alone")["k"], got["k"])
-    with pytest.raises(ValueError, match="epsilon: one per column"):
+    with pytest.raises(ValueError, match="eps: one per column"):
         privatize_dataset(folder, ["k", "secret"], [1.0], upper=UPPER, out=tmp_path / "x")
     with pytest.raises(ValueError, match="named twice"):
         privatize_dataset(folder, ["k", "k"], 1.0, upper=UPPER, out=tmp_path / "x")

@@ -46,7 +46,7 @@ def test_rule_of_thumb_by_hand():
 
 def test_float_split_is_the_stage1_fraction_and_is_reported():
     r = privatize_counts(synthetic(), 2.0, upper=30, split=0.25, seed=1)
-    assert (r.eps_1, r.eps_2) == (0.5, 1.5) and r.epsilon == 2.0
+    assert (r.eps_1, r.eps_2) == (0.5, 1.5) and r.eps == 2.0
     rep = r.public_report()["budget"]
     assert rep["split"] == {"rule": "fixed fraction", "fraction": 0.25}
     assert (rep["eps_t"], rep["eps_1"], rep["eps_2"], rep["delta"]) == (2.0, 0.5, 1.5, 0.0)

@@ -54,6 +54,7 @@ from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.counts import counts_of
 from dpfix.io.tables import TableInput
 from dpfix.io.writing import write_parquet
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import complete_no_split, histogram, privatize
 from dpfix.release.options import ReleaseOptions, method_options
@@ -178,7 +179,8 @@ def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]
     return children, [s.spawn(1)[0] for s in children]
 
 
-def privatize_dataset(source: str | Path, column: str | list[str], epsilon: float | list[float],
+@renamed_keywords(epsilon="eps")
+def privatize_dataset(source: str | Path, column: str | list[str], eps: float | list[float],
                       *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
                       seed: int | None | list[int | None] = None,
                       delta: float | None | list[float | None] = None,
@@ -196,7 +198,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         The column of non-negative integer counts, or several: each is
         privatized on its own (its own target, mechanism and generators; the
         budgets add up by sequential composition), in the same passes.
-    epsilon : float or list of float
+    eps : float or list of float
         The budget ``eps_t`` (one per column for several).
     upper : int or list of int
         The public upper bound (one for all, or one per column).
@@ -264,7 +266,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
             return list(value)
         return [value] * k
 
-    epsilons, uppers = each(epsilon, "epsilon"), each(upper, "upper")
+    epsilons, uppers = each(eps, "eps"), each(upper, "upper")
     seeds, deltas = each(seed, "seed"), each(delta, "delta")
     if len(set(columns)) != k:
         raise ValueError(f"column: a column named twice in {columns}")

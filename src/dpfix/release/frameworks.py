@@ -633,7 +633,7 @@ def integer_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
     return int(upper)
 
 
-def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
+def privatize(counts: Any, eps: float, options: ReleaseOptions, *,
               upper: int | str | PrivateBound,
               histogram: Any = None, seed: int | None = None, delta: float | None = None,
               progress: Callable[[int], Any] | None = None,
@@ -652,7 +652,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
     >>> r.eps_1, r.eps_2, r.N
     (0.5, 0.5, 5)
     """
-    eps_t = check_positive(epsilon)
+    eps_t = check_positive(eps)
     if isinstance(upper, str) and upper == "auto":
         upper = PrivateBound(upper_share)
     elif upper_share is not None:

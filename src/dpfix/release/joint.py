@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors.joint import joint_sampler, posterior_cost
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.budget import fit_shares
 from dpfix.release.options import NoSplit, TwoStage, given_options, split_fraction
@@ -234,9 +235,10 @@ def stage_budgets(eps: Sequence, unit: str, share: float) -> tuple[float, tuple[
     return min(f[0] for f in fits), tuple(f[1] for f in fits)
 
 
-def zero_share_rule(eps_total: float) -> float:
-    """The default share of the all-zero count at the tuple's budget ``eps_total``:
-    :data:`ZERO_SHARE` from 1 up, ``ZERO_SHARE / eps_total`` (the count at the absolute
+@renamed_keywords(eps_total="eps")
+def zero_share_rule(eps: float) -> float:
+    """The default share of the all-zero count at the tuple's budget ``eps``:
+    :data:`ZERO_SHARE` from 1 up, ``ZERO_SHARE / eps`` (the count at the absolute
     budget ``ZERO_SHARE``, its error ``1 / (ZERO_SHARE N)`` rows' share) below, at most
     :data:`ZERO_SHARE_MAX` (docs/joint.md section 8). A public function of the budget.
 
@@ -245,7 +247,7 @@ def zero_share_rule(eps_total: float) -> float:
     >>> [round(zero_share_rule(e), 4) for e in (5.0, 1.0, 0.5, 0.1)]
     [0.02, 0.02, 0.04, 0.1]
     """
-    return min(ZERO_SHARE_MAX, ZERO_SHARE / min(float(eps_total), 1.0))
+    return min(ZERO_SHARE_MAX, ZERO_SHARE / min(float(eps), 1.0))
 
 
 def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: float | None,
@@ -415,7 +417,8 @@ class JointColumn:
                 "timings_seconds": dict(self.seconds)}
 
 
-def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
+@renamed_keywords(eps_total="eps")
+def joint_framework(options: Any, eps: float) -> tuple[str, float | None]:
     """The framework of the joint tuples from ``privatize_table``'s options, and the
     two-stage split: ``TwoStage`` with a given ``split`` is the two-stage framework at that
     share (``"rule-of-thumb"``: the rule at the tuple's budget); ``TwoStage()`` with no
@@ -428,7 +431,7 @@ def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
     """
     if isinstance(options, NoSplit) or options is None or options.split is None:
         return "one-stage", None
-    return "two-stage", split_fraction(eps_total, options.split)[0]
+    return "two-stage", split_fraction(eps, options.split)[0]
 
 
 def check_joint(joint: Any, names: list, uppers: dict, options: Any,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
+from dpfix.numbers.deprecation import renamed_attribute
 from dpfix.numbers.errors import Error
 from dpfix.release.options import RULE_OF_THUMB
 from dpfix.theory.mechanism import Mechanism
@@ -112,9 +113,11 @@ class PrivatizedCounts:
                 f"eps_2={self.eps_2!r}, delta={self.delta!r}, n={self.n}, N={self.N})")
 
     @property
-    def epsilon(self) -> float:
+    def eps(self) -> float:
         """``eps_t = eps_upper + eps_1 + eps_2`` (``eps_upper``: the bound of ``upper="auto"``)."""
         return self.eps_upper + self.eps_1 + self.eps_2
+
+    epsilon = renamed_attribute("epsilon", "eps")
 
     @property
     def output_distribution(self) -> np.ndarray:
@@ -225,7 +228,7 @@ class PrivatizedCounts:
                              iterations=getattr(fit, "iterations", None))
         return {
             "framework": framework,
-            "budget": {"eps_t": self.epsilon, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
+            "budget": {"eps_t": self.eps, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
                        "eps_2": self.eps_2, "delta": self.delta, "split": split,
                        "composition": composition},
             "upper_bound": self.bound or {
