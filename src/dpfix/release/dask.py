@@ -179,9 +179,9 @@ def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]
     return children, [s.spawn(1)[0] for s in children]
 
 
-@renamed_keywords(epsilon="eps")
+@renamed_keywords(epsilon="eps", key="keys")
 def privatize_dataset(source: str | Path, column: str | list[str], eps: float | list[float],
-                      *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
+                      *, upper: int | list[int], out: str | Path, keys: Any = (), keep: Any = (),
                       seed: int | None | list[int | None] = None,
                       delta: float | None | list[float | None] = None,
                       order: str = "shuffled", options: ReleaseOptions | None = None,
@@ -204,7 +204,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], eps: float | 
         The public upper bound (one for all, or one per column).
     out : str or pathlib.Path
         The output folder (must not exist): one Parquet file per partition.
-    key, keep : sequence of str
+    keys, keep : sequence of str
         The other columns written (declared public); every other one is dropped.
     seed : int or list, optional
         Reproducible (stage 1 seeded as in :func:`dpfix.release.pipeline.privatize_counts`, one
@@ -270,10 +270,10 @@ def privatize_dataset(source: str | Path, column: str | list[str], eps: float | 
     seeds, deltas = each(seed, "seed"), each(delta, "delta")
     if len(set(columns)) != k:
         raise ValueError(f"column: a column named twice in {columns}")
-    key, keep = list(key), list(keep)
+    keys, keep = list(keys), list(keep)
     for c in columns:
-        if c in key + keep:
-            raise ValueError(f"key/keep: {c!r} is a privatized column")
+        if c in keys + keep:
+            raise ValueError(f"keys/keep: {c!r} is a privatized column")
     if order not in ("shuffled", "input"):
         raise ValueError(f"order: {order!r}: the Dask engine writes the partitions "
                          "independently and does not sort the dataset by key; use 'shuffled' "
@@ -287,7 +287,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], eps: float | 
     if framework != "two-stage" and getattr(options, "remap", None) == "quantile":
         raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
                          "remaps partition by partition: use the northwest remap")
-    parts, _ = _frames(source, [*key, *keep, *columns])
+    parts, _ = _frames(source, [*keys, *keep, *columns])
     partial = dask.compute(*[delayed(_histograms)(p, columns, uppers) for p in parts])
     results = []
     for t in range(k):
@@ -354,7 +354,7 @@ def release_dataset(plan: ReleasePlan, *,
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
         results = privatize_dataset(
             plan.data.source, names, [c.eps for c in plan.columns],
-            upper=[c.upper for c in plan.columns], out=out, key=list(plan.keys),
+            upper=[c.upper for c in plan.columns], out=out, keys=list(plan.keys),
             keep=list(plan.keep), seed=[c.seed for c in plan.columns],
             delta=[c.delta for c in plan.columns], order=plan.order, options=plan.options,
             before_commit=commit)
