@@ -235,6 +235,9 @@ def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
     a polytope of :mod:`dpfix.theory.polytopes`
         Built once per argument tuple.
     """
+    from dpfix.theory.polytopes import check_kind
+
+    kind = check_kind(kind, ("U", "F", "RF", "RU"))
     return _polytope(kind, n, to_exact(lam, "lam"), None if z is None else tuple(z))
 
 

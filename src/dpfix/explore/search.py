@@ -86,7 +86,7 @@ from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
 from dpfix.numbers.results import Result, jsonable
 from dpfix.theory import polytopes
 from dpfix.theory.delta import delta_polytope
-from dpfix.theory.polytopes import check_delta
+from dpfix.theory.polytopes import check_delta, check_kind
 
 __all__ = ["smallest_counterexample", "survey", "Counterexample", "SearchResult",
            "SurveyResult", "PredicateError", "PredicateTypeError", "BudgetReached", "OVERS",
@@ -447,6 +447,8 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
     if not isinstance(over, str):
         raise ValueError(f"over: expected one of {', '.join(OVERS)}, got {over!r}")
     constructor = "northwest"
+    if over.startswith(("R_F", "R_U")):  # the polytopes' names: the former spelling
+        over = check_kind(over, OVERS, name="over", stacklevel=7)
     kind = over
     if over.startswith("mechanism:"):
         kind, constructor = "mechanism", over.split(":", 1)[1]
