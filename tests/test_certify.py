@@ -246,9 +246,9 @@ def test_remap_and_survey():
     z = ["1/4", "0", "1/4", "1/2"]
     R = remap_of(northwest_corner(z, lam=3).matrix, 3)
     assert all(x >= 0 for x in R.flat) and all(sum(r) == 1 for r in R)
-    s = northwest_survey("abs", n_values=(3,), lams=(2,), denominator_max=3)
+    s = northwest_survey("abs", n=(3,), lam=(2,), denominator_max=3)
     assert s.visited > 0 and s.not_optimal == 0 and not s  # Theorem A
-    s = northwest_survey("capped:2", n_values=(4,), lams=(3,), denominator_max=4)
+    s = northwest_survey("capped:2", n=(4,), lam=(3,), denominator_max=4)
     assert s.not_optimal > 0 and s.max_gap > 0 and s
 
 

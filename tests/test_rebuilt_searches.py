@@ -185,7 +185,7 @@ def test_find_example1_default() -> None:
 
 
 def test_find_example1_given_lams_and_targets() -> None:
-    ex = find_example1(lams=[3, 2], zs=[[F(1, 3)] * 3, ["1/2", "1/4", "1/4"]])
+    ex = find_example1(lam=[3, 2], zs=[[F(1, 3)] * 3, ["1/2", "1/4", "1/4"]])
     _same(ex, KNOWN["ex1b"])
 
 
@@ -210,8 +210,8 @@ def test_find_northwest_counterexample_none(weights: str, kw: dict) -> None:
 
 
 @pytest.mark.parametrize("key, kw", [
-    ("surv01", {"n_values": (3,), "lams": (3,), "denominator_max": 4}),
-    ("surv01b", {"n_values": (2, 3), "lams": (2, 3), "denominator_max": 3}),
+    ("surv01", {"n": (3,), "lam": (3,), "denominator_max": 4}),
+    ("surv01b", {"n": (2, 3), "lam": (2, 3), "denominator_max": 3}),
 ])
 def test_northwest_survey(key: str, kw: dict) -> None:
     s = northwest_survey("zero-one", **kw)

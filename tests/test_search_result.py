@@ -134,7 +134,7 @@ def test_the_northwest_search_returns_a_result_found_or_not():
 
 
 def test_the_surveys_return_results_and_keep_their_keys_for_one_release():
-    s = northwest_survey("zero-one", n_values=(3,), lams=(3,), denominator_max=4)
+    s = northwest_survey("zero-one", n=(3,), lam=(3,), denominator_max=4)
     assert isinstance(s, Result) and s and (s.visited, s.not_optimal) == (22, 2)
     assert s.stopped is None and json.dumps(s.describe())
     with pytest.warns(DpfixDeprecationWarning, match=r"\['instances'\] is deprecated"):

@@ -17,7 +17,8 @@ import numpy as np
 
 from dpfix.explore.cases import LAMS, polytope, standard_z
 from dpfix.explore.instances import Instance
-from dpfix.numbers.exact import exact_array, exact_lam
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.exact import exact_array, exact_lam, one_or_many
 from dpfix.theory.polytopes import RF
 from dpfix.theory.representation import psi_map
 
@@ -82,9 +83,10 @@ def fibre_of_extreme_points(n: int, lam: Any, z: Any) -> dict[tuple, list[np.nda
     return groups
 
 
+@renamed_keywords(lams="lam")
 def find_example1(
     n: int = 3,
-    lams: Iterable[Any] = LAMS,
+    lam: Iterable[Any] = LAMS,
     zs: Iterable[Any] | None = None,
 ) -> Example1:
     """Search ``n = 3`` (by default) for both phenomena of Example 1.
@@ -99,7 +101,7 @@ def find_example1(
     ----------
     n : int
         The size searched (3: the paper's Example 1).
-    lams : iterable
+    lam : iterable
         The rational ``lam`` tried, in order.
     zs : iterable, optional
         The exact targets tried (default: :func:`dpfix.explore.cases.standard_z`).
@@ -127,7 +129,7 @@ def find_example1(
     from dpfix.explore.search import smallest_counterexample
 
     zs = list(standard_z(n).values()) if zs is None else [exact_array(z, "z", 1) for z in zs]
-    space = {"n": n, "lam": [exact_lam(x) for x in lams], "z": [tuple(z) for z in zs]}
+    space = {"n": n, "lam": [exact_lam(x) for x in one_or_many(lam)], "z": [tuple(z) for z in zs]}
     found = smallest_counterexample(_no_shared_extreme_image, over="RF-pairs", **space)
     found3 = smallest_counterexample(_image_is_extreme, over="RF", **space)
     if found and found3:

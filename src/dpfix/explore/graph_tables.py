@@ -47,7 +47,8 @@ from dpfix.explore.graph_theory import (
     staircase_vertex,
 )
 from dpfix.explore.search import SearchResult, smallest_counterexample
-from dpfix.numbers.exact import exact_lam, nullspace, rank
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.exact import exact_lam, nullspace, one_or_many, rank
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph
 
@@ -60,7 +61,8 @@ ZERO, ONE = Fraction(0), Fraction(1)
 
 
 # ------------------------------------------------------------------ the complete graph
-def complete_graph_rows(n_values: Iterable[int] = (2, 3, 4), lams: Iterable[Any] = (2, 3),
+@renamed_keywords(n_values="n", lams="lam")
+def complete_graph_rows(n: Any = (2, 3, 4), lam: Any = (2, 3),
                         losses: Iterable[str] = ("zero-one", "abs")) -> list[dict[str, Any]]:
     """The exact optimum of ``F_{K_n}`` (certified) against randomized response followed
     by its best ``z``-preserving remap, on the named targets.
@@ -77,18 +79,18 @@ def complete_graph_rows(n_values: Iterable[int] = (2, 3, 4), lams: Iterable[Any]
     from dpfix.explore.cases import standard_z
 
     rows = []
-    for n in n_values:
-        G = as_graph(f"complete:{n}")
-        for lam in lams:
-            lam_x = exact_lam(lam)
-            RR = randomized_response(n, lam_x)
+    for size in one_or_many(n):
+        G = as_graph(f"complete:{size}")
+        for x in one_or_many(lam):
+            lam_x = exact_lam(x)
+            RR = randomized_response(size, lam_x)
             for loss in losses:
-                for name, z in standard_z(n).items():
+                for name, z in standard_z(size).items():
                     W = loss_weights(G, z, loss)
-                    P = polytopes.F(n, lam_x, z, graph=G)
+                    P = polytopes.F(size, lam_x, z, graph=G)
                     opt = exact_minimum(P, W)
                     rr = best_remap(RR, z, W)
-                    rows.append({"n": n, "lam": lam_x, "loss": loss, "target": name,
+                    rows.append({"n": size, "lam": lam_x, "loss": loss, "target": name,
                                  "z": tuple(z), "optimum": opt.value, "rr_remap": rr.value,
                                  "rr_optimal": rr.value == opt.value, "T": opt.point})
     return rows
@@ -186,8 +188,9 @@ def fixed_point_staircase_search() -> SearchResult:
 
 
 # ------------------------------------------------------------------ the grid
+@renamed_keywords(lams="lam")
 def grid_rows(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:2x3"),
-              lams: Iterable[Any] = (2,)) -> list[dict[str, Any]]:
+              lam: Any = (2,)) -> list[dict[str, Any]]:
     """Exact optima of ``U_G`` and ``F_G`` on the grid and the king's graph for the
     coordinate loss ``|r - r'| + |c - c'|`` (``l1:B``; on the grid it is ``d_G``) and, on
     the king's graph, its distance ``max(|r - r'|, |c - c'|)``, on the uniform target;
@@ -205,8 +208,8 @@ def grid_rows(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:
         n = G.number_of_nodes()
         cols = int(spec.split("x")[1])
         z = [Fraction(1, n)] * n
-        for lam in lams:
-            lam_x = exact_lam(lam)
+        for x in one_or_many(lam):
+            lam_x = exact_lam(x)
             # On the grid d_G is the coordinate loss itself; the king's graph has both.
             for loss in (f"l1:{cols}",) + (("distance",) if spec.startswith("king") else ()):
                 W = loss_weights(G, z, loss)
@@ -286,8 +289,8 @@ def _cell(opt: Fraction, rr: Fraction) -> str:
     return f"{opt}" if opt == rr else f"{opt} ({rr})"
 
 
-def complete_graph_table(loss: str, n_values: Iterable[int] = (2, 3, 4, 5),
-                         lams: Iterable[Any] = (2, 3)) -> str:
+@renamed_keywords(n_values="n", lams="lam")
+def complete_graph_table(loss: str, n: Any = (2, 3, 4, 5), lam: Any = (2, 3)) -> str:
     """docs/graphs.md's table of ``F_{K_n}`` for one loss: per ``n`` and ``lam``, the
     certified optimum on each named target, and in brackets the value of randomized
     response with its best remap where it is larger.
@@ -299,7 +302,7 @@ def complete_graph_table(loss: str, n_values: Iterable[int] = (2, 3, 4, 5),
     |---|---|---|---|---|---|
     | 2 | 2 | 1/3 | 1/3 | 4/15 | 0 |
     """
-    rows = complete_graph_rows(n_values, lams, [loss])
+    rows = complete_graph_rows(n, lam, [loss])
     names = list(dict.fromkeys(r["target"] for r in rows))
     lines = ["| n | lam | " + " | ".join(names) + " |", "|---" * (len(names) + 2) + "|"]
     for (n, lam), group in itertools.groupby(rows, key=lambda r: (r["n"], r["lam"])):
@@ -308,8 +311,9 @@ def complete_graph_table(loss: str, n_values: Iterable[int] = (2, 3, 4, 5),
     return "\n".join(lines)
 
 
+@renamed_keywords(lams="lam")
 def grid_table(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:2x3",
-                                       "grid:3x3"), lams: Iterable[Any] = (2, 3)) -> str:
+                                       "grid:3x3"), lam: Any = (2, 3)) -> str:
     """docs/graphs.md's table of the grid and the king's graph (uniform target): the
     optima of ``U_G`` and ``F_G`` for the coordinate loss and the graph distance, and
     the value of the product of northwest corners (grids, coordinate loss).
@@ -323,7 +327,7 @@ def grid_table(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king
     """
     lines = ["| graph | lam | loss | min over U | min over F | product of northwest corners |",
              "|---|---|---|---|---|---|"]
-    for r in grid_rows(specs, lams):
+    for r in grid_rows(specs, lam):
         product = "-" if r["product"] is None else str(r["product"])
         lines.append(f"| {r['graph']} | {r['lam']} | {r['loss']} | {r['U']} | {r['F']} | "
                      f"{product} |")
@@ -408,7 +412,7 @@ def report(what: str) -> str:
         for name, st in CARRY_OVER.items():
             if st.status == PROVED:
                 continue
-            found = carry_over_search(name, n_values=[2, 3, 4])
+            found = carry_over_search(name, n=[2, 3, 4])
             out.append(f"{name}:\n{found}")
             if st.over == "instance" and found:
                 scale = dependent_scale(found.counterexample.instance)

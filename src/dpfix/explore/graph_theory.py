@@ -37,6 +37,7 @@ from dpfix.explore.graph_mechanisms import (
     randomized_response,
 )
 from dpfix.explore.search import SearchResult, smallest_counterexample
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.exact import exact_lam, rank, to_fraction
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph
@@ -244,7 +245,8 @@ CARRY_OVER: dict[str, Statement] = {
 }
 
 
-def carry_over_search(name: str, n_values: Iterable[int] = (2, 3), lams: Iterable[Any] = (2,),
+@renamed_keywords(n_values="n", lams="lam")
+def carry_over_search(name: str, n: Iterable[int] = (2, 3), lam: Iterable[Any] = (2,),
                       budget: Any = None) -> SearchResult:
     """The engine's smallest counterexample to one statement of :data:`CARRY_OVER` over
     the connected graphs by size, then atlas order, then ``lam``, then the named
@@ -254,14 +256,14 @@ def carry_over_search(name: str, n_values: Iterable[int] = (2, 3), lams: Iterabl
     Examples
     --------
     >>> ce = carry_over_search("proof of Lemma 1: a scale's tight constraints are independent",
-    ...                        n_values=[2, 3, 4]).counterexample
+    ...                        n=[2, 3, 4]).counterexample
     >>> print(ce.instance)
     atlas:16 (edges 01 03 12 23), n = 4, lam = 2, z = None
     >>> dependent_scale(ce.instance).tolist()
     [Fraction(2, 9), Fraction(4, 9), Fraction(2, 9), Fraction(1, 9)]
     """
     st = CARRY_OVER[name]
-    insts = graph_instances(atlas_graphs(n_values), lams, "named" if st.target else "none")
+    insts = graph_instances(atlas_graphs(n), lam, "named" if st.target else "none")
     return smallest_counterexample(st.predicate, over=st.over, instances=insts, budget=budget)
 
 

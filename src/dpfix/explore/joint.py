@@ -23,7 +23,7 @@ import numpy as np
 from dpfix.constructors.joint import grid_lp_optimum, joint_lams, product_transport
 from dpfix.explore.search import SearchResult
 from dpfix.numbers.deprecation import no_other, renamed
-from dpfix.numbers.exact import exact_lam, is_exact_number
+from dpfix.numbers.exact import exact_lam, one_or_many
 from dpfix.numbers.results import Result
 
 __all__ = ["joint_targets", "smallest_joint_gap", "joint_gap_survey", "JointGap",
@@ -73,8 +73,7 @@ def _targets(shapes: Any, totals: Any) -> Iterator[np.ndarray]:
 
 def _lams(lam: Any) -> tuple[Fraction, ...]:
     """One ``lam`` or many, exact."""
-    values = (lam,) if isinstance(lam, str) or is_exact_number(lam) else tuple(lam)
-    return tuple(exact_lam(x) for x in values)
+    return tuple(exact_lam(x) for x in one_or_many(lam))
 
 
 def _errors(z: np.ndarray, lam: Any, unit: str) -> tuple[Fraction, Fraction]:

@@ -13,7 +13,7 @@ and :func:`dpfix.explore.search.survey` with the exact optimum of
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -25,7 +25,7 @@ from dpfix.certify.certificate import Certificate, exact_optimum, loss_label
 from dpfix.certify.duals import single_peaked_optimum
 from dpfix.numbers.algebraic import exact_field_array
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
-from dpfix.numbers.exact import exact_lam
+from dpfix.numbers.exact import exact_lam, one_or_many
 from dpfix.numbers.results import Result
 from dpfix.theory.mechanism import exact_weights
 
@@ -88,6 +88,12 @@ def _northwest_is_optimal(weights: Any, matrix_weights: bool, inst: Any) -> bool
     return not opt.value < nw
 
 
+#: the defaults of ``lam=`` and ``n=`` of the search and the survey (``lams=`` and
+#: ``n_values=``: their deprecated names)
+_SEARCH_LAM = (2, 3, Fraction(3, 2))
+_SURVEY_N, _SURVEY_LAM = (3, 4), (2, 3)
+
+
 def _required_loss(deprecated: dict[str, Any], loss: Any, where: str) -> Any:
     """``loss``, or the deprecated ``weights=``; one of them must be given."""
     given = renamed("weights", "loss", deprecated, loss, where=where, depth=2)
@@ -97,21 +103,21 @@ def _required_loss(deprecated: dict[str, Any], loss: Any, where: str) -> Any:
     return given
 
 
-def _northwest_instances(n_values: Iterable[int], lams: Iterable[Any], denominator_max: int
-                         ) -> Iterator[Any]:
-    """The instances of the northwest searches: ``n``, then ``z`` (least denominator
-    first, :func:`dpfix.explore.instances.targets_by_denominator`), then ``lam``."""
+def _northwest_instances(n: Any, lam: Any, denominator_max: int) -> Iterator[Any]:
+    """The instances of the northwest searches: ``n`` (one or many), then ``z`` (least
+    denominator first, :func:`dpfix.explore.instances.targets_by_denominator`), then
+    ``lam`` (one or many)."""
     from dpfix.explore.instances import Instance, targets_by_denominator
 
-    lam_values = [exact_lam(lam) for lam in lams]
-    for n in n_values:
-        for z in targets_by_denominator(n, denominator_max):
-            for lam in lam_values:
-                yield Instance(n, lam, z)
+    lam_values = [exact_lam(x) for x in one_or_many(lam)]
+    for size in one_or_many(n):
+        for z in targets_by_denominator(size, denominator_max):
+            for x in lam_values:
+                yield Instance(size, x, z)
 
 
 def find_northwest_counterexample(loss: Any = None, *, n_max: int = 5,
-                                  lams: tuple = (2, 3, Fraction(3, 2)),
+                                  lam: Any = _SEARCH_LAM,
                                   denominator_max: int = 6, limit: int | None = None,
                                   **deprecated: Any) -> Any:
     """The smallest exact instance where the northwest corner is not optimal over F.
@@ -119,7 +125,7 @@ def find_northwest_counterexample(loss: Any = None, *, n_max: int = 5,
     Searches ``n = 2 .. n_max``; for each ``n`` the targets ``z = c / N`` for
     ``N = 1 .. denominator_max`` and every composition ``c`` of ``N`` into ``n``
     non-negative parts (zeros at the ends and inside included), and each ``lam``
-    in ``lams``, in this order; compares the northwest corner with the exact
+    in ``lam``, in this order; compares the northwest corner with the exact
     optimum of :func:`exact_optimum`. "Smallest": least ``n``, then least ``N``.
     The search is :func:`dpfix.explore.search.smallest_counterexample` over these instances.
 
@@ -127,7 +133,7 @@ def find_northwest_counterexample(loss: Any = None, *, n_max: int = 5,
     ----------
     loss : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``
         (``z_i f(i - j)``); required.
-    n_max, lams, denominator_max : the search space.
+    n_max, lam, denominator_max : the search space.
     limit : stop after this many instances (None: no limit).
     **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
@@ -150,8 +156,10 @@ def find_northwest_counterexample(loss: Any = None, *, n_max: int = 5,
 
     from dpfix.explore.search import BudgetReached, smallest_counterexample
 
+    lam = renamed("lams", "lam", deprecated, lam, _SEARCH_LAM,
+                  where="find_northwest_counterexample")
     weights = _required_loss(deprecated, loss, "find_northwest_counterexample")
-    instances = _northwest_instances(range(2, n_max + 1), lams, denominator_max)
+    instances = _northwest_instances(range(2, n_max + 1), lam, denominator_max)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BudgetReached)  # the result says it (stopped)
         result = smallest_counterexample(partial(_northwest_is_optimal, weights, False),
@@ -278,7 +286,7 @@ class NorthwestSurvey(Result):
                 f"stopped={self.stopped!r})")
 
 
-def northwest_survey(loss: Any = None, *, n_values: tuple = (3, 4), lams: tuple = (2, 3),
+def northwest_survey(loss: Any = None, *, n: Any = _SURVEY_N, lam: Any = _SURVEY_LAM,
                      denominator_max: int = 4, **deprecated: Any) -> NorthwestSurvey:
     """How far the northwest corner is from the optimum over F, on every small instance.
 
@@ -294,7 +302,7 @@ def northwest_survey(loss: Any = None, *, n_values: tuple = (3, 4), lams: tuple 
     ----------
     loss : a loss name (:data:`dpfix.theory.mechanism.LOSSES`) or a callable ``f``;
         required.
-    n_values, lams, denominator_max : the instances.
+    n, lam, denominator_max : the instances.
     **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Returns
@@ -306,15 +314,17 @@ def northwest_survey(loss: Any = None, *, n_values: tuple = (3, 4), lams: tuple 
 
     Examples
     --------
-    >>> s = northwest_survey("zero-one", n_values=(3,), lams=(3,), denominator_max=4)
+    >>> s = northwest_survey("zero-one", n=(3,), lam=(3,), denominator_max=4)
     >>> s.visited, s.not_optimal, s.max_gap, s.remap_optimal
     (22, 2, Fraction(1, 252), 2)
     """
     from dpfix.explore.search import survey
 
+    n = renamed("n_values", "n", deprecated, n, _SURVEY_N, where="northwest_survey")
+    lam = renamed("lams", "lam", deprecated, lam, _SURVEY_LAM, where="northwest_survey")
     weights = _required_loss(deprecated, loss, "northwest_survey")
     result = survey(partial(_northwest_is_optimal, weights, True), over="instance",
-                    instances=_northwest_instances(n_values, lams, denominator_max))
+                    instances=_northwest_instances(n, lam, denominator_max))
     if result.errors:
         raise result.errors[0]
     out = NorthwestSurvey(loss_label(weights), visited=result.visited,
