@@ -77,20 +77,20 @@ ALIASES = [
     (count_error, (np.eye(3, dtype=int), Z), {}, "loss", "weights", "squared"),
     (weight_matrix, (), {"z": Z}, "loss", "weights", "squared"),
     (find_northwest_counterexample, (), {"n_max": 3}, "loss", "weights", "zero-one"),
-    (northwest_survey, (), {"n_values": (3,), "lams": (3,), "denominator_max": 3},
+    (northwest_survey, (), {"n": (3,), "lam": (3,), "denominator_max": 3},
      "loss", "weights", "zero-one"),
-    (privatize_distribution, ([5, 3, 2], 1.0), {"secure": False, "rng": 3},
+    (privatize_distribution, ([5, 3, 2], 1.0), {"secure": False, "seed": 3},
      "privatizer", "method", "laplace"),
-    (privatize_distribution, ([5, 3, 2],), {"secure": False, "rng": 3}, "eps", "epsilon", 1.0),
+    (privatize_distribution, ([5, 3, 2],), {"secure": False, "seed": 3}, "eps", "epsilon", 1.0),
     (deconvolve, ([100, 300, 600], 3), {}, "estimator", "method", "least-squares"),
 ]
-ALIASES += [(f, ([5, 3, 2],), {"secure": False, "rng": 3}, "eps", "epsilon", 1.0)
+ALIASES += [(f, ([5, 3, 2],), {"secure": False, "seed": 3}, "eps", "epsilon", 1.0)
             for f in (cyclic_laplace, laplace, privelet, hierarchical)]
 ALIASES += [(f, (2.0,), {}, "eps", "epsilon", 1.0)
             for f in (analytic_gaussian_delta, discrete_gaussian_delta)]
 ALIASES += [(f, (), {"delta": 1e-5}, "eps", "epsilon", 1.0)
             for f in (analytic_gaussian_sigma, discrete_gaussian_sigma)]
-ALIASES += [(cyclic_gaussian, ([5, 3, 2],), {"delta": 1e-6, "secure": False, "rng": 3},
+ALIASES += [(cyclic_gaussian, ([5, 3, 2],), {"delta": 1e-6, "secure": False, "seed": 3},
              "eps", "epsilon", 1.0)]
 
 
@@ -160,7 +160,7 @@ def test_renamed_attributes_warn():
     ce = find_northwest_counterexample("zero-one", n_max=3).counterexample
     with pytest.warns(DeprecationWarning, match="use NorthwestCounterexample.loss"):
         assert ce.weights == ce.loss == "zero-one"
-    out = laplace([5, 3, 2], 1.0, secure=False, rng=3)
+    out = laplace([5, 3, 2], 1.0, secure=False, seed=3)
     with pytest.warns(DeprecationWarning, match="use PrivatizedDistribution.privatizer"):
         assert out.method == out.privatizer == "laplace"
     with pytest.warns(DeprecationWarning, match="use PrivatizedDistribution.eps"):

@@ -297,7 +297,7 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
     e1, eps_2 = stage_budgets(eps_in, unit, split)
     eta = joint_histogram(*ds, shape)
     rng = None if seed is None else np.random.default_rng(seeds[STAGE1])
-    stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
+    stage1 = joint_laplace(eta, e1, seed=rng, secure=seed is None)
     seconds["stage1"] = time.perf_counter() - start
     Z = stage1.z.reshape(shape)
     s = joint_sampler(Z, eps=None, lam=_lams(eps_2), unit="row")
