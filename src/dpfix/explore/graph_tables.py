@@ -49,6 +49,7 @@ from dpfix.explore.graph_theory import (
 from dpfix.explore.search import SearchResult, smallest_counterexample
 from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.exact import exact_lam, nullspace, one_or_many, rank
+from dpfix.sampling.source import numpy_generator
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph
 
@@ -265,7 +266,7 @@ def king_bounds_table(sizes: Iterable[tuple[int, int]] = ((2, 2), (2, 3), (3, 3)
     return "\n".join(lines)
 
 
-def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, int]:
+def staircase_optima(n: int, lam: Any, count: int, seed: Any = 0) -> tuple[int, int]:
     """Maximise ``count`` seeded random integer utilities (entries ``-5 .. 5``) over
     ``U_{K_n}`` exactly; returns ``(count, how many optimal vertices found were not
     staircase mechanisms)``.
@@ -276,7 +277,7 @@ def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, 
     (5, 0)
     """
     P = polytopes.U(n, lam, graph=f"complete:{n}")
-    rng = np.random.default_rng(seed)
+    rng = numpy_generator(seed)
     bad = 0
     for _ in range(count):
         _, X = P.maximize(rng.integers(-5, 6, size=(n, n)).tolist())

@@ -57,6 +57,7 @@ from dpfix.numbers.exact import (
 )
 from dpfix.numbers.exact_lp import exact_lp, quiet_c_stdout
 from dpfix.numbers.numeric import check_n
+from dpfix.sampling.source import numpy_generator
 from dpfix.theory import algebraic_enumeration as _alg
 from dpfix.theory import enumeration as _en
 from dpfix.theory import graphs as _gr
@@ -557,7 +558,7 @@ class Polytope:
         return _alg.normaliz_field_count(self._ub, self._eq, self.num_variables,
                                          self.lam.field)
 
-    def sample_vertices(self, k: int, seed: int = 0,
+    def sample_vertices(self, k: int, seed: Any = 0,
                         limit: int | None | Literal["default"] = "default",
                         backend: str = "auto") -> list[np.ndarray]:
         """``k`` vertices drawn (seeded, without replacement) from the whole enumeration,
@@ -580,14 +581,14 @@ class Polytope:
             verts = self._algebraic_vertices(limit, backend)
             if len(verts) <= k:
                 return verts
-            idx = np.sort(np.random.default_rng(seed).choice(len(verts), k, replace=False))
+            idx = np.sort(numpy_generator(seed).choice(len(verts), k, replace=False))
             return [verts[int(i)] for i in idx]
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "sample_vertices")
         va = self._raw_vertices(which)
         if len(va) <= k:
             return self._sorted_vertices(which).to_list()
-        idx = np.sort(np.random.default_rng(seed).choice(len(va), k, replace=False))
+        idx = np.sort(numpy_generator(seed).choice(len(va), k, replace=False))
         return [va[int(i)] for i in idx]
 
     def has_vertex(self, X: Any, backend: str = "auto") -> bool:
