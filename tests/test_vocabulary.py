@@ -1,7 +1,16 @@
-"""One vocabulary across the library: ``constructor=``, ``solver=``, ``loss=``, and one
-argument order for ``count_error``; the former names still work for one release, each
-with a ``DeprecationWarning`` that names the new one, and a new name given together
-with its former one is refused."""
+"""One vocabulary across the library: ``constructor=``, ``solver=``, ``loss=``, ``eps``
+for every budget, ``kind=`` for which polytope (spelled ``"RF"``), ``lam=`` and ``n=``
+one value or many, ``seed=``, ``keys=``, ``unit=`` a privacy unit, one default per
+keyword, and one argument order for ``count_error``; the former names still work for one
+release, each with a ``DeprecationWarning`` that names the new one, and a new name given
+together with its former one is refused.
+
+The second half walks the signatures of every public function, class and method of the
+package (:func:`_public`) and fails on a parameter that deviates from the vocabulary: a
+former name, ``over=`` outside the engine, a ``kind=`` or a ``seed=`` not known to mean
+what the vocabulary says, a ``unit=`` whose default is no privacy unit, a default that
+differs from its keyword's one default. A deviation that is meant is listed with the
+reason, the place where the difference is documented."""
 
 from __future__ import annotations
 
@@ -11,9 +20,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import importlib
+import inspect
+import pkgutil
+
+import dpfix
 from dpfix.certify import certify_optimal, exact_optimum, northwest_dual
 from dpfix.constructors import construct, lp_optimum, northwest_corner, unfixed_optimum
 from dpfix.constructors.delta import loss_matrix, lp_optimum_delta
+from dpfix.explore.cases import grid
+from dpfix.explore.graph_instances import atlas_graphs
+from dpfix.explore.joint import joint_gap_survey
 from dpfix.explore.northwest import find_northwest_counterexample, northwest_survey
 from dpfix.explore.search import SearchResult
 from dpfix.numbers.calibration import (
@@ -31,7 +48,12 @@ from dpfix.release.privatizers import (
     privatize_distribution,
     privelet,
 )
+from dpfix.release.bounds import PrivateBound
+from dpfix.release.joint import zero_share_rule
+from dpfix.release.options import rule_of_thumb_split, split_budget, stage_split
+from dpfix.release.pipeline import privatize_counts
 from dpfix.release.privatizers.deconvolve import deconvolve
+from dpfix.release.privatizers.joint import joint_laplace
 from dpfix.theory.mechanism import weight_matrix
 from dpfix.theory.metrics import count_error
 from helpers import cli
@@ -45,6 +67,12 @@ def _same(a, b):
     if isinstance(a, SearchResult):
         return a.visited == b.visited and (a.counterexample is b.counterexample is None or
                                            _same(a.counterexample, b.counterexample))
+    if hasattr(a, "eps_1") and hasattr(a, "output_histogram"):  # a release: its counts
+        return np.array_equal(a.counts, b.counts) and a.eps == b.eps
+    if hasattr(a, "edges") and hasattr(a, "nodes"):  # a graph
+        return sorted(a.edges) == sorted(b.edges)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if hasattr(a, "matrix") and hasattr(a, "log_matrix"):
         return (a.T == b.T).all() if a.exact else np.array_equal(a.log_matrix, b.log_matrix)
     if hasattr(a, "lower_bound"):
@@ -92,6 +120,35 @@ ALIASES += [(f, (), {"delta": 1e-5}, "eps", "epsilon", 1.0)
             for f in (analytic_gaussian_sigma, discrete_gaussian_sigma)]
 ALIASES += [(cyclic_gaussian, ([5, 3, 2],), {"delta": 1e-6, "secure": False, "seed": 3},
              "eps", "epsilon", 1.0)]
+
+
+def grid_list(**kw):
+    """:func:`dpfix.explore.cases.grid` as a list (its instances compared)."""
+    return list(grid(**kw))
+
+
+ALIASES += [
+    (privatize_counts, ([0, 1, 2, 3, 3],), {"upper": 3, "seed": 1}, "eps", "epsilon", 1.0),
+    (split_budget, (), {"split": 0.25}, "eps", "epsilon", 2.0),
+    (stage_split, (), {"fraction": 0.3}, "eps", "epsilon", 0.7),
+    (rule_of_thumb_split, (), {}, "eps", "eps_t", 1.0),
+    (PrivateBound(0.1).split, (), {}, "eps", "eps_t", 1.0),
+    (zero_share_rule, (), {}, "eps", "eps_total", 1.0),
+    (certify_optimal, (northwest_corner(Z, lam=2),), {}, "kind", "over", "U"),
+    (exact_optimum, (Z, 2), {}, "kind", "over", "U"),
+    (atlas_graphs, ([4],), {}, "family", "kind", "trees"),
+    (atlas_graphs, (), {}, "n", "n_values", [3, 4]),
+    (grid_list, (), {"lam": [2]}, "n", "ns", (2, 3)),
+    (grid_list, (), {"n": (2,)}, "lam", "lams", [2, 3]),
+    (northwest_survey, ("zero-one",), {"lam": (3,), "denominator_max": 3}, "n", "n_values",
+     (3,)),
+    (northwest_survey, ("zero-one",), {"n": (3,), "denominator_max": 3}, "lam", "lams", (3,)),
+    (find_northwest_counterexample, ("zero-one",), {"n_max": 3}, "lam", "lams", (2,)),
+    (joint_gap_survey, (), {"shapes": ((2, 2),)}, "totals", "weights", (1,)),
+    (cyclic_laplace, ([5, 3, 2], 1.0), {"secure": False}, "seed", "rng", 3),
+    (joint_laplace, ([[30, 0], [0, 10]], 1.0), {"secure": False}, "seed", "rng", 3),
+    (privatize_distribution, ([5, 3, 2], 1.0), {"secure": False}, "seed", "rng", 3),
+]
 
 
 @pytest.mark.parametrize("f, args, kw, new, old, value", ALIASES,

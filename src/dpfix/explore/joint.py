@@ -30,6 +30,10 @@ __all__ = ["joint_targets", "smallest_joint_gap", "joint_gap_survey", "JointGap"
            "JointGapSurvey"]
 
 
+#: the total weights ``W`` of the targets, by default
+TOTALS = (1, 2, 3)
+
+
 def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
     """Weight vectors of ``parts`` non-negative integers summing to ``total``, lexicographic
     from the largest first entry."""
@@ -41,7 +45,7 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
-def joint_targets(shapes: Any = ((2, 2), (2, 3), (3, 3)), totals: Any = (1, 2, 3),
+def joint_targets(shapes: Any = ((2, 2), (2, 3), (3, 3)), totals: Any = TOTALS,
                   **deprecated: Any) -> Iterator[np.ndarray]:
     """Exact joint targets, small first: every shape (ascending ``N``), every total weight
     ``W`` in ``totals``, every integer weight vector ``w`` summing to ``W``: ``z = w / W``.
@@ -59,7 +63,7 @@ def joint_targets(shapes: Any = ((2, 2), (2, 3), (3, 3)), totals: Any = (1, 2, 3
 
 def _totals(deprecated: dict, totals: Any, where: str) -> Any:
     """``totals``, or the deprecated ``weights=`` (the total weights ``W`` of the targets)."""
-    given = renamed("weights", "totals", deprecated, totals, where=where, depth=2)
+    given = renamed("weights", "totals", deprecated, totals, TOTALS, where=where, depth=2)
     no_other(deprecated, where)
     return given
 
@@ -124,7 +128,7 @@ class JointGap(Result):
 
 
 def smallest_joint_gap(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2), (2, 3)),
-                       totals: Any = (1, 2, 3), **deprecated: Any) -> SearchResult:
+                       totals: Any = TOTALS, **deprecated: Any) -> SearchResult:
     """The first target (in :func:`joint_targets`' order, then ``lam`` in the given order)
     where product noise then optimal transport has a larger count error than the optimum
     over ``F_grid``.
@@ -205,7 +209,7 @@ class JointGapSurvey(Result):
 
 
 def joint_gap_survey(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2), (2, 3)),
-                     totals: Any = (1, 2, 3), **deprecated: Any) -> JointGapSurvey:
+                     totals: Any = TOTALS, **deprecated: Any) -> JointGapSurvey:
     """Over every target visited (and every ``lam``, one value or many): how often the
     product is optimal, and the worst and mean ratio of its count error to the optimum
     (targets with optimum 0 counted when equal). ``weights=`` is the deprecated name of

@@ -150,15 +150,18 @@ def renamed_keywords(**names: str) -> Callable[[_F], _F]:
     TypeError: budget: got both eps= and its deprecated name epsilon=; pass eps= only
     """
     def decorate(f: _F) -> _F:
-        params = list(inspect.signature(f).parameters)
+        params = inspect.signature(f).parameters
+        positional = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY,
+                                                                p.POSITIONAL_OR_KEYWORD)]
+        at = {p.name: i for i, p in enumerate(positional)}  # where a positional one stands
         where = f.__qualname__.replace(".__init__", "")
 
         @functools.wraps(f)
         def call(*args: Any, **kwargs: Any) -> Any:
             for old, new in names.items():
                 if old in kwargs:
-                    position = params.index(new)
-                    given = args[position] if position < len(args) else kwargs.get(new, _ABSENT)
+                    given = args[at[new]] if at.get(new, len(args)) < len(args) \
+                        else kwargs.get(new, _ABSENT)
                     kwargs[new] = renamed(old, new, kwargs, given, _ABSENT, where=where)
             return f(*args, **kwargs)
 

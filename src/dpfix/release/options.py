@@ -160,7 +160,7 @@ def split_budget(eps: float, split: Any = "rule-of-thumb") -> tuple[float, float
     return stage_split(eps, f)
 
 
-def check_choices(constructor: str = "heuristic", selector: Any = "best",
+def check_choices(constructor: str = "northwest", selector: Any = "best",
                   privatizer: str = "cyclic-laplace", postprocess: Any = None) -> None:
     """Raise ``ValueError`` naming the first unknown method name.
 
