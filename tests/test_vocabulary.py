@@ -14,15 +14,14 @@ reason, the place where the difference is documented."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
-
-import importlib
-import inspect
-import pkgutil
 
 import dpfix
 from dpfix.certify import certify_optimal, exact_optimum, northwest_dual
@@ -40,6 +39,10 @@ from dpfix.numbers.calibration import (
     discrete_gaussian_sigma,
 )
 from dpfix.numbers.deprecation import renamed
+from dpfix.release.bounds import PrivateBound
+from dpfix.release.joint import zero_share_rule
+from dpfix.release.options import rule_of_thumb_split, split_budget, stage_split
+from dpfix.release.pipeline import privatize_counts
 from dpfix.release.privatizers import (
     cyclic_gaussian,
     cyclic_laplace,
@@ -48,10 +51,6 @@ from dpfix.release.privatizers import (
     privatize_distribution,
     privelet,
 )
-from dpfix.release.bounds import PrivateBound
-from dpfix.release.joint import zero_share_rule
-from dpfix.release.options import rule_of_thumb_split, split_budget, stage_split
-from dpfix.release.pipeline import privatize_counts
 from dpfix.release.privatizers.deconvolve import deconvolve
 from dpfix.release.privatizers.joint import joint_laplace
 from dpfix.theory.mechanism import weight_matrix
@@ -261,3 +260,317 @@ def test_the_suite_turns_the_librarys_own_deprecations_into_errors():
         M.count_error("abs", Z)
     with pytest.raises(DpfixDeprecationWarning, match="weights= is deprecated"):
         renamed("weights", "loss", {"weights": "squared"}, "abs", "abs", where="f")
+
+
+# ------------------------------------------------------------------ the walk of the public API
+#: the command's modules take argparse namespaces, not the library's keywords
+NOT_WALKED = ("dpfix.cli",)
+
+
+def _public() -> dict[str, inspect.Signature]:
+    """``module.qualname -> signature`` of every public function, class and public method
+    of dpfix's modules (their ``__all__``), each once, where it is defined."""
+    out: dict[str, inspect.Signature] = {}
+    for info in pkgutil.walk_packages(dpfix.__path__, "dpfix."):
+        if info.name.startswith(NOT_WALKED) or info.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name, None)
+            found = []
+            if inspect.isfunction(obj):
+                found.append(obj)
+            elif inspect.isclass(obj) and obj.__module__ == info.name:
+                if obj.__init__ is not object.__init__:
+                    found.append(obj)
+                found += [v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+                          for k, v in vars(obj).items() if not k.startswith("_")
+                          and (inspect.isfunction(v) or isinstance(v, (staticmethod,
+                                                                      classmethod)))]
+            for f in found:
+                key = f"{f.__module__}.{f.__qualname__}"
+                try:
+                    out.setdefault(key, inspect.signature(f))
+                except (TypeError, ValueError):  # a builtin without a signature
+                    continue
+    return out
+
+
+PUBLIC = _public()
+
+
+def _having(param: str) -> dict[str, inspect.Parameter]:
+    return {where: sig.parameters[param] for where, sig in PUBLIC.items()
+            if param in sig.parameters}
+
+
+def test_the_walk_sees_the_public_api():
+    assert len(PUBLIC) > 500
+    assert {"dpfix.release.table.privatize_table", "dpfix.explore.search.survey",
+            "dpfix.theory.polytopes.Polytope.sample_vertices",
+            "dpfix.release.records.release.privatize_records"} <= set(PUBLIC)
+
+
+#: former names -> the vocabulary's (each kept as a deprecated alias where it was one)
+FORMER = {"epsilon": "eps", "epsilons": "eps", "eps_t": "eps", "eps_total": "eps",
+          "lams": "lam", "n_values": "n", "ns": "n", "rng": "seed", "key": "keys",
+          "weights": "loss", "method": "constructor, solver, privatizer or estimator"}
+_GENERATOR = "a numpy Generator the float primitive draws from (seed= made it: numpy_generator)"
+_CELL = "a study's cell key (the tuple naming a cell of its grid), not key columns"
+_INTERVAL = "how an interval is bounded (chernoff, exact: docs/uncertainty.md)"
+_AXES = "one lam per axis of a joint histogram (a pair), not values to iterate"
+#: the parameters under a former name that mean another thing, and what they mean
+MEANT_FORMER = {
+    **{("rng", f"dpfix.explore.cases.{f}"): "the numpy Generator a random case is drawn from"
+       for f in ("random_z", "random_lam", "random_convex_point")},
+    **{("rng", f): _GENERATOR for f in (
+        "dpfix.release.frameworks.apply_mechanism", "dpfix.release.frameworks.apply_histogram",
+        "dpfix.release.privatizers.noise.add_laplace",
+        "dpfix.release.privatizers.noise.add_gaussian")},
+    **{("key", f): _CELL for f in (
+        "dpfix.experiments.cells.cell_seed", "dpfix.experiments.cells.compute_cell",
+        "dpfix.experiments.cells.key_id", "dpfix.experiments.cells.CellCache.get",
+        "dpfix.experiments.cells.CellCache.add", "dpfix.experiments.accuracy.accuracy_cell",
+        "dpfix.experiments.frontier.frontier_cell",
+        "dpfix.experiments.privatizer_error.privatizer_cell",
+        "dpfix.experiments.runtime.runtime_cell", "dpfix.experiments.split.split_cell")},
+    ("method", "dpfix.experiments.runs.run_method"): "a method of the paper's study (a row)",
+    ("method", "dpfix.experiments.bounds.run_release"): "a method of the bounds study",
+    **{("method", f"dpfix.release.uncertainty.{f}"): _INTERVAL for f in (
+        "columns.total_interval", "columns.group_intervals", "totals.total_intervals",
+        "band.DistributionBand", "columns.ColumnUncertainty.group_intervals",
+        "counts.ConfidenceSets", "totals.TotalInterval")},
+    ("method", "dpfix.sampling.geometric.TwoSidedGeometric"): "how it draws: blocks or digits",
+    ("weights", "dpfix.experiments.incidents.incidents"): "the incidents' mixture weights",
+    ("weights", "dpfix.release.uncertainty.common.width_summary"): "a weighted mean's weights",
+    ("weights", "dpfix.sampling.table.CheckedTable"): "the integer weights of the table",
+    **{("lams", f): _AXES for f in ("dpfix.constructors.joint.product_remap",
+                                    "dpfix.release.privatizers.joint.deconvolve_joint",
+                                    "dpfix.sampling.joint.JointSampler")},
+}
+
+
+@pytest.mark.parametrize("old", sorted(FORMER))
+def test_no_public_parameter_has_a_former_name(old):
+    found = {where for where in _having(old) if (old, where) not in MEANT_FORMER}
+    assert not found, f"{old}= (use {FORMER[old]}=) in {sorted(found)}"
+    stale = {w for (o, w) in MEANT_FORMER if o == old} - set(_having(old))
+    assert not stale, f"MEANT_FORMER names what takes no {old}=: {sorted(stale)}"
+
+
+#: ``over=`` is what the engine's predicate receives (a polytope, its pairs, an instance)
+OVER = {"dpfix.explore.search.smallest_counterexample", "dpfix.explore.search.survey",
+        "dpfix.explore.search.Counterexample", "dpfix.explore.graph_theory.Statement"}
+#: ``kind=`` chooses a polytope
+KIND = {"dpfix.certify.certificate.certify_optimal", "dpfix.certify.certificate.exact_optimum",
+        "dpfix.certify.certificate.Certificate", "dpfix.explore.cases.polytope",
+        "dpfix.explore.strategies.polytopes_of", "dpfix.explore.strategies.vertices_of",
+        "dpfix.explore.strategies.points_of", "dpfix.explore.verification.every_lam_cases",
+        "dpfix.theory.parametric.chambers", "dpfix.theory.parametric.interval_around",
+        "dpfix.theory.parametric.Chambers", "dpfix.theory.delta.delta_polytope",
+        "dpfix.theory.polytopes.check_kind"}
+MEANT_KIND = {"dpfix.io.tables.TableInput": "the table's format (csv, parquet, histogram), "
+                                            "an attribute of an input read, not a choice"}
+
+
+def test_over_is_the_engines_and_kind_chooses_a_polytope():
+    assert set(_having("over")) == OVER
+    assert set(_having("kind")) == KIND | set(MEANT_KIND)
+
+
+@pytest.mark.parametrize("call", [
+    lambda kind: dpfix.explore.cases.polytope(kind, 2, 2, ["1/2", "1/2"]).name,
+    lambda kind: dpfix.theory.parametric.chambers(kind, 2, ["1/2", "1/2"]).kind,
+    lambda kind: dpfix.explore.search.survey(lambda B, inst: True, over=kind, n=2,
+                                             lam=2).visited,
+], ids=["polytope", "chambers", "engine"])
+def test_rf_is_one_spelling_and_r_f_its_former_one(call):
+    import dpfix.explore.cases
+    import dpfix.explore.search
+    import dpfix.theory.parametric  # noqa: F401
+
+    new = call("RF")
+    with pytest.warns(DeprecationWarning, match="'R_F' is deprecated; use .*'RF'") as rec:
+        assert call("R_F") == new
+    assert rec[0].filename == __file__
+
+
+#: ``seed=`` takes an int, a SeedSequence or a RandomSource (random_source, numpy_generator)
+SEED_ANY = {f"dpfix.release.privatizers.{f}" for f in (
+    "cyclic.cyclic_laplace", "cyclic.cyclic_gaussian", "laplace_baselines.laplace",
+    "laplace_baselines.privelet", "hierarchical.hierarchical", "joint.joint_laplace",
+    "common.resolve_rng", "common.budget_and_seed")} | {
+    "dpfix.sampling.source.random_source", "dpfix.sampling.source.numpy_generator",
+    "dpfix.theory.polytopes.Polytope.sample_vertices", "dpfix.io.data.synthetic_counts",
+    "dpfix.explore.graph_tables.staircase_optima", "dpfix.release.bounds.private_upper",
+    "dpfix.release.bounds.choose_upper", "dpfix.release.records.bounding.bound_contributions",
+    "dpfix.release.records.contributions.suggest_max_contributions",
+    "dpfix.release.records.reading.IndexedRecords.tally",
+    "dpfix.release.records.stream.StreamedRecords.tally"}
+_REPORTED = ("a release's seed: a non-negative int (check_seed), written in the report and "
+             "spawned into the release's parts (dpfix.release.seeds; docs/release.md)")
+_STUDY = "a study's seed: an int recorded with its results (docs/reproduction.md)"
+#: ``seed=`` that takes an int only, and why
+SEED_INT = {
+    **{f: _REPORTED for f in (
+        "dpfix.release.table.privatize_table", "dpfix.release.plan.plan_release",
+        "dpfix.release.pipeline.privatize_counts",
+        "dpfix.release.records.release.privatize_records",
+        "dpfix.release.records.plan.plan_records", "dpfix.release.dask.privatize_dataset",
+        "dpfix.release.frameworks.privatize", "dpfix.release.frameworks.stage2_source",
+        "dpfix.release.joint.privatize_joint", "dpfix.release.order.order_source",
+        "dpfix.release.order.row_order", "dpfix.release.plan.ReleasePlan",
+        "dpfix.release.plan.ColumnPlan", "dpfix.release.records.plan.RecordsPlan",
+        "dpfix.release.records.release.bounded_counts",
+        "dpfix.release.records.dask.DaskRecords.tally", "dpfix.release.result.PrivatizedCounts",
+        "dpfix.release.seeds.check_seed", "dpfix.release.seeds.seed_child",
+        "dpfix.release.seeds.stage_seeds", "dpfix.release.seeds.column_seeds")},
+    **{f"dpfix.experiments.{f}": _STUDY for f in (
+        "config.make_config", "config.Config", "runs.run_method", "accuracy.accuracy_cell",
+        "bounds.choose_by", "bounds.run_release", "bounds.bounds_cells", "bounds.study",
+        "coverage.coverage_study", "coverage.run_case", "frontier.frontier_cell",
+        "incidents.incidents", "joint.study", "joint.synthetic_pair", "joint.joint_cells",
+        "privatizer_error.privatizer_cell", "runtime.runtime_cell", "split.split_cell")},
+    "dpfix.constructors.heuristic.heuristic": "stored in the mechanism's params (a "
+                                              "SeedSequence's entropy would be revealed)",
+    "dpfix.explore.instances.random_targets": "seeds (seed, n) and names the family by it",
+    "dpfix.sampling.source.SeededSource": "the seed of the seeded source itself",
+}
+
+
+def test_every_seed_is_known_to_take_one_of_the_forms():
+    having = set(_having("seed"))
+    assert not SEED_ANY & set(SEED_INT)
+    unknown = having - SEED_ANY - set(SEED_INT)
+    assert not unknown, f"seed= of unknown form (add to SEED_ANY or SEED_INT): {unknown}"
+    assert not (SEED_ANY | set(SEED_INT)) - having
+
+
+@pytest.mark.parametrize("draw", [
+    lambda seed: dpfix.io.data.synthetic_counts(50, seed=seed).tolist(),
+    lambda seed: [t.tolist() for t in dpfix.theory.polytopes.U(3, 2).sample_vertices(3, seed)],
+    lambda seed: dpfix.sampling.random_source(seed).words(4).tolist(),
+    lambda seed: dpfix.release.bounds.choose_upper(list(range(1, 42)) * 10, 30.0,
+                                                   seed=seed).upper,
+], ids=["synthetic_counts", "sample_vertices", "random_source", "choose_upper"])
+def test_a_seed_is_an_int_a_seed_sequence_or_a_seeded_source(draw):
+    import dpfix.io.data
+    import dpfix.release.bounds
+    import dpfix.theory.polytopes  # noqa: F401
+    from dpfix.sampling import SeededSource
+
+    want = draw(11)
+    assert draw(np.random.SeedSequence(11)) == want
+    assert draw(SeededSource(11)) == want
+
+
+def _unit_default(p: inspect.Parameter) -> str | None:
+    from dpfix.release.budget import privacy_unit
+
+    return None if p.default is p.empty else privacy_unit(p.default).text
+
+
+_RECORD = "a field of a result: what was used, set by the function that made it"
+_REQUIRED = ("required: None stands for not given (the deprecated weights= may give it), "
+             "refused with a message")
+#: the privacy unit of a joint histogram's mechanisms: one record's cell
+_JOINT = ("the mechanisms of one joint histogram count a change of one record's cell "
+          "(docs/joint.md section 2); the release's unit is the row")
+#: defaults that differ from their keyword's one default, and why
+MEANT_DEFAULT = {
+    **{("unit", f): _JOINT for f in (
+        "dpfix.constructors.joint.joint_edges", "dpfix.constructors.joint.product_transport",
+        "dpfix.constructors.joint.grid_lp_optimum", "dpfix.constructors.joint.joint_sampler",
+        "dpfix.explore.joint.smallest_joint_gap", "dpfix.explore.joint.joint_gap_survey")},
+    ("selector", "dpfix.constructors.heuristic.heuristic"):
+        "the constructor alone runs one selector; a release keeps the best of three",
+    ("framework", "dpfix.release.joint.privatize_joint"):
+        "a joint release is one-stage unless asked (docs/joint.md)",
+    ("split", "dpfix.release.joint.privatize_joint"): "the joint two-stage split (docs/joint.md)",
+    ("constructor", "dpfix.sampling.table.checked_table"): "a table given, not constructed",
+    ("constructor", "dpfix.sampling.table.CheckedTable"): "a table given, not constructed",
+    ("constructor", "dpfix.theory.mechanism.Mechanism"): "a matrix given, not constructed",
+    ("constructor", "dpfix.sampling.joint.JointSampler"): "the joint release's one mechanism",
+    ("loss", "dpfix.explore.graph_theory.rr_remap_optimal"):
+        "the graph statement's loss (docs/graphs.md)",
+    ("loss", "dpfix.explore.graph_theory.northwest_analogue_holds"):
+        "the graph statement's loss (docs/graphs.md)",
+    ("loss", "dpfix.explore.graph_theory.northwest_analogue_values"):
+        "the graph statement's loss (docs/graphs.md)",
+    ("loss", "dpfix.certify.certificate.Certificate"): _RECORD,
+    ("selector", "dpfix.release.result.PrivatizedCounts"): _RECORD,
+    ("loss", "dpfix.explore.northwest.find_northwest_counterexample"): _REQUIRED,
+    ("loss", "dpfix.explore.northwest.northwest_survey"): _REQUIRED,
+    ("loss", "dpfix.theory.mechanism.weight_matrix"): _REQUIRED,
+    ("loss", "dpfix.explore.graph_tables.search_report"):
+        "None: the report without the values of a loss",
+    ("solver", "dpfix.constructors.lp.lp_optimum"): "the float LP (solver='exact' for cdd)",
+    ("solver", "dpfix.constructors.delta.lp_optimum_delta"):
+        "the (eps, delta) optimum exact by default (docs/delta.md)",
+    ("postprocess", "dpfix.release.privatizers.joint.joint_laplace"):
+        "a joint histogram has no CDF to make monotone: the simplex projection",
+    ("order", "dpfix.release.records.release.privatize_records"):
+        "records come out as their groups (docs/records.md)",
+    ("order", "dpfix.release.records.plan.plan_records"):
+        "records come out as their groups (docs/records.md)",
+    ("order", "dpfix.release.dask.privatize_dataset"):
+        "a dataset is shuffled within its partitions (no global sort)",
+}
+#: the one default of each keyword (None: the path's own, documented where it is chosen)
+ONE_DEFAULT = {"constructor": "northwest", "selector": "best", "framework": "two-stage",
+               "privatizer": "cyclic-laplace", "unit": "row", "loss": "abs", "split": None,
+               "solver": None, "order": None, "keys": (), "keep": (), "secure": True,
+               "backend": "auto", "jobs": 1, "postprocess": None, "estimator": None,
+               "remap": None}
+#: defaults that are the same as the keyword's one (rule-of-thumb is what None splits by)
+SAME = {("split", "rule-of-thumb"): None, ("keep", None): (), ("keys", None): ()}
+#: the privatizers' own post-processing and the no-split framework's estimator and remap
+#: are what None picks on the release path (dpfix.release.options)
+PATH_DEFAULTS = {("postprocess", "isotonic-cdf"), ("estimator", "em"), ("remap", "northwest")}
+
+
+@pytest.mark.parametrize("keyword", sorted(ONE_DEFAULT))
+def test_one_default_per_keyword_or_the_difference_documented(keyword):
+    other = {}
+    for where, p in _having(keyword).items():
+        if p.default is p.empty or (keyword, where) in MEANT_DEFAULT:
+            continue
+        value = _unit_default(p) if keyword == "unit" else p.default
+        value = SAME.get((keyword, value), value) if isinstance(value, (str, type(None))) \
+            else value
+        if value != ONE_DEFAULT[keyword] and (keyword, value) not in PATH_DEFAULTS:
+            other[where] = value
+    assert not other, f"{keyword}= defaults other than {ONE_DEFAULT[keyword]!r}: {other}"
+    stale = {w for (k, w) in MEANT_DEFAULT if k == keyword} - set(_having(keyword))
+    assert not stale, f"MEANT_DEFAULT names what takes no {keyword}=: {sorted(stale)}"
+
+
+def test_every_unit_default_is_a_privacy_unit():
+    for where, p in _having("unit").items():
+        if p.default is not p.empty:
+            assert _unit_default(p) in ("row", "cell"), where
+
+
+@pytest.mark.parametrize("one, many", [
+    (lambda: grid_list(n=3, lam=2), lambda: grid_list(n=[3], lam=[2])),
+    (lambda: [lab for lab, _ in atlas_graphs(4)], lambda: [lab for lab, _ in atlas_graphs([4])]),
+    (lambda: northwest_survey("abs", n=3, lam=3, denominator_max=3),
+     lambda: northwest_survey("abs", n=(3,), lam=(3,), denominator_max=3)),
+    (lambda: joint_gap_survey(lam=2, shapes=((2, 2),), totals=(1,)).visited,
+     lambda: joint_gap_survey(lam=[2], shapes=((2, 2),), totals=(1,)).visited),
+], ids=["grid", "atlas_graphs", "northwest_survey", "joint_gap_survey"])
+def test_lam_and_n_take_one_value_or_many(one, many):
+    assert _same(one(), many())
+
+
+def test_keys_is_the_key_columns_and_key_its_former_name(tmp_path):
+    from dpfix.io.tables import read_counts
+    from dpfix.release.order import row_order
+
+    p = tmp_path / "t.csv"
+    p.write_text("name,k\nb,3\nc,0\na,1\n")
+    table = read_counts(p, "k")
+    with pytest.warns(DeprecationWarning, match="key= is deprecated; use keys=") as rec:
+        old = row_order(table, "key", key=["name"], seed=0)
+    assert rec[0].filename == __file__
+    assert old.tolist() == row_order(table, "key", keys=["name"], seed=0).tolist() == [2, 0, 1]
