@@ -194,18 +194,12 @@ class JointGapSurvey(Result):
     former_keys = {"targets": "visited", **{k: k for k in (
         "optimal", "lam", "unit", "worst_ratio", "worst_z", "mean_ratio")}}
 
+    headline = ("found", "visited", "optimal", "worst_ratio", "stopped")
+
     @property
     def found(self) -> bool:
         """Whether the product is not optimal somewhere."""
         return self.optimal < self.visited
-
-    def __bool__(self) -> bool:
-        return self.found
-
-    def __repr__(self) -> str:
-        return (f"JointGapSurvey(found={self.found}, visited={self.visited}, "
-                f"optimal={self.optimal}, worst_ratio={self.worst_ratio!r}, "
-                f"stopped={self.stopped!r})")
 
 
 def joint_gap_survey(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2), (2, 3)),

@@ -271,19 +271,12 @@ class NorthwestSurvey(Result):
                    "worst": "worst", "remap_optimal": "remap_optimal",
                    "remap_beats_northwest": "remap_beats_northwest",
                    "remap_monotone": "remap_monotone", "by_n": "by_n"}
+    headline = ("loss", "found", "visited", "not_optimal", "stopped")
 
     @property
     def found(self) -> bool:
         """Whether the northwest corner is not optimal somewhere."""
         return self.not_optimal > 0
-
-    def __bool__(self) -> bool:
-        return self.found
-
-    def __repr__(self) -> str:
-        return (f"NorthwestSurvey(loss={self.loss!r}, found={self.found}, "
-                f"visited={self.visited}, not_optimal={self.not_optimal}, "
-                f"stopped={self.stopped!r})")
 
 
 def northwest_survey(loss: Any = None, *, n: Any = _SURVEY_N, lam: Any = _SURVEY_LAM,

@@ -239,13 +239,12 @@ class SearchResult(Result):
     stopped: str | None = None
     elapsed: float = 0.0
 
+    headline = ("found", "visited", "stopped")
+
     @property
     def found(self) -> bool:
         """Whether a counterexample was found."""
         return self.counterexample is not None
-
-    def __bool__(self) -> bool:
-        return self.found
 
     def __getattr__(self, name: str) -> Any:
         # the counterexample's own attributes, for one release (the search returned it)
@@ -277,10 +276,6 @@ class SearchResult(Result):
             return str(self.counterexample)
         state = "complete" if self.stopped is None else f"stopped: {self.stopped}"
         return f"no counterexample: {self.visited} instances visited ({state})"
-
-    def __repr__(self) -> str:
-        return (f"SearchResult(found={self.found}, visited={self.visited}, "
-                f"stopped={self.stopped!r})")
 
     def describe(self) -> dict[str, Any]:
         """``found``, ``visited``, ``stopped``, ``elapsed`` and the counterexample's own
@@ -329,9 +324,6 @@ class SurveyResult(Result):
     def found(self) -> bool:
         """Whether some instance failed or raised (``not holds``)."""
         return not self.holds
-
-    def __bool__(self) -> bool:
-        return self.found
 
     def __repr__(self) -> str:
         return (f"SurveyResult(found={self.found}, visited={self.visited}, "

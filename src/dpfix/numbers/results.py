@@ -119,6 +119,13 @@ class Result:
 
     #: the keys of the dict this result replaces -> its attributes (``result[key]`` warns)
     former_keys: ClassVar[dict[str, str]] = {}
+    #: the attributes its repr shows, in order (empty: :meth:`describe`'s plain values)
+    headline: ClassVar[tuple[str, ...]] = ()
+
+    def __bool__(self) -> bool:
+        """A result that says whether it ``found`` something (a search, a survey) is true
+        when it did; any other result is true."""
+        return bool(getattr(self, "found", True))
 
     def describe(self) -> dict[str, Any]:
         """What the result says, as a JSON-able dict (:func:`jsonable`): for a dataclass,
@@ -129,8 +136,9 @@ class Result:
                 if f.repr and not f.name.startswith("_")}
 
     def __repr__(self) -> str:
-        shown = {k: v for k, v in self.describe().items()
-                 if v is None or isinstance(v, (bool, int, float, str))}
+        shown = {k: getattr(self, k) for k in self.headline} if self.headline else \
+            {k: v for k, v in self.describe().items()
+             if v is None or isinstance(v, (bool, int, float, str))}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     def __getitem__(self, key: str) -> Any:
