@@ -406,7 +406,12 @@ SEED_ANY = {f"dpfix.release.privatizers.{f}" for f in (
     "dpfix.release.bounds.choose_upper", "dpfix.release.records.bounding.bound_contributions",
     "dpfix.release.records.contributions.suggest_max_contributions",
     "dpfix.release.records.reading.IndexedRecords.tally",
-    "dpfix.release.records.stream.StreamedRecords.tally"}
+    "dpfix.release.records.stream.StreamedRecords.tally",
+    "dpfix.sampling.geometric.TwoSidedGeometric.sample",
+    "dpfix.sampling.geometric.TwoSidedGeometric.magnitudes",
+    "dpfix.sampling.structured.StructuredSampler.sample",
+    "dpfix.sampling.table.CheckedTable.sample",
+    "dpfix.sampling.joint.JointSampler.sample"}
 _REPORTED = ("a release's seed: a non-negative int (check_seed), written in the report and "
              "spawned into the release's parts (dpfix.release.seeds; docs/release.md)")
 _STUDY = "a study's seed: an int recorded with its results (docs/reproduction.md)"
@@ -452,16 +457,59 @@ def test_every_seed_is_known_to_take_one_of_the_forms():
     lambda seed: dpfix.sampling.random_source(seed).words(4).tolist(),
     lambda seed: dpfix.release.bounds.choose_upper(list(range(1, 42)) * 10, 30.0,
                                                    seed=seed).upper,
-], ids=["synthetic_counts", "sample_vertices", "random_source", "choose_upper"])
+    lambda seed: dpfix.sampling.TwoSidedGeometric(2).sample(6, seed).tolist(),
+    lambda seed: dpfix.constructors.remap.structured_sampler("northwest", Z, lam=2).sample(
+        [0, 1, 2, 2], seed=seed).tolist(),
+], ids=["synthetic_counts", "sample_vertices", "random_source", "choose_upper", "geometric",
+        "sampler"])
 def test_a_seed_is_an_int_a_seed_sequence_or_a_seeded_source(draw):
+    import dpfix.constructors.remap
     import dpfix.io.data
     import dpfix.release.bounds
+    import dpfix.sampling
     import dpfix.theory.polytopes  # noqa: F401
     from dpfix.sampling import SeededSource
 
     want = draw(11)
     assert draw(np.random.SeedSequence(11)) == want
     assert draw(SeededSource(11)) == want
+
+
+_RANDOM = "a RandomSource object the internal step draws from (random_source(seed) made it)"
+_DATA = "the data read (a path, a frame, a dataset), not randomness"
+#: ``source=`` names the data read or, inside a release, its RandomSource object: never a
+#: seed (the samplers take ``seed=``, their ``source=`` is its deprecated name)
+SOURCE = {
+    **{f"dpfix.release.{f}": _DATA for f in (
+        "dask.privatize_dataset", "inputs.Dataset", "records.reading.Records",
+        "records.reading.index_records", "records.reading.source_of",
+        "records.reading.source_name", "records.reading.is_dask",
+        "records.sources.records_engine", "records.sources.open_records")},
+    **{f: _RANDOM for f in (
+        "dpfix.release.bounds.sample_exponential", "dpfix.release.records.bounding.bound_codes",
+        "dpfix.release.records.bounding.tally",
+        "dpfix.release.records.contributions.choose_contributions",
+        "dpfix.release.stream.external_shuffle", "dpfix.sampling.quantile.quantile_remap",
+        "dpfix.sampling.quantile.quantile_joint", "dpfix.sampling.structured.Remap.apply")},
+    **{f: "the RandomSource whose randomness the report describes" for f in (
+        "dpfix.release.report.assemble", "dpfix.sampling.structured.privacy_statement",
+        "dpfix.sampling.joint.JointSampler.describe",
+        "dpfix.sampling.structured.StructuredSampler.describe",
+        "dpfix.sampling.table.CheckedTable.describe")},
+}
+
+
+def test_source_is_data_or_a_random_source_object_never_a_seed():
+    assert set(_having("source")) == set(SOURCE)
+
+
+def test_the_samplers_former_source_keyword_warns():
+    from dpfix.sampling import TwoSidedGeometric, random_source
+
+    with pytest.warns(DeprecationWarning, match="source= is deprecated; use seed=") as rec:
+        old = TwoSidedGeometric(2).sample(6, source=random_source(3))
+    assert rec[0].filename == __file__
+    assert old.tolist() == TwoSidedGeometric(2).sample(6, seed=3).tolist()
 
 
 def _unit_default(p: inspect.Parameter) -> str | None:

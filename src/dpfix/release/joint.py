@@ -264,7 +264,7 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
     lams = _lams(eps_2)
     noise = JointSampler(shape, lams, Remap.from_placement(np.arange(math.prod(shape))),
                          constructor="product-noise")
-    ys = noise.sample(*ds, source=source)
+    ys = noise.sample(*ds, seed=source)
     seconds["noise"] = time.perf_counter() - start
     H = joint_histogram(*ys, shape)
     zero = None
@@ -301,7 +301,7 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
     seconds["stage1"] = time.perf_counter() - start
     Z = stage1.z.reshape(shape)
     s = joint_sampler(Z, eps=None, lam=_lams(eps_2), unit="row")
-    out = s.sample(*ds, source=source)
+    out = s.sample(*ds, seed=source)
     return out, Z, e1, eps_2, s.describe(source), {"privatizer": "joint-laplace",
                                                    "noise": stage1.noise}
 
