@@ -154,3 +154,17 @@ def test_the_joint_search_returns_a_result_found_or_not():
         assert found["product"] == Fraction(2, 3)
     nothing = smallest_joint_gap(lam=2, unit="cell", shapes=((2, 2),), totals=(1,))
     assert not nothing and nothing.visited == 4 and nothing.stopped is None
+
+
+def test_the_paper_examples_found_by_search_are_results_with_what_was_visited():
+    """Example 1 and the (eps, delta) examples exist (the paper's theorems): found, they
+    are results like the others (``visited``, ``describe()``)."""
+    from dpfix.explore.counterexamples import find_example1
+    from dpfix.explore.delta_examples import find_delta_examples
+
+    ex = find_delta_examples()
+    assert isinstance(ex, Result) and ex and ex.visited >= 4
+    assert json.loads(json.dumps(ex.describe()))["visited"] == ex.visited
+    one = find_example1(lam=[3, 2], zs=[[Fraction(1, 3)] * 3, ["1/2", "1/4", "1/4"]])
+    assert isinstance(one, Result) and one.visited == one.cases_searched > 0
+    json.dumps(one.describe())

@@ -19,6 +19,7 @@ from dpfix.explore.cases import LAMS, polytope, standard_z
 from dpfix.explore.instances import Instance
 from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.exact import exact_array, exact_lam, one_or_many
+from dpfix.numbers.results import Result
 from dpfix.theory.polytopes import RF
 from dpfix.theory.representation import psi_map
 
@@ -26,12 +27,14 @@ __all__ = ["Example1", "fibre_of_extreme_points", "find_example1"]
 
 
 @dataclass
-class Example1:
-    """Exact instances of both phenomena of the paper's Example 1.
+class Example1(Result):
+    """Exact instances of both phenomena of the paper's Example 1 (both exist: the
+    search that finds none raises).
 
     ``B1 != B2`` are extreme in ``R_F[lam, z]`` with ``Psi B1 = Psi B2 = T``
     extreme in ``F``; ``B3`` is extreme in ``R_F[lam3, z3]`` while
-    ``Psi B3`` is not extreme in ``F[lam3, z3]``.
+    ``Psi B3`` is not extreme in ``F[lam3, z3]``; ``cases_searched`` (also
+    :attr:`visited`) the instances the longer of the two searches visited.
     """
 
     lam: Fraction
@@ -44,6 +47,11 @@ class Example1:
     B3: np.ndarray
     T3: np.ndarray
     cases_searched: int
+
+    @property
+    def visited(self) -> int:
+        """The instances the longer of the two searches visited (``cases_searched``)."""
+        return self.cases_searched
 
 
 def _key(M: np.ndarray) -> tuple:
