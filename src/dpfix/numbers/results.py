@@ -1,15 +1,17 @@
 """The protocol of what the library's functions return: :class:`Result`.
 
-A search, a survey, a certificate, a privatization: each returns an object of a class
-that subclasses :class:`Result`, and every such object can be read the same way:
+Every search and survey of :mod:`dpfix.explore` (and each of the paper's examples found by
+search) returns an object of a class that subclasses :class:`Result`, found or not, and
+every such object can be read the same way:
 
-- its attributes, documented by its class (``result.visited``, ``result.eps_1``);
+- its attributes, documented by its class (``result.visited``, ``result.stopped``);
+- its truth: a result that says whether it ``found`` something is true when it did;
 - :meth:`Result.describe`, a dict that :func:`json.dumps` writes as it is (exact numbers
   as text such as ``"1/3"``, arrays as nested lists; :func:`jsonable`): for a release, its
   public part only;
 - its ``repr``, in one style: ``Name(key=value, ...)``, the class's name and its few
-  headline values (a dataclass's own repr is of that style; a class may show fewer
-  fields, never a confidential one).
+  headline values (:attr:`Result.headline`; a dataclass's own repr is of that style; a
+  class may show fewer fields, never a confidential one).
 
 A result that used to be a dict keeps the dict's keys for one release:
 ``result["key"]`` returns ``result.key`` with a
