@@ -317,7 +317,7 @@ FORMER = {"epsilon": "eps", "epsilons": "eps", "eps_t": "eps", "eps_total": "eps
           "weights": "loss", "method": "constructor, solver, privatizer or estimator"}
 _GENERATOR = "a numpy Generator the float primitive draws from (seed= made it: numpy_generator)"
 _CELL = "a study's cell key (the tuple naming a cell of its grid), not key columns"
-_INTERVAL = "how an interval is bounded (chernoff, exact: docs/uncertainty.md)"
+_INTERVAL = "how an interval is bounded (chernoff, bonferroni: docs/uncertainty.md)"
 _AXES = "one lam per axis of a joint histogram (a pair), not values to iterate"
 #: the parameters under a former name that mean another thing, and what they mean
 MEANT_FORMER = {
@@ -522,8 +522,8 @@ _RECORD = "a field of a result: what was used, set by the function that made it"
 _REQUIRED = ("required: None stands for not given (the deprecated weights= may give it), "
              "refused with a message")
 #: the privacy unit of a joint histogram's mechanisms: one record's cell
-_JOINT = ("the mechanisms of one joint histogram count a change of one record's cell "
-          "(docs/joint.md section 2); the release's unit is the row")
+_JOINT = ("the joint mechanisms' unit: one count of one column (docs/joint.md sections 1 "
+          "and 4); the release's default unit is the row")
 #: defaults that differ from their keyword's one default, and why
 MEANT_DEFAULT = {
     **{("unit", f): _JOINT for f in (
@@ -533,8 +533,9 @@ MEANT_DEFAULT = {
     ("selector", "dpfix.constructors.heuristic.heuristic"):
         "the constructor alone runs one selector; a release keeps the best of three",
     ("framework", "dpfix.release.joint.privatize_joint"):
-        "a joint release is one-stage unless asked (docs/joint.md)",
-    ("split", "dpfix.release.joint.privatize_joint"): "the joint two-stage split (docs/joint.md)",
+        "a joint release is one-stage unless asked (docs/joint.md sections 5 and 7)",
+    ("split", "dpfix.release.joint.privatize_joint"):
+        "the joint two-stage split (docs/joint.md section 7)",
     ("constructor", "dpfix.sampling.table.checked_table"): "a table given, not constructed",
     ("constructor", "dpfix.sampling.table.CheckedTable"): "a table given, not constructed",
     ("constructor", "dpfix.theory.mechanism.Mechanism"): "a matrix given, not constructed",
@@ -554,7 +555,7 @@ MEANT_DEFAULT = {
         "None: the report without the values of a loss",
     ("solver", "dpfix.constructors.lp.lp_optimum"): "the float LP (solver='exact' for cdd)",
     ("solver", "dpfix.constructors.delta.lp_optimum_delta"):
-        "the (eps, delta) optimum exact by default (docs/delta.md)",
+        "the (eps, delta) optimum is exact by default (its docstring)",
     ("postprocess", "dpfix.release.privatizers.joint.joint_laplace"):
         "a joint histogram has no CDF to make monotone: the simplex projection",
     ("order", "dpfix.release.records.release.privatize_records"):
