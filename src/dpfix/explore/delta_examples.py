@@ -32,7 +32,8 @@ __all__ = ["DeltaExamples", "find_delta_examples"]
 @dataclass
 class DeltaExamples(Result):
     """Exact instances of what changes with ``delta > 0`` (:func:`find_delta_examples`):
-    every one exists (docs/delta.md), so the search that finds none raises.
+    every one exists at the default case (docs/open_questions.md section 5), so the search
+    that finds none raises.
 
     Attributes
     ----------
