@@ -75,7 +75,7 @@ def measure(eta: np.ndarray, method: str, eps: float, reps: int, seed: np.random
     extra = {"delta": 1.0 / (eta.sum() + 1)} if method == "cyclic-gaussian" else {}
     errors = {name: np.empty(reps) for name in POSTPROCESSORS}
     for r in range(reps):
-        out = privatize_distribution(eta, eps, privatizer=method, rng=rng, secure=False, **extra)
+        out = privatize_distribution(eta, eps, privatizer=method, seed=rng, secure=False, **extra)
         v = out.raw / out.N
         for name, function in POSTPROCESSORS.items():
             errors[name][r] = metric(function(v), zeta)

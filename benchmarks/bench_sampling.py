@@ -212,7 +212,7 @@ def case_dask(rows: int, parts: int) -> dict:
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                           dashboard_address=None) as cluster, Client(cluster) as client:
             start = time.perf_counter()
-            privatize_dataset(folder, "k", 1.0, upper=50, out=Path(tmp) / "out", key=["id"])
+            privatize_dataset(folder, "k", 1.0, upper=50, out=Path(tmp) / "out", keys=["id"])
             seconds = time.perf_counter() - start
             workers = client.run(peak_mb)
     return {"case": "dask", "rows": rows, "partitions": parts, "workers": 2,

@@ -36,12 +36,12 @@ def run(mode: str = "quick") -> int:
     for name, st in CARRY_OVER.items():
         if st.status == PROVED:
             sizes = [2, 3, 4] if mode == "full" and name == "Theorem 2" else [2, 3]
-            ce = carry_over_search(name, n_values=sizes, lams=lams)
-            assert ce is None, f"{name} fails on a connected graph: {ce}"
+            found = carry_over_search(name, n=sizes, lam=lams)
+            assert not found, f"{name} fails on a connected graph: {found}"
         else:
-            ce = carry_over_search(name, n_values=[2, 3, 4], lams=lams[:1])
-            assert ce is not None and ce.instance.label == FIRST_FAILURE, \
-                f"{name}: expected the first failure on {FIRST_FAILURE}, got {ce}"
+            found = carry_over_search(name, n=[2, 3, 4], lam=lams[:1])
+            assert found and found.counterexample.instance.label == FIRST_FAILURE, \
+                f"{name}: expected the first failure on {FIRST_FAILURE}, got {found}"
         cases += 1
     for n in range(2, 7 if mode == "full" else 5):
         for lam in lams:
@@ -56,7 +56,7 @@ def run(mode: str = "quick") -> int:
             assert alpha[0] == (1 - (k - 1) / lam) / (1 + 1 / lam), f"star:{k + 1}, {lam}"
             cases += 1
     specs = ("grid:2x2", "grid:2x3") + (("grid:3x3",) if mode == "full" else ())
-    for row in grid_rows(specs, lams=[2, 3] if mode == "full" else [2]):
+    for row in grid_rows(specs, lam=[2, 3] if mode == "full" else [2]):
         if row["product"] is not None:
             assert row["product"] == row["F"], f"Theorem G fails: {row}"
             cases += 1

@@ -107,7 +107,7 @@ def _check(n: int, lam: Fraction, z: np.ndarray, label: str, rng: np.random.Gene
                              f"{np.argwhere(~below)[0].tolist()}")
     for weights in ("abs", "squared"):
         M = unfixed_optimum(z, lam=lam, loss=weights)
-        cu = certify_optimal(M, z, lam, weights, over="U", dual="explicit").check()
+        cu = certify_optimal(M, z, lam, weights, kind="U", dual="explicit").check()
         assert cu.optimal, f"{label}, {weights}: Algorithm 2 not certified over U (gap {cu.gap})"
         if lp:
             value, optima = _optima(n, lam, z, weights, lp=True)

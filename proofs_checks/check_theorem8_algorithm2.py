@@ -77,7 +77,7 @@ def run(mode: str = "quick") -> int:
     rng = np.random.default_rng(8)
     cases = 0
     ns = (2, 3, 4) if mode == "quick" else (2, 3, 4, 5, 6)
-    for n, lam, name, z in grid(ns=ns, lams=LAMS):
+    for n, lam, name, z in grid(n=ns, lam=LAMS):
         for weights in ("abs", "squared", _random_weights(rng, n)):
             kind = weights if isinstance(weights, str) else "random W"
             _check(n, lam, z, weights, f"n={n}, lam={lam}, z={name}, {kind}")

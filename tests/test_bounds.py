@@ -386,7 +386,7 @@ def test_dask_engine_keeps_both_errors(tmp_path):
         f.to_parquet(folder / f"part-{i}.parquet")
         frames.append(f)
     table = pd.concat(frames, ignore_index=True)
-    r = privatize_dataset(folder, "k", 1.0, upper=12, out=tmp_path / "out", key=["id"], seed=2)
+    r = privatize_dataset(folder, "k", 1.0, upper=12, out=tmp_path / "out", keys=["id"], seed=2)
     got = pd.read_parquet(tmp_path / "out").merge(table, on="id", suffixes=("_out", ""))
     true = (got["k_out"] - got["k"]).abs().mean()
     top = (got["k_out"] - got["k"].clip(upper=12)).abs().mean()

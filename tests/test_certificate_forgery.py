@@ -62,7 +62,7 @@ def test_a_wrong_z_is_refused():
     # over U the target enters only through W: a z swapped under the same W, T, u
     # keeps every other identity
     T = unfixed_optimum(Z, lam=LAM)
-    over_u = certify_optimal(T, Z, LAM, "abs", over="U").check()
+    over_u = certify_optimal(T, Z, LAM, "abs", kind="U").check()
     assert over_u.optimal
     with pytest.raises(CertificateError, match="W is not the loss abs"):
         replace(over_u, z=np.array(Z[::-1], dtype=object)).check()

@@ -56,7 +56,7 @@ def test_northwest_certificate_is_optimal_and_checks(case, weights):
 def test_unfixed_certificate_over_U(case, weights):
     z, lam = case
     M = unfixed_optimum(z, lam=lam, loss=weights)
-    cert = certify_optimal(M, z, lam, weights, over="U", dual="explicit")
+    cert = certify_optimal(M, z, lam, weights, kind="U", dual="explicit")
     assert cert.optimal and cert.dual == "unfixed" and not any(cert.v)
     cert.check()
 
@@ -91,7 +91,7 @@ def test_tampered_fields_fail_check():
                           (dict(lower_bound=cert.lower_bound - 1), "lower_bound"),
                           (dict(optimal=False), "optimal"),
                           (dict(lam=Fraction(3, 2)), "eps-DP"),
-                          (dict(over="X"), "over")):
+                          (dict(kind="X"), "kind")):
         with pytest.raises(CertificateError, match=match):
             replace(cert, **change).check()
     T = cert.T.copy()
@@ -123,7 +123,7 @@ def test_exact_optimum_equals_the_exact_lp(case, weights):
     opt = exact_optimum(z, lam, weights)
     opt.check()
     assert opt.optimal and opt.value == _opt(z, lam, weights)
-    opt_u = exact_optimum(z, lam, weights, over="U")
+    opt_u = exact_optimum(z, lam, weights, kind="U")
     opt_u.check()
     assert opt_u.value == _opt(z, lam, weights, fixed=False) <= opt.value
 
@@ -189,8 +189,8 @@ def test_northwest_dual_value_is_the_northwest_count_error():
 
 
 def test_counterexample_search():
-    assert find_northwest_counterexample("abs", n_max=3, denominator_max=3) is None
-    ce = find_northwest_counterexample("zero-one", n_max=3)
+    assert not find_northwest_counterexample("abs", n_max=3, denominator_max=3)
+    ce = find_northwest_counterexample("zero-one", n_max=3).counterexample
     assert ce is not None and ce.n == 3 and ce.gap > 0
     assert (ce.lam, list(ce.z)) == (3, [Fraction(1, 4), Fraction(1, 4), Fraction(1, 2)])
     assert (ce.northwest_value, ce.optimum) == (Fraction(85, 252), Fraction(1, 3))
@@ -217,8 +217,8 @@ def test_inputs_refused():
         certify_optimal([[1, 0], [0, 1]], z, 2)
     with pytest.raises(ValueError, match="z T"):
         certify_optimal([["2/3", "1/3"], ["2/3", "1/3"]], z, 2)
-    with pytest.raises(ValueError, match="over"):
-        certify_optimal(T, over="V")
+    with pytest.raises(ValueError, match="kind"):
+        certify_optimal(T, kind="V")
     assert certify_optimal(T, loss=[[0, 1], [1, 0]]).optimal  # z, lam from the mechanism
 
 
@@ -246,10 +246,10 @@ def test_remap_and_survey():
     z = ["1/4", "0", "1/4", "1/2"]
     R = remap_of(northwest_corner(z, lam=3).matrix, 3)
     assert all(x >= 0 for x in R.flat) and all(sum(r) == 1 for r in R)
-    s = northwest_survey("abs", n_values=(3,), lams=(2,), denominator_max=3)
-    assert s["instances"] > 0 and s["not_optimal"] == 0  # Theorem A
-    s = northwest_survey("capped:2", n_values=(4,), lams=(3,), denominator_max=4)
-    assert s["not_optimal"] > 0 and s["max_gap"] > 0
+    s = northwest_survey("abs", n=(3,), lam=(2,), denominator_max=3)
+    assert s.visited > 0 and s.not_optimal == 0 and not s  # Theorem A
+    s = northwest_survey("capped:2", n=(4,), lam=(3,), denominator_max=4)
+    assert s.not_optimal > 0 and s.max_gap > 0 and s
 
 
 def _cli(argv):

@@ -51,7 +51,7 @@ def read(folder):
 def test_dataset_on_a_local_cluster_matches_the_single_machine_path(dataset, tmp_path, client):
     folder, table = dataset
     out = tmp_path / "out"
-    r = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=out, key=["id"], seed=5)
+    r = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=out, keys=["id"], seed=5)
     got = read(out)
     assert list(got.columns) == ["id", "k"]  # "secret" is not private: dropped
     assert len(got) == len(table) and got["k"].between(0, UPPER).all()
@@ -67,7 +67,7 @@ def test_dataset_on_a_local_cluster_matches_the_single_machine_path(dataset, tmp
     assert stats.chi2_contingency(both).pvalue > 1e-4
     # identical given the seed and the partitioning
     again = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "again",
-                              key=["id"], seed=5)
+                              keys=["id"], seed=5)
     pd.testing.assert_frame_equal(read(tmp_path / "again"), got)
     assert (again.output_histogram == r.output_histogram).all()
 
@@ -166,7 +166,7 @@ def test_cli_engine_dask_bad_input_is_one_line_and_writes_nothing(dataset, tmp_p
 def test_no_split_frameworks_two_passes(dataset, tmp_path, framework):
     """y drawn per partition, the target from the summed histogram, then remapped in place."""
     folder, table = dataset
-    r = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "out", key=["id"],
+    r = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "out", keys=["id"],
                           seed=3, framework=framework)
     got = read(tmp_path / "out")
     assert list(got.columns) == ["id", "k"] and len(got) == len(table)
@@ -180,7 +180,7 @@ def test_no_split_frameworks_two_passes(dataset, tmp_path, framework):
     far = [wasserstein1(zeta, x.output_distribution) for x in (r, one)]
     assert max(far) < 0.25, far
     again = privatize_dataset(folder, "k", 1.0, upper=UPPER, out=tmp_path / "again",
-                              key=["id"], seed=3, framework=framework)
+                              keys=["id"], seed=3, framework=framework)
     pd.testing.assert_frame_equal(read(tmp_path / "again"), got)
     assert np.array_equal(again.z, r.z)
 
@@ -222,17 +222,17 @@ def test_several_columns_in_the_same_passes(dataset, tmp_path):
     """Each column on its own (its target, sampler and generators), one output dataset."""
     folder, table = dataset
     rs = privatize_dataset(folder, ["k", "secret"], [0.4, 0.6], upper=[UPPER, 80],
-                           out=tmp_path / "out", key=["id"], seed=[1, 2])
+                           out=tmp_path / "out", keys=["id"], seed=[1, 2])
     got = read(tmp_path / "out")
     assert list(got.columns) == ["id", "k", "secret"] and len(got) == len(table)
-    assert [r.epsilon for r in rs] == [0.4, 0.6] and [r.n for r in rs] == [UPPER + 1, 81]
+    assert [r.eps for r in rs] == [0.4, 0.6] and [r.n for r in rs] == [UPPER + 1, 81]
     for r, c in zip(rs, ["k", "secret"], strict=True):
         assert (r.output_histogram == np.bincount(got[c], minlength=r.n)).all()
     alone = privatize_dataset(folder, "k", 0.4, upper=UPPER, out=tmp_path / "alone",
-                              key=["id"], seed=1)
+                              keys=["id"], seed=1)
     assert np.array_equal(alone.z, rs[0].z)  # the same column, seed and partitioning
     pd.testing.assert_series_equal(read(tmp_path / "alone")["k"], got["k"])
-    with pytest.raises(ValueError, match="epsilon: one per column"):
+    with pytest.raises(ValueError, match="eps: one per column"):
         privatize_dataset(folder, ["k", "secret"], [1.0], upper=UPPER, out=tmp_path / "x")
     with pytest.raises(ValueError, match="named twice"):
         privatize_dataset(folder, ["k", "k"], 1.0, upper=UPPER, out=tmp_path / "x")

@@ -50,7 +50,7 @@ def test_atlas_order_of_the_small_connected_graphs():
     assert [label for label, _ in gi.atlas_graphs([4], "cycles")] == ["atlas:16"]
     assert [label for label, _ in gi.atlas_graphs([5], "trees")] == \
         ["atlas:29", "atlas:30", "atlas:31"]
-    with pytest.raises(ValueError, match="kind"):
+    with pytest.raises(ValueError, match="family"):
         gi.atlas_graphs([3], "forests")
     with pytest.raises(ValueError, match="atlas holds"):
         gi.atlas_graphs([8])
@@ -64,7 +64,7 @@ def test_engine_builds_the_polytopes_of_the_instance_graph():
     assert s.holds and s.visited == 1
     path = smallest_counterexample(lambda T, inst: gm.is_staircase(T, inst.lam), over="U",
                                    instances=[Instance(3, 2)])
-    assert path is not None  # the plain instance keeps the path's rows
+    assert path.found  # the plain instance keeps the path's rows
 
 
 def test_engine_refuses_constructors_and_delta_forms_on_a_graph():
@@ -110,18 +110,18 @@ def test_best_remap_preserves_the_target():
 # ------------------------------------------------------------------ which results carry over
 @pytest.mark.parametrize("name", [k for k, v in gt.CARRY_OVER.items() if v.status == gt.PROVED])
 def test_proved_statements_have_no_counterexample_up_to_n_3(name):
-    assert gt.carry_over_search(name, n_values=[2, 3], lams=[2]) is None
+    assert not gt.carry_over_search(name, n=[2, 3], lam=[2])
 
 
 @pytest.mark.full
 @pytest.mark.parametrize("name", ["Theorem 2", "Theorem 10"])
 def test_statements_about_u_have_no_counterexample_at_n_4(name):
-    assert gt.carry_over_search(name, n_values=[4], lams=[2]) is None
+    assert not gt.carry_over_search(name, n=[4], lam=[2])
 
 
 def test_the_proof_steps_fail_first_on_the_4_cycle():
     ce = gt.carry_over_search("proof of Theorem 2: n - 1 tight constraints per column",
-                              n_values=[2, 3, 4])
+                              n=[2, 3, 4]).counterexample
     assert ce.instance.label == "atlas:16" and ce.visited == 7
     assert gt._column_tight_rank(ce.witness[:, 0], ce.instance.neighbour_graph(),
                                  ce.lam) == (4, 3)
@@ -176,7 +176,7 @@ def test_middle_value_vertices_are_vertices_and_none_exist_at_n_4():
 
 
 def test_a_vertex_of_f_kn_need_not_be_staircase():
-    ce = gtab.fixed_point_staircase_search()
+    ce = gtab.fixed_point_staircase_search().counterexample
     assert (ce.n, ce.lam, ce.z) == (2, 2, (Fraction(1, 3), Fraction(2, 3)))
     assert polytopes.F(2, 2, ce.z, graph="complete:2").is_extreme(ce.witness)
     assert _fenced(str(ce)) in _doc()
@@ -271,7 +271,8 @@ def test_the_4_cycle_fails_the_analogue():
     assert gt.graph_geometric_exists(inst) and not gt.northwest_distance(inst)
     insts = gi.graph_instances(gi.atlas_graphs([4, 5], "cycles"), list(lams_by_height(3)),
                                lambda n: compositions(6, n))
-    ce = smallest_counterexample(gt.northwest_distance, over="instance", instances=insts)
+    ce = smallest_counterexample(gt.northwest_distance, over="instance",
+                                 instances=insts).counterexample
     assert ce.instance == inst and ce.visited == 6
 
 
@@ -283,7 +284,7 @@ def test_trees_report_is_in_the_docs():
 # ------------------------------------------------------------------ the grid
 def test_product_of_northwest_corners_is_optimal_on_small_grids():
     """Theorem G, against the exact LP over F_grid."""
-    for row in gtab.grid_rows(["grid:2x2", "grid:2x3"], lams=[2]):
+    for row in gtab.grid_rows(["grid:2x2", "grid:2x3"], lam=[2]):
         assert row["product"] == row["F"]
     kron = gm.product_northwest(["1/2"] * 2, ["1/3"] * 3, 2)
     assert not polytopes.U(6, 2, graph="king:2x3").contains(kron)  # diagonals: ratio lam^2

@@ -216,7 +216,7 @@ def test_callable_selector_refused(bad, message):
 
 
 def test_best_keeps_least_count_error():
-    for _n, lam, _name, z in grid(ns=(3, 4)):
+    for _n, lam, _name, z in grid(n=(3, 4)):
         m = heuristic(z, lam=lam, selector="best")
         errors = {s: heuristic(z, lam=lam, selector=s).count_error() for s in DETERMINISTIC}
         assert m.params["count_errors"] == errors

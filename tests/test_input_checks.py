@@ -268,10 +268,10 @@ def test_a_folder_not_writable_is_refused_before_the_run(table, tmp_path, capsys
 
 # ------------------------------------------------------------------ the library's floors
 @pytest.mark.parametrize("epsilon, options, match", [
-    (1e-300, {}, "epsilon: must be at least 2e-05"),
-    (1e-300, {"constructor": "truncated-geometric"}, "epsilon: must be at least 1e-05"),
-    (1e-300, {"framework": "one-stage"}, "epsilon: must be at least 1e-05"),
-    (1e-300, {"framework": "hybrid"}, "epsilon: must be at least 2e-05"),
+    (1e-300, {}, "eps: must be at least 2e-05"),
+    (1e-300, {"constructor": "truncated-geometric"}, "eps: must be at least 1e-05"),
+    (1e-300, {"framework": "one-stage"}, "eps: must be at least 1e-05"),
+    (1e-300, {"framework": "hybrid"}, "eps: must be at least 2e-05"),
     (1.0, {"split": 0.9999999999}, r"split: 0.9999999999 gives .* a split in \[1e-05, 0.99999\]"),
     (1.0, {"split": 1e-300}, "split: 1e-300 gives eps_1 = 1e-300"),
     (1.0, {"split": 1e-300, "framework": "hybrid"}, "split: 1e-300 gives"),

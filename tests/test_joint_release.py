@@ -50,11 +50,11 @@ def test_one_row_moves_two_cells_of_the_joint_histogram(rows, r, unit, data):
 
 
 def test_joint_laplace_is_a_distribution_with_sensitivity_two():
-    out = joint_laplace([[30, 1, 0], [0, 5, 4]], 1.0, secure=False, rng=3)
+    out = joint_laplace([[30, 1, 0], [0, 5, 4]], 1.0, secure=False, seed=3)
     assert out.noise["sensitivity"] == 2 and out.noise["scale"] == 2.0
     assert out.z.shape == (6,) and abs(out.z.sum() - 1) < 1e-12 and (out.z >= 0).all()
     with pytest.raises(ValueError, match="2-D"):
-        joint_laplace([1, 2, 3], 1.0, secure=False, rng=0)
+        joint_laplace([1, 2, 3], 1.0, secure=False, seed=0)
 
 
 def test_deconvolution_recovers_z_from_its_noisy_law():

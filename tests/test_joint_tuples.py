@@ -141,7 +141,7 @@ def test_float_sampler_of_three_columns_draws_a_private_law():
             assert all(T[x, j] <= level * T[y, j] for j in range(12))
     n = 20000
     a, b, c = s.sample(np.ones(n, dtype=np.int64), np.full(n, 2), np.zeros(n, dtype=np.int64),
-                       source=random_source(4))
+                       seed=random_source(4))
     freq = np.bincount(np.ravel_multi_index((a, b, c), (2, 3, 2)), minlength=12) / n
     assert np.abs(freq - np.asarray(T[1 * 6 + 2 * 2 + 0], dtype=float)).max() < 0.02
     with pytest.raises(ValueError, match="3 vectors"):

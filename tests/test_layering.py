@@ -246,7 +246,11 @@ def test_top_level_exports():
     assert algebraic is algebraic_
     assert __version__ == dpfix.__version__ and sorted(dpfix.__all__) == sorted(
         ["U", "F", "RF", "RU", "scale", "psi", "construct", "Mechanism", "privatize_counts",
-         "ExactnessError", "read_polytope", "algebraic", "parametric", "__version__"])
+         "ExactnessError", "Error", "read_polytope", "algebraic", "parametric",
+         "__version__"])
+    from dpfix.numbers.errors import Error
+
+    assert dpfix.Error is Error
     import dpfix.parametric
     import dpfix.theory.parametric
 

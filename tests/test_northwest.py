@@ -22,7 +22,7 @@ from dpfix.theory.mechanism import weight_matrix
 from dpfix.theory.polytopes import F
 from dpfix.theory.scales import sigma
 
-GRID = list(grid(ns=(2, 3, 4)))
+GRID = list(grid(n=(2, 3, 4)))
 
 
 def exact_case(n_min=2, n_max=5):

@@ -61,7 +61,8 @@ def test_the_features_are_named_and_not_enabled_for_the_user(dp):
 @pytest.mark.parametrize("framework", ["two-stage", "one-stage", "hybrid", "auto"])
 @pytest.mark.parametrize("unit", [1, 3])
 def test_the_map_is_the_declared_budget_at_the_unit(dp, framework, unit):
-    m = interop.make_privatize_counts(eps=0.7, upper=20, unit=unit, framework=framework)
+    m = interop.make_privatize_counts(eps=0.7, upper=20, unit=f"cell:{unit}",
+                                      framework=framework)
     assert m.map(unit) == 0.7 and m.check(unit, 0.7) and not m.check(unit + 1, 0.7)
     for d in (0, 1, 2, 5, 40):
         exact = Fraction(d) * Fraction(0.7) / unit
@@ -71,7 +72,8 @@ def test_the_map_is_the_declared_budget_at_the_unit(dp, framework, unit):
 
 def test_change_one_distance_charges_upper_per_row(dp):
     m = interop.make_privatize_counts(dp.vector_domain(dp.atom_domain(T="i64")),
-                                      dp.change_one_distance(), 0.5, upper=10, unit=2)
+                                      dp.change_one_distance(), 0.5, upper=10,
+                                      unit="cell:2")
     assert m.map(1) == pytest.approx(10 * 0.5 / 2, rel=1e-15) and m.map(1) >= 2.5
     assert m.map(3) == pytest.approx(7.5, rel=1e-15)
 
@@ -91,7 +93,7 @@ def test_the_map_covers_what_a_run_spends(eps, split, unit, framework):
     try:
         if framework == "one-stage":
             split = None
-        loss = interop.step_loss(eps, unit, framework, split)
+        loss = interop.step_loss(eps, f"row:{unit}", framework, split)
         run = privatize_counts([0, 2, 1, 5, 3, 3], loss["eps_t"], upper=4, framework=framework,
                                split=split)
         l1, lam = _reported(run)
@@ -109,14 +111,14 @@ def test_the_map_covers_what_a_run_spends(eps, split, unit, framework):
 def test_a_split_that_starves_stage_2_is_charged_its_proved_sum(dp):
     """When eps_1's rounding is not covered by stage 2's margin, the map is the proved sum,
     above the declared budget (never below the proof)."""
-    loss = interop.step_loss(1.0, 1, "two-stage", 1 - 2e-5,
+    loss = interop.step_loss(1.0, "row", "two-stage", 1 - 2e-5,
                              stage1_loss=lambda e1: Fraction(e1) * (1 + Fraction(1, 10**8)))
     assert loss["S"] == loss["L1"] + loss["L2"] > 1
 
 
 def test_composition_with_opendp_laplace_adds_the_maps(dp):
     domain, metric = dp.vector_domain(dp.atom_domain(T="i64")), dp.l1_distance(T="i64")
-    ours = interop.make_privatize_counts(domain, metric, 0.8, upper=6, unit=2)
+    ours = interop.make_privatize_counts(domain, metric, 0.8, upper=6, unit="cell:2")
     laplace = dp.m.make_laplace(domain, metric, scale=4.0)
     both = dp.c.make_composition([ours, laplace])
     for d in (1, 2, 3):
@@ -155,11 +157,12 @@ def test_the_release_codes_the_counts_and_returns_only_them(dp):
 def test_every_exact_constructor_is_released_as_accounted(dp, constructor):
     """The run's own accounting (stage 1's reported loss, the lam drawn with) matches the
     map's, checked inside the measurement before the output is returned."""
-    m = interop.make_privatize_counts(eps=1.2, upper=8, unit=2, constructor=constructor)
+    m = interop.make_privatize_counts(eps=1.2, upper=8, unit="cell:2",
+                                      constructor=constructor)
     out = m([0, 3, 8, 12, 1, 1, 5, 0])
     assert out.shape == (8,) and 0 <= out.min() and out.max() <= 8 and m.map(2) == 1.2
     one = constructor == "truncated-geometric"  # one-stage: no stage 1, all of eps_t on G
-    assert (interop.step_loss(1.2, 2, constructor=constructor)["eps_1"] == 0) == one
+    assert (interop.step_loss(1.2, "cell:2", constructor=constructor)["eps_1"] == 0) == one
 
 
 def test_the_pipeline_runs_at_eps_over_the_unit(dp, monkeypatch):
@@ -170,7 +173,7 @@ def test_the_pipeline_runs_at_eps_over_the_unit(dp, monkeypatch):
         return privatize_counts(counts, eps, **options)
 
     monkeypatch.setattr(interop, "privatize_counts", spy)
-    interop.make_privatize_counts(eps=1.5, upper=3, unit=3, split=0.25)([4, 0, -1, 2])
+    interop.make_privatize_counts(eps=1.5, upper=3, unit="cell:3", split=0.25)([4, 0, -1, 2])
     assert seen["eps"] == 0.5 and seen["split"] == 0.25 and seen["upper"] == 3
     assert seen["counts"] == [3, 0, 0, 2]
 
@@ -194,7 +197,8 @@ def test_a_run_spending_other_than_the_map_is_not_released(dp, monkeypatch):
     ({"framework": "one-stage", "split": 0.5}, "split: does not apply"),
     ({"constructor": "truncated-geometric", "split": 0.5}, "split: does not apply"),
     ({"postprocess": "nothing"}, "nothing"),
-    ({"unit": 0}, "unit: "), ({"unit": True}, "unit: "),
+    ({"unit": 0}, "unit: "), ({"unit": True}, "unit: "), ({"unit": "person:2"}, "unit: "),
+    ({"unit": "cell:0"}, "unit: "),
     ({"upper": 0}, "upper: "), ({"eps": -1.0}, "eps"), ({"eps": None}, "eps: give"),
     ({"framework": "staged"}, "framework: unknown"),
 ])
@@ -217,3 +221,14 @@ def test_bad_spaces_and_distances_are_refused(dp):
     m = interop.make_privatize_counts(eps=1.0, upper=5)
     with pytest.raises(dp.OpenDPException):
         m.map(-1)
+
+
+def test_an_integer_unit_is_the_deprecated_form_of_a_privacy_unit(dp):
+    """``unit=`` is a privacy unit, as in ``privatize_table``; ``unit=2`` still means
+    ``"cell:2"`` for one release, with a warning."""
+    with pytest.warns(DeprecationWarning, match="use the privacy unit unit='cell:2'"):
+        old = interop.make_privatize_counts(eps=1.0, upper=5, unit=2)
+    new = interop.make_privatize_counts(eps=1.0, upper=5, unit="cell:2")
+    assert [old.map(d) for d in (1, 2, 3)] == [new.map(d) for d in (1, 2, 3)]
+    assert interop.step_loss(1.0, "row:2") == interop.step_loss(1.0, "cell:2")
+    assert interop.step_loss(1.0) == interop.step_loss(1.0, "row")

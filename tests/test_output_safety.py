@@ -152,7 +152,7 @@ def test_dask_output_holds_no_index_and_no_metadata(tmp_path):
         f.attrs["source"] = "confidential"
         f.to_parquet(folder / f"part-{i}.parquet")
     out = tmp_path / "out"
-    privatize_dataset(folder, "k", 1.0, upper=20, out=out, key=["idc"], seed=3)
+    privatize_dataset(folder, "k", 1.0, upper=20, out=out, keys=["idc"], seed=3)
     files = sorted(out.glob("*.parquet"))
     assert len(files) == 2
     for path in files:

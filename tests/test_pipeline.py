@@ -46,7 +46,7 @@ def test_rule_of_thumb_by_hand():
 
 def test_float_split_is_the_stage1_fraction_and_is_reported():
     r = privatize_counts(synthetic(), 2.0, upper=30, split=0.25, seed=1)
-    assert (r.eps_1, r.eps_2) == (0.5, 1.5) and r.epsilon == 2.0
+    assert (r.eps_1, r.eps_2) == (0.5, 1.5) and r.eps == 2.0
     rep = r.public_report()["budget"]
     assert rep["split"] == {"rule": "fixed fraction", "fraction": 0.25}
     assert (rep["eps_t"], rep["eps_1"], rep["eps_2"], rep["delta"]) == (2.0, 0.5, 1.5, 0.0)
@@ -56,9 +56,9 @@ def test_float_split_is_the_stage1_fraction_and_is_reported():
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"epsilon": 0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"),
-    ({"epsilon": float("nan")}, "epsilon"), ({"epsilon": float("inf")}, "epsilon"),
-    ({"epsilon": "1"}, "epsilon"), ({"upper": 0}, "upper"), ({"upper": 2.5}, "upper"),
+    ({"eps": 0}, "^eps: "), ({"eps": -1.0}, "^eps: "),
+    ({"eps": float("nan")}, "^eps: "), ({"eps": float("inf")}, "^eps: "),
+    ({"eps": "1"}, "^eps: "), ({"upper": 0}, "upper"), ({"upper": 2.5}, "upper"),
     ({"split": 0.0}, "split"), ({"split": 1.0}, "split"), ({"split": "half"}, "split"),
     ({"split": float("nan")}, "split"), ({"constructor": "simplex"}, "constructor"),
     ({"selector": "median"}, "selector"), ({"privatizer": "gauss"}, "privatizer"),
@@ -75,8 +75,8 @@ def test_float_split_is_the_stage1_fraction_and_is_reported():
     ({"constructor": "lp", "upper": 401}, "upper at most 400.*heuristic"),
 ])
 def test_bad_parameters_are_refused(kw, match):
-    args = {"epsilon": 1.0, "upper": 10, **kw}
-    eps = args.pop("epsilon")
+    args = {"eps": 1.0, "upper": 10, **kw}
+    eps = args.pop("eps")
     with pytest.raises(ValueError, match=match):
         privatize_counts([0, 1, 2], eps, **args)
 

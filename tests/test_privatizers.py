@@ -73,15 +73,15 @@ def test_bad_epsilon_refused(method, eps):
 
 
 def test_integral_floats_accepted_and_counts_converted():
-    out = cyclic_laplace(np.array([3.0, 2.0]), 1.0, rng=0, **SEEDED)
+    out = cyclic_laplace(np.array([3.0, 2.0]), 1.0, seed=0, **SEEDED)
     assert out.N == 5
 
 
 def test_bad_options_refused():
     with pytest.raises(ValueError, match="seeded"):
-        cyclic_laplace(ETA, 1.0, rng=3)  # secure by default: a seed is refused
-    with pytest.raises(ValueError, match="rng"):
-        cyclic_laplace(ETA, 1.0, rng="seed", secure=False)
+        cyclic_laplace(ETA, 1.0, seed=3)  # secure by default: a seed is refused
+    with pytest.raises(ValueError, match="seed: expected an int"):
+        cyclic_laplace(ETA, 1.0, seed="seed", secure=False)
     with pytest.raises(ValueError, match="cyclic-laplace, cyclic-gaussian, laplace"):
         privatize_distribution(ETA, 1.0, privatizer="geometric")
     with pytest.raises(ValueError, match="postprocess"):
@@ -102,7 +102,7 @@ def test_bad_options_refused():
 
 @pytest.mark.parametrize("method", list(PRIVATIZERS))
 def test_every_method_returns_a_distribution(method):
-    out = _run(method, rng=5, **SEEDED)
+    out = _run(method, seed=5, **SEEDED)
     assert isinstance(out, PrivatizedDistribution) and out.privatizer == method
     assert out.z.shape == out.raw.shape == ETA.shape and out.N == ETA.sum()
     assert (out.z >= 0).all() and abs(out.z.sum() - 1) < 1e-12
@@ -114,22 +114,22 @@ def test_every_method_returns_a_distribution(method):
 
 @pytest.mark.parametrize("method", list(PRIVATIZERS))
 def test_seeded_runs_reproduce(method):
-    a, b, c = (_run(method, rng=s, **SEEDED) for s in (11, 11, 12))
+    a, b, c = (_run(method, seed=s, **SEEDED) for s in (11, 11, 12))
     np.testing.assert_array_equal(a.raw, b.raw)
     assert not np.array_equal(a.raw, c.raw)
 
 
 @pytest.mark.parametrize("method", list(PRIVATIZERS))
 def test_single_count_value(method):
-    out = _run(method, eta=[7], rng=0, **SEEDED)
+    out = _run(method, eta=[7], seed=0, **SEEDED)
     assert out.z.tolist() == [1.0]
 
 
 def test_callable_postprocess_is_recorded_and_checked():
-    out = cyclic_laplace(ETA, 1.0, rng=0, postprocess=project_simplex, **SEEDED)
+    out = cyclic_laplace(ETA, 1.0, seed=0, postprocess=project_simplex, **SEEDED)
     assert out.postprocess == "project_simplex"
     with pytest.raises(RuntimeError, match="simplex"):
-        cyclic_laplace(ETA, 1.0, rng=0, postprocess=lambda v: v, **SEEDED)
+        cyclic_laplace(ETA, 1.0, seed=0, postprocess=lambda v: v, **SEEDED)
 
 
 # ------------------------------------------------------------- cyclic mechanisms
@@ -143,7 +143,7 @@ def test_cyclic_difference_sums_to_zero_and_matches_definition():
 @pytest.mark.parametrize("eps", [0.1, 1.0, 5.0])
 def test_cyclic_sum_is_N(eps):
     for seed in range(20):
-        out = cyclic_laplace(ETA, eps, rng=seed, **SEEDED)
+        out = cyclic_laplace(ETA, eps, seed=seed, **SEEDED)
         assert abs(out.raw.sum() - ETA.sum()) <= 1e-9 * ETA.sum() * len(ETA) / eps
     out = cyclic_laplace(ETA, eps)  # secure: integer noise, exact sum
     assert out.raw.sum() == ETA.sum() and (out.raw == np.round(out.raw)).all()
@@ -154,7 +154,7 @@ def test_cyclic_laplace_moments_seeded():
     # covariance of neighbours -Var(X) = -2/eps^2 (the cycle wraps).
     eps, R = 0.5, 8000
     rng = np.random.default_rng(2024)
-    V = np.array([cyclic_laplace(ETA, eps, rng=rng, **SEEDED).raw for _ in range(R)]) - ETA
+    V = np.array([cyclic_laplace(ETA, eps, seed=rng, **SEEDED).raw for _ in range(R)]) - ETA
     var = 4 / eps**2
     assert np.all(np.abs(V.mean(axis=0)) <= 5 * math.sqrt(var / R))
     # Var of the sample variance: (mu4 - sigma^4)/R with mu4 = 72 b^4, sigma^2 = 4 b^2
@@ -189,7 +189,7 @@ def test_cyclic_gaussian_zcdp_secure_and_seeded():
     assert out.raw.sum() == ETA.sum() and (out.raw == np.round(out.raw)).all()
     R, sigma = 4000, 2.0
     rng = np.random.default_rng(8)
-    V = np.array([cyclic_gaussian(ETA, rho=0.125, rng=rng, **SEEDED).raw for _ in range(R)])
+    V = np.array([cyclic_gaussian(ETA, rho=0.125, seed=rng, **SEEDED).raw for _ in range(R)])
     var = 2 * sigma**2
     assert np.all(np.abs(V.mean(axis=0) - ETA) <= 5 * math.sqrt(var / R))
     assert np.all(np.abs(V.var(axis=0) - var) <= 5 * math.sqrt(2 * var**2 / R))
@@ -197,7 +197,7 @@ def test_cyclic_gaussian_zcdp_secure_and_seeded():
 
 def test_cyclic_gaussian_approx_dp_calibration_by_path():
     secure = cyclic_gaussian(ETA, 0.5, 1e-6)
-    seeded = cyclic_gaussian(ETA, 0.5, 1e-6, rng=0, **SEEDED)
+    seeded = cyclic_gaussian(ETA, 0.5, 1e-6, seed=0, **SEEDED)
     assert secure.noise["sigma"] == discrete_gaussian_sigma(0.5, 1e-6)
     assert seeded.noise["sigma"] == analytic_gaussian_sigma(0.5, 1e-6)
     assert secure.budget == "eps=0.5, delta=1e-06 (approx-DP)"
@@ -210,7 +210,7 @@ def test_raw_is_unbiased(method):
     # raw is a linear function of zero-mean noise; 5 SE of the sample mean
     R = 1500
     rng = np.random.default_rng(99)
-    raws = np.array([_run(method, eps=1.0, rng=rng, **SEEDED).raw for _ in range(R)])
+    raws = np.array([_run(method, eps=1.0, seed=rng, **SEEDED).raw for _ in range(R)])
     se = raws.std(axis=0, ddof=1) / math.sqrt(R)
     assert np.all(np.abs(raws.mean(axis=0) - ETA) <= 5 * se)
 
@@ -218,7 +218,7 @@ def test_raw_is_unbiased(method):
 def test_laplace_variance():
     R, eps = 6000, 0.5
     rng = np.random.default_rng(5)
-    raws = np.array([laplace(ETA, eps, rng=rng, **SEEDED).raw for _ in range(R)])
+    raws = np.array([laplace(ETA, eps, seed=rng, **SEEDED).raw for _ in range(R)])
     var = 2 * (2 / eps) ** 2
     assert np.all(np.abs(raws.var(axis=0) - var) <= 5 * math.sqrt((24 - 4) * (2 / eps) ** 4 / R))
 
@@ -405,9 +405,9 @@ def test_privelet_sensitivity_of_every_move(L):
 
 
 def test_privelet_noise_scale_and_padding():
-    out = privelet(ETA, 0.5, rng=0, **SEEDED)  # n = 9 -> m = 16, L = 4
+    out = privelet(ETA, 0.5, seed=0, **SEEDED)  # n = 9 -> m = 16, L = 4
     assert out.noise["padded_length"] == 16 and out.noise["lam"] == 2 * 4 / 0.5
-    zero_noise = privelet([4, 2, 1], 1e12, rng=0, **SEEDED)  # huge eps: almost no noise
+    zero_noise = privelet([4, 2, 1], 1e12, seed=0, **SEEDED)  # huge eps: almost no noise
     np.testing.assert_allclose(zero_noise.raw, [4, 2, 1], atol=1e-9)
 
 
@@ -455,7 +455,7 @@ def test_hierarchical_sensitivity_of_every_move(b, n):
         assert all(d in (0, 2) for d in per_level) and per_level[-1] == 2
         worst = max(worst, sum(per_level))
     assert worst == 2 * h
-    assert hierarchical(leaves[:n], 1.0, b, rng=0, **SEEDED).noise["scale"] == 2 * h
+    assert hierarchical(leaves[:n], 1.0, b, seed=0, **SEEDED).noise["scale"] == 2 * h
 
 
 # ------------------------------------------------------------------- Theorem 1
@@ -499,3 +499,24 @@ def test_cyclic_covariance_and_partial_sums_exactly(n):
         prefix = (np.arange(n) <= k).astype(int)
         np.testing.assert_array_equal(prefix @ D, np.eye(n, dtype=int)[0]
                                       - np.eye(n, dtype=int)[k + 1])
+
+
+@pytest.mark.parametrize("method", ["cyclic-laplace", "laplace", "privelet", "hierarchical"])
+def test_a_seed_is_an_int_a_seed_sequence_a_generator_or_a_seeded_source(method):
+    """``seed=`` takes every form of a seed the library takes, each the same stream as
+    the int it comes from (:func:`dpfix.sampling.source.numpy_generator`)."""
+    from dpfix.sampling import SecureSource, SeededSource
+
+    want = _run(method, seed=7, **SEEDED).raw
+    for seed in (np.random.SeedSequence(7), np.random.default_rng(7), SeededSource(7)):
+        assert np.array_equal(_run(method, seed=seed, **SEEDED).raw, want)
+    with pytest.raises(ValueError, match="secure source draws no numpy floats"):
+        _run(method, seed=SecureSource(), **SEEDED)
+
+
+def test_rng_is_the_deprecated_name_of_seed():
+    with pytest.warns(DeprecationWarning, match="rng= is deprecated; use seed="):
+        old = cyclic_laplace(ETA, 1.0, rng=3, **SEEDED)
+    assert np.array_equal(old.raw, cyclic_laplace(ETA, 1.0, seed=3, **SEEDED).raw)
+    with pytest.raises(TypeError, match="got both seed= and its deprecated name rng="):
+        cyclic_laplace(ETA, 1.0, rng=3, seed=3, **SEEDED)

@@ -140,7 +140,7 @@ def test_dask_shuffles_partitions_and_rows(tmp_path):
     ids = pd.concat(frames)["id"].tolist()
 
     def order(out, **kw):
-        privatize_dataset(folder, "k", 1.0, upper=10, out=out, key=["id"], **kw)
+        privatize_dataset(folder, "k", 1.0, upper=10, out=out, keys=["id"], **kw)
         return pd.read_parquet(out)["id"].tolist()
     a, b = order(tmp_path / "a", seed=1), order(tmp_path / "b", seed=1)
     assert a == b and a != ids and sorted(a) == sorted(ids)

@@ -121,7 +121,7 @@ def test_instances_visited_in_the_contract_order(ns, lams, zs, data) -> None:
         with pytest.raises(ValueError, match="give no instance"):
             smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs)
         return
-    assert smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs) is None
+    assert not smallest_counterexample(record, over="instance", n=order, lam=lams, z=zs)
     assert seen == expected
     if expected:
         k = data.draw(st.integers(0, len(expected) - 1))
@@ -129,7 +129,7 @@ def test_instances_visited_in_the_contract_order(ns, lams, zs, data) -> None:
         def fail_at_k(inst: Instance) -> bool:
             return inst != expected[k]
         ce = smallest_counterexample(fail_at_k, over="instance", n=iter(sorted(ns)),
-                                     lam=iter(lams), z=iter(zs))
+                                     lam=iter(lams), z=iter(zs)).counterexample
         assert ce.instance == expected[k] and ce.visited == k + 1 and ce.witness is None
 
 
@@ -172,7 +172,8 @@ def test_pairs_a_before_b() -> None:
     smallest_counterexample(record, over="F-pairs", n=3, z=[(THIRD,) * 3])
     V = F(3, 2, [THIRD] * 3).vertices()
     assert got == [(a.tolist(), b.tolist()) for a, b in itertools.combinations(V, 2)]
-    ce = smallest_counterexample(lambda p, inst: False, over="RF-pairs", n=2, z=[(HALF, HALF)])
+    ce = smallest_counterexample(lambda p, inst: False, over="RF-pairs", n=2,
+                                 z=[(HALF, HALF)]).counterexample
     a, b = ce.witness
     V = RF(2, 2, [HALF, HALF]).vertices()
     assert (a == V[0]).all() and (b == V[1]).all()
@@ -181,7 +182,7 @@ def test_pairs_a_before_b() -> None:
 
 # ------------------------------------------------------------------ results
 def test_counterexample_is_exact_and_prints_exactly() -> None:
-    ce = smallest_counterexample(monotone_column, over="F", n=range(2, 5), lam=[2])
+    ce = smallest_counterexample(monotone_column, over="F", n=range(2, 5), lam=[2]).counterexample
     assert isinstance(ce, Counterexample)
     assert ce.instance == Instance(3, 2, standard_z(3)["uniform"])
     assert (ce.n, ce.lam, ce.z) == (3, Fraction(2), (THIRD,) * 3) and ce.visited == 5
@@ -198,12 +199,13 @@ def test_mechanism_over() -> None:
     def record(M: Mechanism, inst: Instance) -> bool:
         got.append(M)
         return bool(M.matrix[0, 0] != 1)
-    ce = smallest_counterexample(record, over="mechanism", n=2, z=[(HALF, HALF), (1, 0)])
+    ce = smallest_counterexample(record, over="mechanism", n=2,
+                                 z=[(HALF, HALF), (1, 0)]).counterexample
     assert isinstance(got[0], Mechanism) and ce.instance.z == (1, 0)
     from dpfix.constructors import construct
     assert ce.witness.dtype == object
     assert ce.witness.tolist() == construct([1, 0], lam=2).matrix.tolist() == [[1, 0], [1, 0]]
-    assert smallest_counterexample(always, over="mechanism:heuristic", n=3) is None
+    assert not smallest_counterexample(always, over="mechanism:heuristic", n=3)
     with pytest.raises(ValueError, match="unknown constructor"):
         smallest_counterexample(always, over="mechanism:nope", n=3)
 
@@ -252,7 +254,7 @@ def test_non_bool_results_are_refused() -> None:
         smallest_counterexample(lambda T, inst: None, over="F", n=2)
     with pytest.raises(TypeError, match="returned ndarray"):
         smallest_counterexample(lambda T, inst: T > 0, over="F", n=2)
-    assert smallest_counterexample(lambda T, inst: np.bool_(True), over="F", n=2) is None
+    assert not smallest_counterexample(lambda T, inst: np.bool_(True), over="F", n=2)
     for jobs in (1, 2):
         with pytest.raises(PredicateTypeError, match="returned NoneType None") as info:
             survey(returns_none_at_half, over="instance", n=2, z=compositions(2), jobs=jobs)
@@ -274,7 +276,7 @@ def test_an_empty_set_of_instances_is_refused() -> None:
     with pytest.raises(ValueError, match="give no instance"):
         survey(always, over="F", n=2, z=[(THIRD, THIRD, THIRD)])
     with pytest.warns(BudgetReached, match="after 0 instances"):  # stopped, not empty
-        assert smallest_counterexample(always, over="F", n=2, z=[(HALF, HALF)], budget=0) is None
+        assert not smallest_counterexample(always, over="F", n=2, z=[(HALF, HALF)], budget=0)
 
 
 # ------------------------------------------------------------------ a predicate that never returns
@@ -282,8 +284,8 @@ def test_an_empty_set_of_instances_is_refused() -> None:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_time_budget_stops_a_predicate_that_never_returns(predicate, jobs) -> None:
     with pytest.warns(BudgetReached, match=r"reached after 0 instances"):
-        assert smallest_counterexample(predicate, over="instance", n=2, z=compositions(2),
-                                       budget="1s", jobs=jobs) is None
+        assert not smallest_counterexample(predicate, over="instance", n=2, z=compositions(2),
+                                           budget="1s", jobs=jobs)
     assert multiprocessing.active_children() == []  # no worker left behind
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
@@ -346,9 +348,9 @@ def test_single_target_and_defaults() -> None:
     seen.clear()
     smallest_counterexample(record, over="instance", n=[2, 3])
     assert seen == [Instance(2, 2), Instance(3, 2)]  # "instance" without z: no target
-    ce = smallest_counterexample(lambda T, inst: False, over="F", n=3)
+    ce = smallest_counterexample(lambda T, inst: False, over="F", n=3).counterexample
     assert ce.z == tuple(standard_z(3)["uniform"])  # default: the named targets
-    ce = smallest_counterexample(lambda T, inst: False, over="U", n=3, z=[(1, 0, 0)])
+    ce = smallest_counterexample(lambda T, inst: False, over="U", n=3, z=[(1, 0, 0)]).counterexample
     assert ce.z is None  # U takes no target
 
 
@@ -359,18 +361,18 @@ def test_explicit_instances() -> None:
     def record(inst: Instance) -> bool:
         seen.append(inst)
         return inst.n != 2
-    ce = smallest_counterexample(record, over="instance", instances=insts)
+    ce = smallest_counterexample(record, over="instance", instances=insts).counterexample
     assert seen == insts and ce.visited == 2
 
 
 # ------------------------------------------------------------------ budget
 def test_instance_budget_stops_and_says_so() -> None:
     with pytest.warns(BudgetReached, match=r"reached after 5 instances \(last: Instance\(n=2"):
-        assert smallest_counterexample(always, over="F", n=2,
-                                       z=targets_by_denominator(2), budget=5) is None
+        assert not smallest_counterexample(always, over="F", n=2,
+                                           z=targets_by_denominator(2), budget=5)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the whole space in budget: no warning
-        assert smallest_counterexample(always, over="F", n=2, budget=4) is None
+        assert not smallest_counterexample(always, over="F", n=2, budget=4)
     s = survey(always, over="F", n=2, z=targets_by_denominator(2), budget="7")
     assert s.visited == 7 and not s.complete and "reached after 7" in s.stopped
     assert "stopped: budget" in str(s)
@@ -394,9 +396,9 @@ def test_bad_budgets(budget) -> None:
 # ------------------------------------------------------------------ jobs
 def test_jobs_two_gives_the_answer_of_jobs_one() -> None:
     one = smallest_counterexample(monotone_column, over="F", n=[2, 3, 4], lam=[2, 3],
-                                  z=compositions(3))
+                                  z=compositions(3)).counterexample
     two = smallest_counterexample(monotone_column, over="F", n=[2, 3, 4], lam=[2, 3],
-                                  z=compositions(3), jobs=2)
+                                  z=compositions(3), jobs=2).counterexample
     assert (two.instance, two.visited, two.witness.tolist()) == \
         (one.instance, one.visited, one.witness.tolist())
     s1 = survey(monotone_column, over="F", n=[2, 3], lam=[2, 3], z=compositions(3))
@@ -412,11 +414,11 @@ def test_jobs_two_gives_the_answer_of_jobs_one() -> None:
 # ------------------------------------------------------------------ cache
 def test_cache_resumes_with_the_same_answer(tmp_path) -> None:
     path = tmp_path / "visited.jsonl"
-    fresh = smallest_counterexample(counted, over="instance", n=2, z=compositions(6))
+    fresh = smallest_counterexample(counted, over="instance", n=2, z=compositions(6)).counterexample
     CALLS.clear()
     with pytest.warns(BudgetReached):
-        assert smallest_counterexample(counted, over="instance", n=2, z=compositions(6),
-                                       cache=path, budget=4) is None
+        assert not smallest_counterexample(counted, over="instance", n=2, z=compositions(6),
+                                           cache=path, budget=4)
     assert len(CALLS) == 4
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert [x["outcome"] for x in lines] == ["held"] * 4
@@ -425,24 +427,24 @@ def test_cache_resumes_with_the_same_answer(tmp_path) -> None:
     with path.open("a") as f:
         f.write('{"run": "truncated')  # a line cut by a killed run is ignored
     again = smallest_counterexample(counted, over="instance", n=2, z=compositions(6),
-                                    cache=path)
+                                    cache=path).counterexample
     assert (again.instance, again.visited) == (fresh.instance, fresh.visited)
     assert len(CALLS) == fresh.visited - 4  # the 4 cached instances were skipped
     s = survey(counted, over="instance", n=2, z=compositions(6), cache=path)
     assert s.visited == survey(counted, over="instance", n=2, z=compositions(6)).visited
     # another predicate does not reuse the entries
     CALLS.clear()
-    assert smallest_counterexample(counted_everywhere, over="instance", n=2,
-                                   z=compositions(6), cache=path) is None
+    assert not smallest_counterexample(counted_everywhere, over="instance", n=2,
+                                       z=compositions(6), cache=path)
     assert len(CALLS) == s.visited
     records = [x for x in path.read_text().splitlines() if x != '{"run": "truncated']
     assert len({json.loads(x)["run"] for x in records}) == 2
 
 
 def test_progress_on_stderr(capsys) -> None:
-    assert smallest_counterexample(always, over="F", n=2, progress=True) is None
+    assert not smallest_counterexample(always, over="F", n=2, progress=True)
     assert "search" in capsys.readouterr().err
-    assert smallest_counterexample(always, over="F", n=2) is None
+    assert not smallest_counterexample(always, over="F", n=2)
     assert capsys.readouterr().err == ""  # off by default
 
 
@@ -454,7 +456,7 @@ def test_cache_resume_is_the_fresh_answer(k: int, first: Fraction) -> None:
 
     def space(**kw):
         return smallest_counterexample(first_entry_is_not, over="instance", n=2,
-                                       z=compositions(8), **kw)
+                                       z=compositions(8), **kw).counterexample
     FIRST[:] = [first]
     fresh = space()
     with tempfile.TemporaryDirectory() as tmp:

@@ -11,6 +11,8 @@ people type first are here (docs/math_notes.md; the paper's Sections 2-5):
   the ``Mechanism`` it returns (:mod:`dpfix.theory.mechanism`);
 - ``privatize_counts``, the two-stage pipeline (:mod:`dpfix.release.pipeline`);
 - ``ExactnessError``, raised where a float is given for an exact number;
+- ``Error``, the base of every exception class of dpfix (each keeps its builtin base:
+  ``ExactnessError`` is also a ``TypeError``; :mod:`dpfix.numbers.errors`);
 - ``algebraic``, an exact real algebraic ``lam`` (:mod:`dpfix.numbers.algebraic`);
 - ``read_polytope``, reading cdd, Normaliz and polymake files (:mod:`dpfix.theory.formats`);
 - ``parametric``, the module :mod:`dpfix.parametric` (``import dpfix.parametric``;
@@ -47,6 +49,7 @@ _EXPORTS = {
     "Mechanism": "dpfix.theory.mechanism",
     "privatize_counts": "dpfix.release.pipeline",
     "ExactnessError": "dpfix.numbers.exact",
+    "Error": "dpfix.numbers.errors",
     "algebraic": "dpfix.numbers.algebraic",
     "read_polytope": "dpfix.theory.formats",
 }

@@ -86,7 +86,7 @@ class Certificate:
         bound on the optimum proved by the dual point (weak duality).
     gap : ``value - lower_bound >= 0``; ``T`` is within ``gap`` of the optimum.
     u, v : the dual point (``v`` all zero over U).
-    T, W, z, lam, over : what is certified (exact arrays, Fractions); ``n = len(z)``.
+    T, W, z, lam, kind : what is certified (exact arrays, Fractions); ``n = len(z)``.
     dual : how the dual point was found (``"northwest"``, ``"unfixed"``,
         ``"repaired"``, ``"lp"``, ``"highs"``).
     loss : the loss: a name of :data:`dpfix.theory.mechanism.LOSSES` (then ``W`` is
@@ -121,7 +121,7 @@ class Certificate:
     W: np.ndarray
     z: np.ndarray
     lam: Fraction
-    over: str = "F"
+    kind: str = "F"
     dual: str = ""
     loss: str = ""
     seconds: float = 0.0
@@ -133,13 +133,14 @@ class Certificate:
         return isinstance(self.loss, str) and self.loss.startswith(CUSTOM)
 
     weights = renamed_attribute("weights", "loss")
+    over = renamed_attribute("over", "kind")
     custom_weights = renamed_attribute("custom_weights", "custom_loss")
 
     def check(self) -> Certificate:
         """Re-verify everything from the stored numbers alone, in exact arithmetic.
 
         Checks, independently of the code that built the dual point: ``optimal``
-        is a bool and ``over`` is ``"F"`` or ``"U"``; ``lam > 1`` and every
+        is a bool and ``kind`` is ``"F"`` or ``"U"``; ``lam > 1`` and every
         number is exact; ``z`` is a probability vector, ``n = len(z)`` and ``T``,
         ``W``, ``u``, ``v`` have the shapes ``n x n``, ``n x n``, ``n``, ``n``;
         ``W`` is the named loss's ``z_i f(i - j)`` (unless ``loss`` says
@@ -169,7 +170,7 @@ class Certificate:
         CertificateError: certificate (F, abs): W is not the loss abs on z ...
         """
         def fail(msg: str) -> None:
-            raise CertificateError(f"certificate ({self.over}, {self.loss}): {msg}")
+            raise CertificateError(f"certificate ({self.kind}, {self.loss}): {msg}")
 
         def exact(xs: Any, name: str, ndim: int) -> Any:
             arr = np.asarray(xs, dtype=object)
@@ -186,8 +187,8 @@ class Certificate:
 
         if not isinstance(self.optimal, bool):
             fail(f"optimal must be a bool, not {self.optimal!r}")
-        if self.over not in ("F", "U"):
-            fail(f"over must be 'F' or 'U', not {self.over!r}")
+        if self.kind not in ("F", "U"):
+            fail(f"kind must be 'F' or 'U', not {self.kind!r}")
         if not isinstance(self.loss, str):
             fail(f"loss must be a label (str), not {self.loss!r}")
         lam = exact(self.lam, "lam", 0)
@@ -206,7 +207,7 @@ class Certificate:
             fail("z is not a probability vector")
         self._check_loss(z, W, fail)
         self._check_polytope(z, T, lam, fail)
-        if self.over == "U" and any(x != 0 for x in v):
+        if self.kind == "U" and any(x != 0 for x in v):
             fail("over U the dual point has no v: v must be 0")
         value = fmpq(0)
         for i in range(n):
@@ -255,7 +256,7 @@ class Certificate:
             for j in range(n):
                 if T[i][j] > lam * T[i + 1][j] or T[i + 1][j] > lam * T[i][j]:
                     fail(f"T is not eps-DP: column {j}, rows {i} and {i + 1}")
-        if self.over == "F":
+        if self.kind == "F":
             for j in range(n):
                 if sum((z[i] * T[i][j] for i in range(n)), fmpq(0)) != z[j]:
                     fail(f"z T != z in column {j}")
@@ -269,7 +270,7 @@ class Certificate:
             return f"~{float(x):.12g}"
         head = "optimal" if self.optimal else f"not proved optimal: gap <= {num(self.gap)}"
         label = self.loss + (", the stored W" if self.custom_loss else "")
-        return (f"{head} over {self.over} (n = {len(self.z)}, lam = {self.lam}, "
+        return (f"{head} over {self.kind} (n = {len(self.z)}, lam = {self.lam}, "
                 f"loss = {label}): value {num(self.value)}, lower bound "
                 f"{num(self.lower_bound)} [{self.dual} dual, {self.seconds:.3g} s]")
 
@@ -315,10 +316,10 @@ class Certificate:
         return out
 
 
-def _inputs(T: Any, z: Any, lam: Any, loss: Any, over: str
+def _inputs(T: Any, z: Any, lam: Any, loss: Any, kind: str
             ) -> tuple[np.ndarray, np.ndarray, Fraction, np.ndarray]:
-    if over not in ("F", "U"):
-        raise ValueError(f"over: 'F' or 'U', got {over!r}")
+    if kind not in ("F", "U"):
+        raise ValueError(f"kind: 'F' or 'U', got {kind!r}")
     if isinstance(T, Mechanism):
         if not T.exact:
             raise ExactnessError("T: a float mechanism; certificates need an exact one "
@@ -336,7 +337,7 @@ def _inputs(T: Any, z: Any, lam: Any, loss: Any, over: str
     return Tm, zv, lam_x, exact_weights(loss, zv)
 
 
-def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over: str,
+def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, kind: str,
            dual: str, lp_max_n: int, label: str, start: float) -> Certificate:
     n = zv.shape[0]
     lq = to_fmpq(lam_x)
@@ -354,9 +355,9 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         if i < n - 1 and any(a > lq * b or b > lq * a for a, b in zip(Tq[i], Tq[i + 1],
                                                                       strict=True)):
             raise ValueError(f"T: not eps-DP between rows {i} and {i + 1} (lam = {lam_x})")
-    if over == "F" and any(exact_dot(zq, [Tq[i][j] for i in range(n)]) != zq[j]
+    if kind == "F" and any(exact_dot(zq, [Tq[i][j] for i in range(n)]) != zq[j]
                            for j in range(n)):
-        raise ValueError("T: z T != z (not in F); use over='U' for mechanisms without "
+        raise ValueError("T: z T != z (not in F); use kind='U' for mechanisms without "
                          "the fixed point")
     details: dict[str, Any] = {}
 
@@ -365,7 +366,7 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         columns repaired, and its bound ``sum u + z . v``."""
         bad = _infeasible_columns(W, from_fmpq_array(u), from_fmpq_array(v or [fmpq(0)] * n),
                                   zv, lam_x, first_only=False)
-        u, v, repaired = _repair(zq if over == "F" else None, lq, Wc, u, v, bad)
+        u, v, repaired = _repair(zq if kind == "F" else None, lq, Wc, u, v, bad)
         return u, v, repaired, sum(u, fmpq(0)) + (exact_dot(zq, v) if v is not None else 0)
 
     field = is_algebraic(lam_x)  # over Q(lam): the explicit dual points, repaired; no LP
@@ -373,27 +374,27 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
         raise ValueError(f"dual='lp': the exact dual LP runs over Q (cdd.gmp), not over "
                          f"Q(lam) with lam = {lam_x}; use dual='explicit'")
     if dual == "lp":
-        u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
+        u, v, Topt, rounds = _scale_lp(zq if kind == "F" else None, lq, Wc)
         how = "lp"
         details.update(lp_rounds=rounds, optimum_T=Topt)
     else:
-        if over == "F":
+        if kind == "F":
             u, v = _northwest_dual_q(zq, lq, Wc)
         else:
             u, v = _unfixed_dual_q(lq, Wc), None
         u, v, repaired, bound = repaired_dual(u, v)
-        how = ("northwest" if over == "F" else "unfixed") if not repaired else "repaired"
+        how = ("northwest" if kind == "F" else "unfixed") if not repaired else "repaired"
         details["repaired_columns"] = repaired
         if dual == "auto" and bound != value and field:
             details["explicit_bound"] = from_fmpq(bound)  # a proved bound; no LP over Q(lam)
         elif dual == "auto" and bound != value and n <= lp_max_n:
             details["explicit_bound"] = from_fmpq(bound)
-            u, v, Topt, rounds = _scale_lp(zq if over == "F" else None, lq, Wc)
+            u, v, Topt, rounds = _scale_lp(zq if kind == "F" else None, lq, Wc)
             how = "lp"
             details.update(lp_rounds=rounds, optimum_T=Topt)
         elif dual == "auto" and bound != value:
             details["explicit_bound"] = from_fmpq(bound)
-            guess = _highs_dual(zv if over == "F" else None, lam_x, W)
+            guess = _highs_dual(zv if kind == "F" else None, lam_x, W)
             if guess is not None:
                 gu, gv, grep, gbound = repaired_dual(*guess)
                 if gbound > bound:
@@ -408,12 +409,12 @@ def _build(Tm: np.ndarray, zv: np.ndarray, lam_x: Fraction, W: np.ndarray, over:
     del rho
     return Certificate(optimal=gap == 0, value=from_fmpq(value), lower_bound=from_fmpq(bound),
                        gap=from_fmpq(gap), u=from_fmpq_array(u), v=from_fmpq_array(v), T=Tm,
-                       W=W, z=zv, lam=lam_x, over=over, dual=how, loss=label,
+                       W=W, z=zv, lam=lam_x, kind=kind, dual=how, loss=label,
                        seconds=time.perf_counter() - start, details=details)
 
 
 def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
-                    over: str = "F", *, dual: str = "auto", lp_max_n: int = LP_MAX_N,
+                    kind: str = "F", *, dual: str = "auto", lp_max_n: int = LP_MAX_N,
                     **deprecated: Any) -> Certificate:
     """An exact certificate that ``T`` minimises ``<W, T>`` over F (or U), or of how far
     it can be from the minimum.
@@ -441,7 +442,8 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
     loss : ``"abs"``, ``"squared"``, another name of
         :data:`dpfix.theory.mechanism.LOSSES`, a callable
         ``f`` (``W[i, j] = z_i f(i - j)``, exact values) or an ``n x n`` matrix.
-    over : ``"F"`` (with the fixed point ``z``) or ``"U"`` (without).
+    kind : ``"F"`` (with the fixed point ``z``) or ``"U"`` (without); ``over=`` is its
+        deprecated name.
     dual : ``"auto"`` (explicit point, then the exact LP if a gap remains and
         ``n <= lp_max_n``), ``"explicit"`` (never the LP) or ``"lp"`` (always).
     lp_max_n : the largest ``n`` at which ``"auto"`` runs the exact LP.
@@ -475,14 +477,15 @@ def certify_optimal(T: Any, z: Any = None, lam: Any = None, loss: Any = "abs",
     """
     start = time.perf_counter()
     loss = renamed("weights", "loss", deprecated, loss, "abs", where="certify_optimal")
+    kind = renamed("over", "kind", deprecated, kind, "F", where="certify_optimal")
     no_other(deprecated, "certify_optimal")
     if dual not in ("auto", "explicit", "lp"):
         raise ValueError(f"dual: 'auto', 'explicit' or 'lp', got {dual!r}")
-    Tm, zv, lam_x, W = _inputs(T, z, lam, loss, over)
-    return _build(Tm, zv, lam_x, W, over, dual, lp_max_n, loss_label(loss), start)
+    Tm, zv, lam_x, W = _inputs(T, z, lam, loss, kind)
+    return _build(Tm, zv, lam_x, W, kind, dual, lp_max_n, loss_label(loss), start)
 
 
-def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
+def exact_optimum(z: Any, lam: Any, loss: Any = "abs", kind: str = "F",
                   **deprecated: Any) -> Certificate:
     """The exact optimum of ``<W, T>`` over F (or U) and its certificate, for any loss.
 
@@ -490,7 +493,7 @@ def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
     ----------
     z : exact target; lam : rational ``lam > 1``.
     loss : as in :func:`dpfix.theory.mechanism.weight_matrix` (any loss, convex or not).
-    over : ``"F"`` or ``"U"``.
+    kind : ``"F"`` or ``"U"`` (``over=``: its deprecated name).
     **deprecated : ``weights=`` (now ``loss=``), with a ``DeprecationWarning``.
 
     Column generation on the dual LP (``2n`` variables), with the walk
@@ -513,6 +516,7 @@ def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
     """
     start = time.perf_counter()
     loss = renamed("weights", "loss", deprecated, loss, "abs", where="exact_optimum")
+    kind = renamed("over", "kind", deprecated, kind, "F", where="exact_optimum")
     no_other(deprecated, "exact_optimum")
     zv = probability_vector(z, exact=True)
     lam_x = exact_lam(lam)
@@ -521,8 +525,8 @@ def exact_optimum(z: Any, lam: Any, loss: Any = "abs", over: str = "F",
     lq = to_fmpq(lam_x)
     zq = [to_fmpq(x) for x in zv]
     Wc = [[to_fmpq(W[i, j]) for i in range(n)] for j in range(n)]
-    _, _, Topt, _ = _scale_lp(zq if over == "F" else None, lq, Wc)
-    cert = _build(Topt, zv, lam_x, W, over, "lp", n, loss_label(loss), start)
+    _, _, Topt, _ = _scale_lp(zq if kind == "F" else None, lq, Wc)
+    cert = _build(Topt, zv, lam_x, W, kind, "lp", n, loss_label(loss), start)
     cert.details.pop("optimum_T", None)
     return cert
 
@@ -558,7 +562,7 @@ class UniversalCertificate:
             cert.check()
             W = exact_weights(f"hinge:{a}", self.z)
             if not ((cert.T == self.T).all() and (cert.W == W).all()
-                    and (cert.z == self.z).all() and cert.lam == self.lam and cert.over == "F"):
+                    and (cert.z == self.z).all() and cert.lam == self.lam and cert.kind == "F"):
                 raise CertificateError(f"universal: hinge {a} certifies another instance")
         if self.optimal != all(c.optimal for _, c in self.hinges):
             raise CertificateError("universal: optimal flag disagrees with the hinges")

@@ -31,12 +31,13 @@ import numpy as np
 from flint import fmpq
 
 from dpfix.numbers.algebraic import is_algebraic
+from dpfix.numbers.errors import Error
 from dpfix.numbers.exact import exact_lam, from_fmpq, to_fmpq, to_fraction
 
 __all__ = ["CertificateError", "cone_minimum"]
 
 
-class CertificateError(ValueError):
+class CertificateError(Error, ValueError):
     """A certificate failed its exact re-verification (:meth:`Certificate.check`)."""
 
 

@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
                    f"{-(n - 1)}..{n - 1})" if not bad else f"NOT optimal for hinges {bad}")
         print(verdict)
     else:
-        cert = certify_optimal(M, z, lam, args.loss, over=over, dual=args.dual)
+        cert = certify_optimal(M, z, lam, args.loss, kind=over, dual=args.dual)
         certified = time.perf_counter() - start - built
         cert.check()
         checked = time.perf_counter() - start - built - certified

@@ -152,13 +152,13 @@ def _run_northwest(name: str, n_max: int) -> int:
     if not 2 <= n_max <= 6:
         raise ValueError(f"--n-max: must be in 2..6 (the exact search grows fast), got {n_max}")
     found = find_northwest_counterexample(name, n_max=n_max)
-    if found is None:
+    if not found:
         print(f"loss {name}: the northwest corner is optimal over F on every instance "
               f"searched (n <= {n_max}, z = c/N with N <= 6, lam in 2, 3, 3/2)")
         return 0
     print("The smallest exact instance where the northwest corner is not optimal over F "
           "(dpfix docs optimum_of_F, section 5):")
-    print(found)
+    print(found.counterexample)
     return 0
 
 

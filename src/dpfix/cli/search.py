@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from typing import Any
 
 from dpfix.cli._arguments import plain_int
@@ -93,9 +94,10 @@ def _load(path: str, name: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix search``: print the counterexample (1) or what was visited (0)."""
     from dpfix.explore.search import (
+        BudgetReached,
         PredicateError,
         PredicateTypeError,
-        smallest_counterexample_run,
+        smallest_counterexample,
     )
 
     ns, lams, targets = parse_n(args.n), parse_lams(args.lam), parse_targets(args.z)
@@ -103,10 +105,12 @@ def run(args: argparse.Namespace) -> int:
     predicate = _load(args.file, args.function)
     progress = args.progress or sys.stderr.isatty()
     try:
-        ce, state = smallest_counterexample_run(predicate, over=args.over, n=ns, lam=lams,
-                                                z=targets, budget=budget, jobs=args.jobs,
-                                                cache=args.cache, progress=progress,
-                                                delta=args.delta)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BudgetReached)  # printed from result.stopped
+            result = smallest_counterexample(predicate, over=args.over, n=ns, lam=lams,
+                                             z=targets, budget=budget, jobs=args.jobs,
+                                             cache=args.cache, progress=progress,
+                                             delta=args.delta)
     except PredicateTypeError as exc:
         raise ValueError(str(exc)) from None
     except PredicateError as exc:
@@ -117,11 +121,11 @@ def run(args: argparse.Namespace) -> int:
                              ) from None
         print(exc.traceback, file=sys.stderr, end="")
         raise ValueError(f"{predicate!r} raised {last} at {exc.instance!r}") from None
-    if ce is None:
-        stop = f"; {state.stopped}" if state.stopped else ""
+    if not result.found:
+        stop = f"; {result.stopped}" if result.stopped else ""
         print(f"no counterexample: {predicate!r} held over {args.over} on every one of the "
-              f"{state.visited} instances visited{stop}")
+              f"{result.visited} instances visited{stop}")
         return 0
-    print(ce)
-    print(f"instance: {ce.instance!r}")
+    print(result.counterexample)
+    print(f"instance: {result.counterexample.instance!r}")
     return 1

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.numbers.deprecation import no_other, renamed
+from dpfix.numbers.deprecation import no_other, renamed, renamed_keywords
 from dpfix.numbers.exact import probability_vector, resolve_lam
 from dpfix.numbers.numeric import geometric_amounts, log_add_exp
 from dpfix.theory.mechanism import Mechanism, weight_matrix
@@ -181,7 +181,8 @@ def log_side_sums(v: Any, eps: float, *, logs: bool = False) -> tuple[list[float
     return L, R
 
 
-def named_diff(z: np.ndarray, eps: float, weights: str):
+@renamed_keywords(weights="loss")
+def named_diff(z: np.ndarray, eps: float, loss: str):
     """``D(m, g) / S(m)`` for ``"abs"`` and ``"squared"`` in floats, ``O(1)`` per call.
 
     ``D(m, g) = sum_i (W[i, g+1] - W[i, g]) rho^|i-m|`` is the cost change of
@@ -191,7 +192,7 @@ def named_diff(z: np.ndarray, eps: float, weights: str):
     """
     L, R = log_side_sums(z, eps)
     logS = [log_add_exp(a, b) for a, b in zip(L, R, strict=True)]
-    if weights == "abs":
+    if loss == "abs":
         def diff(m: int, g: int) -> tuple[float, float]:
             if logS[m] == -math.inf:
                 return 0.0, 0.0

@@ -56,6 +56,7 @@ from dpfix.experiments.cells import register, summarise
 from dpfix.experiments.config import Config
 from dpfix.experiments.plots import MIN_CI_REPLICATIONS, figure, legend_below, note, save
 from dpfix.experiments.runs import default_upper, load_counts, true_distribution
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.options import RULE_OF_THUMB, rule_of_thumb_split
 from dpfix.release.pipeline import privatize_counts
@@ -84,8 +85,9 @@ class Setting:
     remap: str | None = None
     split: float | str | None = None
 
-    def fraction(self, eps_t: float) -> float:
-        """The stage-1 fraction ``f = eps_1 / eps_t`` at ``eps_t``.
+    @renamed_keywords(eps_t="eps")
+    def fraction(self, eps: float) -> float:
+        """The stage-1 fraction ``f = eps_1 / eps`` at ``eps``.
 
         Examples
         --------
@@ -97,7 +99,7 @@ class Setting:
         if self.split is None:
             return 0.0
         if self.split == "rule-of-thumb":
-            return rule_of_thumb_split(eps_t)
+            return rule_of_thumb_split(eps)
         return float(self.split)
 
     def options(self) -> dict[str, Any]:
@@ -168,31 +170,33 @@ def frontier_cells(cfg: Config) -> list[dict]:
             for rep in range(cfg.frontier_replications)]
 
 
-def limit_sampler(zeta: Any, eps_t: float) -> Any:
-    """The limit's ``G R`` sampler: the northwest corner at ``zeta`` with the whole ``eps_t``.
+@renamed_keywords(eps_t="eps")
+def limit_sampler(zeta: Any, eps: float) -> Any:
+    """The limit's ``G R`` sampler: the northwest corner at ``zeta`` with the whole ``eps``.
 
-    The noise's ``lam`` is :func:`dpfix.sampling.rational_lam` of ``eps_t``, the
+    The noise's ``lam`` is :func:`dpfix.sampling.rational_lam` of ``eps``, the
     one the one-stage framework draws ``y`` with.
     """
     from dpfix.constructors.remap import structured_sampler
     from dpfix.sampling import rational_lam
 
     zv = np.asarray(zeta, dtype=float)
-    return structured_sampler("northwest", zv, lam=rational_lam(eps_t), n=zv.shape[0])
+    return structured_sampler("northwest", zv, lam=rational_lam(eps), n=zv.shape[0])
 
 
-def limit_count_error(zeta: Any, eps_t: float) -> float:
-    """The limit: ``<W_zeta, T>`` of the northwest corner ``T`` at ``zeta`` and ``eps_t``.
+@renamed_keywords(eps_t="eps")
+def limit_count_error(zeta: Any, eps: float) -> float:
+    """The limit: ``<W_zeta, T>`` of the northwest corner ``T`` at ``zeta`` and ``eps``.
 
     The least expected count error of any mechanism with fixed point ``zeta``
-    at ``eps_t`` (docs/optimum_of_F.md, Theorem A), in ``O(n)``.
+    at ``eps`` (docs/optimum_of_F.md, Theorem A), in ``O(n)``.
 
     Examples
     --------
     >>> round(limit_count_error([0.5, 0.5], 1.0), 6)  # 1 / (1 + e): move iff the noise does
     0.268941
     """
-    return float(limit_sampler(zeta, eps_t).count_error(np.asarray(zeta, dtype=float)))
+    return float(limit_sampler(zeta, eps).count_error(np.asarray(zeta, dtype=float)))
 
 
 def _measures(zeta: np.ndarray, d: np.ndarray, out: np.ndarray) -> dict[str, float]:
@@ -468,8 +472,9 @@ def _f_text(method: str) -> str:
     return f"{float(s.split):g}"
 
 
-def apply_rule(rule: dict, eps_t: float) -> str:
-    """The setting the rule chooses at ``eps_t``.
+@renamed_keywords(eps_t="eps")
+def apply_rule(rule: dict, eps: float) -> str:
+    """The setting the rule chooses at ``eps``.
 
     Examples
     --------
@@ -479,9 +484,9 @@ def apply_rule(rule: dict, eps_t: float) -> str:
     ('a', 'b', 'b')
     """
     for step in rule["steps"]:
-        if step["from"] <= eps_t < step["to"]:
+        if step["from"] <= eps < step["to"]:
             return step["setting"]
-    raise ValueError(f"eps_t: {eps_t!r} is outside the rule's steps")
+    raise ValueError(f"eps: {eps!r} is outside the rule's steps")
 
 
 def rule_statement(rule: dict) -> str:

@@ -52,7 +52,7 @@ def privatizer_cell(key: dict, seed: int) -> dict:
     eta, _ = histogram(load_counts(key["dataset"]), key["n"] - 1)
     zeta = eta / eta.sum()
     rel = privatize_distribution(eta, key["eps"], privatizer=key["method"], secure=False,
-                                 rng=np.random.default_rng(seed))
+                                 seed=np.random.default_rng(seed))
     out: dict[str, Any] = {}
     for pp in POSTPROCESS:
         z = POSTPROCESSORS[pp](rel.raw / rel.N)

@@ -23,6 +23,7 @@ from dpfix.constructors import CONSTRUCTORS
 from dpfix.io.counts import counts_from_column
 from dpfix.io.data import data_path
 from dpfix.io.tables import read_histogram, read_table
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.release.frameworks import histogram
 from dpfix.release.pipeline import privatize_counts
 from dpfix.release.result import TimeLimitReached
@@ -215,16 +216,17 @@ class Run:
     retried: bool = False  # HiGHS needed its second attempt, without presolve
 
 
-def run_method(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: int, *,
+@renamed_keywords(eps_t="eps")
+def run_method(method: str, counts: np.ndarray, upper: int, eps: float, seed: int, *,
                split: Any = "rule-of-thumb", postprocess: str | None = None,
                time_limit: float | None = None) -> Run:
     """Privatize a table of counts with one of :data:`METHODS` (paper Section 6).
 
     One call of :func:`dpfix.release.pipeline.privatize_counts` with the method's
-    constructor and options. Two-stage methods split ``eps_t`` by ``split``
+    constructor and options. Two-stage methods split ``eps`` by ``split``
     (the rule of thumb of the paper's Appendix F by default) and use the cyclic
     Laplace privatizer with ``postprocess`` (None: the library default);
-    one-stage ones spend all of ``eps_t`` on the counts (the discrete Gaussian
+    one-stage ones spend all of ``eps`` on the counts (the discrete Gaussian
     with ``delta = 1/(N+1)``, as the paper). ``time_limit`` (seconds) applies to
     the LP: a run that hits it comes back with ``timed_out=True``, no counts and
     no mechanism.
@@ -234,7 +236,7 @@ def run_method(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: 
     method : a key of :data:`METHODS`.
     counts : the table's counts, one per row (top-coded at ``upper`` by the pipeline).
     upper : the public bound (``n = upper + 1``).
-    eps_t : the total budget.
+    eps : the total budget.
     seed : the pipeline's seed.
     split, postprocess : stage 1's split and post-processing (two-stage methods).
     time_limit : seconds for the LP (LP methods only; ignored by the others).
@@ -267,7 +269,7 @@ def run_method(method: str, counts: np.ndarray, upper: int, eps_t: float, seed: 
         kw["delta"] = 1.0 / (np.asarray(counts).size + 1)
     start = time.perf_counter()
     try:
-        r = privatize_counts(counts, eps_t, upper=upper, constructor=spec.constructor,
+        r = privatize_counts(counts, eps, upper=upper, constructor=spec.constructor,
                              seed=seed, **kw)
     except TimeLimitReached as hit:
         return Run(None, hit.z, None, hit.eps_1, hit.eps_2, time.perf_counter() - start,

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from dpfix.numbers.algebraic import to_exact
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.exact import one_or_many
 
 __all__ = ["LAMS", "NS", "standard_z", "grid", "ns_for", "random_z", "random_lam",
            "random_convex_point", "midpoints", "polytope", "rf_grid", "rf_vertices", "RF_N4_Z"]
@@ -64,25 +66,25 @@ def standard_z(n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def grid(ns: tuple[int, ...] = NS, lams: tuple[Fraction, ...] = LAMS
-         ) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:
+@renamed_keywords(ns="n", lams="lam")
+def grid(n: Any = NS, lam: Any = LAMS) -> Iterator[tuple[int, Fraction, str, np.ndarray]]:
     """Every ``(n, lam, z_name, z)`` of the standard grid.
 
     Parameters
     ----------
-    ns : tuple of int
-        The sizes.
-    lams : tuple of Fraction
-        The values of ``lam``.
+    n : int or iterable of int
+        The sizes (one or many).
+    lam : Fraction or iterable of Fraction
+        The values of ``lam`` (one or many).
 
     Yields
     ------
     (int, Fraction, str, numpy.ndarray)
     """
-    for n in ns:
-        for lam in lams:
-            for name, z in standard_z(n).items():
-                yield n, lam, name, z
+    for size in one_or_many(n):
+        for x in one_or_many(lam):
+            for name, z in standard_z(size).items():
+                yield size, x, name, z
 
 
 def ns_for(mode: str) -> tuple[int, ...]:
@@ -235,6 +237,9 @@ def polytope(kind: str, n: int, lam: Fraction, z: Any = None) -> Any:
     a polytope of :mod:`dpfix.theory.polytopes`
         Built once per argument tuple.
     """
+    from dpfix.theory.polytopes import check_kind
+
+    kind = check_kind(kind, ("U", "F", "RF", "RU"))
     return _polytope(kind, n, to_exact(lam, "lam"), None if z is None else tuple(z))
 
 

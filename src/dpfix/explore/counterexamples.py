@@ -17,7 +17,9 @@ import numpy as np
 
 from dpfix.explore.cases import LAMS, polytope, standard_z
 from dpfix.explore.instances import Instance
-from dpfix.numbers.exact import exact_array, exact_lam
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.exact import exact_array, exact_lam, one_or_many
+from dpfix.numbers.results import Result
 from dpfix.theory.polytopes import RF
 from dpfix.theory.representation import psi_map
 
@@ -25,12 +27,14 @@ __all__ = ["Example1", "fibre_of_extreme_points", "find_example1"]
 
 
 @dataclass
-class Example1:
-    """Exact instances of both phenomena of the paper's Example 1.
+class Example1(Result):
+    """Exact instances of both phenomena of the paper's Example 1 (both exist: the
+    search that finds none raises).
 
     ``B1 != B2`` are extreme in ``R_F[lam, z]`` with ``Psi B1 = Psi B2 = T``
     extreme in ``F``; ``B3`` is extreme in ``R_F[lam3, z3]`` while
-    ``Psi B3`` is not extreme in ``F[lam3, z3]``.
+    ``Psi B3`` is not extreme in ``F[lam3, z3]``; ``cases_searched`` (also
+    :attr:`visited`) the instances the longer of the two searches visited.
     """
 
     lam: Fraction
@@ -43,6 +47,11 @@ class Example1:
     B3: np.ndarray
     T3: np.ndarray
     cases_searched: int
+
+    @property
+    def visited(self) -> int:
+        """The instances the longer of the two searches visited (``cases_searched``)."""
+        return self.cases_searched
 
 
 def _key(M: np.ndarray) -> tuple:
@@ -82,9 +91,10 @@ def fibre_of_extreme_points(n: int, lam: Any, z: Any) -> dict[tuple, list[np.nda
     return groups
 
 
+@renamed_keywords(lams="lam")
 def find_example1(
     n: int = 3,
-    lams: Iterable[Any] = LAMS,
+    lam: Iterable[Any] = LAMS,
     zs: Iterable[Any] | None = None,
 ) -> Example1:
     """Search ``n = 3`` (by default) for both phenomena of Example 1.
@@ -99,7 +109,7 @@ def find_example1(
     ----------
     n : int
         The size searched (3: the paper's Example 1).
-    lams : iterable
+    lam : iterable
         The rational ``lam`` tried, in order.
     zs : iterable, optional
         The exact targets tried (default: :func:`dpfix.explore.cases.standard_z`).
@@ -127,16 +137,17 @@ def find_example1(
     from dpfix.explore.search import smallest_counterexample
 
     zs = list(standard_z(n).values()) if zs is None else [exact_array(z, "z", 1) for z in zs]
-    space = {"n": n, "lam": [exact_lam(x) for x in lams], "z": [tuple(z) for z in zs]}
-    pair = smallest_counterexample(_no_shared_extreme_image, over="RF-pairs", **space)
-    single = smallest_counterexample(_image_is_extreme, over="RF", **space)
-    if pair and single:
+    space = {"n": n, "lam": [exact_lam(x) for x in one_or_many(lam)], "z": [tuple(z) for z in zs]}
+    found = smallest_counterexample(_no_shared_extreme_image, over="RF-pairs", **space)
+    found3 = smallest_counterexample(_image_is_extreme, over="RF", **space)
+    if found and found3:
+        pair, single = found.counterexample, found3.counterexample
         (B1, B2), B3 = pair.witness, single.witness
         return Example1(pair.lam, pair.instance.z_array(), B1, B2, psi_map(B1, pair.lam),
                         single.lam, single.instance.z_array(), B3, psi_map(B3, single.lam),
                         cases_searched=max(pair.visited, single.visited))
-    missing = [name for name, v in (("two extreme B with one extreme T", pair),
-                                    ("an extreme B with a non-extreme image", single)) if not v]
+    missing = [name for name, v in (("two extreme B with one extreme T", found),
+                                    ("an extreme B with a non-extreme image", found3)) if not v]
     searched = len(space["lam"]) * sum(len(z) == n for z in space["z"])
     raise LookupError(f"no instance of {' and '.join(missing)} among {searched} cases")
 

@@ -21,6 +21,7 @@ from dpfix.numbers.exact import (
     exact_lam,
 )
 from dpfix.numbers.numeric import check_n
+from dpfix.numbers.results import Result
 from dpfix.theory.delta import is_truncated_scale, lift, project, psi_delta_map
 from dpfix.theory.polytopes import F, Polytope, U, check_delta
 
@@ -29,8 +30,10 @@ __all__ = ["DeltaExamples", "find_delta_examples"]
 
 # -- counterexamples found by search (dpfix explore delta) -----------------------------------
 @dataclass
-class DeltaExamples:
-    """Exact instances of what changes with ``delta > 0`` (:func:`find_delta_examples`).
+class DeltaExamples(Result):
+    """Exact instances of what changes with ``delta > 0`` (:func:`find_delta_examples`):
+    every one exists at the default case (docs/open_questions.md section 5), so the search
+    that finds none raises.
 
     Attributes
     ----------
@@ -42,6 +45,8 @@ class DeltaExamples:
         projection is not a vertex of ``U_delta``.
     rf_vertex, rf_image : a vertex of ``R_F^delta`` whose image under ``Psi_delta`` is
         not a vertex of ``F_delta`` (Example 1's second phenomenon).
+    visited : int
+        The vertices the four searches visited, in all.
     """
 
     lam: Fraction
@@ -52,6 +57,7 @@ class DeltaExamples:
     lifted_vertex: np.ndarray
     rf_vertex: np.ndarray
     rf_image: np.ndarray
+    visited: int = 0
 
 
 def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaExamples:
@@ -93,13 +99,16 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
 
     z = np.array([Fraction(1, n)] * n, dtype=object)
 
+    visited = []
+
     def first(predicate: Any, over: str, what: str) -> Any:
-        ce = smallest_counterexample(partial(predicate, delta), over=over, n=n, lam=lam,
-                                     z=[tuple(z)], delta=None if over == "U" else delta)
-        if ce is None:
+        found = smallest_counterexample(partial(predicate, delta), over=over, n=n, lam=lam,
+                                        z=[tuple(z)], delta=None if over == "U" else delta)
+        visited.append(found.visited)
+        if not found:
             raise LookupError(f"find_delta_examples: no {what} at n = {n}, lam = {lam}, "
-                              f"delta = {delta}")
-        return ce.witness
+                              f"delta = {delta} ({found.visited} vertices visited)")
+        return found.counterexample.witness
 
     positive = first(_not_positive_off_scales, "U_delta",
                      "positive vertex with a column that is not a scale")
@@ -108,7 +117,8 @@ def find_delta_examples(lam: Any = 2, delta: Any = "1/10", n: int = 2) -> DeltaE
                    "lifted vertex with a non-extreme projection")
     B = first(_image_extreme_with_delta, "RF_delta",
               "vertex of R_F^delta with a non-extreme image")
-    return DeltaExamples(lam, delta, z, positive, lost, lifted, B, psi_delta_map(B, lam))
+    return DeltaExamples(lam, delta, z, positive, lost, lifted, B, psi_delta_map(B, lam),
+                         sum(visited))
 
 
 @lru_cache(maxsize=8)

@@ -13,7 +13,8 @@ from typing import Any
 import networkx as nx
 
 from dpfix.explore.instances import Instance, named_targets
-from dpfix.numbers.exact import exact_lam
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.exact import exact_lam, one_or_many
 from dpfix.theory.graphs import as_graph
 
 __all__ = ["GraphInstance", "atlas_graphs", "graph_instances", "complete_instances"]
@@ -72,14 +73,15 @@ class GraphInstance(Instance):
         return as_graph(G, self.n)
 
 
-def atlas_graphs(n_values: Iterable[int], kind: str = "connected"
-                 ) -> list[tuple[str, nx.Graph]]:
+@renamed_keywords(n_values="n", kind="family")
+def atlas_graphs(n: Any, family: str = "connected") -> list[tuple[str, nx.Graph]]:
     """The graphs of networkx's atlas on ``n`` nodes (``2 <= n <= 7``), ``n`` ascending,
     then in atlas order (edges, then degree sequence, then automorphisms), with their
     labels ``"atlas:K"`` (``networkx.graph_atlas(K)``).
 
-    ``kind``: ``"connected"`` (every connected graph), ``"trees"``, ``"cycles"`` (the
-    cycle graphs ``C_n``, ``n >= 3``) or ``"paths"``.
+    ``n``: one size or many. ``family``: ``"connected"`` (every connected graph),
+    ``"trees"``, ``"cycles"`` (the cycle graphs ``C_n``, ``n >= 3``) or ``"paths"``
+    (``kind=`` is its deprecated name: ``kind=`` chooses a polytope).
 
     Examples
     --------
@@ -93,14 +95,14 @@ def atlas_graphs(n_values: Iterable[int], kind: str = "connected"
         "cycles": lambda G: G.number_of_nodes() >= 3 and nx.is_connected(G)
         and all(d == 2 for _, d in G.degree()),
         "paths": lambda G: nx.is_tree(G) and max(d for _, d in G.degree()) <= 2}
-    if kind not in tests:
-        raise ValueError(f"kind: one of {', '.join(tests)}, got {kind!r}")
-    wanted = sorted(set(int(n) for n in n_values))
+    if family not in tests:
+        raise ValueError(f"family: one of {', '.join(tests)}, got {family!r}")
+    wanted = sorted(set(int(size) for size in one_or_many(n)))
     if wanted and (wanted[0] < 2 or wanted[-1] > 7):
-        raise ValueError(f"n_values: the atlas holds 2 <= n <= 7, got {wanted}")
+        raise ValueError(f"n: the atlas holds 2 <= n <= 7, got {wanted}")
     out = []
     for index, G in enumerate(nx.graph_atlas_g()):
-        if G.number_of_nodes() in wanted and tests[kind](G):
+        if G.number_of_nodes() in wanted and tests[family](G):
             out.append((f"atlas:{index}", G))
     return out
 
@@ -118,7 +120,7 @@ def graph_instances(graphs: Iterable[tuple[str, nx.Graph]], lam: Iterable[Any] =
     >>> len(insts), str(insts[0])
     (8, 'atlas:3 (edges 01), n = 2, lam = 2, z = (1/2, 1/2)')
     """
-    lams = [exact_lam(x) for x in lam]
+    lams = [exact_lam(x) for x in one_or_many(lam)]
     for label, G in graphs:
         n = G.number_of_nodes()
         edges = tuple(tuple(e) for e in G.edges)
@@ -131,9 +133,9 @@ def graph_instances(graphs: Iterable[tuple[str, nx.Graph]], lam: Iterable[Any] =
                 yield GraphInstance(n, x, tuple(t), edges, label)
 
 
-def complete_instances(n_values: Iterable[int], lam: Iterable[Any], z: Any
-                       ) -> Iterator[GraphInstance]:
-    """The instances on the complete graphs ``K_n`` (label ``complete:n``), ``n``
-    ascending, then ``lam``, then ``z`` (as for :func:`graph_instances`)."""
-    graphs = [(f"complete:{n}", as_graph(f"complete:{n}")) for n in sorted(n_values)]
+@renamed_keywords(n_values="n")
+def complete_instances(n: Any, lam: Any, z: Any) -> Iterator[GraphInstance]:
+    """The instances on the complete graphs ``K_n`` (label ``complete:n``), ``n`` (one
+    size or many) ascending, then ``lam``, then ``z`` (as for :func:`graph_instances`)."""
+    graphs = [(f"complete:{k}", as_graph(f"complete:{k}")) for k in sorted(one_or_many(n))]
     return graph_instances(graphs, lam, z)

@@ -46,8 +46,10 @@ from dpfix.explore.graph_theory import (
     rr_remap_optimal_zero_one,
     staircase_vertex,
 )
-from dpfix.explore.search import smallest_counterexample
-from dpfix.numbers.exact import exact_lam, nullspace, rank
+from dpfix.explore.search import SearchResult, smallest_counterexample
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.exact import exact_lam, nullspace, one_or_many, rank
+from dpfix.sampling.source import numpy_generator
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph
 
@@ -60,7 +62,8 @@ ZERO, ONE = Fraction(0), Fraction(1)
 
 
 # ------------------------------------------------------------------ the complete graph
-def complete_graph_rows(n_values: Iterable[int] = (2, 3, 4), lams: Iterable[Any] = (2, 3),
+@renamed_keywords(n_values="n", lams="lam")
+def complete_graph_rows(n: Any = (2, 3, 4), lam: Any = (2, 3),
                         losses: Iterable[str] = ("zero-one", "abs")) -> list[dict[str, Any]]:
     """The exact optimum of ``F_{K_n}`` (certified) against randomized response followed
     by its best ``z``-preserving remap, on the named targets.
@@ -77,18 +80,18 @@ def complete_graph_rows(n_values: Iterable[int] = (2, 3, 4), lams: Iterable[Any]
     from dpfix.explore.cases import standard_z
 
     rows = []
-    for n in n_values:
-        G = as_graph(f"complete:{n}")
-        for lam in lams:
-            lam_x = exact_lam(lam)
-            RR = randomized_response(n, lam_x)
+    for size in one_or_many(n):
+        G = as_graph(f"complete:{size}")
+        for x in one_or_many(lam):
+            lam_x = exact_lam(x)
+            RR = randomized_response(size, lam_x)
             for loss in losses:
-                for name, z in standard_z(n).items():
+                for name, z in standard_z(size).items():
                     W = loss_weights(G, z, loss)
-                    P = polytopes.F(n, lam_x, z, graph=G)
+                    P = polytopes.F(size, lam_x, z, graph=G)
                     opt = exact_minimum(P, W)
                     rr = best_remap(RR, z, W)
-                    rows.append({"n": n, "lam": lam_x, "loss": loss, "target": name,
+                    rows.append({"n": size, "lam": lam_x, "loss": loss, "target": name,
                                  "z": tuple(z), "optimum": opt.value, "rr_remap": rr.value,
                                  "rr_optimal": rr.value == opt.value, "T": opt.point})
     return rows
@@ -166,13 +169,13 @@ def non_staircase_vertex() -> tuple[np.ndarray, np.ndarray]:
     return T, C
 
 
-def fixed_point_staircase_search() -> Any:
+def fixed_point_staircase_search() -> SearchResult:
     """The engine's smallest vertex of ``F_{K_n}`` that is not a staircase mechanism:
     ``K_n`` for ``n = 2 .. 4``, then ``lams_by_height(3)``, then ``compositions(4)``.
 
     Examples
     --------
-    >>> ce = fixed_point_staircase_search()
+    >>> ce = fixed_point_staircase_search().counterexample
     >>> print(ce.instance, "|", ce.visited)
     complete:2 (edges 01), n = 2, lam = 2, z = (1/3, 2/3) | 4
     >>> ce.witness[:, 1].tolist()  # in the ratio 4/3 < lam: a loose column
@@ -186,8 +189,9 @@ def fixed_point_staircase_search() -> Any:
 
 
 # ------------------------------------------------------------------ the grid
+@renamed_keywords(lams="lam")
 def grid_rows(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:2x3"),
-              lams: Iterable[Any] = (2,)) -> list[dict[str, Any]]:
+              lam: Any = (2,)) -> list[dict[str, Any]]:
     """Exact optima of ``U_G`` and ``F_G`` on the grid and the king's graph for the
     coordinate loss ``|r - r'| + |c - c'|`` (``l1:B``; on the grid it is ``d_G``) and, on
     the king's graph, its distance ``max(|r - r'|, |c - c'|)``, on the uniform target;
@@ -205,8 +209,8 @@ def grid_rows(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:
         n = G.number_of_nodes()
         cols = int(spec.split("x")[1])
         z = [Fraction(1, n)] * n
-        for lam in lams:
-            lam_x = exact_lam(lam)
+        for x in one_or_many(lam):
+            lam_x = exact_lam(x)
             # On the grid d_G is the coordinate loss itself; the king's graph has both.
             for loss in (f"l1:{cols}",) + (("distance",) if spec.startswith("king") else ()):
                 W = loss_weights(G, z, loss)
@@ -262,7 +266,7 @@ def king_bounds_table(sizes: Iterable[tuple[int, int]] = ((2, 2), (2, 3), (3, 3)
     return "\n".join(lines)
 
 
-def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, int]:
+def staircase_optima(n: int, lam: Any, count: int, seed: Any = 0) -> tuple[int, int]:
     """Maximise ``count`` seeded random integer utilities (entries ``-5 .. 5``) over
     ``U_{K_n}`` exactly; returns ``(count, how many optimal vertices found were not
     staircase mechanisms)``.
@@ -273,7 +277,7 @@ def staircase_optima(n: int, lam: Any, count: int, seed: int = 0) -> tuple[int, 
     (5, 0)
     """
     P = polytopes.U(n, lam, graph=f"complete:{n}")
-    rng = np.random.default_rng(seed)
+    rng = numpy_generator(seed)
     bad = 0
     for _ in range(count):
         _, X = P.maximize(rng.integers(-5, 6, size=(n, n)).tolist())
@@ -286,8 +290,8 @@ def _cell(opt: Fraction, rr: Fraction) -> str:
     return f"{opt}" if opt == rr else f"{opt} ({rr})"
 
 
-def complete_graph_table(loss: str, n_values: Iterable[int] = (2, 3, 4, 5),
-                         lams: Iterable[Any] = (2, 3)) -> str:
+@renamed_keywords(n_values="n", lams="lam")
+def complete_graph_table(loss: str, n: Any = (2, 3, 4, 5), lam: Any = (2, 3)) -> str:
     """docs/graphs.md's table of ``F_{K_n}`` for one loss: per ``n`` and ``lam``, the
     certified optimum on each named target, and in brackets the value of randomized
     response with its best remap where it is larger.
@@ -299,7 +303,7 @@ def complete_graph_table(loss: str, n_values: Iterable[int] = (2, 3, 4, 5),
     |---|---|---|---|---|---|
     | 2 | 2 | 1/3 | 1/3 | 4/15 | 0 |
     """
-    rows = complete_graph_rows(n_values, lams, [loss])
+    rows = complete_graph_rows(n, lam, [loss])
     names = list(dict.fromkeys(r["target"] for r in rows))
     lines = ["| n | lam | " + " | ".join(names) + " |", "|---" * (len(names) + 2) + "|"]
     for (n, lam), group in itertools.groupby(rows, key=lambda r: (r["n"], r["lam"])):
@@ -308,8 +312,9 @@ def complete_graph_table(loss: str, n_values: Iterable[int] = (2, 3, 4, 5),
     return "\n".join(lines)
 
 
+@renamed_keywords(lams="lam")
 def grid_table(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king:2x3",
-                                       "grid:3x3"), lams: Iterable[Any] = (2, 3)) -> str:
+                                       "grid:3x3"), lam: Any = (2, 3)) -> str:
     """docs/graphs.md's table of the grid and the king's graph (uniform target): the
     optima of ``U_G`` and ``F_G`` for the coordinate loss and the graph distance, and
     the value of the product of northwest corners (grids, coordinate loss).
@@ -323,7 +328,7 @@ def grid_table(specs: Iterable[str] = ("grid:2x2", "king:2x2", "grid:2x3", "king
     """
     lines = ["| graph | lam | loss | min over U | min over F | product of northwest corners |",
              "|---|---|---|---|---|---|"]
-    for r in grid_rows(specs, lams):
+    for r in grid_rows(specs, lam):
         product = "-" if r["product"] is None else str(r["product"])
         lines.append(f"| {r['graph']} | {r['lam']} | {r['loss']} | {r['U']} | {r['F']} | "
                      f"{product} |")
@@ -343,14 +348,14 @@ SEARCHES: dict[str, tuple[Callable[[GraphInstance], bool], str, int, int]] = {
 }
 
 
-def search(name: str, n_max: int = 5) -> Any:
+def search(name: str, n_max: int = 5) -> SearchResult:
     """Run one search of :data:`SEARCHES` through the engine: the graphs of its kind
     with ``n <= n_max`` by size then atlas order (``K_n`` for "complete"), then
     ``lams_by_height(H)``, then ``compositions(N)`` (no target when ``N = 0``).
 
     Examples
     --------
-    >>> print(search("graph geometric mechanism exists, trees").instance)
+    >>> print(search("graph geometric mechanism exists, trees").counterexample.instance)
     atlas:13 (edges 03 13 23), n = 4, lam = 3/2, z = None
     """
     from dpfix.explore.instances import compositions, lams_by_height
@@ -368,9 +373,10 @@ def search(name: str, n_max: int = 5) -> Any:
 def search_report(name: str, loss: str | None = None) -> str:
     """The smallest counterexample of one search, printed exactly: the instance, the
     optimum of ``F_G`` and the value of the candidate (docs/graphs.md)."""
-    ce = search(name)
-    if ce is None:
+    found = search(name)
+    if not found:
         return f"{name}: no counterexample"
+    ce = found.counterexample
     inst = ce.instance
     lines = [f"{name}: smallest counterexample at {inst} (instance {ce.visited} visited)"]
     if loss is not None:
@@ -407,11 +413,11 @@ def report(what: str) -> str:
         for name, st in CARRY_OVER.items():
             if st.status == PROVED:
                 continue
-            ce = carry_over_search(name, n_values=[2, 3, 4])
-            out.append(f"{name}:\n{ce}")
-            if st.over == "instance":
-                out.append("the scale: (" + ", ".join(map(str, dependent_scale(ce.instance)))
-                           + ")")
+            found = carry_over_search(name, n=[2, 3, 4])
+            out.append(f"{name}:\n{found}")
+            if st.over == "instance" and found:
+                scale = dependent_scale(found.counterexample.instance)
+                out.append("the scale: (" + ", ".join(map(str, scale)) + ")")
         return "\n".join(out)
     if what == "complete":
         return "\n\n".join([str(fixed_point_staircase_search()),

@@ -36,7 +36,8 @@ from dpfix.explore.graph_mechanisms import (
     loss_weights,
     randomized_response,
 )
-from dpfix.explore.search import smallest_counterexample
+from dpfix.explore.search import SearchResult, smallest_counterexample
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.exact import exact_lam, rank, to_fraction
 from dpfix.theory import polytopes
 from dpfix.theory.graphs import as_graph
@@ -244,23 +245,25 @@ CARRY_OVER: dict[str, Statement] = {
 }
 
 
-def carry_over_search(name: str, n_values: Iterable[int] = (2, 3), lams: Iterable[Any] = (2,),
-                      budget: Any = None) -> Any:
+@renamed_keywords(n_values="n", lams="lam")
+def carry_over_search(name: str, n: Iterable[int] = (2, 3), lam: Iterable[Any] = (2,),
+                      budget: Any = None) -> SearchResult:
     """The engine's smallest counterexample to one statement of :data:`CARRY_OVER` over
     the connected graphs by size, then atlas order, then ``lam``, then the named
-    targets (None when it held on every instance visited).
+    targets (a :class:`~dpfix.explore.search.SearchResult`: false when it held on every
+    instance visited).
 
     Examples
     --------
     >>> ce = carry_over_search("proof of Lemma 1: a scale's tight constraints are independent",
-    ...                        n_values=[2, 3, 4])
+    ...                        n=[2, 3, 4]).counterexample
     >>> print(ce.instance)
     atlas:16 (edges 01 03 12 23), n = 4, lam = 2, z = None
     >>> dependent_scale(ce.instance).tolist()
     [Fraction(2, 9), Fraction(4, 9), Fraction(2, 9), Fraction(1, 9)]
     """
     st = CARRY_OVER[name]
-    insts = graph_instances(atlas_graphs(n_values), lams, "named" if st.target else "none")
+    insts = graph_instances(atlas_graphs(n), lam, "named" if st.target else "none")
     return smallest_counterexample(st.predicate, over=st.over, instances=insts, budget=budget)
 
 
@@ -288,8 +291,8 @@ def which_theorems_hold(graph: Any, lam: Any = 2, z: Any = None
             out.append((name, st.status, f"not checked (n > {st.max_n})"))
             continue
         inst = GraphInstance(n, lam, z if st.target else None, tuple(G.edges), label)
-        ce = smallest_counterexample(st.predicate, over=st.over, instances=[inst])
-        out.append((name, st.status, "holds here" if ce is None else "fails here"))
+        found = smallest_counterexample(st.predicate, over=st.over, instances=[inst])
+        out.append((name, st.status, "fails here" if found else "holds here"))
     return out
 
 

@@ -79,15 +79,18 @@ import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS, construct
 from dpfix.explore.instances import Instance, Targets, named_targets
+from dpfix.numbers.deprecation import warn_deprecated
 from dpfix.numbers.display import format_exact
+from dpfix.numbers.errors import Error
 from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
+from dpfix.numbers.results import Result, jsonable
 from dpfix.theory import polytopes
 from dpfix.theory.delta import delta_polytope
-from dpfix.theory.polytopes import check_delta
+from dpfix.theory.polytopes import check_delta, check_kind
 
-__all__ = ["smallest_counterexample", "smallest_counterexample_run", "survey", "Counterexample",
-           "SurveyResult", "SearchRun", "PredicateError", "PredicateTypeError", "BudgetReached",
-           "OVERS", "FilePredicate"]
+__all__ = ["smallest_counterexample", "survey", "Counterexample", "SearchResult",
+           "SurveyResult", "PredicateError", "PredicateTypeError", "BudgetReached", "OVERS",
+           "FilePredicate"]
 
 #: The values of ``over`` -> what the predicate receives.
 OVERS: dict[str, str] = {
@@ -116,7 +119,7 @@ _DELTA = {"U_delta": ("U", "subset"), "F_delta": ("F", "subset"),
           "U_lifted": ("U", "lifted"), "F_lifted": ("F", "lifted")}
 #: instances a worker process receives at a time (jobs > 1)
 _CHUNK = 8
-class PredicateError(RuntimeError):
+class PredicateError(Error, RuntimeError):
     """The predicate raised (or called ``sys.exit``): ``instance``, ``witness`` (what it
     was given), the formatted ``traceback`` of the original exception and the name of
     its type, ``exception_type`` (``"SystemExit"`` for ``sys.exit``)."""
@@ -129,7 +132,7 @@ class PredicateError(RuntimeError):
         self.exception_type = exception_type
 
 
-class PredicateTypeError(TypeError):
+class PredicateTypeError(Error, TypeError):
     """The predicate returned something other than a bool (Python's or numpy's): the
     truth value of an array or of None would hide a mistake. ``instance`` is where."""
 
@@ -153,7 +156,7 @@ def _format_witness(witness: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Counterexample:
+class Counterexample(Result):
     """An instance where the predicate returned False, and what it was given there.
 
     Attributes
@@ -190,10 +193,101 @@ class Counterexample:
         return (f"counterexample over {self.over} at {self.instance} "
                 f"(instance {self.visited} visited)\nwitness:\n{_format_witness(self.witness)}")
 
+    def describe(self) -> dict[str, Any]:
+        """``over``, the instance (``n``, ``lam``, ``z``), the witness and ``visited``, JSON-able
+        (exact numbers as text)."""
+        return {"over": self.over, "n": self.n, "lam": jsonable(self.lam),
+                "z": jsonable(self.z), "witness": jsonable(self.witness),
+                "visited": self.visited}
 
-@dataclass
-class SurveyResult:
-    """How often a predicate held, per ``(n, lam)``.
+
+#: the attributes of a counterexample a :class:`SearchResult` hands on (with a deprecation)
+_HANDED_ON = ("instance", "witness", "n", "lam", "z")
+
+
+@dataclass(frozen=True, repr=False)
+class SearchResult(Result):
+    """What a search returns, found or not: like :class:`scipy.optimize.OptimizeResult`, it
+    says how far the search went whatever it found.
+
+    True (``bool(result)``, :attr:`found`) when a counterexample was found.
+
+    Attributes
+    ----------
+    counterexample : Counterexample or None
+        The first failing instance in visiting order with its witness (for the searches
+        built on the engine, their own record of it: a
+        :class:`dpfix.explore.northwest.NorthwestCounterexample`, say), or None.
+    visited : int
+        Instances visited (cached ones included), the counterexample's included.
+    stopped : str or None
+        What ended the search before its last instance (the budget), or None.
+    elapsed : float
+        Seconds.
+
+    Examples
+    --------
+    >>> r = smallest_counterexample(lambda T, inst: True, over="U", n=2, lam=[2, 3])
+    >>> r.found, r.visited, r.stopped, r.counterexample
+    (False, 2, None, None)
+    >>> r
+    SearchResult(found=False, visited=2, stopped=None)
+    """
+
+    counterexample: Any
+    visited: int
+    stopped: str | None = None
+    elapsed: float = 0.0
+
+    headline = ("found", "visited", "stopped")
+
+    @property
+    def found(self) -> bool:
+        """Whether a counterexample was found."""
+        return self.counterexample is not None
+
+    def __getattr__(self, name: str) -> Any:
+        # the counterexample's own attributes, for one release (the search returned it)
+        ce = self.__dict__.get("counterexample") if not name.startswith("_") else None
+        if ce is None or not hasattr(ce, name):
+            if name in _HANDED_ON and "counterexample" in self.__dict__ and ce is None:
+                raise AttributeError(f"SearchResult.{name}: no counterexample was found "
+                                     f"({self.visited} instances visited); test "
+                                     "result.found first")
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warn_deprecated(f"SearchResult.{name} is deprecated; use "
+                        f"SearchResult.counterexample.{name} (the old form goes in the next "
+                        "release)")
+        return getattr(ce, name)
+
+    def __getitem__(self, key: str) -> Any:
+        # a search that returned a dict: its keys, for one release
+        ce = self.counterexample
+        name = type(ce).former_keys.get(key) if isinstance(ce, Result) else None
+        if name is None:
+            return super().__getitem__(key)
+        warn_deprecated(f"SearchResult[{key!r}] is deprecated; use "
+                        f"SearchResult.counterexample.{name} (the old form goes in the next "
+                        "release)")
+        return getattr(ce, name)
+
+    def __str__(self) -> str:
+        if self.found:
+            return str(self.counterexample)
+        state = "complete" if self.stopped is None else f"stopped: {self.stopped}"
+        return f"no counterexample: {self.visited} instances visited ({state})"
+
+    def describe(self) -> dict[str, Any]:
+        """``found``, ``visited``, ``stopped``, ``elapsed`` and the counterexample's own
+        :meth:`~dpfix.numbers.results.Result.describe` (None when none was found)."""
+        return {"found": self.found, "visited": self.visited, "stopped": self.stopped,
+                "elapsed": self.elapsed, "counterexample": jsonable(self.counterexample)}
+
+
+@dataclass(repr=False)
+class SurveyResult(Result):
+    """How often a predicate held, per ``(n, lam)``; :attr:`found` (and ``bool(result)``)
+    when it failed or raised somewhere.
 
     Attributes
     ----------
@@ -225,6 +319,30 @@ class SurveyResult:
     def holds(self) -> bool:
         """True when the predicate held on every instance visited."""
         return not self.failures and not self.errors
+
+    @property
+    def found(self) -> bool:
+        """Whether some instance failed or raised (``not holds``)."""
+        return not self.holds
+
+    def __repr__(self) -> str:
+        return (f"SurveyResult(found={self.found}, visited={self.visited}, "
+                f"failed={len(self.failures)}, errored={len(self.errors)}, "
+                f"stopped={self.stopped!r})")
+
+    def describe(self) -> dict[str, Any]:
+        """``found``, ``visited``, ``complete``, ``stopped``, ``elapsed``, the counts per
+        ``(n, lam)`` (a list of ``{"n", "lam", "held", "failed", "errored"}``), the failing
+        instances (their :meth:`Counterexample.describe`) and the errors (instance and
+        exception type)."""
+        return {"found": self.found, "visited": self.visited, "complete": self.complete,
+                "stopped": self.stopped, "elapsed": self.elapsed,
+                "counts": [{"n": n, "lam": jsonable(lam), **c}
+                           for (n, lam), c in self.counts.items()],
+                "failures": [ce.describe() for ce in self.failures],
+                "errors": [{"n": e.instance.n, "lam": jsonable(e.instance.lam),
+                            "z": jsonable(e.instance.z), "exception_type": e.exception_type}
+                           for e in self.errors]}
 
     def __str__(self) -> str:
         head = ("n", "lam", "visited", "held", "failed", "errored")
@@ -321,6 +439,8 @@ def _parse_over(over: str, delta: Any) -> tuple[str, bool, str, Fraction | None]
     if not isinstance(over, str):
         raise ValueError(f"over: expected one of {', '.join(OVERS)}, got {over!r}")
     constructor = "northwest"
+    if over.startswith(("R_F", "R_U")):  # the polytopes' names: the former spelling
+        over = check_kind(over, OVERS, name="over", stacklevel=7)
     kind = over
     if over.startswith("mechanism:"):
         kind, constructor = "mechanism", over.split(":", 1)[1]
@@ -547,7 +667,7 @@ class _Pool:
 
 
 def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
-            first_only: bool, deadline: float | None, run: SearchRun, label: str
+            first_only: bool, deadline: float | None, run: _Run, label: str
             ) -> Iterator[tuple[Instance, _Outcome]]:
     """:func:`_outcomes` in ``jobs`` worker processes: chunks of instances in visiting
     order, the outcomes yielded in that order; at the deadline the workers are ended."""
@@ -838,7 +958,7 @@ class _Progress:
 
 # ------------------------------------------------------------------ the engine
 @dataclass
-class SearchRun:
+class _Run:
     """The state of one run of the engine: how many instances it visited (cached ones
     included), the last one, and why it stopped (:attr:`stopped`).
 
@@ -868,7 +988,7 @@ class SearchRun:
                 f"(last: {self.last!r})")
 
 
-def _limited(stream: Iterator[Instance], budget: _Budget, run: SearchRun) -> Iterator[Instance]:
+def _limited(stream: Iterator[Instance], budget: _Budget, run: _Run) -> Iterator[Instance]:
     for count in itertools.count():
         if budget.instances is not None and count >= budget.instances or \
                 budget.seconds is not None and time.perf_counter() - run.start >= budget.seconds:
@@ -914,7 +1034,7 @@ def _alarm(seconds: float | None) -> Iterator[None]:
 
 
 def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
-              first_only: bool, deadline: float | None, run: SearchRun, label: str
+              first_only: bool, deadline: float | None, run: _Run, label: str
               ) -> Iterator[tuple[Instance, _Outcome]]:
     """``(instance, outcome)`` in visiting order (cached held instances without work); at
     the deadline (``time.perf_counter()``) the instance being checked is abandoned and
@@ -941,7 +1061,7 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache 
 
 def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
             budget: Any, jobs: int, cache: Any, delta: Any, first_only: bool
-            ) -> tuple[_Spec, SearchRun, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
+            ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
     if not callable(predicate):
         raise TypeError(f"predicate: not callable: {predicate!r}")
     kind, pairs, constructor, d = _parse_over(over, delta)
@@ -956,7 +1076,7 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
         raise ValueError("n: give the sizes (an int or an iterable of ints)")
     else:
         stream = _stream(n, lam, z, kind)
-    run = SearchRun()
+    run = _Run()
     limits = _budget(budget)
     store = _Cache(cache, _run_key(spec)) if cache is not None else None
     deadline = None if limits.seconds is None else run.start + limits.seconds
@@ -964,7 +1084,7 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
                                 deadline, run, limits.label()), store
 
 
-def _refuse_empty(run: SearchRun, instances: Any) -> None:
+def _refuse_empty(run: _Run, instances: Any) -> None:
     """After a run that visited nothing (and was not stopped by its budget): refuse it."""
     if run.visited or run.budget_hit is not None:
         return
@@ -991,7 +1111,7 @@ def _checked_instances(instances: Iterable) -> Iterator[Instance]:
 @contextmanager
 def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
             budget: Any, jobs: int, cache: Any, delta: Any, progress: Any, first_only: bool
-            ) -> Iterator[tuple[SearchRun, Iterator[tuple[Instance, _Outcome]]]]:
+            ) -> Iterator[tuple[_Run, Iterator[tuple[Instance, _Outcome]]]]:
     """The engine's run and its ``(instance, outcome)`` pairs in visiting order, each one
     counted, shown on the progress bar and written to the cache as it is visited (an
     outcome that is no bool raises :class:`PredicateTypeError`). On leaving the block, by
@@ -1025,8 +1145,9 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
                             z: Any = None, budget: Any = None, jobs: int = 1,
                             cache: str | os.PathLike | None = None, progress: Any = None,
                             delta: Any = None, instances: Iterable[Instance] | None = None
-                            ) -> Counterexample | None:
-    """The first instance, in visiting order, where ``predicate`` returns False.
+                            ) -> SearchResult:
+    """The first instance, in visiting order, where ``predicate`` returns False, and how far
+    the search went.
 
     Parameters
     ----------
@@ -1047,7 +1168,8 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         instance still being checked is abandoned (not visited): the worker processes
         are terminated (``jobs > 1``), or ``SIGALRM`` interrupts the predicate
         (``jobs = 1``; the module docstring says when). When it stops the search before
-        the end a :class:`BudgetReached` warning says after how many instances.
+        the end without a counterexample, :attr:`SearchResult.stopped` says after how many
+        instances, and a :class:`BudgetReached` warning too.
     jobs : int
         Worker processes, started by ``spawn`` (safe in a process with threads, the same
         on every platform), each running Normaliz on one thread; the predicate must
@@ -1067,8 +1189,10 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
 
     Returns
     -------
-    Counterexample or None
-        None when the predicate held on every instance visited.
+    SearchResult
+        True when a counterexample was found: :attr:`SearchResult.counterexample`
+        (a :class:`Counterexample`: ``instance``, ``witness``, ``visited``), else None
+        there; in either case ``visited``, ``stopped`` and ``elapsed``.
 
     Raises
     ------
@@ -1089,53 +1213,48 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     ...     return any(all(T[i, j] <= T[i + 1, j] for i in range(inst.n - 1)) or
     ...                all(T[i, j] >= T[i + 1, j] for i in range(inst.n - 1))
     ...                for j in range(inst.n))
-    >>> smallest_counterexample(monotone_column, over="F", n=2) is None
-    True
-    >>> ce = smallest_counterexample(monotone_column, over="F", n=range(2, 5))
+    >>> smallest_counterexample(monotone_column, over="F", n=2)
+    SearchResult(found=False, visited=4, stopped=None)
+    >>> result = smallest_counterexample(monotone_column, over="F", n=range(2, 5))
+    >>> ce = result.counterexample
     >>> ce.instance, ce.visited
     (Instance(n=3, lam=Fraction(2, 1), z=(Fraction(1, 3), Fraction(1, 3), Fraction(1, 3))), 5)
-    >>> print(ce)
+    >>> print(result)
     counterexample over F at n = 3, lam = 2, z = (1/3, 1/3, 1/3) (instance 5 visited)
     witness:
     [1/4  7/20  2/5]
     [1/2  3/10  1/5]
     [1/4  7/20  2/5]
     """
-    ce, run = smallest_counterexample_run(predicate, over=over, n=n, lam=lam, z=z,
-                                          budget=budget, jobs=jobs, cache=cache,
-                                          progress=progress, delta=delta, instances=instances)
-    if ce is None and run.stopped:
-        warnings.warn(f"search: {run.stopped}", BudgetReached, stacklevel=2)
-    return ce
-
-
-def smallest_counterexample_run(predicate: Callable, *, over: str, n: Any = None,
-                                lam: Any = None, z: Any = None, budget: Any = None,
-                                jobs: int = 1, cache: str | os.PathLike | None = None,
-                                progress: Any = None, delta: Any = None,
-                                instances: Iterable[Instance] | None = None
-                                ) -> tuple[Counterexample | None, SearchRun]:
-    """:func:`smallest_counterexample` and the state of its run: how many instances were
-    visited and why it stopped (:class:`SearchRun`), also when no counterexample was found
-    (then no :class:`BudgetReached` warning: the run says it).
-
-    Examples
-    --------
-    >>> ce, run = smallest_counterexample_run(lambda T, inst: True, over="U", n=2,
-    ...                                       lam=[2, 3, 4], budget=2)
-    >>> ce, run.visited, run.stopped
-    (None, 2, 'budget (2 instances) reached after 2 instances (last: Instance(n=2, \
-lam=Fraction(3, 1), z=None))')
-    """
     with _visits(predicate, over, n, lam, z, instances, budget, jobs, cache, delta,
                  progress, first_only=True) as (run, visits):
         for inst, outcome in visits:
             if outcome.status == "failed":
-                return Counterexample(inst, outcome.witness, run.visited, over), run
+                return _result(run, Counterexample(inst, outcome.witness, run.visited, over))
             if outcome.status == "error":
                 raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback,
                                      outcome.exception_type)
-    return None, run
+    if run.stopped:
+        warnings.warn(f"search: {run.stopped}", BudgetReached, stacklevel=2)
+    return _result(run, None)
+
+
+def _result(run: _Run, counterexample: Counterexample | None) -> SearchResult:
+    return SearchResult(counterexample, run.visited, run.stopped,
+                        time.perf_counter() - run.start)
+
+
+def smallest_counterexample_run(predicate: Callable, **kwargs: Any
+                                ) -> tuple[Counterexample | None, SearchResult]:
+    """Deprecated: :func:`smallest_counterexample` returns a :class:`SearchResult`, found or
+    not; this gives ``(result.counterexample, result)``."""
+    warn_deprecated("smallest_counterexample_run is deprecated; smallest_counterexample "
+                    "returns a SearchResult with the counterexample, visited and stopped (the "
+                    "old name goes in the next release)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetReached)  # the result says it
+        result = smallest_counterexample(predicate, **kwargs)
+    return result.counterexample, result
 
 
 def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z: Any = None,
@@ -1176,3 +1295,12 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
     out.complete = run.stopped is None
     out.elapsed = time.perf_counter() - run.start
     return out
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SearchRun":
+        warn_deprecated("dpfix.explore.search.SearchRun is deprecated; smallest_counterexample "
+                        "returns a SearchResult with visited and stopped (the old name goes in "
+                        "the next release)")
+        return SearchResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -54,7 +54,7 @@ from dpfix.numbers.exact import exact_lam, probability_vector
 from dpfix.theory import delta as delta_forms
 from dpfix.theory import polytopes
 from dpfix.theory.mechanism import Mechanism
-from dpfix.theory.polytopes import Polytope, check_delta
+from dpfix.theory.polytopes import Polytope, check_delta, check_kind
 from dpfix.theory.scales import scale
 
 __all__ = ["KINDS", "lams", "deltas", "targets", "scales", "polytopes_of", "vertices_of",
@@ -212,9 +212,6 @@ def _polytope(kind: str, n: int, lam: Fraction, z: tuple | None, delta: Fraction
     return make(*args, *([delta] if delta is not None else []))
 
 
-def _check_kind(kind: str) -> None:
-    if kind not in KINDS:
-        raise ValueError(f"kind: one of {', '.join(KINDS)}, got {kind!r}")
 
 
 def polytopes_of(kind: str, *, n: Any = None, lam: Any = None, z: Any = None, delta: Any = None,
@@ -237,7 +234,7 @@ def polytopes_of(kind: str, *, n: Any = None, lam: Any = None, z: Any = None, de
     >>> find(polytopes_of("F"), lambda P: True, settings=fresh)
     F(n=2, lam=2, z=[0, 1])
     """
-    _check_kind(kind)
+    kind = check_kind(kind, KINDS)
     _, needs_z, needs_delta = KINDS[kind]
     top = n_max if n_max is not None else (2 if needs_delta else 3)
     given_z = None if z is None or isinstance(z, st.SearchStrategy) else \

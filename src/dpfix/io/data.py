@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from dpfix.sampling.source import numpy_generator
 
 __all__ = ["data_dir", "data_path", "synthetic_counts"]
 
@@ -87,7 +90,7 @@ def data_path(name: str) -> Path:
     return path
 
 
-def synthetic_counts(rows: int = 2000, seed: int = 7) -> np.ndarray:
+def synthetic_counts(rows: int = 2000, seed: Any = 7) -> np.ndarray:
     """A reproducible synthetic table of counts, the embedded default of ``make run``.
 
     A zero-inflated negative binomial: about 40% zeros and a long right tail.
@@ -96,8 +99,9 @@ def synthetic_counts(rows: int = 2000, seed: int = 7) -> np.ndarray:
     ----------
     rows : int
         Number of rows (categories).
-    seed : int
-        Seed of numpy's generator: the same seed gives the same table.
+    seed : int, numpy.random.SeedSequence or a seeded RandomSource
+        Seed of numpy's generator (:func:`dpfix.sampling.source.numpy_generator`): the
+        same seed gives the same table.
 
     Returns
     -------
@@ -110,7 +114,7 @@ def synthetic_counts(rows: int = 2000, seed: int = 7) -> np.ndarray:
     >>> len(c), bool((c >= 0).all()), bool((synthetic_counts(1000, seed=3) == c).all())
     (1000, True, True)
     """
-    rng = np.random.default_rng(seed)
+    rng = numpy_generator(seed)
     counts = rng.negative_binomial(2, 0.25, size=rows)
     counts[rng.random(rows) < 0.35] = 0
     return counts

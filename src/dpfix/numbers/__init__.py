@@ -11,6 +11,8 @@
   simplex over GMP rationals), its dual certificate, and the guard that keeps cddlib's
   C-level messages off standard output;
 - :mod:`dpfix.numbers.calibration`: the (eps, delta) calibrations of Gaussian noise.
+- :mod:`dpfix.numbers.errors`: :class:`~dpfix.numbers.errors.Error` (``dpfix.Error``), the
+  base of every exception class of the library.
 - :mod:`dpfix.numbers.display`: exact vectors and matrices printed as aligned
   fractions, LaTeX and sympy.
 

@@ -4,16 +4,27 @@
 
 The library's vocabulary: ``constructor=`` names a mechanism constructor,
 ``solver=`` an algorithm (an LP method, an optimiser), ``loss=`` the loss ``W``
-of a count error, ``eps`` a privacy budget. :func:`renamed` is the one way a
-function accepts a keyword it used to take under another name.
+of a count error, ``eps`` a privacy budget, ``kind=`` which polytope, ``lam=`` and
+``n=`` one value or many, ``seed=`` the randomness, ``keys=`` the key columns,
+``unit=`` a privacy unit. :func:`renamed` is the one way a function accepts a keyword it
+used to take under another name; :func:`renamed_keywords` applies it to a function's
+signature from outside (a decorator), for a function that takes no ``**kwargs``.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["DpfixDeprecationWarning", "warn_deprecated", "renamed", "no_other", "renamed_attribute"]
+__all__ = ["DpfixDeprecationWarning", "warn_deprecated", "renamed", "renamed_keywords",
+           "no_other", "renamed_attribute"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: the value :func:`renamed_keywords` hands :func:`renamed` for a keyword not given
+_ABSENT = object()
 
 
 class DpfixDeprecationWarning(DeprecationWarning):
@@ -103,6 +114,60 @@ def renamed(old: str, new: str, kwargs: dict[str, Any], value: Any, default: Any
     warn_deprecated(f"{label}{old}= is deprecated; use {new}= (the old name goes in the next "
                     "release)", stacklevel=2 + depth)
     return kwargs.pop(old)
+
+
+def renamed_keywords(**names: str) -> Callable[[_F], _F]:
+    """A decorator: the function also takes each deprecated keyword ``old=`` of ``names``
+    (``old="new"``) as ``new=``, through :func:`renamed` (a warning that points at the
+    caller's line; both names at once refused). The signature shown is the function's own.
+
+    Parameters
+    ----------
+    **names : str
+        ``old="new"``: the deprecated name and the parameter it now is.
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_keywords(epsilon="eps")
+    ... def budget(eps, *, upper=1):
+    ...     return eps * upper
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     budget(epsilon=2.0, upper=3)
+    6.0
+    >>> str(w[0].message)
+    'budget: epsilon= is deprecated; use eps= (the old name goes in the next release)'
+    >>> inspect.signature(budget)
+    <Signature (eps, *, upper=1)>
+    >>> budget(1.0, epsilon=2.0)
+    Traceback (most recent call last):
+    TypeError: budget: got both eps= and its deprecated name epsilon=; pass eps= only
+    """
+    def decorate(f: _F) -> _F:
+        params = inspect.signature(f).parameters
+        positional = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY,
+                                                                p.POSITIONAL_OR_KEYWORD)]
+        at = {p.name: i for i, p in enumerate(positional)}  # where a positional one stands
+        where = f.__qualname__.replace(".__init__", "")
+
+        @functools.wraps(f)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for old, new in names.items():
+                if old in kwargs:
+                    given = args[at[new]] if at.get(new, len(args)) < len(args) \
+                        else kwargs.get(new, _ABSENT)
+                    kwargs[new] = renamed(old, new, kwargs, given, _ABSENT, where=where)
+            return f(*args, **kwargs)
+
+        return call  # type: ignore[return-value]
+
+    return decorate
 
 
 def no_other(kwargs: dict[str, Any], where: str) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 import flint
 import numpy as np
 
+from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import check_positive
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "to_fraction",
     "exact_array",
     "is_exact_number",
+    "one_or_many",
     "is_exact_array",
     "wants_exact",
     "probability_vector",
@@ -45,7 +47,7 @@ __all__ = [
 ]
 
 
-class ExactnessError(TypeError):
+class ExactnessError(Error, TypeError):
     """A float was given where an exact (rational) number is required."""
 
 
@@ -92,6 +94,20 @@ def is_exact_number(x: Any) -> bool:
         return True
     return False
 
+
+def one_or_many(value: Any) -> tuple:
+    """``lam=`` and ``n=`` take one value or many: one number (an int, a Fraction, a float,
+    an algebraic number or a text such as ``"3/2"``) as a tuple of one, an iterable as the
+    tuple of its items in the given order.
+
+    Examples
+    --------
+    >>> one_or_many(3), one_or_many("3/2"), one_or_many(range(2, 5))
+    ((3,), ('3/2',), (2, 3, 4))
+    """
+    if isinstance(value, (str, int, float, np.integer, np.floating)) or is_exact_number(value):
+        return (value,)
+    return tuple(value)
 
 def to_fraction(x: Any, name: str = "value") -> Fraction:
     """Convert an exact number to a Fraction; refuse floats.

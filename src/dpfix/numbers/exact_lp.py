@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from dpfix.numbers.errors import Error
+
 __all__ = ["ExactLP", "ExactLPError", "exact_lp", "certificate_holds", "cdd_rows",
            "quiet_c_stdout"]
 
@@ -54,7 +56,7 @@ _STDOUT_LOCK = threading.RLock()
 _LIBC: list[Any] = []  # the C library, looked up once ([None] where there is none)
 
 
-class ExactLPError(RuntimeError):
+class ExactLPError(Error, RuntimeError):
     """cdd did not solve an exact LP to optimality (``status`` is its status name, such as
     ``"INCONSISTENT"``), or its optimum and duals do not certify each other."""
 

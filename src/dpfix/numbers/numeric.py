@@ -146,7 +146,7 @@ def _real(value: Any, name: str, expected: str) -> float:
     return float(value)
 
 
-def check_positive(value: Any, name: str = "epsilon") -> float:
+def check_positive(value: Any, name: str = "eps") -> float:
     """A positive finite float: a budget, a scale, a sensitivity.
 
     Parameters
@@ -172,7 +172,7 @@ def check_positive(value: Any, name: str = "epsilon") -> float:
     >>> check_positive(0)
     Traceback (most recent call last):
     ...
-    ValueError: epsilon: must be a finite number > 0, got 0
+    ValueError: eps: must be a finite number > 0, got 0
     """
     v = _real(value, name, "must be a finite number > 0")
     if not (math.isfinite(v) and v > 0):

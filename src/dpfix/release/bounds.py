@@ -71,6 +71,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import check_positive
 from dpfix.release.options import MIN_STAGE_EPSILON, stage_split
 from dpfix.sampling.geometric import TwoSidedGeometric
@@ -502,16 +503,18 @@ class PrivateBound:
                              f"(0, 1), got {self.share!r}")
         object.__setattr__(self, "share", share)
 
-    def share_at(self, eps_t: float) -> float:
-        """The share of ``eps_t`` spent on the bound (:func:`default_share` when none is
+    @renamed_keywords(eps_t="eps")
+    def share_at(self, eps: float) -> float:
+        """The share of ``eps`` spent on the bound (:func:`default_share` when none is
         given)."""
-        return default_share(eps_t) if self.share is None else self.share
+        return default_share(eps) if self.share is None else self.share
 
-    def split(self, eps_t: float) -> tuple[float, float]:
+    @renamed_keywords(eps_t="eps")
+    def split(self, eps: float) -> tuple[float, float]:
         """``(eps_upper, eps_rest)``: the bound's budget and the release's, their exact sum at
-        most ``eps_t`` (:func:`dpfix.release.options.stage_split`), each at least
+        most ``eps`` (:func:`dpfix.release.options.stage_split`), each at least
         :data:`dpfix.release.options.MIN_STAGE_EPSILON`."""
-        eps_upper, eps_rest = stage_split(eps_t, self.share_at(eps_t))
+        eps_upper, eps_rest = stage_split(eps, self.share_at(eps))
         if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
             raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and "
                              f"{eps_rest:.3g} for the release; each needs at least "

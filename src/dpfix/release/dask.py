@@ -54,6 +54,7 @@ from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.counts import counts_of
 from dpfix.io.tables import TableInput
 from dpfix.io.writing import write_parquet
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import complete_no_split, histogram, privatize, topcode_histogram
@@ -185,8 +186,9 @@ def _partition_seeds(seed: int | None, parts: int) -> tuple[list[Any], list[Any]
     return children, [s.spawn(1)[0] for s in children]
 
 
-def privatize_dataset(source: str | Path, column: str | list[str], epsilon: float | list[float],
-                      *, upper: int | list[int], out: str | Path, key: Any = (), keep: Any = (),
+@renamed_keywords(epsilon="eps", key="keys")
+def privatize_dataset(source: str | Path, column: str | list[str], eps: float | list[float],
+                      *, upper: int | list[int], out: str | Path, keys: Any = (), keep: Any = (),
                       seed: int | None | list[int | None] = None,
                       delta: float | None | list[float | None] = None,
                       order: str = "shuffled", options: ReleaseOptions | None = None,
@@ -203,7 +205,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         The column of non-negative integer counts, or several: each is
         privatized on its own (its own target, mechanism and generators; the
         budgets add up by sequential composition), in the same passes.
-    epsilon : float or list of float
+    eps : float or list of float
         The budget ``eps_t`` (one per column for several).
     upper : int, PrivateBound or list of them
         The public upper bound (one for all, or one per column), or a bound chosen privately
@@ -211,7 +213,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
         the largest candidate :data:`~dpfix.release.bounds.DEFAULT_MAX_UPPER`.
     out : str or pathlib.Path
         The output folder (must not exist): one Parquet file per partition.
-    key, keep : sequence of str
+    keys, keep : sequence of str
         The other columns written (declared public); every other one is dropped.
     seed : int or list, optional
         Reproducible (stage 1 seeded as in :func:`dpfix.release.pipeline.privatize_counts`, one
@@ -273,14 +275,14 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
             return list(value)
         return [value] * k
 
-    epsilons, uppers = each(epsilon, "epsilon"), each(upper, "upper")
+    epsilons, uppers = each(eps, "eps"), each(upper, "upper")
     seeds, deltas = each(seed, "seed"), each(delta, "delta")
     if len(set(columns)) != k:
         raise ValueError(f"column: a column named twice in {columns}")
-    key, keep = list(key), list(keep)
+    keys, keep = list(keys), list(keep)
     for c in columns:
-        if c in key + keep:
-            raise ValueError(f"key/keep: {c!r} is a privatized column")
+        if c in keys + keep:
+            raise ValueError(f"keys/keep: {c!r} is a privatized column")
     if order not in ("shuffled", "input"):
         raise ValueError(f"order: {order!r}: the Dask engine writes the partitions "
                          "independently and does not sort the dataset by key; use 'shuffled' "
@@ -294,7 +296,7 @@ def privatize_dataset(source: str | Path, column: str | list[str], epsilon: floa
     if framework != "two-stage" and getattr(options, "remap", None) == "quantile":
         raise ValueError("remap: the quantile remap sorts all rows together; the Dask engine "
                          "remaps partition by partition: use the northwest remap")
-    parts, _ = _frames(source, [*key, *keep, *columns])
+    parts, _ = _frames(source, [*keys, *keep, *columns])
     # a bound chosen privately: the histograms top-coded at the largest candidate first
     counted = [DEFAULT_MAX_UPPER if isinstance(u, PrivateBound) else u for u in uppers]
     partial = dask.compute(*[delayed(_histograms)(p, columns, counted) for p in parts])
@@ -368,7 +370,7 @@ def release_dataset(plan: ReleasePlan, *,
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
         results = privatize_dataset(
             plan.data.source, names, [c.eps for c in plan.columns],
-            upper=[c.upper for c in plan.columns], out=out, key=list(plan.keys),
+            upper=[c.upper for c in plan.columns], out=out, keys=list(plan.keys),
             keep=list(plan.keep), seed=[c.seed for c in plan.columns],
             delta=[c.delta for c in plan.columns], order=plan.order, options=plan.options,
             before_commit=commit)

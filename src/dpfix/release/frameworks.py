@@ -424,7 +424,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
         start = time.perf_counter()
         stage1 = privatize_distribution(
             eta, eps_1, privatizer="cyclic-laplace", secure=seed is None,
-            rng=None if seed is None else np.random.default_rng(seeds[0]))
+            seed=None if seed is None else np.random.default_rng(seeds[0]))
         seconds["stage1"] = time.perf_counter() - start
     lam = rational_lam(eps_2)  # lam <= e^eps_2, proved: y = G(x) is exactly ln(lam)-DP
     G = structured_sampler("truncated-geometric", lam=lam, n=n)
@@ -643,7 +643,7 @@ def integer_upper(upper: Any, options: ReleaseOptions | None = None) -> int:
     return int(upper)
 
 
-def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
+def privatize(counts: Any, eps: float, options: ReleaseOptions, *,
               upper: int | str | PrivateBound,
               histogram: Any = None, seed: int | None = None, delta: float | None = None,
               progress: Callable[[int], Any] | None = None,
@@ -662,7 +662,7 @@ def privatize(counts: Any, epsilon: float, options: ReleaseOptions, *,
     >>> r.eps_1, r.eps_2, r.N
     (0.5, 0.5, 5)
     """
-    eps_t = check_positive(epsilon)
+    eps_t = check_positive(eps)
     if isinstance(upper, str) and upper == "auto":
         upper = PrivateBound(upper_share)
     elif upper_share is not None:
@@ -745,7 +745,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
             extra["postprocess"] = postprocess
         stage1 = privatize_distribution(
             eta, eps_1, privatizer=privatizer, secure=seed is None,
-            rng=None if seed is None else np.random.default_rng(stage1_seed), **extra)
+            seed=None if seed is None else np.random.default_rng(stage1_seed), **extra)
         z = np.asarray(stage1.z, dtype=float)
         seconds["stage1"] = time.perf_counter() - start
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors.joint import joint_sampler, posterior_cost
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import (
     PrivateBound,
@@ -276,9 +277,10 @@ def stage_budgets(eps: Sequence, unit: str, share: float) -> tuple[float, tuple[
     return min(f[0] for f in fits), tuple(f[1] for f in fits)
 
 
-def zero_share_rule(eps_total: float) -> float:
-    """The default share of the all-zero count at the tuple's budget ``eps_total``:
-    :data:`ZERO_SHARE` from 1 up, ``ZERO_SHARE / eps_total`` (the count at the absolute
+@renamed_keywords(eps_total="eps")
+def zero_share_rule(eps: float) -> float:
+    """The default share of the all-zero count at the tuple's budget ``eps``:
+    :data:`ZERO_SHARE` from 1 up, ``ZERO_SHARE / eps`` (the count at the absolute
     budget ``ZERO_SHARE``, its error ``1 / (ZERO_SHARE N)`` rows' share) below, at most
     :data:`ZERO_SHARE_MAX` (docs/joint.md section 8). A public function of the budget.
 
@@ -287,7 +289,7 @@ def zero_share_rule(eps_total: float) -> float:
     >>> [round(zero_share_rule(e), 4) for e in (5.0, 1.0, 0.5, 0.1)]
     [0.02, 0.02, 0.04, 0.1]
     """
-    return min(ZERO_SHARE_MAX, ZERO_SHARE / min(float(eps_total), 1.0))
+    return min(ZERO_SHARE_MAX, ZERO_SHARE / min(float(eps), 1.0))
 
 
 def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: float | None,
@@ -304,7 +306,7 @@ def _one_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, zero_share: flo
     lams = _lams(eps_2)
     noise = JointSampler(shape, lams, Remap.from_placement(np.arange(math.prod(shape))),
                          constructor="product-noise")
-    ys = noise.sample(*ds, source=source)
+    ys = noise.sample(*ds, seed=source)
     seconds["noise"] = time.perf_counter() - start
     H = joint_histogram(*ys, shape)
     zero = None
@@ -337,11 +339,11 @@ def _two_stage(ds: list, shape: tuple, eps_in: tuple, unit: str, split: float, s
     e1, eps_2 = stage_budgets(eps_in, unit, split)
     eta = joint_histogram(*ds, shape)
     rng = None if seed is None else np.random.default_rng(seeds[STAGE1])
-    stage1 = joint_laplace(eta, e1, rng=rng, secure=seed is None)
+    stage1 = joint_laplace(eta, e1, seed=rng, secure=seed is None)
     seconds["stage1"] = time.perf_counter() - start
     Z = stage1.z.reshape(shape)
     s = joint_sampler(Z, eps=None, lam=_lams(eps_2), unit="row")
-    out = s.sample(*ds, source=source)
+    out = s.sample(*ds, seed=source)
     return out, Z, e1, eps_2, s.describe(source), {"privatizer": "joint-laplace",
                                                    "noise": stage1.noise}
 
@@ -457,7 +459,8 @@ class JointColumn:
                 "timings_seconds": dict(self.seconds)}
 
 
-def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
+@renamed_keywords(eps_total="eps")
+def joint_framework(options: Any, eps: float) -> tuple[str, float | None]:
     """The framework of the joint tuples from ``privatize_table``'s options, and the
     two-stage split: ``TwoStage`` with a given ``split`` is the two-stage framework at that
     share (``"rule-of-thumb"``: the rule at the tuple's budget); ``TwoStage()`` with no
@@ -470,7 +473,7 @@ def joint_framework(options: Any, eps_total: float) -> tuple[str, float | None]:
     """
     if isinstance(options, NoSplit) or options is None or options.split is None:
         return "one-stage", None
-    return "two-stage", split_fraction(eps_total, options.split)[0]
+    return "two-stage", split_fraction(eps, options.split)[0]
 
 
 def check_joint(joint: Any, names: list, uppers: dict, options: Any,

@@ -141,6 +141,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dpfix.numbers.errors import Error
+
 __all__ = ["Ledger", "Reservation", "Budget", "ledger_amount", "LEDGER_KIND", "LEDGER_FORMAT",
            "LEDGER_FORMATS", "MAX_AMOUNT", "MAX_TEXT", "MAX_BITS"]
 
@@ -808,7 +810,7 @@ def _unique(pairs: list) -> dict:
     return out
 
 
-class _Bad(ValueError):
+class _Bad(Error, ValueError):
     """Why a line is not what its place needs (for the message)."""
 
 
@@ -860,7 +862,7 @@ def _check_record(item: dict, k: int, prev: bytes, chained: bool) -> bool:
     return True
 
 
-class _Tampered(ValueError):
+class _Tampered(Error, ValueError):
     """A record whose ``prev`` is not the hash of the line before it."""
 
 

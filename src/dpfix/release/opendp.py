@@ -39,9 +39,9 @@ the path (the loss adds up over the steps),
 each rounded up to a float. Tables of different lengths are never ``d_in``-close
 (``N`` is public): no claim is made for them.
 
-**The proved step loss S.** The pipeline runs at ``eps_t = eps / unit``: the
+**The proved step loss S.** The pipeline runs at ``eps_t = eps / c``: the
 mechanisms are scaled (stage 2's ``lam`` is at most ``e^(eps_2)``, ``eps_2`` a share
-of ``eps / unit``), so that a change of one count by ``unit``, a path of ``unit``
+of ``eps / c``), so that a change of one count by ``c``, a path of ``c``
 steps, costs ``eps``:
 
 - *two-stage* (default; docs/math_notes.md section 7): stage 1 is the cyclic
@@ -57,7 +57,7 @@ steps, costs ``eps``:
   (docs/sampling.md section 2, "Privacy (post-processing)"), with ``x =
   eps_2 (1 - EPS_MARGIN)``; its loss ``L2`` is the least float ``x`` proved
   (``dpfix.sampling.lam_at_most_exp``) among that one and the largest float below
-  ``eps / unit - L1``. By sequential composition the release is ``(L1 + L2)``-DP
+  ``eps / c - L1``. By sequential composition the release is ``(L1 + L2)``-DP
   per step;
 - *hybrid*: the same stage 1 and ``y = G(x)`` at ``lam = rational_lam(eps_2)``,
   the rest post-processing (docs/no_split.md section 1): ``L1 + L2``;
@@ -65,7 +65,7 @@ steps, costs ``eps``:
   the one-stage constructor ``truncated-geometric`` in the two-stage framework
   (``G`` itself, at ``x = eps_t (1 - EPS_MARGIN)``, no stage 1).
 
-``S = max(L1 + L2, eps / unit)`` in exact rationals: the declared budget when the
+``S = max(L1 + L2, eps / c)`` in exact rationals: the declared budget when the
 proof fits within it (it does whenever ``eps_2`` is not negligible beside
 ``eps_1``), else the proved sum, never less. Before the output is returned, the
 function checks that stage 1 reported at most ``L1`` and stage 2 drew with the
@@ -86,7 +86,9 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
+from dpfix.numbers.deprecation import warn_deprecated
 from dpfix.numbers.numeric import check_positive, require
+from dpfix.release.budget import PrivacyUnit, privacy_unit
 from dpfix.release.frameworks import EPS_MARGIN
 from dpfix.release.options import (
     MIN_STAGE_EPSILON,
@@ -145,17 +147,18 @@ def _setting(eps_t: float, framework: str, split: Any, estimator: Any,
     return auto["framework"], auto["split"], auto["estimator"], auto["remap"]
 
 
-def step_loss(eps: float, unit: int = 1, framework: str = "two-stage", split: Any = None,
+def step_loss(eps: float, unit: Any = "row", framework: str = "two-stage", split: Any = None,
               *, constructor: str = "northwest", stage1_loss: Any = None) -> dict[str, Any]:
     """The proved loss ``S`` of one neighbouring step (one row's count changed by one)
-    of the release at ``eps_t = eps / unit``, and what it is made of (module docstring).
+    of the release at ``eps_t = eps / c``, and what it is made of (module docstring).
 
     Parameters
     ----------
     eps : float
-        The budget spent for a change of one count by ``unit``.
-    unit : int
-        The declared change ``c`` of one row's count.
+        The budget spent for a change of one count by ``c``.
+    unit : str or PrivacyUnit
+        The privacy unit: ``"row"`` or ``"cell"`` with its bound ``c`` (``"cell:2"``; one
+        column, so the two are one); an integer ``c`` is its deprecated form.
     framework : str
         ``"two-stage"``, ``"one-stage"`` or ``"hybrid"`` (``"auto"`` resolved first).
     split : float or str, optional
@@ -175,20 +178,21 @@ def step_loss(eps: float, unit: int = 1, framework: str = "two-stage", split: An
 
     Examples
     --------
-    >>> s = step_loss(1.0, 1, "one-stage")
+    >>> s = step_loss(1.0, "row", "one-stage")
     >>> s["lam"], s["S"] == 1, s["L1"]
     (Fraction(75117, 27634), True, Fraction(0, 1))
-    >>> step_loss(0.5, 2, constructor="truncated-geometric")["eps_2"]
+    >>> step_loss(0.5, "cell:2", constructor="truncated-geometric")["eps_2"]
     0.25
     """
-    eps_t = check_positive(eps) / unit
+    c = _check_unit(unit)
+    eps_t = check_positive(eps) / c
     one = framework == "one-stage" or CONSTRUCTORS[constructor].stage == "one-stage"
     if one:
         eps_1, eps_2 = 0.0, eps_t
     else:
         eps_1, eps_2 = split_budget(eps_t, split)
     if min(eps_2, eps_2 if one else eps_1) < MIN_STAGE_EPSILON:
-        raise ValueError(f"eps: at unit {unit} each stage spends eps_1 = {eps_1:.3g}, eps_2 = "
+        raise ValueError(f"eps: at unit c = {c} each stage spends eps_1 = {eps_1:.3g}, eps_2 = "
                          f"{eps_2:.3g}; each needs at least {MIN_STAGE_EPSILON:g}")
     lam_arg = eps_2 * (1 - EPS_MARGIN) if framework == "two-stage" else eps_2
     lam = rational_lam(lam_arg)
@@ -197,7 +201,7 @@ def step_loss(eps: float, unit: int = 1, framework: str = "two-stage", split: An
     else:
         L1 = Fraction(stage1_loss(eps_1)) if stage1_loss is not None else \
             _stage1_loss(require("opendp.prelude"), eps_1)
-    declared = Fraction(eps) / unit
+    declared = Fraction(eps) / c
     L2 = Fraction(lam_arg)  # lam <= e^lam_arg, proved by rational_lam
     tight = _float_at_most(declared - L1) if declared > L1 else None
     if tight is not None and Fraction(tight) < L2 and tight > 0 and lam_at_most_exp(lam, tight):
@@ -236,13 +240,23 @@ def _check_space(input_domain: Any, input_metric: Any) -> str:
 
 
 def _check_unit(unit: Any) -> int:
-    if not isinstance(unit, (int, np.integer)) or isinstance(unit, bool) or unit < 1:
-        raise ValueError(f"unit: the change c of one row's count, an integer >= 1, got {unit!r}")
-    return int(unit)
+    """The bound ``c`` of a privacy unit of one column of counts (``"row:c"`` or
+    ``"cell:c"``: one count changes by at most ``c``); an integer is its deprecated form."""
+    if isinstance(unit, (int, np.integer)) and not isinstance(unit, bool):
+        if unit < 1:
+            raise ValueError(f"unit: the bound c of one row's change is at least 1, got {unit!r}")
+        warn_deprecated(f"unit={unit}: an integer unit is deprecated; use the privacy unit "
+                        f"unit='cell:{unit}' (the old form goes in the next release)",
+                        stacklevel=3)
+        return int(unit)
+    u = privacy_unit(unit)
+    if u.name == "person":
+        raise ValueError(f"unit: one column of counts takes 'row:c' or 'cell:c', got {u.text!r}")
+    return u.bound
 
 
 def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
-                          eps: float | None = None, *, upper: int, unit: int = 1,
+                          eps: float | None = None, *, upper: int, unit: Any = "row",
                           constructor: str = "northwest", framework: str = "two-stage",
                           split: Any = None, postprocess: str | None = None,
                           estimator: str | None = None, remap: str | None = None) -> Any:
@@ -251,11 +265,11 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
     Built with OpenDP's plugin constructor ``make_user_measurement``, which needs
     the features ``"contrib"`` and ``"honest-but-curious"``: enable them first
     (``dp.enable_features("contrib", "honest-but-curious")``). Its function is
-    :func:`dpfix.release.pipeline.privatize_counts` at ``eps_t = eps / unit``
+    :func:`dpfix.release.pipeline.privatize_counts` at ``eps_t = eps / c``
     (secure randomness), returning the privatized counts; its privacy map is the
     proved one (module docstring): ``map(d_in) = d_in * S`` for
     ``dp.l1_distance``, ``d_in * upper * S`` for ``dp.change_one_distance()``, with
-    ``S = eps / unit`` whenever the proof fits in it, so ``map(unit) == eps``.
+    ``S = eps / c`` whenever the proof fits in it, so ``map(c) == eps``.
 
     Parameters
     ----------
@@ -265,13 +279,14 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
         ``dp.l1_distance(T=...)`` of the domain's integer type (default, ``T="i64"``)
         or ``dp.change_one_distance()``.
     eps : float
-        The budget spent for a change of one row's count by ``unit`` (required: no
+        The budget spent for a change of one row's count by ``c`` (required: no
         budget is chosen for the user).
     upper : int
         The public upper bound of the counts (top-coded above it).
-    unit : int
-        The declared privacy unit ``c``: one individual changes one count by at most
-        ``c`` (``map(c) == eps``).
+    unit : str or PrivacyUnit
+        The declared privacy unit, ``"row"`` (default) or ``"cell"`` with its bound ``c``
+        (``"cell:2"``): one individual changes one count by at most ``c`` (``map(c) ==
+        eps``); an integer ``c`` is its deprecated form.
     constructor : str
         ``"northwest"`` (default), ``"unfixed"`` or ``"truncated-geometric"``
         (the exact ``G R`` samplers; the one-stage and hybrid frameworks take
@@ -299,7 +314,7 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
     --------
     >>> import opendp.prelude as dp
     >>> dp.enable_features("contrib", "honest-but-curious")
-    >>> m = make_privatize_counts(eps=1.0, upper=5, unit=2)
+    >>> m = make_privatize_counts(eps=1.0, upper=5, unit="cell:2")
     >>> m.map(2), m.check(2, 1.0), m.check(3, 1.0)
     (1.0, True, False)
     >>> m([0, 3, 1, 9, 2]).shape
@@ -312,11 +327,11 @@ def make_privatize_counts(input_domain: Any = None, input_metric: Any = None,
     if input_metric is None:
         input_metric = dp.l1_distance(T="i64")
     relation = _check_space(input_domain, input_metric)
-    unit = _check_unit(unit)
-    framework, split, estimator, remap = _checked_setting(eps, unit, upper, constructor,
+    c = _check_unit(unit)
+    framework, split, estimator, remap = _checked_setting(eps, c, upper, constructor,
                                                           framework, split, postprocess,
                                                           estimator, remap)
-    loss = step_loss(eps, unit, framework, split, constructor=constructor,
+    loss = step_loss(eps, PrivacyUnit("cell", c), framework, split, constructor=constructor,
                      stage1_loss=lambda e1: _stage1_loss(dp, e1))
     upper = int(upper)
     options = {"upper": upper, "constructor": constructor, "framework": framework,
@@ -356,7 +371,7 @@ def _checked_setting(eps: Any, unit: int, upper: Any, constructor: str, framewor
                          f"constructors, whose loss is known before the data: "
                          f"{', '.join(STRUCTURED)}")
     if eps is None:
-        raise ValueError("eps: give the budget spent for a change of one count by unit")
+        raise ValueError("eps: give the budget spent for a change of one count by c")
     eps_t = check_positive(eps, "eps") / unit
     framework, split, estimator, remap = _setting(eps_t, framework, split, estimator, remap)
     check_choices(constructor, "best", "cyclic-laplace", postprocess)

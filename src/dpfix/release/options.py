@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Union
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import check_fraction, check_positive
 from dpfix.release.privatizers import POSTPROCESSORS, PRIVATIZERS
 from dpfix.release.privatizers.deconvolve import ESTIMATORS
@@ -70,18 +71,19 @@ LP_MAX_UPPER = 400
 LP_SOLVERS = ("highs-ds", "highs-ipm")
 
 
-def rule_of_thumb_split(eps_t: float) -> float:
-    """The fraction ``f = eps_1 / eps_t`` of the paper's rule of thumb (Appendix F).
+@renamed_keywords(eps_t="eps")
+def rule_of_thumb_split(eps: float) -> float:
+    """The fraction ``f = eps_1 / eps`` of the paper's rule of thumb (Appendix F).
 
     Parameters
     ----------
-    eps_t : float
+    eps : float
         The total budget.
 
     Returns
     -------
     float
-        ``f = B + (A - B) exp(-K eps_t)`` with :data:`RULE_OF_THUMB`.
+        ``f = B + (A - B) exp(-K eps)`` with :data:`RULE_OF_THUMB`.
 
     Examples
     --------
@@ -89,23 +91,25 @@ def rule_of_thumb_split(eps_t: float) -> float:
     0.1363
     """
     a, b, k = RULE_OF_THUMB["A"], RULE_OF_THUMB["B"], RULE_OF_THUMB["K"]
-    return b + (a - b) * math.exp(-k * eps_t)
+    return b + (a - b) * math.exp(-k * eps)
 
 
-def split_fraction(epsilon: float, split: Any) -> tuple[float, str]:
+@renamed_keywords(epsilon="eps")
+def split_fraction(eps: float, split: Any) -> tuple[float, str]:
     if split is None:
         split = "rule-of-thumb"
     if isinstance(split, str):
         if split != "rule-of-thumb":
             raise ValueError(f"split: 'rule-of-thumb' or a fraction in (0, 1), got {split!r}")
-        return rule_of_thumb_split(epsilon), "rule-of-thumb"
+        return rule_of_thumb_split(eps), "rule-of-thumb"
     return check_fraction(split), "fixed fraction"
 
 
-def stage_split(epsilon: float, fraction: float) -> tuple[float, float]:
-    """``epsilon`` in two: ``first = fraction * epsilon`` (as a float) and ``rest``, what is
+@renamed_keywords(epsilon="eps")
+def stage_split(eps: float, fraction: float) -> tuple[float, float]:
+    """``eps`` in two: ``first = fraction * eps`` (as a float) and ``rest``, what is
     left, lowered by units in the last place until the two floats' exact (rational) sum is
-    at most ``epsilon``: what the two stages spend never exceeds the budget, however the
+    at most ``eps``: what the two stages spend never exceeds the budget, however the
     floats round (the split of stage 1 and stage 2, and of a bound chosen privately and the
     release).
 
@@ -118,19 +122,20 @@ def stage_split(epsilon: float, fraction: float) -> tuple[float, float]:
     >>> Fraction(first) + Fraction(rest) <= Fraction(0.7)
     True
     """
-    first = fraction * epsilon
-    rest = epsilon - first
-    while Fraction(first) + Fraction(rest) > Fraction(epsilon):
+    first = fraction * eps
+    rest = eps - first
+    while Fraction(first) + Fraction(rest) > Fraction(eps):
         rest = math.nextafter(rest, 0.0)
     return first, rest
 
 
-def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, float]:
+@renamed_keywords(epsilon="eps")
+def split_budget(eps: float, split: Any = "rule-of-thumb") -> tuple[float, float]:
     """``(eps_1, eps_2)`` from the total budget and the split (paper Appendix F).
 
     Parameters
     ----------
-    epsilon : float
+    eps : float
         The total budget ``eps_t``.
     split : float or str
         The stage-1 fraction in ``(0, 1)``, or ``"rule-of-thumb"``
@@ -139,7 +144,7 @@ def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, f
     Returns
     -------
     (float, float)
-        ``eps_1 + eps_2 <= epsilon`` exactly (:func:`stage_split`).
+        ``eps_1 + eps_2 <= eps`` exactly (:func:`stage_split`).
 
     Raises
     ------
@@ -151,11 +156,11 @@ def split_budget(epsilon: float, split: Any = "rule-of-thumb") -> tuple[float, f
     >>> split_budget(2.0, 0.25)
     (0.5, 1.5)
     """
-    f, _ = split_fraction(epsilon, split)
-    return stage_split(epsilon, f)
+    f, _ = split_fraction(eps, split)
+    return stage_split(eps, f)
 
 
-def check_choices(constructor: str = "heuristic", selector: Any = "best",
+def check_choices(constructor: str = "northwest", selector: Any = "best",
                   privatizer: str = "cyclic-laplace", postprocess: Any = None) -> None:
     """Raise ``ValueError`` naming the first unknown method name.
 
@@ -196,12 +201,13 @@ def check_choices(constructor: str = "heuristic", selector: Any = "best",
                          f"{', '.join(POSTPROCESSORS)}")
 
 
-def auto_setting(eps_t: float) -> dict[str, Any]:
-    """The setting :data:`AUTO_RULE` chooses at ``eps_t`` (``framework="auto"``).
+@renamed_keywords(eps_t="eps")
+def auto_setting(eps: float) -> dict[str, Any]:
+    """The setting :data:`AUTO_RULE` chooses at ``eps`` (``framework="auto"``).
 
     Parameters
     ----------
-    eps_t : float
+    eps : float
         The total budget.
 
     Returns
@@ -214,8 +220,8 @@ def auto_setting(eps_t: float) -> dict[str, Any]:
     >>> auto_setting(0.5)["framework"], auto_setting(3.0)["framework"]
     ('hybrid', 'one-stage')
     """
-    eps_t = check_positive(eps_t, "eps_t")
-    step = [s for s in AUTO_RULE if s[0] <= eps_t][-1]
+    eps = check_positive(eps, "eps")
+    step = [s for s in AUTO_RULE if s[0] <= eps][-1]
     return {"framework": step[1], "split": step[2], "estimator": step[3], "remap": "northwest"}
 
 
@@ -258,9 +264,10 @@ def check_framework(framework: str, constructor: str, split: Any, privatizer: st
             raise ValueError(f"{name}: does not apply: {why}; drop the {name}")
 
 
-def check_stage_budgets(eps_t: float, split: Any, two: bool) -> None:
+@renamed_keywords(eps_t="eps")
+def check_stage_budgets(eps: float, split: Any, two: bool) -> None:
     """Refuse a budget that leaves a stage less than :data:`MIN_STAGE_EPSILON` (``two``: two
-    stages, split by ``split``; else all of ``eps_t`` on one), before anything is drawn.
+    stages, split by ``split``; else all of ``eps`` on one), before anything is drawn.
 
     Examples
     --------
@@ -271,17 +278,17 @@ def check_stage_budgets(eps_t: float, split: Any, two: bool) -> None:
 least 1e-05: at epsilon 1, a split in [1e-05, 0.99999]
     """
     need = MIN_STAGE_EPSILON * (2 if two else 1)
-    if not eps_t >= need:
+    if not eps >= need:
         each = f" (each of its two stages needs at least {MIN_STAGE_EPSILON:g})" if two else ""
-        raise ValueError(f"epsilon: must be at least {need:g}{each}, got {eps_t!r}")
+        raise ValueError(f"eps: must be at least {need:g}{each}, got {eps!r}")
     if not two:
         return
-    eps_1, eps_2 = split_budget(eps_t, split)
+    eps_1, eps_2 = split_budget(eps, split)
     if not min(eps_1, eps_2) >= MIN_STAGE_EPSILON:
-        lo = MIN_STAGE_EPSILON / eps_t
+        lo = MIN_STAGE_EPSILON / eps
         raise ValueError(f"split: {split!r} gives eps_1 = {eps_1:.3g} and eps_2 = {eps_2:.3g}; "
                          f"each stage needs at least {MIN_STAGE_EPSILON:g}: at epsilon "
-                         f"{eps_t:g}, a split in [{lo:.3g}, {1 - lo:.6g}]")
+                         f"{eps:g}, a split in [{lo:.3g}, {1 - lo:.6g}]")
 
 
 def check_extras(constructor: str, selector: Any = "best", solver: Any = None,
@@ -454,9 +461,10 @@ class Auto:
     framework = "auto"
     constructor = "northwest"
 
-    def at(self, eps_t: float) -> TwoStage | NoSplit:
-        """The setting chosen at ``eps_t``."""
-        auto = auto_setting(eps_t)
+    @renamed_keywords(eps_t="eps")
+    def at(self, eps: float) -> TwoStage | NoSplit:
+        """The setting chosen at ``eps``."""
+        auto = auto_setting(eps)
         if auto["framework"] == "two-stage":
             return TwoStage(split=auto["split"])
         return NoSplit(auto["framework"], auto["split"], auto["estimator"], auto["remap"])
@@ -551,10 +559,11 @@ on the counts); drop the split
     return TwoStage(constructor, split, privatizer, postprocess, selector, solver, time_limit)
 
 
-def stage_budgets(options: ReleaseOptions, eps_t: float) -> dict[str, float]:
-    """What each stage of ``options`` spends of a column's ``eps_t``: ``{"stage 1": eps_1,
+@renamed_keywords(eps_t="eps")
+def stage_budgets(options: ReleaseOptions, eps: float) -> dict[str, float]:
+    """What each stage of ``options`` spends of a column's ``eps``: ``{"stage 1": eps_1,
     "stage 2": eps_2}`` (two stages: the two-stage framework with a two-stage
-    constructor, the hybrid framework), else ``{"stage 2": eps_t}``; split by
+    constructor, the hybrid framework), else ``{"stage 2": eps}``; split by
     :func:`stage_split`, as the frameworks split it (:mod:`dpfix.release.frameworks`),
     after refusing a stage below :data:`MIN_STAGE_EPSILON` (:func:`check_budget`).
 
@@ -563,12 +572,12 @@ def stage_budgets(options: ReleaseOptions, eps_t: float) -> dict[str, float]:
     >>> stage_budgets(TwoStage(split=0.25), 2.0), stage_budgets(NoSplit("one-stage"), 1.0)
     ({'stage 1': 0.5, 'stage 2': 1.5}, {'stage 2': 1.0})
     """
-    check_budget(options, eps_t)
+    check_budget(options, eps)
     if isinstance(options, Auto):
-        options = options.at(check_positive(eps_t))
+        options = options.at(check_positive(eps))
     if not _two_stages(options):
-        return {"stage 2": eps_t}
-    eps_1, eps_2 = split_budget(eps_t, options.split)
+        return {"stage 2": eps}
+    eps_1, eps_2 = split_budget(eps, options.split)
     return {"stage 1": eps_1, "stage 2": eps_2}
 
 
@@ -579,7 +588,8 @@ def _two_stages(options: TwoStage | OneStage | NoSplit) -> bool:
         == "two-stage")
 
 
-def check_budget(options: ReleaseOptions, eps_t: float) -> None:
+@renamed_keywords(eps_t="eps")
+def check_budget(options: ReleaseOptions, eps: float) -> None:
     """Refuse, before anything is drawn, a budget that leaves a stage of ``options`` less
     than :data:`MIN_STAGE_EPSILON` (:func:`check_stage_budgets`).
 
@@ -588,9 +598,9 @@ def check_budget(options: ReleaseOptions, eps_t: float) -> None:
     >>> check_budget(TwoStage(split=0.5), 1e-5)
     Traceback (most recent call last):
     ...
-    ValueError: epsilon: must be at least 2e-05 (each of its two stages needs at least \
+    ValueError: eps: must be at least 2e-05 (each of its two stages needs at least \
 1e-05), got 1e-05
     """
     if isinstance(options, Auto):
-        options = options.at(check_positive(eps_t))
-    check_stage_budgets(eps_t, options.split, _two_stages(options))
+        options = options.at(check_positive(eps))
+    check_stage_budgets(eps, options.split, _two_stages(options))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpfix.io.tables import TableInput
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.seeds import ORDER, seed_child
 from dpfix.sampling import random_source
@@ -37,13 +38,14 @@ def order_source(seed: Any) -> Any:
     return random_source(seed_child(seed, ORDER))
 
 
-def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) -> Any:
+@renamed_keywords(key="keys")
+def row_order(table: TableInput, order: str, keys: Any = (), seed: Any = None) -> Any:
     """The order of the output's rows, as positions of the input's rows (None: as read).
 
     The input's order may follow the confidential data (a table sorted by a
     rate computed from a dropped column), so by default it is not kept:
 
-    - ``"key"``: sorted by the ``key`` columns (the first, then the next, ...),
+    - ``"key"``: sorted by the ``keys`` columns (the first, then the next, ...),
       a CSV table's cells compared as text (code point order), a Parquet
       table's by value (missing values last). Rows with equal keys
       (duplicates) come in a uniformly random order: the rows are shuffled
@@ -60,7 +62,7 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
         A CSV or Parquet table (a histogram has no rows to order).
     order : str
         One of :data:`ROW_ORDERS`.
-    key : sequence of str
+    keys : sequence of str
         The key columns (required for ``"key"``).
     seed : int, optional
         Makes the permutation reproducible.
@@ -84,10 +86,10 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
     """
     if order not in ROW_ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ROW_ORDERS)}")
-    key = list(key or [])
+    keys = list(keys or [])
     if table.kind == "histogram":
         raise ValueError("order: a histogram has no rows to order")
-    if order == "key" and not key:
+    if order == "key" and not keys:
         raise ValueError("order: 'key' needs the key columns (keys=)")
     if order == "input":
         return None
@@ -99,11 +101,11 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
     if table.kind == "csv":
         header = [str(h) for h in table.frame.iloc[0]]
         rows = table.frame.iloc[1:]
-        keys = pd.DataFrame({f"k{j}": rows.iloc[:, header.index(c)].to_numpy(dtype=object)
-                             for j, c in enumerate(key)})
+        values = pd.DataFrame({f"k{j}": rows.iloc[:, header.index(c)].to_numpy(dtype=object)
+                               for j, c in enumerate(keys)})
     else:
-        keys = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(key)})
-    shuffled = keys.iloc[perm].reset_index(drop=True)
+        values = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(keys)})
+    shuffled = values.iloc[perm].reset_index(drop=True)
     try:
         ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
                                       na_position="last").index.to_numpy()

@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.release.frameworks import privatize
 from dpfix.release.options import method_options
 from dpfix.release.result import PrivatizedCounts
@@ -54,9 +55,10 @@ from dpfix.release.result import PrivatizedCounts
 __all__ = ["privatize_counts"]
 
 
+@renamed_keywords(epsilon="eps")
 def privatize_counts(
     counts: Any,
-    epsilon: float,
+    eps: float,
     *,
     upper: int | str,
     histogram: Any = None,
@@ -91,15 +93,15 @@ def privatize_counts(
     counts : array_like of int or None
         The non-negative integer counts, one per row (category); None when
         ``histogram`` is given.
-    epsilon : float
+    eps : float
         The total budget ``eps_t``.
     upper : int or "auto"
         The public upper bound; counts above it are top-coded to it
         (``n = upper + 1`` count values). ``"auto"``: chosen privately with the
-        share ``upper_share`` of ``epsilon`` (:func:`dpfix.release.bounds.choose_upper`,
+        share ``upper_share`` of ``eps`` (:func:`dpfix.release.bounds.choose_upper`,
         the loss rule: the bound of least top-coding loss, in count units;
         docs/bounds.md), the release then runs with the rest: ``eps_upper + eps_1 +
-        eps_2 = epsilon`` by sequential composition, and the report states the bound,
+        eps_2 = eps`` by sequential composition, and the report states the bound,
         its budget and its rule (``upper_bound``).
     histogram : array_like of int, optional
         The table as a histogram instead of ``counts`` (at most
@@ -112,13 +114,13 @@ def privatize_counts(
         paper's), ``"lp"`` (count-error optimum over F, HiGHS;
         ``upper <= LP_MAX_UPPER``), ``"unfixed"`` (Algorithm 2), or the one-stage baselines
         ``"truncated-geometric"``, ``"staircase"`` and ``"discrete-gaussian"``
-        (all of ``epsilon`` on the counts, no target; a split, privatizer or
+        (all of ``eps`` on the counts, no target; a split, privatizer or
         postprocess is refused rather than ignored).
     selector : str
         The heuristic's column selector (``"best"`` by default); any other
         value with another constructor is refused (it would be ignored).
     split : float or str, optional
-        The fraction of ``epsilon`` for stage 1, or ``"rule-of-thumb"`` (paper
+        The fraction of ``eps`` for stage 1, or ``"rule-of-thumb"`` (paper
         Appendix F, :func:`rule_of_thumb_split`). None: the framework's default
         (the rule of thumb for the two-stage and hybrid frameworks: for the
         hybrid it was the best split of the frontier study, docs/no_split.md;
@@ -159,7 +161,7 @@ def privatize_counts(
     framework : str
         ``"two-stage"`` (default: the paper's framework, above), ``"one-stage"``,
         ``"hybrid"`` or ``"auto"`` (docs/no_split.md; ``"auto"``: the setting
-        :data:`AUTO_RULE` chooses by ``epsilon``, reported in
+        :data:`AUTO_RULE` chooses by ``eps``, reported in
         ``chosen_by``). One-stage and hybrid: every row is released as
         ``y = G(x)``, the truncated geometric mechanism at the whole budget
         (one-stage) or at ``eps_2`` after a cyclic Laplace release of the
@@ -178,9 +180,9 @@ def privatize_counts(
         monotonically onto ``z``: the output histogram is ``z`` apportioned to
         ``N`` rows).
     upper_share : float, optional
-        With ``upper="auto"``: the share of ``epsilon`` spent on the bound, in ``(0, 1)``
+        With ``upper="auto"``: the share of ``eps`` spent on the bound, in ``(0, 1)``
         (default :func:`dpfix.release.bounds.default_share`: ``eps_upper = min(0.02
-        epsilon, 0.05)``).
+        eps, 0.05)``).
 
     Returns
     -------
@@ -222,6 +224,6 @@ def privatize_counts(
                              privatizer=privatizer, postprocess=postprocess, solver=solver,
                              time_limit=time_limit, framework=framework, estimator=estimator,
                              remap=remap)
-    return privatize(counts, epsilon, options, upper=upper, histogram=histogram, seed=seed,
+    return privatize(counts, eps, options, upper=upper, histogram=histogram, seed=seed,
                      delta=delta, progress=progress, on_stage=on_stage, draw=draw,
                      upper_share=upper_share)

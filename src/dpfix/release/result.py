@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
+from dpfix.numbers.deprecation import renamed_attribute
+from dpfix.numbers.errors import Error
 from dpfix.release.budget import exact_budgets
 from dpfix.release.options import RULE_OF_THUMB
 from dpfix.theory.mechanism import Mechanism
@@ -17,11 +19,11 @@ from dpfix.theory.mechanism import Mechanism
 __all__ = ["PrivatizedCounts", "NotPrivateError", "TimeLimitReached"]
 
 
-class NotPrivateError(ValueError):
+class NotPrivateError(Error, ValueError):
     """The constructed mechanism is not ``eps_2``-DP; no row was drawn."""
 
 
-class TimeLimitReached(RuntimeError):
+class TimeLimitReached(Error, RuntimeError):
     """The LP constructor hit ``time_limit``; no row was drawn.
 
     Attributes
@@ -115,13 +117,15 @@ class PrivatizedCounts:
                 f"eps_2={self.eps_2!r}, delta={self.delta!r}, n={self.n}, N={self.N})")
 
     @property
-    def epsilon(self) -> float:
+    def eps(self) -> float:
         """``eps_t``: the budget the privatization was given (``allotted``), which its stages
         ``eps_upper + eps_1 + eps_2`` spend at most, exactly (``eps_upper``: the bound of
         ``upper="auto"``); without it, their float sum."""
         if self.allotted is not None:
             return self.allotted
         return self.eps_upper + self.eps_1 + self.eps_2
+
+    epsilon = renamed_attribute("epsilon", "eps")
 
     @property
     def output_distribution(self) -> np.ndarray:
@@ -232,10 +236,10 @@ class PrivatizedCounts:
                              iterations=getattr(fit, "iterations", None))
         return {
             "framework": framework,
-            "budget": {"eps_t": self.epsilon, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
+            "budget": {"eps_t": self.eps, "eps_upper": self.eps_upper, "eps_1": self.eps_1,
                        "eps_2": self.eps_2, "delta": self.delta, "split": split,
                        "composition": composition,
-                       "exact": exact_budgets(eps_t=self.epsilon, eps_upper=self.eps_upper,
+                       "exact": exact_budgets(eps_t=self.eps, eps_upper=self.eps_upper,
                                               eps_1=self.eps_1, eps_2=self.eps_2)},
             "upper_bound": self.bound or {
                 "upper": self.n - 1, "chosen_by": "given: a public parameter, not computed "

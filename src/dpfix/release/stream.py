@@ -51,6 +51,7 @@ from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.tables import CsvBlocks, TableInput
 from dpfix.io.writing import guard_formulas, warn_formulas
+from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
@@ -587,7 +588,7 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                     K, bucket_rows)
 
 
-class InputChanged(ValueError):
+class InputChanged(Error, ValueError):
     """The CSV file of a streamed release changed between its two passes (it was appended
     to, truncated, rewritten or replaced): pass 2 would draw rows that stage 1 and ``N``
     never saw, so nothing is written."""

@@ -70,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.sampling.source import RandomSource, random_source
 
 __all__ = ["TwoSidedGeometric", "two_sided_geometric_pmf", "signed"]
@@ -457,16 +458,17 @@ class TwoSidedGeometric:
             count[hard] = len(asc) - np.searchsorted(asc, v[hard], side="right")
         return count
 
-    def sample(self, size: int, source: RandomSource | None = None,
-               cap: int | None = None) -> np.ndarray:
+    @renamed_keywords(source="seed")
+    def sample(self, size: int, seed: Any = None, cap: int | None = None) -> np.ndarray:
         """``size`` independent draws (int64); with ``cap``, ``sign(k) min(|k|, cap)``.
 
         Parameters
         ----------
         size : int
             How many.
-        source : RandomSource, optional
-            Default: the secure source.
+        seed : None, int, numpy.random.SeedSequence or RandomSource, optional
+            The randomness (:func:`~dpfix.sampling.source.random_source`): the secure
+            source by default; ``source=`` is its deprecated name.
         cap : int, optional
             ``>= 1``: magnitudes above it are reported as ``cap`` (exactly the
             law of ``sign(k) min(|k|, cap)``), which bounds the work per draw.
@@ -475,11 +477,13 @@ class TwoSidedGeometric:
         -------
         numpy.ndarray of int64
         """
-        return signed(*self.magnitudes(size, source, cap))
+        return signed(*self.magnitudes(size, seed, cap))
 
-    def magnitudes(self, size: int, source: RandomSource | None = None,
+    @renamed_keywords(source="seed")
+    def magnitudes(self, size: int, seed: Any = None,
                    cap: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The draws of :meth:`sample` as magnitudes and signs: ``(g, w)``.
+        """The draws of :meth:`sample` as magnitudes and signs: ``(g, w)`` (``seed`` as for
+        :meth:`sample`).
 
         ``g`` holds ``min(|k|, cap)`` as signed integers (where the count tables
         count them, in the narrowest type that holds ``cap`` plus a block; int64
@@ -493,7 +497,7 @@ class TwoSidedGeometric:
         >>> g.dtype, signed(g, w).tolist()
         (dtype('int8'), [0, 0, 1, -2, 0])
         """
-        source = random_source(None) if source is None else source
+        source = random_source(seed)
         if cap is not None and cap < 1:
             raise ValueError(f"cap: must be >= 1, got {cap}")
         if self.method == "digits":

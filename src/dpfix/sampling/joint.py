@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.sampling.geometric import TwoSidedGeometric
 from dpfix.sampling.source import RandomSource, random_source
 from dpfix.sampling.structured import Remap
@@ -112,12 +113,13 @@ class JointSampler:
                              f"{math.prod(self.shape)}")
         self.noises = tuple(TwoSidedGeometric(Fraction(lam)) for lam in self.lams)
 
-    def sample(self, *columns: Any, source: RandomSource | None = None
-               ) -> tuple[np.ndarray, ...]:
+    @renamed_keywords(source="seed")
+    def sample(self, *columns: Any, seed: Any = None) -> tuple[np.ndarray, ...]:
         """The released tuples ``R(clamp(a + k_a), clamp(b + k_b), ...)`` (int64 vectors).
 
-        ``columns``: one vector per column (one tuple per row); a source given after them
-        positionally is the source.
+        ``columns``: one vector per column (one tuple per row); a RandomSource given after
+        them positionally is the randomness. ``seed``: as for
+        :meth:`dpfix.sampling.structured.StructuredSampler.sample`.
 
         Examples
         --------
@@ -127,10 +129,10 @@ class JointSampler:
         [[0, 1], [1, 0]]
         """
         if len(columns) == len(self.shape) + 1 and isinstance(columns[-1], RandomSource):
-            columns, source = columns[:-1], columns[-1]
+            columns, seed = columns[:-1], columns[-1]
         if len(columns) != len(self.shape):
             raise ValueError(f"columns: {len(self.shape)} vectors, got {len(columns)}")
-        source = random_source(None) if source is None else source
+        source = random_source(seed)
         names = "abcdefgh"
         ds = [_column(c, n, names[k]) for k, (c, n) in enumerate(zip(columns, self.shape,
                                                                        strict=True))]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source",
+__all__ = ["RandomSource", "SecureSource", "SeededSource", "random_source", "numpy_generator",
            "rational_lam", "lam_at_most_exp", "MAX_LAM"]
 
 _TWO64 = 1 << 64
@@ -278,6 +278,48 @@ def random_source(seed: Any = None) -> RandomSource:
     if isinstance(seed, RandomSource):
         return seed
     return SecureSource() if seed is None else SeededSource(seed)
+
+
+def numpy_generator(seed: Any) -> np.random.Generator:
+    """The numpy Generator a seeded float path draws from (not for release): ``seed`` an
+    int or a SeedSequence (PCG64 seeded with it, as :func:`numpy.random.default_rng`), a
+    Generator (itself), or a seeded :class:`RandomSource` (a Generator over its own PCG64:
+    the two share one stream). The secure source has no numpy generator.
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or SeededSource
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    ValueError
+        Another value, or the secure source.
+
+    Examples
+    --------
+    >>> a, b = numpy_generator(7), numpy_generator(np.random.SeedSequence(7))
+    >>> a.integers(100, size=3).tolist() == b.integers(100, size=3).tolist()
+    True
+    >>> c = numpy_generator(SeededSource(7))
+    >>> c.integers(100, size=3).tolist() == numpy_generator(7).integers(100, size=3).tolist()
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, SeededSource):
+        return np.random.Generator(seed.bit_generator)
+    if isinstance(seed, RandomSource):
+        raise ValueError("seed: the secure source draws no numpy floats; give an int, a "
+                         "SeedSequence or a seeded source")
+    if isinstance(seed, np.random.SeedSequence) or \
+            isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return np.random.default_rng(seed)
+    raise ValueError(f"seed: expected an int, a numpy SeedSequence or Generator, or a seeded "
+                     f"RandomSource, got {seed!r}")
 
 
 # ------------------------------------------------------------------ lam = p/q <= e^eps

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import geometric_amounts
 from dpfix.sampling.geometric import TwoSidedGeometric, signed
 from dpfix.sampling.source import RandomSource, random_source
@@ -282,15 +283,17 @@ class StructuredSampler:
         """``log(lam)``, the exact privacy level of what is sampled."""
         return math.log(self.lam)
 
-    def sample(self, counts: Any, source: RandomSource | None = None) -> np.ndarray:
+    @renamed_keywords(source="seed")
+    def sample(self, counts: Any, seed: Any = None) -> np.ndarray:
         """``R(clamp(d + k, 0, n-1))`` for every count ``d`` (int64, ``O(1)`` per row).
 
         Parameters
         ----------
         counts : array_like of int
             In ``0 .. n-1``.
-        source : RandomSource, optional
-            Default: the secure source.
+        seed : None, int, numpy.random.SeedSequence or RandomSource, optional
+            The randomness (:func:`~dpfix.sampling.source.random_source`): the secure
+            source by default; ``source=`` is its deprecated name.
 
         Returns
         -------
@@ -303,7 +306,7 @@ class StructuredSampler:
         >>> s.sample([0, 1, 2], random_source(0)).tolist()
         [0, 1, 2]
         """
-        source = random_source(None) if source is None else source
+        source = random_source(seed)
         d = np.asarray(counts)
         if d.ndim != 1 or (d.size and d.dtype.kind not in "iu"):
             raise ValueError("counts: expected a vector of integers")

@@ -27,12 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import renamed_keywords
+from dpfix.numbers.errors import Error
 from dpfix.sampling.source import RandomSource, lam_at_most_exp, random_source, rational_lam
 
 __all__ = ["CheckedTable", "checked_table", "SamplingCheckError", "apportion_rows"]
 
 
-class SamplingCheckError(ValueError):
+class SamplingCheckError(Error, ValueError):
     """The integer table failed its exact privacy check: nothing may be drawn from it."""
 
 
@@ -111,11 +113,13 @@ class CheckedTable:
         if not lam_at_most_exp(self.lam, self.eps):
             raise SamplingCheckError(f"table: lam = {self.lam} exceeds e^{self.eps!r}")
 
-    def sample(self, counts: Any, source: RandomSource | None = None) -> np.ndarray:
+    @renamed_keywords(source="seed")
+    def sample(self, counts: Any, seed: Any = None) -> np.ndarray:
         """A draw from row ``d`` of the table for every count ``d`` (int64).
 
         Rows are grouped by input count; each row gets its own uniform integer
         below ``2^bits`` and the output whose cumulative interval holds it.
+        ``seed``: as for :meth:`dpfix.sampling.structured.StructuredSampler.sample`.
 
         Examples
         --------
@@ -123,7 +127,7 @@ class CheckedTable:
         >>> t.sample([1, 0, 1], random_source(0)).tolist()
         [1, 0, 1]
         """
-        source = random_source(None) if source is None else source
+        source = random_source(seed)
         d = np.asarray(counts)
         if d.ndim != 1 or (d.size and d.dtype.kind not in "iu"):
             raise ValueError("counts: expected a vector of integers")

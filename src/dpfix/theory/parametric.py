@@ -125,6 +125,7 @@ from flint import fmpq, fmpq_mat, fmpq_poly, fmpz_poly
 from dpfix.numbers.algebraic import polynomial_str
 from dpfix.numbers.exact import ExactnessError, probability_vector, to_fraction
 from dpfix.numbers.numeric import check_n
+from dpfix.theory.polytopes import check_kind
 
 __all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "Piece", "Chambers", "chambers",
            "interval_around", "breakpoint_number", "AlgebraicPoint"]
@@ -1211,6 +1212,7 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     >>> interval_around("F", 3, "6/5", [Fraction(4, 7), Fraction(2, 7), Fraction(1, 7)])
     Piece(chamber (1.186140662, 1.31895825), 19 vertices)
     """
+    kind = check_kind(kind, KINDS)
     s = to_fraction(lam, "lam")
     if s <= 1:
         raise ValueError(f"lam: must be > 1, got {s}")
@@ -1251,6 +1253,7 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     >>> ch.piece_at(3), ch.counts()
     (Piece(chamber (3/2, inf), 22 vertices), [22, 20, 22])
     """
+    kind = check_kind(kind, KINDS)
     import time
 
     start = time.perf_counter()

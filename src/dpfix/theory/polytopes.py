@@ -36,6 +36,7 @@ neighbour graphs of :mod:`dpfix.theory.graphs` come in through the same rows.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
 from math import lcm
 from typing import Any, Literal
@@ -45,6 +46,7 @@ import networkx as nx
 import numpy as np
 
 from dpfix.numbers.algebraic import ExactKey, exact_field_array, is_algebraic
+from dpfix.numbers.deprecation import warn_deprecated
 from dpfix.numbers.exact import (
     ExactnessError,
     exact_array,
@@ -55,14 +57,15 @@ from dpfix.numbers.exact import (
 )
 from dpfix.numbers.exact_lp import exact_lp, quiet_c_stdout
 from dpfix.numbers.numeric import check_n
+from dpfix.sampling.source import numpy_generator
 from dpfix.theory import algebraic_enumeration as _alg
 from dpfix.theory import enumeration as _en
 from dpfix.theory import graphs as _gr
 from dpfix.theory.enumeration import HRep, Symmetry, VertexArray, resolve_backend
 from dpfix.theory.scales import graph_scales, psi
 
-__all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "u_rows",
-           "delta_rows", "fixed_point_rows", "normaliz_advice"]
+__all__ = ["Polytope", "U", "F", "RF", "RU", "VERTEX_LIMITS", "LIMITS", "check_delta", "check_kind",
+           "u_rows", "delta_rows", "fixed_point_rows", "normaliz_advice"]
 
 #: Largest ``n`` at which :meth:`Polytope.vertices` and :meth:`Polytope.graph` run
 #: with cdd without ``limit=None``: every case up to it takes seconds, the next ``n``
@@ -555,7 +558,7 @@ class Polytope:
         return _alg.normaliz_field_count(self._ub, self._eq, self.num_variables,
                                          self.lam.field)
 
-    def sample_vertices(self, k: int, seed: int = 0,
+    def sample_vertices(self, k: int, seed: Any = 0,
                         limit: int | None | Literal["default"] = "default",
                         backend: str = "auto") -> list[np.ndarray]:
         """``k`` vertices drawn (seeded, without replacement) from the whole enumeration,
@@ -578,14 +581,14 @@ class Polytope:
             verts = self._algebraic_vertices(limit, backend)
             if len(verts) <= k:
                 return verts
-            idx = np.sort(np.random.default_rng(seed).choice(len(verts), k, replace=False))
+            idx = np.sort(numpy_generator(seed).choice(len(verts), k, replace=False))
             return [verts[int(i)] for i in idx]
         which = resolve_backend(backend, "count", self.num_variables)
         self._guard("count", limit, which, "sample_vertices")
         va = self._raw_vertices(which)
         if len(va) <= k:
             return self._sorted_vertices(which).to_list()
-        idx = np.sort(np.random.default_rng(seed).choice(len(va), k, replace=False))
+        idx = np.sort(numpy_generator(seed).choice(len(va), k, replace=False))
         return [va[int(i)] for i in idx]
 
     def has_vertex(self, X: Any, backend: str = "auto") -> bool:
@@ -979,6 +982,43 @@ def _scale_reversal(P: np.ndarray) -> tuple[int, ...]:
     gives a scale, so reversing the rows of ``T = Psi B`` permutes the rows of ``B``."""
     where = {tuple(P[:, m]): m for m in range(P.shape[1])}
     return tuple(where[tuple(P[::-1, m])] for m in range(P.shape[1]))
+
+
+def check_kind(kind: Any, kinds: Iterable[str], *, name: str = "kind",
+               stacklevel: int = 3) -> str:
+    """Which polytope (``kind=``, the engine's ``over=``) in its one spelling, one of
+    ``kinds``: ``"RF"``, ``"RU"`` and their forms (``"RF_delta"``, ``"RF-pairs"``). The
+    spelling of the polytopes' own names (:attr:`Polytope.name`: ``"R_F"``, ``"R_U"``) is
+    taken with a :class:`~dpfix.numbers.deprecation.DpfixDeprecationWarning`.
+
+    Parameters
+    ----------
+    kind : str
+    kinds : iterable of str
+        The kinds the caller takes.
+    name : str
+        The caller's parameter (``"over"`` in the engine), for the messages.
+    stacklevel : int
+        As for :func:`warnings.warn`, counted from the caller of :func:`check_kind` plus
+        one (3: the warning points at the line that called the caller).
+
+    Examples
+    --------
+    >>> check_kind("RF", ("U", "F", "RF"))
+    'RF'
+    >>> check_kind("RV", ("U", "F", "RF"))
+    Traceback (most recent call last):
+    ValueError: kind: one of 'U', 'F', 'RF', got 'RV'
+    """
+    kinds = tuple(kinds)
+    if isinstance(kind, str) and kind.startswith(("R_F", "R_U")):
+        new = "R" + kind[2:]
+        warn_deprecated(f"{name}={kind!r} is deprecated; use {name}={new!r} (the old spelling "
+                        "goes in the next release)", stacklevel=stacklevel)
+        kind = new
+    if kind not in kinds:
+        raise ValueError(f"{name}: one of {', '.join(map(repr, kinds))}, got {kind!r}")
+    return kind
 
 
 def check_delta(delta: Any) -> Fraction:

@@ -4,7 +4,7 @@ docs/postprocessing.md).
 Each privatizer takes the true histogram ``eta`` (``eta_i`` rows have count
 ``i``; ``N = sum eta`` is public), a budget and a random source, and returns a
 :class:`PrivatizedDistribution` holding the public target ``z``. The default
-noise comes from OpenDP's secure samplers; ``secure=False`` with ``rng`` (a
+noise comes from OpenDP's secure samplers; ``secure=False`` with ``seed`` (a
 numpy Generator or a seed) gives reproducible runs with numpy's continuous
 noise, as in the paper's experiments.
 
@@ -81,8 +81,8 @@ def privatize_distribution(eta: Any, eps: float | None = None,
     privatizer : one of :data:`PRIVATIZERS`: ``"cyclic-laplace"`` (the paper's,
         Theorem 1), ``"cyclic-gaussian"``, ``"laplace"``, ``"privelet"``,
         ``"hierarchical"``.
-    **kw : passed on: ``rng``, ``secure``, ``postprocess``, ``delta``,
-        ``rho``, ``branching``. ``epsilon=`` (now ``eps``) and ``method=`` (now
+    **kw : passed on: ``seed`` (``rng``: its deprecated name), ``secure``, ``postprocess``,
+        ``delta``, ``rho``, ``branching``. ``epsilon=`` (now ``eps``) and ``method=`` (now
         ``privatizer=``) are deprecated names: they warn (``DeprecationWarning``).
 
     Raises
@@ -94,7 +94,7 @@ def privatize_distribution(eta: Any, eps: float | None = None,
 
     Examples
     --------
-    >>> out = privatize_distribution([5, 3, 2], 1.0, secure=False, rng=3)
+    >>> out = privatize_distribution([5, 3, 2], 1.0, secure=False, seed=3)
     >>> out.privatizer, out.postprocess, out.z.shape
     ('cyclic-laplace', 'isotonic-cdf', (3,))
     >>> privatize_distribution([5, 3, 2], 1.0, privatizer="wavelet")
@@ -103,6 +103,8 @@ def privatize_distribution(eta: Any, eps: float | None = None,
     ValueError: privatizer: unknown 'wavelet'; use one of cyclic-laplace, cyclic-gaussian, ...
     """
     eps = renamed("epsilon", "eps", kw, eps, where="privatize_distribution")
+    if "rng" in kw:
+        kw["seed"] = renamed("rng", "seed", kw, kw.get("seed"), where="privatize_distribution")
     name = renamed("method", "privatizer", kw, privatizer, "cyclic-laplace",
                    where="privatize_distribution")
     if name not in PRIVATIZERS:

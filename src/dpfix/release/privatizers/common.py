@@ -16,8 +16,10 @@ import numpy as np
 # the same as every constructor's (re-exported for the privatizer modules).
 from dpfix.numbers.deprecation import no_other, renamed, renamed_attribute
 from dpfix.numbers.exact import Z_ATOL
+from dpfix.sampling.source import numpy_generator
 
-__all__ = ["PrivatizedDistribution", "check_histogram", "resolve_rng", "budget_keyword", "Z_ATOL"]
+__all__ = ["PrivatizedDistribution", "check_histogram", "resolve_rng", "budget_keyword",
+           "budget_and_seed", "Z_ATOL"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,21 @@ class PrivatizedDistribution:
         return f"eps={self.eps:g} (pure-DP)"
 
 
-def budget_keyword(eps: Any, deprecated: dict[str, Any], where: str) -> Any:
+def budget_and_seed(eps: Any, seed: Any, deprecated: dict[str, Any], where: str
+                    ) -> tuple[Any, Any]:
+    """A privatizer's ``eps`` and ``seed``, or their deprecated keywords ``epsilon=`` and
+    ``rng=`` (each with a warning), as :func:`budget_keyword`.
+
+    Examples
+    --------
+    >>> budget_and_seed(1.0, 3, {}, "laplace")
+    (1.0, 3)
+    """
+    seed = renamed("rng", "seed", deprecated, seed, where=where, depth=2)
+    return budget_keyword(eps, deprecated, where, depth=3), seed
+
+
+def budget_keyword(eps: Any, deprecated: dict[str, Any], where: str, depth: int = 2) -> Any:
     """A privatizer's ``eps``, or its deprecated keyword ``epsilon=`` (with a warning).
 
     Parameters
@@ -97,7 +113,7 @@ def budget_keyword(eps: Any, deprecated: dict[str, Any], where: str) -> Any:
     TypeError
         ``eps`` and ``epsilon=`` given at once, or an unknown keyword.
     """
-    value = renamed("epsilon", "eps", deprecated, eps, where=where, depth=2)
+    value = renamed("epsilon", "eps", deprecated, eps, where=where, depth=depth)
     no_other(deprecated, where)
     return value
 
@@ -149,15 +165,16 @@ def check_histogram(eta: Any) -> np.ndarray:
     return arr
 
 
-def resolve_rng(rng: Any, secure: bool) -> np.random.Generator | None:
-    """The numpy Generator of a seeded run, or None on the secure path.
+def resolve_rng(seed: Any, secure: bool) -> np.random.Generator | None:
+    """The numpy Generator of a seeded run (:func:`dpfix.sampling.source.numpy_generator`;
+    fresh entropy without a seed), or None on the secure path.
 
     OpenDP's samplers take no seed, so a seed together with ``secure=True`` is
     refused rather than silently ignored.
 
     Parameters
     ----------
-    rng : numpy.random.Generator, int or None
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator, a seeded RandomSource or None
     secure : bool
 
     Returns
@@ -168,15 +185,11 @@ def resolve_rng(rng: Any, secure: bool) -> np.random.Generator | None:
     Raises
     ------
     ValueError
-        A seed with ``secure=True``, or an rng of another type.
+        A seed with ``secure=True``, or a seed of another type.
     """
     if secure:
-        if rng is not None:
-            raise ValueError("rng: the secure (OpenDP) samplers cannot be seeded; "
+        if seed is not None:
+            raise ValueError("seed: the secure (OpenDP) samplers cannot be seeded; "
                              "pass secure=False for seeded runs")
         return None
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        return np.random.default_rng(rng)
-    raise ValueError(f"rng: expected a numpy Generator, an int seed or None, got {rng!r}")
+    return np.random.default_rng() if seed is None else numpy_generator(seed)

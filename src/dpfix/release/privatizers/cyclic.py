@@ -22,7 +22,7 @@ from dpfix.numbers.calibration import analytic_gaussian_sigma, discrete_gaussian
 from dpfix.numbers.numeric import check_positive, check_probability
 from dpfix.release.privatizers.common import (
     PrivatizedDistribution,
-    budget_keyword,
+    budget_and_seed,
     check_histogram,
     resolve_rng,
 )
@@ -54,7 +54,7 @@ def cyclic_difference(X: Any) -> np.ndarray:
     return X - np.roll(X, -1)
 
 
-def cyclic_laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool = True,
+def cyclic_laplace(eta: Any, eps: float | None = None, *, seed: Any = None, secure: bool = True,
                    postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
                    **deprecated: Any) -> PrivatizedDistribution:
     """The cyclic Laplace mechanism (paper Definition 2; eps-DP by Theorem 1).
@@ -62,7 +62,7 @@ def cyclic_laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secur
     ``V = eta + X - roll(X, -1)`` with ``X_i ~ Lap(1/eps)`` i.i.d. (on
     ``zeta`` the scale is ``1/(N eps)``); ``z`` is the post-processed
     ``V / N``. Secure: ``X`` is OpenDP's exact discrete Laplace with scale
-    ``1/eps`` (``V`` is an integer vector); ``secure=False`` with ``rng``
+    ``1/eps`` (``V`` is an integer vector); ``secure=False`` with ``seed``
     (a Generator or int seed) draws numpy's continuous Laplace, as the paper.
 
     Parameters
@@ -70,7 +70,8 @@ def cyclic_laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secur
     eta : histogram of counts (``eta_i`` rows have count ``i``); ``N = sum eta``
         is public.
     eps : the budget ``eps_1``.
-    rng : Generator or seed for ``secure=False``; must be None when secure.
+    seed : int, SeedSequence, numpy Generator or seeded RandomSource for ``secure=False``;
+        must be None when secure (``rng=``: its deprecated name).
     secure : OpenDP's secure sampler (default) or seeded numpy noise.
     postprocess : a name in ``POSTPROCESSORS`` or a callable.
 
@@ -81,15 +82,15 @@ def cyclic_laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secur
 
     Examples
     --------
-    >>> out = cyclic_laplace([5, 3, 2], 1.0, secure=False, rng=7)
+    >>> out = cyclic_laplace([5, 3, 2], 1.0, secure=False, seed=7)
     >>> out.privatizer, round(float(out.raw.sum()), 9), out.budget
     ('cyclic-laplace', 10.0, 'eps=1 (pure-DP)')
     >>> bool(out.z.sum().round(12) == 1) and bool((out.z >= 0).all())
     True
     """
-    eps = budget_keyword(eps, deprecated, "cyclic_laplace")
+    eps, seed = budget_and_seed(eps, seed, deprecated, "cyclic_laplace")
     eta, eps = check_histogram(eta), check_positive(eps, "eps")
-    gen = resolve_rng(rng, secure)
+    gen = resolve_rng(seed, secure)
     zeros = np.zeros(len(eta), dtype=np.int64)
     X, loss = add_laplace(zeros, 1.0 / eps, rng=gen, sensitivity=1, budget=eps)
     V = eta + cyclic_difference(X)
@@ -100,7 +101,7 @@ def cyclic_laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secur
 
 
 def cyclic_gaussian(eta: Any, eps: float | None = None, delta: float | None = None, *,
-                    rho: float | None = None, rng: Any = None, secure: bool = True,
+                    rho: float | None = None, seed: Any = None, secure: bool = True,
                     postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
                     **deprecated: Any) -> PrivatizedDistribution:
     """The cyclic Gaussian mechanism (paper Appendix A).
@@ -121,7 +122,7 @@ def cyclic_gaussian(eta: Any, eps: float | None = None, delta: float | None = No
         An (eps, delta) budget: give both, or ``rho`` instead.
     rho : float, optional
         A rho-zCDP budget.
-    rng, secure, postprocess
+    seed, secure, postprocess
         As :func:`cyclic_laplace`.
 
     Returns
@@ -138,15 +139,15 @@ def cyclic_gaussian(eta: Any, eps: float | None = None, delta: float | None = No
 
     Examples
     --------
-    >>> out = cyclic_gaussian([5, 3, 2], rho=0.5, secure=False, rng=1)
+    >>> out = cyclic_gaussian([5, 3, 2], rho=0.5, secure=False, seed=1)
     >>> out.budget, out.noise["sigma"], round(float(out.raw.sum()), 9)
     ('rho=0.5 (zCDP)', 1.0, 10.0)
-    >>> cyclic_gaussian([5, 3, 2], 1.0, 1e-6, secure=False, rng=1).notion
+    >>> cyclic_gaussian([5, 3, 2], 1.0, 1e-6, secure=False, seed=1).notion
     'approx-DP'
     """
-    eps = budget_keyword(eps, deprecated, "cyclic_gaussian")
+    eps, seed = budget_and_seed(eps, seed, deprecated, "cyclic_gaussian")
     eta = check_histogram(eta)
-    gen = resolve_rng(rng, secure)
+    gen = resolve_rng(seed, secure)
     if rho is not None:
         if eps is not None or delta is not None:
             raise ValueError("cyclic_gaussian: give either rho or (eps, delta), not both")

@@ -32,7 +32,7 @@ import numpy as np
 from dpfix.numbers.numeric import check_positive
 from dpfix.release.privatizers.common import (
     PrivatizedDistribution,
-    budget_keyword,
+    budget_and_seed,
     check_histogram,
     resolve_rng,
 )
@@ -132,7 +132,7 @@ def consistent_leaves(noisy: list[np.ndarray], root: float, branching: int) -> n
 
 
 def hierarchical(eta: Any, eps: float | None = None, branching: int = 16, *,
-                 rng: Any = None, secure: bool = True,
+                 seed: Any = None, secure: bool = True,
                  postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
                  **deprecated: Any) -> PrivatizedDistribution:
     """QYL's hierarchical histogram (branching 16, weighted averaging, mean consistency).
@@ -144,7 +144,7 @@ def hierarchical(eta: Any, eps: float | None = None, branching: int = 16, *,
 
     Parameters
     ----------
-    eta, eps, rng, secure, postprocess
+    eta, eps, seed, secure, postprocess
         As for :func:`dpfix.release.privatizers.laplace`.
     branching : int
         The tree's branching factor ``b >= 2`` (16).
@@ -157,22 +157,22 @@ def hierarchical(eta: Any, eps: float | None = None, branching: int = 16, *,
     Raises
     ------
     ValueError
-        A bad histogram, budget, branching or rng.
+        A bad histogram, budget, branching or seed.
     ImportError
         Secure without OpenDP.
 
     Examples
     --------
-    >>> out = hierarchical([5, 3, 2], 1.0, secure=False, rng=0)
+    >>> out = hierarchical([5, 3, 2], 1.0, secure=False, seed=0)
     >>> out.privatizer, out.noise["levels"], out.noise["scale"]
     ('hierarchical', 1, 2.0)
     """
-    eps = budget_keyword(eps, deprecated, "hierarchical")
+    eps, seed = budget_and_seed(eps, seed, deprecated, "hierarchical")
     eta, eps = check_histogram(eta), check_positive(eps, "eps")
     if isinstance(branching, bool) or not isinstance(branching, (int, np.integer)) \
             or branching < 2:
         raise ValueError(f"branching: must be an integer >= 2, got {branching!r}")
-    gen = resolve_rng(rng, secure)
+    gen = resolve_rng(seed, secure)
     n, b = len(eta), int(branching)
     h = tree_levels(n, b)
     leaves = np.zeros(b**h, dtype=np.int64)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.release.privatizers.common import PrivatizedDistribution
 from dpfix.release.privatizers.laplace_baselines import laplace
 from dpfix.sampling.joint import apply_axes
@@ -24,7 +25,8 @@ from dpfix.sampling.joint import apply_axes
 __all__ = ["joint_laplace", "deconvolve_joint", "geometric_float"]
 
 
-def joint_laplace(eta: Any, eps: float, *, rng: Any = None, secure: bool = True,
+@renamed_keywords(rng="seed")
+def joint_laplace(eta: Any, eps: float, *, seed: Any = None, secure: bool = True,
                   postprocess: str = "project-simplex") -> PrivatizedDistribution:
     """``eta + Lap(2 / eps)`` on every cell of the joint histogram, post-processed.
 
@@ -34,7 +36,7 @@ def joint_laplace(eta: Any, eps: float, *, rng: Any = None, secure: bool = True,
         The joint histogram (``N = sum eta`` public).
     eps : float
         The budget ``eps_1``.
-    rng, secure : as :func:`dpfix.release.privatizers.laplace` (secure: OpenDP's
+    seed, secure : as :func:`dpfix.release.privatizers.laplace` (secure: OpenDP's
         discrete Laplace).
     postprocess : str
         ``"project-simplex"`` (default; sparse joint histograms keep their empty cells empty) or
@@ -47,14 +49,14 @@ def joint_laplace(eta: Any, eps: float, *, rng: Any = None, secure: bool = True,
 
     Examples
     --------
-    >>> out = joint_laplace([[30, 0], [0, 10]], 1.0, secure=False, rng=0)
+    >>> out = joint_laplace([[30, 0], [0, 10]], 1.0, secure=False, seed=0)
     >>> out.z.shape, out.noise["shape"], out.privatizer
     ((4,), (2, 2), 'joint-laplace')
     """
     eta = np.asarray(eta)
     if eta.ndim not in (2, 3):
         raise ValueError(f"eta: a 2-D or 3-D joint histogram, got shape {eta.shape}")
-    out = laplace(eta.ravel(), eps, rng=rng, secure=secure, postprocess=postprocess)
+    out = laplace(eta.ravel(), eps, seed=seed, secure=secure, postprocess=postprocess)
     noise = {**out.noise, "shape": tuple(int(v) for v in eta.shape),
              "statement": "one row moves one unit between two cells: L1 sensitivity 2 for "
                           "every unit (docs/joint.md section 5)"}

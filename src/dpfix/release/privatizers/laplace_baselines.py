@@ -42,7 +42,7 @@ import numpy as np
 from dpfix.numbers.numeric import check_positive
 from dpfix.release.privatizers.common import (
     PrivatizedDistribution,
-    budget_keyword,
+    budget_and_seed,
     check_histogram,
     resolve_rng,
 )
@@ -53,7 +53,7 @@ __all__ = ["laplace", "privelet", "haar_weighted_coefficients", "haar_inverse",
            "privelet_sensitivity"]
 
 
-def laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool = True,
+def laplace(eta: Any, eps: float | None = None, *, seed: Any = None, secure: bool = True,
             postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
             **deprecated: Any) -> PrivatizedDistribution:
     """The classic Laplace mechanism on the histogram: ``eta + Lap(2/eps)`` per cell.
@@ -66,8 +66,8 @@ def laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool
         The histogram of counts (``N = sum eta`` is public).
     eps : float
         The budget ``eps_1``.
-    rng : numpy.random.Generator or int, optional
-        The seeded path (``secure=False``) only.
+    seed : int, SeedSequence, numpy Generator or seeded RandomSource, optional
+        The seeded path (``secure=False``) only (``rng=``: its deprecated name).
     secure : bool
         OpenDP's secure samplers (default) or seeded numpy noise.
     postprocess : str or callable
@@ -81,19 +81,19 @@ def laplace(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool
     Raises
     ------
     ValueError
-        A bad histogram, budget, rng or post-processing.
+        A bad histogram, budget, seed or post-processing.
     ImportError
         The secure path without OpenDP (``pip install 'dpfix[production]'``).
 
     Examples
     --------
-    >>> out = laplace([5, 3, 2], 1.0, secure=False, rng=0)
+    >>> out = laplace([5, 3, 2], 1.0, secure=False, seed=0)
     >>> out.privatizer, out.noise["scale"], out.n
     ('laplace', 2.0, 3)
     """
-    eps = budget_keyword(eps, deprecated, "laplace")
+    eps, seed = budget_and_seed(eps, seed, deprecated, "laplace")
     eta, eps = check_histogram(eta), check_positive(eps, "eps")
-    gen = resolve_rng(rng, secure)
+    gen = resolve_rng(seed, secure)
     raw, loss = add_laplace(eta, 2.0 / eps, rng=gen, sensitivity=2, budget=eps)
     noise = {"distribution": "discrete Laplace" if secure else "Laplace",
              "scale": 2.0 / eps, "sensitivity": 2, "opendp_loss": loss}
@@ -206,7 +206,7 @@ def privelet_sensitivity(n: int) -> int:
     return 2 * _levels(n)
 
 
-def privelet(eta: Any, eps: float | None = None, *, rng: Any = None, secure: bool = True,
+def privelet(eta: Any, eps: float | None = None, *, seed: Any = None, secure: bool = True,
              postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
              **deprecated: Any) -> PrivatizedDistribution:
     """Privelet with the Haar wavelet (Xiao, Wang, Gehrke 2010), eps-DP.
@@ -219,7 +219,7 @@ def privelet(eta: Any, eps: float | None = None, *, rng: Any = None, secure: boo
 
     Parameters
     ----------
-    eta, eps, rng, secure, postprocess
+    eta, eps, seed, secure, postprocess
         As for :func:`laplace`.
 
     Returns
@@ -234,13 +234,13 @@ def privelet(eta: Any, eps: float | None = None, *, rng: Any = None, secure: boo
 
     Examples
     --------
-    >>> out = privelet([5, 3, 2], 1.0, secure=False, rng=0)
+    >>> out = privelet([5, 3, 2], 1.0, secure=False, seed=0)
     >>> out.privatizer, out.noise["generalised_sensitivity"], out.noise["lam"]
     ('privelet', 4, 4.0)
     """
-    eps = budget_keyword(eps, deprecated, "privelet")
+    eps, seed = budget_and_seed(eps, seed, deprecated, "privelet")
     eta, eps = check_histogram(eta), check_positive(eps, "eps")
-    gen = resolve_rng(rng, secure)
+    gen = resolve_rng(seed, secure)
     n, L = len(eta), _levels(len(eta))
     gs = privelet_sensitivity(n)
     lam = gs / eps
