@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.cli._privatize_plan import flags_of
+from dpfix.numbers.exact import exact_text
 from dpfix.release import PrivateBound, privatize_records, privatize_table
 from dpfix.release.bounds import TOP_MASS_WARNING, TopCodingWarning, top_coding_warnings
-from dpfix.release.budget import exact_text
 from dpfix.release.inputs import Dataset, Histogram
 from dpfix.release.joint import MAX_STATES, auto_max_upper
 from dpfix.release.options import OneStage

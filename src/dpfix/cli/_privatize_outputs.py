@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -273,6 +274,21 @@ def stage_figure(columns: list[dict], title: str, staged: Any, plot: Path,
     fig = (figures.make_figures(columns, [f"{title} ({n})" for n in names])
            if len(names) > 1 else figures.make_figure(columns[0], title))
     fig.savefig(staged.temp(plot, "--plot"), format=fmt, dpi=120)
+
+
+def stage_reports(public: dict, secret: Any, shown: Path, paths: dict[str, Path | None],
+                  staged: Any, start: float, write_start: float) -> None:
+    """Stage the public report and the confidential one (naming the input as ``shown``, with
+    the seconds of writing and in all since ``start``)."""
+    if paths["--confidential-report"] is not None:
+        now = time.perf_counter()
+        body = dict(secret.report, input=str(shown))
+        body["timings_seconds"] = {**body["timings_seconds"], "write": now - write_start,
+                                   "total": now - start}
+        reports.write_json(body, staged.temp(paths["--confidential-report"],
+                                             "--confidential-report", private=True))
+    if paths["--report"] is not None:
+        reports.write_json(public, staged.temp(paths["--report"], "--report"))
 
 
 def stage_dask(release: Any, confidential: Any, staged: Any, out: Path,

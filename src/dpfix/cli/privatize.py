@@ -131,15 +131,7 @@ def release_file(plan: Any, shown: Path, paths: dict[str, Path | None], staged: 
     write_start = time.perf_counter()
     if fmt is not None:
         outputs.stage_figure(public["columns"], title, staged, paths["--plot"], fmt)
-    if paths["--confidential-report"] is not None:
-        now = time.perf_counter()
-        body = dict(secret.report, input=str(shown))
-        body["timings_seconds"] = {**body["timings_seconds"], "write": now - write_start,
-                                   "total": now - start}
-        reports.write_json(body, staged.temp(paths["--confidential-report"],
-                                             "--confidential-report", private=True))
-    if paths["--report"] is not None:
-        reports.write_json(public, staged.temp(paths["--report"], "--report"))
+    outputs.stage_reports(public, secret, shown, paths, staged, start, write_start)
     return public
 
 

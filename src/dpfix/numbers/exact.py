@@ -27,6 +27,7 @@ from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import check_positive
 
 __all__ = [
+    "exact_text",
     "ExactnessError",
     "to_fraction",
     "exact_array",
@@ -622,3 +623,32 @@ def nullspace(M: Any) -> np.ndarray:
         for row, p in zip(rows, pivots, strict=True):
             basis[p, k] = -row[f]
     return basis
+
+
+def exact_text(value: Any) -> str:
+    """The exact value of a budget as text: a float at its binary value, a Fraction as it is;
+    a decimal where it has one, else ``p/q``. No float rounding: ``0.49999999999999994`` is
+    never printed for a budget whose exact value is ``1/2``, and a float below ``1/2`` is
+    printed with every digit it has.
+
+    Examples
+    --------
+    >>> exact_text(0.5), exact_text(Fraction(1, 3)), exact_text(Fraction(3, 10)), exact_text(2)
+    ('0.5', '1/3', '0.3', '2')
+    >>> exact_text(0.1)
+    '0.1000000000000000055511151231257827021181583404541015625'
+    """
+    q = value if isinstance(value, Fraction) else Fraction(value)
+    den, twos, fives = q.denominator, 0, 0
+    while den % 2 == 0:
+        den, twos = den // 2, twos + 1
+    while den % 5 == 0:
+        den, fives = den // 5, fives + 1
+    if den != 1:
+        return f"{q.numerator}/{q.denominator}"
+    places = max(twos, fives)
+    digits = str(abs(q.numerator) * 10**places // q.denominator).rjust(places + 1, "0")
+    sign = "-" if q < 0 else ""
+    if not places:
+        return sign + digits
+    return sign + f"{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")

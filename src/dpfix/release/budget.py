@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS
+from dpfix.numbers.exact import exact_text
 from dpfix.numbers.numeric import plain_number
 from dpfix.release.bounds import PrivateBound
 from dpfix.sampling import STRUCTURED
@@ -256,35 +257,6 @@ def spent(budgets: list, deltas: list, unit: PrivacyUnit) -> tuple[Fraction, Fra
     ds = [Fraction(d) for d in deltas if d is not None]
     total = max if parallel else (lambda xs: sum(xs, Fraction(0)))
     return total(each), (total(ds) if ds else Fraction(0))
-
-
-def exact_text(value: Any) -> str:
-    """The exact value of a budget as text: a float at its binary value, a Fraction as it is;
-    a decimal where it has one, else ``p/q``. No float rounding: ``0.49999999999999994`` is
-    never printed for a budget whose exact value is ``1/2``, and a float below ``1/2`` is
-    printed with every digit it has.
-
-    Examples
-    --------
-    >>> exact_text(0.5), exact_text(Fraction(1, 3)), exact_text(Fraction(3, 10)), exact_text(2)
-    ('0.5', '1/3', '0.3', '2')
-    >>> exact_text(0.1)
-    '0.1000000000000000055511151231257827021181583404541015625'
-    """
-    q = value if isinstance(value, Fraction) else Fraction(value)
-    den, twos, fives = q.denominator, 0, 0
-    while den % 2 == 0:
-        den, twos = den // 2, twos + 1
-    while den % 5 == 0:
-        den, fives = den // 5, fives + 1
-    if den != 1:
-        return f"{q.numerator}/{q.denominator}"
-    places = max(twos, fives)
-    digits = str(abs(q.numerator) * 10**places // q.denominator).rjust(places + 1, "0")
-    sign = "-" if q < 0 else ""
-    if not places:
-        return sign + digits
-    return sign + f"{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")
 
 
 def exact_budgets(**budgets: Any) -> dict[str, str]:

@@ -142,6 +142,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from dpfix.numbers.errors import Error
+from dpfix.numbers.exact import exact_text
 
 __all__ = ["Ledger", "Reservation", "Budget", "ledger_amount", "LEDGER_KIND", "LEDGER_FORMAT",
            "LEDGER_FORMATS", "MAX_AMOUNT", "MAX_TEXT", "MAX_BITS"]
@@ -252,28 +253,6 @@ def _small(q: int | Fraction) -> bool:
     return max(q.numerator.bit_length(), q.denominator.bit_length()) <= MAX_BITS
 
 
-def _text(q: Fraction) -> str:
-    """The exact text of ``q``: a decimal where it has one, else ``p/q``.
-
-    Examples
-    --------
-    >>> _text(Fraction(3, 4)), _text(Fraction(5)), _text(Fraction(1, 3)), _text(Fraction(1, 20))
-    ('0.75', '5', '1/3', '0.05')
-    """
-    den, twos, fives = q.denominator, 0, 0
-    while den % 2 == 0:
-        den, twos = den // 2, twos + 1
-    while den % 5 == 0:
-        den, fives = den // 5, fives + 1
-    if den != 1:
-        return f"{q.numerator}/{q.denominator}"
-    places = max(twos, fives)
-    digits = str(q.numerator * 10**places // q.denominator).rjust(places + 1, "0")
-    if not places:
-        return digits
-    return f"{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")
-
-
 def _show(q: Fraction) -> str:
     """``q`` for a message: its exact text when short, else the float it equals, else an
     approximation marked ``about``.
@@ -283,7 +262,7 @@ def _show(q: Fraction) -> str:
     >>> _show(Fraction(1, 4)), _show(Fraction(0.1)), _show(Fraction(1, 3) + Fraction(0.1))
     ('0.25', '0.1', 'about 0.43333333333333335')
     """
-    text = _text(q)
+    text = exact_text(q)
     if len(text) > 20 and Fraction(float(q)) == q:
         return repr(float(q))
     return text if len(text) <= 20 else f"about {float(q)!r}"
@@ -468,8 +447,8 @@ class Ledger:
     def _create(self, total: Budget) -> None:
         """Create the ledger complete: a temporary with the header, fsynced, linked into place
         (a ledger created meanwhile by another process is kept: its total is then checked)."""
-        head = {"ledger": LEDGER_KIND, "format": LEDGER_FORMAT, "total_eps": _text(total.eps),
-                "total_delta": _text(total.delta), "created": _now(),
+        head = {"ledger": LEDGER_KIND, "format": LEDGER_FORMAT, "total_eps": exact_text(total.eps),
+                "total_delta": exact_text(total.delta), "created": _now(),
                 "dpfix_version": _version()}
         tmp = self.path.parent / f".{self.path.name}.{secrets.token_hex(6)}.part"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
@@ -574,6 +553,17 @@ class Reservation:
         self._seen = b""  # the file as its balance was checked
         self._entry: dict | None = None  # the record commit() appends
 
+    def check_spends(self, charge: Budget) -> None:
+        """Refuse a release that spends ``charge`` under this reservation unless it is
+        entered and charges exactly that (a reservation passed as ``ledger=``)."""
+        if self.after is None:
+            raise ValueError("ledger: a Reservation must be entered (with ledger.reserve(...) as "
+                             "r) before the release")
+        if (self.charge.eps, self.charge.delta) != (charge.eps, charge.delta):
+            raise ValueError(f"ledger: the reservation charges eps {self.charge.eps}, delta "
+                             f"{self.charge.delta}, but the release spends eps "
+                             f"{charge.eps}, delta {charge.delta}")
+
     def __enter__(self) -> Reservation:
         name = self.ledger.path.name
         fd = _acquire(self.ledger.path, self.ledger.timeout, self.on_wait, name)
@@ -586,8 +576,8 @@ class Reservation:
             lines = _parse(self._seen, name)
             self.after = self._check(lines)
             raw = self._seen.split(b"\n")[-2]
-            self._entry = {"entry": len(lines), "eps": _text(self.charge.eps),
-                           "delta": _text(self.charge.delta), **self.record, "time": _now(),
+            self._entry = {"entry": len(lines), "eps": exact_text(self.charge.eps),
+                           "delta": exact_text(self.charge.delta), **self.record, "time": _now(),
                            "dpfix_version": _version(), "prev": _sha256(raw)}
         except BaseException:
             self._release()
@@ -667,7 +657,7 @@ class Reservation:
                 "delta_balance": float(after.delta),
                 "this_release": {"eps": float(self.charge.eps),
                                  "delta": float(self.charge.delta)},
-                "exact": {k: _text(v) for k, v in (
+                "exact": {k: exact_text(v) for k, v in (
                     ("total", total.eps), ("spent", spent.eps), ("balance", after.eps),
                     ("delta_total", total.delta), ("delta_spent", spent.delta),
                     ("delta_balance", after.delta))},

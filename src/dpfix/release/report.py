@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpfix.io.reports import small_params
+from dpfix.numbers.exact import exact_text
 from dpfix.release.bounds import top_coding_warnings
-from dpfix.release.budget import PrivacyUnit, exact_budget, exact_text
+from dpfix.release.budget import PrivacyUnit, exact_budget
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpfix.io.tables import TableInput

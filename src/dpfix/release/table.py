@@ -90,24 +90,13 @@ def execute(plan: ReleasePlan, *, ledger: Any = None, staged: Any = None,
     if ledger is None:
         return run(None)
     if isinstance(ledger, Reservation):
-        _check_reservation(ledger, plan)
+        ledger.check_spends(plan.charge)
         return run(ledger)  # the caller commits it (a Dataset: before its dataset moves)
     with plan.reserve(ledger) as charge:
         made = run(charge)
         if not charge.committed:  # the randomness is drawn: the budget is spent
             charge.commit()
     return made
-
-
-def _check_reservation(charge: Reservation, plan: ReleasePlan) -> None:
-    """An entered reservation passed as ``ledger=`` must charge what the plan spends."""
-    if charge.after is None:
-        raise ValueError("ledger: a Reservation must be entered (with ledger.reserve(...) as "
-                         "r) before the release")
-    if (charge.charge.eps, charge.charge.delta) != (plan.charge.eps, plan.charge.delta):
-        raise ValueError(f"ledger: the reservation charges eps {charge.charge.eps}, delta "
-                         f"{charge.charge.delta}, but the release spends eps "
-                         f"{plan.charge.eps}, delta {plan.charge.delta}")
 
 
 #: The keywords of ``privatize_table`` that are settings of :func:`execute` now.

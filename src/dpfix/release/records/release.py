@@ -141,17 +141,6 @@ def _records_entry(schema: RecordsSchema, bounded: BoundedCounts, meta: dict,
     }
 
 
-def _check_reservation(charge: Reservation, plan: RecordsPlan) -> None:
-    """An entered reservation passed as ``ledger=`` must charge what the plan spends."""
-    if charge.after is None:
-        raise ValueError("ledger: a Reservation must be entered (with ledger.reserve(...) as "
-                         "r) before the release")
-    if (charge.charge.eps, charge.charge.delta) != (plan.charge.eps, plan.charge.delta):
-        raise ValueError(f"ledger: the reservation charges eps {charge.charge.eps}, delta "
-                         f"{charge.charge.delta}, but the release spends eps "
-                         f"{plan.charge.eps}, delta {plan.charge.delta}")
-
-
 def _run(plan: RecordsPlan, charge: Any, staged: Any,
          scratch: Any) -> Release | tuple[Release, Confidential]:
     """The release of ``plan`` (its choices checked), ``charge`` the ledger's entered
@@ -238,7 +227,7 @@ def execute_records(plan: RecordsPlan, *, ledger: Any = None, staged: Any = None
     if ledger is None:
         return _run(plan, None, staged, scratch)
     if isinstance(ledger, Reservation):
-        _check_reservation(ledger, plan)
+        ledger.check_spends(plan.charge)
         return _run(plan, ledger, staged, scratch)
     with plan.reserve(ledger) as charge:
         made = _run(plan, charge, staged, scratch)
