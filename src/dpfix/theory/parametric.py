@@ -126,7 +126,7 @@ from dpfix.numbers.algebraic import polynomial_str
 from dpfix.numbers.exact import ExactnessError, probability_vector, to_fraction
 from dpfix.numbers.numeric import check_n
 
-__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "Piece", "Chambers", "chambers",
+__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "GRAPH_LIMITS", "Piece", "Chambers", "chambers",
            "interval_around", "breakpoint_number", "AlgebraicPoint"]
 
 #: :meth:`Piece.f_vector` runs Normaliz's FVector up to this many vertices (U(4), 664
@@ -140,6 +140,9 @@ LIMITS: dict[str, int] = {"U": 5, "F": 4, "RF": 3}
 KINDS: tuple[str, ...] = tuple(LIMITS)
 #: The largest n for :func:`interval_around` (one sample point: U(6) in about two minutes).
 AROUND_LIMITS: dict[str, int] = {"U": 6, "F": 4, "RF": 3}
+#: The kinds and their largest n for :func:`chambers` with ``graph=``: U_G and F_G through
+#: their vertices at each sample point (U_G at n = 5 has up to two million).
+GRAPH_LIMITS: dict[str, int] = {"U": 4, "F": 4}
 
 _X = fmpz_poly([0, 1])
 INF = math.inf
@@ -666,14 +669,36 @@ def _integer_row(values: Sequence[Fraction], rhs: Fraction) -> tuple[list, fmpz_
     return [fmpz_poly(int(v * q)) for v in values], fmpz_poly(int(rhs * q))
 
 
-def _rows_f(n: int, z: np.ndarray) -> tuple[list, list]:
-    ub, eq = _rows_u(n)
+def _rows_f(n: int, z: np.ndarray, rows_u: tuple[list, list] | None = None
+            ) -> tuple[list, list]:
+    """F's rows over Z[lam]: U's (the path's, or ``rows_u``) and ``z T = z``."""
+    ub, eq = rows_u if rows_u is not None else _rows_u(n)
+    eq = list(eq)
     for j in range(n):  # sum_i z_i T[i, j] = z_j
         vals = [Fraction(0)] * (n * n)
         for i in range(n):
             vals[i * n + j] = z[i]
         eq.append(_integer_row(vals, z[j]))
     return ub, eq
+
+
+def _rows_graph(n: int, G: Any) -> tuple[list, list]:
+    """U_G's rows over Z[lam], in the order of :func:`dpfix.theory.polytopes.U` with
+    ``graph=G``: the one builder :func:`dpfix.theory.graphs.neighbour_rows` with the
+    ratio ``lam^w`` of each edge as the polynomial ``x^w`` (integer weights)."""
+    from dpfix.theory.graphs import neighbour_rows
+
+    ratios = [(u, v, _X ** int(G.edges[u, v]["weight"])) for u, v in sorted(G.edges)]
+    sparse_ub, sparse_eq = neighbour_rows(n, ratios)
+    d, zero = n * n, fmpz_poly(0)
+
+    def dense(row: dict, b: Any) -> tuple[list, fmpz_poly]:
+        out = [zero] * d
+        for k, c in row.items():
+            out[k] = c if isinstance(c, fmpz_poly) else fmpz_poly(int(c))
+        return out, fmpz_poly(int(b))
+
+    return [dense(r, b) for r, b in sparse_ub], [dense(r, b) for r, b in sparse_eq]
 
 
 def _rows_rf(n: int, z: np.ndarray) -> tuple[list, list]:
@@ -715,10 +740,15 @@ class _GenericEngine:
     (the symmetry maps rows to rows with the same coefficients, so a vertex's image
     has the same polynomials)."""
 
-    def __init__(self, kind: str, n: int, z: np.ndarray | None, roots: _Roots) -> None:
-        self.kind, self.n, self.z, self.roots = kind, n, z, roots
-        build = {"U": lambda: _rows_u(n), "F": lambda: _rows_f(n, z),
-                 "RF": lambda: _rows_rf(n, z)}[kind]
+    def __init__(self, kind: str, n: int, z: np.ndarray | None, roots: _Roots,
+                 graph: Any = None) -> None:
+        self.kind, self.n, self.z, self.roots, self.graph = kind, n, z, roots, graph
+        if graph is not None:
+            build = {"U": lambda: _rows_graph(n, graph),
+                     "F": lambda: _rows_f(n, z, _rows_graph(n, graph))}[kind]
+        else:
+            build = {"U": lambda: _rows_u(n), "F": lambda: _rows_f(n, z),
+                     "RF": lambda: _rows_rf(n, z)}[kind]
         self.ub, self.eq = build()
         self.d = len(self.ub[0][0])
         self.known: dict[frozenset[int], frozenset[int]] = {}  # tight set -> its factors
@@ -727,7 +757,9 @@ class _GenericEngine:
         from dpfix.theory import polytopes
 
         if self.kind == "U":
-            return polytopes.U(self.n, lam)
+            return polytopes.U(self.n, lam, graph=self.graph)
+        if self.graph is not None:
+            return polytopes.F(self.n, lam, self.z, graph=self.graph)
         return getattr(polytopes, self.kind)(self.n, lam, self.z)
 
     def _tight(self, s: Fraction) -> tuple[Any, list[frozenset[int]], np.ndarray]:
@@ -1023,8 +1055,11 @@ class Chambers(Sequence):
     """
 
     def __init__(self, kind: str, n: int, z: np.ndarray | None, pieces: list[Piece],
-                 engine: Any, samples: dict[Fraction, _Sample], seconds: float) -> None:
+                 engine: Any, samples: dict[Fraction, _Sample], seconds: float,
+                 graph: Any = None) -> None:
         self.kind, self.n, self.z = kind, n, z
+        #: the neighbour graph (a checked networkx graph), None for the path
+        self.graph = graph
         self._pieces, self._engine, self._samples = pieces, engine, samples
         self.seconds = seconds
         for p in pieces:
@@ -1042,7 +1077,8 @@ class Chambers(Sequence):
 
     def name(self) -> str:
         zs = "" if self.z is None else ", z=(" + ", ".join(str(v) for v in self.z) + ")"
-        return f"{self.kind}(n={self.n}{zs})"
+        gs = "" if self.graph is None else f", graph={self.graph.graph.get('label', 'graph')}"
+        return f"{self.kind}(n={self.n}{zs}{gs})"
 
     def piece_at(self, lam: Any) -> Piece:
         """The piece holding the rational ``lam > 1`` (floats refused)."""
@@ -1146,14 +1182,39 @@ def _merge(engine: Any, raw: list[tuple[str, Number, Number, Any]]) -> list[Piec
             for lo, hi, keys, s in pieces]
 
 
+def _graph_for(graph: Any, n: int, kind: str, what: str) -> Any:
+    """The checked neighbour graph for :func:`chambers` (None for no graph or the path,
+    whose rows are the path's)."""
+    if graph is None:
+        return None
+    from dpfix.theory.graphs import as_graph, is_path
+
+    G = as_graph(graph, n)
+    if is_path(G):
+        return None
+    if kind not in GRAPH_LIMITS:
+        raise ValueError(f"kind: with graph=, one of {', '.join(GRAPH_LIMITS)} (U_G and F_G), "
+                         f"got {kind!r}")
+    if n > GRAPH_LIMITS[kind]:
+        raise ValueError(f"{what}: {kind} on a graph is decomposed for n <= "
+                         f"{GRAPH_LIMITS[kind]}, got {n}")
+    bad = [(u, v, w) for u, v, w in sorted(G.edges(data="weight")) if w.denominator != 1]
+    if bad:
+        u, v, w = bad[0]
+        raise ValueError(f"graph: edge {u}-{v} has weight {w}; the chambers take integer "
+                         "weights (lam^w a polynomial in lam)")
+    return G
+
+
 def _engine_for(kind: str, n: int, z: Any, processes: int, limits: dict[str, int],
-                what: str) -> tuple[Any, _Roots, Any]:
+                what: str, graph: Any = None) -> tuple[Any, _Roots, Any]:
     """``(engine, roots, z)`` after checking the arguments of :func:`chambers` or
     :func:`interval_around`."""
     if kind not in limits:
         raise ValueError(f"kind: one of {', '.join(KINDS)}, got {kind!r}")
     n = check_n(n, minimum=2)
-    if n > limits[kind]:
+    G = _graph_for(graph, n, kind, what)
+    if G is None and n > limits[kind]:
         raise ValueError(f"{what}: {kind} is decomposed for n <= {limits[kind]}, got {n}")
     if kind == "U":
         if z is not None:
@@ -1164,8 +1225,12 @@ def _engine_for(kind: str, n: int, z: Any, processes: int, limits: dict[str, int
             raise ValueError(f"z: {kind} needs an exact target z")
         zv = probability_vector(z, exact=True, n=n)
     roots = _Roots()
-    engine: Any = _UEngine(n, roots, processes) if kind == "U" else \
-        _GenericEngine(kind, n, zv, roots)
+    if G is not None:
+        engine: Any = _GenericEngine(kind, n, zv, roots, G)
+    elif kind == "U":
+        engine = _UEngine(n, roots, processes)
+    else:
+        engine = _GenericEngine(kind, n, zv, roots)
     return engine, roots, zv
 
 
@@ -1177,7 +1242,8 @@ class _Around:
     _samples: dict[Fraction, _Sample]
 
 
-def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int = 1) -> Piece:
+def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int = 1,
+                    graph: Any = None) -> Piece:
     """The open interval ``J(lam)`` around a rational ``lam`` on which the type is the
     type at ``lam``, from ``lam``'s vertices alone (one sample point of the walk of
     :func:`chambers`; the theorem of the module docstring).
@@ -1193,6 +1259,7 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     kind, n, z : as for :func:`chambers`, with ``n`` up to :data:`AROUND_LIMITS`.
     lam : a rational above 1 (floats refused).
     processes : worker processes for U's vertex sets.
+    graph : a neighbour graph, as for :func:`chambers`.
 
     Returns
     -------
@@ -1214,7 +1281,8 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     s = to_fraction(lam, "lam")
     if s <= 1:
         raise ValueError(f"lam: must be > 1, got {s}")
-    engine, roots, _ = _engine_for(kind, n, z, processes, AROUND_LIMITS, "interval_around")
+    engine, roots, _ = _engine_for(kind, n, z, processes, AROUND_LIMITS, "interval_around",
+                                   graph)
     smp = engine.sample(s)
     a, b, on_root = _interval(smp, roots)
     if on_root:
@@ -1223,7 +1291,8 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     return Piece(a, b, smp.count, s, smp.keys, _Around(engine, {s: smp}))
 
 
-def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
+def chambers(kind: str, n: int, z: Any = None, processes: int = 1,
+             graph: Any = None) -> Chambers:
     """The chambers and breakpoints of ``kind`` in lam ``> 1`` (the module docstring
     gives the method and its proof).
 
@@ -1233,6 +1302,11 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     n : the size.
     z : the exact target for F and R_F (rationals; floats refused).
     processes : worker processes for U's vertex sets at each sample point.
+    graph : a neighbour graph on ``0..n-1`` (:func:`dpfix.theory.graphs.as_graph`: a
+        networkx graph, ``"star:4"``, a file of edges; integer weights): the chambers of
+        ``U_G`` and ``F_G[z]`` (kinds ``"U"`` and ``"F"``, n up to :data:`GRAPH_LIMITS`),
+        from the rows of :func:`dpfix.theory.polytopes.U` with ``graph=``. None, or the
+        path, gives the path's.
 
     Returns
     -------
@@ -1254,8 +1328,8 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     import time
 
     start = time.perf_counter()
-    engine, roots, zv = _engine_for(kind, n, z, processes, LIMITS, "chambers")
+    engine, roots, zv = _engine_for(kind, n, z, processes, LIMITS, "chambers", graph)
     raw = _walk(engine, roots)
     samples = {x.lam: x for k, _, _, x in raw if k == "chamber"}
     return Chambers(kind, n, zv, _merge(engine, raw), engine, samples,
-                    time.perf_counter() - start)
+                    time.perf_counter() - start, getattr(engine, "graph", None))
