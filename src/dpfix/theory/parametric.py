@@ -1020,6 +1020,27 @@ class Piece:
         engine, smp = self._owner._engine, self._owner._samples[self.sample]
         return [V for it in smp.items for V in engine.vertices(it)]
 
+    def points_at(self, lam: Any) -> list[np.ndarray]:
+        """A chamber's vertices at the rational ``lam`` of the chamber, from its vertex
+        formulas ``N(lam) / D(lam)`` (exact, Fractions; no enumeration): the vertices of
+        the polytope there, by the theorem of the module docstring.
+
+        Examples
+        --------
+        >>> ch = chambers("U", 2)
+        >>> sorted(V.tolist() for V in ch[0].points_at(3))[0]
+        [[Fraction(0, 1), Fraction(1, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+        """
+        if self.is_breakpoint:
+            raise ValueError("points_at(): given for chambers")
+        x = to_fraction(lam, "lam")
+        if x not in self:
+            raise ValueError(f"lam: {x} is not in the chamber {self!r}")
+        engine, smp = self._owner._engine, self._owner._samples[self.sample]
+        shape = engine.polytope(self.sample).shape
+        return [np.array(pt, dtype=object).reshape(shape)
+                for it in smp.items for pt in engine.points_at(it, x)]
+
     def f_vector(self) -> list[int]:
         """``[f_0, f_1, ..., f_(d-1)]``, the number of faces of each dimension (vertices
         first, facets last), by Normaliz's ``FVector`` at the chamber's sample point (it
@@ -1160,6 +1181,8 @@ class Chambers(Sequence):
                              "method": method, "ok": None})
                 continue
             which = backend
+            if not isinstance(lam, Fraction) and backend == "cdd":
+                which = "auto"  # cdd has no number fields: Normaliz over Q(lam)
             if self.kind == "U" and self.n >= 5 and backend == "auto":
                 from dpfix.theory.enumeration import normaliz_available
 
@@ -1200,8 +1223,7 @@ class Chambers(Sequence):
             if p.is_breakpoint:
                 continue
             lam, _ = _confirm_point(p)
-            smp = self._samples[p.sample]
-            formulas = {pt for it in smp.items for pt in self._engine.points_at(it, lam)}
+            formulas = {tuple(V.ravel()) for V in p.points_at(lam)}
             P = self._engine.polytope(lam)
             found = {tuple(v.ravel()) for v in P.vertices(limit=None, backend=backend)}
             ok = formulas == found
