@@ -21,6 +21,7 @@ shared core: cdd's enumerations at every confirmation point).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -76,7 +77,7 @@ def format_pieces(ch: Chambers) -> str:
             parts.append(f"[{where}]: {p.count}")
         else:
             lo = str(p.lo) if isinstance(p.lo, Fraction) else f"{float(p.lo):.6g}"
-            hi = "inf" if p.hi == float("inf") else \
+            hi = "inf" if p.hi is math.inf else \
                 str(p.hi) if isinstance(p.hi, Fraction) else f"{float(p.hi):.6g}"
             parts.append(f"({lo}, {hi}): {p.count}")
     return "; ".join(parts)
