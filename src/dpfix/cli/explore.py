@@ -389,6 +389,7 @@ def run(args: argparse.Namespace) -> int:
         if args.graph is not None:
             return _run_graph_chambers(args.kind, args.graph, args.n, args.z, args.confirm,
                                        args.around)
-        return _run_chambers(args.kind, (3 if args.n is None else args.n), args.z, args.confirm, args.around)
-    n = (3 if args.n is None else args.n)
+        n = 3 if args.n is None else args.n
+        return _run_chambers(args.kind, n, args.z, args.confirm, args.around)
+    n = 3 if args.n is None else args.n
     return _run_polytopes(n, args.lam, _z_tokens(args.z, n) if args.z else None)
