@@ -158,7 +158,8 @@ def test_star_certificate_holds_for_every_lam_at_least_3(certificate):
     got = check_certificate(certificate)
     want = (lam - 1) * (2 * lam - 3) * (2 * lam + 3) / (
         lam ** 2 * (lam + 1) * (3 * lam - 2) * (4 * lam - 3))
-    assert got["from"] == 3 and sympy.cancel(got["gap_bound"] - want) == 0
+    assert got["from"] == 3 and got["to"] is None
+    assert sympy.cancel(got["gap_bound"] - want) == 0
     # below 3 the mechanism T(lam) leaves F_G: the check must say so
     with pytest.raises(AssertionError, match="ratio row"):
         check_certificate(certificate, start=Fraction(5, 2))
@@ -177,15 +178,32 @@ def test_star_certificate_fails_on_a_forged_gap(certificate):
         check_certificate(forged)
 
 
+@pytest.fixture(scope="module")
+def low_certificate():
+    from dpfix.explore.star_large_lam import PIECES, derive_certificate
+
+    return derive_certificate(PIECES[0][0])
+
+
+def test_star_certificate_holds_between_2_and_3(low_certificate):
+    from dpfix.explore.star_large_lam import check_certificate
+
+    assert check_certificate(low_certificate, 2, 3)["to"] == 3
+    with pytest.raises(AssertionError):
+        check_certificate(low_certificate, 2, 4)
+
+
 @settings(max_examples=12, deadline=None)
-@given(st.fractions(min_value=3, max_value=400, max_denominator=50))
-def test_star_gap_by_exact_lps_at_random_lam(certificate, lam):
+@given(st.fractions(min_value=2, max_value=400, max_denominator=50))
+def test_star_gap_by_exact_lps_at_random_lam(certificate, low_certificate, lam):
     """The exact LPs alone (no certificate): the best remap exceeds the optimum of F_G by
     at least D - P > 0 at z(lam), and the certificate's bounds hold there."""
     import sympy
 
     from dpfix.explore.star_large_lam import exact_gap
 
+    if lam < 3:
+        certificate = low_certificate
     g = exact_gap(lam)
     s = sympy.Rational(lam.numerator, lam.denominator)
     sym = sympy.Symbol("lam", positive=True)
@@ -196,8 +214,8 @@ def test_star_gap_by_exact_lps_at_random_lam(certificate, lam):
 
 
 def test_star_gaps_below_3_at_the_family():
-    """Between 2 (where the centre's amount is 0) and 3 the family has gaps too (exact
-    LPs at rational points; the certificate of [3, inf) does not reach there)."""
+    """At 2 (where the centre's amount is 0) and 5/2, the exact gaps: those of the
+    certificate of [2, 3] (tight there)."""
     from dpfix.explore.star_large_lam import exact_gap
 
     for lam, gap in ((2, Fraction(17, 720)), (Fraction(5, 2), Fraction(3411, 134750))):

@@ -1,35 +1,43 @@
 """The star at large lam: the graph geometric mechanism followed by its best remap is not
-optimal over ``F_G`` on the 4-node star for any ``lam >= 3`` (docs/graphs.md, section 14).
+optimal over ``F_G`` on the 4-node star for any ``lam >= 2`` (docs/graphs.md, section 14):
+there is no threshold.
 
 The star ``star:4`` has the centre 0 and the leaves 1, 2, 3; the loss is the graph
-distance ``d_G`` (1 between the centre and a leaf, 2 between two leaves). The family of
-targets is
+distance ``d_G`` (1 between the centre and a leaf, 2 between two leaves). The graph
+geometric mechanism ``N`` has the amounts ``alpha = ((lam - 2), lam, lam, lam) / (lam + 1)``:
+it is a mechanism exactly for ``lam >= 2``. The family of targets is
 
     ``z(lam) = (e, e, 1 - 3 e, e)``,  ``e = 1 / (2 lam^2)``,
 
 almost all of the mass on the leaf 2. :func:`derive_certificate` finds, from the exact
-optimal bases of the two linear programmes at one large rational ``lam`` (1000), two
-objects whose entries are rational functions of ``lam``:
+optimal bases of the two linear programmes at one rational ``lam0``, two objects whose
+entries are rational functions of ``lam``:
 
-- a mechanism ``T(lam)`` (the solution of the rows tight at the optimum of ``F_G`` there),
-  whose count error ``P(lam) = <W, T(lam)>`` bounds the optimum of ``F_G[z(lam)]`` from
-  above wherever ``T(lam)`` is in ``F_G[z(lam)]``;
+- a mechanism ``T(lam)`` (the solution of the rows tight at the optimum of ``F_G`` at
+  ``lam0``), whose count error ``P(lam) = <W, T(lam)>`` bounds the optimum of
+  ``F_G[z(lam)]`` from above wherever ``T(lam)`` is in ``F_G[z(lam)]``;
 - multipliers ``(u(lam), v(lam))`` of the remap programme ``min <W, N R>`` over the
   row-stochastic ``R`` with ``(z N) R = z`` (:func:`dpfix.explore.graph_mechanisms.best_remap`),
   whose dual value ``D(lam) = sum u + z . v`` bounds the best remap from below wherever
   they are dual feasible (every reduced cost ``(N^T W)[k, j] - u_k - (z N)_k v_j >= 0``).
 
 :func:`check_certificate` proves, by exact real root isolation of every numerator and
-denominator (sympy), that on ``[3, inf)`` every ratio row of ``T`` holds, every reduced
-cost is non-negative and ``D - P > 0``. So for every ``lam >= 3``
+denominator (sympy), that on an interval every ratio row of ``T`` holds, every reduced
+cost is non-negative and ``D - P > 0``. Two certificates (:data:`PIECES`) cover
+``lam >= 2``: from ``lam0 = 5/2`` on ``[2, 3]``, with
 
-    best remap of the graph geometric mechanism - optimum of ``F_G[z(lam)]``
-    ``>= D(lam) - P(lam)``
-    ``= (lam - 1)(2 lam - 3)(2 lam + 3) / (lam^2 (lam + 1)(3 lam - 2)(4 lam - 3)) > 0``,
+    ``D - P = (lam - 1)(14 lam^4 - 26 lam^3 - 24 lam^2 + 75 lam - 36)``
+    ``/ (lam^3 (lam + 1)(2 lam - 1)(3 lam - 2)(4 lam - 3))``,
 
-and no threshold of ``lam`` exists beyond which the mechanism with its best remap is
-optimal for every ``z``: the gap shrinks like ``1 / (3 lam^2)`` but never closes, and the
-targets that show it move to the corner ``e_2`` of the simplex as ``lam`` grows.
+and from ``lam0 = 1000`` on ``[3, inf)``, with
+
+    ``D - P = (lam - 1)(2 lam - 3)(2 lam + 3) / (lam^2 (lam + 1)(3 lam - 2)(4 lam - 3))``.
+
+So for every ``lam >= 2`` the best remap of the graph geometric mechanism exceeds the
+optimum of ``F_G[z(lam)]`` by at least ``D - P > 0`` (:func:`prove_no_threshold`): no
+threshold of ``lam`` exists beyond which the mechanism with its best remap is optimal for
+every ``z``. The gap shrinks like ``1 / (3 lam^2)`` but never closes, and the targets that
+show it move to the corner ``e_2`` of the simplex as ``lam`` grows.
 
 Examples
 --------
@@ -57,8 +65,8 @@ from dpfix.explore.graph_mechanisms import (
 )
 from dpfix.theory.polytopes import F
 
-__all__ = ["STAR", "family_target", "StarCertificate", "derive_certificate",
-           "check_certificate", "exact_gap"]
+__all__ = ["STAR", "PIECES", "family_target", "StarCertificate", "derive_certificate",
+           "check_certificate", "prove_no_threshold", "exact_gap"]
 
 #: The graph: the centre 0 and the leaves 1, 2, 3.
 STAR = "star:4"
@@ -177,41 +185,49 @@ def derive_certificate(lam0: Any = 1000) -> StarCertificate:
                            slacks, reduced, lam0)
 
 
-def _non_negative_from(f: Any, lam: Any, start: Any, strict: bool) -> bool:
-    """Whether the rational function ``f`` is ``>= 0`` (``> 0`` when ``strict``) on
-    ``[start, inf)``: no real root of its numerator or denominator above ``start`` (exact
-    isolation), the denominator non-zero at ``start``, and the sign at ``start`` and at
-    ``start + 1`` right."""
+def _non_negative_on(f: Any, lam: Any, start: Any, stop: Any, strict: bool) -> bool:
+    """Whether the rational function ``f`` is ``>= 0`` (``> 0`` when ``strict``) on the
+    closed ``[start, stop]`` (``stop=None``: ``[start, inf)``): no real root of its
+    numerator or denominator strictly inside (exact isolation, sympy), the denominator
+    non-zero at the ends, and the sign right at the ends and at one inner point (then on
+    the whole interval, by continuity and the intermediate value theorem)."""
     import sympy
 
     num, den = sympy.fraction(sympy.together(f))
     if num == 0:
         return not strict
     for p in (num, den):
-        roots = sympy.Poly(p, lam).real_roots()
-        if any(r > start for r in roots):
-            return False
-    if den.subs(lam, start) == 0:
+        if not p.free_symbols:
+            continue
+        for r in sympy.Poly(p, lam).real_roots():
+            if r > start and (stop is None or r < stop):
+                return False
+    ends = [start] + ([] if stop is None else [stop])
+    if any(den.subs(lam, x) == 0 for x in ends):
         return False
-    for x in (start, start + 1):
+    inner = start + 1 if stop is None else (start + stop) / 2
+    for x in [*ends, inner]:
         val = f.subs(lam, x)
         if val < 0 or (strict and val == 0):
             return False
     return True
 
 
-def check_certificate(cert: StarCertificate, start: Any = 3) -> dict[str, Any]:
-    """Prove the certificate on ``[start, inf)``: ``T(lam)`` in ``F_G[z(lam)]`` (its rows
-    sum to 1 and ``z T = z`` hold identically; every ratio slack ``>= 0``), the remap
-    programme's multipliers dual feasible (every reduced cost ``>= 0``), and
-    ``D - P > 0``. Raises ``AssertionError`` naming the first failure.
+def check_certificate(cert: StarCertificate, start: Any = 3, stop: Any = None
+                      ) -> dict[str, Any]:
+    """Prove the certificate on ``[start, stop]`` (``stop=None``: ``[start, inf)``):
+    ``T(lam)`` in ``F_G[z(lam)]`` (its rows sum to 1 and ``z T = z`` hold identically;
+    every ratio slack ``>= 0``), the remap programme's multipliers dual feasible (every
+    reduced cost ``>= 0``), and ``D - P > 0``. Raises ``AssertionError`` naming the first
+    failure.
 
-    Returns ``{"from": start, "gap_bound": D - P}``.
+    Returns ``{"from": start, "to": stop, "gap_bound": D - P}``.
     """
     import sympy
 
     lam = _symbols()
-    s = sympy.Rational(start)
+    a = sympy.Rational(start)
+    b = None if stop is None else sympy.Rational(stop)
     zs = family_target(lam, sympy.Rational(1, 2))
     T = cert.T
     for i in range(_N):
@@ -219,12 +235,25 @@ def check_certificate(cert: StarCertificate, start: Any = 3) -> dict[str, Any]:
     for j in range(_N):
         assert sympy.simplify(sum(zs[i] * T[i, j] for i in range(_N)) - zs[j]) == 0, \
             f"column {j} of z T"
+    where = f"[{a}, {'inf' if b is None else b}]"
     for r, f in enumerate(cert.ratio_slacks):
-        assert _non_negative_from(f, lam, s, False), f"ratio row {r} of T fails above {s}"
+        assert _non_negative_on(f, lam, a, b, False), f"ratio row {r} of T fails on {where}"
     for r, f in enumerate(cert.reduced_costs):
-        assert _non_negative_from(f, lam, s, False), f"reduced cost {r} fails above {s}"
-    assert _non_negative_from(cert.gap_bound, lam, s, True), f"D - P > 0 fails above {s}"
-    return {"from": start, "gap_bound": cert.gap_bound}
+        assert _non_negative_on(f, lam, a, b, False), f"reduced cost {r} fails on {where}"
+    assert _non_negative_on(cert.gap_bound, lam, a, b, True), f"D - P > 0 fails on {where}"
+    return {"from": start, "to": stop, "gap_bound": cert.gap_bound}
+
+
+#: The certificates' sample points and the intervals they prove: every ``lam >= 2``.
+PIECES = ((Fraction(5, 2), Fraction(2), Fraction(3)), (Fraction(1000), Fraction(3), None))
+
+
+def prove_no_threshold() -> list[dict[str, Any]]:
+    """Both certificates of :data:`PIECES` derived and checked: for every ``lam >= 2``
+    (where the graph geometric mechanism of the star is a mechanism, ``alpha_0 =
+    (lam - 2) / (lam + 1) >= 0``) the target ``z(lam)`` has a positive gap. Returns the
+    rows of :func:`check_certificate`."""
+    return [check_certificate(derive_certificate(lam0), a, b) for lam0, a, b in PIECES]
 
 
 def exact_gap(lam: Any, z: Any = None) -> dict[str, Fraction]:
