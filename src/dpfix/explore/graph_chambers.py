@@ -22,6 +22,7 @@ shared core: cdd's enumerations at every confirmation point).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -34,7 +35,8 @@ from dpfix.theory.graphs import as_graph, graph_label
 from dpfix.theory.parametric import Chambers, chambers
 from dpfix.theory.polytopes import U
 
-__all__ = ["CONNECTED_4", "connected_graphs_4", "chambers_report", "chambers_table",
+__all__ = ["CONNECTED_4", "connected_graphs_4", "chambers_report", "chambers_rows",
+           "chambers_table",
            "k4_staircase", "format_pieces"]
 
 #: The connected graphs on 4 nodes, in atlas order, and their names.
@@ -90,8 +92,8 @@ def chambers_report(kind: str, graph: Any, z: Any = None, confirm: bool = True
 
     Returns a dict: ``chambers`` (the :class:`~dpfix.theory.parametric.Chambers`),
     ``pieces`` (:func:`format_pieces`), and with ``confirm`` the rows of
-    :meth:`~dpfix.theory.parametric.Chambers.confirm` (cdd's count at a second point of
-    each chamber and at each wall) and of
+    :meth:`~dpfix.theory.parametric.Chambers.confirm` (cdd's count at
+    each wall) and of
     :meth:`~dpfix.theory.parametric.Chambers.confirm_vertices` (the formulas against cdd's
     vertex set); ``confirmed`` is True when every piece agrees.
 
@@ -104,11 +106,31 @@ def chambers_report(kind: str, graph: Any, z: Any = None, confirm: bool = True
                   graph=graph)
     out: dict[str, Any] = {"chambers": ch, "pieces": format_pieces(ch)}
     if confirm:
-        counts = ch.confirm(backend="cdd")
+        counts = ch.confirm(backend="cdd", walls_only=True)
         sets = ch.confirm_vertices(backend="cdd")
         out["counts"], out["vertex_sets"] = counts, sets
         out["confirmed"] = all(r["ok"] is True for r in counts + sets)
     return out
+
+
+def chambers_rows(targets: tuple[str, ...] = ("uniform", "zero"), confirm: bool = True
+                  ) -> Iterator[str]:
+    """The rows of :func:`chambers_table`, one graph and polytope at a time."""
+    zs = standard_z(4)
+    yield "| graph | polytope | pieces (lam: vertices) | second count |"
+    yield "|---|---|---|---|"
+    for G in connected_graphs_4():
+        label = graph_label(G)
+        for kind, name in [("U", None)] + [("F", t) for t in targets]:
+            r = chambers_report(kind, G, None if name is None else zs[name], confirm)
+            what = "U_G" if name is None else f"F_G[{name}]"
+            if confirm:
+                n_ch, walls = len(r["vertex_sets"]), len(r["counts"])
+                how = (f"{'agrees' if r['confirmed'] else 'DISAGREES'}: cdd's vertex set at "
+                       f"{n_ch} second point(s), cdd's count at {walls} wall(s)")
+            else:
+                how = "-"
+            yield f"| {label} {CONNECTED_4[label]} | {what} | {r['pieces']} | {how} |"
 
 
 def chambers_table(targets: tuple[str, ...] = ("uniform", "zero"), confirm: bool = True
@@ -116,23 +138,7 @@ def chambers_table(targets: tuple[str, ...] = ("uniform", "zero"), confirm: bool
     """The markdown table of docs/graphs.md section 13: for every connected graph on 4
     nodes, the pieces of ``U_G`` and of ``F_G[z]`` for the named targets
     (:func:`dpfix.explore.cases.standard_z`), and how each was confirmed."""
-    zs = standard_z(4)
-    lines = ["| graph | polytope | pieces (lam: vertices) | second count |",
-             "|---|---|---|---|"]
-    for G in connected_graphs_4():
-        label = graph_label(G)
-        for kind, name in [("U", None)] + [("F", t) for t in targets]:
-            r = chambers_report(kind, G, None if name is None else zs[name], confirm)
-            what = "U_G" if name is None else f"F_G[{name}]"
-            if confirm:
-                n_ch = len(r["vertex_sets"])
-                walls = len(r["counts"]) - n_ch
-                how = (f"{'agrees' if r['confirmed'] else 'DISAGREES'}: cdd at "
-                       f"{n_ch} second point(s) (count and vertex set) and {walls} wall(s)")
-            else:
-                how = "-"
-            lines.append(f"| {label} {CONNECTED_4[label]} | {what} | {r['pieces']} | {how} |")
-    return "\n".join(lines)
+    return "\n".join(chambers_rows(targets, confirm))
 
 
 def k4_staircase(backend_check: bool = False) -> dict[str, Any]:
@@ -164,7 +170,8 @@ def k4_staircase(backend_check: bool = False) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(chambers_table())
+    for line in chambers_rows():
+        print(line, flush=True)
     r = k4_staircase(backend_check=True)
     print(f"U on K_4: pieces {format_pieces(r['chambers'])}; every vertex at the samples "
           f"{r['samples']} a staircase: {r['staircase']}")

@@ -1161,7 +1161,8 @@ class Chambers(Sequence):
     def __repr__(self) -> str:
         return f"Chambers({self.name()}, counts={self.counts()})"
 
-    def confirm(self, backend: str = "auto") -> list[dict[str, Any]]:
+    def confirm(self, backend: str = "auto", walls_only: bool = False
+                ) -> list[dict[str, Any]]:
         """Each count checked by an independent enumeration: at a rational point of
         each chamber other than its sample (the sample's own if the chamber is too
         narrow to find another simply), by ``Polytope.count_vertices`` (for U at n = 5
@@ -1170,11 +1171,16 @@ class Chambers(Sequence):
         (:mod:`dpfix.numbers.algebraic`), reported as not confirmed if the enumeration
         refuses that lam.
 
+        With ``walls_only`` the breakpoints alone (the chambers checked as vertex sets
+        by :meth:`confirm_vertices`, at the same points).
+
         Returns one row per piece (``piece``, ``lam``, ``count``, ``found``,
         ``method``, ``ok``); raises ``AssertionError`` on a disagreement.
         """
         rows = []
         for p in self._pieces:
+            if walls_only and not p.is_breakpoint:
+                continue
             lam, method = _confirm_point(p)
             if lam is None:
                 rows.append({"piece": repr(p), "lam": None, "count": p.count, "found": None,
