@@ -213,6 +213,29 @@ def test_star_gap_by_exact_lps_at_random_lam(certificate, low_certificate, lam):
     assert g["remap"] >= Fraction(str(certificate.lower.subs(sym, s)))
 
 
+def test_star_certificate_for_the_squared_distance():
+    import sympy
+
+    from dpfix.explore.star_large_lam import check_certificate, derive_certificate, exact_gap
+
+    lam = sympy.Symbol("lam", positive=True)
+    got = check_certificate(derive_certificate(1000, "distance-squared"), 3)
+    want = (lam - 1) * (8 * lam ** 2 + lam - 18) / (
+        lam ** 2 * (lam + 1) * (3 * lam - 2) * (4 * lam - 3))
+    assert sympy.cancel(got["gap_bound"] - want) == 0
+    g = exact_gap(4, loss="distance-squared")
+    assert g["remap"] - g["optimum"] == Fraction(171, 5200) == Fraction(str(want.subs(lam, 4)))
+
+
+@pytest.mark.full
+def test_star_no_threshold_for_both_losses():
+    from dpfix.explore.star_large_lam import prove_no_threshold
+
+    for loss in ("distance", "distance-squared"):
+        rows = prove_no_threshold(loss)
+        assert [(r["from"], r["to"]) for r in rows] == [(2, 3), (3, None)]
+
+
 def test_star_gaps_below_3_at_the_family():
     """At 2 (where the centre's amount is 0) and 5/2, the exact gaps: those of the
     certificate of [2, 3] (tight there)."""

@@ -3,7 +3,9 @@ optimal over ``F_G`` on the 4-node star for any ``lam >= 2`` (docs/graphs.md, se
 there is no threshold.
 
 The star ``star:4`` has the centre 0 and the leaves 1, 2, 3; the loss is the graph
-distance ``d_G`` (1 between the centre and a leaf, 2 between two leaves). The graph
+distance ``d_G`` (1 between the centre and a leaf, 2 between two leaves) or its square
+``d_G^2`` (``loss="distance-squared"``: the same family and intervals, other gaps,
+docs/graphs.md section 14). The graph
 geometric mechanism ``N`` has the amounts ``alpha = ((lam - 2), lam, lam, lam) / (lam + 1)``:
 it is a mechanism exactly for ``lam >= 2``. The family of targets is
 
@@ -130,7 +132,7 @@ def _symbolic_mechanism(lam: Any) -> Any:
     return sympy.Matrix(_N, _N, lambda i, m: sympy.cancel(S[i, m] * alpha[m])), D
 
 
-def derive_certificate(lam0: Any = 1000) -> StarCertificate:
+def derive_certificate(lam0: Any = 1000, loss: str = "distance") -> StarCertificate:
     """The certificate from the exact optima at ``lam0`` (module docstring): the rows of
     ``F_G`` tight at cdd's optimal vertex, solved over ``Q(lam)``; the reduced costs of the
     remap programme that vanish at cdd's optimal multipliers, solved over ``Q(lam)`` with
@@ -142,7 +144,7 @@ def derive_certificate(lam0: Any = 1000) -> StarCertificate:
     lam = _symbols()
     z0 = family_target(lam0)
     P0 = F(_N, lam0, z0, graph=STAR)
-    W0 = loss_weights(STAR, z0, "distance")
+    W0 = loss_weights(STAR, z0, loss)
     opt = exact_minimum(P0, W0)
     x0 = list(opt.point.reshape(-1))
     tight = [r for r, (row, b) in enumerate(P0.hrep.ub)
@@ -159,8 +161,9 @@ def derive_certificate(lam0: Any = 1000) -> StarCertificate:
             rows.append(X[b * _N + j] - lam * X[a * _N + j])
     (sol,) = sympy.solve(eqs + [rows[r] for r in tight], X, dict=True)
     T = sympy.Matrix(_N, _N, [sympy.factor(sympy.cancel(sol[x])) for x in X])
-    Dist = [[0, 1, 1, 1], [1, 0, 2, 2], [1, 2, 0, 2], [1, 2, 2, 0]]
-    W = sympy.Matrix(_N, _N, lambda i, j: zs[i] * Dist[i][j])
+    power = {"distance": 1, "distance-squared": 2}[loss]
+    _, Dist = _symbolic_mechanism(lam)
+    W = sympy.Matrix(_N, _N, lambda i, j: zs[i] * Dist[i][j] ** power)
     upper = sympy.factor(sympy.cancel(sum(W[k] * T[k] for k in range(_N * _N))))
     slacks = [sympy.factor(sympy.cancel(-r.subs(dict(zip(X, T, strict=True))))) for r in rows]
 
@@ -248,15 +251,15 @@ def check_certificate(cert: StarCertificate, start: Any = 3, stop: Any = None
 PIECES = ((Fraction(5, 2), Fraction(2), Fraction(3)), (Fraction(1000), Fraction(3), None))
 
 
-def prove_no_threshold() -> list[dict[str, Any]]:
-    """Both certificates of :data:`PIECES` derived and checked: for every ``lam >= 2``
-    (where the graph geometric mechanism of the star is a mechanism, ``alpha_0 =
-    (lam - 2) / (lam + 1) >= 0``) the target ``z(lam)`` has a positive gap. Returns the
-    rows of :func:`check_certificate`."""
-    return [check_certificate(derive_certificate(lam0), a, b) for lam0, a, b in PIECES]
+def prove_no_threshold(loss: str = "distance") -> list[dict[str, Any]]:
+    """Both certificates of :data:`PIECES` derived and checked for ``loss`` (``"distance"``,
+    ``d_G``, or ``"distance-squared"``, ``d_G^2``): for every ``lam >= 2`` (where the graph
+    geometric mechanism of the star is a mechanism, ``alpha_0 = (lam - 2) / (lam + 1) >= 0``)
+    the target ``z(lam)`` has a positive gap. Returns the rows of :func:`check_certificate`."""
+    return [check_certificate(derive_certificate(lam0, loss), a, b) for lam0, a, b in PIECES]
 
 
-def exact_gap(lam: Any, z: Any = None) -> dict[str, Fraction]:
+def exact_gap(lam: Any, z: Any = None, loss: str = "distance") -> dict[str, Fraction]:
     """The exact optimum of ``F_G[z]`` for ``d_G`` on the star and the best remap of its
     graph geometric mechanism, at a rational ``lam >= 2`` (``z`` defaults to
     :func:`family_target`): a second computation, by the exact LPs alone.
@@ -269,7 +272,7 @@ def exact_gap(lam: Any, z: Any = None) -> dict[str, Fraction]:
     """
     lam_x = Fraction(lam)
     zv = family_target(lam_x) if z is None else [Fraction(x) for x in z]
-    W = loss_weights(STAR, zv, "distance")
+    W = loss_weights(STAR, zv, loss)
     N, _ = graph_geometric(STAR, lam_x)
     return {"optimum": exact_minimum(F(_N, lam_x, zv, graph=STAR), W).value,
             "remap": best_remap(N, zv, W).value}
