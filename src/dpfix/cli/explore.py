@@ -20,7 +20,10 @@ table of the named graphs (:func:`dpfix.explore.graphs.graph_table`);
 ``dpfix explore chambers --n 5`` (``--kind F --z 1/2,1/4,1/4``, ``--kind F --n 4 --z
 geometric``, ``--kind RF``) prints the chambers and breakpoints of U, F or R_F in
 lam > 1 (:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md); ``--confirm``
-recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`).
+recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`);
+``dpfix explore chambers --graph star:4`` (``--kind F --z uniform``) those of U_G or F_G on
+a neighbour graph of at most 4 nodes, ``--confirm`` recounting them with cdd
+(dpfix docs graphs, section 13).
 
 Sizes are guarded: ``--n`` up to :data:`dpfix.io.reports.EXPLORE_MAX_N`, a neighbour
 graph up to :data:`dpfix.explore.graphs.GRAPH_MAX_N` nodes and
@@ -79,7 +82,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "graphs); chambers: the chambers and breakpoints in lam > 1 of --kind "
                         "at --n (--z)")
     p.add_argument("--graph", metavar="GRAPH",
-                   help="with graph: a neighbour graph on 0..n-1: path:N, cycle:N, complete:N, "
+                   help="with graph (or chambers, for U_G and F_G at n <= 4): a neighbour "
+                        "graph on 0..n-1: path:N, cycle:N, complete:N, "
                         "star:N, grid:AxB, king:AxB, or a file of edges (one 'u v' or "
                         "'u v weight' a line)")
     p.add_argument("--table", action="store_true",
