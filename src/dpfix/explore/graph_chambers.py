@@ -128,9 +128,12 @@ def chambers_rows(targets: tuple[str, ...] = ("uniform", "zero"), confirm: bool 
             what = "U_G" if name is None else f"F_G[{name}]"
             row = f"| {label} {CONNECTED_4[label]} | {what} | {r['pieces']} |"
             if confirm:
-                n_ch, walls = len(r["vertex_sets"]), len(r["counts"])
+                n_ch = len(r["vertex_sets"])
+                field = sum("Q(lam)" in c["method"] for c in r["counts"])
+                rational = len(r["counts"]) - field
                 row += (f" {'agrees' if r['confirmed'] else 'DISAGREES'}: cdd's vertex set at "
-                        f"{n_ch} second point(s), cdd's count at {walls} wall(s) |")
+                        f"{n_ch} second point(s), cdd's count at {rational} rational wall(s), "
+                        f"Normaliz's over Q(lam) at {field} irrational one(s) |")
             yield row
 
 
