@@ -73,6 +73,13 @@ identically tight at the vertices ``v`` of ``G``; as ``B`` has full rank at
 ``lam_k``, those ``v(lam_k)`` are the one solution of ``B``, so ``G`` is one vertex
 and ``w_k = v(lam_k)``: a contradiction. ``J(s)`` is connected. QED.
 
+On a neighbour graph ``G`` (``graph=``; docs/graphs.md section 13) the rows are those of
+``U(n, lam, graph=G)`` and ``F(n, lam, z, graph=G)``, each ratio ``lam^w`` of an edge of
+integer weight ``w`` the polynomial ``x^w``, and the proof holds as it stands: for a
+connected ``G`` the matrix with every entry ``1/n`` (every ratio 1, below ``lam^w``) and
+``1 z^T`` on the columns with ``z_j > 0`` satisfy every inequality strictly, and a zero of
+a column with ``z_j = 0`` is carried along the edges to every node.
+
 The walk. From ``lam = 1`` to the right: at the frontier ``f`` (1 or a root), a
 sample ``s`` is taken in ``(f, r)`` (the simplest rational there); if ``J(s)`` does
 not reach down to ``f`` (or ``s`` is a root of its own polynomials), ``r`` is moved
