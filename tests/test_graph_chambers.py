@@ -124,6 +124,8 @@ def test_explore_chambers_graph_command(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "U(n=4, graph=star:4): 2 chamber(s), 1 breakpoint(s) in lam > 1"
     assert re.match(r"wall\s+2\s+208\s+lam - 2", out[3])
+    assert main(["explore", "chambers", "--graph", "star:4", "--around", "3/2"]) == 0
+    assert "the same type on (1, 2)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("argv", "message"), [
