@@ -20,7 +20,10 @@ table of the named graphs (:func:`dpfix.explore.graphs.graph_table`);
 ``dpfix explore chambers --n 5`` (``--kind F --z 1/2,1/4,1/4``, ``--kind F --n 4 --z
 geometric``, ``--kind RF``) prints the chambers and breakpoints of U, F or R_F in
 lam > 1 (:func:`dpfix.theory.parametric.chambers`, docs/every_lam.md); ``--confirm``
-recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`).
+recounts every piece by ``count_vertices`` (:meth:`~dpfix.theory.parametric.Chambers.confirm`);
+``dpfix explore chambers --graph star:4`` (``--kind F --z uniform``) those of U_G or F_G on
+a neighbour graph of at most 4 nodes, ``--confirm`` recounting them with cdd
+(dpfix docs graphs, section 13).
 
 Sizes are guarded: ``--n`` up to :data:`dpfix.io.reports.EXPLORE_MAX_N`, a neighbour
 graph up to :data:`dpfix.explore.graphs.GRAPH_MAX_N` nodes and
@@ -79,7 +82,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "graphs); chambers: the chambers and breakpoints in lam > 1 of --kind "
                         "at --n (--z)")
     p.add_argument("--graph", metavar="GRAPH",
-                   help="with graph: a neighbour graph on 0..n-1: path:N, cycle:N, complete:N, "
+                   help="with graph (or chambers, for U_G and F_G at n <= 4): a neighbour "
+                        "graph on 0..n-1: path:N, cycle:N, complete:N, "
                         "star:N, grid:AxB, king:AxB, or a file of edges (one 'u v' or "
                         "'u v weight' a line)")
     p.add_argument("--table", action="store_true",
@@ -105,8 +109,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     add_renamed(p, "--weights", "--loss")
     p.add_argument("--n-max", type=plain_int, default=5,
                    help="with northwest: the largest n searched (default 5)")
-    p.add_argument("--n", type=plain_int, default=3,
-                   help=f"number of counts, 2..{EXPLORE_MAX_N} (default 3)")
+    p.add_argument("--n", type=plain_int, default=None,
+                   help=f"number of counts, 2..{EXPLORE_MAX_N} (default 3; with chambers "
+                        "--graph, the graph's nodes)")
     p.add_argument("--lam", default="2", help="lam = e^eps, a rational above 1 such as 2 or "
                    "3/2 (default 2)")
     p.add_argument("--z", nargs="+", metavar="Z",
@@ -321,6 +326,50 @@ def _run_chambers(kind: str, n: int, z_text: list[str] | None, confirm: bool,
     return 0
 
 
+def _run_graph_chambers(kind: str, graph_text: str, n: int | None,
+                        z_text: list[str] | None, confirm: bool, around: str | None) -> int:
+    """``dpfix explore chambers --graph GRAPH``: the chambers of U_G (F_G with --z)."""
+    import time
+
+    from dpfix.theory.graphs import as_graph, graph_label
+    from dpfix.theory.parametric import GRAPH_LIMITS, chambers, interval_around
+
+    G = as_graph(graph_text)
+    m = G.number_of_nodes()
+    if n is not None and n != m:
+        raise ValueError(f"--n: the graph {graph_label(G)} has {m} nodes, got --n {n}")
+    if kind not in GRAPH_LIMITS:
+        raise ValueError(f"--kind: with --graph, one of {', '.join(GRAPH_LIMITS)}, got {kind}")
+    if m > GRAPH_LIMITS[kind]:
+        raise ValueError(f"--graph: chambers of {kind} on a graph are computed for at most "
+                         f"{GRAPH_LIMITS[kind]} nodes, got {m}")
+    z = _chamber_target(kind, m, z_text)
+    if around is not None:
+        if confirm:
+            raise ValueError("--confirm: not with --around (one interval, not a table)")
+        lam = exact_lam(around)
+        p = interval_around(kind, m, lam, z, graph=G)
+        print(f"{kind}(n={m}, graph={graph_label(G)}) at lam = {lam}: {p.count} vertices")
+        print(f"the same type on ({float(p.lo):.10g}, {float(p.hi):.10g}), "
+              f"{p.describe_ends()} (within the chamber holding lam)")
+        return 0
+    ch = chambers(kind, m, z, graph=G)
+    print(ch.table())
+    if confirm:
+        start = time.perf_counter()
+        try:
+            rows = ch.confirm(backend="cdd")
+            sets = ch.confirm_vertices(backend="cdd")
+        except AssertionError as exc:  # a count the enumeration does not reproduce
+            print(f"not confirmed: {exc}")
+            return 1
+        print(_confirmation(rows, time.perf_counter() - start))
+        print(f"vertex sets: {sum(r['ok'] for r in sets)} of {len(sets)} chamber(s) equal "
+              "cdd's vertices at a second rational point, formula for formula")
+        return 0 if all(r["ok"] is True for r in rows) else 1
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``dpfix explore``."""
     if args.what == "example1":
@@ -334,11 +383,17 @@ def run(args: argparse.Namespace) -> int:
         return _run_delta(args.lam, args.delta)
     if args.what == "graph":
         return _run_graph(args.graph, args.lam, args.z, args.table)
-    if args.graph is not None or args.table:
-        raise ValueError("--graph, --table: only with 'dpfix explore graph'")
+    if args.table or (args.graph is not None and args.what != "chambers"):
+        raise ValueError("--graph, --table: only with 'dpfix explore graph' (--graph also "
+                         "with 'dpfix explore chambers')")
     for flag, given in (("--confirm", args.confirm), ("--around", args.around is not None)):
         if given and args.what != "chambers":
             raise ValueError(f"{flag}: only with 'dpfix explore chambers'")
     if args.what == "chambers":
-        return _run_chambers(args.kind, args.n, args.z, args.confirm, args.around)
-    return _run_polytopes(args.n, args.lam, _z_tokens(args.z, args.n) if args.z else None)
+        if args.graph is not None:
+            return _run_graph_chambers(args.kind, args.graph, args.n, args.z, args.confirm,
+                                       args.around)
+        n = 3 if args.n is None else args.n
+        return _run_chambers(args.kind, n, args.z, args.confirm, args.around)
+    n = 3 if args.n is None else args.n
+    return _run_polytopes(n, args.lam, _z_tokens(args.z, n) if args.z else None)

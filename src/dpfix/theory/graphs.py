@@ -310,6 +310,9 @@ and the weights so that every lam^w is rational
     out = []
     for u, v in sorted(G.edges):
         w = G.edges[u, v]["weight"]
+        if not isinstance(lam, numbers.Rational) and w.denominator == 1:
+            out.append((u, v, lam ** int(w)))  # a real algebraic lam: exact in Q(lam)
+            continue
         try:
             r = exact_power(lam, w)
         except ValueError as exc:

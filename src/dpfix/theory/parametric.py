@@ -73,6 +73,13 @@ identically tight at the vertices ``v`` of ``G``; as ``B`` has full rank at
 ``lam_k``, those ``v(lam_k)`` are the one solution of ``B``, so ``G`` is one vertex
 and ``w_k = v(lam_k)``: a contradiction. ``J(s)`` is connected. QED.
 
+On a neighbour graph ``G`` (``graph=``; docs/graphs.md section 13) the rows are those of
+``U(n, lam, graph=G)`` and ``F(n, lam, z, graph=G)``, each ratio ``lam^w`` of an edge of
+integer weight ``w`` the polynomial ``x^w``, and the proof holds as it stands: for a
+connected ``G`` the matrix with every entry ``1/n`` (every ratio 1, below ``lam^w``) and
+``1 z^T`` on the columns with ``z_j > 0`` satisfy every inequality strictly, and a zero of
+a column with ``z_j = 0`` is carried along the edges to every node.
+
 The walk. From ``lam = 1`` to the right: at the frontier ``f`` (1 or a root), a
 sample ``s`` is taken in ``(f, r)`` (the simplest rational there); if ``J(s)`` does
 not reach down to ``f`` (or ``s`` is a root of its own polynomials), ``r`` is moved
@@ -127,7 +134,7 @@ from dpfix.numbers.exact import ExactnessError, probability_vector, to_fraction
 from dpfix.numbers.numeric import check_n
 from dpfix.theory.polytopes import check_kind
 
-__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "Piece", "Chambers", "chambers",
+__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "GRAPH_LIMITS", "Piece", "Chambers", "chambers",
            "interval_around", "breakpoint_number", "AlgebraicPoint"]
 
 #: :meth:`Piece.f_vector` runs Normaliz's FVector up to this many vertices (U(4), 664
@@ -141,6 +148,9 @@ LIMITS: dict[str, int] = {"U": 5, "F": 4, "RF": 3}
 KINDS: tuple[str, ...] = tuple(LIMITS)
 #: The largest n for :func:`interval_around` (one sample point: U(6) in about two minutes).
 AROUND_LIMITS: dict[str, int] = {"U": 6, "F": 4, "RF": 3}
+#: The kinds and their largest n for :func:`chambers` with ``graph=``: U_G and F_G through
+#: their vertices at each sample point (U_G at n = 5 has up to two million).
+GRAPH_LIMITS: dict[str, int] = {"U": 4, "F": 4}
 
 _X = fmpz_poly([0, 1])
 INF = math.inf
@@ -613,6 +623,29 @@ class _UEngine:
     def weight(self, key: Any) -> int:
         return math.perm(self.n, len(key))
 
+    def points_at(self, item: _Item, t: Fraction) -> list[tuple[Fraction, ...]]:
+        """The item's vertices at the rational ``t`` of its chamber, from its polynomials
+        (``N(t) / D(t)``; every placement of its columns), flattened row-major."""
+        from itertools import permutations
+
+        vecs, D, N = item.data
+        n, d = self.n, _at(item.data[1], t)
+        columns, at = [], 0
+        for ci in item.key:
+            fam = self.blocks[ci]
+            columns.append([sum((_at(N[at + k], t) * _at(fam[k][i], t)
+                                 for k in range(len(fam))), Fraction(0)) / d
+                            for i in range(n)])
+            at += len(fam)
+        out = []
+        for place in permutations(range(n), len(columns)):
+            M = [Fraction(0)] * (n * n)
+            for col, j in zip(columns, place, strict=True):
+                for i in range(n):
+                    M[i * n + j] = col[i]
+            out.append(tuple(M))
+        return out
+
     def vertices(self, item: _Item) -> list[Any]:
         import sympy
 
@@ -667,14 +700,36 @@ def _integer_row(values: Sequence[Fraction], rhs: Fraction) -> tuple[list, fmpz_
     return [fmpz_poly(int(v * q)) for v in values], fmpz_poly(int(rhs * q))
 
 
-def _rows_f(n: int, z: np.ndarray) -> tuple[list, list]:
-    ub, eq = _rows_u(n)
+def _rows_f(n: int, z: np.ndarray, rows_u: tuple[list, list] | None = None
+            ) -> tuple[list, list]:
+    """F's rows over Z[lam]: U's (the path's, or ``rows_u``) and ``z T = z``."""
+    ub, eq = rows_u if rows_u is not None else _rows_u(n)
+    eq = list(eq)
     for j in range(n):  # sum_i z_i T[i, j] = z_j
         vals = [Fraction(0)] * (n * n)
         for i in range(n):
             vals[i * n + j] = z[i]
         eq.append(_integer_row(vals, z[j]))
     return ub, eq
+
+
+def _rows_graph(n: int, G: Any) -> tuple[list, list]:
+    """U_G's rows over Z[lam], in the order of :func:`dpfix.theory.polytopes.U` with
+    ``graph=G``: the one builder :func:`dpfix.theory.graphs.neighbour_rows` with the
+    ratio ``lam^w`` of each edge as the polynomial ``x^w`` (integer weights)."""
+    from dpfix.theory.graphs import neighbour_rows
+
+    ratios = [(u, v, _X ** int(G.edges[u, v]["weight"])) for u, v in sorted(G.edges)]
+    sparse_ub, sparse_eq = neighbour_rows(n, ratios)
+    d, zero = n * n, fmpz_poly(0)
+
+    def dense(row: dict, b: Any) -> tuple[list, fmpz_poly]:
+        out = [zero] * d
+        for k, c in row.items():
+            out[k] = c if isinstance(c, fmpz_poly) else fmpz_poly(int(c))
+        return out, fmpz_poly(int(b))
+
+    return [dense(r, b) for r, b in sparse_ub], [dense(r, b) for r, b in sparse_eq]
 
 
 def _rows_rf(n: int, z: np.ndarray) -> tuple[list, list]:
@@ -716,10 +771,15 @@ class _GenericEngine:
     (the symmetry maps rows to rows with the same coefficients, so a vertex's image
     has the same polynomials)."""
 
-    def __init__(self, kind: str, n: int, z: np.ndarray | None, roots: _Roots) -> None:
-        self.kind, self.n, self.z, self.roots = kind, n, z, roots
-        build = {"U": lambda: _rows_u(n), "F": lambda: _rows_f(n, z),
-                 "RF": lambda: _rows_rf(n, z)}[kind]
+    def __init__(self, kind: str, n: int, z: np.ndarray | None, roots: _Roots,
+                 graph: Any = None) -> None:
+        self.kind, self.n, self.z, self.roots, self.graph = kind, n, z, roots, graph
+        if graph is not None:
+            build = {"U": lambda: _rows_graph(n, graph),
+                     "F": lambda: _rows_f(n, z, _rows_graph(n, graph))}[kind]
+        else:
+            build = {"U": lambda: _rows_u(n), "F": lambda: _rows_f(n, z),
+                     "RF": lambda: _rows_rf(n, z)}[kind]
         self.ub, self.eq = build()
         self.d = len(self.ub[0][0])
         self.known: dict[frozenset[int], frozenset[int]] = {}  # tight set -> its factors
@@ -728,7 +788,9 @@ class _GenericEngine:
         from dpfix.theory import polytopes
 
         if self.kind == "U":
-            return polytopes.U(self.n, lam)
+            return polytopes.U(self.n, lam, graph=self.graph)
+        if self.graph is not None:
+            return polytopes.F(self.n, lam, self.z, graph=self.graph)
         return getattr(polytopes, self.kind)(self.n, lam, self.z)
 
     def _tight(self, s: Fraction) -> tuple[Any, list[frozenset[int]], np.ndarray]:
@@ -798,6 +860,13 @@ class _GenericEngine:
 
     def weight(self, key: Any) -> int:
         return 1
+
+    def points_at(self, item: _Item, t: Fraction) -> list[tuple[Fraction, ...]]:
+        """The item's vertex at the rational ``t`` of its chamber, ``N(t) / D(t)`` from the
+        rows tight at the sample point (for R_F with the unnormalised scales)."""
+        D, N = self.solve(item.key, item.data)
+        d = _at(D, t)
+        return [tuple(_at(v, t) / d if v != 0 else Fraction(0) for v in N)]
 
     def vertices(self, item: _Item) -> list[Any]:
         import sympy
@@ -959,6 +1028,27 @@ class Piece:
         engine, smp = self._owner._engine, self._owner._samples[self.sample]
         return [V for it in smp.items for V in engine.vertices(it)]
 
+    def points_at(self, lam: Any) -> list[np.ndarray]:
+        """A chamber's vertices at the rational ``lam`` of the chamber, from its vertex
+        formulas ``N(lam) / D(lam)`` (exact, Fractions; no enumeration): the vertices of
+        the polytope there, by the theorem of the module docstring.
+
+        Examples
+        --------
+        >>> ch = chambers("U", 2)
+        >>> sorted(V.tolist() for V in ch[0].points_at(3))[0]
+        [[Fraction(0, 1), Fraction(1, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+        """
+        if self.is_breakpoint:
+            raise ValueError("points_at(): given for chambers")
+        x = to_fraction(lam, "lam")
+        if x not in self:
+            raise ValueError(f"lam: {x} is not in the chamber {self!r}")
+        engine, smp = self._owner._engine, self._owner._samples[self.sample]
+        shape = engine.polytope(self.sample).shape
+        return [np.array(pt, dtype=object).reshape(shape)
+                for it in smp.items for pt in engine.points_at(it, x)]
+
     def f_vector(self) -> list[int]:
         """``[f_0, f_1, ..., f_(d-1)]``, the number of faces of each dimension (vertices
         first, facets last), by Normaliz's ``FVector`` at the chamber's sample point (it
@@ -1024,8 +1114,11 @@ class Chambers(Sequence):
     """
 
     def __init__(self, kind: str, n: int, z: np.ndarray | None, pieces: list[Piece],
-                 engine: Any, samples: dict[Fraction, _Sample], seconds: float) -> None:
+                 engine: Any, samples: dict[Fraction, _Sample], seconds: float,
+                 graph: Any = None) -> None:
         self.kind, self.n, self.z = kind, n, z
+        #: the neighbour graph (a checked networkx graph), None for the path
+        self.graph = graph
         self._pieces, self._engine, self._samples = pieces, engine, samples
         self.seconds = seconds
         for p in pieces:
@@ -1043,7 +1136,8 @@ class Chambers(Sequence):
 
     def name(self) -> str:
         zs = "" if self.z is None else ", z=(" + ", ".join(str(v) for v in self.z) + ")"
-        return f"{self.kind}(n={self.n}{zs})"
+        gs = "" if self.graph is None else f", graph={self.graph.graph.get('label', 'graph')}"
+        return f"{self.kind}(n={self.n}{zs}{gs})"
 
     def piece_at(self, lam: Any) -> Piece:
         """The piece holding the rational ``lam > 1`` (floats refused)."""
@@ -1075,7 +1169,8 @@ class Chambers(Sequence):
     def __repr__(self) -> str:
         return f"Chambers({self.name()}, counts={self.counts()})"
 
-    def confirm(self, backend: str = "auto") -> list[dict[str, Any]]:
+    def confirm(self, backend: str = "auto", walls_only: bool = False
+                ) -> list[dict[str, Any]]:
         """Each count checked by an independent enumeration: at a rational point of
         each chamber other than its sample (the sample's own if the chamber is too
         narrow to find another simply), by ``Polytope.count_vertices`` (for U at n = 5
@@ -1084,17 +1179,24 @@ class Chambers(Sequence):
         (:mod:`dpfix.numbers.algebraic`), reported as not confirmed if the enumeration
         refuses that lam.
 
+        With ``walls_only`` the breakpoints alone (the chambers checked as vertex sets
+        by :meth:`confirm_vertices`, at the same points).
+
         Returns one row per piece (``piece``, ``lam``, ``count``, ``found``,
         ``method``, ``ok``); raises ``AssertionError`` on a disagreement.
         """
         rows = []
         for p in self._pieces:
+            if walls_only and not p.is_breakpoint:
+                continue
             lam, method = _confirm_point(p)
             if lam is None:
                 rows.append({"piece": repr(p), "lam": None, "count": p.count, "found": None,
                              "method": method, "ok": None})
                 continue
             which = backend
+            if not isinstance(lam, Fraction) and backend == "cdd":
+                which = "auto"  # cdd has no number fields: Normaliz over Q(lam)
             if self.kind == "U" and self.n >= 5 and backend == "auto":
                 from dpfix.theory.enumeration import normaliz_available
 
@@ -1114,6 +1216,37 @@ class Chambers(Sequence):
             if found != p.count:
                 raise AssertionError(f"{self.name()}: {p!r} has {p.count} vertices by the "
                                      f"chambers, {found} by count_vertices at lam = {lam}")
+        return rows
+
+
+    def confirm_vertices(self, backend: str = "cdd") -> list[dict[str, Any]]:
+        """Each chamber's vertices checked as a set: at the rational point of
+        :meth:`confirm` (other than the sample where the chamber allows), the chamber's
+        vertex formulas ``N(lam) / D(lam)`` evaluated exactly must be the vertices that
+        ``Polytope.vertices`` enumerates there (cdd's exact double description by
+        default), one for one. U and F (R_F's formulas are in unnormalised scales).
+
+        Returns one row per chamber (``piece``, ``lam``, ``count``, ``found``, ``ok``);
+        raises ``AssertionError`` on a disagreement.
+        """
+        if self.kind == "RF":
+            raise ValueError("confirm_vertices(): for U and F (R_F's vertex formulas use "
+                             "unnormalised scales)")
+        rows = []
+        for p in self._pieces:
+            if p.is_breakpoint:
+                continue
+            lam, _ = _confirm_point(p)
+            formulas = {tuple(V.ravel()) for V in p.points_at(lam)}
+            P = self._engine.polytope(lam)
+            found = {tuple(v.ravel()) for v in P.vertices(limit=None, backend=backend)}
+            ok = formulas == found
+            rows.append({"piece": repr(p), "lam": lam, "count": len(formulas),
+                         "found": len(found), "ok": ok})
+            if not ok:
+                raise AssertionError(f"{self.name()}: {p!r}: the formulas give {len(formulas)} "
+                                     f"points at lam = {lam}, {backend} enumerates "
+                                     f"{len(found)} vertices, {len(formulas & found)} shared")
         return rows
 
 
@@ -1147,14 +1280,39 @@ def _merge(engine: Any, raw: list[tuple[str, Number, Number, Any]]) -> list[Piec
             for lo, hi, keys, s in pieces]
 
 
+def _graph_for(graph: Any, n: int, kind: str, what: str) -> Any:
+    """The checked neighbour graph for :func:`chambers` (None for no graph or the path,
+    whose rows are the path's)."""
+    if graph is None:
+        return None
+    from dpfix.theory.graphs import as_graph, is_path
+
+    G = as_graph(graph, n)
+    if is_path(G):
+        return None
+    if kind not in GRAPH_LIMITS:
+        raise ValueError(f"kind: with graph=, one of {', '.join(GRAPH_LIMITS)} (U_G and F_G), "
+                         f"got {kind!r}")
+    if n > GRAPH_LIMITS[kind]:
+        raise ValueError(f"{what}: {kind} on a graph is decomposed for n <= "
+                         f"{GRAPH_LIMITS[kind]}, got {n}")
+    bad = [(u, v, w) for u, v, w in sorted(G.edges(data="weight")) if w.denominator != 1]
+    if bad:
+        u, v, w = bad[0]
+        raise ValueError(f"graph: edge {u}-{v} has weight {w}; the chambers take integer "
+                         "weights (lam^w a polynomial in lam)")
+    return G
+
+
 def _engine_for(kind: str, n: int, z: Any, processes: int, limits: dict[str, int],
-                what: str) -> tuple[Any, _Roots, Any]:
+                what: str, graph: Any = None) -> tuple[Any, _Roots, Any]:
     """``(engine, roots, z)`` after checking the arguments of :func:`chambers` or
     :func:`interval_around`."""
     if kind not in limits:
         raise ValueError(f"kind: one of {', '.join(KINDS)}, got {kind!r}")
     n = check_n(n, minimum=2)
-    if n > limits[kind]:
+    G = _graph_for(graph, n, kind, what)
+    if G is None and n > limits[kind]:
         raise ValueError(f"{what}: {kind} is decomposed for n <= {limits[kind]}, got {n}")
     if kind == "U":
         if z is not None:
@@ -1165,8 +1323,12 @@ def _engine_for(kind: str, n: int, z: Any, processes: int, limits: dict[str, int
             raise ValueError(f"z: {kind} needs an exact target z")
         zv = probability_vector(z, exact=True, n=n)
     roots = _Roots()
-    engine: Any = _UEngine(n, roots, processes) if kind == "U" else \
-        _GenericEngine(kind, n, zv, roots)
+    if G is not None:
+        engine: Any = _GenericEngine(kind, n, zv, roots, G)
+    elif kind == "U":
+        engine = _UEngine(n, roots, processes)
+    else:
+        engine = _GenericEngine(kind, n, zv, roots)
     return engine, roots, zv
 
 
@@ -1178,7 +1340,8 @@ class _Around:
     _samples: dict[Fraction, _Sample]
 
 
-def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int = 1) -> Piece:
+def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int = 1,
+                    graph: Any = None) -> Piece:
     """The open interval ``J(lam)`` around a rational ``lam`` on which the type is the
     type at ``lam``, from ``lam``'s vertices alone (one sample point of the walk of
     :func:`chambers`; the theorem of the module docstring).
@@ -1194,6 +1357,7 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     kind, n, z : as for :func:`chambers`, with ``n`` up to :data:`AROUND_LIMITS`.
     lam : a rational above 1 (floats refused).
     processes : worker processes for U's vertex sets.
+    graph : a neighbour graph, as for :func:`chambers`.
 
     Returns
     -------
@@ -1216,7 +1380,8 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     s = to_fraction(lam, "lam")
     if s <= 1:
         raise ValueError(f"lam: must be > 1, got {s}")
-    engine, roots, _ = _engine_for(kind, n, z, processes, AROUND_LIMITS, "interval_around")
+    engine, roots, _ = _engine_for(kind, n, z, processes, AROUND_LIMITS, "interval_around",
+                                   graph)
     smp = engine.sample(s)
     a, b, on_root = _interval(smp, roots)
     if on_root:
@@ -1225,7 +1390,8 @@ def interval_around(kind: str, n: int, lam: Any, z: Any = None, processes: int =
     return Piece(a, b, smp.count, s, smp.keys, _Around(engine, {s: smp}))
 
 
-def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
+def chambers(kind: str, n: int, z: Any = None, processes: int = 1,
+             graph: Any = None) -> Chambers:
     """The chambers and breakpoints of ``kind`` in lam ``> 1`` (the module docstring
     gives the method and its proof).
 
@@ -1235,6 +1401,11 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     n : the size.
     z : the exact target for F and R_F (rationals; floats refused).
     processes : worker processes for U's vertex sets at each sample point.
+    graph : a neighbour graph on ``0..n-1`` (:func:`dpfix.theory.graphs.as_graph`: a
+        networkx graph, ``"star:4"``, a file of edges; integer weights): the chambers of
+        ``U_G`` and ``F_G[z]`` (kinds ``"U"`` and ``"F"``, n up to :data:`GRAPH_LIMITS`),
+        from the rows of :func:`dpfix.theory.polytopes.U` with ``graph=``. None, or the
+        path, gives the path's.
 
     Returns
     -------
@@ -1257,8 +1428,8 @@ def chambers(kind: str, n: int, z: Any = None, processes: int = 1) -> Chambers:
     import time
 
     start = time.perf_counter()
-    engine, roots, zv = _engine_for(kind, n, z, processes, LIMITS, "chambers")
+    engine, roots, zv = _engine_for(kind, n, z, processes, LIMITS, "chambers", graph)
     raw = _walk(engine, roots)
     samples = {x.lam: x for k, _, _, x in raw if k == "chamber"}
     return Chambers(kind, n, zv, _merge(engine, raw), engine, samples,
-                    time.perf_counter() - start)
+                    time.perf_counter() - start, getattr(engine, "graph", None))
