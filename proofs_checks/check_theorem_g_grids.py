@@ -51,17 +51,17 @@ def _costs(n: int) -> list[list[list[Fraction]]]:
               for j in r] for i in r]]
 
 
-def _check(xs: tuple, lam: Fraction, which: int, method: str | None) -> None:
+def _check(xs: tuple, lam: Fraction, which: int, solver: str | None) -> None:
     costs = [_costs(len(x))[(which + k) % 4] for k, x in enumerate(xs)]
-    chk = theorem_g_check(xs, costs, lam, method=method)
+    chk = theorem_g_check(xs, costs, lam, solver=solver)
     where = f"{'x'.join(map(str, chk.shape))}, lam = {lam}, marginals {xs}, costs {which}"
     assert chk.product_in_F, f"the product is not in F_grid: {where}"
     assert chk.dual_feasible, f"the proof's dual point is infeasible: {where}"
     assert chk.product_value == chk.dual_value == sum(chk.path_optima), \
         f"values differ ({chk.product_value}, {chk.dual_value}, {chk.path_optima}): {where}"
-    if method is not None:
+    if solver is not None:
         assert chk.optimum == chk.product_value, \
-            f"{method} LP optimum {chk.optimum} != product {chk.product_value}: {where}"
+            f"{solver} LP optimum {chk.optimum} != product {chk.product_value}: {where}"
 
 
 def run(mode: str = "quick") -> int:
@@ -76,8 +76,8 @@ def run(mode: str = "quick") -> int:
             cases += 1
     grids = [((a, b, c), "dual") for a in MARGINALS_2[:2] for b in MARGINALS_2[2:]
              for c in MARGINALS_3[1:]]
-    for k, (xs, method) in enumerate(grids if full else grids[:2]):
-        _check(xs, Fraction(2), k, method)
+    for k, (xs, solver) in enumerate(grids if full else grids[:2]):
+        _check(xs, Fraction(2), k, solver)
         cases += 1
     for k, (xs, _) in enumerate(grids if full else []):
         _check(xs, Fraction(3), k, "primal")
@@ -86,8 +86,8 @@ def run(mode: str = "quick") -> int:
            ((MARGINALS_3[0], MARGINALS_3[1], MARGINALS_3[2]), "dual")]
     if full:
         big.append(((MARGINALS_4[1], MARGINALS_4[0], MARGINALS_4[1]), None))
-    for k, (xs, method) in enumerate(big):
-        _check(xs, Fraction(2), k, method if full else None)
+    for k, (xs, solver) in enumerate(big):
+        _check(xs, Fraction(2), k, solver if full else None)
         cases += 1
     rows = {r["case"]: r for r in failure_cases()}
     ns = rows["not separable"]

@@ -47,7 +47,7 @@ def test_theorem_g_on_2x2x3_against_the_dual_lp(data):
     xs = [data.draw(targets(n, max_weight=3), label=f"x{k}") for k, n in enumerate((2, 2, 3))]
     costs = [data.draw(monge_costs(n, max_weight=2), label=f"c{k}")
              for k, n in enumerate((2, 2, 3))]
-    chk = gp.theorem_g_check(xs, costs, 2, method="dual")
+    chk = gp.theorem_g_check(xs, costs, 2, solver="dual")
     assert chk.holds and chk.optimum == chk.product_value == sum(chk.path_optima)
 
 
@@ -84,7 +84,7 @@ def test_the_two_exact_lps_agree_where_the_product_is_optimal_and_where_it_is_no
     T = gp.product_of_northwest_corners(xs, 2)
     for C, optimal in ((gp.separable_cost([ABS2] * 3), True), (king, False)):
         primal = gp.grid_optimum(z, C, (2, 2, 2), 2)
-        assert primal == gp.grid_optimum(z, C, (2, 2, 2), 2, method="dual")
+        assert primal == gp.grid_optimum(z, C, (2, 2, 2), 2, solver="dual")
         assert (primal == (z[:, None] * np.array(C, dtype=object) * T).sum()) is optimal
 
 
@@ -103,7 +103,7 @@ def test_product_noise_then_transport_is_optimal_for_product_targets(xs):
     z = gp.product_target(*xs)
     value = product_transport(z, shape, lam=2, unit="cell").count_error()
     chk = gp.theorem_g_check(xs, [_abs(n) for n in shape], 2,
-                             method="primal" if len(z) <= 8 else None)
+                             solver="primal" if len(z) <= 8 else None)
     assert chk.holds and value == chk.product_value
 
 
@@ -124,7 +124,7 @@ def test_the_proofs_dual_point_is_infeasible_for_a_cost_that_is_not_monge():
     """The certificate check can fail: with the zero-one cost on the third coordinate the
     paths' northwest duals do not combine into a feasible point."""
     xs = [HALF, HALF, ["1/4", "1/4", "1/2"]]
-    chk = gp.theorem_g_check(xs, [ABS2, ABS2, ZERO_ONE3], 3, method=None)
+    chk = gp.theorem_g_check(xs, [ABS2, ABS2, ZERO_ONE3], 3, solver=None)
     assert chk.monge == (True, True, False) and chk.product_in_F
     assert chk.dual_feasible is False and not chk.holds
 
@@ -173,8 +173,8 @@ def test_separable_cost_and_monge():
                                        r"take at most 64$"),
     (lambda: gp.grid_graph((1,)), r"^shape: every size at least 1 and at least 2 states"),
     (lambda: gp.grid_optimum(gp.product_target(*[HALF] * 3), gp.separable_cost([ABS2] * 3),
-                             (2, 2, 2), 2, method="simplex"),
-     r"^method: one of primal, dual, got 'simplex'$"),
+                             (2, 2, 2), 2, solver="simplex"),
+     r"^solver: one of primal, dual, got 'simplex'$"),
     (lambda: gp.theorem_g_check([HALF, HALF], [ABS2], 2),
      r"^costs: one n x n matrix per coordinate"),
 ])
@@ -197,7 +197,7 @@ def test_theorem_g_on_larger_grids_against_the_dual_lp(shape):
             for k, n in enumerate(shape)]
     costs = [_abs(shape[0]), [[(i - j) ** 2 for j in range(shape[1])]
                               for i in range(shape[1])], _abs(shape[2])]
-    chk = gp.theorem_g_check(marg, costs, 2, method="dual")
+    chk = gp.theorem_g_check(marg, costs, 2, solver="dual")
     assert chk.holds and chk.optimum == chk.dual_value == sum(chk.path_optima)
 
 

@@ -341,6 +341,8 @@ MEANT_FORMER = {
         "band.DistributionBand", "columns.ColumnUncertainty.group_intervals",
         "counts.ConfidenceSets", "totals.TotalInterval")},
     ("method", "dpfix.sampling.geometric.TwoSidedGeometric"): "how it draws: blocks or digits",
+    **{("method", f"dpfix.release.outputs.Release.{f}"): _INTERVAL
+       for f in ("total_interval", "group_intervals")},
     ("weights", "dpfix.experiments.incidents.incidents"): "the incidents' mixture weights",
     ("weights", "dpfix.release.uncertainty.common.width_summary"): "a weighted mean's weights",
     ("weights", "dpfix.sampling.table.CheckedTable"): "the integer weights of the table",
@@ -368,7 +370,7 @@ KIND = {"dpfix.certify.certificate.certify_optimal", "dpfix.certify.certificate.
         "dpfix.explore.strategies.points_of", "dpfix.explore.verification.every_lam_cases",
         "dpfix.theory.parametric.chambers", "dpfix.theory.parametric.interval_around",
         "dpfix.theory.parametric.Chambers", "dpfix.theory.delta.delta_polytope",
-        "dpfix.theory.polytopes.check_kind"}
+        "dpfix.theory.polytopes.check_kind", "dpfix.explore.graph_chambers.chambers_report"}
 MEANT_KIND = {"dpfix.io.tables.TableInput": "the table's format (csv, parquet, histogram), "
                                             "an attribute of an input read, not a choice"}
 
@@ -551,6 +553,13 @@ MEANT_DEFAULT = {
     ("loss", "dpfix.explore.northwest.find_northwest_counterexample"): _REQUIRED,
     ("loss", "dpfix.explore.northwest.northwest_survey"): _REQUIRED,
     ("loss", "dpfix.theory.mechanism.weight_matrix"): _REQUIRED,
+    **{("loss", f"dpfix.explore.star_large_lam.{f}"): "the graph statement's loss (docs/graphs.md)"
+       for f in ("derive_certificate", "prove_no_threshold", "exact_gap")},
+    **{("solver", f"dpfix.explore.grid_products.{f}"):
+       "the exact LP's form on a grid: the primal simplex, or the dual (column generation)"
+       for f in ("grid_optimum", "theorem_g_check")},
+    ("backend", "dpfix.theory.parametric.Chambers.confirm_vertices"):
+        "the second count is cdd's by design: the chambers' own count is the first",
     ("loss", "dpfix.explore.graph_tables.search_report"):
         "None: the report without the values of a loss",
     ("solver", "dpfix.constructors.lp.lp_optimum"): "the float LP (solver='exact' for cdd)",

@@ -6,8 +6,8 @@ and a separable Monge loss, the product of the paths' northwest corners is optim
   :func:`separable_cost`: the objects of the theorem for ``d`` count columns (states
   flattened in C order, as in docs/joint.md section 9);
 - :func:`grid_optimum`: the exact optimum over ``F_grid[z]``, by cdd's exact simplex on
-  the primal (``method="primal"``, the ``N^2`` variables of the mechanism) or by column
-  generation on the dual (``method="dual"``, ``2N`` variables, the cone of ``G``-private
+  the primal (``solver="primal"``, the ``N^2`` variables of the mechanism) or by column
+  generation on the dual (``solver="dual"``, ``2N`` variables, the cone of ``G``-private
   columns as separation oracle, :func:`graph_cone_minimum`);
 - :func:`product_dual`: the dual point of the proof, assembled from the paths' northwest
   duals (Lemma C of docs/optimum_of_F.md), and :func:`infeasible_columns`, which checks
@@ -41,12 +41,12 @@ from .graph_mechanisms import exact_minimum, product_target
 __all__ = ["GridCheck", "grid_graph", "product_target", "product_of_northwest_corners",
            "separable_cost", "is_monge", "graph_cone_minimum", "grid_optimum",
            "product_dual", "infeasible_columns", "path_optimum", "theorem_g_check",
-           "failure_cases", "failure_table", "GRID_METHODS", "MAX_GRID_STATES"]
+           "failure_cases", "failure_table", "GRID_SOLVERS", "MAX_GRID_STATES"]
 
 ZERO, ONE = Fraction(0), Fraction(1)
 
 #: How :func:`grid_optimum` solves the LP over ``F_grid[z]``.
-GRID_METHODS = ("primal", "dual")
+GRID_SOLVERS = ("primal", "dual")
 
 #: The largest number of states ``n_1 ... n_d`` :func:`grid_graph` builds: the exact LPs
 #: grow as ``N^2`` (primal) and ``N`` per column (dual); ``4 x 4 x 4`` is far beyond them.
@@ -201,7 +201,7 @@ def _dual_lp(z: np.ndarray, W: np.ndarray, G: nx.Graph, lam: Fraction, max_round
                        "generation")
 
 
-def grid_optimum(z: Any, cost: Any, shape: Any, lam: Any, *, method: str = "primal",
+def grid_optimum(z: Any, cost: Any, shape: Any, lam: Any, *, solver: str = "primal",
                  max_rounds: int = 500) -> Fraction:
     """The exact least count error ``min sum_v z_v sum_(v') T[v, v'] c(v, v')`` over
     ``F_grid[z]`` on the grid of ``shape``.
@@ -212,7 +212,7 @@ def grid_optimum(z: Any, cost: Any, shape: Any, lam: Any, *, method: str = "prim
     cost : ``N x N`` exact cost ``c(v, v')``.
     shape : the grid's sizes.
     lam : rational ``lam > 1``.
-    method : ``"primal"``: cdd's exact simplex on the ``N^2`` variables of ``T``
+    solver : ``"primal"``: cdd's exact simplex on the ``N^2`` variables of ``T``
         (:func:`dpfix.explore.graph_mechanisms.exact_minimum`, certificate checked);
         ``"dual"``: column generation on the dual (``2N`` variables ``u, v``), each round
         an exact LP over the cuts found so far and, per column, an exact LP over the cone
@@ -224,11 +224,11 @@ def grid_optimum(z: Any, cost: Any, shape: Any, lam: Any, *, method: str = "prim
     --------
     >>> z = product_target(*[["1/2", "1/2"]] * 3)
     >>> C = separable_cost([[[0, 1], [1, 0]]] * 3)
-    >>> grid_optimum(z, C, (2, 2, 2), 2), grid_optimum(z, C, (2, 2, 2), 2, method="dual")
+    >>> grid_optimum(z, C, (2, 2, 2), 2), grid_optimum(z, C, (2, 2, 2), 2, solver="dual")
     (Fraction(1, 1), Fraction(1, 1))
     """
-    if method not in GRID_METHODS:
-        raise ValueError(f"method: one of {', '.join(GRID_METHODS)}, got {method!r}")
+    if solver not in GRID_SOLVERS:
+        raise ValueError(f"solver: one of {', '.join(GRID_SOLVERS)}, got {solver!r}")
     G = grid_graph(shape)
     N = G.number_of_nodes()
     zv = probability_vector(z, exact=True, n=N)
@@ -237,7 +237,7 @@ def grid_optimum(z: Any, cost: Any, shape: Any, lam: Any, *, method: str = "prim
         raise ValueError(f"cost: expected shape {(N, N)}, got {C.shape}")
     lam_x = exact_lam(lam)
     W = zv[:, None] * C
-    if method == "primal":
+    if solver == "primal":
         return exact_minimum(F(N, lam_x, zv, graph=G), W).value
     return _dual_lp(zv, W, G, lam_x, max_rounds)[0]
 
@@ -315,7 +315,7 @@ class GridCheck:
     product_in_F : whether the product of northwest corners lies in ``F_grid[z]``.
     product_value : its count error.
     path_optima : each path's exact optimum over ``F[x^k]`` (any cost).
-    optimum : the exact optimum over ``F_grid[z]`` (``method``), or None when not asked.
+    optimum : the exact optimum over ``F_grid[z]`` (``solver``), or None when not asked.
     dual_value : ``sum u + z . v`` of :func:`product_dual`.
     dual_feasible : whether :func:`infeasible_columns` finds none (None when not asked).
     """
@@ -328,7 +328,7 @@ class GridCheck:
     product_value: Fraction
     path_optima: tuple[Fraction, ...]
     optimum: Fraction | None
-    method: str | None
+    solver: str | None
     dual_value: Fraction
     dual_feasible: bool | None
     details: dict[str, Any] = field(default_factory=dict)
@@ -344,7 +344,7 @@ class GridCheck:
         return bool(self.dual_feasible) and self.dual_value == self.product_value
 
 
-def theorem_g_check(marginals: Any, costs: Any, lam: Any, *, method: str | None = "primal",
+def theorem_g_check(marginals: Any, costs: Any, lam: Any, *, solver: str | None = "primal",
                     certificate: bool = True) -> GridCheck:
     """Theorem G on the grid ``P_(n_1) x ... x P_(n_d)`` (``n_k = len(marginals[k])``) for
     the product target of ``marginals`` and the cost ``sum_k costs[k](v_k, v'_k)``.
@@ -354,7 +354,7 @@ def theorem_g_check(marginals: Any, costs: Any, lam: Any, *, method: str | None 
     marginals : the ``d`` exact distributions ``x^k``.
     costs : the ``d`` exact costs ``c_k`` (``n_k x n_k``).
     lam : rational ``lam > 1``.
-    method : how :func:`grid_optimum` solves the exact LP over ``F_grid[z]``, or None to
+    solver : how :func:`grid_optimum` solves the exact LP over ``F_grid[z]``, or None to
         skip it (then the certificate alone decides).
     certificate : check the proof's dual point (:func:`product_dual`) against the grid's
         cone by exact LPs.
@@ -380,11 +380,11 @@ def theorem_g_check(marginals: Any, costs: Any, lam: Any, *, method: str | None 
     value = sum((W[i, j] * T[i, j] for i in range(N) for j in range(N)), ZERO)
     u, v = product_dual(xs, cs, lam_x)
     dual_value = sum(u, ZERO) + z.dot(v)
-    optimum = None if method is None else grid_optimum(z, C, dims, lam_x, method=method)
+    optimum = None if solver is None else grid_optimum(z, C, dims, lam_x, solver=solver)
     feasible = (not infeasible_columns(W, u, v, z, G, lam_x)) if certificate else None
     return GridCheck(dims, lam_x, xs, tuple(is_monge(c) for c in cs), bool(in_F), value,
                      tuple(path_optimum(x, c, lam_x) for x, c in zip(xs, cs, strict=True)),
-                     optimum, method, dual_value, feasible)
+                     optimum, solver, dual_value, feasible)
 
 
 def failure_cases() -> list[dict[str, Any]]:
