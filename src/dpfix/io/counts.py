@@ -301,8 +301,10 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = row_label)
             a = values.to_numpy(dtype=values.dtype.numpy_dtype
                                 if hasattr(values.dtype, "numpy_dtype") else None)
             if a.dtype.kind == "i":
-                if (a < 0).any():
+                if a.min() < 0:
                     return by_row()
+                if a.max() <= _CLIP:  # nothing to clip: one copy
+                    return a.astype(np.int64, copy=True)
                 return np.minimum(a.astype(np.int64), _CLIP)
             return np.minimum(a.astype(np.uint64), np.uint64(_CLIP)).astype(np.int64)
         a = values.to_numpy(dtype=float)
