@@ -10,23 +10,30 @@ and the cells a spreadsheet would run as formulas.
 - formula guarding (:func:`formula_cells`, :func:`guard_formulas`): a CSV cell that starts
   with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain number is
   escaped with ``'`` or warned about (:class:`FormulaWarning`);
+- rows of pyarrow columns as CSV text (:func:`csv_rows`), byte for byte what pandas'
+  ``to_csv`` writes (the Python csv writer's minimal quoting, :func:`csv_quoting`), and
+  their formula cells escaped or counted (:func:`guard_formula_array`): a streamed
+  release writes its blocks so;
 - the outputs are written through the staged atomic commit of :mod:`dpfix.io.commit`.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpfix.io.counts import NUMBER_TEXT
+from dpfix.io.counts import NUMBER_TEXT, text_buffers
 from dpfix.io.tables import TableInput
 from dpfix.numbers.numeric import require
 
 __all__ = ["write_counts", "write_parquet", "FORMULA_STARTS", "FormulaWarning",
-           "formula_cells", "escape_formula_cells", "guard_formulas", "warn_formulas"]
+           "formula_cells", "escape_formula_cells", "guard_formulas", "warn_formulas",
+           "csv_quoting", "csv_cells", "csv_rows", "guard_formula_array"]
 
 
 def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
@@ -270,3 +277,169 @@ def write_counts(table: TableInput, result: Any,
             frame.to_csv(dest, index=False, encoding=encoding)
         else:
             write_parquet(frame, dest)
+
+
+# ------------------------------------------------------------------ CSV text of pyarrow columns
+@functools.lru_cache(maxsize=32)
+def csv_quoting(sep: str, newline: str) -> str:
+    """The characters that make pandas' ``to_csv`` (the Python csv writer, minimal quoting)
+    quote a cell, with the separator ``sep`` and the line end ``newline``: asked of the
+    writer itself, one cell per candidate (the separator, the quote, the line-end
+    characters), so that :func:`csv_cells` quotes exactly the cells it quotes.
+
+    Examples
+    --------
+    >>> csv_quoting(",", "\\n"), csv_quoting(";", "\\r\\n")
+    (',"\\n', ';"\\r\\n')
+    """
+    pd = require("pandas")
+
+    quoted = []
+    for c in dict.fromkeys([sep, '"', "\r", "\n", *newline]):
+        text = pd.DataFrame({"a": [f"a{c}b"], "b": ["x"]}).to_csv(
+            index=False, header=False, sep=sep, lineterminator=newline)
+        if text.startswith('"'):
+            quoted.append(c)
+    return "".join(quoted)
+
+
+def _rows_with(values: Any, chars: str) -> np.ndarray:
+    """The rows of a string array (no nulls) whose cell holds one of ``chars``."""
+    pc = require("pyarrow.compute")
+
+    offsets, data = text_buffers(values)
+    text = data[offsets[0]:offsets[-1]]
+    hit = np.zeros(len(values), dtype=bool)
+    for c in chars:
+        code = c.encode()
+        if len(code) == 1:  # one byte: found in the bytes themselves
+            at = np.flatnonzero(text == code[0]) + offsets[0]
+            hit[np.searchsorted(offsets, at, side="right") - 1] = True
+        else:
+            hit |= np.asarray(pc.match_substring(values, c), dtype=bool)
+    return np.flatnonzero(hit)
+
+
+def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = False) -> Any:
+    """A pyarrow column's cells as pandas' ``to_csv`` writes them: the text as it is, or
+    quoted (``"..."``, its quotes doubled) when it holds one of :func:`csv_quoting`'s
+    characters; with ``alone`` (the row's only cell) an empty cell is ``""``. Integers are
+    written in decimal.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> csv_cells(pa.array(['a', 'b,c', 'say "hi"', ''])).to_pylist()
+    ['a', '"b,c"', '"say ""hi"""', '']
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = pc.cast(values, pa.string())
+    values = values.cast(pa.large_string())
+    if len(values) == 0:
+        return values
+    rows = _rows_with(values, csv_quoting(sep, newline))
+    if alone:
+        rows = np.union1d(rows, np.flatnonzero(np.asarray(pc.binary_length(values)) == 0))
+    if rows.size == 0:
+        return values
+    cells = values.take(pa.array(rows)).to_pylist()
+    mask = np.zeros(len(values), dtype=bool)
+    mask[rows] = True
+    quoted = pa.array(['"' + c.replace('"', '""') + '"' for c in cells], pa.large_string())
+    return pc.replace_with_mask(values, pa.array(mask), quoted)
+
+
+def csv_rows(columns: list, sep: str = ",", newline: str = "\n") -> bytes:
+    """The rows of pyarrow ``columns`` (of one length) as CSV text in UTF-8: each cell as
+    :func:`csv_cells` writes it, the cells joined by ``sep``, each row ended by
+    ``newline``: byte for byte pandas' ``to_csv`` of the same cells (no header, no index).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> csv_rows([pa.array(["a", "x;y"]), pa.array([3, 0])], ";")
+    b'a;3\\n"x;y";0\\n'
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if not columns or len(columns[0]) == 0:
+        return b""
+    cells = [csv_cells(c, sep, newline, alone=len(columns) == 1) for c in columns]
+    line = pc.binary_join_element_wise(*cells, pa.scalar("", pa.large_string()),
+                                       pa.scalar(sep, pa.large_string()))
+    # the empty last piece adds a separator: it becomes the line end
+    offsets, data = text_buffers(line)
+    ends = offsets[1:] - len(sep.encode())
+    out = np.empty(offsets[-1] - offsets[0] - (len(sep.encode()) - len(newline.encode())) *
+                   len(line), dtype=np.uint8)
+    return _with_line_ends(offsets, data, ends, newline.encode(), out)
+
+
+def _with_line_ends(offsets: np.ndarray, data: np.ndarray, ends: np.ndarray, newline: bytes,
+                    out: np.ndarray) -> bytes:
+    """Each row's bytes ``data[offsets[i]:ends[i]]`` followed by ``newline``, in ``out``."""
+    lengths = ends - offsets[:-1]
+    starts = np.concatenate([[0], np.cumsum(lengths + len(newline))[:-1]])
+    keep = np.ones(out.size, dtype=bool)
+    for j in range(len(newline)):  # the line end's byte positions
+        keep[starts + lengths + j] = False
+        out[starts + lengths + j] = newline[j]
+    row_of = np.repeat(np.arange(len(lengths)), lengths)
+    source = np.arange(row_of.size) - np.repeat(starts, lengths) + \
+        np.repeat(offsets[:-1], lengths)
+    out[keep] = data[source]
+    return out.tobytes()
+
+
+#: A cell that is a plain number to a spreadsheet (:data:`dpfix.io.counts.NUMBER_TEXT`), in
+#: pyarrow's (RE2) syntax; exact for ASCII cells.
+_NUMBER_RE2 = "(?i)^(?:" + NUMBER_TEXT.pattern + ")$"
+
+
+def guard_formula_array(values: Any, escape: bool) -> tuple[Any, int]:
+    """A pyarrow text column's formula cells (:func:`formula_cells`' rule) escaped with
+    ``'`` (``escape``) or left as they are, and their number: ``(column, count)``.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> cells, n = guard_formula_array(pa.array(["=1+1", "-3", "a", "@x"]), True)
+    >>> cells.to_pylist(), n
+    ["'=1+1", '-3', 'a', "'@x"]
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)) or \
+            len(values) == 0 or values.null_count:
+        return values, 0
+    offsets, data = text_buffers(values)
+    starts = offsets[:-1]
+    filled = starts < offsets[1:]
+    first = np.zeros(len(values), dtype=np.uint8)
+    first[filled] = data[starts[filled]]
+    candidates = np.flatnonzero(np.isin(first, [ord(c) for c in FORMULA_STARTS]))
+    if candidates.size == 0:
+        return values, 0
+    picked = values.take(pa.array(candidates))
+    number = np.asarray(pc.match_substring_regex(picked, _NUMBER_RE2), dtype=bool)
+    ascii_ = np.asarray(pc.string_is_ascii(picked), dtype=bool)
+    bad = ~number
+    for i in np.flatnonzero(~ascii_):  # Python's case folding beyond ASCII decides
+        bad[i] = NUMBER_TEXT.fullmatch(picked[i].as_py()) is None
+    rows = candidates[bad]
+    if rows.size == 0 or not escape:
+        return values, int(rows.size)
+    mask = np.zeros(len(values), dtype=bool)
+    mask[rows] = True
+    escaped = pc.binary_join_element_wise("'", values.take(pa.array(rows)), "")
+    return pc.replace_with_mask(values, pa.array(mask), escaped.cast(values.type)), \
+        int(rows.size)
