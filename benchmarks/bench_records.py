@@ -10,11 +10,11 @@ alternating, ``--reps`` times each:
 - **floor**: ``pyarrow.csv.read_csv(path)`` then ``Table.group_by(["county",
   "offence"]).aggregate([("person_id", "count")])``: the counts per county and offence,
   no bounding, no privacy;
-- **records**: ``privatize_records(path, person="person_id", group_by="county",
-  groups=<the 3,136 counties>, count="offence", values=<the 7 offences>, eps=1,
-  upper=1000, max_contributions=5, max_per_group=2)`` with secure randomness: the file
-  read (as text), every record indexed, each person bounded, the counts released (a
-  tiny release first, untimed: the imports and first calls, as the floor's warm-up).
+- **records**: ``privatize_records(Records(path, person="person_id", group_by="county",
+  count="offence"), <the 3,136 counties>, 1, values=<the 7 offences>, upper=1000,
+  max_contributions=5, max_per_group=2)`` with secure randomness: the plan, the file read
+  (as text), every record indexed, each person bounded, the counts released (a tiny
+  release first, untimed: the imports and first calls, as the floor's warm-up).
 
 Writes ``benchmarks/results/records.json`` (medians of wall and CPU seconds, their ratio)
 and prints a table. Run: ``python benchmarks/bench_records.py [--quick] [--reps 3]``
@@ -52,18 +52,18 @@ _RECORDS = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
 from dpfix.experiments.incidents import OFFENCES
-from dpfix.release.records import privatize_records
+from dpfix.release.records import Records, privatize_records
 path, groups, C, c = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 UPPER = int(sys.argv[5])
 counties = open(groups).read().split()
-privatize_records({"person_id": [1, 1], "county": counties[:2], "offence": ["RAPE"] * 2},
-                  person="person_id", group_by="county", groups=counties, count="offence",
-                  values=list(OFFENCES), eps=1.0, upper=UPPER, max_contributions=C,
+warm = {"person_id": [1, 1], "county": counties[:2], "offence": ["RAPE"] * 2}
+privatize_records(Records(warm, "person_id", "county", "offence"), counties, 1.0,
+                  values=list(OFFENCES), upper=UPPER, max_contributions=C,
                   max_per_group=c)  # warm: the imports and first calls
 w, t = time.perf_counter(), time.process_time()
-r, s = privatize_records(path, person="person_id", group_by="county", groups=counties,
-                         count="offence", values=list(OFFENCES), eps=1.0, upper=UPPER,
-                         max_contributions=C, max_per_group=c, confidential=True)
+r, s = privatize_records(Records(path, "person_id", "county", "offence"), counties, 1.0,
+                         values=list(OFFENCES), upper=UPPER, max_contributions=C,
+                         max_per_group=c, confidential=True)
 wall, cpu = time.perf_counter() - w, time.process_time() - t
 print(wall, cpu, json.dumps(s.report["records"]["seconds"]))
 """
@@ -86,6 +86,7 @@ def main() -> None:
     from dpfix.experiments.incidents import incidents
 
     N = 10**6 if args.quick else 10**7
+    load = os.getloadavg()
     C, c = args.max_contributions, args.max_per_group
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
@@ -118,7 +119,7 @@ def main() -> None:
         "ratio_wall": med["records"][0] / med["floor"][0],
         "ratio_cpu": med["records"][1] / med["floor"][1],
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "load_average": os.getloadavg()},
+                    "load_average_before": load, "load_average_after": os.getloadavg()},
     }
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
@@ -128,6 +129,7 @@ def main() -> None:
     for k, (w, t) in med.items():
         print(f"{k:10} {w:8.2f} {t:8.2f}")
     print(f"{'ratio':10} {result['ratio_wall']:8.2f} {result['ratio_cpu']:8.2f}")
+    print(f"load average before {load}, after {os.getloadavg()}")
     print("records, wall seconds by stage: " + ", ".join(f"{k} {v:.2f}"
                                                       for k, v in stages.items()))
 

@@ -16,17 +16,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpfix.experiments.incidents import contributions_law, incidents
-from dpfix.release import records as R
 from dpfix.release.bounds import bound_grid, exponential_pmf, halvings, upper_scores
-from dpfix.release.budget import PrivacyUnit, column_budgets, privacy_unit
+from dpfix.release.budget import PrivacyUnit, privacy_unit
 from dpfix.release.options import OneStage
+from dpfix.release.plan import plan_release
 from dpfix.release.records import (
+    Records,
     basis_law,
     bound_contributions,
     bounded_counts,
     privatize_records,
     suggest_max_contributions,
 )
+from dpfix.release.records import bounding as B
 from dpfix.release.report import composition
 from dpfix.sampling.source import RandomSource, SeededSource, lam_at_most_exp, rational_lam
 
@@ -57,9 +59,10 @@ def test_every_column_spends_the_whole_budget_at_its_share_over_C():
     """The unit person composes as cell:C does: each column's budget is eps, its mechanisms
     run at eps / C, and the release spends max = eps (docs/records.md, section 3)."""
     unit = PrivacyUnit("person", 4, 2)
-    budgets, rule = column_budgets("1", ["a", "b", "c"], unit=unit)
-    assert budgets == [1.0, 1.0, 1.0] and rule.startswith("parallel")
-    c = composition(["a", "b", "c"], budgets, "1", rule, unit)
+    plan = plan_release({"a": [1], "b": [2], "c": [3]}, ["a", "b", "c"], "1", upper=3,
+                        unit=unit)
+    assert plan.budgets == [1.0, 1.0, 1.0] and plan.rule.startswith("parallel")
+    c = composition(plan)
     assert c["eps_spent"] == 1.0 and c["mechanism_eps"] == {"a": 0.25, "b": 0.25, "c": 0.25}
     assert c["rule"].startswith("parallel composition over one person's changes")
     assert "docs/records.md" in c["rule"]
@@ -184,7 +187,7 @@ def test_ranks_within_blocks_are_uniform_orders(bits):
     source = SeededSource(4)
     orders = Counter()
     for _ in range(1200):
-        rank = R._ranked(np.array([4, 3]), source, bits=bits)
+        rank = B._ranked(np.array([4, 3]), source, bits=bits)
         assert sorted(rank[:4].tolist()) == [0, 1, 2, 3] and sorted(rank[4:].tolist()) == \
             [0, 1, 2]
         orders[tuple(rank[:4].tolist())] += 1
@@ -242,14 +245,12 @@ def test_a_person_with_50_records_contributes_at_most_C():
     heavy["county"] = list(data.groups["county"][:10]) * 5
     records = __import__("pandas").concat([records, heavy], ignore_index=True)
     for C, c in [(5, 2), (3, 3), (1, 1)]:
-        b = bounded_counts(records.iloc[-50:], person="person_id", group_by="county",
-                           groups=data.groups["county"], max_contributions=C,
-                           max_per_group=c, seed=C)
+        b = bounded_counts(Records(records.iloc[-50:], "person_id", "county"),
+                           data.groups["county"], max_contributions=C, max_per_group=c, seed=C)
         assert int(b.true_counts.sum()) == 50 and int(b.counts.sum()) == C
         assert int(b.counts.max()) <= c
-        whole = bounded_counts(records, person="person_id", group_by="county",
-                               groups=data.groups["county"], max_contributions=C,
-                               max_per_group=c, seed=C)
+        whole = bounded_counts(Records(records, "person_id", "county"), data.groups["county"],
+                               max_contributions=C, max_per_group=c, seed=C)
         assert whole.stats["largest_contribution"] == \
             records.groupby("person_id").size().max()
         assert int(whole.true_counts.sum() - whole.counts.sum()) == \
@@ -268,7 +269,7 @@ def test_bad_bounds_are_one_line():
                           ({"max_contributions": 3, "max_per_group": 0},
                            "max_per_group: must be an integer >= 1, got 0"),
                           ({"max_contributions": 3, "max_per_group": 4},
-                           "max_per_group: 4 exceeds max_contributions 3")]:
+                           "max_per_group: 4 exceeds max_contributions=3")]:
         with pytest.raises(ValueError, match=match) as err:
             bound_contributions([0, 1], [0, 0], **kwargs)
         assert "\n" not in str(err.value)
@@ -354,9 +355,9 @@ def test_the_code_bounds_as_the_exact_law_says():
     recs = {"pid": [p for p, s in persons.items() for g, n in s.items() for _ in range(n)],
             "county": [g for s in persons.values() for g, n in s.items() for _ in range(n)]}
     law = _count_law(persons, ["a", "b"], 2, 2)
-    seen = Counter(tuple(bounded_counts(recs, person="pid", group_by="county",
-                                        groups=["a", "b"], max_contributions=2,
-                                        max_per_group=2, seed=s).counts[:, 0].tolist())
+    seen = Counter(tuple(bounded_counts(Records(recs, "pid", "county"), ["a", "b"],
+                                        max_contributions=2, max_per_group=2,
+                                        seed=s).counts[:, 0].tolist())
                    for s in range(600))
     keys = sorted(law)
     assert set(seen) <= set(keys) and len(keys) == 3
@@ -388,9 +389,8 @@ def test_seeded_releases_of_neighbouring_records_stay_within_e_eps():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for s in range(400):
-                r = privatize_records(recs, person="pid", group_by="county",
-                                      groups=["a", "b"], eps=eps, upper=upper,
-                                      max_contributions=C, seed=s,
+                r = privatize_records(Records(recs, "pid", "county"), ["a", "b"], eps,
+                                      upper=upper, max_contributions=C, seed=s,
                                       options=OneStage(constructor="truncated-geometric"))
                 seen[tuple(r.table["count"].tolist())] += 1
         keys = sorted(law)
@@ -436,11 +436,11 @@ def test_one_person_moves_every_score_of_C_by_at_most_one(persons, m, quantile):
 def test_the_suggestion_finds_the_quantile_of_the_records_per_person():
     data = incidents(20_000, counties=50, seed=4)
     per = data.records.groupby("person_id").size().to_numpy()
-    C = suggest_max_contributions(data.records, person="person_id", eps=50, quantile=0.9,
+    C = suggest_max_contributions(Records(data.records, "person_id"), 50, quantile=0.9,
                                   seed=0).max_contributions
     assert (per <= C).mean() >= 0.88 and (per <= C - 1).mean() <= 0.9
-    b = suggest_max_contributions(data.records, person="person_id", eps=50, seed=0,
-                                  group_by="county", groups=data.groups["county"])
+    b = suggest_max_contributions(Records(data.records, "person_id", "county"), 50, seed=0,
+                                  groups=data.groups["county"])
     assert b.max_contributions == C and b.describe()["eps_contributions"] == 50.0
 
 
@@ -463,7 +463,7 @@ def test_persons_bounded_in_chunks_keep_the_caps_and_the_law(monkeypatch):
     """Many persons' records are bounded a chunk of whole persons at a time: with chunks of
     64 records the caps hold, each person keeps K records, and the law is the basis law."""
     scipy_stats = pytest.importorskip("scipy.stats")
-    monkeypatch.setattr(R, "_CHUNK_RECORDS", 64)
+    monkeypatch.setattr(B, "CHUNK_RECORDS", 64)
     k, keep = _draws([3, 2], 3, 2, 3000, seed=21)
     assert (k.sum(axis=1) == 3).all() and (k <= 2).all()
     law = basis_law([3, 2], 3, 2)

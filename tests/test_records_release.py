@@ -18,12 +18,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from dpfix.experiments.incidents import bounding_study, incidents, study_table
+from dpfix.release.inputs import Csv
 from dpfix.release.ledger import Ledger
 from dpfix.release.records import (
     CONTRIBUTIONS_SHARE,
+    PrivateContributions,
+    Records,
     bounded_counts,
+    plan_records,
     privatize_records,
-    records_charge,
 )
 from dpfix.release.report import report_schema
 
@@ -35,13 +38,18 @@ def data():
     return incidents(6000, counties=40, undeclared=0.05, seed=3)
 
 
-def _release(data, **kw):
-    args = {"person": "person_id", "group_by": "county", "groups": data.groups["county"],
-            "eps": 1.0, "upper": 60, "max_contributions": 3, "seed": 0}
+def _records(data, count=None, **kw):
+    return Records(data.records, person="person_id", group_by="county", count=count, **kw)
+
+
+def _release(data, count=None, groups=None, eps=1.0, **kw):
+    args = {"upper": 60, "max_contributions": 3, "seed": 0}
     args.update(kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return privatize_records(data.records, **args)
+        return privatize_records(_records(data, count),
+                                 data.groups["county"] if groups is None else groups, eps,
+                                 **args)
 
 
 def _valid(report):
@@ -54,8 +62,7 @@ def test_every_declared_group_gets_a_row_in_the_declared_order(data):
     groups = list(data.groups["county"][::-1]) + ["77777"]  # a county without any record
     r = _release(data, groups=groups)
     assert r.table["county"].tolist() == groups and list(r.table.columns) == ["county", "count"]
-    b = bounded_counts(data.records, person="person_id", group_by="county", groups=groups,
-                       max_contributions=3, seed=0)
+    b = bounded_counts(_records(data), groups, max_contributions=3, seed=0)
     assert b.counts[-1, 0] == 0 and b.true_counts[-1, 0] == 0
     assert r.report["row_order"] == "input" and "declared order" in r.report["row_order_rule"]
     by_key = _release(data, groups=groups, order="key")
@@ -85,8 +92,7 @@ def test_one_count_column_per_declared_value(data):
     values = ["MURDER", "ROBBERY", "LARCENY"]
     r, secret = _release(data, count="offence", values=values, confidential=True)
     assert list(r.table.columns) == ["county", *values]
-    b = bounded_counts(data.records, person="person_id", group_by="county",
-                       groups=data.groups["county"], count="offence", values=values,
+    b = bounded_counts(_records(data, "offence"), data.groups["county"], values=values,
                        max_contributions=3, seed=0)
     declared = data.records["county"] != "99999"
     counted = data.records["offence"].isin(values)
@@ -135,13 +141,25 @@ def test_auto_chooses_C_with_its_share_and_the_total_stays_within_eps(data):
     assert r.report["records"]["bounding"]["max_contributions"] == chosen["max_contributions"]
     total = Fraction(budget["eps_contributions"]) + Fraction(budget["eps_release"])
     assert total <= 1 and float(total) == budget["eps_spent"]
-    assert records_charge("1", ["count"], max_contributions="auto") == (total, 0)
-    with pytest.raises(ValueError, match="contributions_share: applies to max_contributions "
-                                         "auto only"):
-        _release(data, contributions_share=0.2)
+    planned = plan_records(_records(data), data.groups["county"], "1", upper=60,
+                           max_contributions="auto")
+    assert (planned.charge.eps, planned.charge.delta) == (total, 0)
+    assert planned.eps_contributions == CONTRIBUTIONS_SHARE
+    assert Fraction(planned.eps_contributions) + planned.release.charge.eps == total
+    shared = _release(data, max_contributions=PrivateContributions("0.25", quantile=1),
+                      eps="1")
+    assert shared.report["records"]["budget"]["eps_contributions"] == 0.25
+    assert shared.report["records"]["bounding"]["chosen_by"]["quantile"] == "1"
     for bad in (0, 1, 1.5, "x", True):
         with pytest.raises(ValueError, match="contributions_share: a number in"):
-            _release(data, max_contributions="auto", contributions_share=bad)
+            PrivateContributions(bad)
+    with pytest.raises(ValueError, match=r"contributions_quantile: a number in \(0, 1\]"):
+        PrivateContributions(quantile=0)
+
+
+def planned_charge(data):
+    return plan_records(_records(data), data.groups["county"], "1", upper=60,
+                        max_contributions="auto").charge.eps
 
 
 def test_the_ledger_is_charged_once_with_the_person_unit(data, tmp_path):
@@ -153,7 +171,7 @@ def test_the_ledger_is_charged_once_with_the_person_unit(data, tmp_path):
     assert r.report["ledger"]["exact"]["spent"] == "1"
     _release(data, ledger=ledger, max_contributions="auto", eps="1")
     second = ledger.entries()[-1]
-    assert second["eps"] == records_charge("1", ["count"], max_contributions="auto")[0]
+    assert second["eps"] == planned_charge(data)
     assert "the choice of C and the release compose sequentially" in second["unit"]
     with ledger.reserve("1/2", dataset="x", columns=["count"], unit="u") as held:
         with pytest.raises(ValueError, match="the reservation charges eps 1/2, delta 0, but "
@@ -180,42 +198,52 @@ def test_delta_is_for_C_one(data):
 
 
 # ------------------------------------------------------------------ files
+def b_stats(recs, counties):
+    return bounded_counts(Records(recs, "person_id", "county"), counties, max_contributions=1,
+                          seed=0).stats
+
+
 def test_a_csv_file_is_read_as_text_and_a_parquet_file_as_typed(tmp_path):
     recs = tmp_path / "records.csv"
     recs.write_text("\ufeffperson_id,county,offence\n007,01,X\n7,01,X\n7,01,X\n007,02,X\n"
                     ",03,X\n".replace(",03,X\n", ""), encoding="utf-8")
     counties = tmp_path / "counties.csv"
     counties.write_text("county,name\n01,One\n02,Two\n1,Plain one\n")
-    b = bounded_counts(recs, person="person_id", group_by="county", groups=counties,
-                       max_contributions=1, seed=0)
+    b = bounded_counts(Records(recs, "person_id", "county"), counties, max_contributions=1,
+                       seed=0)
     # '007' and '7' are two persons; '01' is declared and '1' is another county
     assert b.stats["persons"] == 2 and b.counts[:, 0].tolist() in ([1, 1, 0], [2, 0, 0])
     assert b.true_counts[:, 0].tolist() == [3, 1, 0]
-    r = privatize_records(recs, person="person_id", group_by="county", groups=counties,
-                          keep=["name"], eps=1.0, upper=5, max_contributions=1, seed=0)
+    r = privatize_records(Records(recs, "person_id", "county"), counties, 1.0, keep=["name"],
+                          upper=5, max_contributions=1, seed=0)
     assert r.table[["county", "name"]].values.tolist() == \
         [["01", "One"], ["02", "Two"], ["1", "Plain one"]]
     assert r.report["records"]["source"] == {"path": str(recs), "kind": "csv"}
     parquet = tmp_path / "records.parquet"
     pq.write_table(pa.table({"pid": [5, 5, 6], "g": [1, 2, 2], "other": ["a", "b", "c"]}),
                    parquet)
-    b = bounded_counts(parquet, person="pid", group_by="g", groups=[1, 2, 3],
-                       max_contributions=1, seed=0)
+    b = bounded_counts(Records(parquet, "pid", "g"), [1, 2, 3], max_contributions=1, seed=0)
     assert b.true_counts[:, 0].tolist() == [1, 2, 0] and int(b.counts.sum()) == 2
+    tabbed, tab_groups = tmp_path / "records.tsv", tmp_path / "counties.tsv"
+    tabbed.write_text(recs.read_text(encoding="utf-8").replace(",", "\t"), encoding="utf-8")
+    tab_groups.write_text(counties.read_text().replace(",", "\t"))
+    t = bounded_counts(Records(Csv(tabbed, "\t"), "person_id", "county"), Csv(tab_groups, "\t"),
+                       max_contributions=1, seed=0)
+    assert t.true_counts[:, 0].tolist() == [3, 1, 0] and t.stats == b_stats(recs, counties)
 
 
 def test_several_group_columns(data):
     recs = data.records.assign(state=data.records["county"].str[:3])
     groups = data.groups.assign(state=data.groups["county"].str[:3])[["state", "county"]]
-    b = bounded_counts(recs, person="person_id", group_by=["state", "county"], groups=groups,
+    b = bounded_counts(Records(recs, "person_id", ["state", "county"]), groups,
                        max_contributions=50, seed=0)
-    single = bounded_counts(data.records, person="person_id", group_by="county",
-                            groups=data.groups["county"], max_contributions=50, seed=0)
+    single = bounded_counts(_records(data), data.groups["county"], max_contributions=50,
+                            seed=0)
     assert (b.true_counts == single.true_counts).all()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = privatize_records(recs, person="person_id", group_by=["state", "county"],
-                              groups=groups, eps=1.0, upper=60, max_contributions=3, seed=0)
+        r = privatize_records(Records(recs, "person_id", ["state", "county"]), groups, 1.0,
+                              upper=60, max_contributions=3, seed=0)
     assert list(r.table.columns) == ["state", "county", "count"]
     assert r.table[["state", "county"]].values.tolist() == groups.values.tolist()
 
@@ -249,13 +277,13 @@ BAD = {
     "float bound": ({"max_contributions": 2.5},
                     "max_contributions: must be an integer >= 1, got 2.5"),
     "per group above C": ({"max_per_group": 5},
-                          "max_per_group: 5 exceeds max_contributions 3"),
+                          "max_per_group: 5 exceeds max_contributions=3"),
     "zero per group": ({"max_per_group": 0},
                        "max_per_group: must be an integer >= 1, got 0"),
     "count without values": ({"count": "off"},
                              "values: name the public values of 'off' to count"),
     "values twice": ({"count": "off", "values": ["M", "M"]}, "values: 'M' is declared twice"),
-    "values without count": ({"values": ["M"]}, "values: applies to count only"),
+    "values without count": ({"values": ["M"]}, "values: applies to count= only"),
     "count named as a group": ({"count": "off", "values": ["x", "county"]},
                                "count: the count column 'county' is also a group or kept "
                                "column"),
@@ -263,7 +291,9 @@ BAD = {
                       "order: one of groups, key, shuffled, got 'random'"),
     "bad eps": ({"eps": 0}, "eps: must be a finite number > 0, got 0"),
     "keep without a table": ({"keep": ["name"]},
-                             "groups: with several group columns (or keep) give a table"),
+                             "groups: with several group columns (or keep=) give a table"),
+    "records without their columns": ({"records": "plain"},
+                                      "records: a Records(source, person=..., group_by=...)"),
 }
 
 
@@ -272,8 +302,11 @@ def test_bad_input_is_one_line(case):
     kw, message = BAD[case]
     args = {"person": "pid", "group_by": "county", "groups": ["x", "y"], "eps": 1.0,
             "upper": 5, "max_contributions": 3, "seed": 0, **kw}
-    with pytest.raises(ValueError) as err:
-        privatize_records(_recs(), **args)
+    named = {k: args.pop(k) for k in ("person", "group_by", "count", "records") if k in args}
+    with pytest.raises((ValueError, TypeError)) as err:
+        records = (_recs() if named.get("records") == "plain" else
+                   Records(_recs(), named["person"], named["group_by"], named.get("count")))
+        privatize_records(records, args.pop("groups"), args.pop("eps"), **args)
     text = str(err.value)
     assert "\n" not in text and text.startswith(message), text
 
@@ -282,29 +315,31 @@ def test_missing_persons_are_refused_with_their_number(tmp_path):
     frame = _recs().assign(pid=["a", None, "b"])
     with pytest.raises(ValueError, match=r"^person: 1 record\(s\) have no 'pid' \(missing or "
                                          r"empty\); every record needs its person"):
-        bounded_counts(frame, person="pid", group_by="county", groups=["x"],
-                       max_contributions=1)
+        bounded_counts(Records(frame, "pid", "county"), ["x"], max_contributions=1)
     path = tmp_path / "r.csv"
     path.write_text("pid,county\na,x\n,x\n,y\n")
     with pytest.raises(ValueError, match=r"^person: 2 record\(s\) have no 'pid'"):
-        bounded_counts(path, person="pid", group_by="county", groups=["x"],
-                       max_contributions=1)
+        bounded_counts(Records(path, "pid", "county"), ["x"], max_contributions=1)
 
 
 def test_files_and_objects_that_are_not_records_are_refused(tmp_path):
-    args = {"person": "pid", "group_by": "county", "groups": ["x"], "max_contributions": 1}
+    def bounded(source, groups=("x",)):
+        return bounded_counts(Records(source, "pid", "county"), list(groups) if
+                              isinstance(groups, tuple) else groups, max_contributions=1)
     with pytest.raises(FileNotFoundError, match="records file .*nothing.csv not found"):
-        bounded_counts(tmp_path / "nothing.csv", **args)
+        bounded(tmp_path / "nothing.csv")
     with pytest.raises(TypeError, match="records: a DataFrame, a pyarrow Table, a mapping"):
-        bounded_counts(42, **args)
+        bounded(42)
+    with pytest.raises(TypeError, match=r"records: a Records\(source, person=\.\.\."):
+        bounded_counts(_recs(), ["x"], max_contributions=1)
     (tmp_path / "empty.csv").write_text("")
     with pytest.raises(ValueError, match="records file .*empty.csv is empty"):
-        bounded_counts(tmp_path / "empty.csv", **args)
+        bounded(tmp_path / "empty.csv")
     (tmp_path / "twice.csv").write_text("pid,pid,county\n1,2,x\n")
     with pytest.raises(ValueError, match="records: column 'pid' appears 2 times"):
-        bounded_counts(tmp_path / "twice.csv", **args)
+        bounded(tmp_path / "twice.csv")
     with pytest.raises(FileNotFoundError, match="groups file .*none.csv not found"):
-        bounded_counts(_recs(), **{**args, "groups": tmp_path / "none.csv"})
+        bounded(_recs(), tmp_path / "none.csv")
 
 
 # ------------------------------------------------------------------ joint releases
@@ -357,45 +392,51 @@ def test_a_dask_dataset_is_bounded_partition_by_partition(data, tmp_path):
 
     for i in range(3):
         data.records.iloc[i::3].to_csv(tmp_path / f"part{i}.csv", index=False)
-    args = {"person": "person_id", "group_by": "county", "groups": data.groups["county"],
-            "max_contributions": 3, "max_per_group": 2, "seed": 0}
-    memory = bounded_counts(data.records, **args)
+    args = {"max_contributions": 3, "max_per_group": 2, "seed": 0}
+    counties = data.groups["county"]
+    memory = bounded_counts(_records(data), counties, **args)
     for source in (Dataset(str(tmp_path / "part*.csv")),
                    dd.from_pandas(data.records, npartitions=4)):
-        b = bounded_counts(source, **args)
+        recs = Records(source, "person_id", "county")
+        b = bounded_counts(recs, counties, **args)
         assert (b.true_counts == memory.true_counts).all()
         assert b.stats == memory.stats  # every person bounded whole: the same numbers
         assert (b.counts <= b.true_counts).all()
-        assert (bounded_counts(source, **args).counts == b.counts).all()  # seeded
+        assert (bounded_counts(recs, counties, **args).counts == b.counts).all()  # seeded
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = privatize_records(dd.from_pandas(data.records, npartitions=3), person="person_id",
-                              group_by="county", groups=data.groups["county"], eps=1.0,
-                              upper=60, max_contributions="auto", seed=1)
+        r = privatize_records(Records(dd.from_pandas(data.records, npartitions=3),
+                                      "person_id", "county"), counties, 1.0, upper=60,
+                              max_contributions="auto", seed=1)
     assert r.report["records"]["source"] == {"path": "<dask DataFrame>", "kind": "dask"}
     assert r.table["county"].tolist() == data.groups["county"].tolist()
     _valid(r.report)
     with pytest.raises(FileNotFoundError, match="records: no file matches"):
-        bounded_counts(Dataset(str(tmp_path / "none*.csv")), **args)
+        bounded_counts(Records(Dataset(str(tmp_path / "none*.csv")), "person_id", "county"),
+                       counties, **args)
 
 
 def test_auto_chooses_among_the_C_whose_mechanisms_stay_in_range(data):
-    """At eps = 0.02 the release's 0.018 over C stays at least 1e-4 up to C = 179 (in
-    floats, as the range check divides): the candidates stop there, so the C chosen never
-    makes the release refuse after the draw; a budget leaving no C is refused before any
-    record is read, in one line saying it is the release's part."""
-    from dpfix.release.budget import LIBRARY_LABELS
-    from dpfix.release.records import RECORDS_LABELS, _largest_candidate
-
-    labels = {**LIBRARY_LABELS, **RECORDS_LABELS}
-    assert _largest_candidate(0.018, ["count"], None, "northwest", labels) == 179
-    assert 0.018 / 179 >= 1e-4 > 0.018 / 180
+    """At eps = 0.02 the release's 0.018 over C stays at least 1e-4 up to C = 179 (its
+    mechanisms at the largest float whose C-fold is at most the column's budget): the
+    candidates stop there, so the C chosen never makes the release refuse after the draw; a
+    budget leaving no C is refused before any record is read, in one line saying it is the
+    release's part."""
+    plan = plan_records(_records(data), data.groups["county"], 0.02, upper=60,
+                        max_contributions=PrivateContributions(0.1, quantile=1.0))
+    assert plan.largest_candidate == 179
+    rest = plan.release.columns[0].budget
+    assert rest <= Fraction(0.02) - Fraction(plan.eps_contributions)
+    assert 179 * Fraction(plan.release_at(179).columns[0].eps) <= rest
+    assert plan.release_at(179).columns[0].eps >= 1e-4
+    with pytest.raises(ValueError, match="eps: .*usable range"):
+        plan.release_at(180)
     for seed in range(3):
-        r = _release(data, max_contributions="auto", eps=0.02, contributions_share=0.1,
-                     quantile=1.0, seed=seed)
+        r = _release(data, max_contributions=PrivateContributions(0.1, quantile=1.0),
+                     eps=0.02, seed=seed)
         assert r.report["records"]["bounding"]["max_contributions"] <= 179
     with pytest.raises(ValueError, match=r"^eps: the usable range is 0.0001 to 100 .*got "
-                                         r"8.999999999999999e-05 \(the release.s part of "
-                                         r"eps 0.0001: max_contributions auto spends 1e-05 "
-                                         r"on C\)$"):
+                                         r"8.999999999999999e-05 \(the release.s part "
+                                         r"of eps=0.0001: max_contributions='auto' spends "
+                                         r"1e-05 on C\)$"):
         _release(data, max_contributions="auto", eps=1e-4)

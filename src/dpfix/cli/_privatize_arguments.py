@@ -10,11 +10,59 @@ import argparse
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
-from dpfix.release.bounds import UPPER_SHARE
+from dpfix.release.bounds import UPPER_MAX, UPPER_SHARE
 from dpfix.release.budget import EPSILON_RANGE, MAX_UPPER, UNITS
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
 __all__ = ["add_parser"]
+
+
+def _records_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of ``--records`` (dpfix docs records), in a section of their own."""
+    g = p.add_argument_group(
+        "records (--records: INPUT holds one row per incident, not counts)",
+        "each person's records are bounded (at most --max-contributions C in all, "
+        "--max-per-group c in any one group: a uniformly random subset among the largest "
+        "meeting both caps), counted per declared group of --groups and released under the "
+        "privacy unit person:C:c: neighbouring record sets differ by one person, all their "
+        "records added or removed; one person then changes at most C counts, by at most c in "
+        "a row, so every count column may spend the whole --epsilon, its mechanisms at its "
+        "share / C (the columns compose in parallel; proof: dpfix docs records). The report, "
+        "the ledger and the confidential report state the unit. --column, --key, "
+        "--histogram and --unit do not apply. Example: dpfix privatize records.csv "
+        "--records --person person_id --group-by county --groups counties.csv --count "
+        "offence --values MURDER,RAPE --epsilon 1 --upper auto --max-contributions 3 "
+        "--out counts.csv")
+    g.add_argument("--records", action="store_true",
+                   help="INPUT is a CSV or Parquet file of records (a CSV file larger than "
+                        "1 GiB is read in blocks and partitioned by person on disk, never "
+                        "whole; --engine dask: a Parquet dataset or a glob of CSV files)")
+    g.add_argument("--person", metavar="COL", help="the column of the persons (required)")
+    g.add_argument("--group-by", action="append", metavar="COL[,COL]",
+                   help="the column(s) of the groups, the rows of the output (required)")
+    g.add_argument("--groups", metavar="FILE",
+                   help="the declared groups, public (a CSV or Parquet file with the "
+                        "--group-by columns and the --keep ones): every group a row, 0 when "
+                        "no record falls in it; a record of another group is dropped")
+    g.add_argument("--count", metavar="COL",
+                   help="the column whose --values are counted, one count column each "
+                        "(default: every record counted in one column count)")
+    g.add_argument("--values", action="append", metavar="V[,V]",
+                   help="with --count: the public values counted (a record with another "
+                        "value is dropped); --column-epsilon V=EPS and --upper V=UPPER set "
+                        "one value's column")
+    g.add_argument("--max-contributions", metavar="C",
+                   help="C, the most records a person keeps in all (required), or auto: C "
+                        "chosen privately, a DP --contributions-quantile of the records per "
+                        "person spending --contributions-share of --epsilon (reported)")
+    g.add_argument("--max-per-group", metavar="c",
+                   help="c <= C, the most records a person keeps in one group (default C)")
+    g.add_argument("--contributions-share", metavar="FRACTION",
+                   help="with --max-contributions auto: the share of --epsilon spent on C, in "
+                        "(0, 1) (default 0.1); the release gets the rest")
+    g.add_argument("--contributions-quantile", metavar="Q",
+                   help="with --max-contributions auto: the share of persons whose records C "
+                        "keeps whole, in (0, 1] (default 0.9)")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -71,7 +119,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         f"({UNITS['cell'][0]}; the columns are then disjoint and compose in "
                         "parallel: every column may spend the whole --epsilon); row:C or "
                         "cell:C for a bound C > 1 (each mechanism then runs at its share / C: "
-                        "group privacy)")
+                        "group privacy). With --records the unit is person:C:c (one person "
+                        "added or removed, all their records, bounded to at most C in all "
+                        "and c per group: the columns compose in parallel, each at its share "
+                        "/ C; dpfix docs records), set by --max-contributions and "
+                        "--max-per-group: --unit is refused there")
     p.add_argument("--column-epsilon", action="append", metavar="COL=EPS",
                    help="with several --column: the budget of column COL (repeatable). The "
                         "columns without one split the rest of --epsilon equally; with one "
@@ -80,32 +132,36 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--upper", action="append", metavar="UPPER or COL=UPPER",
                    help="public upper bound on the counts: a parameter you choose, "
                    "not computed from the data (n = upper + 1 values, at most "
-                   f"{MAX_UPPER}), or auto: chosen privately, a DP 0.99-quantile of the "
-                   "column that spends --upper-share of its budget (reported; dpfix docs "
-                   "bounds). Counts above it are top-coded to it; how many were is "
+                   f"{MAX_UPPER}), or auto: chosen privately, by the exponential mechanism on "
+                   "the top-coding loss of each candidate bound, spending --upper-share of "
+                   "the column's budget (reported; dpfix docs bounds). Counts above it are "
+                   "top-coded to it; how many were is "
                    "derived from the true data, so it is written to --confidential-report "
                    "only. With several --column: one value for every column, and/or "
                    "COL=UPPER for one column (repeatable; COL=auto too)")
     p.add_argument("--upper-share", metavar="FRACTION",
                    help="with --upper auto: the share of each such column's budget spent on "
-                        f"its bound, in (0, 1) (default {UPPER_SHARE:g}); the rest goes to the "
-                        "release (sequential composition)")
+                        f"its bound, in (0, 1) (default {UPPER_SHARE:g}, at most {UPPER_MAX:g} of "
+                        "eps in all); the rest goes to the release (sequential composition)")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")
     p.add_argument("--key", action="append", metavar="COL",
                    help="a key column written to the output as it is (repeatable); the "
                         "output holds only the privatized column, --key and --keep columns")
-    p.add_argument("--order", default=None, choices=["key", "shuffled", "input"],
+    p.add_argument("--order", default=None, choices=["key", "shuffled", "input", "groups"],
                    help="the order of the output's rows: key (default with --key: sorted by "
                         "the key columns, equal keys in random order), shuffled (default "
                         "without --key: a secure random permutation; reproducible with "
                         "--seed), input (the input's order, which may follow the "
                         "confidential data; the report says so). --engine dask: shuffled "
-                        "(partitions and the rows within each) or input")
+                        "(partitions and the rows within each) or input. --records: groups "
+                        "(default: the declared order of --groups, public), key (sorted by "
+                        "the --group-by columns) or shuffled")
     p.add_argument("--keep", action="append", metavar="COL",
                    help="pass another column through, declaring it public (repeatable); "
-                        "every column not named is dropped (it is not private)")
+                        "every column not named is dropped (it is not private). With "
+                        "--records: a column of the --groups file (the county's name)")
     p.add_argument("--escape-formulas", action="store_true",
                    help="a CSV output: prefix with a single quote every --key/--keep cell "
                         "(and header cell) that starts with =, +, -, @, a tab or a carriage "
@@ -158,7 +214,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--engine", default="local", choices=["local", "dask"],
                    help="local (default) or dask: INPUT is a Parquet dataset (folder) or a "
                         "glob of CSV files, --out a Parquet dataset folder; stage 1 on the "
-                        "summed histogram, stage 2 per partition")
+                        "summed histogram, stage 2 per partition. With --records: INPUT the "
+                        "records' dataset (shuffled by person, bounded per partition), --out "
+                        "the table's file")
     p.add_argument("--dask-scheduler", metavar="ADDRESS",
                    help="with --engine dask: a dask.distributed scheduler to run on "
                         "(default: local threads)")
@@ -189,6 +247,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--ledger-delta-total", metavar="DELTA",
                    help="creating a --ledger: its total delta (default 0: pure eps-DP runs "
                         "only)")
+    _records_flags(p)
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no warnings")
     p.add_argument("--demo", action="store_true",

@@ -27,8 +27,8 @@ from dpfix.release.inputs import Csv, Dataset, Histogram
 from dpfix.release.options import method_options
 from dpfix.release.plan import Output, ReleasePlan, plan_release
 
-__all__ = ["plan_from_args", "method_keywords", "JOINT_IGNORES", "FLAGS", "flags_of",
-           "flag_messages"]
+__all__ = ["plan_from_args", "method_keywords", "JOINT_IGNORES", "FLAGS", "RECORDS_FLAGS",
+           "PHRASES", "flags_of", "flag_messages"]
 
 #: The flags of the library's parameters: how the command names what its messages name.
 #: A boolean flag takes no value (``force=True`` is ``--force``).
@@ -37,6 +37,17 @@ FLAGS = {"eps": "--epsilon", "shares": "--column-epsilon", "upper": "--upper",
          "delta": "--delta", "columns": "--column", "keys": "--key", "keep": "--keep",
          "order": "--order", "joint": "--joint", "out": "--out", "sep": "--sep",
          "plot": "--plot", "force": "--force", "escape_formulas": "--escape-formulas"}
+#: With ``--records``, the flags of the records' parameters (:func:`dpfix.release.records.
+#: privatize_records`), over :data:`FLAGS`: the release's columns are the ``--values``
+#: (``--count`` alone: the one column ``count``), its keys the ``--group-by`` columns, its
+#: keep the ``--groups`` file's columns.
+RECORDS_FLAGS = {"records": "INPUT", "person": "--person", "group_by": "--group-by",
+                 "groups": "--groups", "count": "--count", "values": "--values",
+                 "max_contributions": "--max-contributions",
+                 "max_per_group": "--max-per-group",
+                 "contributions_share": "--contributions-share",
+                 "contributions_quantile": "--contributions-quantile",
+                 "columns": "--values", "keys": "--group-by"}
 #: Phrases of the library's messages that the command says with its flags.
 PHRASES = {"a Dataset input": "--engine dask"}
 #: The flags of a method that the joint release does not read (it runs its own mechanisms;
@@ -44,15 +55,24 @@ PHRASES = {"a Dataset input": "--engine dask"}
 JOINT_IGNORES = ("constructor", "selector", "privatizer", "postprocess", "estimator", "remap",
                  "time_limit")
 
-_LEADING = re.compile(rf"^({'|'.join(FLAGS)})(?=[: ])")
-_NAMED = re.compile(rf"\b({'|'.join(FLAGS)})=('[^']*'|\"[^\"]*\"|[^\s,;:)]*)")
+
+def _patterns(table: dict) -> tuple[re.Pattern, re.Pattern]:
+    """The parameter leading a message, and every ``name=`` or ``name=value`` in it."""
+    names = "|".join(sorted(table, key=len, reverse=True))
+    return (re.compile(rf"^({names})(?=[: ])"),
+            re.compile(rf"\b({names})=('[^']*'|\"[^\"]*\"|[^\s,;:)]*)"))
 
 
-def flags_of(message: str) -> str:
+_TABLES = {False: (FLAGS, *_patterns(FLAGS)),
+           True: ({**FLAGS, **RECORDS_FLAGS}, *_patterns({**FLAGS, **RECORDS_FLAGS}))}
+
+
+def flags_of(message: str, records: bool = False) -> str:
     """A library message with its parameters named by the command's flags: the parameter
     that leads it (``keys: ...``), every ``name=`` and ``name=value`` (``--key``,
     ``--order shuffled``; ``force=True``: ``--force``), and the phrases of
-    :data:`PHRASES`.
+    :data:`PHRASES`; with ``records`` (``dpfix privatize --records``) by
+    :data:`RECORDS_FLAGS` too.
 
     Examples
     --------
@@ -62,21 +82,26 @@ def flags_of(message: str) -> str:
     '--key: sort failed; use --order shuffled (--force to overwrite)'
     >>> flags_of("--out: kept as it is; column 'eps' not found")
     "--out: kept as it is; column 'eps' not found"
+    >>> flags_of("max_per_group: 4 exceeds max_contributions=3", records=True)
+    '--max-per-group: 4 exceeds --max-contributions 3'
     """
+    table, leading, named_ = _TABLES[bool(records)]
+
     def named(match: re.Match) -> str:
-        flag, value = FLAGS[match.group(1)], match.group(2).strip("'\"")
+        flag, value = table[match.group(1)], match.group(2).strip("'\"")
         return flag if value in ("", "True") else f"{flag} {value}"
-    text = _NAMED.sub(named, _LEADING.sub(lambda m: FLAGS[m.group(1)], message))
+    text = named_.sub(named, leading.sub(lambda m: table[m.group(1)], message))
     for phrase, flags in PHRASES.items():
         text = text.replace(phrase, flags)
     return text
 
 
 @contextmanager
-def flag_messages() -> Iterator[None]:
+def flag_messages(records: bool = False) -> Iterator[None]:
     """Within the block, the errors (``ValueError``, ``OSError``) and the warnings that leave
-    it speak of the command's flags (:func:`flags_of`): the one place where the library's
-    parameters become flags. The warnings leave it when it ends, whether it fails or not."""
+    it speak of the command's flags (:func:`flags_of`; ``records``: a ``--records`` run's):
+    the one place where the library's parameters become flags. The warnings leave it when it
+    ends, whether it fails or not."""
     seen: list = []
     try:
         with warnings.catch_warnings(record=True) as seen:
@@ -85,14 +110,14 @@ def flag_messages() -> Iterator[None]:
             except (ValueError, OSError) as exc:
                 if isinstance(exc, OSError) and len(exc.args) == 2 \
                         and isinstance(exc.args[0], int):
-                    exc.args = (exc.args[0], flags_of(str(exc.args[1])))
+                    exc.args = (exc.args[0], flags_of(str(exc.args[1]), records))
                     exc.strerror = exc.args[1]
                 elif len(exc.args) == 1 and isinstance(exc.args[0], str):
-                    exc.args = (flags_of(exc.args[0]),)
+                    exc.args = (flags_of(exc.args[0], records),)
                 raise
     finally:
         for w in seen:
-            text = flags_of(str(w.message))
+            text = flags_of(str(w.message), records)
             message = w.message if text == str(w.message) else _like(w.message, text)
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
 
@@ -188,9 +213,11 @@ def _names(columns: list | None) -> list[str]:
     return names
 
 
-def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict:
+def _per_column(values: list | None, flag: str, names: list[str | None],
+                what: str = "--column") -> dict:
     """``--upper 50`` (every column) and ``--upper COL=50`` (that column, the text after
-    the last ``=``): ``{name: text}`` for every column, the bare value where none is given."""
+    the last ``=``): ``{name: text}`` for every column, the bare value where none is given;
+    ``what`` names the flag of the columns (``--values`` with ``--records``)."""
     shared, specific = None, {}
     for text in values or []:
         col, eq, value = str(text).rpartition("=")
@@ -202,7 +229,7 @@ def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict
             continue
         if col not in names:
             known = ", ".join(str(n) for n in names if n is not None) or "none: a histogram"
-            raise ValueError(f"{flag}: {col!r} in {text!r} is not a --column (columns: "
+            raise ValueError(f"{flag}: {col!r} in {text!r} is not a {what} (columns: "
                              f"{known})")
         if col in specific:
             raise ValueError(f"{flag}: column {col!r} given twice")
@@ -218,8 +245,10 @@ def _per_column(values: list | None, flag: str, names: list[str | None]) -> dict
     return out
 
 
-def _assignments(values: list | None, names: list[str | None]) -> dict[str, str]:
-    """``--column-epsilon COL=EPS`` as ``{COL: EPS}`` (each a --column, each once)."""
+def _assignments(values: list | None, names: list[str | None],
+                 what: str = "--column") -> dict[str, str]:
+    """``--column-epsilon COL=EPS`` as ``{COL: EPS}`` (each one of the columns, each once;
+    ``what`` names their flag)."""
     out: dict[str, str] = {}
     for text in values or []:
         col, eq, value = str(text).rpartition("=")
@@ -227,7 +256,7 @@ def _assignments(values: list | None, names: list[str | None]) -> dict[str, str]
             raise ValueError(f"--column-epsilon: expected COL=EPS, got {text!r}")
         if col not in names:
             known = ", ".join(str(n) for n in names if n is not None) or "none: a histogram"
-            raise ValueError(f"--column-epsilon: {col!r} is not a --column (columns: {known})")
+            raise ValueError(f"--column-epsilon: {col!r} is not a {what} (columns: {known})")
         if col in out:
             raise ValueError(f"--column-epsilon: column {col!r} given twice")
         out[col] = value
@@ -256,9 +285,10 @@ def _joint(values: list | None, args: argparse.Namespace) -> list | None:
     return pairs
 
 
-def _uppers(args: argparse.Namespace, names: list, share: float | None) -> Any:
+def _uppers(args: argparse.Namespace, names: list, share: float | None,
+            what: str = "--column") -> Any:
     """``--upper`` for every column (``--upper-share`` in each bound chosen privately)."""
-    upper = _per_column(args.upper, "--upper", names)
+    upper = _per_column(args.upper, "--upper", names, what)
     auto = [name for name, text in upper.items() if str(text).strip() == "auto"]
     if share is not None:
         if not auto:

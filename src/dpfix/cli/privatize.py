@@ -32,6 +32,7 @@ from dpfix.cli._privatize_arguments import add_parser
 from dpfix.cli._privatize_demo import demo
 from dpfix.cli._privatize_plan import JOINT_IGNORES, flag_messages, method_keywords, plan_from_args
 from dpfix.cli._privatize_progress import Bars
+from dpfix.cli._privatize_records import records_plan_from_args, release_records
 from dpfix.numbers.numeric import require
 
 __all__ = ["add_parser", "run", "release_file", "STRICT_WARNINGS", "JOINT_IGNORES"]
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         args.upper = [str(args.upper)]
     args.outcome = None
     try:
-        with staged, flag_messages():
+        with staged, flag_messages(records=bool(getattr(args, "records", False))):
             code = demo(args, staged, release_file) if args.demo else _run(args, staged)
         args.outcome = args.outcome or outputs.placed(staged.committed)  # for a later signal
         return code
@@ -152,17 +153,31 @@ def _paths(args: argparse.Namespace, out: Any) -> dict[str, Path | None]:
 def _run(args: argparse.Namespace, staged: Any) -> int:
     if args.out_dir is not None:
         raise ValueError("--out-dir: only with --demo; use --out")
+    records = bool(getattr(args, "records", False))
     if args.input is None:
-        raise ValueError("INPUT: name the table of counts (or use --demo)")
+        raise ValueError("INPUT: name the records file (--records)" if records else
+                         "INPUT: name the table of counts (or use --demo)")
+    if not records:
+        for flag in ("person", "group_by", "groups", "count", "values", "max_contributions",
+                     "max_per_group", "contributions_share", "contributions_quantile"):
+            if getattr(args, flag, None) is not None:
+                raise ValueError(f"--{flag.replace('_', '-')}: only with --records; drop it")
+        if getattr(args, "order", None) == "groups":
+            raise ValueError("--order groups: only with --records (the declared order of "
+                             "the groups)")
     for flag, value in (("--epsilon", args.epsilon), ("--upper", args.upper),
                         ("--out", args.out)):
         if value is None:
             raise ValueError(f"{flag} is required")
     options = method_keywords(args)
-    if getattr(args, "engine", "local") == "dask":
+    if getattr(args, "engine", "local") == "dask" and not records:
         return _run_dask(args, staged, options)
-    if getattr(args, "dask_scheduler", None):
+    if getattr(args, "dask_scheduler", None) and getattr(args, "engine", "local") != "dask":
         raise ValueError("--dask-scheduler: only with --engine dask; drop it")
+    if records and getattr(args, "engine", "local") == "dask" and (
+            str(args.input) == "-" or str(args.out) == "-"):
+        raise ValueError("--engine dask: INPUT a dataset and --out a file, not standard input "
+                         "or output")
     import shutil
     import tempfile
 
@@ -178,14 +193,20 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
         if from_stdin:  # standard input (a CSV table or a histogram), read whole as a file
             source, stdin_fd = outputs.stdin_holder(scratch)
         out = scratch / "stdout.csv" if to_stdout else args.out
-        plan = plan_from_args(args, options, source, out)
+        plan = (records_plan_from_args if records else plan_from_args)(args, options, source,
+                                                                       out)
         ledger = _ledger(args, plan)
         if from_stdin:
             outputs.copy_stdin(source, stdin_fd)
         charge = _charge(ledger, args, plan, "<stdin>" if from_stdin else None)
-        results = release_file(plan, Path("<stdin>") if from_stdin else Path(args.input),
-                               _paths(args, out), staged, force=args.force, quiet=args.quiet,
-                               ledger=charge.statement() if charge is not None else None)
+        shown = Path("<stdin>") if from_stdin else Path(args.input)
+        statement = charge.statement() if charge is not None else None
+        if records:
+            results = _release_records(args, plan, shown, _paths(args, out), staged,
+                                       statement)
+        else:
+            results = release_file(plan, shown, _paths(args, out), staged, force=args.force,
+                                   quiet=args.quiet, ledger=statement)
 
         def say() -> None:
             if not (to_stdout and args.quiet):  # with --out -, the summary goes to stderr
@@ -218,6 +239,20 @@ def _run(args: argparse.Namespace, staged: Any) -> int:
     return 0
 
 
+def _release_records(args: argparse.Namespace, plan: Any, shown: Path, paths: dict,
+                     staged: Any, statement: dict | None) -> dict:
+    """A ``--records`` run's release (:func:`dpfix.cli._privatize_records.release_records`),
+    on a ``dask.distributed`` scheduler with ``--dask-scheduler``."""
+    client = None
+    if getattr(args, "dask_scheduler", None):
+        client = require("distributed").Client(args.dask_scheduler)
+    try:
+        return release_records(plan, shown, paths, staged, force=args.force, ledger=statement)
+    finally:
+        if client is not None:
+            client.close()
+
+
 def _ledger(args: argparse.Namespace, plan: Any) -> Any:
     """The ``--ledger`` of the run (a :class:`dpfix.release.ledger.Ledger`), or None; its path
     checked against the run's files. A ledger to create is created only if its total pays the
@@ -234,7 +269,7 @@ def _ledger(args: argparse.Namespace, plan: Any) -> Any:
     path = Path(path)
     if str(path) == "-":
         raise ValueError("--ledger: a file, not standard input or output")
-    for flag in ("input", "out", "report", "plot", "confidential_report"):
+    for flag in ("input", "out", "report", "plot", "confidential_report", "groups"):
         other = getattr(args, flag, None)
         if other is not None and str(other) != "-" and Path(other).resolve() == path.resolve():
             name = "INPUT" if flag == "input" else f"--{flag.replace('_', '-')}"

@@ -10,7 +10,9 @@ version of every target in under a minute on 2 cores (the README gives the
 measurement); ``docs/reproduction.md`` compares the full run with the paper.
 ``frontier`` is not the paper's: it compares the two-stage, one-stage and
 hybrid frameworks against the limit (50 replications in the full run;
-docs/no_split.md).
+docs/no_split.md). ``joint`` and ``bounds`` run by name only: the joint release of pairs of
+columns (docs/joint.md) and ``upper="auto"`` against the best fixed bound in hindsight on
+the shared data sets (20 replications, 5 with ``--quick``; docs/bounds.md).
 
 The experiments read the paper's data sets from ``$DPFIX_DATA``, else from
 ``../shared/data`` beside the repository or the current folder; a missing file
@@ -33,7 +35,8 @@ from dpfix.numbers.numeric import plain_number
 __all__ = ["add_parser", "run", "CHOICES"]
 
 #: Every target of :data:`dpfix.experiments.TARGETS`, the studies run by name only
-#: (``joint``: docs/joint.md), and ``all`` (the targets of ``TARGETS``).
+#: (``joint``: docs/joint.md; ``bounds``: docs/bounds.md), and ``all`` (the targets of
+#: ``TARGETS``).
 CHOICES = (*TARGETS, *EXTRA_TARGETS, "all")
 
 
@@ -89,7 +92,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "one-stage and hybrid frameworks beside the limit, and a data-independent "
                     "rule choosing among them; 50 replications), or all of these; joint (the "
                     "joint release of pairs of count columns against the per-column release, "
-                    "dpfix docs joint) runs by name only. Results are cached "
+                    "dpfix docs joint) and bounds (upper=auto against the best fixed bound "
+                    "in hindsight, dpfix docs bounds) run by name only. Results are cached "
                     "per cell in "
                     "OUT/cells.jsonl: a rerun computes only the missing cells. The data sets "
                     "are read from $DPFIX_DATA, else ../shared/data beside the repository or "

@@ -13,7 +13,8 @@ class Config:
 
     ``eps_index`` and ``split_eps_index`` select points of the eps_t grid
     ``10^linspace(-1, log10 5, 11)`` (index 4 is 0.481, index 6 is 1.057).
-    The frontier study has its own replications: at least 50 in the full run.
+    The frontier study has its own replications: at least 50 in the full run; the bounds
+    study 20 (5 quick).
     """
 
     quick: bool
@@ -38,6 +39,7 @@ class Config:
     frontier_settings: tuple[str, ...]
     frontier_replications: int
     frontier_pareto_eps_index: tuple[int, ...]
+    bounds_replications: int
 
 
 _ACCURACY_METHODS = ("heuristic-max", "heuristic-min", "heuristic-sandwich", "heuristic-best",
@@ -75,6 +77,7 @@ _FULL = Config(
     frontier_settings=_FRONTIER_SETTINGS,
     frontier_replications=50,
     frontier_pareto_eps_index=(0, 4, 6, 10),
+    bounds_replications=20,
 )
 
 _QUICK = replace(
@@ -92,6 +95,7 @@ _QUICK = replace(
                        "hybrid/f=0.1/em/northwest", "hybrid/rot/em/northwest"),
     frontier_replications=2,
     frontier_pareto_eps_index=(3, 6, 10),
+    bounds_replications=5,
 )
 
 
@@ -118,7 +122,8 @@ def make_config(quick: bool = False, replications: int | None = None, seed: int 
             raise ValueError(f"replications: must be an integer >= 1, got {replications!r}")
         cfg = replace(cfg, replications=replications,
                       fig7_replications=min(replications, 3),
-                      frontier_replications=replications)
+                      frontier_replications=replications,
+                      bounds_replications=replications)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
     return replace(cfg, seed=seed)

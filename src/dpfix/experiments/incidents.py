@@ -195,9 +195,10 @@ def bounding_study(data: Incidents, bounds: Sequence[int] = (1, 2, 3, 5, 8, 13, 
         row_C``).
     """
     pd = require("pandas")
-    from dpfix.release.records import bounded_counts, privatize_records
+    from dpfix.release.records import Records, bounded_counts, privatize_records
     from dpfix.release.table import privatize_table
 
+    records, counties = Records(data.records, "person_id", "county"), data.groups["county"]
     true = data.records.groupby("county").size()
     truth = data.groups["county"].map(true).fillna(0).to_numpy(dtype=np.int64)
     rows = []
@@ -205,14 +206,12 @@ def bounding_study(data: Incidents, bounds: Sequence[int] = (1, 2, 3, 5, 8, 13, 
         errs: dict[str, list] = {"records": [], "noise": [], "row_C": [], "bias": [],
                                  "kept": []}
         for seed in seeds:
-            b = bounded_counts(data.records, person="person_id", group_by="county",
-                               groups=data.groups["county"], max_contributions=C,
+            b = bounded_counts(records, counties, max_contributions=C,
                                max_per_group=max_per_group, seed=seed)
             kept = b.counts[:, 0]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r = privatize_records(data.records, person="person_id", group_by="county",
-                                      groups=data.groups["county"], eps=eps, upper=upper,
+                r = privatize_records(records, counties, eps, upper=upper,
                                       max_contributions=C, max_per_group=max_per_group,
                                       seed=seed, options=options)
                 frame = pd.DataFrame({"county": data.groups["county"], "count": truth})

@@ -22,6 +22,10 @@ Output folder layout (``--out``):
 ``joint.csv``            the joint study (``joint``, not part of ``all``): every measure
                          of docs/joint.md section 8 per data set, eps_t and method
                          (means, standard errors); ``joint_targets.md``
+``bounds.csv``           the bounds study (``bounds``, not part of ``all``): every rule
+                         of ``upper="auto"`` against the best fixed bound in hindsight
+                         per data set and eps (docs/bounds.md section 3);
+                         ``bounds_fixed.csv`` (every fixed bound), ``bounds_targets.md``
 ``run.json``             configuration, cells computed and seconds per target
 =======================  ===========================================================
 """
@@ -36,7 +40,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpfix.experiments import accuracy, frontier, joint, privatizer_error, runtime, split
+from dpfix.experiments import (
+    accuracy,
+    bounds,
+    frontier,
+    joint,
+    privatizer_error,
+    runtime,
+    split,
+)
 from dpfix.experiments.cells import CellCache, run_cells
 from dpfix.experiments.config import Config
 from dpfix.experiments.runs import DATASETS, SYNTHETIC, required_files
@@ -46,12 +58,13 @@ __all__ = ["TARGETS", "EXTRA_TARGETS", "reproduce", "TargetReport", "check_data"
            "markdown_table"]
 
 TARGETS = ("fig3", "fig5", "fig6", "fig7", "table3", "frontier")
-#: Studies run by name only (not by ``all``): the joint release (docs/joint.md).
-EXTRA_TARGETS = ("joint",)
+#: Studies run by name only (not by ``all``): the joint release (docs/joint.md) and the
+#: private bound (docs/bounds.md).
+EXTRA_TARGETS = ("joint", "bounds")
 
 _DATASETS = {"fig3": ("crime",), "fig5": ("binomial", "crime"), "fig6": ("binomial", "crime"),
              "fig7": ("crime",), "table3": SYNTHETIC, "frontier": tuple(DATASETS),
-             "joint": ("crime",)}
+             "joint": ("crime",), "bounds": tuple(DATASETS)}
 
 
 @dataclass
@@ -255,6 +268,19 @@ def _joint(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     report.files.append("joint_targets.md")
 
 
+def _bounds(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
+            report: TargetReport) -> None:
+    cells = bounds.bounds_cells(cfg.quick, cfg.bounds_replications, cfg.seed)
+    results, report.computed = run_cells(cells, cache, jobs=jobs, quiet=quiet, desc="bounds")
+    report.cached = len(cells) - report.computed
+    summary = bounds.bounds_summary(cells, results)
+    _write(summary[summary.method == "fixed"], out / "bounds_fixed.csv", report, "%.6g")
+    _write(bounds.ratios(summary), out / "bounds.csv", report, "%.6g")
+    (out / "bounds_targets.md").write_text(bounds.targets_report(summary, markdown_table),
+                                           encoding="utf-8")
+    report.files.append("bounds_targets.md")
+
+
 _RUNNERS: dict[str, Callable[..., None]] = {
     "fig3": _fig3,
     "fig5": lambda *a: _accuracy(*a, metric="w1", png="fig5_wasserstein.png"),
@@ -263,6 +289,7 @@ _RUNNERS: dict[str, Callable[..., None]] = {
     "table3": _table3,
     "frontier": _frontier,
     "joint": _joint,
+    "bounds": _bounds,
 }
 
 

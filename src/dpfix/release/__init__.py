@@ -33,8 +33,10 @@
 - :mod:`dpfix.release.table`: ``privatize_table``, a table of count columns released in
   one call (a plan and its execution, :func:`dpfix.release.table.execute`;
   docs/release.md);
-- :mod:`dpfix.release.records`: ``privatize_records``, records (one row per incident)
-  bounded per person, counted per declared group and released under the unit ``person``
+- :mod:`dpfix.release.records` (a package of rooms: the bounding, the reading, the streamed
+  and Dask readers, the choice of ``C``, the plan, the release): ``privatize_records``,
+  records (one row per incident, ``Records``) bounded per person, counted per declared
+  group and released under the unit ``person``, planned by ``plan_records``
   (docs/records.md);
 - :mod:`dpfix.release.stream`: a CSV file released to a CSV file in two passes, in
   memory flat in the number of rows (external shuffle, stable merge; docs/release.md);
@@ -83,6 +85,9 @@ _EXPORTS = {
     "Auto": "dpfix.release.options",
     "privatize_counts": "dpfix.release.pipeline",
     "privatize_records": "dpfix.release.records",
+    "plan_records": "dpfix.release.records",
+    "Records": "dpfix.release.records",
+    "PrivateContributions": "dpfix.release.records",
 }
 
 __all__ = list(_EXPORTS)

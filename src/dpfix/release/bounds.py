@@ -2,47 +2,68 @@
 
 The bound ``upper`` of :func:`dpfix.release.pipeline.privatize_counts` is public:
 every count above it is top-coded to it. Chosen by looking at the data it would
-leak; :func:`private_upper` chooses it with a share ``eps_u`` of the budget, as a
-private ``quantile`` of the counts, by the exponential mechanism with a base
-measure (McSherry and Talwar 2007) over a public grid of candidate bounds
-``c_0 < ... < c_{K-1}`` (:func:`bound_grid`):
+leak; :func:`private_upper` chooses it with a share ``eps_u`` of the budget by the
+exponential mechanism with a base measure (McSherry and Talwar 2007) over a public
+grid of candidate bounds ``c_0 < ... < c_{K-1}`` (:func:`bound_grid`), with the
+base measure ``mu_j = 2^(-d_j)``, ``d_j = floor(log2(c_j / GRID_LINEAR))`` above
+``GRID_LINEAR`` (else 0): it halves per doubling of the bound, so that the many
+candidates up to ``max_upper`` do not take most of the mass. Two rules (``rule=``)
+score the candidates:
 
-- the score of candidate ``c_j`` is ``s_j = |r_j - k|``, with ``r_j = #{i : x_i
-  <= c_j}`` the rows that ``c_j`` leaves as they are and ``k = ceil(quantile N)``
-  the rank asked for (``N`` rows, public);
-- the base measure ``mu_j = 2^(-d_j)``, ``d_j = floor(log2(c_j / GRID_LINEAR))``
-  above ``GRID_LINEAR`` (else 0), halves per doubling of the bound: every
-  candidate above the largest count has the same score, and without it the
-  many of them up to ``max_upper`` would take most of the mass at small
-  ``eps_u``;
-- the output is ``c_j`` with probability ``mu_j lam^(-s_j) / sum_l mu_l
-  lam^(-s_l)``, for a rational ``lam = p/q <= e^(eps_u / 2)`` proved in
-  rational arithmetic (:func:`dpfix.sampling.source.rational_lam`).
+- ``"loss"`` (the default), on the grid of :data:`LOSS_GRID_STEPS` steps per doubling:
+  the score of ``c_j`` is ``s_j = min(L_j + floor(c_j / 2), SCORE_CAP)``, the
+  top-coding loss ``L_j = sum_i max(0, x_i - c_j)`` (:func:`topcoding_loss`, in count
+  units) plus the public penalty :data:`BOUND_PENALTY` ``c_j`` (:func:`loss_scores`);
+  the output is ``c_j`` with probability ``mu_j lam^(-s_j) / sum_l mu_l lam^(-s_l)``
+  for a rational ``lam = p/q <= e^(eps_u)``. The error of a release at bound ``c``
+  against the true counts is ``L(c) / N`` plus the mechanism's error on the top-coded
+  counts, and so is the Wasserstein-1 distance of its distribution from the true one
+  (docs/bounds.md section 1); the study of :mod:`dpfix.experiments.bounds` measures the
+  second term changing little near the largest count, and the rule places the bound
+  within a few ``1 / eps_u`` counts of it (docs/bounds.md sections 2 and 3).
+- ``"quantile"``: a private ``quantile`` of the counts, the score ``|r_j - k|`` with
+  ``r_j = #{i : x_i <= c_j}`` and ``k = ceil(quantile N)`` (``N`` rows, public), and
+  ``lam <= e^(eps_u / 2)``.
 
-**Privacy** (``eps_u``-DP for a change of one row's count, by any amount).
-Changing one row's count from ``a`` to ``b`` moves it across each candidate at
-most once: every ``r_j`` changes by at most 1, and ``k`` depends on ``N``
-only, so every score changes by at most 1 (sensitivity 1). Then for
+**Privacy of the loss rule** (``eps_u``-DP for a change of one row's count by at
+most 1, the neighbouring tables of the release, docs/release.md). A count moving
+from ``a`` to ``a + 1`` raises ``max(0, a - c)`` by 1 for every ``c <= a`` and
+leaves it for every ``c > a``: every score moves by 0 or 1, all in the same
+direction (a monotone score, sensitivity 1; the public penalty and the cap keep both
+properties). Then ``Z(x') <= Z(x) <= lam Z(x')`` for the sums ``Z`` of the weights, and
+each weight moves by a factor in ``[1/lam, 1]``: ``P_x(j) / P_x'(j) <= lam <=
+e^(eps_u)`` both ways, with no factor 2. A change of a count by ``c`` is a path of
+``c`` such changes (group privacy: ``c eps_u``), which is how a release under the unit
+``row:C`` charges it (each mechanism at its share over ``c``).
+
+**Privacy of the quantile rule** (``eps_u``-DP for a change of one row's count, by
+any amount). Changing one row's count from ``a`` to ``b`` moves it across each
+candidate at most once: every ``r_j`` changes by at most 1, and ``k`` depends on
+``N`` only, so every score changes by at most 1 (sensitivity 1). Then for
 neighbouring tables ``x, x'`` and every ``j``, ``mu_j lam^(-s_j(x)) <= lam
-mu_j lam^(-s_j(x'))`` and ``Z(x') <= lam Z(x)`` (``Z`` the sum of the
-weights), so ``P_x(j) / P_x'(j) <= lam^2 <= e^(eps_u)``. The grid and ``mu``
-are fixed before the data are seen, so they cost nothing.
+mu_j lam^(-s_j(x'))`` and ``Z(x') <= lam Z(x)``, so ``P_x(j) / P_x'(j) <= lam^2 <=
+e^(eps_u)``. The grid and ``mu`` are fixed before the data are seen, so they cost
+nothing.
 
-**Exact sampling.** No float probability is used: a trial proposes ``j`` with
-probability ``mu_j / sum mu`` (an exact uniform integer below ``sum_l
-2^(D - d_l)``, ``D = max d``, located in the cumulative sums) and accepts it
-iff an exact two-sided geometric draw ``G`` (``P(G = g)`` proportional to
-``lam^-|g|``, :class:`dpfix.sampling.geometric.TwoSidedGeometric`) has ``G >=
-t_j``, with ``t_j = s_j - min_l s_l >= 0``. ``P(G >= t) = rho^t / (1 + rho)``
-for every ``t >= 0`` (``rho = 1/lam``), so a trial accepts ``j`` with
-probability ``mu_j rho^(t_j) / ((1 + rho) sum mu)``, proportional to the
-mechanism's weight; the trials are independent, so the first accepted one has
-exactly its law. A trial accepts with probability at least ``mu_j / (2 sum
-mu)`` for a best candidate ``j``; the trials are drawn in growing batches.
+**Exact sampling** (:func:`sample_exponential`). No float probability is used. With
+``t_j = s_j - min_l s_l``, ``M = min(max t, exact_levels(lam))`` and ``a_j = min(t_j,
+M)``, a trial proposes ``j`` with the exact integer weight ``2^(D - d_j) q^(a_j) p^(M
+- a_j)`` (``D = max d``; an exact uniform integer below their sum, located in the
+cumulative sums) and accepts it iff an exact two-sided geometric draw ``G`` (``P(G =
+g)`` proportional to ``lam^-|g|``, :class:`dpfix.sampling.geometric.TwoSidedGeometric`)
+has ``G >= t_j - a_j``. ``P(G >= e) = rho^e / (1 + rho)`` for every ``e >= 0`` (``rho
+= 1/lam``), so a trial accepts ``j`` with probability proportional to ``mu_j
+rho^(t_j)``, the mechanism's weight; the trials are independent, so the first accepted
+one has exactly its law (:func:`trial_law`). Every ``j`` with ``t_j <= M`` is accepted
+with probability ``1 / (1 + rho) >= 1/2``, and the others' proposal weights are at most
+``(mu_j / mu_*) e^-EXACT_NATS`` times a best one's (``mu_*`` its base measure): about two
+trials per draw.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -56,17 +77,42 @@ from dpfix.sampling.geometric import TwoSidedGeometric
 from dpfix.sampling.source import RandomSource, random_source, rational_lam
 
 __all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bound_grid",
-           "upper_scores", "halvings", "exponential_weights", "exponential_pmf",
-           "sample_exponential", "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER", "GRID_LINEAR",
-           "GRID_STEPS_PER_DOUBLING",
-           "UPPER_SHARE", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
+           "upper_scores",
+           "topcoding_loss", "loss_scores", "halvings", "exponential_weights",
+           "exponential_pmf", "sample_exponential", "trial_law", "exact_levels",
+           "default_share", "RULES", "DEFAULT_RULE", "SCORE_CAP",
+           "BOUND_PENALTY", "EXACT_NATS", "LAM_RTOL", "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER",
+           "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING", "LOSS_GRID_STEPS", "UPPER_SHARE",
+           "UPPER_MAX", "TOP_MASS_WARNING", "TopCodingWarning", "top_mass_message"]
 
-#: The quantile of the counts the bound aims at.
+#: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
+RULES = ("loss", "quantile")
+DEFAULT_RULE = "loss"
+#: The loss rule's scores are capped here (a public constant: the cap keeps the
+#: sensitivity and the monotonicity, and the scores within int64).
+SCORE_CAP = 1 << 62
+#: The loss rule's score adds ``floor(BOUND_PENALTY c)`` to the top-coding loss of ``c``:
+#: below one count per unit of the bound, the least slope of the loss wherever a row lies
+#: above ``c``, so it never trades a row's top-coding for a smaller bound; above the
+#: largest count (no loss) it prefers the smaller bound (docs/bounds.md section 2).
+BOUND_PENALTY = Fraction(1, 2)
+#: The exact sampler's proposal resolves score differences up to ``EXACT_NATS / ln(lam)``
+#: (:func:`exact_levels`); beyond, the geometric comparison decides.
+EXACT_NATS = 24
+#: The loss rule's ``lam <= e^eps_upper`` gives up at most this share of ``eps_upper``
+#: (:func:`dpfix.sampling.source.rational_lam`): small ``p`` and ``q``, small exact weights.
+LAM_RTOL = 1e-3
+#: The quantile of the counts the quantile rule aims at.
 DEFAULT_QUANTILE = 0.99
 #: The largest candidate bound.
 DEFAULT_MAX_UPPER = 10**6
-#: The share of a column's budget that ``upper="auto"`` spends on the bound by default.
-UPPER_SHARE = 0.1
+#: ``upper="auto"`` spends this share of a column's budget ``eps`` on the bound by default,
+#: and at most :data:`UPPER_MAX` (:func:`default_share`): every per cent of the budget
+#: taken from the release costs it about 1 to 1.5 % of its error (docs/bounds.md
+#: section 3), and the bound lands within a few ``1 / eps_upper`` counts.
+UPPER_SHARE = 0.02
+#: The most ``upper="auto"`` spends on the bound by default (reached at ``eps = 2.5``).
+UPPER_MAX = 0.05
 #: A privatized target with more than this mass on ``upper`` (its last value) warns: many
 #: counts are then likely top-coded, and the error against the true counts hidden.
 TOP_MASS_WARNING = 0.05
@@ -75,26 +121,34 @@ GRID_LINEAR = 32
 #: ... ``GRID_STEPS_PER_DOUBLING`` geometric steps per doubling (about 9 % apart): few
 #: candidates above the data, where every candidate has the same score.
 GRID_STEPS_PER_DOUBLING = 8
+#: The loss rule's grid: ``LOSS_GRID_STEPS`` steps per doubling (about 0.5 % apart), since
+#: its score places the bound within about ``1 / eps_upper`` of the largest count
+#: (docs/bounds.md section 2).
+LOSS_GRID_STEPS = 128
 
 
-def bound_grid(max_upper: int = DEFAULT_MAX_UPPER) -> np.ndarray:
+def bound_grid(max_upper: int = DEFAULT_MAX_UPPER,
+               steps: int = GRID_STEPS_PER_DOUBLING) -> np.ndarray:
     """The public candidate bounds: ``1 .. GRID_LINEAR``, then a geometric grid to ``max_upper``.
 
-    Candidates ``round(GRID_LINEAR 2^(m / GRID_STEPS_PER_DOUBLING))`` (each
-    distinct once), and ``max_upper`` itself. Data-independent.
+    Candidates ``round(GRID_LINEAR 2^(m / steps))`` (each distinct once), and
+    ``max_upper`` itself. Data-independent. The quantile rule takes ``steps =
+    GRID_STEPS_PER_DOUBLING`` (about 9 % apart), the loss rule ``LOSS_GRID_STEPS``.
 
     Examples
     --------
     >>> g = bound_grid(100)
     >>> g[:3].tolist(), g[-4:].tolist(), len(g)
     ([1, 2, 3], [83, 91, 99, 100], 46)
+    >>> len(bound_grid(10**6, LOSS_GRID_STEPS)), bound_grid(10**6, LOSS_GRID_STEPS)[-3:].tolist()
+    (1773, [993303, 998697, 1000000])
     """
     top = int(max_upper)
     if isinstance(max_upper, bool) or top != max_upper or top < 1:
         raise ValueError(f"max_upper: must be an integer >= 1, got {max_upper!r}")
     values = set(range(1, min(GRID_LINEAR, top) + 1))
     m = 1
-    while (v := round(GRID_LINEAR * 2 ** (m / GRID_STEPS_PER_DOUBLING))) < top:
+    while (v := round(GRID_LINEAR * 2 ** (m / steps))) < top:
         values.add(v)
         m += 1
     values.add(top)
@@ -147,6 +201,75 @@ def upper_scores(eta: Any, candidates: Any, quantile: Any = DEFAULT_QUANTILE) ->
     return _scores(below[np.minimum(c + 1, e.size)], N, quantile)  # r_j = #{x <= c_j}
 
 
+def _capped(values: Any) -> np.ndarray:
+    """Non-negative integers (Python ints or int64) as int64, each capped at :data:`SCORE_CAP`."""
+    return np.array([min(int(v), SCORE_CAP) for v in values], dtype=np.int64)
+
+
+def topcoding_loss(eta: Any, candidates: Any) -> np.ndarray:
+    """The loss rule's scores ``L_j = sum_i max(0, x_i - c_j)`` from the histogram ``eta``,
+    capped at :data:`SCORE_CAP`: what top-coding at ``c_j`` takes off the counts, in all.
+
+    ``L(c) = A(c) - c B(c)`` with ``B(c) = sum_{v > c} eta_v`` and ``A(c) = sum_{v > c} v
+    eta_v``, in int64 when ``N (len(eta) - 1)`` fits it, else in Python integers: exact.
+
+    Parameters
+    ----------
+    eta : array_like of int
+        ``eta[v]`` rows with count ``v`` (the whole histogram: no top-coding).
+    candidates : array_like of int
+        Increasing candidate bounds.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+
+    Examples
+    --------
+    >>> topcoding_loss([1, 2, 0, 1], [1, 2, 3]).tolist()  # counts 0, 1, 1, 3
+    [2, 1, 0]
+    """
+    e = np.asarray(eta, dtype=np.int64)
+    c = np.asarray(candidates, dtype=np.int64)
+    wide = int(e.sum()) * max(e.size - 1, 1) >= 1 << 62
+    kind = object if wide else np.int64
+    v = np.arange(e.size, dtype=np.int64).astype(kind)
+    ek = e.astype(kind)
+    zero = np.zeros(1, dtype=kind)
+    # above[k] = sum_{v >= k} eta_v, mass[k] = sum_{v >= k} v eta_v (k = 0 .. len)
+    above = np.concatenate([np.cumsum(ek[::-1])[::-1], zero])
+    mass = np.concatenate([np.cumsum((v * ek)[::-1])[::-1], zero])
+    k = np.minimum(c + 1, e.size)  # the first value above c_j
+    return _capped(mass[k] - c.astype(kind) * above[k])
+
+
+def loss_scores(losses: Any, candidates: Any, penalty: Any = BOUND_PENALTY) -> np.ndarray:
+    """The loss rule's scores ``min(L_j + floor(penalty c_j), SCORE_CAP)`` from the
+    top-coding losses ``L_j`` (:func:`topcoding_loss`) of the candidates ``c_j``.
+
+    Examples
+    --------
+    >>> loss_scores([2, 1, 0, 0], [1, 2, 3, 8]).tolist()
+    [2, 2, 1, 4]
+    """
+    penalty = Fraction(penalty)
+    if not 0 <= penalty < 1:
+        raise ValueError(f"penalty: a number in [0, 1), got {penalty}")
+    a, b = penalty.numerator, penalty.denominator
+    return _capped(int(v) + int(c) * a // b for v, c in zip(losses, candidates, strict=True))
+
+
+def _loss_from_sorted(xs: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """:func:`topcoding_loss` from the sorted counts (no histogram of their range)."""
+    N = int(xs.size)
+    wide = N * int(xs[-1]) >= 1 << 62
+    vals = xs.astype(object) if wide else xs
+    tail = np.concatenate([np.cumsum(vals[::-1])[::-1], np.zeros(1, dtype=vals.dtype)])
+    k = np.searchsorted(xs, candidates, side="right")  # rows with x <= c_j
+    c = candidates.astype(object) if wide else candidates
+    return _capped(tail[k] - c * (N - k))
+
+
 def halvings(candidates: Any) -> np.ndarray:
     """The base measure's exponents ``d_j = floor(log2(c_j / GRID_LINEAR))`` (0 up to
     ``2 GRID_LINEAR - 1``): ``mu_j = 2^(-d_j)`` halves per doubling of the bound.
@@ -191,7 +314,11 @@ def exponential_weights(scores: Any, lam: Any, halved: Any = None) -> list[int]:
     t = [s - low for s in t]
     top, deep = max(t), max(d)
     p, q = lam.numerator, lam.denominator
-    return [(q ** s * p ** (top - s)) << (deep - h) for s, h in zip(t, d, strict=True)]
+    power, w, last = {}, p ** top, 0  # q^s p^(top - s), from one distinct s to the next
+    for v in sorted(set(t)):
+        w = w * q ** (v - last) // p ** (v - last)  # exact: p^(top - last) holds p^(v - last)
+        power[v], last = w, v
+    return [power[s] << (deep - h) for s, h in zip(t, d, strict=True)]
 
 
 def exponential_pmf(scores: Any, lam: Any, halved: Any = None) -> list[Fraction]:
@@ -207,11 +334,69 @@ def exponential_pmf(scores: Any, lam: Any, halved: Any = None) -> list[Fraction]
     return [Fraction(x, total) for x in w]
 
 
+def exact_levels(lam: Any) -> int:
+    """``M``: the score differences the sampler's proposal resolves exactly,
+    ``ceil(EXACT_NATS / ln(lam))`` (so ``lam^-M <= e^-EXACT_NATS``).
+
+    Examples
+    --------
+    >>> exact_levels(2), exact_levels(Fraction(1001, 1000))
+    (35, 24012)
+    """
+    return max(1, math.ceil(EXACT_NATS / math.log(Fraction(lam))))
+
+
+def _below(source: RandomSource, bound: int) -> int:
+    """One integer uniform on ``0 .. bound-1`` for any ``bound >= 1``: the top
+    ``bound.bit_length()`` bits of whole 64-bit words, refused while ``>= bound`` (at most
+    half the time)."""
+    if bound <= 1 << 63:
+        return int(source.below(bound, 1)[0])
+    bits = bound.bit_length()
+    words = -(-bits // 64)
+    while True:  # the words as one integer, word i at bits 64 i .. 64 i + 63
+        v = int.from_bytes(source.words(words).astype("<u8").tobytes(), "little")
+        v >>= 64 * words - bits
+        if v < bound:
+            return v
+
+
+def trial_law(scores: Any, lam: Any, halved: Any = None) -> tuple[list[int], list[int]]:
+    """One trial of :func:`sample_exponential`: the exact proposal weights ``2^(D - d_j)
+    q^(a_j) p^(M - a_j)`` (``a_j = min(t_j, M)``, ``t_j = s_j - min s``, ``M = min(max t,
+    exact_levels(lam))``) and the excesses ``e_j = t_j - a_j`` that the geometric
+    comparison decides (a trial accepts ``j`` with probability ``rho^(e_j) / (1 + rho)``).
+
+    Examples
+    --------
+    >>> trial_law([0, 1, 90], 2)  # M = 35: the third score's excess is 55
+    ([34359738368, 17179869184, 1], [0, 0, 55])
+    """
+    t = [int(v) for v in scores]
+    low = min(t)
+    t = [v - low for v in t]
+    d = [0] * len(t) if halved is None else [int(v) for v in halved]
+    levels = min(max(t), exact_levels(lam))
+    a = [min(v, levels) for v in t]
+    weights = exponential_weights(a + [levels], lam, d + [0])[:-1]  # M in, so q^a p^(M - a)
+    return weights, [v - w for v, w in zip(t, a, strict=True)]
+
+
 def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 1,
                        halved: Any = None) -> np.ndarray:
     """``size`` independent draws of the index ``j`` with probability proportional to
-    ``mu_j lam^(-s_j)``, exactly (module docstring: proposals by ``mu`` accepted by an
-    exact geometric comparison).
+    ``mu_j lam^(-s_j)``, exactly.
+
+    With ``t_j = s_j - min s`` and ``M = min(max t, exact_levels(lam))``, a trial proposes
+    ``j`` with the exact integer weight ``2^(D - d_j) q^(a_j) p^(M - a_j)``, ``a_j =
+    min(t_j, M)`` (:func:`exponential_weights` of the capped scores: proportional to
+    ``mu_j lam^(-a_j)``), and accepts it iff an exact two-sided geometric draw ``G`` has
+    ``G >= t_j - a_j``: with probability ``lam^-(t_j - a_j) / (1 + rho)`` (module
+    docstring), so the accepted ``j`` has probability proportional to ``mu_j
+    lam^(-t_j)``, exactly. Every ``j`` with ``t_j <= M`` is accepted with probability
+    ``1 / (1 + rho) >= 1/2``; the others have proposal weights at most ``(mu_j / mu_*)
+    e^-EXACT_NATS`` times a best one's (``mu_*`` its base measure): the trials are few
+    whatever the scores and the base measure.
 
     Parameters
     ----------
@@ -233,6 +418,9 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
     >>> from dpfix.sampling.source import SeededSource
     >>> sample_exponential([5, 0, 5], 2**30, SeededSource(0), 4).tolist()
     [1, 1, 1, 1]
+    >>> sample_exponential([10**15, 0], Fraction(1001, 1000), SeededSource(0), 2,
+    ...                    halved=[0, 40]).tolist()  # far scores, a deep base measure
+    [1, 1]
     """
     s = np.asarray(scores, dtype=np.int64)
     if s.ndim != 1 or s.size == 0:
@@ -240,41 +428,59 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
     d = np.zeros(s.size, np.int64) if halved is None else np.asarray(halved, dtype=np.int64)
     if d.shape != s.shape or (d < 0).any():
         raise ValueError("halved: expected one exponent >= 0 per score")
-    deep = int(d.max())
-    if sum(1 << (deep - int(h)) for h in d) > 1 << 62:  # the proposal's total, for below()
-        raise ValueError("halved: the base measure spans too many halvings (2^62)")
-    t = s - s.min()
+    weights, excess_list = trial_law(s, lam, d)
+    excess = np.array(excess_list, dtype=np.int64)  # decided by the geometric comparison
+    cum = list(itertools.accumulate(weights))
     geometric = TwoSidedGeometric(lam)
-    cap = max(int(t.max()), 1)  # G >= t_j is decided by min(G, cap) for every t_j <= cap
-    cum = np.cumsum(np.left_shift(np.int64(1), deep - d))  # proposal weights 2^(D - d_j)
+    cap = max(int(excess.max()), 1)  # G >= e_j is decided by min(G, cap) for every e_j <= cap
     out: list[int] = []
-    batch = max(64, 4 * int(s.size))
-    while len(out) < size:
-        u = source.below(int(cum[-1]), batch).astype(np.int64)
-        j = np.searchsorted(cum, u, side="right")
-        g = geometric.sample(batch, source, cap=cap)
-        out.extend(j[g >= t[j]].tolist())
-        batch = min(2 * batch, 1 << 22)
-    return np.array(out[:size], dtype=np.int64)
+    if cum[-1] <= 1 << 63:  # vectorised trials
+        table = np.array(cum, dtype=np.uint64)
+        batch = max(64, 4 * int(s.size))
+        while len(out) < size:
+            u = source.below(cum[-1], batch)
+            j = np.searchsorted(table, u, side="right")
+            g = geometric.sample(batch, source, cap=cap)
+            out.extend(j[g >= excess[j]].tolist())
+            batch = min(2 * batch, 1 << 22)
+        return np.array(out[:size], dtype=np.int64)
+    while len(out) < size:  # one trial at a time on Python integers
+        j = bisect.bisect_right(cum, _below(source, cum[-1]))
+        if int(geometric.sample(1, source, cap=cap)[0]) >= excess[j]:
+            out.append(j)
+    return np.array(out, dtype=np.int64)
+
+
+def default_share(eps: float) -> float:
+    """The share of ``eps`` that ``upper="auto"`` spends on the bound by default:
+    ``min(UPPER_SHARE, UPPER_MAX / eps)``, i.e. ``eps_upper = min(UPPER_SHARE eps,
+    UPPER_MAX)``.
+
+    Examples
+    --------
+    >>> default_share(0.5), default_share(4.0)
+    (0.02, 0.0125)
+    """
+    return min(UPPER_SHARE, UPPER_MAX / eps)
 
 
 @dataclass(frozen=True)
 class PrivateBound:
     """A bound ``upper`` to choose privately (``upper=PrivateBound()``, or ``upper="auto"``):
-    a DP quantile of the column (:func:`choose_upper`) spending ``share`` of the column's
-    budget, the release the rest (sequential composition). The bound chosen, and what it
-    spent, is a :class:`PrivateUpper` in the report.
+    a DP bound of the column (:func:`choose_upper`, the loss rule by default) spending
+    ``share`` of the column's budget, the release the rest (sequential composition). The
+    bound chosen, and what it spent, is a :class:`PrivateUpper` in the report.
 
     Attributes
     ----------
     share : float or None
         The share of the column's budget spent on the bound, in ``(0, 1)``; None:
-        :data:`UPPER_SHARE`.
+        :func:`default_share` of the column's budget.
 
     Examples
     --------
-    >>> PrivateBound().fraction, PrivateBound(0.25).split(1.0)
-    (0.1, (0.25, 0.75))
+    >>> PrivateBound().share_at(1.0), PrivateBound(0.25).split(1.0)
+    (0.02, (0.25, 0.75))
     >>> PrivateBound(1.5)
     Traceback (most recent call last):
     ...
@@ -292,16 +498,16 @@ class PrivateBound:
                              f"(0, 1), got {self.share!r}")
         object.__setattr__(self, "share", share)
 
-    @property
-    def fraction(self) -> float:
-        """The share spent on the bound (:data:`UPPER_SHARE` when none is given)."""
-        return UPPER_SHARE if self.share is None else self.share
+    def share_at(self, eps_t: float) -> float:
+        """The share of ``eps_t`` spent on the bound (:func:`default_share` when none is
+        given)."""
+        return default_share(eps_t) if self.share is None else self.share
 
     def split(self, eps_t: float) -> tuple[float, float]:
         """``(eps_upper, eps_rest)``: the bound's budget and the release's, their exact sum at
         most ``eps_t`` (:func:`dpfix.release.options.stage_split`), each at least
         :data:`dpfix.release.options.MIN_STAGE_EPSILON`."""
-        eps_upper, eps_rest = stage_split(eps_t, self.fraction)
+        eps_upper, eps_rest = stage_split(eps_t, self.share_at(eps_t))
         if min(eps_upper, eps_rest) < MIN_STAGE_EPSILON:
             raise ValueError(f"upper_share: gives eps_upper = {eps_upper:.3g} and "
                              f"{eps_rest:.3g} for the release; each needs at least "
@@ -318,11 +524,13 @@ class PrivateUpper:
     upper : int
         The bound chosen (a DP output).
     eps : float
-        The budget spent, ``>= 2 ln(lam)``.
+        The budget spent: ``>= ln(lam)`` (loss rule), ``>= 2 ln(lam)`` (quantile rule).
     lam : Fraction
-        ``p/q <= e^(eps/2)``, proved.
-    quantile : float, Fraction or str
-        The quantile aimed at.
+        ``p/q <= e^eps`` (loss rule) or ``<= e^(eps/2)`` (quantile rule), proved.
+    rule : str
+        ``"loss"`` or ``"quantile"`` (:data:`RULES`).
+    quantile : float, Fraction, str or None
+        The quantile aimed at (the quantile rule; None for the loss rule).
     candidates : int
         How many candidate bounds (the grid of :func:`bound_grid`).
     max_upper : int
@@ -332,71 +540,109 @@ class PrivateUpper:
     upper: int
     eps: float
     lam: Fraction
+    rule: str
     quantile: Any
     candidates: int
     max_upper: int
 
+    @property
+    def grid_steps(self) -> int:
+        """The grid's steps per doubling (:func:`bound_grid`) for the rule."""
+        return LOSS_GRID_STEPS if self.rule == "loss" else GRID_STEPS_PER_DOUBLING
+
     def describe(self) -> dict[str, Any]:
         """The public report's entry (every value is public: parameters or the DP output)."""
-        return {
-            "upper": self.upper, "eps_upper": self.eps, "quantile": str(self.quantile),
+        if self.rule == "loss":
+            score = ("the top-coding loss sum_i max(0, x_i - c) (a count moved by 1 moves every "
+                     "score by 0 or 1, all the same way: monotone, sensitivity 1), weights "
+                     "2^-d lam^-score with lam <= e^eps_upper proved in rational arithmetic, "
+                     "drawn exactly: eps_upper-DP for a change of one row's count by 1")
+        else:
+            score = ("|#{rows with count <= c} - ceil(quantile N)| (sensitivity 1 for a change "
+                     "of one row's count), weights 2^-d lam^-score with lam <= e^(eps_upper/2) "
+                     "proved in rational arithmetic, drawn exactly: eps_upper-DP")
+        entry: dict[str, Any] = {"upper": self.upper, "eps_upper": self.eps, "rule": self.rule}
+        if self.rule == "quantile":
+            entry["quantile"] = str(self.quantile)
+        entry.update({
             "lam": f"{self.lam.numerator}/{self.lam.denominator}",
             "candidates": {"count": self.candidates, "max_upper": self.max_upper,
-                           "grid": f"1..{GRID_LINEAR}, then {GRID_STEPS_PER_DOUBLING} "
-                                   "geometric steps per doubling, and max_upper",
+                           "grid": f"1..{GRID_LINEAR}, then {self.grid_steps} geometric "
+                                   "steps per doubling, and max_upper",
                            "base_measure": f"2^-floor(log2(c / {GRID_LINEAR})) above "
                                            f"{GRID_LINEAR}: halves per doubling"},
             "mechanism": "exponential mechanism (McSherry-Talwar 2007) over the public grid "
-                         "with the public base measure 2^-d, score |#{rows with count <= c} - "
-                         "ceil(quantile N)| (sensitivity 1 for a change of one row's count), "
-                         "weights 2^-d lam^-score with lam <= e^(eps_upper/2) proved in "
-                         "rational arithmetic, drawn exactly: eps_upper-DP (docs/bounds.md)",
-        }
+                         f"with the public base measure 2^-d, score {score} (docs/bounds.md)",
+        })
+        return entry
+
+
+def _rule_scores(rule: str, counts: Any, histogram: Any, grid: np.ndarray,
+                 quantile: Any) -> np.ndarray:
+    """The scores of ``rule`` on the grid, from the counts or the histogram (checked)."""
+    if histogram is None:
+        d = np.asarray(counts)
+        if d.ndim != 1 or d.size == 0 or d.dtype.kind not in "iu" or d.min() < 0:
+            raise ValueError("counts: expected a non-empty vector of non-negative integers")
+        xs = np.sort(d.astype(np.int64))
+        if rule == "loss":
+            return loss_scores(_loss_from_sorted(xs, grid), grid)
+        return _scores(np.searchsorted(xs, grid, side="right"), int(d.size), quantile)
+    eta = np.asarray(histogram)
+    if eta.ndim != 1 or eta.size == 0 or eta.dtype.kind not in "iu" or eta.min() < 0 \
+            or eta.sum() <= 0:
+        raise ValueError("histogram: expected non-negative integers with a positive sum")
+    if rule == "loss":
+        return loss_scores(topcoding_loss(eta, grid), grid)
+    return upper_scores(eta, grid, quantile)
 
 
 def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
-                 quantile: Any = DEFAULT_QUANTILE, max_upper: int = DEFAULT_MAX_UPPER,
-                 seed: Any = None) -> PrivateUpper:
+                 rule: str = DEFAULT_RULE, quantile: Any = None,
+                 max_upper: int = DEFAULT_MAX_UPPER, seed: Any = None) -> PrivateUpper:
     """:func:`private_upper` with what the report states (a :class:`PrivateUpper`).
 
     ``histogram`` (``eta[v]`` rows with count ``v``) may replace ``counts``.
 
     Examples
     --------
-    >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, quantile=0.5, seed=0)
+    >>> b = choose_upper(list(range(1, 42)) * 100, 30.0, seed=0)
+    >>> b.upper, b.rule, b.candidates  # the largest count, 41, is a candidate
+    (41, 'loss', 1773)
+    >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.5, seed=0)
     >>> b.upper, b.lam, b.candidates
     (20, Fraction(9807052, 3), 152)
     """
     budget = check_positive(eps, "eps")
+    if rule not in RULES:
+        raise ValueError(f"rule: one of {', '.join(RULES)}, got {rule!r}")
+    if rule == "loss" and quantile is not None:
+        raise ValueError("quantile: applies to rule='quantile' only; drop it")
+    if rule == "quantile":
+        quantile = DEFAULT_QUANTILE if quantile is None else quantile
+        _rank(quantile, 1)  # a bad quantile is refused before the data are read
     if (counts is None) == (histogram is None):
         raise ValueError("counts: give the counts or histogram=, not both and not neither")
-    grid = bound_grid(max_upper)
-    if histogram is None:
-        d = np.asarray(counts)
-        if d.ndim != 1 or d.size == 0 or d.dtype.kind not in "iu" or d.min() < 0:
-            raise ValueError("counts: expected a non-empty vector of non-negative integers")
-        ranks = np.searchsorted(np.sort(d.astype(np.int64)), grid, side="right")  # #{x <= c}
-        scores = _scores(ranks, int(d.size), quantile)
-    else:
-        eta = np.asarray(histogram)
-        if eta.ndim != 1 or eta.size == 0 or eta.dtype.kind not in "iu" or eta.min() < 0 \
-                or eta.sum() <= 0:
-            raise ValueError("histogram: expected non-negative integers with a positive sum")
-        scores = upper_scores(eta, grid, quantile)
-    lam = rational_lam(budget / 2)
+    steps = LOSS_GRID_STEPS if rule == "loss" else GRID_STEPS_PER_DOUBLING
+    grid = bound_grid(max_upper, steps)
+    scores = _rule_scores(rule, counts, histogram, grid, quantile)
+    lam = rational_lam(budget, LAM_RTOL) if rule == "loss" else rational_lam(budget / 2)
     j = int(sample_exponential(scores, lam, random_source(seed), halved=halvings(grid))[0])
-    return PrivateUpper(int(grid[j]), budget, lam, quantile, int(grid.size), int(max_upper))
+    return PrivateUpper(int(grid[j]), budget, lam, rule, quantile, int(grid.size),
+                        int(max_upper))
 
 
-def private_upper(counts: Any, eps: float, *, quantile: Any = DEFAULT_QUANTILE,
+def private_upper(counts: Any, eps: float, *, rule: str = DEFAULT_RULE, quantile: Any = None,
                   max_upper: int = DEFAULT_MAX_UPPER, seed: Any = None) -> int:
-    """An ``eps``-DP upper bound for the counts: a private ``quantile`` (docs/bounds.md).
+    """An ``eps``-DP upper bound for the counts (docs/bounds.md).
 
     The exponential mechanism over the public grid :func:`bound_grid`
-    ``(max_upper)`` with the base measure ``2^(-d)`` (:func:`halvings`), the
-    score ``|#{i : x_i <= c} - ceil(quantile N)|`` and ``lam <= e^(eps/2)``,
-    drawn exactly (module docstring, with the proof that it is ``eps``-DP for a
-    change of one row's count).
+    ``(max_upper)`` with the base measure ``2^(-d)`` (:func:`halvings`), drawn
+    exactly (module docstring, with the proofs). ``rule="loss"`` (default): the
+    score is the top-coding loss ``sum_i max(0, x_i - c)`` and ``lam <= e^eps``
+    (``eps``-DP for a change of one row's count by 1); ``rule="quantile"``: the
+    score ``|#{i : x_i <= c} - ceil(quantile N)|`` and ``lam <= e^(eps/2)``
+    (``eps``-DP for a change of one row's count by any amount).
 
     Parameters
     ----------
@@ -404,8 +650,11 @@ def private_upper(counts: Any, eps: float, *, quantile: Any = DEFAULT_QUANTILE,
         The non-negative counts, one per row.
     eps : float
         The budget spent on the bound.
-    quantile : float, Fraction or str
-        The share of rows the bound should leave as they are, in ``(0, 1]``.
+    rule : str
+        ``"loss"`` or ``"quantile"`` (:data:`RULES`).
+    quantile : float, Fraction or str, optional
+        ``rule="quantile"`` only: the share of rows the bound should leave as they are,
+        in ``(0, 1]`` (default :data:`DEFAULT_QUANTILE`).
     max_upper : int
         The largest candidate.
     seed : int or RandomSource, optional
@@ -417,12 +666,20 @@ def private_upper(counts: Any, eps: float, *, quantile: Any = DEFAULT_QUANTILE,
     int
         A candidate of the grid.
 
+    Raises
+    ------
+    ValueError
+        Bad counts, budget, rule or quantile, or a quantile with the loss rule.
+
     Examples
     --------
-    >>> private_upper(list(range(1, 41)) * 100, 30.0, quantile=0.9, seed=0)
+    >>> private_upper(list(range(1, 42)) * 100, 30.0, seed=0)  # the largest count
+    41
+    >>> private_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.9, seed=0)
     35
     """
-    return choose_upper(counts, eps, quantile=quantile, max_upper=max_upper, seed=seed).upper
+    return choose_upper(counts, eps, rule=rule, quantile=quantile, max_upper=max_upper,
+                        seed=seed).upper
 
 
 class TopCodingWarning(UserWarning):

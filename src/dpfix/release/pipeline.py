@@ -97,9 +97,10 @@ def privatize_counts(
         The public upper bound; counts above it are top-coded to it
         (``n = upper + 1`` count values). ``"auto"``: chosen privately with the
         share ``upper_share`` of ``epsilon`` (:func:`dpfix.release.bounds.choose_upper`,
-        a DP quantile; docs/bounds.md), the release then runs with the rest:
-        ``eps_upper + eps_1 + eps_2 = epsilon`` by sequential composition, and the
-        report states the bound, its budget and its quantile (``upper_bound``).
+        the loss rule: the bound of least top-coding loss, in count units;
+        docs/bounds.md), the release then runs with the rest: ``eps_upper + eps_1 +
+        eps_2 = epsilon`` by sequential composition, and the report states the bound,
+        its budget and its rule (``upper_bound``).
     histogram : array_like of int, optional
         The table as a histogram instead of ``counts`` (at most
         ``MAX_HISTOGRAM_N`` rows; entries above ``upper`` are top-coded).
@@ -178,7 +179,8 @@ def privatize_counts(
         ``N`` rows).
     upper_share : float, optional
         With ``upper="auto"``: the share of ``epsilon`` spent on the bound, in ``(0, 1)``
-        (default :data:`dpfix.release.bounds.UPPER_SHARE`).
+        (default :func:`dpfix.release.bounds.default_share`: ``eps_upper = min(0.02
+        epsilon, 0.05)``).
 
     Returns
     -------
