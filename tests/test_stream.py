@@ -204,7 +204,7 @@ def test_merge_is_the_stable_sort(runs, batch):
                 w.write_table(pa.Table.from_pandas(f, schema=schema, preserve_index=False),
                               max_chunksize=batch)
         merged = list(merge_runs(paths, ["k"]))
-    got = pd.concat(merged)["tag"].tolist() if merged else []
+    got = pa.concat_tables(merged).column("tag").to_pylist() if merged else []
     want = pd.concat(frames).sort_values("k", kind="stable", na_position="last")["tag"]
     assert got == want.tolist()
 
@@ -337,4 +337,4 @@ def test_blocks_cover_the_rows_in_order(tmp_path, rows):
     got = list(blocks.blocks())
     assert [len(b) for _, b in got[:-1]] == [rows] * (len(got) - 1)
     assert [s for s, _ in got] == list(range(0, 23, rows))
-    assert [v for _, b in got for v in b.iloc[:, 0]] == [f"r{i}" for i in range(23)]
+    assert [v for _, b in got for v in b.column(0).to_pylist()] == [f"r{i}" for i in range(23)]

@@ -20,7 +20,6 @@ and the cells a spreadsheet would run as formulas.
 from __future__ import annotations
 
 import functools
-import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -309,13 +308,15 @@ def _rows_with(values: Any, chars: str) -> np.ndarray:
 
     offsets, data = text_buffers(values)
     text = data[offsets[0]:offsets[-1]]
+    single = [c.encode()[0] for c in chars if len(c.encode()) == 1]
     hit = np.zeros(len(values), dtype=bool)
+    if single:  # one byte each: found in the bytes themselves, one pass
+        table = np.zeros(256, dtype=bool)
+        table[single] = True
+        at = np.flatnonzero(table[text]) + offsets[0]
+        hit[np.searchsorted(offsets, at, side="right") - 1] = True
     for c in chars:
-        code = c.encode()
-        if len(code) == 1:  # one byte: found in the bytes themselves
-            at = np.flatnonzero(text == code[0]) + offsets[0]
-            hit[np.searchsorted(offsets, at, side="right") - 1] = True
-        else:
+        if len(c.encode()) > 1:
             hit |= np.asarray(pc.match_substring(values, c), dtype=bool)
     return np.flatnonzero(hit)
 
@@ -324,25 +325,24 @@ def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = Fa
     """A pyarrow column's cells as pandas' ``to_csv`` writes them: the text as it is, or
     quoted (``"..."``, its quotes doubled) when it holds one of :func:`csv_quoting`'s
     characters; with ``alone`` (the row's only cell) an empty cell is ``""``. Integers are
-    written in decimal.
+    written in decimal. A large string array.
 
     Examples
     --------
     >>> import pyarrow as pa
-    >>> csv_cells(pa.array(['a', 'b,c', 'say "hi"', ''])).to_pylist()
-    ['a', '"b,c"', '"say ""hi"""', '']
+    >>> csv_cells(pa.array(['a', 'b,c', 'a "b" c', ''])).to_pylist()
+    ['a', '"b,c"', '"a ""b"" c"', '']
     """
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
 
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-        values = pc.cast(values, pa.string())
+    text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
     values = values.cast(pa.large_string())
-    if len(values) == 0:
-        return values
-    rows = _rows_with(values, csv_quoting(sep, newline))
+    if len(values) == 0 or not text and not alone:
+        return values  # integers: digits and a sign, nothing to quote
+    rows = _rows_with(values, csv_quoting(sep, newline)) if text else np.zeros(0, np.int64)
     if alone:
         rows = np.union1d(rows, np.flatnonzero(np.asarray(pc.binary_length(values)) == 0))
     if rows.size == 0:
@@ -354,7 +354,7 @@ def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = Fa
     return pc.replace_with_mask(values, pa.array(mask), quoted)
 
 
-def csv_rows(columns: list, sep: str = ",", newline: str = "\n") -> bytes:
+def csv_rows(columns: list, sep: str = ",", newline: str = "\n") -> memoryview:
     """The rows of pyarrow ``columns`` (of one length) as CSV text in UTF-8: each cell as
     :func:`csv_cells` writes it, the cells joined by ``sep``, each row ended by
     ``newline``: byte for byte pandas' ``to_csv`` of the same cells (no header, no index).
@@ -362,56 +362,37 @@ def csv_rows(columns: list, sep: str = ",", newline: str = "\n") -> bytes:
     Examples
     --------
     >>> import pyarrow as pa
-    >>> csv_rows([pa.array(["a", "x;y"]), pa.array([3, 0])], ";")
+    >>> bytes(csv_rows([pa.array(["a", "x;y"]), pa.array([3, 0])], ";"))
     b'a;3\\n"x;y";0\\n'
     """
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
 
     if not columns or len(columns[0]) == 0:
-        return b""
+        return memoryview(b"")
     cells = [csv_cells(c, sep, newline, alone=len(columns) == 1) for c in columns]
-    line = pc.binary_join_element_wise(*cells, pa.scalar("", pa.large_string()),
-                                       pa.scalar(sep, pa.large_string()))
-    # the empty last piece adds a separator: it becomes the line end
+    text = pa.large_string()
+    line = pc.binary_join_element_wise(*cells, pa.scalar(sep, text))
+    # each row and an empty cell joined by the line end: the row, then the line end
+    line = pc.binary_join_element_wise(line, pa.scalar("", text), pa.scalar(newline, text))
     offsets, data = text_buffers(line)
-    ends = offsets[1:] - len(sep.encode())
-    out = np.empty(offsets[-1] - offsets[0] - (len(sep.encode()) - len(newline.encode())) *
-                   len(line), dtype=np.uint8)
-    return _with_line_ends(offsets, data, ends, newline.encode(), out)
-
-
-def _with_line_ends(offsets: np.ndarray, data: np.ndarray, ends: np.ndarray, newline: bytes,
-                    out: np.ndarray) -> bytes:
-    """Each row's bytes ``data[offsets[i]:ends[i]]`` followed by ``newline``, in ``out``."""
-    lengths = ends - offsets[:-1]
-    starts = np.concatenate([[0], np.cumsum(lengths + len(newline))[:-1]])
-    keep = np.ones(out.size, dtype=bool)
-    for j in range(len(newline)):  # the line end's byte positions
-        keep[starts + lengths + j] = False
-        out[starts + lengths + j] = newline[j]
-    row_of = np.repeat(np.arange(len(lengths)), lengths)
-    source = np.arange(row_of.size) - np.repeat(starts, lengths) + \
-        np.repeat(offsets[:-1], lengths)
-    out[keep] = data[source]
-    return out.tobytes()
-
-
-#: A cell that is a plain number to a spreadsheet (:data:`dpfix.io.counts.NUMBER_TEXT`), in
-#: pyarrow's (RE2) syntax; exact for ASCII cells.
-_NUMBER_RE2 = "(?i)^(?:" + NUMBER_TEXT.pattern + ")$"
+    return memoryview(data[offsets[0]:offsets[-1]])
 
 
 def guard_formula_array(values: Any, escape: bool) -> tuple[Any, int]:
     """A pyarrow text column's formula cells (:func:`formula_cells`' rule) escaped with
     ``'`` (``escape``) or left as they are, and their number: ``(column, count)``.
 
+    The candidates (a first character of :data:`FORMULA_STARTS`) are found in the bytes;
+    each is then asked of :data:`dpfix.io.counts.NUMBER_TEXT` as :func:`formula_cells`
+    asks it.
+
     Examples
     --------
     >>> import pyarrow as pa
     >>> cells, n = guard_formula_array(pa.array(["=1+1", "-3", "a", "@x"]), True)
     >>> cells.to_pylist(), n
-    ["'=1+1", '-3', 'a', "'@x"]
+    (["'=1+1", '-3', 'a', "'@x"], 2)
     """
     pa = require("pyarrow")
     pc = require("pyarrow.compute")
@@ -429,17 +410,12 @@ def guard_formula_array(values: Any, escape: bool) -> tuple[Any, int]:
     candidates = np.flatnonzero(np.isin(first, [ord(c) for c in FORMULA_STARTS]))
     if candidates.size == 0:
         return values, 0
-    picked = values.take(pa.array(candidates))
-    number = np.asarray(pc.match_substring_regex(picked, _NUMBER_RE2), dtype=bool)
-    ascii_ = np.asarray(pc.string_is_ascii(picked), dtype=bool)
-    bad = ~number
-    for i in np.flatnonzero(~ascii_):  # Python's case folding beyond ASCII decides
-        bad[i] = NUMBER_TEXT.fullmatch(picked[i].as_py()) is None
+    picked = values.take(pa.array(candidates)).to_pylist()
+    bad = np.array([NUMBER_TEXT.fullmatch(c) is None for c in picked], dtype=bool)
     rows = candidates[bad]
     if rows.size == 0 or not escape:
         return values, int(rows.size)
     mask = np.zeros(len(values), dtype=bool)
     mask[rows] = True
-    escaped = pc.binary_join_element_wise("'", values.take(pa.array(rows)), "")
-    return pc.replace_with_mask(values, pa.array(mask), escaped.cast(values.type)), \
-        int(rows.size)
+    escaped = pa.array(["'" + c for c, b in zip(picked, bad, strict=True) if b], values.type)
+    return pc.replace_with_mask(values, pa.array(mask), escaped), int(rows.size)

@@ -31,7 +31,7 @@ The temporary files live in a private (0700) scratch folder, removed on every ex
 
 from __future__ import annotations
 
-import bisect
+import codecs
 import contextlib
 import itertools
 import math
@@ -50,7 +50,7 @@ import numpy as np
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.tables import CsvBlocks, TableInput
-from dpfix.io.writing import guard_formulas, warn_formulas
+from dpfix.io.writing import csv_rows, guard_formula_array, guard_formulas, warn_formulas
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
@@ -262,23 +262,23 @@ def _labelled_rows(path: Path) -> Iterator[tuple[Any, np.ndarray]]:
         path.unlink(missing_ok=True)
 
 
-def _key_parts(frame: Any, keys: list) -> list[np.ndarray]:
-    """The sort key of every row as arrays: per key column, missing (1, last) and the text."""
-    parts = []
+def _key_of(table: Any, keys: list, i: int) -> tuple:
+    """Row ``i``'s sort key: per key column, missing (1, last) and the value."""
+    out: tuple = ()
     for c in keys:
-        na = frame[c].isna().to_numpy()
-        parts += [na, np.where(na, "", frame[c].to_numpy(dtype=object))]
-    return parts
+        v = table.column(c)[i].as_py()
+        out += (v is None, "" if v is None else v)
+    return out
 
 
 class _Run:
-    """One sorted run in a file, read a batch at a time."""
+    """One sorted run in a file, read a batch at a time (:attr:`buf`, a pyarrow Table)."""
 
-    def __init__(self, path: Path, keys: list) -> None:
+    def __init__(self, path: Path) -> None:
         pa = require("pyarrow")
         self.file = pa.OSFile(str(path))
         self.reader = pa.ipc.open_stream(self.file)
-        self.keys, self.done, self.buf, self.parts = keys, False, None, []
+        self.done, self.buf = False, self.reader.schema.empty_table()
         self.load()
 
     def load(self) -> None:
@@ -288,37 +288,24 @@ class _Run:
         except StopIteration:
             self.done = True
             self.file.close()
-            self.buf = self.buf.iloc[:0] if self.buf is not None else None
-            self.parts = []
             return
-        self.buf = pa.Table.from_batches([batch]).to_pandas()
-        self.parts = _key_parts(self.buf, self.keys)
-
-    def key(self, i: int) -> tuple:
-        return tuple(p[i] for p in self.parts)
-
-    def __len__(self) -> int:
-        return 0 if self.buf is None else len(self.buf)
-
-    def cut(self, f: tuple, right: bool) -> Any:
-        """Take the rows whose key is below ``f`` (or at most ``f``, ``right``) off the front."""
-        find = bisect.bisect_right if right else bisect.bisect_left
-        k = find(range(len(self)), f, key=self.key)
-        head = self.buf.iloc[:k]
-        self.buf = self.buf.iloc[k:].reset_index(drop=True)
-        self.parts = [p[k:] for p in self.parts]
-        return head
+        self.buf = pa.Table.from_batches([batch])
 
 
-def _sorted(frame: Any, keys: list) -> Any:
-    """Rows sorted stably by the key columns' text (missing last): the in-memory rule."""
-    return frame.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
+def _sorted(table: Any, keys: list) -> Any:
+    """Rows sorted stably by the key columns (text: code point order; missing last): the
+    in-memory rule (pyarrow's sort is stable)."""
+    pc = require("pyarrow.compute")
+    if table.num_rows < 2:
+        return table
+    return table.take(pc.sort_indices(table, sort_keys=[(c, "ascending") for c in keys],
+                                      null_placement="at_end"))
 
 
 def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
                batch: int = 1 << 14) -> Iterator[Any]:
-    """The rows of the sorted runs ``paths``, merged stably: by key, equal keys in the runs'
-    order then each run's order; one batch per run in memory.
+    """The rows of the sorted runs ``paths`` (pyarrow Tables), merged stably: by key, equal
+    keys in the runs' order then each run's order; one batch per run in memory.
 
     At most ``max_open`` runs are read at once: more are first merged ``max_open``
     consecutive runs at a time into new runs (beside the first, which are then removed),
@@ -334,7 +321,7 @@ def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
 
     Examples
     --------
-    >>> import pandas as pd, pyarrow as pa
+    >>> import pyarrow as pa
     >>> with scratch_folder() as d:
     ...     paths = []
     ...     for i, ks in enumerate([["a", "b", "b"], ["a", "b", "c"]]):
@@ -342,7 +329,7 @@ def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
     ...         with pa.ipc.new_stream(str(d / f"r{i}"), t.schema) as w:
     ...             w.write_table(t, max_chunksize=1)
     ...         paths.append(d / f"r{i}")
-    ...     out = pd.concat(list(merge_runs(paths, ["k"])))
+    ...     out = pa.concat_tables(merge_runs(paths, ["k"])).to_pydict()
     >>> list(zip(out["k"], out["run"]))
     [('a', 0), ('a', 1), ('b', 0), ('b', 0), ('b', 1), ('c', 1)]
     """
@@ -360,7 +347,6 @@ def _merged_run(paths: list[Path], keys: list, name: str, batch: int) -> Path:
     """The stable merge of the runs ``paths`` written as one run beside them (batches of
     ``batch`` rows); ``paths`` are removed. One run is itself."""
     pa = require("pyarrow")
-    pd = require("pandas")
 
     if len(paths) == 1:
         return paths[0]
@@ -368,46 +354,50 @@ def _merged_run(paths: list[Path], keys: list, name: str, batch: int) -> Path:
         schema = pa.ipc.open_stream(f).schema
     out = paths[0].parent / f"merged-{name}.arrow"
     with pa.ipc.new_stream(str(out), schema) as w:
-        held: list = []
-        rows = 0
-        for frame in _merge(paths, keys):
-            held.append(frame)
-            rows += len(frame)
-            if rows >= batch:
-                w.write_table(pa.Table.from_pandas(pd.concat(held, ignore_index=True),
-                                                   schema=schema, preserve_index=False),
-                              max_chunksize=batch)
-                held, rows = [], 0
-        if held:
-            w.write_table(pa.Table.from_pandas(pd.concat(held, ignore_index=True),
-                                               schema=schema, preserve_index=False),
-                          max_chunksize=batch)
+        for table in _merge(paths, keys):
+            w.write_table(table, max_chunksize=batch)
     for p in paths:
         p.unlink()
     return out
 
 
 def _merge(paths: list[Path], keys: list) -> Iterator[Any]:
-    """:func:`merge_runs` of runs all read at once."""
-    pd = require("pandas")
+    """:func:`merge_runs` of runs all read at once.
 
-    runs = [_Run(p, keys) for p in paths]
+    Each step sorts the buffers' rows together, stably (the runs' order, then each run's):
+    the rows that may go (:func:`merge_runs`) are the sorted rows up to run ``j``'s last
+    buffered row, every key below ``f`` and the keys at ``f`` of runs ``0 .. j`` coming
+    first; each run gives a head of its buffer.
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    runs = [_Run(p) for p in paths]
     while True:
         for r in runs:
-            while not r.done and len(r) == 0:
+            while not r.done and r.buf.num_rows == 0:
                 r.load()
+        sizes = np.array([r.buf.num_rows for r in runs], dtype=np.int64)
         pending = [i for i, r in enumerate(runs) if not r.done]
         if not pending:
-            rest = [r.buf for r in runs if len(r)]
-            if rest:
-                yield _sorted(pd.concat(rest, ignore_index=True), keys)
+            if sizes.sum():
+                yield _sorted(pa.concat_tables([r.buf for r in runs]), keys)
             return
-        f = min(runs[i].key(len(runs[i]) - 1) for i in pending)
-        j = next(i for i in pending if runs[i].key(len(runs[i]) - 1) == f)
-        heads = [r.cut(f, i <= j) for i, r in enumerate(runs) if len(r)]
-        heads = [h for h in heads if len(h)]
-        if heads:
-            yield _sorted(pd.concat(heads, ignore_index=True), keys)
+        last = {i: _key_of(runs[i].buf, keys, int(sizes[i]) - 1) for i in pending}
+        f = min(last.values())
+        j = next(i for i in pending if last[i] == f)
+        held = pa.concat_tables([r.buf for r in runs])
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        perm = pc.sort_indices(held, sort_keys=[(c, "ascending") for c in keys],
+                               null_placement="at_end").to_numpy()
+        cut = int(np.flatnonzero(perm == starts[j] + sizes[j] - 1)[0]) + 1
+        head = perm[:cut]
+        yield held.take(pa.array(head))
+        taken = np.bincount(np.searchsorted(starts, head, side="right") - 1,
+                            minlength=len(runs))
+        for i, r in enumerate(runs):
+            if taken[i]:
+                r.buf = r.buf.slice(int(taken[i]))
 
 
 # ------------------------------------------------------------------ the release
@@ -444,6 +434,10 @@ class _Histograms:
         self.eta = [np.zeros(c + 1, dtype=np.int64) for c in caps]
 
     def add(self, start: int, counts: list[np.ndarray]) -> None:
+        """Count a block's counts; the block at ``start`` 0 begins the file afresh (a
+        reader may start over: :meth:`dpfix.io.tables.CsvBlocks.scan`)."""
+        if start == 0:
+            self.eta = [np.zeros(c + 1, dtype=np.int64) for c in self.caps]
         for k, c in enumerate(counts):
             self.eta[k] += np.bincount(np.minimum(c, self.caps[k]), minlength=self.caps[k] + 1)
 
@@ -456,11 +450,13 @@ def _cap(upper: Any) -> int:
 
 
 class _Writer:
-    """The output CSV, written a frame at a time as the in-memory path writes it whole."""
+    """The output CSV, written a table of rows at a time as the in-memory path writes it
+    whole (pandas' ``to_csv``: :func:`dpfix.io.writing.csv_rows`)."""
 
     def __init__(self, dest: Path, layout: dict, escape: bool) -> None:
-        self.handle = open(dest, "w", encoding="utf-8-sig" if layout["bom"] else "utf-8",
-                           newline="")
+        self.handle = open(dest, "wb")
+        if layout["bom"]:
+            self.handle.write(codecs.BOM_UTF8)
         self.layout, self.escape = layout, escape
         self.tally: dict = {}
         self.head_tally: dict = {}
@@ -469,15 +465,21 @@ class _Writer:
         pd = require("pandas")
         heads = pd.DataFrame({"header": names})
         guard_formulas(heads, ["header"], ["the header"], self.escape, self.head_tally)
-        pd.DataFrame(columns=list(heads["header"])).to_csv(
-            self.handle, index=False, sep=self.layout["sep"],
-            lineterminator=self.layout["newline"])
+        self.handle.write(pd.DataFrame(columns=list(heads["header"])).to_csv(
+            index=False, sep=self.layout["sep"],
+            lineterminator=self.layout["newline"]).encode("utf-8"))
 
-    def rows(self, frame: Any, others: list, names: list) -> None:
-        frame = frame.copy()
-        guard_formulas(frame, others, names, self.escape, self.tally)
-        frame.to_csv(self.handle, header=False, index=False, sep=self.layout["sep"],
-                     lineterminator=self.layout["newline"])
+    def rows(self, table: Any, others: list, names: list) -> None:
+        columns = []
+        for c in table.column_names:
+            values = table.column(c)
+            if c in others:
+                values, bad = guard_formula_array(values, self.escape)
+                if bad and not self.escape:
+                    name = names[others.index(c)]
+                    self.tally[name] = self.tally.get(name, 0) + bad
+            columns.append(values)
+        self.handle.write(csv_rows(columns, self.layout["sep"], self.layout["newline"]))
 
     def close(self, complete: bool = True) -> None:
         """Close the file; the formula warnings only for a table written whole."""
@@ -485,6 +487,13 @@ class _Writer:
         if complete:
             warn_formulas(self.tally, stacklevel=5)
             warn_formulas(self.head_tally, stacklevel=5)
+
+
+def _narrowest(n: int) -> Any:
+    """The narrowest unsigned pyarrow type that holds ``0 .. n-1``."""
+    pa = require("pyarrow")
+    return next((t for t in (pa.uint8(), pa.uint16(), pa.uint32()) if n <= 1 << t.bit_width),
+                pa.int64())
 
 
 def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
@@ -528,8 +537,11 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
 
     again = _Histograms(hist.caps)  # pass 2's histograms: pass 1's, or the file changed
 
+    pa = require("pyarrow")
+    schema = pa.schema([(f"c{j}", _narrowest(results[privatized[k]].n) if k in privatized
+                         else pa.string()) for j, (k, _) in enumerate(columns)])
+
     def frames() -> Iterator[Any]:
-        pd = require("pandas")
         rows = 0
         for first, body in _read_again(blocks, N):
             try:
@@ -538,7 +550,7 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                 _unchanged(blocks)
                 raise
             again.add(first, counts)
-            rows = first + len(body)
+            rows = first + body.num_rows
             drawn = []
             for k, r in enumerate(results):
                 d = np.minimum(counts[k], r.n - 1)
@@ -547,9 +559,11 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                 drawn.append(out)
                 if progress is not None:
                     progress(names[k], len(d))
-            yield pd.DataFrame({f"c{j}": drawn[privatized[k]] if k in privatized
-                                else body.iloc[:, k]  # text as read, a fresh index
-                                for j, (k, _) in enumerate(columns)})
+            yield pa.Table.from_arrays(
+                [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
+                 if k in privatized
+                 else body.column(k)  # text as read
+                 for j, (k, _) in enumerate(columns)], schema=schema)
         _unchanged(blocks, rows, N)
         for k, name in enumerate(names):
             if not np.array_equal(again.eta[k], hist.eta[k]):
@@ -561,9 +575,9 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
         kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
         kept_names = [str(h) for k, h in columns if k not in privatized]
         with scratch_folder(scratch) as folder:
-            for frame in _ordered(frames(), order, K, seeds[0], folder, columns, privatized,
-                                  [f"c{out_names.index(c)}" for c in keys], bucket_rows):
-                writer.rows(frame, kept_cols, kept_names)
+            for rows in _ordered(frames(), order, K, seeds[0], folder, schema,
+                                 [f"c{out_names.index(c)}" for c in keys], bucket_rows):
+                writer.rows(rows, kept_cols, kept_names)
     except BaseException:
         writer.close(complete=False)
         raise
@@ -642,32 +656,27 @@ class _Stats:
                 "squared_true": self.squared_true / N}
 
 
-def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
-             columns: list, privatized: dict, keys: list, bucket_rows: int) -> Iterator[Any]:
-    """The output's frames in the release's order (module docstring)."""
+def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
+             schema: Any, keys: list, bucket_rows: int) -> Iterator[Any]:
+    """The output's rows (pyarrow Tables of ``schema``) in the release's order (module
+    docstring)."""
     if order == "input":
-        yield from frames
+        yield from tables
         return
     pa = require("pyarrow")
-    schema = pa.schema([(f"c{j}", pa.int64() if k in privatized else pa.string())
-                        for j, (k, _) in enumerate(columns)])
-    tables = (pa.Table.from_pandas(f, schema=schema, preserve_index=False) for f in frames)
     buckets = external_shuffle(tables, K, order_source(seed), folder, schema, MAX_OPEN_FILES)
     if order == "shuffled":
-        for b in buckets:
-            yield b.to_pandas()
+        yield from buckets
         return
     if K == 1:
-        yield _sorted(next(buckets).to_pandas(), keys)
+        yield _sorted(next(buckets), keys)
         return
     batch = max(1024, bucket_rows // min(K, MAX_OPEN_FILES))
     paths = []
     for i, b in enumerate(buckets):
-        run = pa.Table.from_pandas(_sorted(b.to_pandas(), keys), schema=schema,
-                                   preserve_index=False)
         paths.append(folder / f"run-{i}.arrow")
         with pa.ipc.new_stream(str(paths[-1]), schema) as w:
-            w.write_table(run, max_chunksize=batch)
+            w.write_table(_sorted(b, keys), max_chunksize=batch)
     yield from merge_runs(paths, keys, MAX_OPEN_FILES, batch=batch)
 
 
