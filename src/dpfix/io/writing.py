@@ -339,6 +339,11 @@ def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = Fa
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    if pa.types.is_unsigned_integer(values.type) and values.null_count == 0 and len(values):
+        top = int(pc.max(values).as_py())
+        if top < 1 << 16:  # small counts: each one's decimal text looked up
+            digits = pa.array([str(i) for i in range(top + 1)], pa.large_string())
+            values = digits.take(values)
     values = values.cast(pa.large_string())
     if len(values) == 0 or not text and not alone:
         return values  # integers: digits and a sign, nothing to quote

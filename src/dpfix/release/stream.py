@@ -31,6 +31,7 @@ The temporary files live in a private (0700) scratch folder, removed on every ex
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import itertools
@@ -55,7 +56,7 @@ from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
-from dpfix.release.order import order_source
+from dpfix.release.order import order_source, text_order
 from dpfix.release.outputs import Confidential, Release, write_output
 from dpfix.release.plan import ReleasePlan, written_columns
 from dpfix.release.report import (
@@ -228,8 +229,9 @@ def _scatter(pieces: Iterator[tuple[Any, np.ndarray]], lo: int, hi: int, folder:
             if len(parts) == 1:  # one bucket: the rows as they come
                 writers[0].write_table(piece)
                 continue
-            part = (labels - lo) // width
-            order = np.argsort(part, kind="stable")
+            part = (labels - lo) // width  # below max_open: a stable radix sort of 16 bits
+            order = np.argsort(part.astype(np.uint16) if len(parts) <= 1 << 16 else part,
+                               kind="stable")
             ends = np.cumsum(np.bincount(part, minlength=len(parts)))
             grouped = piece.take(pa.array(order))
             sorted_labels = labels[order]
@@ -294,12 +296,10 @@ class _Run:
 
 def _sorted(table: Any, keys: list) -> Any:
     """Rows sorted stably by the key columns (text: code point order; missing last): the
-    in-memory rule (pyarrow's sort is stable)."""
-    pc = require("pyarrow.compute")
+    in-memory rule (:func:`dpfix.release.order.text_order`)."""
     if table.num_rows < 2:
         return table
-    return table.take(pc.sort_indices(table, sort_keys=[(c, "ascending") for c in keys],
-                                      null_placement="at_end"))
+    return table.take(text_order([table.column(c) for c in keys]))
 
 
 def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
@@ -362,42 +362,33 @@ def _merged_run(paths: list[Path], keys: list, name: str, batch: int) -> Path:
 
 
 def _merge(paths: list[Path], keys: list) -> Iterator[Any]:
-    """:func:`merge_runs` of runs all read at once.
-
-    Each step sorts the buffers' rows together, stably (the runs' order, then each run's):
-    the rows that may go (:func:`merge_runs`) are the sorted rows up to run ``j``'s last
-    buffered row, every key below ``f`` and the keys at ``f`` of runs ``0 .. j`` coming
-    first; each run gives a head of its buffer.
-    """
+    """:func:`merge_runs` of runs all read at once: at each step the rows that may go are
+    a head of each run's buffer (found by bisection), sorted together stably (the runs'
+    order, then each run's)."""
     pa = require("pyarrow")
-    pc = require("pyarrow.compute")
 
     runs = [_Run(p) for p in paths]
     while True:
         for r in runs:
             while not r.done and r.buf.num_rows == 0:
                 r.load()
-        sizes = np.array([r.buf.num_rows for r in runs], dtype=np.int64)
         pending = [i for i, r in enumerate(runs) if not r.done]
         if not pending:
-            if sizes.sum():
-                yield _sorted(pa.concat_tables([r.buf for r in runs]), keys)
+            rest = [r.buf for r in runs if r.buf.num_rows]
+            if rest:
+                yield _sorted(pa.concat_tables(rest), keys)
             return
-        last = {i: _key_of(runs[i].buf, keys, int(sizes[i]) - 1) for i in pending}
+        last = {i: _key_of(runs[i].buf, keys, runs[i].buf.num_rows - 1) for i in pending}
         f = min(last.values())
         j = next(i for i in pending if last[i] == f)
-        held = pa.concat_tables([r.buf for r in runs])
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        perm = pc.sort_indices(held, sort_keys=[(c, "ascending") for c in keys],
-                               null_placement="at_end").to_numpy()
-        cut = int(np.flatnonzero(perm == starts[j] + sizes[j] - 1)[0]) + 1
-        head = perm[:cut]
-        yield held.take(pa.array(head))
-        taken = np.bincount(np.searchsorted(starts, head, side="right") - 1,
-                            minlength=len(runs))
+        heads = []
         for i, r in enumerate(runs):
-            if taken[i]:
-                r.buf = r.buf.slice(int(taken[i]))
+            find = bisect.bisect_right if i <= j else bisect.bisect_left
+            k = find(range(r.buf.num_rows), f, key=lambda x, t=r.buf: _key_of(t, keys, x))
+            if k:
+                heads.append(r.buf.slice(0, k))
+                r.buf = r.buf.slice(k)
+        yield _sorted(pa.concat_tables(heads), keys)
 
 
 # ------------------------------------------------------------------ the release
