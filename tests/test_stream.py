@@ -338,3 +338,61 @@ def test_blocks_cover_the_rows_in_order(tmp_path, rows):
     assert [len(b) for _, b in got[:-1]] == [rows] * (len(got) - 1)
     assert [s for s, _ in got] == list(range(0, 23, rows))
     assert [v for _, b in got for v in b.column(0).to_pylist()] == [f"r{i}" for i in range(23)]
+
+
+# ------------------------------------------------------------------ the key order by ranges
+class _Header:
+    header = ["k", "tag"]
+
+
+def _by_ranges(keys: list, seed: int, bucket_rows: int) -> tuple[list, int]:
+    """The tags of the rows ``keys`` in the key order of several buckets by key range, and
+    the number of buckets."""
+    t = pa.table({"f0": keys, "f1": [str(i) for i in range(len(keys))]})
+    ranges = stream._KeyRanges(_Header(), "k")
+    ranges.watch(0, t)
+    t = t.rename_columns(["k", "tag"])
+    K = -(-len(keys) // bucket_rows)
+    with scratch_folder() as folder:
+        out = pa.concat_tables(stream._ordered(iter([t]), "key", K, seed, folder, t.schema,
+                                               ["k"], bucket_rows, ranges))
+    assert out.column("k").to_pylist() == sorted(keys)
+    return out.column("tag").to_pylist(), 1 if K == 1 else len(ranges.splitters) + 1
+
+
+def test_key_ranges_put_ties_in_a_uniform_order():
+    """Buckets by key range: sorted by key, the three rows of key ``a`` and the two of
+    ``d`` in each of their 6 x 2 orders alike (chi-square), the buckets several."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    keys = ["d", "a", "c", "a", "b", "d", "a", "e"]
+    orders = {p: i for i, p in enumerate(itertools.product(
+        itertools.permutations(["1", "3", "6"]), itertools.permutations(["0", "5"])))}
+    seen = np.zeros(len(orders))
+    for seed in range(1200):
+        tags, buckets = _by_ranges(keys, seed, 2)
+        assert buckets > 1
+        seen[orders[(tuple(tags[:3]), tuple(tags[5:7]))]] += 1
+    assert scipy_stats.chisquare(seen).pvalue > 1e-4
+
+
+def test_a_key_range_too_large_is_shuffled_and_merged(monkeypatch):
+    """One key in every row: its one bucket, beyond the largest, goes through the external
+    shuffle and the merge: every order of its 4 rows alike (chi-square)."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    monkeypatch.setattr(stream, "_LARGEST_BUCKET", 1)
+    perms = {p: i for i, p in enumerate(itertools.permutations("0123"))}
+    seen = np.zeros(24)
+    for seed in range(1200):
+        tags, _ = _by_ranges(["k"] * 4, seed, 1)
+        seen[perms[tuple(tags)]] += 1
+    assert scipy_stats.chisquare(seen).pvalue > 1e-4
+
+
+@settings(max_examples=40, deadline=None)
+@given(keys=st.lists(st.sampled_from(["", "a", "ab", "b", "é", "x" * 12, "x" * 13]),
+                     min_size=1, max_size=30),
+       bucket_rows=st.integers(1, 6), seed=st.integers(0, 2**32))
+def test_key_ranges_keep_every_row_in_key_order(keys, bucket_rows, seed):
+    """Empty keys, shared first bytes beyond 8, multibyte text: sorted, every row once."""
+    tags, _ = _by_ranges(keys, seed, bucket_rows)
+    assert sorted(tags, key=int) == [str(i) for i in range(len(keys))]

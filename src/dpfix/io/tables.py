@@ -560,6 +560,9 @@ class CsvBlocks:
         self._where = _csv_line(self.path, sep)
         #: Which reader reads the file (class docstring).
         self.engine = "pyarrow"
+        #: ``watch(start, body)``, if set: each block :meth:`scan` reads and checks (a block
+        #: at ``start`` 0 begins the file afresh).
+        self.watch: Callable[[int, Any], Any] | None = None
         #: The file's :meth:`stamp` when it was opened (a streamed release checks that
         #: every pass reads this file).
         self.opened = self.stamp()
@@ -695,6 +698,8 @@ class CsvBlocks:
                     break
             if problem is None:
                 add(start, counts)
+                if self.watch is not None:
+                    self.watch(start, body)
         if not self.header:  # a file of blank lines only
             if self.engine == "pyarrow":
                 raise require("pyarrow").ArrowInvalid("no header")  # pandas' message

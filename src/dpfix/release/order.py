@@ -18,7 +18,8 @@ from dpfix.numbers.numeric import require
 from dpfix.release.seeds import ORDER, seed_child
 from dpfix.sampling import random_source
 
-__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "order_source", "row_order", "text_order"]
+__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "order_source", "row_order", "text_order",
+           "key_bytes", "key_window"]
 
 
 #: The orders of the output's rows (:func:`row_order`).
@@ -208,3 +209,43 @@ def text_order(columns: list) -> np.ndarray:
         if int(rank[-1]) == N - 1:  # every row apart: the order is final
             break
     return perm
+
+
+def key_bytes(column: Any, at: int) -> np.ndarray:
+    """Byte ``at`` of every cell of a text column (pyarrow, no missing cell), 0 past the
+    cell's end (uint8).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> key_bytes(pa.array(["ab", "c", ""]), 1).tolist()
+    [98, 0, 0]
+    """
+    from dpfix.io.counts import text_buffers
+
+    offsets, data = text_buffers(column)
+    where = offsets[:-1].astype(np.int64) + at
+    inside = where < offsets[1:]
+    out = np.zeros(len(column), dtype=np.uint8)
+    out[inside] = data[where[inside]]
+    return out
+
+
+def key_window(column: Any, at: int) -> np.ndarray:
+    """Bytes ``at .. at+7`` of every cell of a text column (pyarrow, no missing cell, no
+    zero byte), 0 past its end, as one big-endian 64-bit word: among cells that share
+    their first ``at`` bytes, a cell before another in code point order has a word at
+    most the other's (equal cells: equal words).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> w = key_window(pa.array(["xa", "xab", "xb"]), 1)
+    >>> bool(w[0] < w[1] < w[2])
+    True
+    """
+    word = np.zeros(len(column), dtype=np.uint64)
+    for k in range(8):
+        word <<= np.uint64(8)
+        word |= key_bytes(column, at + k)
+    return word

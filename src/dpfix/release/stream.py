@@ -50,13 +50,14 @@ import numpy as np
 
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
+from dpfix.io.counts import text_buffers
 from dpfix.io.tables import CsvBlocks, TableInput
 from dpfix.io.writing import csv_rows, guard_formula_array, guard_formulas, warn_formulas
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
-from dpfix.release.order import order_source, text_order
+from dpfix.release.order import key_bytes, key_window, order_source, text_order
 from dpfix.release.outputs import Confidential, Release, write_output
 from dpfix.release.plan import ReleasePlan, written_columns
 from dpfix.release.report import (
@@ -194,16 +195,43 @@ def external_shuffle(pieces: Iterator[Any], K: int, source: Any, folder: Path,
             yield piece, (np.zeros(m, dtype=np.int64) if K == 1 else
                           source.below(K, m).astype(np.int64))
 
-    pending = _scatter(labelled(), 0, K, folder, schema, max_open)
+    for _, path in _bucket_files(labelled(), K, folder, schema, max_open):
+        bucket = _read_run(path)
+        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+
+
+def _bucket_files(labelled: Iterator[tuple[Any, np.ndarray]], K: int, folder: Path,
+                  schema: Any, max_open: int) -> Iterator[tuple[int, Path]]:
+    """``(b, path)`` for each bucket ``b`` in ``0 .. K-1`` in turn: the file of its rows
+    (``labelled``: ``(table, buckets)``), in their order, through files of several buckets
+    when there are more than ``max_open`` (:func:`_scatter`)."""
+    pending = _scatter(labelled, 0, K, folder, schema, max_open)
     while pending:
         lo, hi, path = pending.pop(0)
         if hi - lo > 1:  # a file of several buckets, each row with its bucket: split it
             pending[:0] = _scatter(_labelled_rows(path), lo, hi, folder, schema, max_open)
             continue
+        yield lo, path
+
+
+def _read_run(path: Path) -> Any:
+    """The rows of a file of one bucket (or run), which is then removed."""
+    pa = require("pyarrow")
+    with pa.OSFile(str(path)) as f:
+        table = pa.ipc.open_stream(f).read_all()
+    path.unlink()
+    return table
+
+
+def _batches(path: Path) -> Iterator[Any]:
+    """The batches of a file of one bucket as Tables; the file is removed once read."""
+    pa = require("pyarrow")
+    try:
         with pa.OSFile(str(path)) as f:
-            bucket = pa.ipc.open_stream(f).read_all()
-        path.unlink()
-        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+            for batch in pa.ipc.open_stream(f):
+                yield pa.Table.from_batches([batch])
+    finally:
+        path.unlink(missing_ok=True)
 
 
 #: The column that carries each row's bucket in a file of several buckets.
@@ -505,6 +533,9 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
     escape_formulas = plan.output.escape_formulas
     start = time.perf_counter()
     blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
+    ranges = _KeyRanges(blocks, keys[0]) if order == "key" else None
+    if ranges is not None:
+        blocks.watch = ranges.watch
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
     _unchanged(blocks)
@@ -567,7 +598,8 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
         kept_names = [str(h) for k, h in columns if k not in privatized]
         with scratch_folder(scratch) as folder:
             for rows in _ordered(frames(), order, K, seeds[0], folder, schema,
-                                 [f"c{out_names.index(c)}" for c in keys], bucket_rows):
+                                 [f"c{out_names.index(c)}" for c in keys], bucket_rows,
+                                 ranges):
                 writer.rows(rows, kept_cols, kept_names)
     except BaseException:
         writer.close(complete=False)
@@ -647,25 +679,138 @@ class _Stats:
                 "squared_true": self.squared_true / N}
 
 
+class _KeyRanges:
+    """Pass 1: what the key order's buckets by key range need of the first key column.
+
+    The bytes every cell shares at its start (``common``), and a sample of cells (every
+    block's rows at a fixed stride: no randomness). With them, :meth:`labels` gives each
+    row a bucket by the 8 bytes after the common ones (:func:`dpfix.release.order.key_window`),
+    against splitters at the sample's quantiles: a non-decreasing function of the key, so
+    equal keys share a bucket and the buckets come in key order. The splitters balance the
+    buckets only; the output does not depend on them. Not usable (``usable`` False) with
+    a zero byte in a key (the padding rule fails).
+    """
+
+    #: Cells of a block in the sample (at most).
+    SAMPLE = 2048
+
+    def __init__(self, blocks: CsvBlocks, key: str) -> None:
+        self.blocks, self.key = blocks, key
+        self.reset()
+
+    def reset(self) -> None:
+        self.common: bytes | None = None
+        self.usable, self.samples, self.splitters = True, [], None
+
+    def watch(self, start: int, body: Any) -> None:
+        pa = require("pyarrow")
+        if start == 0:
+            self.reset()
+        if not self.usable:
+            return
+        if self.key not in self.blocks.header:
+            self.usable = False
+            return
+        column = body.column(self.blocks.header.index(self.key)).combine_chunks()
+        if not pa.types.is_string(column.type) or column.null_count or \
+                (_text_bytes(column) == 0).any():
+            self.usable = False
+            return
+        if self.common is None:
+            self.common = column[0].as_py().encode()
+        same = 0
+        while same < len(self.common) and \
+                (key_bytes(column, same) == self.common[same]).all():
+            same += 1
+        self.common = self.common[:same]
+        step = max(1, len(column) // self.SAMPLE)
+        self.samples.append(column.take(pa.array(np.arange(0, len(column), step))))
+
+    def plan(self, K: int) -> int:
+        """Splitters for ``K`` buckets (fewer when the sample's words repeat); the number
+        of buckets."""
+        pa = require("pyarrow")
+        words = np.sort(key_window(pa.concat_arrays(self.samples), len(self.common)))
+        self.splitters = np.unique(words[(np.arange(1, K) * len(words)) // K])
+        return len(self.splitters) + 1
+
+    def labels(self, column: Any) -> np.ndarray:
+        return np.searchsorted(self.splitters, key_window(column, len(self.common)),
+                               side="right").astype(np.int64)
+
+
+def _text_bytes(column: Any) -> np.ndarray:
+    """The UTF-8 bytes of a pyarrow text column's cells."""
+    offsets, data = text_buffers(column)
+    return data[offsets[0]:offsets[-1]]
+
+
 def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
-             schema: Any, keys: list, bucket_rows: int) -> Iterator[Any]:
+             schema: Any, keys: list, bucket_rows: int,
+             ranges: _KeyRanges | None = None) -> Iterator[Any]:
     """The output's rows (pyarrow Tables of ``schema``) in the release's order (module
     docstring)."""
     if order == "input":
         yield from tables
         return
     pa = require("pyarrow")
-    buckets = external_shuffle(tables, K, order_source(seed), folder, schema, MAX_OPEN_FILES)
+    source = order_source(seed)
+    if order == "key" and K > 1 and ranges is not None and ranges.usable:
+        buckets = ranges.plan(K)
+        sizes = np.zeros(buckets, dtype=np.int64)
+
+        def labelled() -> Iterator[tuple[Any, np.ndarray]]:
+            for t in tables:
+                labels = ranges.labels(t.column(keys[0]).combine_chunks())
+                sizes[:] += np.bincount(labels, minlength=buckets)
+                yield t, labels
+
+        for b, path in _bucket_files(labelled(), buckets, folder, schema, MAX_OPEN_FILES):
+            if sizes[b] > _LARGEST_BUCKET * bucket_rows:  # one key range too large: merged
+                yield from _sorted_externally(_batches(path), sizes[b], source, folder,
+                                              schema, keys, bucket_rows, str(b))
+                continue
+            bucket = _read_run(path)
+            perm = source.permutation(bucket.num_rows)
+            keyed = [bucket.column(c).take(pa.array(perm)) for c in keys]
+            yield bucket.take(pa.array(perm[text_order(keyed)]))
+        return
+    buckets = external_shuffle(tables, K, source, folder, schema, MAX_OPEN_FILES)
     if order == "shuffled":
         yield from buckets
         return
     if K == 1:
         yield _sorted(next(buckets), keys)
         return
+    yield from _sorted_runs(buckets, K, folder, schema, keys, bucket_rows, "")
+
+
+#: A bucket of the key order's ranges with more than this many times ``bucket_rows`` rows
+#: (many rows of one key, or of keys alike in their first bytes) is sorted as the rows of
+#: shuffled buckets are: sorted runs merged.
+_LARGEST_BUCKET = 4
+
+
+def _sorted_externally(tables: Iterator[Any], N: int, source: Any, folder: Path, schema: Any,
+                       keys: list, bucket_rows: int, name: str) -> Iterator[Any]:
+    """The rows of ``tables`` (``N`` of them) sorted stably by ``keys`` after a uniform
+    shuffle: the external shuffle's buckets sorted and merged."""
+    K = max(1, math.ceil(N / bucket_rows))
+    inner = folder / f"range-{name}"  # its own files beside the ranges' buckets
+    inner.mkdir()
+    buckets = external_shuffle(tables, K, source, inner, schema, MAX_OPEN_FILES)
+    yield from _sorted_runs(buckets, K, inner, schema, keys, bucket_rows, "")
+    shutil.rmtree(inner, ignore_errors=True)
+
+
+def _sorted_runs(buckets: Iterator[Any], K: int, folder: Path, schema: Any, keys: list,
+                 bucket_rows: int, name: str) -> Iterator[Any]:
+    """Each bucket sorted stably into a run file, the runs merged stably."""
+    pa = require("pyarrow")
     batch = max(1024, bucket_rows // min(K, MAX_OPEN_FILES))
     paths = []
     for i, b in enumerate(buckets):
-        paths.append(folder / f"run-{i}.arrow")
+        paths.append(folder / f"run-{name}{i}.arrow")
         with pa.ipc.new_stream(str(paths[-1]), schema) as w:
             w.write_table(_sorted(b, keys), max_chunksize=batch)
     yield from merge_runs(paths, keys, MAX_OPEN_FILES, batch=batch)
