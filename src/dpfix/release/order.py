@@ -102,10 +102,14 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
     if table.kind == "csv":
         header = [str(h) for h in table.frame.iloc[0]]
         rows = table.frame.iloc[1:]
-        keys = pd.DataFrame({f"k{j}": rows.iloc[:, header.index(c)].to_numpy(dtype=object)
-                             for j, c in enumerate(key)})
+        series = [rows.iloc[:, header.index(c)] for c in key]
     else:
-        keys = pd.DataFrame({f"k{j}": table.frame[c].to_numpy() for j, c in enumerate(key)})
+        series = [table.frame[c] for c in key]
+    text = _text_columns(series)
+    if text is not None:  # text keys: sorted by their bytes, equal keys in perm's order
+        return perm[text_order([c.take(perm) for c in text])]
+    keys = pd.DataFrame({f"k{j}": s.to_numpy(dtype=object) if table.kind == "csv" else
+                         s.to_numpy() for j, s in enumerate(series)})
     shuffled = keys.iloc[perm].reset_index(drop=True)
     try:
         ranked = shuffled.sort_values(list(shuffled.columns), kind="stable",
@@ -114,6 +118,24 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
         raise ValueError(f"keys: the key columns cannot be sorted ({exc}); use "
                          "order='shuffled'") from None
     return perm[ranked]
+
+
+def _text_columns(series: list) -> list | None:
+    """The key columns (pandas Series) as pyarrow text arrays when each holds text only
+    (missing cells allowed), else None."""
+    pa = require("pyarrow")
+    out = []
+    for s in series:
+        try:
+            column = pa.array(s, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            return None
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            return None
+        out.append(column)
+    return out
 
 
 #: The longest text key (in UTF-8 bytes) :func:`text_order` sorts by its bytes; a longer
@@ -180,6 +202,8 @@ def text_order(columns: list) -> np.ndarray:
                                                  for j in range(len(columns))],
                                null_placement="at_end").to_numpy()
     key = np.concatenate(padded, axis=1) if len(padded) > 1 else padded[0]
+    if N:  # a byte every row shares decides nothing
+        key = key[:, (key != key[0]).any(axis=0)]
     width, mask = key.shape[1], np.uint64((1 << r) - 1)
     spans, at = [], 0
     while at < width:  # the bytes of each step: as many as fit beside the rank and position
@@ -211,22 +235,22 @@ def text_order(columns: list) -> np.ndarray:
     return perm
 
 
-def key_bytes(column: Any, at: int) -> np.ndarray:
-    """Byte ``at`` of every cell of a text column (pyarrow, no missing cell), 0 past the
-    cell's end (uint8).
+def key_bytes(column: Any, at: int, width: int = 1) -> np.ndarray:
+    """Bytes ``at .. at+width-1`` of every cell of a text column (pyarrow, no missing
+    cell), 0 past the cell's end: a ``(rows, width)`` uint8 array.
 
     Examples
     --------
     >>> import pyarrow as pa
-    >>> key_bytes(pa.array(["ab", "c", ""]), 1).tolist()
+    >>> key_bytes(pa.array(["ab", "c", ""]), 1)[:, 0].tolist()
     [98, 0, 0]
     """
     from dpfix.io.counts import text_buffers
 
     offsets, data = text_buffers(column)
-    where = offsets[:-1].astype(np.int64) + at
-    inside = where < offsets[1:]
-    out = np.zeros(len(column), dtype=np.uint8)
+    where = offsets[:-1].astype(np.int64)[:, None] + (at + np.arange(width))
+    inside = where < offsets[1:, None]
+    out = np.zeros((len(column), width), dtype=np.uint8)
     out[inside] = data[where[inside]]
     return out
 
@@ -244,8 +268,4 @@ def key_window(column: Any, at: int) -> np.ndarray:
     >>> bool(w[0] < w[1] < w[2])
     True
     """
-    word = np.zeros(len(column), dtype=np.uint64)
-    for k in range(8):
-        word <<= np.uint64(8)
-        word |= key_bytes(column, at + k)
-    return word
+    return key_bytes(column, at, 8).view(">u8")[:, 0].astype(np.uint64)

@@ -718,11 +718,10 @@ class _KeyRanges:
             return
         if self.common is None:
             self.common = column[0].as_py().encode()
-        same = 0
-        while same < len(self.common) and \
-                (key_bytes(column, same) == self.common[same]).all():
-            same += 1
-        self.common = self.common[:same]
+        if self.common:
+            shared = (key_bytes(column, 0, len(self.common)) ==
+                      np.frombuffer(self.common, dtype=np.uint8)).all(axis=0)
+            self.common = self.common[:int(np.argmin(shared)) if not shared.all() else None]
         step = max(1, len(column) // self.SAMPLE)
         self.samples.append(column.take(pa.array(np.arange(0, len(column), step))))
 
