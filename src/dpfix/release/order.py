@@ -108,6 +108,12 @@ def row_order(table: TableInput, order: str, key: Any = (), seed: Any = None) ->
     text = _text_columns(series)
     if text is not None:  # text keys: sorted by their bytes, equal keys in perm's order
         return perm[text_order([c.take(perm) for c in text])]
+    if table.kind != "csv" and all(isinstance(s.dtype, np.dtype) and s.dtype.kind in "iuf"
+                                   for s in series):  # numbers: numpy's stable sort
+        shuffled = [s.to_numpy()[perm] for s in series]  # NaN last, as pandas puts it
+        ranked = np.argsort(shuffled[0], kind="stable") if len(shuffled) == 1 else \
+            np.lexsort(shuffled[::-1])
+        return perm[ranked]
     keys = pd.DataFrame({f"k{j}": s.to_numpy(dtype=object) if table.kind == "csv" else
                          s.to_numpy() for j, s in enumerate(series)})
     shuffled = keys.iloc[perm].reset_index(drop=True)
