@@ -6,15 +6,21 @@ Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
 
 1. each privatized column's histogram (top-coded above ``upper``; ``upper="auto"``
    chooses its bound from it), checked exactly as :func:`dpfix.io.tables.read_counts`
-   checks the file; stage 1 and ``T`` come from the histograms alone
+   checks the file (pyarrow's CSV reader, every column as text; pandas' for a file pyarrow
+   refuses); stage 1 and ``T`` come from the histograms alone
    (:func:`dpfix.release.frameworks.privatize` with ``histogram=`` and ``draw=False``);
+   with the key order, what the buckets by key range need (:class:`_KeyRanges`);
 2. every block's rows drawn with the exact sampler of stage 2, in the order and chunks of
    the in-memory path, from the same randomness; the rows written in the release's order:
    ``"input"`` straight through; ``"shuffled"`` scattered to ``K`` bucket files (each
    row's bucket uniform and independent), each bucket shuffled in memory, the buckets
    concatenated (:func:`external_shuffle`: exactly uniform, proof in docs/release.md);
-   ``"key"`` the shuffled buckets each sorted stably by the key columns' text, then
-   merged stably (:func:`merge_runs`): equal keys in uniformly random order.
+   ``"key"`` the rows scattered to buckets by key range, each bucket permuted uniformly
+   and sorted stably by the key columns' text
+   (:func:`dpfix.release.order.text_order`), the buckets concatenated: equal keys in
+   uniformly random order (a range too large, or keys with a zero byte: shuffled buckets
+   sorted and merged stably, :func:`merge_runs`). The rows are pyarrow Tables throughout,
+   written as pandas' ``to_csv`` writes them (:func:`dpfix.io.writing.csv_rows`).
 
 Pass 2 reads the file pass 1 read, or raises :class:`InputChanged` and writes nothing:
 the same device, inode, size and modification time, the same ``N`` rows, the same
@@ -441,7 +447,8 @@ class Streamed:
                 "rule": "the file read twice, a block of rows at a time (never all its rows "
                         "in memory): pass 1 its histograms (stage 1, N, T), pass 2 its rows "
                         "drawn and written in the release's order (K buckets shuffled, or "
-                        "sorted and merged, in a private scratch folder); the file checked "
+                        "buckets by key range shuffled and sorted, in a private scratch "
+                        "folder); the file checked "
                         "unchanged between the passes (docs/release.md, section 7)"}
 
 
