@@ -254,10 +254,12 @@ def key_bytes(column: Any, at: int, width: int = 1) -> np.ndarray:
     from dpfix.io.counts import text_buffers
 
     offsets, data = text_buffers(column)
-    where = offsets[:-1].astype(np.int64)[:, None] + (at + np.arange(width))
-    inside = where < offsets[1:, None]
+    starts, ends = offsets[:-1].astype(np.int64), offsets[1:]
     out = np.zeros((len(column), width), dtype=np.uint8)
-    out[inside] = data[where[inside]]
+    for k in range(width):  # one byte of every cell at a time: memory of one index array
+        where = starts + (at + k)
+        inside = where < ends
+        out[inside, k] = data[where[inside]]
     return out
 
 
