@@ -22,7 +22,8 @@ seed), its output in key order:
 The variants run in turn, ``--repeats`` times (interleaved: the machine's load hits each
 alike); each one's median is printed with its ratio to its floor's median of the same run,
 with the load average before and after. Writes ``benchmarks/results/stream.json``. Run:
-``python benchmarks/bench_stream.py [--sizes 1e6 1e7] [--repeats 3] [--pairs] [--dask]``.
+``python benchmarks/bench_stream.py [--sizes 1e6 1e7] [--repeats 3] [--pairs] [--dask]
+[--only VARIANT ...] [--results PATH]``.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def make_files(folder: Path, N: int, pairs: bool) -> dict:
     for kind, path in paths.items():
         if kind == "parquet":
             continue
-        cells = (f"XXXX{perm[i]:06d},{v},{w}\n" for i, (v, w) in enumerate(zip(d, e)))
+        cells = (f"XXXX{perm[i]:06d},{v},{w}\n" for i, (v, w) in enumerate(zip(d, e, strict=True)))
         if kind == "csv":
             cells = (f"XXXX{perm[i]:06d},{v}\n" for i, v in enumerate(d))
         block = "".join(cells).encode()
@@ -141,6 +142,8 @@ def main() -> None:
     parser.add_argument("--dask", action="store_true", help="the Dask engine too")
     parser.add_argument("--only", nargs="+", choices=list(_VARIANTS),
                         help="these variants only (and their floors)")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help=f"where the results go (default {RESULTS.name})")
     args = parser.parse_args()
     names = [v for v in _VARIANTS if (args.pairs or not v.startswith("pairs"))
              and (args.dask or not v.startswith("dask"))]
@@ -180,8 +183,8 @@ def main() -> None:
                          "(upper 50, eps 1), secure randomness; the floor: pyarrow read, "
                          "float Laplace noise clipped, pyarrow sort by key, pyarrow write",
               "sizes": table}
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    args.results.parent.mkdir(exist_ok=True)
+    args.results.write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":
