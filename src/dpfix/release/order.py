@@ -18,8 +18,8 @@ from dpfix.numbers.numeric import require
 from dpfix.release.seeds import ORDER, seed_child
 from dpfix.sampling import random_source
 
-__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "order_source", "row_order", "text_order", "integer_order",
-           "key_bytes", "key_window"]
+__all__ = ["ROW_ORDERS", "DATASET_ROW_ORDERS", "order_source", "row_order", "text_order",
+           "integer_order", "key_bytes", "key_window"]
 
 
 #: The orders of the output's rows (:func:`row_order`).
