@@ -86,7 +86,7 @@ _VARIANTS = {"csv floor": ("csv", None), "csv dpfix": ("csv", "csv floor"),
              "dask dpfix": ("parquet", "parquet floor")}
 
 
-def make_files(folder: Path, N: int, pairs: bool) -> dict:
+def make_files(folder: Path, N: int, pairs: bool, parquet: bool = True) -> dict:
     """``id,k`` (and with ``pairs`` ``id,k,m``) as CSV and Parquet: ids ``BBBBiiiiii``
     (text, unique, in a random order), counts a zero-inflated negative binomial, one block
     of counts repeated."""
@@ -113,7 +113,10 @@ def make_files(folder: Path, N: int, pairs: bool) -> dict:
             f.write(b"id,k,m\n" if kind == "pairs" else b"id,k\n")
             for b in rng.permutation(N // m):
                 f.write(block.replace(b"XXXX", b"%04d" % b))
-    pq.write_table(pv.read_csv(paths["csv"]), paths["parquet"])
+    if parquet:
+        pq.write_table(pv.read_csv(paths["csv"]), paths["parquet"])
+    else:
+        del paths["parquet"]
     return paths
 
 
@@ -155,7 +158,8 @@ def main() -> None:
     for N in sizes:
         with tempfile.TemporaryDirectory() as name:
             folder = Path(name)
-            paths = make_files(folder, N, args.pairs)
+            paths = make_files(folder, N, args.pairs,
+                               any(_VARIANTS[v][0] == "parquet" for v in names))
             load_before = os.getloadavg()
             runs: dict = {v: [] for v in names}
             for _ in range(args.repeats):

@@ -396,3 +396,26 @@ def test_key_ranges_keep_every_row_in_key_order(keys, bucket_rows, seed):
     """Empty keys, shared first bytes beyond 8, multibyte text: sorted, every row once."""
     tags, _ = _by_ranges(keys, seed, bucket_rows)
     assert sorted(tags, key=int) == [str(i) for i in range(len(keys))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=st.lists(st.lists(st.text(alphabet=["a", ",", ";", '"', "\r", "\n", " ", "é",
+                                                 "\t", "="], max_size=4),
+                               min_size=1, max_size=3), min_size=1, max_size=6),
+       sep=st.sampled_from([",", ";", "\t", "|"]), newline=st.sampled_from(["\n", "\r\n"]))
+def test_csv_rows_are_pandas_bytes(cells, sep, newline):
+    """The streamed writer's rows are pandas' ``to_csv`` bytes: quoting, doubled quotes,
+    an empty cell alone on its row, counts in decimal."""
+    from dpfix.io.writing import csv_rows
+
+    width = min(len(r) for r in cells)
+    rows = [r[:width] for r in cells]
+    counts = list(range(len(rows)))
+    columns = [pa.array([r[j] for r in rows], pa.string()) for j in range(width)]
+    frame = pd.DataFrame({f"c{j}": [r[j] for r in rows] for j in range(width)})
+    want = frame.to_csv(index=False, header=False, sep=sep, lineterminator=newline)
+    assert bytes(csv_rows(columns, sep, newline)) == want.encode()
+    frame["n"] = counts
+    want = frame.to_csv(index=False, header=False, sep=sep, lineterminator=newline)
+    got = csv_rows([*columns, pa.array(counts, pa.uint8())], sep, newline)
+    assert bytes(got) == want.encode()

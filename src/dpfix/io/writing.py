@@ -321,11 +321,12 @@ def _rows_with(values: Any, chars: str) -> np.ndarray:
     return np.flatnonzero(hit)
 
 
-def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = False) -> Any:
+def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = False,
+              large: bool = True) -> Any:
     """A pyarrow column's cells as pandas' ``to_csv`` writes them: the text as it is, or
     quoted (``"..."``, its quotes doubled) when it holds one of :func:`csv_quoting`'s
     characters; with ``alone`` (the row's only cell) an empty cell is ``""``. Integers are
-    written in decimal. A large string array.
+    written in decimal. A large string array (``large``), or a string array.
 
     Examples
     --------
@@ -338,13 +339,15 @@ def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = Fa
 
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    kind = pa.large_string() if large else pa.string()
     text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
     if pa.types.is_unsigned_integer(values.type) and values.null_count == 0 and len(values):
         top = int(pc.max(values).as_py())
         if top < 1 << 16:  # small counts: each one's decimal text looked up
-            digits = pa.array([str(i) for i in range(top + 1)], pa.large_string())
+            digits = pa.array([str(i) for i in range(top + 1)], kind)
             values = digits.take(values)
-    values = values.cast(pa.large_string())
+    if values.type != kind:
+        values = values.cast(kind)
     if len(values) == 0 or not text and not alone:
         return values  # integers: digits and a sign, nothing to quote
     rows = _rows_with(values, csv_quoting(sep, newline)) if text else np.zeros(0, np.int64)
@@ -355,7 +358,7 @@ def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = Fa
     cells = values.take(pa.array(rows)).to_pylist()
     mask = np.zeros(len(values), dtype=bool)
     mask[rows] = True
-    quoted = pa.array(['"' + c.replace('"', '""') + '"' for c in cells], pa.large_string())
+    quoted = pa.array(['"' + c.replace('"', '""') + '"' for c in cells], kind)
     return pc.replace_with_mask(values, pa.array(mask), quoted)
 
 
@@ -375,8 +378,15 @@ def csv_rows(columns: list, sep: str = ",", newline: str = "\n") -> memoryview:
 
     if not columns or len(columns[0]) == 0:
         return memoryview(b"")
-    cells = [csv_cells(c, sep, newline, alone=len(columns) == 1) for c in columns]
-    text = pa.large_string()
+    # 32-bit offsets when the text surely fits them: cells at most doubled by quoting,
+    # integers at most 20 characters, the separators and line ends
+    N = len(columns[0])
+    most = sum(2 * c.nbytes + 2 * N if pa.types.is_string(c.type) or
+               pa.types.is_large_string(c.type) else 20 * N for c in columns) + \
+        N * (len(sep.encode()) * len(columns) + len(newline.encode()))
+    large = most >= 2**31 - 1
+    cells = [csv_cells(c, sep, newline, alone=len(columns) == 1, large=large) for c in columns]
+    text = pa.large_string() if large else pa.string()
     line = pc.binary_join_element_wise(*cells, pa.scalar(sep, text))
     # each row and an empty cell joined by the line end: the row, then the line end
     line = pc.binary_join_element_wise(line, pa.scalar("", text), pa.scalar(newline, text))

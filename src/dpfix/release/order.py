@@ -257,12 +257,24 @@ def key_bytes(column: Any, at: int, width: int = 1) -> np.ndarray:
     from dpfix.io.counts import text_buffers
 
     offsets, data = text_buffers(column)
+    N = len(column)
+    out = np.zeros((N, width), dtype=np.uint8)
+    if N == 0 or data.size == 0:
+        return out
+    lengths = np.diff(offsets)
+    L = int(lengths[0])
+    if (lengths == L).all():  # cells of one length: the bytes as a matrix, no gather
+        text = data[offsets[0]:offsets[-1]].reshape(N, L)
+        if at < L:
+            out[:, :min(width, L - at)] = text[:, at:at + width]
+        return out
     starts, ends = offsets[:-1].astype(np.int64), offsets[1:]
-    out = np.zeros((len(column), width), dtype=np.uint8)
+    last = data.size - 1
     for k in range(width):  # one byte of every cell at a time: memory of one index array
         where = starts + (at + k)
-        inside = where < ends
-        out[inside, k] = data[where[inside]]
+        byte = data[np.minimum(where, last)]
+        byte[where >= ends] = 0
+        out[:, k] = byte
     return out
 
 
