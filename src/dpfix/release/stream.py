@@ -647,7 +647,7 @@ def _unchanged(blocks: CsvBlocks, rows: int | None = None, N: int | None = None,
 
 
 def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
-    """Pass 2's blocks; a block beyond pass 1's ``N`` rows, or a file pandas now cannot
+    """Pass 2's blocks; a block beyond pass 1's ``N`` rows, or a file the reader now cannot
     read, is the file changed (:class:`InputChanged`)."""
     reader = blocks.blocks()
     while True:
