@@ -228,6 +228,8 @@ def test_many_buckets_release(table, tmp_path, order):
                         **kw)
         again = pd.read_csv(other.path, dtype=str, keep_default_na=False)
         assert again["note"].tolist() != frame["note"].tolist()
+    same = release(table, "a", 1.0, seed=5, out=tmp_path / "q.csv", bucket_rows=16, **kw)
+    assert same.path.read_bytes() == (tmp_path / "o.csv").read_bytes()  # a seed: its bytes
     assert not list(tmp_path.glob("dpfix-*"))
 
 

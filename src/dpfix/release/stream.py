@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import concurrent.futures
 import contextlib
 import itertools
 import math
@@ -771,15 +772,30 @@ def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
                 sizes[:] += np.bincount(labels, minlength=buckets)
                 yield t, labels
 
-        for b, path in _bucket_files(labelled(), buckets, folder, schema, MAX_OPEN_FILES):
-            if sizes[b] > _LARGEST_BUCKET * bucket_rows:  # one key range too large: merged
-                yield from _sorted_externally(_batches(path), sizes[b], source, folder,
-                                              schema, keys, bucket_rows, str(b))
-                continue
+        def ordered(path: Path) -> Any:
             bucket = _read_run(path)
             perm = source.permutation(bucket.num_rows)
             keyed = [bucket.column(c).take(pa.array(perm)) for c in keys]
-            yield bucket.take(pa.array(perm[text_order(keyed)]))
+            return bucket.take(pa.array(perm[text_order(keyed)]))
+
+        # the next bucket read, shuffled and sorted by one worker while this one is
+        # written: the draws still one after the other, in the buckets' order
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as worker:
+            ahead = None
+            for b, path in _bucket_files(labelled(), buckets, folder, schema, MAX_OPEN_FILES):
+                if sizes[b] > _LARGEST_BUCKET * bucket_rows:  # a key range too large: merged
+                    if ahead is not None:
+                        yield ahead.result()
+                        ahead = None
+                    yield from _sorted_externally(_batches(path), sizes[b], source, folder,
+                                                  schema, keys, bucket_rows, str(b))
+                    continue
+                job = worker.submit(ordered, path)
+                if ahead is not None:
+                    yield ahead.result()
+                ahead = job
+            if ahead is not None:
+                yield ahead.result()
         return
     buckets = external_shuffle(tables, K, source, folder, schema, MAX_OPEN_FILES)
     if order == "shuffled":
