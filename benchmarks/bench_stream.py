@@ -1,17 +1,29 @@
-"""Benchmark: a CSV file released to a CSV file, streamed (``privatize_table(..., out=)``,
-:mod:`dpfix.release.stream`) against the in-memory path (``privatize_table(path)`` then
-``Release.write``).
+"""Benchmark: a file released to a file with a key, against the pyarrow floor, side by side.
 
-Each run is a fresh process (``ru_maxrss``: its peak resident memory, the imports
-included) on a CSV file of ``N`` rows, a text key ``id`` and a count ``k`` (upper 50,
-eps 1, secure randomness: no seed), its rows sorted by the key (the default order with a
-key column). The streamed path at N = 10^6, 10^7, 10^8; the in-memory one at 10^6 and
-10^7 (at 10^8 it would hold every row). The files are made in the temporary folder and
-removed after.
+Each run is a fresh process (its time measured inside it from the call to its return,
+its start-up and imports excluded; ``ru_maxrss``: its peak resident memory, the imports
+included) on a table of ``N`` rows: a text key ``id`` (unique, in a random order) and a
+count ``k`` (a zero-inflated negative binomial; upper 50, eps 1, secure randomness: no
+seed), its output in key order:
 
-Writes ``benchmarks/results/stream.json`` and prints a table. Run:
-``python benchmarks/bench_stream.py [--quick] [--order key|input|shuffled]``
-(``--quick``: 10^5 and 10^6 rows).
+- ``csv floor``: pyarrow's CSV reader (typed columns), numpy float Laplace noise of scale
+  ``1/eps`` rounded and clipped to ``0 .. 50`` (numpy's PCG64: insecure, no accounting),
+  pyarrow's sort by the key, pyarrow's CSV writer;
+- ``csv dpfix``: ``privatize_table(path, "k", 1.0, upper=50, keys=["id"], out=...)``: a CSV
+  file to a CSV file, the streamed engine (two passes, the external shuffle and the merge
+  of sorted runs, docs/release.md section 7);
+- ``parquet floor`` and ``parquet dpfix``: the same with Parquet files (pyarrow's Parquet
+  reader and writer; dpfix's in-memory engine);
+- ``pairs dpfix`` (``--pairs``): a joint release of two count columns of the CSV file
+  (``joint=[("k", "m")]``, in memory) against the floor of the same two columns;
+- ``dask dpfix`` (``--dask``): ``Dataset`` of the Parquet file, shuffled (the Dask engine
+  does not sort) against the Parquet floor.
+
+The variants run in turn, ``--repeats`` times (interleaved: the machine's load hits each
+alike); each one's median is printed with its ratio to its floor's median of the same run,
+with the load average before and after. Writes ``benchmarks/results/stream.json``. Run:
+``python benchmarks/bench_stream.py [--sizes 1e6 1e7] [--repeats 3] [--pairs] [--dask]
+[--only VARIANT ...] [--results PATH]``.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,76 +48,147 @@ _BLOCK = 10**6
 _CHILD = """
 import resource, sys, time, warnings
 warnings.simplefilter("ignore")
+import numpy as np
+import pyarrow as pa, pyarrow.compute as pc, pyarrow.csv as pv, pyarrow.parquet as pq
+from dpfix.release.inputs import Dataset
 from dpfix.release.table import privatize_table
-path, how, order, out = sys.argv[1:5]
+what, path, out = sys.argv[1:4]
+cols = ["k", "m"] if what.startswith("pairs") else ["k"]
+
+def noisy(t):
+    rng = np.random.default_rng()
+    for c in cols:
+        d = t.column(c).to_numpy()
+        x = d + rng.laplace(0.0, 1.0, d.size)
+        np.rint(x, out=x)
+        np.clip(x, 0, 50, out=x)
+        t = t.set_column(t.column_names.index(c), c, pa.array(x.astype(np.int64)))
+    return t.take(pc.sort_indices(t, sort_keys=[("id", "ascending")]))
+
 start = time.perf_counter()
-if how == "streamed":
-    privatize_table(path, "k", 1.0, upper=50, keys=["id"], order=order, out=out)
+if what in ("csv floor", "pairs floor"):
+    pv.write_csv(noisy(pv.read_csv(path)), out)
+elif what == "parquet floor":
+    pq.write_table(noisy(pq.read_table(path)), out)
+elif what == "dask dpfix":
+    privatize_table(Dataset(path), "k", 1.0, upper=50, out=out)
+elif what == "pairs dpfix":
+    privatize_table(path, cols, 1.0, upper=50, keys=["id"], joint=[tuple(cols)], out=out)
 else:
-    privatize_table(path, "k", 1.0, upper=50, keys=["id"], order=order).write(out)
+    privatize_table(path, "k", 1.0, upper=50, keys=["id"], out=out)
 print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
+#: Each variant: its input file's kind and its floor.
+_VARIANTS = {"csv floor": ("csv", None), "csv dpfix": ("csv", "csv floor"),
+             "parquet floor": ("parquet", None), "parquet dpfix": ("parquet", "parquet floor"),
+             "pairs floor": ("pairs", None), "pairs dpfix": ("pairs", "pairs floor"),
+             "dask dpfix": ("parquet", "parquet floor")}
 
-def make_file(path: Path, N: int) -> None:
-    """``id,k``: ids ``BBBBiiiiii`` (text, unique), counts a zero-inflated negative binomial
-    (the recipe of bench_release.py), one block of counts repeated."""
+
+def make_files(folder: Path, N: int, pairs: bool, parquet: bool = True) -> dict:
+    """``id,k`` (and with ``pairs`` ``id,k,m``) as CSV and Parquet: ids ``BBBBiiiiii``
+    (text, unique, in a random order), counts a zero-inflated negative binomial, one block
+    of counts repeated."""
+    import pyarrow.csv as pv
+    import pyarrow.parquet as pq
+
     rng = np.random.default_rng(0)
     m = min(N, _BLOCK)
     d = rng.negative_binomial(2, 0.25, size=m)
     d[rng.random(m) < 0.35] = 0
-    block = "".join(f"XXXX{i:06d},{v}\n" for i, v in enumerate(d)).encode()
-    with open(path, "wb") as f:
-        f.write(b"id,k\n")
-        for b in range(N // m):
-            f.write(block.replace(b"XXXX", b"%04d" % b))
+    e = rng.permutation(d)
+    perm = rng.permutation(m)
+    paths = {"csv": folder / "t.csv", "parquet": folder / "t.parquet"}
+    if pairs:
+        paths["pairs"] = folder / "pairs.csv"
+    for kind, path in paths.items():
+        if kind == "parquet":
+            continue
+        cells = (f"XXXX{perm[i]:06d},{v},{w}\n" for i, (v, w) in enumerate(zip(d, e, strict=True)))
+        if kind == "csv":
+            cells = (f"XXXX{perm[i]:06d},{v}\n" for i, v in enumerate(d))
+        block = "".join(cells).encode()
+        with open(path, "wb") as f:
+            f.write(b"id,k,m\n" if kind == "pairs" else b"id,k\n")
+            for b in rng.permutation(N // m):
+                f.write(block.replace(b"XXXX", b"%04d" % b))
+    if parquet:
+        pq.write_table(pv.read_csv(paths["csv"]), paths["parquet"])
+    else:
+        del paths["parquet"]
+    return paths
 
 
-def run(path: Path, how: str, order: str, folder: Path) -> dict:
-    out = folder / "out.csv"
+def run(what: str, path: Path, folder: Path) -> dict:
+    out = folder / ("out.parquet" if "parquet" in what else "out" if "dask" in what
+                    else "out.csv")
     start = time.perf_counter()
-    text = subprocess.run([sys.executable, "-c", _CHILD, str(path), how, order, str(out)],
+    text = subprocess.run([sys.executable, "-c", _CHILD, what, str(path), str(out)],
                           check=True, capture_output=True, text=True).stdout.split()
     wall = time.perf_counter() - start
-    out.unlink()
-    return {"how": how, "seconds": float(text[0]), "process_seconds": wall,
+    if out.is_dir():
+        import shutil
+
+        shutil.rmtree(out)
+    else:
+        out.unlink()
+    return {"seconds": float(text[0]), "process_seconds": wall,
             "peak_rss_mb": int(text[1]) / 1024}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="10^5 and 10^6 rows")
-    parser.add_argument("--order", default="key", choices=["key", "input", "shuffled"])
+    parser.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--pairs", action="store_true", help="the joint release too")
+    parser.add_argument("--dask", action="store_true", help="the Dask engine too")
+    parser.add_argument("--only", nargs="+", choices=list(_VARIANTS),
+                        help="these variants only (and their floors)")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help=f"where the results go (default {RESULTS.name})")
     args = parser.parse_args()
-    sizes = [10**5, 10**6] if args.quick else [10**6, 10**7, 10**8]
-    in_memory = set(sizes[:2])
-    rows = []
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        for N in sizes:
-            path = folder / f"t{N}.csv"
-            make_file(path, N)
-            mb = path.stat().st_size / 1e6
-            for how in ["streamed", "in-memory"] if N in in_memory else ["streamed"]:
-                row = {"N": N, "file_mb": mb, "order": args.order, **run(path, how, args.order,
-                                                                         folder)}
-                rows.append(row)
-                print(f"  N = {N:>11,d}  {how:9s}  {row['seconds']:8.1f} s  "
-                      f"{row['peak_rss_mb']:8.1f} MB peak", flush=True)
-            path.unlink()
-    ratio = {}
-    for N in in_memory:
-        s = {r["how"]: r["seconds"] for r in rows if r["N"] == N}
-        ratio[str(N)] = s["streamed"] / s["in-memory"]
+    names = [v for v in _VARIANTS if (args.pairs or not v.startswith("pairs"))
+             and (args.dask or not v.startswith("dask"))]
+    if args.only:
+        keep = set(args.only) | {_VARIANTS[v][1] for v in args.only if _VARIANTS[v][1]}
+        names = [v for v in names if v in keep]
+    sizes = [int(n) for n in args.sizes]
+    table = []
+    for N in sizes:
+        with tempfile.TemporaryDirectory() as name:
+            folder = Path(name)
+            paths = make_files(folder, N, args.pairs,
+                               any(_VARIANTS[v][0] == "parquet" for v in names))
+            load_before = os.getloadavg()
+            runs: dict = {v: [] for v in names}
+            for _ in range(args.repeats):
+                for v in names:
+                    runs[v].append(run(v, paths[_VARIANTS[v][0]], folder))
+            load_after = os.getloadavg()
+            med = {v: statistics.median(r["seconds"] for r in rs) for v, rs in runs.items()}
+            peak = {v: max(r["peak_rss_mb"] for r in rs) for v, rs in runs.items()}
+            ratio = {v: med[v] / med[f] for v, (_, f) in _VARIANTS.items()
+                     if v in med and f in med}
+            table.append({"N": N, "file_mb": {k: p.stat().st_size / 1e6 for k, p in
+                                              paths.items()},
+                          "load_average_before": load_before, "load_average_after": load_after,
+                          "median_s": med, "peak_rss_mb": peak, "ratio_to_floor": ratio,
+                          "runs": runs})
+        load = ", ".join(f"{x:.2f}" for x in load_before)
+        print(f"N = {N:,d} (medians of {args.repeats}; load average {load} before, "
+              f"{', '.join(f'{x:.2f}' for x in load_after)} after)")
+        for v in names:
+            r = f"  x{ratio[v]:5.2f} its floor" if v in ratio else ""
+            print(f"  {v:14s} {med[v]:8.2f} s  {peak[v]:8.1f} MB peak{r}", flush=True)
     result = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                          "platform": platform.platform(),
-                          "load_average": os.getloadavg()},
-              "setting": "CSV -> CSV, one count column (upper 50, eps 1) and a text key, "
-                         f"order {args.order}, secure randomness; one run each",
-              "runs": rows, "time_ratio_streamed_to_in_memory": ratio}
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print("streamed / in-memory time:", {k: round(v, 3) for k, v in ratio.items()})
+                          "platform": platform.platform()},
+              "setting": "a file to a file with a text key (key order), one count column "
+                         "(upper 50, eps 1), secure randomness; the floor: pyarrow read, "
+                         "float Laplace noise clipped, pyarrow sort by key, pyarrow write",
+              "sizes": table}
+    args.results.parent.mkdir(exist_ok=True)
+    args.results.write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -530,3 +530,15 @@ def test_the_secure_source_is_the_default_for_every_exact_constructor(constructo
     calls.clear()
     seeded = privatize_counts(d, 1.0, upper=ROWS - 1, constructor=constructor, seed=3)
     assert seeded.sampler["secure"] is False and calls == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(v=st.lists(st.floats(0, 1e300), min_size=1, max_size=60), rho=st.floats(0, 1))
+def test_side_sums_loop_is_lfilter_bit_for_bit(v, rho):
+    """The loop of side_sums' recursion gives scipy's lfilter's floats exactly."""
+    from scipy.signal import lfilter
+
+    from dpfix.sampling import structured
+
+    v = np.array(v)
+    assert np.array_equal(structured._recursion(v, rho), lfilter([1.0], [1.0, -rho], v))

@@ -204,7 +204,7 @@ def test_merge_is_the_stable_sort(runs, batch):
                 w.write_table(pa.Table.from_pandas(f, schema=schema, preserve_index=False),
                               max_chunksize=batch)
         merged = list(merge_runs(paths, ["k"]))
-    got = pd.concat(merged)["tag"].tolist() if merged else []
+    got = pa.concat_tables(merged).column("tag").to_pylist() if merged else []
     want = pd.concat(frames).sort_values("k", kind="stable", na_position="last")["tag"]
     assert got == want.tolist()
 
@@ -228,6 +228,8 @@ def test_many_buckets_release(table, tmp_path, order):
                         **kw)
         again = pd.read_csv(other.path, dtype=str, keep_default_na=False)
         assert again["note"].tolist() != frame["note"].tolist()
+    same = release(table, "a", 1.0, seed=5, out=tmp_path / "q.csv", bucket_rows=16, **kw)
+    assert same.path.read_bytes() == (tmp_path / "o.csv").read_bytes()  # a seed: its bytes
     assert not list(tmp_path.glob("dpfix-*"))
 
 
@@ -337,4 +339,85 @@ def test_blocks_cover_the_rows_in_order(tmp_path, rows):
     got = list(blocks.blocks())
     assert [len(b) for _, b in got[:-1]] == [rows] * (len(got) - 1)
     assert [s for s, _ in got] == list(range(0, 23, rows))
-    assert [v for _, b in got for v in b.iloc[:, 0]] == [f"r{i}" for i in range(23)]
+    assert [v for _, b in got for v in b.column(0).to_pylist()] == [f"r{i}" for i in range(23)]
+
+
+# ------------------------------------------------------------------ the key order by ranges
+class _Header:
+    header = ["k", "tag"]
+
+
+def _by_ranges(keys: list, seed: int, bucket_rows: int) -> tuple[list, int]:
+    """The tags of the rows ``keys`` in the key order of several buckets by key range, and
+    the number of buckets."""
+    t = pa.table({"f0": keys, "f1": [str(i) for i in range(len(keys))]})
+    ranges = stream._KeyRanges(_Header(), "k")
+    ranges.watch(0, t)
+    t = t.rename_columns(["k", "tag"])
+    K = -(-len(keys) // bucket_rows)
+    with scratch_folder() as folder:
+        out = pa.concat_tables(stream._ordered(iter([t]), "key", K, seed, folder, t.schema,
+                                               ["k"], bucket_rows, ranges))
+    assert out.column("k").to_pylist() == sorted(keys)
+    return out.column("tag").to_pylist(), 1 if K == 1 else len(ranges.splitters) + 1
+
+
+def test_key_ranges_put_ties_in_a_uniform_order():
+    """Buckets by key range: sorted by key, the three rows of key ``a`` and the two of
+    ``d`` in each of their 6 x 2 orders alike (chi-square), the buckets several."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    keys = ["d", "a", "c", "a", "b", "d", "a", "e"]
+    orders = {p: i for i, p in enumerate(itertools.product(
+        itertools.permutations(["1", "3", "6"]), itertools.permutations(["0", "5"])))}
+    seen = np.zeros(len(orders))
+    for seed in range(1200):
+        tags, buckets = _by_ranges(keys, seed, 2)
+        assert buckets > 1
+        seen[orders[(tuple(tags[:3]), tuple(tags[5:7]))]] += 1
+    assert scipy_stats.chisquare(seen).pvalue > 1e-4
+
+
+def test_a_key_range_too_large_is_shuffled_and_merged(monkeypatch):
+    """One key in every row: its one bucket, beyond the largest, goes through the external
+    shuffle and the merge: every order of its 4 rows alike (chi-square)."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    monkeypatch.setattr(stream, "_LARGEST_BUCKET", 1)
+    perms = {p: i for i, p in enumerate(itertools.permutations("0123"))}
+    seen = np.zeros(24)
+    for seed in range(1200):
+        tags, _ = _by_ranges(["k"] * 4, seed, 1)
+        seen[perms[tuple(tags)]] += 1
+    assert scipy_stats.chisquare(seen).pvalue > 1e-4
+
+
+@settings(max_examples=40, deadline=None)
+@given(keys=st.lists(st.sampled_from(["", "a", "ab", "b", "é", "x" * 12, "x" * 13]),
+                     min_size=1, max_size=30),
+       bucket_rows=st.integers(1, 6), seed=st.integers(0, 2**32))
+def test_key_ranges_keep_every_row_in_key_order(keys, bucket_rows, seed):
+    """Empty keys, shared first bytes beyond 8, multibyte text: sorted, every row once."""
+    tags, _ = _by_ranges(keys, seed, bucket_rows)
+    assert sorted(tags, key=int) == [str(i) for i in range(len(keys))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=st.lists(st.lists(st.text(alphabet=["a", ",", ";", '"', "\r", "\n", " ", "é",
+                                                 "\t", "="], max_size=4),
+                               min_size=1, max_size=3), min_size=1, max_size=6),
+       sep=st.sampled_from([",", ";", "\t", "|"]), newline=st.sampled_from(["\n", "\r\n"]))
+def test_csv_rows_are_pandas_bytes(cells, sep, newline):
+    """The streamed writer's rows are pandas' ``to_csv`` bytes: quoting, doubled quotes,
+    an empty cell alone on its row, counts in decimal."""
+    from dpfix.io.writing import csv_rows
+
+    width = min(len(r) for r in cells)
+    rows = [r[:width] for r in cells]
+    counts = list(range(len(rows)))
+    columns = [pa.array([r[j] for r in rows], pa.string()) for j in range(width)]
+    frame = pd.DataFrame({f"c{j}": [r[j] for r in rows] for j in range(width)})
+    want = frame.to_csv(index=False, header=False, sep=sep, lineterminator=newline)
+    assert bytes(csv_rows(columns, sep, newline)) == want.encode()
+    frame["n"] = counts
+    want = frame.to_csv(index=False, header=False, sep=sep, lineterminator=newline)
+    got = csv_rows([*columns, pa.array(counts, pa.uint8())], sep, newline)
+    assert bytes(got) == want.encode()

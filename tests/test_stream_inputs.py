@@ -209,7 +209,7 @@ def test_a_bounded_merge_is_the_stable_sort(runs, max_open, batch):
                               max_chunksize=batch)
         merged = list(stream.merge_runs(paths, ["k"], max_open, batch=batch))
         assert len(list(folder.iterdir())) <= len(runs)  # the merged-away runs are removed
-    got = pd.concat(merged)["tag"].tolist() if merged else []
+    got = pa.concat_tables(merged).column("tag").to_pylist() if merged else []
     want = pd.concat(frames).sort_values("k", kind="stable")["tag"].tolist()
     assert got == want
 

@@ -10,7 +10,8 @@
   read: dates, times, timestamps, durations, booleans (:func:`non_count_type`).
 
 A bad count is named by where it is: ``row K`` (:func:`row_label`), or the line of a CSV
-file when its reader says (:mod:`dpfix.io.tables`).
+file when its reader says (:mod:`dpfix.io.tables`). A column read by pyarrow is parsed by
+the same rule (:func:`arrow_counts`: its plain digits at once, anything else cell by cell).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from dpfix.numbers.numeric import require
 
 __all__ = ["parse_count", "counts_of", "counts_from_column", "non_count_type", "row_label",
-           "NUMBER_TEXT"]
+           "NUMBER_TEXT", "arrow_counts", "text_buffers"]
 
 
 #: Counts above this are clipped to it when read (the pipeline top-codes them anyway).
@@ -301,8 +302,10 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = row_label)
             a = values.to_numpy(dtype=values.dtype.numpy_dtype
                                 if hasattr(values.dtype, "numpy_dtype") else None)
             if a.dtype.kind == "i":
-                if (a < 0).any():
+                if a.min() < 0:
                     return by_row()
+                if a.max() <= _CLIP:  # nothing to clip: one copy
+                    return a.astype(np.int64, copy=True)
                 return np.minimum(a.astype(np.int64), _CLIP)
             return np.minimum(a.astype(np.uint64), np.uint64(_CLIP)).astype(np.int64)
         a = values.to_numpy(dtype=float)
@@ -322,3 +325,78 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = row_label)
         except ValueError as exc:
             raise ValueError(f"column {column!r}, {where(i)}: {exc}") from None
     return out
+
+
+def text_buffers(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets, data)`` of a pyarrow string or binary array without nulls, as numpy views:
+    cell ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (its UTF-8 bytes).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> offsets, data = text_buffers(pa.array(["ab", "", "c"]).slice(1))
+    >>> offsets.tolist(), bytes(data[offsets[0]:offsets[-1]])
+    ([2, 2, 3], b'c')
+    """
+    pa = require("pyarrow")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    large = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+    _, offsets, data = values.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)
+    offsets = offsets[values.offset:values.offset + len(values) + 1]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+def _digit_counts(values: Any) -> np.ndarray | None:
+    """The counts of a pyarrow string array whose every cell is 1 to 18 ASCII digits (no sign,
+    blank or point: ``007`` is 7), or None when a cell is anything else."""
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if values.null_count or len(values) == 0:
+        return None
+    offsets, data = text_buffers(values)
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > 18:
+        return None
+    text = data[offsets[0]:offsets[-1]]
+    if (text - np.uint8(48) > 9).any():  # wraps below '0': one test for both ends
+        return None
+    return pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False)  # below 10^18 < 2^62
+
+
+def arrow_counts(values: Any, column: str, where: Callable[[int], str] = row_label) -> np.ndarray:
+    """The counts of a pyarrow array (or chunked array), exactly as :func:`counts_of` parses
+    the same cells: a column of plain digits at once (1 to 18 ASCII digits a cell, cast by
+    pyarrow), any other column by :func:`counts_of` (the first bad row named by
+    ``where``).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> arrow_counts(pa.array(["3", "007", "12"]), "k").tolist()
+    [3, 7, 12]
+    >>> arrow_counts(pa.array(["3", "0x10"]), "k")
+    Traceback (most recent call last):
+    ...
+    ValueError: column 'k', row 2: not a number
+    """
+    pa = require("pyarrow")
+    pd = require("pandas")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        out = _digit_counts(values)
+        if out is not None:
+            return out
+        return counts_of(pd.Series(values.to_numpy(zero_copy_only=False), dtype=object),
+                         column, where)
+    if pa.types.is_integer(values.type) and values.null_count == 0 and len(values):
+        a = values.to_numpy()
+        if a.dtype.kind == "i" and a.min() >= 0 and a.max() <= _CLIP:
+            return a.astype(np.int64)
+    return counts_of(values.to_pandas(), column, where)

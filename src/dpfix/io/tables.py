@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpfix.io.counts import NUMBER_TEXT, counts_of, parse_count, row_label
+from dpfix.io.counts import NUMBER_TEXT, arrow_counts, counts_of, parse_count, row_label
 from dpfix.numbers.numeric import require
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -499,18 +499,29 @@ BLOCK_ROWS = 1 << 21
 #: Rows pandas parses at a time for :class:`CsvBlocks` (its parser holds every cell of a
 #: chunk as a Python string for a moment; a block is then the parsed chunks joined).
 _PARSE_ROWS = 1 << 18
+#: Bytes of the file pyarrow parses at a time for :class:`CsvBlocks` (its threads parse the
+#: blocks in parallel; a block of rows is then the parsed pieces joined).
+_ARROW_BLOCK_BYTES = 1 << 22
 
 
 class CsvBlocks:
     """A CSV table of counts read in blocks of rows, in memory ``O(block)`` whatever ``N``.
 
-    The file is read as :func:`read_counts` reads it (the same pandas options: every cell
-    as text, the byte-order mark, the separator, quoting, blank lines) and refused with
-    the same messages: :meth:`scan` reads it whole once, checking what
-    :func:`read_counts` checks in the order it checks it (the file's syntax, then the
-    header's columns, then rows, then each column's counts, the first bad row of the
-    first column that has one), so that the message is the one :func:`read_counts`
-    gives; :meth:`blocks` reads it again, block by block.
+    The file is read as :func:`read_counts` reads it (every cell as text, the byte-order
+    mark, the separator, quoting, blank lines) and refused with the same messages:
+    :meth:`scan` reads it whole once, checking what :func:`read_counts` checks in the order
+    it checks it (the file's syntax, then the header's columns, then rows, then each
+    column's counts, the first bad row of the first column that has one), so that the
+    message is the one :func:`read_counts` gives; :meth:`blocks` reads it again, block by
+    block, as pyarrow Tables of text (columns by position, ``f0``, ``f1``, ...).
+
+    The reader is pyarrow's multithreaded CSV reader, every column read as text (no
+    nulls: an empty cell is ``""``), which reads the cells pandas reads (quoted cells,
+    doubled quotes, line ends inside quotes, ``\\r\\n`` and ``\\r`` line ends, blank
+    lines, the byte-order mark). A file it refuses (a ragged row, a line of blanks only,
+    text that is not UTF-8) is read by pandas instead, the reader of :func:`read_counts`,
+    whose answer (its rows, or its message) is then the answer: :attr:`engine` says which
+    read it (``"pyarrow"`` or ``"pandas"``), and both passes use the same.
 
     Parameters
     ----------
@@ -530,7 +541,8 @@ class CsvBlocks:
     >>> t = CsvBlocks(p, "k", rows=2)
     >>> t.scan(lambda start, counts: None)
     3
-    >>> [(start, b.iloc[:, 0].tolist(), t.counts(b, start)[0].tolist()) for start, b in t.blocks()]
+    >>> [(start, b.column(0).to_pylist(), t.counts(b, start)[0].tolist())
+    ...  for start, b in t.blocks()]
     [(0, ['a', 'b'], [3, 0]), (2, ['c'], [7])]
     """
 
@@ -546,6 +558,11 @@ class CsvBlocks:
         self.positions: list[int] = []
         self.N = 0
         self._where = _csv_line(self.path, sep)
+        #: Which reader reads the file (class docstring).
+        self.engine = "pyarrow"
+        #: ``watch(start, body)``, if set: each block :meth:`scan` reads and checks (a block
+        #: at ``start`` 0 begins the file afresh).
+        self.watch: Callable[[int, Any], Any] | None = None
         #: The file's :meth:`stamp` when it was opened (a streamed release checks that
         #: every pass reads this file).
         self.opened = self.stamp()
@@ -581,39 +598,68 @@ class CsvBlocks:
                              **_CSV_OPTIONS) as reader:
                 yield from reader
 
+    def _pieces(self) -> Any:
+        """The file's rows as pyarrow Tables of text, columns ``f0, f1, ...`` (the header
+        is row 0 of the first), by :attr:`engine`."""
+        pa = require("pyarrow")
+
+        if self.engine == "pandas":
+            for chunk in self._chunks():
+                yield pa.table({f"f{j}": pa.array(chunk.iloc[:, j].to_numpy(dtype=object),
+                                                   pa.string())
+                                for j in range(chunk.shape[1])})
+            return
+        pv = require("pyarrow.csv")
+        parse = pv.ParseOptions(delimiter=self.sep, newlines_in_values=True)
+        read = pv.ReadOptions(autogenerate_column_names=True, block_size=_ARROW_BLOCK_BYTES)
+        with pv.open_csv(self.path, read_options=read, parse_options=parse) as first:
+            width = len(first.schema)  # the first block's columns
+        text = pv.ConvertOptions(column_types={f"f{j}": pa.string() for j in range(width)},
+                                 strings_can_be_null=False)
+        with pv.open_csv(self.path, read_options=read, parse_options=parse,
+                         convert_options=text) as reader:
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+
     def blocks(self) -> Any:
         """``(start, body)`` for each block: ``body`` its data rows (``start`` the first's
-        index from 0), columns by position, a fresh index; every block but the last has
-        exactly ``rows`` rows."""
-        pd = require("pandas")
+        index from 0), a pyarrow Table of text, columns by position; every block but the
+        last has exactly ``rows`` rows."""
+        pa = require("pyarrow")
 
         pieces, have, start, first = [], 0, 0, True
-        for chunk in self._chunks():
+        for piece in self._pieces():
             if first:
-                self.header = [str(h) for h in chunk.iloc[0]]
-                chunk, first = chunk.iloc[1:], False
-            pieces.append(chunk)
-            have += len(chunk)
+                if piece.num_rows == 0:
+                    continue
+                self.header = [str(h) for h in piece.slice(0, 1).to_pylist()[0].values()]
+                piece, first = piece.slice(1), False
+            pieces.append(piece)
+            have += piece.num_rows
             if have < self.rows:
                 continue
-            joined = pd.concat(pieces)
-            while len(joined) >= self.rows:
-                yield start, joined.iloc[:self.rows].reset_index(drop=True)
-                joined, start = joined.iloc[self.rows:], start + self.rows
-            pieces, have = [joined], len(joined)
+            joined = pa.concat_tables(pieces)
+            while joined.num_rows >= self.rows:
+                yield start, joined.slice(0, self.rows).combine_chunks()
+                joined, start = joined.slice(self.rows), start + self.rows
+            pieces, have = [joined], joined.num_rows
         if have:
-            yield start, pd.concat(pieces).reset_index(drop=True)
+            yield start, pa.concat_tables(pieces).combine_chunks()
 
     def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
         """The counts of each column (or of column ``only``) in a block, exact
-        (:func:`dpfix.io.counts.counts_of`; a bad cell named by its line in the file)."""
+        (:func:`dpfix.io.counts.arrow_counts`, the rule of
+        :func:`dpfix.io.counts.counts_of`; a bad cell named by its line in the file)."""
         picked = range(len(self.columns)) if only is None else [only]
-        return [counts_of(body.iloc[:, self.positions[j]], self.columns[j],
-                          lambda i, s=start: self._where(s + i)) for j in picked]
+        return [arrow_counts(body.column(self.positions[j]), self.columns[j],
+                             lambda i, s=start: self._where(s + i)) for j in picked]
 
     def scan(self, add: Callable[[int, list[np.ndarray]], Any]) -> int:
         """Read the file once, checking it; ``add(start, counts)`` for each block (the counts
         of every column). Returns the number of data rows ``N``.
+
+        A file pyarrow refuses is read again by pandas (class docstring): the blocks then
+        come again from ``start`` 0, which begins the file afresh for ``add``.
 
         Raises
         ------
@@ -622,6 +668,16 @@ class CsvBlocks:
             repeated column, no rows, a bad count (the first column with one, its first
             bad row). Nothing after the first problem reaches ``add``.
         """
+        pa = require("pyarrow")
+
+        if self.engine == "pyarrow":
+            try:
+                return self._scan(add)
+            except (pa.ArrowInvalid, UnicodeDecodeError):  # read by pandas: its answer
+                self.engine, self.header, self.positions = "pandas", [], []
+        return self._scan(add)
+
+    def _scan(self, add: Callable[[int, list[np.ndarray]], Any]) -> int:
         problem: Any = None  # (rank, error): the header, then no rows, then column j
         N = 0
         for start, body in self.blocks():
@@ -630,7 +686,7 @@ class CsvBlocks:
                     self.positions = _positions(self.header, self.columns)
                 except ValueError as exc:
                     problem = (-2, exc)
-            N = start + len(body)
+            N = start + body.num_rows
             if problem is not None and problem[0] < 0:
                 continue
             counts = []
@@ -642,7 +698,11 @@ class CsvBlocks:
                     break
             if problem is None:
                 add(start, counts)
-        if not self.header:  # pandas read a file of blank lines only as empty
+                if self.watch is not None:
+                    self.watch(start, body)
+        if not self.header:  # a file of blank lines only
+            if self.engine == "pyarrow":
+                raise require("pyarrow").ArrowInvalid("no header")  # pandas' message
             raise ValueError(f"input file {self.path} is empty")
         if problem is None and not self.positions:
             self.positions = _positions(self.header, self.columns)

@@ -10,23 +10,29 @@ and the cells a spreadsheet would run as formulas.
 - formula guarding (:func:`formula_cells`, :func:`guard_formulas`): a CSV cell that starts
   with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain number is
   escaped with ``'`` or warned about (:class:`FormulaWarning`);
+- rows of pyarrow columns as CSV text (:func:`csv_rows`), byte for byte what pandas'
+  ``to_csv`` writes (the Python csv writer's minimal quoting, :func:`csv_quoting`), and
+  their formula cells escaped or counted (:func:`guard_formula_array`): a streamed
+  release writes its blocks so;
 - the outputs are written through the staged atomic commit of :mod:`dpfix.io.commit`.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpfix.io.counts import NUMBER_TEXT
+from dpfix.io.counts import NUMBER_TEXT, text_buffers
 from dpfix.io.tables import TableInput
 from dpfix.numbers.numeric import require
 
 __all__ = ["write_counts", "write_parquet", "FORMULA_STARTS", "FormulaWarning",
-           "formula_cells", "escape_formula_cells", "guard_formulas", "warn_formulas"]
+           "formula_cells", "escape_formula_cells", "guard_formulas", "warn_formulas",
+           "csv_quoting", "csv_cells", "csv_rows", "guard_formula_array"]
 
 
 def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
@@ -270,3 +276,161 @@ def write_counts(table: TableInput, result: Any,
             frame.to_csv(dest, index=False, encoding=encoding)
         else:
             write_parquet(frame, dest)
+
+
+# ------------------------------------------------------------------ CSV text of pyarrow columns
+@functools.lru_cache(maxsize=32)
+def csv_quoting(sep: str, newline: str) -> str:
+    """The characters that make pandas' ``to_csv`` (the Python csv writer, minimal quoting)
+    quote a cell, with the separator ``sep`` and the line end ``newline``: asked of the
+    writer itself, one cell per candidate (the separator, the quote, the line-end
+    characters), so that :func:`csv_cells` quotes exactly the cells it quotes.
+
+    Examples
+    --------
+    >>> csv_quoting(",", "\\n"), csv_quoting(";", "\\r\\n")
+    (',"\\n', ';"\\r\\n')
+    """
+    pd = require("pandas")
+
+    quoted = []
+    for c in dict.fromkeys([sep, '"', "\r", "\n", *newline]):
+        text = pd.DataFrame({"a": [f"a{c}b"], "b": ["x"]}).to_csv(
+            index=False, header=False, sep=sep, lineterminator=newline)
+        if text.startswith('"'):
+            quoted.append(c)
+    return "".join(quoted)
+
+
+def _rows_with(values: Any, chars: str) -> np.ndarray:
+    """The rows of a string array (no nulls) whose cell holds one of ``chars``."""
+    pc = require("pyarrow.compute")
+
+    offsets, data = text_buffers(values)
+    text = data[offsets[0]:offsets[-1]]
+    single = [c.encode()[0] for c in chars if len(c.encode()) == 1]
+    hit = np.zeros(len(values), dtype=bool)
+    if single:  # one byte each: found in the bytes themselves, one pass
+        table = np.zeros(256, dtype=bool)
+        table[single] = True
+        at = np.flatnonzero(table[text]) + offsets[0]
+        hit[np.searchsorted(offsets, at, side="right") - 1] = True
+    for c in chars:
+        if len(c.encode()) > 1:
+            hit |= np.asarray(pc.match_substring(values, c), dtype=bool)
+    return np.flatnonzero(hit)
+
+
+def csv_cells(values: Any, sep: str = ",", newline: str = "\n", alone: bool = False,
+              large: bool = True) -> Any:
+    """A pyarrow column's cells as pandas' ``to_csv`` writes them: the text as it is, or
+    quoted (``"..."``, its quotes doubled) when it holds one of :func:`csv_quoting`'s
+    characters; with ``alone`` (the row's only cell) an empty cell is ``""``. Integers are
+    written in decimal. A large string array (``large``), or a string array.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> csv_cells(pa.array(['a', 'b,c', 'a "b" c', ''])).to_pylist()
+    ['a', '"b,c"', '"a ""b"" c"', '']
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    kind = pa.large_string() if large else pa.string()
+    text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    if pa.types.is_unsigned_integer(values.type) and values.null_count == 0 and len(values):
+        top = int(pc.max(values).as_py())
+        if top < 1 << 16:  # small counts: each one's decimal text looked up
+            digits = pa.array([str(i) for i in range(top + 1)], kind)
+            values = digits.take(values)
+    if values.type != kind:
+        values = values.cast(kind)
+    if len(values) == 0 or not text and not alone:
+        return values  # integers: digits and a sign, nothing to quote
+    rows = _rows_with(values, csv_quoting(sep, newline)) if text else np.zeros(0, np.int64)
+    if alone:
+        rows = np.union1d(rows, np.flatnonzero(np.asarray(pc.binary_length(values)) == 0))
+    if rows.size == 0:
+        return values
+    cells = values.take(pa.array(rows)).to_pylist()
+    mask = np.zeros(len(values), dtype=bool)
+    mask[rows] = True
+    quoted = pa.array(['"' + c.replace('"', '""') + '"' for c in cells], kind)
+    return pc.replace_with_mask(values, pa.array(mask), quoted)
+
+
+def csv_rows(columns: list, sep: str = ",", newline: str = "\n") -> memoryview:
+    """The rows of pyarrow ``columns`` (of one length) as CSV text in UTF-8: each cell as
+    :func:`csv_cells` writes it, the cells joined by ``sep``, each row ended by
+    ``newline``: byte for byte pandas' ``to_csv`` of the same cells (no header, no index).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> bytes(csv_rows([pa.array(["a", "x;y"]), pa.array([3, 0])], ";"))
+    b'a;3\\n"x;y";0\\n'
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if not columns or len(columns[0]) == 0:
+        return memoryview(b"")
+    # 32-bit offsets when the text surely fits them: cells at most doubled by quoting,
+    # integers at most 20 characters, the separators and line ends
+    N = len(columns[0])
+    most = sum(2 * c.nbytes + 2 * N if pa.types.is_string(c.type) or
+               pa.types.is_large_string(c.type) else 20 * N for c in columns) + \
+        N * (len(sep.encode()) * len(columns) + len(newline.encode()))
+    large = most >= 2**31 - 1
+    cells = [csv_cells(c, sep, newline, alone=len(columns) == 1, large=large) for c in columns]
+    text = pa.large_string() if large else pa.string()
+    line = pc.binary_join_element_wise(*cells, pa.scalar(sep, text))
+    # each row and an empty cell joined by the line end: the row, then the line end
+    line = pc.binary_join_element_wise(line, pa.scalar("", text), pa.scalar(newline, text))
+    offsets, data = text_buffers(line)
+    return memoryview(data[offsets[0]:offsets[-1]])
+
+
+def guard_formula_array(values: Any, escape: bool) -> tuple[Any, int]:
+    """A pyarrow text column's formula cells (:func:`formula_cells`' rule) escaped with
+    ``'`` (``escape``) or left as they are, and their number: ``(column, count)``.
+
+    The candidates (a first character of :data:`FORMULA_STARTS`) are found in the bytes;
+    each is then asked of :data:`dpfix.io.counts.NUMBER_TEXT` as :func:`formula_cells`
+    asks it.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> cells, n = guard_formula_array(pa.array(["=1+1", "-3", "a", "@x"]), True)
+    >>> cells.to_pylist(), n
+    (["'=1+1", '-3', 'a', "'@x"], 2)
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)) or \
+            len(values) == 0 or values.null_count:
+        return values, 0
+    offsets, data = text_buffers(values)
+    starts = offsets[:-1]
+    filled = starts < offsets[1:]
+    first = np.zeros(len(values), dtype=np.uint8)
+    first[filled] = data[starts[filled]]
+    candidates = np.flatnonzero(np.isin(first, [ord(c) for c in FORMULA_STARTS]))
+    if candidates.size == 0:
+        return values, 0
+    picked = values.take(pa.array(candidates)).to_pylist()
+    bad = np.array([NUMBER_TEXT.fullmatch(c) is None for c in picked], dtype=bool)
+    rows = candidates[bad]
+    if rows.size == 0 or not escape:
+        return values, int(rows.size)
+    mask = np.zeros(len(values), dtype=bool)
+    mask[rows] = True
+    escaped = pa.array(["'" + c for c, b in zip(picked, bad, strict=True) if b], values.type)
+    return pc.replace_with_mask(values, pa.array(mask), escaped), int(rows.size)

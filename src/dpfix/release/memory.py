@@ -137,24 +137,42 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
 
 def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
            rows: Any) -> Any:
-    """The released DataFrame: the passed and privatized columns in the table's order."""
+    """The released DataFrame: the passed and privatized columns in the table's order, its
+    rows in the order ``rows`` (None: the input's).
+
+    Each column is gathered on its own (``numpy.take``, or its array's ``take``: its dtype
+    kept), the privatized ones through the narrowest unsigned dtype that holds ``0 ..
+    n-1``: a random gather of 10^7 rows reads a tenth of the memory of int64's.
+    """
     pd = require("pandas")
-    ours = {col: np.asarray(r.counts, dtype=np.int64)
+    take = None if rows is None else np.asarray(rows, dtype=np.intp)
+    ours = {col: _gathered(np.asarray(r.counts, dtype=np.int64), r.n, take)
             for (_, col, _), r in zip(table.privatized, results, strict=True)}
+
+    def passed_column(series: Any) -> Any:
+        values = series.array
+        return values if take is None else values.take(take)
+
     if table.kind == "csv":
         header = [str(h) for h in table.frame.iloc[0]]
-        body = table.frame.iloc[1:]
-        frame = pd.DataFrame({name: ours[k] if k in ours else
-                              body.iloc[:, k].to_numpy(dtype=object)
-                              for k, name in enumerate(header) if k in ours or name in passed})
+        body = table.frame.iloc[1:].reset_index(drop=True)
+        columns = {name: ours[k] if k in ours else passed_column(body.iloc[:, k])
+                   for k, name in enumerate(header) if k in ours or name in passed}
     else:  # the passed columns with their dtypes as given (categories, nullable, ...)
-        frame = pd.DataFrame({c: ours[c] if c in ours else table.frame[c]  # names as text
-                              for c in table.frame.columns if c in ours or str(c) in passed})
-    if rows is not None:
-        frame = frame.iloc[np.asarray(rows, dtype=np.int64)]
-    frame = frame.reset_index(drop=True)
+        columns = {c: ours[c] if c in ours else passed_column(table.frame[c])  # names as text
+                   for c in table.frame.columns if c in ours or str(c) in passed}
+    frame = pd.DataFrame(columns, copy=False)
     frame.attrs = {}
     return frame
+
+
+def _gathered(counts: np.ndarray, n: int, take: np.ndarray | None) -> np.ndarray:
+    """``counts`` (int64, in ``0 .. n-1``) in the order ``take`` (None: as they are)."""
+    if take is None:
+        return counts
+    narrow = next((t for t in (np.uint8, np.uint16, np.uint32) if n <= np.iinfo(t).max + 1),
+                  np.int64)
+    return np.take(counts.astype(narrow), take).astype(np.int64)
 
 
 def _histogram_release(table: TableInput, result: PrivatizedCounts, public: dict,

@@ -280,16 +280,18 @@ class Release:
         if kind == "histogram":
             _write_histogram(self.table, self.layout, dest, fmt)
             return
-        frame = self.table.copy()
+        frame = self.table
         privatized = set(self.layout.get("privatized", ()))  # the names as text
         if fmt == "parquet":
             if self.layout.get("text"):
+                frame = frame.copy()
                 for col in frame.columns:
                     if str(col) not in privatized:
                         frame[col] = _integer_keys(frame[col])
             write_parquet(frame, dest)
             return
         pd = require("pandas")
+        frame = frame.copy()
         others = [c for c in frame.columns if str(c) not in privatized]
         guard_formulas(frame, others, [str(c) for c in others], escape_formulas)
         heads = pd.DataFrame({"header": [str(c) for c in frame.columns]})

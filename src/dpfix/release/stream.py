@@ -6,15 +6,21 @@ Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
 
 1. each privatized column's histogram (top-coded above ``upper``; ``upper="auto"``
    chooses its bound from it), checked exactly as :func:`dpfix.io.tables.read_counts`
-   checks the file; stage 1 and ``T`` come from the histograms alone
+   checks the file (pyarrow's CSV reader, every column as text; pandas' for a file pyarrow
+   refuses); stage 1 and ``T`` come from the histograms alone
    (:func:`dpfix.release.frameworks.privatize` with ``histogram=`` and ``draw=False``);
+   with the key order, what the buckets by key range need (:class:`_KeyRanges`);
 2. every block's rows drawn with the exact sampler of stage 2, in the order and chunks of
    the in-memory path, from the same randomness; the rows written in the release's order:
    ``"input"`` straight through; ``"shuffled"`` scattered to ``K`` bucket files (each
    row's bucket uniform and independent), each bucket shuffled in memory, the buckets
    concatenated (:func:`external_shuffle`: exactly uniform, proof in docs/release.md);
-   ``"key"`` the shuffled buckets each sorted stably by the key columns' text, then
-   merged stably (:func:`merge_runs`): equal keys in uniformly random order.
+   ``"key"`` the rows scattered to buckets by key range, each bucket permuted uniformly
+   and sorted stably by the key columns' text
+   (:func:`dpfix.release.order.text_order`), the buckets concatenated: equal keys in
+   uniformly random order (a range too large, or keys with a zero byte: shuffled buckets
+   sorted and merged stably, :func:`merge_runs`). The rows are pyarrow Tables throughout,
+   written as pandas' ``to_csv`` writes them (:func:`dpfix.io.writing.csv_rows`).
 
 Pass 2 reads the file pass 1 read, or raises :class:`InputChanged` and writes nothing:
 the same device, inode, size and modification time, the same ``N`` rows, the same
@@ -32,6 +38,8 @@ The temporary files live in a private (0700) scratch folder, removed on every ex
 from __future__ import annotations
 
 import bisect
+import codecs
+import concurrent.futures
 import contextlib
 import itertools
 import math
@@ -49,14 +57,15 @@ import numpy as np
 
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
+from dpfix.io.counts import text_buffers
 from dpfix.io.tables import CsvBlocks, TableInput
-from dpfix.io.writing import guard_formulas, warn_formulas
+from dpfix.io.writing import csv_rows, guard_formula_array, guard_formulas, warn_formulas
 from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
-from dpfix.release.order import order_source
+from dpfix.release.order import key_bytes, key_window, order_source, text_order
 from dpfix.release.outputs import (
     Confidential,
     Release,
@@ -200,16 +209,43 @@ def external_shuffle(pieces: Iterator[Any], K: int, source: Any, folder: Path,
             yield piece, (np.zeros(m, dtype=np.int64) if K == 1 else
                           source.below(K, m).astype(np.int64))
 
-    pending = _scatter(labelled(), 0, K, folder, schema, max_open)
+    for _, path in _bucket_files(labelled(), K, folder, schema, max_open):
+        bucket = _read_run(path)
+        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+
+
+def _bucket_files(labelled: Iterator[tuple[Any, np.ndarray]], K: int, folder: Path,
+                  schema: Any, max_open: int) -> Iterator[tuple[int, Path]]:
+    """``(b, path)`` for each bucket ``b`` in ``0 .. K-1`` in turn: the file of its rows
+    (``labelled``: ``(table, buckets)``), in their order, through files of several buckets
+    when there are more than ``max_open`` (:func:`_scatter`)."""
+    pending = _scatter(labelled, 0, K, folder, schema, max_open)
     while pending:
         lo, hi, path = pending.pop(0)
         if hi - lo > 1:  # a file of several buckets, each row with its bucket: split it
             pending[:0] = _scatter(_labelled_rows(path), lo, hi, folder, schema, max_open)
             continue
+        yield lo, path
+
+
+def _read_run(path: Path) -> Any:
+    """The rows of a file of one bucket (or run), which is then removed."""
+    pa = require("pyarrow")
+    with pa.OSFile(str(path)) as f:
+        table = pa.ipc.open_stream(f).read_all()
+    path.unlink()
+    return table
+
+
+def _batches(path: Path) -> Iterator[Any]:
+    """The batches of a file of one bucket as Tables; the file is removed once read."""
+    pa = require("pyarrow")
+    try:
         with pa.OSFile(str(path)) as f:
-            bucket = pa.ipc.open_stream(f).read_all()
-        path.unlink()
-        yield bucket.take(pa.array(source.permutation(bucket.num_rows)))
+            for batch in pa.ipc.open_stream(f):
+                yield pa.Table.from_batches([batch])
+    finally:
+        path.unlink(missing_ok=True)
 
 
 #: The column that carries each row's bucket in a file of several buckets.
@@ -235,8 +271,9 @@ def _scatter(pieces: Iterator[tuple[Any, np.ndarray]], lo: int, hi: int, folder:
             if len(parts) == 1:  # one bucket: the rows as they come
                 writers[0].write_table(piece)
                 continue
-            part = (labels - lo) // width
-            order = np.argsort(part, kind="stable")
+            part = (labels - lo) // width  # below max_open: a stable radix sort of 16 bits
+            order = np.argsort(part.astype(np.uint16) if len(parts) <= 1 << 16 else part,
+                               kind="stable")
             ends = np.cumsum(np.bincount(part, minlength=len(parts)))
             grouped = piece.take(pa.array(order))
             sorted_labels = labels[order]
@@ -269,23 +306,23 @@ def _labelled_rows(path: Path) -> Iterator[tuple[Any, np.ndarray]]:
         path.unlink(missing_ok=True)
 
 
-def _key_parts(frame: Any, keys: list) -> list[np.ndarray]:
-    """The sort key of every row as arrays: per key column, missing (1, last) and the text."""
-    parts = []
+def _key_of(table: Any, keys: list, i: int) -> tuple:
+    """Row ``i``'s sort key: per key column, missing (1, last) and the value."""
+    out: tuple = ()
     for c in keys:
-        na = frame[c].isna().to_numpy()
-        parts += [na, np.where(na, "", frame[c].to_numpy(dtype=object))]
-    return parts
+        v = table.column(c)[i].as_py()
+        out += (v is None, "" if v is None else v)
+    return out
 
 
 class _Run:
-    """One sorted run in a file, read a batch at a time."""
+    """One sorted run in a file, read a batch at a time (:attr:`buf`, a pyarrow Table)."""
 
-    def __init__(self, path: Path, keys: list) -> None:
+    def __init__(self, path: Path) -> None:
         pa = require("pyarrow")
         self.file = pa.OSFile(str(path))
         self.reader = pa.ipc.open_stream(self.file)
-        self.keys, self.done, self.buf, self.parts = keys, False, None, []
+        self.done, self.buf = False, self.reader.schema.empty_table()
         self.load()
 
     def load(self) -> None:
@@ -295,37 +332,22 @@ class _Run:
         except StopIteration:
             self.done = True
             self.file.close()
-            self.buf = self.buf.iloc[:0] if self.buf is not None else None
-            self.parts = []
             return
-        self.buf = pa.Table.from_batches([batch]).to_pandas()
-        self.parts = _key_parts(self.buf, self.keys)
-
-    def key(self, i: int) -> tuple:
-        return tuple(p[i] for p in self.parts)
-
-    def __len__(self) -> int:
-        return 0 if self.buf is None else len(self.buf)
-
-    def cut(self, f: tuple, right: bool) -> Any:
-        """Take the rows whose key is below ``f`` (or at most ``f``, ``right``) off the front."""
-        find = bisect.bisect_right if right else bisect.bisect_left
-        k = find(range(len(self)), f, key=self.key)
-        head = self.buf.iloc[:k]
-        self.buf = self.buf.iloc[k:].reset_index(drop=True)
-        self.parts = [p[k:] for p in self.parts]
-        return head
+        self.buf = pa.Table.from_batches([batch])
 
 
-def _sorted(frame: Any, keys: list) -> Any:
-    """Rows sorted stably by the key columns' text (missing last): the in-memory rule."""
-    return frame.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
+def _sorted(table: Any, keys: list) -> Any:
+    """Rows sorted stably by the key columns (text: code point order; missing last): the
+    in-memory rule (:func:`dpfix.release.order.text_order`)."""
+    if table.num_rows < 2:
+        return table
+    return table.take(text_order([table.column(c) for c in keys]))
 
 
 def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
                batch: int = 1 << 14) -> Iterator[Any]:
-    """The rows of the sorted runs ``paths``, merged stably: by key, equal keys in the runs'
-    order then each run's order; one batch per run in memory.
+    """The rows of the sorted runs ``paths`` (pyarrow Tables), merged stably: by key, equal
+    keys in the runs' order then each run's order; one batch per run in memory.
 
     At most ``max_open`` runs are read at once: more are first merged ``max_open``
     consecutive runs at a time into new runs (beside the first, which are then removed),
@@ -341,7 +363,7 @@ def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
 
     Examples
     --------
-    >>> import pandas as pd, pyarrow as pa
+    >>> import pyarrow as pa
     >>> with scratch_folder() as d:
     ...     paths = []
     ...     for i, ks in enumerate([["a", "b", "b"], ["a", "b", "c"]]):
@@ -349,7 +371,7 @@ def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
     ...         with pa.ipc.new_stream(str(d / f"r{i}"), t.schema) as w:
     ...             w.write_table(t, max_chunksize=1)
     ...         paths.append(d / f"r{i}")
-    ...     out = pd.concat(list(merge_runs(paths, ["k"])))
+    ...     out = pa.concat_tables(merge_runs(paths, ["k"])).to_pydict()
     >>> list(zip(out["k"], out["run"]))
     [('a', 0), ('a', 1), ('b', 0), ('b', 0), ('b', 1), ('c', 1)]
     """
@@ -367,7 +389,6 @@ def _merged_run(paths: list[Path], keys: list, name: str, batch: int) -> Path:
     """The stable merge of the runs ``paths`` written as one run beside them (batches of
     ``batch`` rows); ``paths`` are removed. One run is itself."""
     pa = require("pyarrow")
-    pd = require("pandas")
 
     if len(paths) == 1:
         return paths[0]
@@ -375,46 +396,41 @@ def _merged_run(paths: list[Path], keys: list, name: str, batch: int) -> Path:
         schema = pa.ipc.open_stream(f).schema
     out = paths[0].parent / f"merged-{name}.arrow"
     with pa.ipc.new_stream(str(out), schema) as w:
-        held: list = []
-        rows = 0
-        for frame in _merge(paths, keys):
-            held.append(frame)
-            rows += len(frame)
-            if rows >= batch:
-                w.write_table(pa.Table.from_pandas(pd.concat(held, ignore_index=True),
-                                                   schema=schema, preserve_index=False),
-                              max_chunksize=batch)
-                held, rows = [], 0
-        if held:
-            w.write_table(pa.Table.from_pandas(pd.concat(held, ignore_index=True),
-                                               schema=schema, preserve_index=False),
-                          max_chunksize=batch)
+        for table in _merge(paths, keys):
+            w.write_table(table, max_chunksize=batch)
     for p in paths:
         p.unlink()
     return out
 
 
 def _merge(paths: list[Path], keys: list) -> Iterator[Any]:
-    """:func:`merge_runs` of runs all read at once."""
-    pd = require("pandas")
+    """:func:`merge_runs` of runs all read at once: at each step the rows that may go are
+    a head of each run's buffer (found by bisection), sorted together stably (the runs'
+    order, then each run's)."""
+    pa = require("pyarrow")
 
-    runs = [_Run(p, keys) for p in paths]
+    runs = [_Run(p) for p in paths]
     while True:
         for r in runs:
-            while not r.done and len(r) == 0:
+            while not r.done and r.buf.num_rows == 0:
                 r.load()
         pending = [i for i, r in enumerate(runs) if not r.done]
         if not pending:
-            rest = [r.buf for r in runs if len(r)]
+            rest = [r.buf for r in runs if r.buf.num_rows]
             if rest:
-                yield _sorted(pd.concat(rest, ignore_index=True), keys)
+                yield _sorted(pa.concat_tables(rest), keys)
             return
-        f = min(runs[i].key(len(runs[i]) - 1) for i in pending)
-        j = next(i for i in pending if runs[i].key(len(runs[i]) - 1) == f)
-        heads = [r.cut(f, i <= j) for i, r in enumerate(runs) if len(r)]
-        heads = [h for h in heads if len(h)]
-        if heads:
-            yield _sorted(pd.concat(heads, ignore_index=True), keys)
+        last = {i: _key_of(runs[i].buf, keys, runs[i].buf.num_rows - 1) for i in pending}
+        f = min(last.values())
+        j = next(i for i in pending if last[i] == f)
+        heads = []
+        for i, r in enumerate(runs):
+            find = bisect.bisect_right if i <= j else bisect.bisect_left
+            k = find(range(r.buf.num_rows), f, key=lambda x, t=r.buf: _key_of(t, keys, x))
+            if k:
+                heads.append(r.buf.slice(0, k))
+                r.buf = r.buf.slice(k)
+        yield _sorted(pa.concat_tables(heads), keys)
 
 
 # ------------------------------------------------------------------ the release
@@ -439,7 +455,8 @@ class Streamed:
                 "rule": "the file read twice, a block of rows at a time (never all its rows "
                         "in memory): pass 1 its histograms (stage 1, N, T), pass 2 its rows "
                         "drawn and written in the release's order (K buckets shuffled, or "
-                        "sorted and merged, in a private scratch folder); the file checked "
+                        "buckets by key range shuffled and sorted, in a private scratch "
+                        "folder); the file checked "
                         "unchanged between the passes (docs/release.md, section 7)"}
 
 
@@ -451,6 +468,10 @@ class _Histograms:
         self.eta = [np.zeros(c + 1, dtype=np.int64) for c in caps]
 
     def add(self, start: int, counts: list[np.ndarray]) -> None:
+        """Count a block's counts; the block at ``start`` 0 begins the file afresh (a
+        reader may start over: :meth:`dpfix.io.tables.CsvBlocks.scan`)."""
+        if start == 0:
+            self.eta = [np.zeros(c + 1, dtype=np.int64) for c in self.caps]
         for k, c in enumerate(counts):
             self.eta[k] += np.bincount(np.minimum(c, self.caps[k]), minlength=self.caps[k] + 1)
 
@@ -463,11 +484,13 @@ def _cap(upper: Any) -> int:
 
 
 class _Writer:
-    """The output CSV, written a frame at a time as the in-memory path writes it whole."""
+    """The output CSV, written a table of rows at a time as the in-memory path writes it
+    whole (pandas' ``to_csv``: :func:`dpfix.io.writing.csv_rows`)."""
 
     def __init__(self, dest: Path, layout: dict, escape: bool) -> None:
-        self.handle = open(dest, "w", encoding="utf-8-sig" if layout["bom"] else "utf-8",
-                           newline="")
+        self.handle = open(dest, "wb")
+        if layout["bom"]:
+            self.handle.write(codecs.BOM_UTF8)
         self.layout, self.escape = layout, escape
         self.tally: dict = {}
         self.head_tally: dict = {}
@@ -476,15 +499,21 @@ class _Writer:
         pd = require("pandas")
         heads = pd.DataFrame({"header": names})
         guard_formulas(heads, ["header"], ["the header"], self.escape, self.head_tally)
-        pd.DataFrame(columns=list(heads["header"])).to_csv(
-            self.handle, index=False, sep=self.layout["sep"],
-            lineterminator=self.layout["newline"])
+        self.handle.write(pd.DataFrame(columns=list(heads["header"])).to_csv(
+            index=False, sep=self.layout["sep"],
+            lineterminator=self.layout["newline"]).encode("utf-8"))
 
-    def rows(self, frame: Any, others: list, names: list) -> None:
-        frame = frame.copy()
-        guard_formulas(frame, others, names, self.escape, self.tally)
-        frame.to_csv(self.handle, header=False, index=False, sep=self.layout["sep"],
-                     lineterminator=self.layout["newline"])
+    def rows(self, table: Any, others: list, names: list) -> None:
+        columns = []
+        for c in table.column_names:
+            values = table.column(c)
+            if c in others:
+                values, bad = guard_formula_array(values, self.escape)
+                if bad and not self.escape:
+                    name = names[others.index(c)]
+                    self.tally[name] = self.tally.get(name, 0) + bad
+            columns.append(values)
+        self.handle.write(csv_rows(columns, self.layout["sep"], self.layout["newline"]))
 
     def close(self, complete: bool = True) -> None:
         """Close the file; the formula warnings only for a table written whole."""
@@ -492,6 +521,13 @@ class _Writer:
         if complete:
             warn_formulas(self.tally, stacklevel=5)
             warn_formulas(self.head_tally, stacklevel=5)
+
+
+def _narrowest(n: int) -> Any:
+    """The narrowest unsigned pyarrow type that holds ``0 .. n-1``."""
+    pa = require("pyarrow")
+    return next((t for t in (pa.uint8(), pa.uint16(), pa.uint32()) if n <= 1 << t.bit_width),
+                pa.int64())
 
 
 def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
@@ -512,6 +548,9 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
     escape_formulas = plan.output.escape_formulas
     start = time.perf_counter()
     blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
+    ranges = _KeyRanges(blocks, keys[0]) if order == "key" else None
+    if ranges is not None:
+        blocks.watch = ranges.watch
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
     _unchanged(blocks)
@@ -535,8 +574,11 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
 
     again = _Histograms(hist.caps)  # pass 2's histograms: pass 1's, or the file changed
 
+    pa = require("pyarrow")
+    schema = pa.schema([(f"c{j}", _narrowest(results[privatized[k]].n) if k in privatized
+                         else pa.string()) for j, (k, _) in enumerate(columns)])
+
     def frames() -> Iterator[Any]:
-        pd = require("pandas")
         rows = 0
         for first, body in _read_again(blocks, N):
             try:
@@ -545,7 +587,7 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                 _unchanged(blocks)
                 raise
             again.add(first, counts)
-            rows = first + len(body)
+            rows = first + body.num_rows
             drawn = []
             for k, r in enumerate(results):
                 d = np.minimum(counts[k], r.n - 1)
@@ -554,9 +596,11 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                 drawn.append(out)
                 if progress is not None:
                     progress(names[k], len(d))
-            yield pd.DataFrame({f"c{j}": drawn[privatized[k]] if k in privatized
-                                else body.iloc[:, k]  # text as read, a fresh index
-                                for j, (k, _) in enumerate(columns)})
+            yield pa.Table.from_arrays(
+                [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
+                 if k in privatized
+                 else body.column(k)  # text as read
+                 for j, (k, _) in enumerate(columns)], schema=schema)
         _unchanged(blocks, rows, N)
         for k, name in enumerate(names):
             if not np.array_equal(again.eta[k], hist.eta[k]):
@@ -568,9 +612,10 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
         kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
         kept_names = [str(h) for k, h in columns if k not in privatized]
         with scratch_folder(scratch) as folder:
-            for frame in _ordered(frames(), order, K, seeds[0], folder, columns, privatized,
-                                  [f"c{out_names.index(c)}" for c in keys], bucket_rows):
-                writer.rows(frame, kept_cols, kept_names)
+            for rows in _ordered(frames(), order, K, seeds[0], folder, schema,
+                                 [f"c{out_names.index(c)}" for c in keys], bucket_rows,
+                                 ranges):
+                writer.rows(rows, kept_cols, kept_names)
     except BaseException:
         writer.close(complete=False)
         raise
@@ -610,7 +655,7 @@ def _unchanged(blocks: CsvBlocks, rows: int | None = None, N: int | None = None,
 
 
 def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
-    """Pass 2's blocks; a block beyond pass 1's ``N`` rows, or a file pandas now cannot
+    """Pass 2's blocks; a block beyond pass 1's ``N`` rows, or a file the reader now cannot
     read, is the file changed (:class:`InputChanged`)."""
     reader = blocks.blocks()
     while True:
@@ -649,32 +694,154 @@ class _Stats:
                 "squared_true": self.squared_true / N}
 
 
-def _ordered(frames: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
-             columns: list, privatized: dict, keys: list, bucket_rows: int) -> Iterator[Any]:
-    """The output's frames in the release's order (module docstring)."""
+class _KeyRanges:
+    """Pass 1: what the key order's buckets by key range need of the first key column.
+
+    The bytes every cell shares at its start (``common``), and a sample of cells (every
+    block's rows at a fixed stride: no randomness). With them, :meth:`labels` gives each
+    row a bucket by the 8 bytes after the common ones (:func:`dpfix.release.order.key_window`),
+    against splitters at the sample's quantiles: a non-decreasing function of the key, so
+    equal keys share a bucket and the buckets come in key order. The splitters balance the
+    buckets only; the output does not depend on them. Not usable (``usable`` False) with
+    a zero byte in a key (the padding rule fails).
+    """
+
+    #: Cells of a block in the sample (at most).
+    SAMPLE = 2048
+
+    def __init__(self, blocks: CsvBlocks, key: str) -> None:
+        self.blocks, self.key = blocks, key
+        self.reset()
+
+    def reset(self) -> None:
+        self.common: bytes | None = None
+        self.usable, self.samples, self.splitters = True, [], None
+
+    def watch(self, start: int, body: Any) -> None:
+        pa = require("pyarrow")
+        if start == 0:
+            self.reset()
+        if not self.usable:
+            return
+        if self.key not in self.blocks.header:
+            self.usable = False
+            return
+        column = body.column(self.blocks.header.index(self.key)).combine_chunks()
+        if not pa.types.is_string(column.type) or column.null_count or \
+                (_text_bytes(column) == 0).any():
+            self.usable = False
+            return
+        if self.common is None:
+            self.common = column[0].as_py().encode()
+        if self.common:
+            shared = (key_bytes(column, 0, len(self.common)) ==
+                      np.frombuffer(self.common, dtype=np.uint8)).all(axis=0)
+            self.common = self.common[:int(np.argmin(shared)) if not shared.all() else None]
+        step = max(1, len(column) // self.SAMPLE)
+        self.samples.append(column.take(pa.array(np.arange(0, len(column), step))))
+
+    def plan(self, K: int) -> int:
+        """Splitters for ``K`` buckets (fewer when the sample's words repeat); the number
+        of buckets."""
+        pa = require("pyarrow")
+        words = np.sort(key_window(pa.concat_arrays(self.samples), len(self.common)))
+        self.splitters = np.unique(words[(np.arange(1, K) * len(words)) // K])
+        return len(self.splitters) + 1
+
+    def labels(self, column: Any) -> np.ndarray:
+        return np.searchsorted(self.splitters, key_window(column, len(self.common)),
+                               side="right").astype(np.int64)
+
+
+def _text_bytes(column: Any) -> np.ndarray:
+    """The UTF-8 bytes of a pyarrow text column's cells."""
+    offsets, data = text_buffers(column)
+    return data[offsets[0]:offsets[-1]]
+
+
+def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
+             schema: Any, keys: list, bucket_rows: int,
+             ranges: _KeyRanges | None = None) -> Iterator[Any]:
+    """The output's rows (pyarrow Tables of ``schema``) in the release's order (module
+    docstring)."""
     if order == "input":
-        yield from frames
+        yield from tables
         return
     pa = require("pyarrow")
-    schema = pa.schema([(f"c{j}", pa.int64() if k in privatized else pa.string())
-                        for j, (k, _) in enumerate(columns)])
-    tables = (pa.Table.from_pandas(f, schema=schema, preserve_index=False) for f in frames)
-    buckets = external_shuffle(tables, K, order_source(seed), folder, schema, MAX_OPEN_FILES)
+    source = order_source(seed)
+    if order == "key" and K > 1 and ranges is not None and ranges.usable:
+        buckets = ranges.plan(K)
+        sizes = np.zeros(buckets, dtype=np.int64)
+
+        def labelled() -> Iterator[tuple[Any, np.ndarray]]:
+            for t in tables:
+                labels = ranges.labels(t.column(keys[0]).combine_chunks())
+                sizes[:] += np.bincount(labels, minlength=buckets)
+                yield t, labels
+
+        def ordered(path: Path) -> Any:
+            bucket = _read_run(path)
+            perm = source.permutation(bucket.num_rows)
+            keyed = [bucket.column(c).take(pa.array(perm)) for c in keys]
+            return bucket.take(pa.array(perm[text_order(keyed)]))
+
+        # the next bucket read, shuffled and sorted by one worker while this one is
+        # written: the draws still one after the other, in the buckets' order
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as worker:
+            ahead = None
+            for b, path in _bucket_files(labelled(), buckets, folder, schema, MAX_OPEN_FILES):
+                if sizes[b] > _LARGEST_BUCKET * bucket_rows:  # a key range too large: merged
+                    if ahead is not None:
+                        yield ahead.result()
+                        ahead = None
+                    yield from _sorted_externally(_batches(path), sizes[b], source, folder,
+                                                  schema, keys, bucket_rows, str(b))
+                    continue
+                job = worker.submit(ordered, path)
+                if ahead is not None:
+                    yield ahead.result()
+                ahead = job
+            if ahead is not None:
+                yield ahead.result()
+        return
+    buckets = external_shuffle(tables, K, source, folder, schema, MAX_OPEN_FILES)
     if order == "shuffled":
-        for b in buckets:
-            yield b.to_pandas()
+        yield from buckets
         return
     if K == 1:
-        yield _sorted(next(buckets).to_pandas(), keys)
+        yield _sorted(next(buckets), keys)
         return
+    yield from _sorted_runs(buckets, K, folder, schema, keys, bucket_rows, "")
+
+
+#: A bucket of the key order's ranges with more than this many times ``bucket_rows`` rows
+#: (many rows of one key, or of keys alike in their first bytes) is sorted as the rows of
+#: shuffled buckets are: sorted runs merged.
+_LARGEST_BUCKET = 4
+
+
+def _sorted_externally(tables: Iterator[Any], N: int, source: Any, folder: Path, schema: Any,
+                       keys: list, bucket_rows: int, name: str) -> Iterator[Any]:
+    """The rows of ``tables`` (``N`` of them) sorted stably by ``keys`` after a uniform
+    shuffle: the external shuffle's buckets sorted and merged."""
+    K = max(1, math.ceil(N / bucket_rows))
+    inner = folder / f"range-{name}"  # its own files beside the ranges' buckets
+    inner.mkdir()
+    buckets = external_shuffle(tables, K, source, inner, schema, MAX_OPEN_FILES)
+    yield from _sorted_runs(buckets, K, inner, schema, keys, bucket_rows, "")
+    shutil.rmtree(inner, ignore_errors=True)
+
+
+def _sorted_runs(buckets: Iterator[Any], K: int, folder: Path, schema: Any, keys: list,
+                 bucket_rows: int, name: str) -> Iterator[Any]:
+    """Each bucket sorted stably into a run file, the runs merged stably."""
+    pa = require("pyarrow")
     batch = max(1024, bucket_rows // min(K, MAX_OPEN_FILES))
     paths = []
     for i, b in enumerate(buckets):
-        run = pa.Table.from_pandas(_sorted(b.to_pandas(), keys), schema=schema,
-                                   preserve_index=False)
-        paths.append(folder / f"run-{i}.arrow")
+        paths.append(folder / f"run-{name}{i}.arrow")
         with pa.ipc.new_stream(str(paths[-1]), schema) as w:
-            w.write_table(run, max_chunksize=batch)
+            w.write_table(_sorted(b, keys), max_chunksize=batch)
     yield from merge_runs(paths, keys, MAX_OPEN_FILES, batch=batch)
 
 

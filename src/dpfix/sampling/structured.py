@@ -238,16 +238,34 @@ class Remap:
         return R
 
 
+#: The terms up to which :func:`side_sums` runs its recursion as a loop.
+_LOOP_TERMS = 1 << 14
+
+
+def _recursion(v: np.ndarray, rho: float) -> np.ndarray:
+    """``y_m = v_m + rho y_(m-1)``, ``y_0 = v_0`` (float64)."""
+    v = np.asarray(v, dtype=np.float64)
+    if v.size > _LOOP_TERMS:
+        from scipy.signal import lfilter
+
+        return lfilter([1.0], [1.0, -rho], v)
+    out, acc = [], 0.0
+    for x in v.tolist():
+        acc = x + rho * acc
+        out.append(acc)
+    return np.array(out, dtype=np.float64)
+
+
 def side_sums(v: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
     """``A[m] = sum_{i<=m} v_i rho^(m-i)`` and ``B[m] = sum_{i>m} v_i rho^(i-m)``, ``O(n)``.
 
-    Linear recursions of non-negative terms (``scipy.signal.lfilter``): no
-    cancellation; terms below float64's range underflow to 0.
+    Linear recursions of non-negative terms, ``y_m = v_m + rho y_(m-1)`` in float64 (the
+    operations of ``scipy.signal.lfilter``, whose import is long, for ``n`` above
+    :data:`_LOOP_TERMS`; a loop below: the same results bit for bit): no cancellation;
+    terms below float64's range underflow to 0.
     """
-    from scipy.signal import lfilter
-
-    A = lfilter([1.0], [1.0, -rho], v)
-    D = lfilter([1.0], [1.0, -rho], v[::-1])[::-1]  # sum_{i>=m} v_i rho^(i-m)
+    A = _recursion(v, rho)
+    D = _recursion(v[::-1], rho)[::-1]  # sum_{i>=m} v_i rho^(i-m)
     B = np.zeros_like(A)
     B[:-1] = rho * D[1:]
     return A, B
