@@ -84,11 +84,13 @@ coqdeps:
 	export DEBIAN_FRONTEND=noninteractive; \
 	apt-get update -qq && apt-get install -y -qq $$missing >/dev/null
 
+# --no-compile: Python byte-compiles a module when it is first imported, so set-up does not
+# compile the thousands of modules of scipy, sympy, pandas, dask that no test imports.
 $(STAMP): pyproject.toml | sysdeps
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "dpfix: Python >= 3.11 required ($(PYTHON) is older)" >&2; exit 1; }
 	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-compile -e '.[dev]'
 	touch $(STAMP)
 
 clean:

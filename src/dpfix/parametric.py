@@ -18,6 +18,7 @@ Examples
 
 from dpfix.theory.parametric import (
     AROUND_LIMITS,
+    GRAPH_LIMITS,
     KINDS,
     LIMITS,
     AlgebraicPoint,
@@ -28,5 +29,5 @@ from dpfix.theory.parametric import (
     interval_around,
 )
 
-__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "Piece", "Chambers", "chambers",
+__all__ = ["KINDS", "LIMITS", "AROUND_LIMITS", "GRAPH_LIMITS", "Piece", "Chambers", "chambers",
            "interval_around", "breakpoint_number", "AlgebraicPoint"]
