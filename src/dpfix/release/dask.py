@@ -52,7 +52,7 @@ import numpy as np
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.counts import counts_of
-from dpfix.io.tables import TableInput
+from dpfix.io.tables import TableInput, is_parquet
 from dpfix.io.writing import write_parquet
 from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
@@ -78,22 +78,26 @@ from dpfix.release.result import PrivatizedCounts
 from dpfix.release.seeds import ORDER, PARTITIONS, seed_child
 from dpfix.sampling import SeededSource, random_source
 
-__all__ = ["privatize_dataset", "release_dataset"]
+__all__ = ["privatize_dataset", "release_dataset", "read_dataset"]
+
+
+def read_dataset(source: str | Path, what: str = "input") -> tuple[Any, str]:
+    """A Dask DataFrame of a dataset and its kind: a Parquet dataset (a folder or a file,
+    ``"parquet"``) or a glob of CSV files read as text, one partition per file (``"csv"``);
+    no file matching the glob is one line naming ``what``."""
+    dd = require("dask.dataframe")
+    text = str(source)
+    if Path(text).is_dir() or is_parquet(text):
+        return dd.read_parquet(text), "parquet"
+    if not glob.glob(text):
+        raise FileNotFoundError(f"{what}: no file matches {text}")
+    return dd.read_csv(text, dtype=str, keep_default_na=False, na_filter=False,
+                       blocksize=None), "csv"
 
 
 def _frames(source: str | Path, columns: list[str]) -> tuple[list[Any], str]:
     """The dataset's partitions as delayed pandas frames (CSV read as text)."""
-    dd = require("dask.dataframe")
-    text = str(source)
-    if Path(text).is_dir() or text.endswith((".parquet", ".pq")):
-        ddf = dd.read_parquet(text)
-        kind = "parquet"
-    else:
-        if not glob.glob(text):
-            raise FileNotFoundError(f"input: no file matches {text}")
-        ddf = dd.read_csv(text, dtype=str, keep_default_na=False, na_filter=False,
-                          blocksize=None)
-        kind = "csv"
+    ddf, kind = read_dataset(source)
     missing = [c for c in columns if c not in ddf.columns]
     if missing:
         raise ValueError(f"column {missing[0]!r} not found; columns are {list(ddf.columns)}")

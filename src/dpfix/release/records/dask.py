@@ -11,15 +11,13 @@ table in memory (docs/records.md, Lemma 2), so the released counts have the same
 
 from __future__ import annotations
 
-import glob
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpfix.io.tables import is_parquet
 from dpfix.numbers.numeric import require
+from dpfix.release.dask import read_dataset
 from dpfix.release.inputs import Dataset
 from dpfix.release.records.bounding import Tally, tally
 from dpfix.release.records.reading import RecordsSchema, arrow_table, check_columns, index_table
@@ -32,18 +30,9 @@ def dask_frame(records: Any, wanted: list) -> tuple[Any, str, str]:
     """A Dask DataFrame of the records' columns ``wanted``, its kind and what names it: a
     Dataset's Parquet dataset (a folder or a file) or glob of CSV files (read as text), or
     a Dask DataFrame as given."""
-    dd = require("dask.dataframe")
     if isinstance(records, Dataset):
-        text = str(records.source)
-        if Path(text).is_dir() or is_parquet(text):
-            ddf, kind = dd.read_parquet(text), "parquet"
-        else:
-            if not glob.glob(text):
-                raise FileNotFoundError(f"records: no file matches {text}")
-            ddf = dd.read_csv(text, dtype=str, keep_default_na=False, na_filter=False,
-                              blocksize=None)
-            kind = "csv"
-        path = text
+        path = str(records.source)
+        ddf, kind = read_dataset(path, "records")
     else:
         ddf, kind, path = records, "dask", "<dask DataFrame>"
     check_columns([str(c) for c in ddf.columns], wanted, "records")
