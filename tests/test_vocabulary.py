@@ -483,7 +483,7 @@ _DATA = "the data read (a path, a frame, a dataset), not randomness"
 #: seed (the samplers take ``seed=``, their ``source=`` is its deprecated name)
 SOURCE = {
     **{f"dpfix.release.{f}": _DATA for f in (
-        "dask.privatize_dataset", "inputs.Dataset", "records.reading.Records",
+        "dask.privatize_dataset", "dask.read_dataset", "inputs.Dataset", "records.reading.Records",
         "records.reading.index_records", "records.reading.source_of",
         "records.reading.source_name", "records.reading.is_dask",
         "records.sources.records_engine", "records.sources.open_records")},
