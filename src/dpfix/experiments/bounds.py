@@ -77,7 +77,7 @@ from dpfix.release.options import split_fraction, stage_split
 from dpfix.release.pipeline import privatize_counts
 from dpfix.sampling.source import random_source, rational_lam
 
-__all__ = ["BOUND_DATASETS", "EPS", "ISSUE_EPS", "SHARES", "METHODS", "QUICK_DATASETS",
+__all__ = ["BOUND_DATASETS", "EPS", "README_EPS", "SHARES", "METHODS", "QUICK_DATASETS",
            "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "ROOT_SHARES", "RULE_VERSION",
            "bound_counts", "hindsight_grid", "geometric_model",
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
@@ -100,7 +100,7 @@ BOUND_DATASETS: dict[str, tuple[str, str | None]] = {
 EPS = (0.3, 1.0, 3.0)
 #: The README's two-column table (``eps_t = 1`` over MURDER and RAPE, unit ``row``): each
 #: column's budget.
-ISSUE_EPS = {"crime:MURDER": 0.5, "crime:RAPE": 0.5}
+README_EPS = {"crime:MURDER": 0.5, "crime:RAPE": 0.5}
 #: The shares of the loss rule compared.
 SHARES = (0.02, 0.05, 0.1, 0.2, 0.3)
 CAPPED_SHARES = (0.02, 0.03, 0.05, 0.08, 0.1)
@@ -341,8 +341,8 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
     for name in names:
         x = bound_counts(name) if counts is None else np.asarray(counts[name])
         budgets = list(eps or EPS)
-        if eps is None and not quick and name in ISSUE_EPS:
-            budgets.append(ISSUE_EPS[name])
+        if eps is None and not quick and name in README_EPS:
+            budgets.append(README_EPS[name])
         grid = hindsight_grid(x, quick)
         for e in budgets:
             for r in range(reps):
