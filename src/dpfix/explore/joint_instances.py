@@ -18,8 +18,8 @@ then as tuples; for each shape the total weights ``W`` in the given order; for e
 ``W`` every vector ``w`` of non-negative integers summing to ``W`` in lexicographic
 order from the largest first entry, ``z = w / W``; for each ``z`` the values of ``lam``
 in the given order. A ``w`` whose entries share a factor with ``W`` gives a ``z`` already
-visited at a smaller total (when that total is given): it is visited again, as the
-earlier hand-written search did. :meth:`JointInstance.order` is the order as a key.
+visited at a smaller total (when that total is given): it is visited again (each ``W``
+gives all its targets). :meth:`JointInstance.order` is the order as a key.
 """
 
 from __future__ import annotations
@@ -256,6 +256,9 @@ def grid_targets(shapes: Any = SHAPES, totals: Any = TOTALS
     [((1, 2), ('1', '0')), ((1, 2), ('0', '1'))]
     """
     sizes, Ws = _shapes(shapes), _totals(totals)
+    if not sizes or not Ws:
+        raise ValueError(f"{'shapes' if not sizes else 'totals'}: none given; a search over "
+                         "no target would hold vacuously")
     return ((shape, tuple(Fraction(v, W) for v in w)) for shape in sizes for W in Ws
             for w in grid_compositions(W, math.prod(shape)))
 
