@@ -194,14 +194,23 @@ have n^2 variables and 2 n |E| ratio rows, its scales grow exponentially in n)
                 f"label={self.label!r}{weights})")
 
     def __str__(self) -> str:
+        return f"{self.graph_text()}, {Instance.__str__(self)}"
+
+    def graph_text(self) -> str:
+        """The graph as the instance prints it: its label, edges and weights other than 1.
+
+        Examples
+        --------
+        >>> GraphInstance.from_spec("cycle:4", 2).graph_text()
+        'cycle:4 (edges 01 03 12 23)'
+        """
         def name(u: int, v: int) -> str:
             return f"{u}{v}" if self.n <= 10 else f"{u}-{v}"
         edges = " ".join(name(u, v) for u, v in self.edges)
         weights = self.weights or (Fraction(1),) * len(self.edges)
         heavy = ", ".join(f"{name(u, v)}: {w}" for (u, v), w in zip(self.edges, weights,
                                                                     strict=True) if w != 1)
-        return (f"{self.label} (edges {edges}{', weights ' + heavy if heavy else ''}), "
-                f"{Instance.__str__(self)}")
+        return f"{self.label} (edges {edges}{', weights ' + heavy if heavy else ''})"
 
     def key(self) -> str:
         """The cache key: the instance's, then the edges (and the weights, when not all 1)."""
