@@ -48,7 +48,7 @@ from dpfix.theory.graphs import as_graph
 ])
 def test_from_spec_reads_every_kind_of_spec(spec, label, edges):
     inst = GraphInstance.from_spec(spec, "3/2")
-    assert (inst.label, inst.edges, inst.weights, inst.z) == (label, edges, (), None)
+    assert (inst.label, inst.edges, inst.edge_weights, inst.z) == (label, edges, (), None)
     assert inst.lam == Fraction(3, 2) and inst.n == 1 + max(max(e) for e in edges)
     assert sorted(inst.neighbour_graph().edges) == list(edges)
 
@@ -56,7 +56,7 @@ def test_from_spec_reads_every_kind_of_spec(spec, label, edges):
 def test_from_spec_takes_a_networkx_graph_a_file_and_a_target(tmp_path):
     G = nx.Graph([(0, 1), (1, 2, {"weight": 2})])
     inst = GraphInstance.from_spec(G, 2, ["1/2", "1/4", "1/4"])
-    assert inst.label == "graph" and inst.weights == (1, 2)
+    assert inst.label == "graph" and inst.edge_weights == (1, 2)
     assert inst.z == (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))
     assert inst.neighbour_graph().edges[1, 2]["weight"] == 2
     assert "weights 12: 2" in str(inst) and eval(repr(inst)) == inst  # noqa: S307
@@ -64,7 +64,7 @@ def test_from_spec_takes_a_networkx_graph_a_file_and_a_target(tmp_path):
     assert GraphInstance.from_spec(G, 2).label == "mine"
     path = tmp_path / "edges.txt"
     path.write_text("0 1\n1 2 3/2  # a weight\n")
-    assert GraphInstance.from_spec(str(path), 4).weights == (1, Fraction(3, 2))
+    assert GraphInstance.from_spec(str(path), 4).edge_weights == (1, Fraction(3, 2))
     assert list(G.edges) == [(0, 1), (1, 2)] and "label" in G.graph  # the input is kept
 
 
@@ -181,7 +181,7 @@ def test_from_spec_accepts_exactly_what_as_graph_accepts(edges, weights):
         return
     inst = GraphInstance.from_spec(G, 2)
     assert {e: H.edges[e]["weight"] for e in H.edges} == dict(zip(
-        inst.edges, inst.weights or (1,) * len(inst.edges), strict=True))
+        inst.edges, inst.edge_weights or (1,) * len(inst.edges), strict=True))
     assert eval(repr(inst)) == inst  # noqa: S307
 
 
@@ -361,7 +361,7 @@ def test_details_are_carried_and_printed_exactly():
     assert ce._repr_latex_() == f"$${latex}$$"
     described = json.loads(json.dumps(ce.describe()))
     assert described["details"]["T_opt & co"] == [["2/3", "1/3"], ["1/3", "2/3"]]
-    assert described["graph"] == {"label": "path:2", "edges": [[0, 1]], "weights": []}
+    assert described["graph"] == {"label": "path:2", "edges": [[0, 1]], "edge_weights": []}
 
 
 def test_details_on_path_instances_and_in_surveys():

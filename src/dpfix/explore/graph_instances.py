@@ -102,7 +102,7 @@ class GraphInstance(Instance):
     n, lam, z : as for :class:`~dpfix.explore.instances.Instance`.
     edges : tuple of ``(u, v)`` pairs, ``u < v``, on the nodes ``0..n-1``.
     label : the graph's name (``"atlas:7"``, ``"cycle:4"``).
-    weights : tuple of exact numbers, optional
+    edge_weights : tuple of exact numbers, optional
         The edges' weights, in the order of ``edges`` (sorted with them); empty (the
         default) when every weight is 1.
 
@@ -120,19 +120,19 @@ class GraphInstance(Instance):
 
     edges: tuple[tuple[int, int], ...] = ()
     label: str = ""
-    weights: tuple[Fraction, ...] = ()
+    edge_weights: tuple[Fraction, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
         edges = [tuple(sorted((int(u), int(v)))) for u, v in self.edges]
-        if self.weights and len(self.weights) != len(edges):
-            raise ValueError(f"GraphInstance: {len(self.weights)} weights for {len(edges)} "
+        if self.edge_weights and len(self.edge_weights) != len(edges):
+            raise ValueError(f"GraphInstance: {len(self.edge_weights)} weights for {len(edges)} "
                              "edges")
-        weights = [to_fraction(w, "GraphInstance: a weight") for w in self.weights] \
-            if self.weights else [Fraction(1)] * len(edges)
+        weights = [to_fraction(w, "GraphInstance: a weight") for w in self.edge_weights] \
+            if self.edge_weights else [Fraction(1)] * len(edges)
         pairs = sorted(zip(edges, weights, strict=True))
         object.__setattr__(self, "edges", tuple(e for e, _ in pairs))
-        object.__setattr__(self, "weights", () if all(w == 1 for _, w in pairs)
+        object.__setattr__(self, "edge_weights", () if all(w == 1 for _, w in pairs)
                            else tuple(w for _, w in pairs))
 
     @classmethod
@@ -189,7 +189,7 @@ have n^2 variables and 2 n |E| ratio rows, its scales grow exponentially in n)
 
     def __repr__(self) -> str:
         z = None if self.z is None else tuple(self.z)
-        weights = f", weights={self.weights!r}" if self.weights else ""
+        weights = f", edge_weights={self.edge_weights!r}" if self.edge_weights else ""
         return (f"GraphInstance(n={self.n}, lam={self.lam!r}, z={z!r}, edges={self.edges!r}, "
                 f"label={self.label!r}{weights})")
 
@@ -207,21 +207,21 @@ have n^2 variables and 2 n |E| ratio rows, its scales grow exponentially in n)
         def name(u: int, v: int) -> str:
             return f"{u}{v}" if self.n <= 10 else f"{u}-{v}"
         edges = " ".join(name(u, v) for u, v in self.edges)
-        weights = self.weights or (Fraction(1),) * len(self.edges)
+        weights = self.edge_weights or (Fraction(1),) * len(self.edges)
         heavy = ", ".join(f"{name(u, v)}: {w}" for (u, v), w in zip(self.edges, weights,
                                                                     strict=True) if w != 1)
         return f"{self.label} (edges {edges}{', weights ' + heavy if heavy else ''})"
 
     def key(self) -> str:
         """The cache key: the instance's, then the edges (and the weights, when not all 1)."""
-        weights = "|w" + ",".join(map(str, self.weights)) if self.weights else ""
+        weights = "|w" + ",".join(map(str, self.edge_weights)) if self.edge_weights else ""
         return Instance.key(self) + "|" + ",".join(f"{u}-{v}" for u, v in self.edges) + weights
 
     def neighbour_graph(self) -> nx.Graph:
         """The checked neighbour graph (:func:`dpfix.theory.graphs.as_graph`)."""
         G = nx.Graph()
         G.add_nodes_from(range(self.n))
-        weights = self.weights or (Fraction(1),) * len(self.edges)
+        weights = self.edge_weights or (Fraction(1),) * len(self.edges)
         for (u, v), w in zip(self.edges, weights, strict=True):
             G.add_edge(u, v, weight=w)
         G.graph["label"] = self.label

@@ -351,7 +351,7 @@ class Counterexample(Result):
         if isinstance(self.instance, GraphInstance):
             out["graph"] = {"label": self.instance.label,
                             "edges": jsonable(self.instance.edges),
-                            "weights": jsonable(self.instance.weights)}
+                            "edge_weights": jsonable(self.instance.edge_weights)}
         if self.details is not None:
             out["details"] = jsonable(self.details)
         return out
@@ -1048,7 +1048,8 @@ def _graph_stream(graph: Any, lam: Any, z: Any, kind: str) -> Iterator[Instance]
                 for t in targets(base.n):
                     t = tuple(to_fraction(v, "z") for v in t)
                     if len(t) == base.n:
-                        yield GraphInstance(base.n, x, t, base.edges, base.label, base.weights)
+                        yield GraphInstance(base.n, x, t, base.edges, base.label,
+                                            base.edge_weights)
     return stream()
 
 
