@@ -311,7 +311,7 @@ def test_a_family_too_large_is_refused_before_any_work():
 def test_graph_replaces_n_and_instances():
     with pytest.raises(ValueError, match="give graph or n, not both"):
         smallest_counterexample(lambda inst: True, over="instance", graph="star:4", n=4)
-    with pytest.raises(ValueError, match="give graph or instances, not both"):
+    with pytest.raises(ValueError, match="instances= replaces n \\(or graph\\), lam and z"):
         smallest_counterexample(lambda inst: True, over="instance", graph="star:4",
                                 instances=[Instance(2, 2)])
     with pytest.raises(ValueError, match="graph, lam and z give no instance"):

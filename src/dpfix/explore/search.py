@@ -1280,19 +1280,19 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
         raise TypeError(f"predicate: not callable: {predicate!r}")
     kind, pairs, constructor, d = _parse_over(over, delta)
     spec = _Spec(predicate, kind, pairs, constructor, d, over)
-    if graph is not None:  # the graphs replace n: checked here, before any work
-        if n is not None or instances is not None:
-            raise ValueError("graph= gives the instances' graphs (and so their sizes): give "
-                             f"graph or {'n' if n is not None else 'instances'}, not both")
-        _refuse_on_graphs(spec)
-        instances = _graph_stream(graph, lam, z, kind)
-        lam = z = None
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs: a number of processes >= 1, got {jobs!r}")
     if instances is not None:
-        if n is not None or lam is not None or z is not None:
-            raise ValueError("instances= replaces n, lam and z: give one or the other")
+        if n is not None or lam is not None or z is not None or graph is not None:
+            raise ValueError("instances= replaces n (or graph), lam and z: give one or the "
+                             "other")
         stream: Iterator[Instance] = iter(_checked_instances(instances))
+    elif graph is not None:  # the graphs replace n: checked here, before any work
+        if n is not None:
+            raise ValueError("graph= gives the instances' graphs (and so their sizes): give "
+                             "graph or n, not both")
+        _refuse_on_graphs(spec)
+        stream = _graph_stream(graph, lam, z, kind)
     elif n is None:
         raise ValueError("n: give the sizes (an int or an iterable of ints)")
     else:
