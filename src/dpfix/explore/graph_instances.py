@@ -25,7 +25,7 @@ import networkx as nx
 import numpy as np
 
 from dpfix.explore.graphs import GRAPH_MAX_N, named_graph_nodes
-from dpfix.explore.instances import Instance, named_targets
+from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.exact import exact_lam, one_or_many, to_fraction
 from dpfix.theory.graphs import ATLAS_LAST, as_graph, edge_ratios
@@ -267,13 +267,17 @@ def graph_instances(graphs: Iterable[tuple[str, nx.Graph]], lam: Iterable[Any] =
     """The instances on ``graphs`` (in their order), then ``lam``, then ``z``.
 
     ``z``: ``"none"`` (no target), ``"named"`` (:func:`~dpfix.explore.instances.named_targets`),
-    or a callable ``n -> targets``.
+    a family (:class:`~dpfix.explore.instances.Targets`, e.g. ``compositions(6)`` or its
+    ``.filter(...)``) or a callable ``n -> targets``.
 
     Examples
     --------
     >>> insts = list(graph_instances(atlas_graphs([2]), lam=[2, 3], z="named"))
     >>> len(insts), str(insts[0])
     (8, 'atlas:3 (edges 01), n = 2, lam = 2, z = (1/2, 1/2)')
+    >>> from dpfix.explore.instances import compositions
+    >>> len(list(graph_instances(atlas_graphs([3]), z=compositions(4, positive=True))))
+    8
     """
     lams = [exact_lam(x) for x in one_or_many(lam)]
     for label, G in graphs:
@@ -283,7 +287,8 @@ def graph_instances(graphs: Iterable[tuple[str, nx.Graph]], lam: Iterable[Any] =
             if isinstance(z, str) and z == "none":
                 yield GraphInstance(n, x, None, edges, label)
                 continue
-            targets = named_targets(n) if isinstance(z, str) and z == "named" else z(n)
+            targets = (named_targets(n) if isinstance(z, str) and z == "named"
+                       else z.for_n(n) if isinstance(z, Targets) else z(n))
             for t in targets:
                 yield GraphInstance(n, x, tuple(t), edges, label)
 
