@@ -210,6 +210,76 @@ def test_permutation_of_many_rows_is_uniform_in_its_positions():
     assert stats.chisquare(first).pvalue > ALPHA and stats.chisquare(where).pvalue > ALPHA
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 17, 1000, 4097])
+@pytest.mark.parametrize("high", [0, 1, 2, 50, 2**40, 2**63 - 1])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.uint64])
+def test_shuffle_is_the_permutation_applied_word_for_word(size, high, dtype):
+    """``shuffle(values)`` is ``values[perm]`` for the rule's ``perm`` of the same words,
+    reading the same words: values narrow (sorted with the words) and wide (gathered)."""
+    if high > np.iinfo(dtype).max:
+        pytest.skip("the values do not fit the dtype")
+    for seed in range(6):
+        values = np.random.default_rng(seed).integers(0, high, size, endpoint=True,
+                                                      dtype=np.uint64).astype(dtype)
+        a, b = Counted(SeededSource(seed)), Counted(SeededSource(seed))
+        got = a.shuffle(values)
+        assert got.dtype == values.dtype
+        assert np.array_equal(got, values[reference_permutation(b, size)])
+        assert a.drawn == b.drawn
+
+
+@pytest.mark.parametrize("bits, low", [(1, False), (3, False), (14, False), (40, False),
+                                       (2, True), (12, True)])
+@pytest.mark.parametrize("size", [2, 3, 10, 300, 3000])
+def test_shuffle_with_forced_ties_is_the_permutation_applied(bits, low, size, monkeypatch):
+    """Few random bits: the words' top bits tie (the positions are sorted instead) and
+    whole words tie (further rounds), across blocks of 7."""
+    monkeypatch.setattr(src, "_BLOCK", 7)
+    monkeypatch.setattr(src, "_SHUFFLE_TIES", float("inf"))  # the values sorted whatever
+    for seed in range(8):
+        values = np.random.default_rng(seed).integers(0, 6, size)
+        a, b = Counted(FewBits(seed, bits, low)), Counted(FewBits(seed, bits, low))
+        got = a.shuffle(values)
+        assert np.array_equal(got, values[reference_permutation(b, size)]), (bits, size)
+        assert a.drawn == b.drawn
+
+
+def test_shuffle_sorts_the_values_with_their_words(monkeypatch):
+    """Narrow values are read off the sorted words (no permutation computed) unless the
+    top bits tie; a tie computes the permutation."""
+    called = []
+    real = src.RandomSource._permutation_of
+    monkeypatch.setattr(src.RandomSource, "_permutation_of",
+                        lambda self, w: called.append(w.size) or real(self, w))
+    values = np.random.default_rng(0).integers(0, 51, 100_000)
+    got = SeededSource(1).shuffle(values)
+    assert called == []
+    assert np.array_equal(got, values[SeededSource(1).permutation(100_000)])
+    assert called == [100_000]
+    Script([5 << 8, 5 << 8 | 1, 9]).shuffle(np.array([3, 1, 2]))  # the top 62 bits tie
+    assert called == [100_000, 3]
+
+
+def test_shuffle_refuses_what_is_not_a_vector_of_non_negative_integers():
+    s = SeededSource(0)
+    for bad, match in [(np.array([1.0, 2.0]), "vector of integers"),
+                       (np.zeros((2, 2), dtype=np.int64), "vector of integers"),
+                       (np.array([3, -1]), "non-negative")]:
+        with pytest.raises(ValueError, match=match):
+            s.shuffle(bad)
+
+
+@pytest.mark.parametrize("source", ["seeded", "secure"])
+def test_shuffles_of_four_distinct_values_pass_a_chi_square(source):
+    s = SeededSource(77) if source == "seeded" else SecureSource()
+    perms = list(itertools.permutations(range(4)))
+    index = {p: i for i, p in enumerate(perms)}
+    counts = np.zeros(24, dtype=np.int64)
+    for _ in range(24_000):
+        counts[index[tuple(s.shuffle(np.arange(4)).tolist())]] += 1
+    assert stats.chisquare(counts).pvalue > ALPHA
+
+
 # ------------------------------------------------------------------ count tables
 @settings(max_examples=300, deadline=None)
 @given(bits=st.integers(1, 64), data=st.data())

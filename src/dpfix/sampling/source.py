@@ -29,6 +29,10 @@ _TWO64 = 1 << 64
 #: Rows per block of the permutation's passes over its words (small arrays stay in cache).
 _BLOCK = 1 << 16
 
+#: :meth:`RandomSource.shuffle` sorts the values with their words when the expected number
+#: of ties in the words' top bits is at most this (a tie: the positions are sorted instead).
+_SHUFFLE_TIES = 1 / 16
+
 #: Largest ``lam`` the samplers use: a larger budget is spent as ``log(MAX_LAM)``
 #: (about 20.8), which is private (less noise is never needed at such budgets: a
 #: count moves with probability below ``1e-9``).
@@ -134,7 +138,50 @@ class RandomSource:
         size = int(size)
         if size < 0:
             raise ValueError(f"size: must be >= 0, got {size}")
+        return self._permutation_of(self.words(size))
+
+    def shuffle(self, values: Any) -> np.ndarray:
+        """``values`` in a uniformly random order: ``values[perm]`` for the permutation
+        ``perm`` that :meth:`permutation` draws from the same words, exactly.
+
+        ``values``: non-negative integers (a numpy integer array; its dtype is kept).
+        When values of ``v`` bits leave the words' top ``64 - v`` bits few expected
+        ties (``size^2 2^(v-65)`` pairs at most :data:`_SHUFFLE_TIES`), the words are
+        sorted with their low ``v`` bits replaced by the values and the values read off
+        the sorted words: no array of positions is sorted or gathered. Where no two
+        words tie in their top ``64 - v`` bits that is the order of the whole words;
+        where two do, ``perm`` is computed from the same words (further rounds as
+        :meth:`permutation` reads them) and gathered, as it is for wider values. The
+        output and the words read are always those of ``values[permutation(size)]``
+        (docs/sampling.md section 1.1).
+
+        Examples
+        --------
+        >>> v = np.array([5, 0, 7, 7, 2])
+        >>> SeededSource(0).shuffle(v).tolist() == v[SeededSource(0).permutation(5)].tolist()
+        True
+        """
+        values = np.asarray(values)
+        if values.ndim != 1 or values.dtype.kind not in "iu":
+            raise ValueError(f"values: expected a vector of integers, got {values.dtype} of "
+                             f"shape {values.shape}")
+        size = values.size
+        low = int(values.min()) if size else 0
+        if low < 0:
+            raise ValueError(f"values: must be non-negative, got {low}")
         w = self.words(size)
+        if size < 2:
+            return values.copy()
+        v = int(values.max()).bit_length()
+        if size * (size - 1) * 2.0 ** (v - 65) <= _SHUFFLE_TIES:
+            out = _sorted_values(w, values, v)
+            if out is not None:
+                return out if out.dtype == values.dtype else out.astype(values.dtype)
+        return values[self._permutation_of(w)]
+
+    def _permutation_of(self, w: np.ndarray) -> np.ndarray:
+        """The positions sorted by the words ``w`` (further rounds of words on ties)."""
+        size = w.size
         if size < 2:
             return np.zeros(size, dtype=np.int64)
         order = _sorted_positions(w)
@@ -197,6 +244,42 @@ def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     if ((words[1:] == words[:-1]) & ~starts[1:]).any():
         return None
     return order
+
+
+def _sorted_values(w: np.ndarray, values: np.ndarray, v: int) -> np.ndarray | None:
+    """The ``values`` (below ``2^v``) in the order of their words ``w``, or None when two
+    words tie in their top ``64 - v`` bits.
+
+    Sorts each word with its low ``v`` bits replaced by its value: the values in the
+    order of their words' top bits, ties by value. Where no two words tie in their top
+    bits, that order is the order of the whole words. An ``int64`` array back for int64
+    values, else ``uint64``.
+
+    Examples
+    --------
+    >>> w = np.array([9 << 8, 3 << 8, 5 << 8], dtype=np.uint64)
+    >>> _sorted_values(w, np.array([4, 1, 2]), 3).tolist()
+    [1, 2, 4]
+    >>> _sorted_values(w | np.uint64(255), np.array([4, 1, 2]), 8).tolist()
+    [1, 2, 4]
+    >>> _sorted_values(np.array([7, 7], dtype=np.uint64), np.array([1, 1]), 1) is None
+    True
+    """
+    size = w.size
+    one = np.uint64(1) << np.uint64(v)
+    packed = w & ~(one - np.uint64(1))  # the top 64 - v bits
+    wide = values.dtype.itemsize == 8
+    for start in range(0, size, _BLOCK):  # blocks: no array of the values' casts at once
+        stop = min(start + _BLOCK, size)
+        part = values[start:stop]
+        packed[start:stop] |= part.view(np.uint64) if wide else part.astype(np.uint64)
+    packed.sort()
+    for start in range(0, size - 1, _BLOCK):
+        stop = min(start + _BLOCK, size - 1)
+        if ((packed[start + 1:stop + 1] ^ packed[start:stop]) < one).any():  # top bits tie
+            return None
+    packed &= one - np.uint64(1)
+    return packed.view(np.int64) if values.dtype == np.int64 else packed
 
 
 class _OsWords:
