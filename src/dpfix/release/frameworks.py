@@ -281,17 +281,23 @@ def apply_histogram(mech: Mechanism, eta: Any, rng: np.random.Generator,
 
 
 def _draw_rows(sampler: Any, d: np.ndarray, source: Any,
-               progress: Callable[[int], Any] | None, upper: int) -> np.ndarray:
+               progress: Callable[[int], Any] | None,
+               upper: int) -> tuple[np.ndarray, np.ndarray]:
     """Every row's draw from the exact sampler, its count top-coded at ``upper``, in chunks
-    (progress told of fixed shares)."""
+    (progress told of fixed shares), and the histogram of the draws (``upper + 1``
+    entries, counted chunk by chunk as each is drawn)."""
     N = d.shape[0]
     ticks = _Ticks(progress, N)
     out = np.empty(N, dtype=np.int64)
+    hist = np.zeros(upper + 1, dtype=np.int64)
+    coded = np.empty(min(N, _CHUNK), dtype=d.dtype)  # one buffer for every chunk's counts
     for s in range(0, N, _CHUNK):
         e = min(s + _CHUNK, N)
-        out[s:e] = sampler.sample(np.minimum(d[s:e], upper), source)
+        drawn = sampler.sample(np.minimum(d[s:e], upper, out=coded[:e - s]), source,
+                               out=out[s:e])
+        hist += np.bincount(drawn, minlength=upper + 1)
         ticks.reach(e / N)
-    return out
+    return out, hist
 
 
 def _draw_histogram(sampler: Any, eta: np.ndarray, n: int, source: Any,
@@ -440,8 +446,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
     stage("draw")
     start = time.perf_counter()
     if d is not None:
-        y = _draw_rows(G, d, source, progress, n - 1)
-        h = np.bincount(y, minlength=n)
+        y, h = _draw_rows(G, d, source, progress, n - 1)
     else:
         joint_y = _draw_histogram(G, eta, n, source, progress)
         h = joint_y.sum(axis=0)
@@ -803,7 +808,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
     stage("draw")
     start = time.perf_counter()
     source = stage2_source(seed)
-    out = joint = None
+    out = joint = drawn = None
     exact_rows = sampler is not None and (d is not None or N <= EXACT_HISTOGRAM_MAX_N)
     if not draw:
         if d is not None or sampler is None:
@@ -822,7 +827,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         described = {"kind": "float multinomial"}
     else:
         if d is not None:
-            out = _draw_rows(sampler, d, source, progress, n - 1)
+            out, drawn = _draw_rows(sampler, d, source, progress, n - 1)
         else:
             joint = _draw_histogram(sampler, eta, n, source, progress)
         described = sampler.describe(source)
@@ -840,4 +845,4 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
         privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
         selector=selector if constructor == "heuristic" else None, joint=joint,
-        sampler=described, stage2=sampler)
+        sampler=described, stage2=sampler, drawn_histogram=drawn)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -214,21 +215,19 @@ def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     True
     """
     size = w.size
-    b = np.uint64((size - 1).bit_length())
-    one = np.uint64(1) << b
-    packed = w & ~(one - np.uint64(1))  # the top 64 - b bits
-    for start in range(0, size, _BLOCK):  # blocks: no array of positions in memory at once
-        stop = min(start + _BLOCK, size)
-        packed[start:stop] |= np.arange(start, stop, dtype=np.uint64)
+    b = (size - 1).bit_length()
+    one = np.uint64(1) << np.uint64(b)
+    # blocks: no array of positions in memory at once
+    packed = _packed(w, lambda start, stop: np.arange(start, stop, dtype=np.uint64), b)
     packed.sort()
     ties = []  # sorted positions whose top bits equal those of the next
-    for start in range(0, size - 1, _BLOCK):
-        stop = min(start + _BLOCK, size - 1)
-        differ = packed[start + 1:stop + 1] ^ packed[start:stop]
-        at = np.flatnonzero(differ < one)
+    for start in range(0, size, _BLOCK):  # each block compared with the next, then masked
+        stop = min(start + _BLOCK, size)
+        end = min(stop + 1, size)
+        at = np.flatnonzero((packed[start + 1:end] ^ packed[start:end - 1]) < one)
         if at.size:
             ties.append(at + start)
-    packed &= one - np.uint64(1)
+        packed[start:stop] &= one - np.uint64(1)
     order = packed.view(np.int64)
     if not ties:
         return order
@@ -267,19 +266,30 @@ def _sorted_values(w: np.ndarray, values: np.ndarray, v: int) -> np.ndarray | No
     """
     size = w.size
     one = np.uint64(1) << np.uint64(v)
-    packed = w & ~(one - np.uint64(1))  # the top 64 - v bits
     wide = values.dtype.itemsize == 8
-    for start in range(0, size, _BLOCK):  # blocks: no array of the values' casts at once
-        stop = min(start + _BLOCK, size)
-        part = values[start:stop]
-        packed[start:stop] |= part.view(np.uint64) if wide else part.astype(np.uint64)
+    packed = _packed(w, lambda start, stop: values[start:stop].view(np.uint64) if wide else
+                     values[start:stop].astype(np.uint64), v)
     packed.sort()
-    for start in range(0, size - 1, _BLOCK):
-        stop = min(start + _BLOCK, size - 1)
-        if ((packed[start + 1:stop + 1] ^ packed[start:stop]) < one).any():  # top bits tie
+    for start in range(0, size, _BLOCK):  # each block compared with the next, then masked
+        stop = min(start + _BLOCK, size)
+        end = min(stop + 1, size)
+        if ((packed[start + 1:end] ^ packed[start:end - 1]) < one).any():  # top bits tie
             return None
-    packed &= one - np.uint64(1)
+        packed[start:stop] &= one - np.uint64(1)
     return packed.view(np.int64) if values.dtype == np.int64 else packed
+
+
+def _packed(w: np.ndarray, low: Callable[[int, int], np.ndarray], v: int) -> np.ndarray:
+    """The words ``w`` with their low ``v < 64`` bits replaced by ``low(start, stop)`` (the
+    new low bits of ``w[start:stop]``, below ``2^v``), in blocks of :data:`_BLOCK`: one
+    pass, each block in cache."""
+    high = ~((np.uint64(1) << np.uint64(v)) - np.uint64(1))
+    packed = np.empty_like(w)
+    for start in range(0, w.size, _BLOCK):
+        stop = min(start + _BLOCK, w.size)
+        part = np.bitwise_and(w[start:stop], high, out=packed[start:stop])
+        part |= low(start, stop)
+    return packed
 
 
 class _OsWords:
