@@ -208,10 +208,12 @@ class Remap:
             at = m[start:stop].astype(np.int32)  # below n 2^t <= 2^18
             at <<= t
             at += (w[start:stop] >> shift).astype(np.int32)
-            out[start:stop] = table.take(at, mode="clip")  # in range: "clip" skips a check
-        hard = np.flatnonzero(out < 0)
-        if hard.size:
-            out[hard] = self._search(m[hard], w[hard])
+            col = table.take(at, mode="clip")  # in range: "clip" skips a check
+            out[start:stop] = col
+            hard = np.flatnonzero(col < 0)
+            if hard.size:
+                hard += start
+                out[hard] = self._search(m[hard], w[hard])
         return out
 
     def _search(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -335,7 +337,6 @@ class StructuredSampler:
         d = np.asarray(counts)
         if d.ndim != 1 or (d.size and d.dtype.kind not in "iu"):
             raise ValueError("counts: expected a vector of integers")
-        d = d.astype(np.int64, copy=False)
         if d.size and (d.min() < 0 or d.max() >= self.n):
             raise ValueError(f"counts: must lie in 0..{self.n - 1}")
         if out is None:
@@ -354,7 +355,7 @@ class StructuredSampler:
         for start in range(0, d.size, _BLOCK):  # blocks: k and m stay in cache
             stop = min(start + _BLOCK, d.size)
             m = signed(g[start:stop], signs[start:stop], small)
-            m += d[start:stop]
+            np.add(m, d[start:stop], out=m, casting="unsafe")  # d < n: held by small
             np.clip(m, 0, self.n - 1, out=m)
             if w is None:
                 np.take(R.cols, m, out=out[start:stop])
