@@ -19,6 +19,7 @@ import itertools
 import math
 import sys
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -244,20 +245,72 @@ def test_shuffle_with_forced_ties_is_the_permutation_applied(bits, low, size, mo
         assert a.drawn == b.drawn
 
 
-def test_shuffle_sorts_the_values_with_their_words(monkeypatch):
+def test_shuffle_sorts_the_values_with_their_words():
     """Narrow values are read off the sorted words (no permutation computed) unless the
-    top bits tie; a tie computes the permutation."""
-    called = []
-    real = src.RandomSource._permutation_of
-    monkeypatch.setattr(src.RandomSource, "_permutation_of",
-                        lambda self, w: called.append(w.size) or real(self, w))
+    top bits tie; a tie computes the permutation from the same words (a bit generator set
+    back to its state, or the words kept), and reads no other words."""
+    class Watched(SeededSource):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.sorted: list[int] = []
+
+        def _permutation_of(self, w: np.ndarray) -> np.ndarray:
+            self.sorted.append(w.size)
+            return super()._permutation_of(w)
+
+    class WatchedScript(Script):
+        sorted: list[int] = []
+
+        def _permutation_of(self, w: np.ndarray) -> np.ndarray:
+            self.sorted.append(w.size)
+            return super()._permutation_of(w)
+
     values = np.random.default_rng(0).integers(0, 51, 100_000)
-    got = SeededSource(1).shuffle(values)
-    assert called == []
+    s = Watched(1)
+    got = s.shuffle(values)
+    assert s.sorted == []
     assert np.array_equal(got, values[SeededSource(1).permutation(100_000)])
-    assert called == [100_000]
-    Script([5 << 8, 5 << 8 | 1, 9]).shuffle(np.array([3, 1, 2]))  # the top 62 bits tie
-    assert called == [100_000, 3]
+    assert np.array_equal(s.words(3), SeededSource(1).words(100_003)[-3:])
+    t = WatchedScript([5 << 8, 5 << 8 | 1, 9])  # the top 62 bits of two words tie
+    assert t.shuffle(np.array([3, 1, 2])).tolist() == [2, 3, 1]  # the order of the words
+    assert t.sorted == [3] and t.left == []
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_tie_in_the_top_bits_sets_the_generator_back(overwrite, monkeypatch):
+    """Words whose top bits tie (all but the lowest 8 bits zero): the seeded and secure
+    bit generators are set back and read again; the output is the permutation's, the
+    words read are the permutation's, and overwritten values come back shuffled."""
+    class Tied(SeededSource):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.bit_generator = FewBitsGenerator(self.bit_generator)
+
+    class FewBitsGenerator:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def random_raw(self, size: int) -> np.ndarray:
+            return self.inner.random_raw(size) >> np.uint64(56)
+
+        @property
+        def state(self) -> Any:
+            return self.inner.state
+
+        @state.setter
+        def state(self, value: Any) -> None:
+            self.inner.state = value
+
+    for seed in range(5):
+        values = np.random.default_rng(seed).integers(0, 4, 300)
+        expected = values[Tied(seed).permutation(300)]
+        a, b = Tied(seed), Tied(seed)
+        b.permutation(300)
+        given = values.copy()
+        got = a.shuffle(given, overwrite=overwrite)
+        assert np.array_equal(got, expected)
+        assert np.array_equal(a.words(4), b.words(4))
+        assert np.array_equal(given, values) or overwrite
 
 
 def test_shuffle_refuses_what_is_not_a_vector_of_non_negative_integers():

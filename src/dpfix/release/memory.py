@@ -125,7 +125,10 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
         layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
                   "sep": table.sep, "newline": table.newline, "bom": table.bom}
         source = order_source(columns[0].seed) if shuffle else None
-        release = Release(_frame(table, results, passed, rows, source),
+        # without the confidential release the drawn counts are not read again: the
+        # shuffle may sort in their memory
+        release = Release(_frame(table, results, passed, rows, source,
+                                 overwrite=not plan.confidential),
                           reports.jsonable(public), layout, uncertainty=stated)
     if plan.output is not None:
         out = plan.output
@@ -139,10 +142,11 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
 
 
 def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
-           rows: Any, source: Any = None) -> Any:
+           rows: Any, source: Any = None, overwrite: bool = False) -> Any:
     """The released DataFrame: the passed and privatized columns in the table's order, its
     rows in the order ``rows`` (None: the input's), or with ``source`` (no passed
-    columns) in the order of ``source.permutation(N)``.
+    columns) in the order of ``source.permutation(N)`` (with ``overwrite`` the results'
+    counts may be overwritten).
 
     Each column is gathered on its own (``numpy.take``, or its array's ``take``: its dtype
     kept), the privatized ones through the narrowest unsigned dtype that holds ``0 ..
@@ -155,7 +159,7 @@ def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
     take = None if rows is None else np.asarray(rows, dtype=np.intp)
     if source is not None:
         ours = _shuffled([np.asarray(r.counts, dtype=np.int64) for r in results],
-                         [r.n for r in results], source)
+                         [r.n for r in results], source, overwrite)
         ours = {col: c for (_, col, _), c in zip(table.privatized, ours, strict=True)}
     else:
         ours = {col: _gathered(np.asarray(r.counts, dtype=np.int64), r.n, take)
@@ -187,12 +191,13 @@ def _gathered(counts: np.ndarray, n: int, take: np.ndarray | None) -> np.ndarray
     return np.take(counts.astype(narrow), take).astype(np.int64)
 
 
-def _shuffled(counts: list[np.ndarray], ns: list[int], source: Any) -> list[np.ndarray]:
+def _shuffled(counts: list[np.ndarray], ns: list[int], source: Any,
+              overwrite: bool = False) -> list[np.ndarray]:
     """The columns ``counts`` (int64, column ``k`` in ``0 .. ns[k]-1``) with their rows in
     the order of ``source.permutation(N)``: ``[c[perm] for c in counts]``, from the same
-    words. One column is shuffled as it is; several are packed side by side into one
-    ``uint64`` per row (``bit_length(n - 1)`` bits each), shuffled and unpacked, or
-    gathered when they do not fit in 64 bits.
+    words. One column is shuffled as it is (in its own memory with ``overwrite``); several
+    are packed side by side into one ``uint64`` per row (``bit_length(n - 1)`` bits each),
+    shuffled and unpacked, or gathered when they do not fit in 64 bits.
 
     Examples
     --------
@@ -204,7 +209,7 @@ def _shuffled(counts: list[np.ndarray], ns: list[int], source: Any) -> list[np.n
     True
     """
     if len(counts) == 1:
-        return [source.shuffle(counts[0])]
+        return [source.shuffle(counts[0], overwrite=overwrite)]
     widths = [max(1, (n - 1).bit_length()) for n in ns]
     if sum(widths) > 64:
         perm = source.permutation(counts[0].size)
@@ -213,7 +218,7 @@ def _shuffled(counts: list[np.ndarray], ns: list[int], source: Any) -> list[np.n
     for c, width in zip(counts, widths, strict=True):
         packed <<= np.uint64(width)
         packed |= c.view(np.uint64)
-    packed = source.shuffle(packed)
+    packed = source.shuffle(packed, overwrite=True)
     out = []
     for width in reversed(widths):
         out.append((packed & np.uint64((1 << width) - 1)).view(np.int64))

@@ -141,7 +141,7 @@ class RandomSource:
             raise ValueError(f"size: must be >= 0, got {size}")
         return self._permutation_of(self.words(size))
 
-    def shuffle(self, values: Any) -> np.ndarray:
+    def shuffle(self, values: Any, overwrite: bool = False) -> np.ndarray:
         """``values`` in a uniformly random order: ``values[perm]`` for the permutation
         ``perm`` that :meth:`permutation` draws from the same words, exactly.
 
@@ -155,6 +155,13 @@ class RandomSource:
         :meth:`permutation` reads them) and gathered, as it is for wider values. The
         output and the words read are always those of ``values[permutation(size)]``
         (docs/sampling.md section 1.1).
+
+        With ``overwrite``, 64-bit ``values`` may be overwritten: the sort runs in their
+        own memory (the output may be ``values``' memory, whose contents are then the
+        output's). A source whose words are its bit generator's, which can be set back
+        to an earlier state (the secure and the seeded sources), hands its words out
+        block by block as they are packed (no array of ``size`` words): for a tie it is
+        set back and the same words are read again.
 
         Examples
         --------
@@ -170,15 +177,39 @@ class RandomSource:
         low = int(values.min()) if size else 0
         if low < 0:
             raise ValueError(f"values: must be non-negative, got {low}")
-        w = self.words(size)
-        if size < 2:
-            return values.copy()
-        v = int(values.max()).bit_length()
-        if size * (size - 1) * 2.0 ** (v - 65) <= _SHUFFLE_TIES:
-            out = _sorted_values(w, values, v)
-            if out is not None:
-                return out if out.dtype == values.dtype else out.astype(values.dtype)
-        return values[self._permutation_of(w)]
+        v = int(values.max()).bit_length() if size else 0
+        if size < 2 or size * (size - 1) * 2.0 ** (v - 65) > _SHUFFLE_TIES:
+            w = self.words(size)
+            return values.copy() if size < 2 else values[self._permutation_of(w)]
+        dtype, into = values.dtype, None
+        if overwrite and values.dtype.itemsize == 8 and values.flags.writeable \
+                and values.flags.c_contiguous:
+            # the values kept, narrow, for a tie; the sort in their memory
+            into, values = values, values.astype(_unsigned(v))
+        state = self._state()
+        if state is None:
+            w = self.words(size)
+            out = _sorted_values(lambda a, b: w[a:b], values if into is None else into, v,
+                                 into)
+        else:
+            out = _sorted_values(lambda a, b: self.words(b - a),
+                                 values if into is None else into, v, into)
+        if out is not None:
+            return out if out.dtype == dtype else out.astype(dtype)
+        if state is not None:  # a tie: the same words again, whole
+            self.bit_generator.state = state
+            w = self.words(size)
+        return values[self._permutation_of(w)].astype(dtype, copy=False)
+
+    def _state(self) -> Any:
+        """The bit generator's state when the words are its own and it can be set back to
+        it (the same words then come again), else None."""
+        if type(self).words is not RandomSource.words or self.bit_generator is None:
+            return None
+        try:
+            return self.bit_generator.state
+        except AttributeError:
+            return None
 
     def _permutation_of(self, w: np.ndarray) -> np.ndarray:
         """The positions sorted by the words ``w`` (further rounds of words on ties)."""
@@ -218,7 +249,8 @@ def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     b = (size - 1).bit_length()
     one = np.uint64(1) << np.uint64(b)
     # blocks: no array of positions in memory at once
-    packed = _packed(w, lambda start, stop: np.arange(start, stop, dtype=np.uint64), b)
+    packed = _packed(lambda start, stop: w[start:stop],
+                     lambda start, stop: np.arange(start, stop, dtype=np.uint64), b, size)
     packed.sort()
     ties = []  # sorted positions whose top bits equal those of the next
     for start in range(0, size, _BLOCK):  # each block compared with the next, then masked
@@ -245,30 +277,42 @@ def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     return order
 
 
-def _sorted_values(w: np.ndarray, values: np.ndarray, v: int) -> np.ndarray | None:
-    """The ``values`` (below ``2^v``) in the order of their words ``w``, or None when two
-    words tie in their top ``64 - v`` bits.
+def _unsigned(v: int) -> Any:
+    """The narrowest unsigned integer type of at least ``v`` bits."""
+    return next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                if v <= np.iinfo(t).bits)
+
+
+def _sorted_values(words: Callable[[int, int], np.ndarray], values: np.ndarray, v: int,
+                   into: np.ndarray | None = None) -> np.ndarray | None:
+    """The ``values`` (below ``2^v``) in the order of their words, or None when two words
+    tie in their top ``64 - v`` bits; ``words(start, stop)`` gives the words of the
+    values ``start .. stop-1``, asked for in order.
 
     Sorts each word with its low ``v`` bits replaced by its value: the values in the
     order of their words' top bits, ties by value. Where no two words tie in their top
     bits, that order is the order of the whole words. An ``int64`` array back for int64
-    values, else ``uint64``.
+    values, else ``uint64``; in the memory of ``into`` (a 64-bit vector of ``len(values)``
+    entries, which may be ``values`` itself) when given, else in a new array.
 
     Examples
     --------
     >>> w = np.array([9 << 8, 3 << 8, 5 << 8], dtype=np.uint64)
-    >>> _sorted_values(w, np.array([4, 1, 2]), 3).tolist()
+    >>> _sorted_values(lambda a, b: w[a:b], np.array([4, 1, 2]), 3).tolist()
     [1, 2, 4]
-    >>> _sorted_values(w | np.uint64(255), np.array([4, 1, 2]), 8).tolist()
-    [1, 2, 4]
-    >>> _sorted_values(np.array([7, 7], dtype=np.uint64), np.array([1, 1]), 1) is None
+    >>> v = np.array([4, 1, 2])
+    >>> _sorted_values(lambda a, b: w[a:b] | np.uint64(255), v, 8, into=v).tolist(), v.tolist()
+    ([1, 2, 4], [1, 2, 4])
+    >>> tied = np.array([7, 7], dtype=np.uint64)
+    >>> _sorted_values(lambda a, b: tied[a:b], np.array([1, 1]), 1) is None
     True
     """
-    size = w.size
+    size = values.size
     one = np.uint64(1) << np.uint64(v)
     wide = values.dtype.itemsize == 8
-    packed = _packed(w, lambda start, stop: values[start:stop].view(np.uint64) if wide else
-                     values[start:stop].astype(np.uint64), v)
+    packed = _packed(words, lambda start, stop: values[start:stop].view(np.uint64) if wide
+                     else values[start:stop].astype(np.uint64), v, size,
+                     None if into is None else into.view(np.uint64))
     packed.sort()
     for start in range(0, size, _BLOCK):  # each block compared with the next, then masked
         stop = min(start + _BLOCK, size)
@@ -276,19 +320,25 @@ def _sorted_values(w: np.ndarray, values: np.ndarray, v: int) -> np.ndarray | No
         if ((packed[start + 1:end] ^ packed[start:end - 1]) < one).any():  # top bits tie
             return None
         packed[start:stop] &= one - np.uint64(1)
-    return packed.view(np.int64) if values.dtype == np.int64 else packed
+    dtype = values.dtype if into is None else into.dtype
+    return packed.view(np.int64) if dtype == np.int64 else packed
 
 
-def _packed(w: np.ndarray, low: Callable[[int, int], np.ndarray], v: int) -> np.ndarray:
-    """The words ``w`` with their low ``v < 64`` bits replaced by ``low(start, stop)`` (the
-    new low bits of ``w[start:stop]``, below ``2^v``), in blocks of :data:`_BLOCK`: one
-    pass, each block in cache."""
+def _packed(words: Callable[[int, int], np.ndarray], low: Callable[[int, int], np.ndarray],
+            v: int, size: int, into: np.ndarray | None = None) -> np.ndarray:
+    """``size`` words (``words(start, stop)``, asked for in order) with their low ``v < 64``
+    bits replaced by ``low(start, stop)`` (below ``2^v``), in blocks of :data:`_BLOCK`:
+    one pass, each block in cache. Written to ``into`` (uint64, ``size`` entries) when
+    given: each block's ``low`` is read before its block is written, so ``low`` may read
+    ``into`` itself."""
     high = ~((np.uint64(1) << np.uint64(v)) - np.uint64(1))
-    packed = np.empty_like(w)
-    for start in range(0, w.size, _BLOCK):
-        stop = min(start + _BLOCK, w.size)
-        part = np.bitwise_and(w[start:stop], high, out=packed[start:stop])
-        part |= low(start, stop)
+    packed = np.empty(size, dtype=np.uint64) if into is None else into
+    part = np.empty(min(_BLOCK, size), dtype=np.uint64)
+    for start in range(0, size, _BLOCK):
+        stop = min(start + _BLOCK, size)
+        block = np.bitwise_and(words(start, stop), high, out=part[:stop - start])
+        block |= low(start, stop)
+        packed[start:stop] = block
     return packed
 
 
