@@ -11,7 +11,10 @@ Measures, side by side in one run (medians of interleaved repeats, wall-clock se
 - ``privatize_table`` on the same column as a one-column DataFrame, rows in the input's
   order (the same work plus the policy, the report and the released DataFrame), and
   with its default order (a secure random permutation of the rows);
-- the secure random permutation of the N rows alone (``RandomSource.permutation``);
+- the secure random permutation of the N rows alone (``RandomSource.permutation``), and
+  the secure shuffle of the column alone (``RandomSource.shuffle``: its values sorted with
+  the permutation's words, what the shuffled order of a table of privatized columns
+  alone costs);
 - the peak memory (``ru_maxrss`` of a fresh process) of ``privatize_table`` on a CSV
   file of N rows (a key and a count), for N growing: whether it is flat in N.
 
@@ -72,6 +75,7 @@ def bench_side_by_side(N: int, repeats: int) -> dict:
                                                                  order="input"),
         "privatize_table (shuffled)": lambda: privatize_table(frame, "k", 1.0, upper=50),
         "secure permutation alone": lambda: random_source(None).permutation(N),
+        "secure shuffle of the column alone": lambda: random_source(None).shuffle(d),
     }
     privatize_counts(d[:1000], 1.0, upper=50)  # warm-up (JIT, OpenDP)
     load_before = os.getloadavg()
