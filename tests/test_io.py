@@ -429,3 +429,21 @@ def test_several_columns_bad_names(columns, match, tmp_path):
     src.write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match=match):
         read_counts(src, columns)
+
+
+def test_an_int64_column_is_read_as_its_own_values_read_only():
+    """counts_of gives an int64 column's values without a copy, read-only (a write raises,
+    the caller's table cannot change); other integer types and clipped counts are copies."""
+    from dpfix.io.counts import counts_of
+
+    s = pd.Series(np.array([3, 0, 12], dtype=np.int64))
+    c = counts_of(s, "k")
+    assert np.shares_memory(c, s.to_numpy()) and not c.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        c[0] = 9
+    assert s.tolist() == [3, 0, 12]
+    for other in (pd.Series(np.array([3, 0], dtype=np.int32)),
+                  pd.Series(np.array([3, 2**63 - 1], dtype=np.int64))):
+        got = counts_of(other, "k")
+        assert got.dtype == np.int64 and got.flags.writeable
+        assert not np.shares_memory(got, other.to_numpy())

@@ -169,3 +169,55 @@ def test_dask_report_says_the_row_order(tmp_path, capsys):
                      "--epsilon", "1", "--upper", "3", "--out", tmp_path / "out2", "--quiet",
                      "--key", "id", "--order", "key")
     assert rc == 2 and "does not sort" in err and not (tmp_path / "out2").exists()
+
+
+@pytest.mark.parametrize("uppers", [[20], [3, 20, 7], [2000] * 6])
+@pytest.mark.parametrize("kind", ["frame", "csv"])
+def test_privatized_columns_alone_shuffled_are_the_permutation_applied(tmp_path, uppers,
+                                                                       kind):
+    """Without keys or kept columns the privatized values are shuffled with the order's
+    words (one column as it is, several packed into one integer per row, or gathered when
+    they exceed 64 bits): the rows of the release in input order, permuted by the
+    permutation the order's source draws."""
+    from dpfix.release.order import order_source
+    from dpfix.release.plan import plan_release
+    from dpfix.release.table import privatize_table
+
+    rng = np.random.default_rng(5)
+    names = [f"k{j}" for j in range(len(uppers))]
+    data = pd.DataFrame({n: rng.integers(0, max(2, u // 3), ROWS) for n, u in zip(names, uppers,
+                                                                         strict=True)})
+    if kind == "csv":
+        data.to_csv(tmp_path / "t.csv", index=False)
+        data = tmp_path / "t.csv"
+    upper = dict(zip(names, uppers, strict=True))
+    kept = privatize_table(data, names, 1.0, upper=upper, order="input", seed=21).table
+    shuffled = privatize_table(data, names, 1.0, upper=upper, seed=21)
+    assert shuffled.report["row_order"] == "shuffled"
+    seed = plan_release(data, names, 1.0, upper=upper, seed=21).columns[0].seed
+    perm = order_source(seed).permutation(ROWS)
+    expected = kept.iloc[perm].reset_index(drop=True)
+    pd.testing.assert_frame_equal(shuffled.table, expected)
+
+
+def test_a_shuffled_release_with_its_confidential_one_is_the_same_release():
+    """The shuffle sorts in the drawn counts' memory only when no confidential release is
+    asked for: with one, the released table is the same and the realised errors are those
+    of the counts in the input's order."""
+    from dpfix.release.table import privatize_table
+
+    rng = np.random.default_rng(8)
+    data = pd.DataFrame({"k": rng.integers(0, 8, ROWS), "m": rng.integers(0, 5, ROWS)})
+    before = data.copy()
+
+    def untimed(columns: list) -> list:
+        return [{k: v for k, v in c.items() if k != "timings_seconds"} for c in columns]
+
+    for names in (["k"], ["k", "m"]):
+        plain = privatize_table(data, names, 1.0, upper=12, seed=4)
+        shown, secret = privatize_table(data, names, 1.0, upper=12, seed=4, confidential=True)
+        _, kept = privatize_table(data, names, 1.0, upper=12, seed=4, confidential=True,
+                                  order="input")
+        pd.testing.assert_frame_equal(plain.table, shown.table)
+        assert untimed(secret.report["columns"]) == untimed(kept.report["columns"])
+    pd.testing.assert_frame_equal(data, before)  # the input is never written

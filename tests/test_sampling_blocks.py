@@ -19,6 +19,7 @@ import itertools
 import math
 import sys
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -208,6 +209,128 @@ def test_permutation_of_many_rows_is_uniform_in_its_positions():
         where[int(np.flatnonzero(p == 0)[0]) // 400] += 1
     assert np.array_equal(np.sort(p), np.arange(20_000))
     assert stats.chisquare(first).pvalue > ALPHA and stats.chisquare(where).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 17, 1000, 4097])
+@pytest.mark.parametrize("high", [0, 1, 2, 50, 2**40, 2**63 - 1])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.uint64])
+def test_shuffle_is_the_permutation_applied_word_for_word(size, high, dtype):
+    """``shuffle(values)`` is ``values[perm]`` for the rule's ``perm`` of the same words,
+    reading the same words: values narrow (sorted with the words) and wide (gathered)."""
+    if high > np.iinfo(dtype).max:
+        pytest.skip("the values do not fit the dtype")
+    for seed in range(6):
+        values = np.random.default_rng(seed).integers(0, high, size, endpoint=True,
+                                                      dtype=np.uint64).astype(dtype)
+        a, b = Counted(SeededSource(seed)), Counted(SeededSource(seed))
+        got = a.shuffle(values)
+        assert got.dtype == values.dtype
+        assert np.array_equal(got, values[reference_permutation(b, size)])
+        assert a.drawn == b.drawn
+
+
+@pytest.mark.parametrize("bits, low", [(1, False), (3, False), (14, False), (40, False),
+                                       (2, True), (12, True)])
+@pytest.mark.parametrize("size", [2, 3, 10, 300, 3000])
+def test_shuffle_with_forced_ties_is_the_permutation_applied(bits, low, size, monkeypatch):
+    """Few random bits: the words' top bits tie (the positions are sorted instead) and
+    whole words tie (further rounds), across blocks of 7."""
+    monkeypatch.setattr(src, "_BLOCK", 7)
+    monkeypatch.setattr(src, "_SHUFFLE_TIES", float("inf"))  # the values sorted whatever
+    for seed in range(8):
+        values = np.random.default_rng(seed).integers(0, 6, size)
+        a, b = Counted(FewBits(seed, bits, low)), Counted(FewBits(seed, bits, low))
+        got = a.shuffle(values)
+        assert np.array_equal(got, values[reference_permutation(b, size)]), (bits, size)
+        assert a.drawn == b.drawn
+
+
+def test_shuffle_sorts_the_values_with_their_words():
+    """Narrow values are read off the sorted words (no permutation computed) unless the
+    top bits tie; a tie computes the permutation from the same words (a bit generator set
+    back to its state, or the words kept), and reads no other words."""
+    class Watched(SeededSource):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.sorted: list[int] = []
+
+        def _permutation_of(self, w: np.ndarray) -> np.ndarray:
+            self.sorted.append(w.size)
+            return super()._permutation_of(w)
+
+    class WatchedScript(Script):
+        sorted: list[int] = []
+
+        def _permutation_of(self, w: np.ndarray) -> np.ndarray:
+            self.sorted.append(w.size)
+            return super()._permutation_of(w)
+
+    values = np.random.default_rng(0).integers(0, 51, 100_000)
+    s = Watched(1)
+    got = s.shuffle(values)
+    assert s.sorted == []
+    assert np.array_equal(got, values[SeededSource(1).permutation(100_000)])
+    assert np.array_equal(s.words(3), SeededSource(1).words(100_003)[-3:])
+    t = WatchedScript([5 << 8, 5 << 8 | 1, 9])  # the top 62 bits of two words tie
+    assert t.shuffle(np.array([3, 1, 2])).tolist() == [2, 3, 1]  # the order of the words
+    assert t.sorted == [3] and t.left == []
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_tie_in_the_top_bits_sets_the_generator_back(overwrite, monkeypatch):
+    """Words whose top bits tie (all but the lowest 8 bits zero): the seeded and secure
+    bit generators are set back and read again; the output is the permutation's, the
+    words read are the permutation's, and overwritten values come back shuffled."""
+    class Tied(SeededSource):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self.bit_generator = FewBitsGenerator(self.bit_generator)
+
+    class FewBitsGenerator:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def random_raw(self, size: int) -> np.ndarray:
+            return self.inner.random_raw(size) >> np.uint64(56)
+
+        @property
+        def state(self) -> Any:
+            return self.inner.state
+
+        @state.setter
+        def state(self, value: Any) -> None:
+            self.inner.state = value
+
+    for seed in range(5):
+        values = np.random.default_rng(seed).integers(0, 4, 300)
+        expected = values[Tied(seed).permutation(300)]
+        a, b = Tied(seed), Tied(seed)
+        b.permutation(300)
+        given = values.copy()
+        got = a.shuffle(given, overwrite=overwrite)
+        assert np.array_equal(got, expected)
+        assert np.array_equal(a.words(4), b.words(4))
+        assert np.array_equal(given, values) or overwrite
+
+
+def test_shuffle_refuses_what_is_not_a_vector_of_non_negative_integers():
+    s = SeededSource(0)
+    for bad, match in [(np.array([1.0, 2.0]), "vector of integers"),
+                       (np.zeros((2, 2), dtype=np.int64), "vector of integers"),
+                       (np.array([3, -1]), "non-negative")]:
+        with pytest.raises(ValueError, match=match):
+            s.shuffle(bad)
+
+
+@pytest.mark.parametrize("source", ["seeded", "secure"])
+def test_shuffles_of_four_distinct_values_pass_a_chi_square(source):
+    s = SeededSource(77) if source == "seeded" else SecureSource()
+    perms = list(itertools.permutations(range(4)))
+    index = {p: i for i, p in enumerate(perms)}
+    counts = np.zeros(24, dtype=np.int64)
+    for _ in range(24_000):
+        counts[index[tuple(s.shuffle(np.arange(4)).tolist())]] += 1
+    assert stats.chisquare(counts).pvalue > ALPHA
 
 
 # ------------------------------------------------------------------ count tables

@@ -260,7 +260,8 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = row_label)
     Returns
     -------
     numpy.ndarray
-        The counts as int64.
+        The counts as int64 (read-only where they are an int64 column's own values,
+        not copied).
 
     Raises
     ------
@@ -304,9 +305,13 @@ def counts_of(values: Any, column: str, where: Callable[[int], str] = row_label)
             if a.dtype.kind == "i":
                 if a.min() < 0:
                     return by_row()
-                if a.max() <= _CLIP:  # nothing to clip: one copy
-                    return a.astype(np.int64, copy=True)
-                return np.minimum(a.astype(np.int64), _CLIP)
+                if a.max() > _CLIP:
+                    return np.minimum(a.astype(np.int64), _CLIP)
+                if a.dtype != np.int64:
+                    return a.astype(np.int64)
+                a = a.view()  # nothing to clip: the column's own values, read-only, no copy
+                a.flags.writeable = False
+                return a
             return np.minimum(a.astype(np.uint64), np.uint64(_CLIP)).astype(np.int64)
         a = values.to_numpy(dtype=float)
         if not (np.isfinite(a).all() and (a >= 0).all() and (a == np.floor(a)).all()):

@@ -95,7 +95,8 @@ DRAW_CHUNK = 1 << 21
 _CHUNK = DRAW_CHUNK
 
 
-def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
+def histogram(counts: Any, upper: int,
+              coded: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """The histogram of ``counts`` top-coded at ``upper`` (step 1 of the pipeline).
 
     Parameters
@@ -104,6 +105,10 @@ def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
         Non-negative integer counts, one per row.
     upper : int
         The public upper bound (``n = upper + 1`` count values ``0 .. upper``).
+    coded : numpy.ndarray, optional
+        An integer vector of ``len(counts)`` entries (of a type that holds ``0 ..
+        upper``) the top-coded counts ``min(counts, upper)`` are written to, block by
+        block as they are counted.
 
     Returns
     -------
@@ -122,19 +127,34 @@ def histogram(counts: Any, upper: int) -> tuple[np.ndarray, int]:
     >>> eta, top = histogram([0, 1, 5, 9, 3], 4)
     >>> eta.tolist(), top
     ([1, 1, 0, 1, 2], 2)
+    >>> coded = np.empty(5, dtype=np.uint8)
+    >>> _ = histogram([0, 1, 5, 9, 3], 4, coded); coded.tolist()
+    [0, 1, 4, 4, 3]
     """
     if upper < 1:
         raise ValueError(f"upper: must be >= 1, got {upper}")
     c = np.asarray(counts, dtype=np.int64)
+    if coded is not None and (coded.shape != c.shape or coded.dtype.kind not in "iu"
+                              or np.iinfo(coded.dtype).max < upper):
+        raise ValueError(f"coded: expected an integer vector of {c.size} entries holding "
+                         f"0 .. {upper}, got {coded.dtype} of shape {coded.shape}")
     eta = np.zeros(upper + 1, dtype=np.int64)
     top = 0
-    coded = np.empty(min(c.size, _HISTOGRAM_BLOCK), dtype=np.int64)
+    buffer = np.empty(min(c.size, _HISTOGRAM_BLOCK), dtype=np.int64)
     for start in range(0, c.size, _HISTOGRAM_BLOCK):  # each block read once, in cache
         block = c[start:start + _HISTOGRAM_BLOCK]
         top += int(np.count_nonzero(block > upper))
-        part = np.minimum(block, upper, out=coded[:block.size])
+        part = np.minimum(block, upper, out=buffer[:block.size])
         eta += np.bincount(part, minlength=upper + 1)
+        if coded is not None:
+            coded[start:start + block.size] = part
     return eta, top
+
+
+def _narrowest(upper: int) -> Any:
+    """The narrowest unsigned integer type that holds ``0 .. upper`` (int64 above 2^32)."""
+    return next((t for t in (np.uint8, np.uint16, np.uint32) if upper <= np.iinfo(t).max),
+                np.int64)
 
 
 #: Rows per block of :func:`histogram`.
@@ -281,17 +301,23 @@ def apply_histogram(mech: Mechanism, eta: Any, rng: np.random.Generator,
 
 
 def _draw_rows(sampler: Any, d: np.ndarray, source: Any,
-               progress: Callable[[int], Any] | None, upper: int) -> np.ndarray:
+               progress: Callable[[int], Any] | None,
+               upper: int) -> tuple[np.ndarray, np.ndarray]:
     """Every row's draw from the exact sampler, its count top-coded at ``upper``, in chunks
-    (progress told of fixed shares)."""
+    (progress told of fixed shares), and the histogram of the draws (``upper + 1``
+    entries, counted chunk by chunk as each is drawn)."""
     N = d.shape[0]
     ticks = _Ticks(progress, N)
     out = np.empty(N, dtype=np.int64)
+    hist = np.zeros(upper + 1, dtype=np.int64)
+    coded = np.empty(min(N, _CHUNK), dtype=d.dtype)  # one buffer for every chunk's counts
     for s in range(0, N, _CHUNK):
         e = min(s + _CHUNK, N)
-        out[s:e] = sampler.sample(np.minimum(d[s:e], upper), source)
+        drawn = sampler.sample(np.minimum(d[s:e], upper, out=coded[:e - s]), source,
+                               out=out[s:e])
+        hist += np.bincount(drawn, minlength=upper + 1)
         ticks.reach(e / N)
-    return out
+    return out, hist
 
 
 def _draw_histogram(sampler: Any, eta: np.ndarray, n: int, source: Any,
@@ -440,8 +466,7 @@ def no_split(framework: str, d: np.ndarray | None, eta: np.ndarray, n: int, N: i
     stage("draw")
     start = time.perf_counter()
     if d is not None:
-        y = _draw_rows(G, d, source, progress, n - 1)
-        h = np.bincount(y, minlength=n)
+        y, h = _draw_rows(G, d, source, progress, n - 1)
     else:
         joint_y = _draw_histogram(G, eta, n, source, progress)
         h = joint_y.sum(axis=0)
@@ -685,8 +710,11 @@ def privatize(counts: Any, eps: float, options: ReleaseOptions, *,
     framework = options.framework
     n = upper + 1
     if histogram is None:
-        d = check_counts(counts)
-        eta, topcoded = _histogram(d, upper)  # d is top-coded as it is drawn
+        counts = check_counts(counts)
+        # d: the counts top-coded, in the narrowest type that holds 0 .. upper (a tenth of
+        # int64's memory for upper < 256), for the draws
+        d = np.empty(counts.size, dtype=_narrowest(upper))
+        eta, topcoded = _histogram(counts, upper, d)
         N = int(d.size)
     else:
         if n > JOINT_MAX_N and draw:
@@ -803,7 +831,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
     stage("draw")
     start = time.perf_counter()
     source = stage2_source(seed)
-    out = joint = None
+    out = joint = drawn = None
     exact_rows = sampler is not None and (d is not None or N <= EXACT_HISTOGRAM_MAX_N)
     if not draw:
         if d is not None or sampler is None:
@@ -822,7 +850,7 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         described = {"kind": "float multinomial"}
     else:
         if d is not None:
-            out = _draw_rows(sampler, d, source, progress, n - 1)
+            out, drawn = _draw_rows(sampler, d, source, progress, n - 1)
         else:
             joint = _draw_histogram(sampler, eta, n, source, progress)
         described = sampler.describe(source)
@@ -840,4 +868,4 @@ def two_stage_release(options: ReleaseOptions, d: np.ndarray | None, eta: np.nda
         split_rule=rule, split_fraction=fraction, eps_construction=eps_build,
         privacy_level=level, delta=0.0 if delta is None else float(delta), seed=seed,
         selector=selector if constructor == "heuristic" else None, joint=joint,
-        sampler=described, stage2=sampler)
+        sampler=described, stage2=sampler, drawn_histogram=drawn)

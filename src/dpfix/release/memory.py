@@ -25,7 +25,7 @@ from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import privatize
 from dpfix.release.inputs import read_input
 from dpfix.release.joint import release_joint
-from dpfix.release.order import row_order
+from dpfix.release.order import order_source, row_order
 from dpfix.release.outputs import (
     Confidential,
     Release,
@@ -77,8 +77,10 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
         warnings.simplefilter("error", RuntimeWarning)  # no mechanism built through overflow
         table = read_input(plan.data, names)
         passed = written_columns(names, plan.keys, plan.keep, other_columns(table))
-        rows = None if plan.order is None else row_order(table, plan.order, list(plan.keys),
-                                                         columns[0].seed)
+        # privatized columns alone, shuffled: their values are sorted with the words
+        shuffle = plan.order == "shuffled" and not passed and table.kind != "histogram"
+        rows = None if plan.order is None or shuffle else \
+            row_order(table, plan.order, list(plan.keys), columns[0].seed)
         read_seconds = time.perf_counter() - start
         results: list = []
         paired = {name for pair in plan.joint for name in pair}
@@ -122,8 +124,12 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
                           output_columns, plan.order, ROW_ORDER_RULES[plan.order], extra=extra)
         layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
                   "sep": table.sep, "newline": table.newline, "bom": table.bom}
-        release = Release(_frame(table, results, passed, rows), reports.jsonable(public),
-                          layout, uncertainty=stated)
+        source = order_source(columns[0].seed) if shuffle else None
+        # without the confidential release the drawn counts are not read again: the
+        # shuffle may sort in their memory
+        release = Release(_frame(table, results, passed, rows, source,
+                                 overwrite=not plan.confidential),
+                          reports.jsonable(public), layout, uncertainty=stated)
     if plan.output is not None:
         out = plan.output
         path = write_output(out.path, lambda dest: release.write_table(
@@ -136,18 +142,28 @@ def release_in_memory(plan: ReleasePlan, *, charge: Any = None, staged: Any = No
 
 
 def _frame(table: TableInput, results: list[PrivatizedCounts], passed: list,
-           rows: Any) -> Any:
+           rows: Any, source: Any = None, overwrite: bool = False) -> Any:
     """The released DataFrame: the passed and privatized columns in the table's order, its
-    rows in the order ``rows`` (None: the input's).
+    rows in the order ``rows`` (None: the input's), or with ``source`` (no passed
+    columns) in the order of ``source.permutation(N)`` (with ``overwrite`` the results'
+    counts may be overwritten).
 
     Each column is gathered on its own (``numpy.take``, or its array's ``take``: its dtype
     kept), the privatized ones through the narrowest unsigned dtype that holds ``0 ..
-    n-1``: a random gather of 10^7 rows reads a tenth of the memory of int64's.
+    n-1``: a random gather of 10^7 rows reads a tenth of the memory of int64's. With
+    ``source`` the privatized columns are packed side by side into one integer per row
+    and shuffled (:meth:`dpfix.sampling.RandomSource.shuffle`: the values sorted with the
+    permutation's words, the same rows in the same places, nothing gathered).
     """
     pd = require("pandas")
     take = None if rows is None else np.asarray(rows, dtype=np.intp)
-    ours = {col: _gathered(np.asarray(r.counts, dtype=np.int64), r.n, take)
-            for (_, col, _), r in zip(table.privatized, results, strict=True)}
+    if source is not None:
+        ours = _shuffled([np.asarray(r.counts, dtype=np.int64) for r in results],
+                         [r.n for r in results], source, overwrite)
+        ours = {col: c for (_, col, _), c in zip(table.privatized, ours, strict=True)}
+    else:
+        ours = {col: _gathered(np.asarray(r.counts, dtype=np.int64), r.n, take)
+                for (_, col, _), r in zip(table.privatized, results, strict=True)}
 
     def passed_column(series: Any) -> Any:
         values = series.array
@@ -173,6 +189,41 @@ def _gathered(counts: np.ndarray, n: int, take: np.ndarray | None) -> np.ndarray
     narrow = next((t for t in (np.uint8, np.uint16, np.uint32) if n <= np.iinfo(t).max + 1),
                   np.int64)
     return np.take(counts.astype(narrow), take).astype(np.int64)
+
+
+def _shuffled(counts: list[np.ndarray], ns: list[int], source: Any,
+              overwrite: bool = False) -> list[np.ndarray]:
+    """The columns ``counts`` (int64, column ``k`` in ``0 .. ns[k]-1``) with their rows in
+    the order of ``source.permutation(N)``: ``[c[perm] for c in counts]``, from the same
+    words. One column is shuffled as it is (in its own memory with ``overwrite``); several
+    are packed side by side into one ``uint64`` per row (``bit_length(n - 1)`` bits each),
+    shuffled and unpacked, or gathered when they do not fit in 64 bits.
+
+    Examples
+    --------
+    >>> from dpfix.sampling import SeededSource
+    >>> a, b = np.array([0, 1, 2, 3]), np.array([3, 3, 0, 1])
+    >>> got = _shuffled([a, b], [4, 4], SeededSource(1))
+    >>> perm = SeededSource(1).permutation(4)
+    >>> [g.tolist() for g in got] == [a[perm].tolist(), b[perm].tolist()]
+    True
+    """
+    if len(counts) == 1:
+        return [source.shuffle(counts[0], overwrite=overwrite)]
+    widths = [max(1, (n - 1).bit_length()) for n in ns]
+    if sum(widths) > 64:
+        perm = source.permutation(counts[0].size)
+        return [_gathered(c, n, perm) for c, n in zip(counts, ns, strict=True)]
+    packed = np.zeros(counts[0].size, dtype=np.uint64)
+    for c, width in zip(counts, widths, strict=True):
+        packed <<= np.uint64(width)
+        packed |= c.view(np.uint64)
+    packed = source.shuffle(packed, overwrite=True)
+    out = []
+    for width in reversed(widths):
+        out.append((packed & np.uint64((1 << width) - 1)).view(np.int64))
+        packed >>= np.uint64(width)
+    return out[::-1]
 
 
 def _histogram_release(table: TableInput, result: PrivatizedCounts, public: dict,

@@ -66,6 +66,8 @@ class PrivatizedCounts:
     ``released_histogram`` (the histogram of ``y``, itself private).
     ``eps_upper`` and ``bound`` (``upper="auto"``): the budget spent on the DP
     bound and its public description (:meth:`dpfix.release.bounds.PrivateUpper.describe`).
+    ``drawn_histogram``: the histogram of the rows drawn, counted as they were drawn (by
+    the engine that drew them after ``draw=False``), which :attr:`output_histogram` gives.
     ``allotted``: the budget the privatization was given (its stages spend at most it,
     exactly), the report's ``eps_t``.
     ``confidential`` (the Dask engine: the true histogram ``eta`` and the
@@ -135,7 +137,7 @@ class PrivatizedCounts:
     @property
     def output_histogram(self) -> np.ndarray:
         """How many output rows have each count ``0 .. n-1`` (private)."""
-        if self.drawn_histogram is not None:  # rows drawn by the caller (draw=False)
+        if self.drawn_histogram is not None:  # counted as the rows were drawn
             return self.drawn_histogram
         if self.counts is None:
             if self.joint is None:

@@ -175,8 +175,9 @@ def _magnitude_dtype(bound: int | None) -> Any:
     return np.int64
 
 
-def signed(g: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``g`` as int64, negated where the low bit of ``w`` is 1 (``(g ^ -s) + s``, ``s`` the bit).
+def signed(g: np.ndarray, w: np.ndarray, dtype: Any = np.int64) -> np.ndarray:
+    """``g`` as ``dtype`` (int64; a signed type that holds ``g``), negated where the low bit
+    of ``w`` is 1 (``(g ^ -s) + s``, ``s`` the bit).
 
     The signs of :meth:`TwoSidedGeometric.magnitudes`. In blocks of
     :data:`_BLOCK` rows.
@@ -186,7 +187,7 @@ def signed(g: np.ndarray, w: np.ndarray) -> np.ndarray:
     >>> signed(np.array([3, 3, 0, 5], np.int8), np.array([1, 2, 3, 4], np.uint64)).tolist()
     [-3, 3, 0, 5]
     """
-    out = np.empty(g.size, dtype=np.int64)
+    out = np.empty(g.size, dtype=dtype)
     for start in range(0, g.size, _BLOCK):
         stop = min(start + _BLOCK, g.size)
         s = w[start:stop].astype(g.dtype)  # the low bits (a cast to narrower keeps them)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +29,10 @@ _TWO64 = 1 << 64
 
 #: Rows per block of the permutation's passes over its words (small arrays stay in cache).
 _BLOCK = 1 << 16
+
+#: :meth:`RandomSource.shuffle` sorts the values with their words when the expected number
+#: of ties in the words' top bits is at most this (a tie: the positions are sorted instead).
+_SHUFFLE_TIES = 1 / 16
 
 #: Largest ``lam`` the samplers use: a larger budget is spent as ``log(MAX_LAM)``
 #: (about 20.8), which is private (less noise is never needed at such budgets: a
@@ -134,7 +139,81 @@ class RandomSource:
         size = int(size)
         if size < 0:
             raise ValueError(f"size: must be >= 0, got {size}")
-        w = self.words(size)
+        return self._permutation_of(self.words(size))
+
+    def shuffle(self, values: Any, overwrite: bool = False) -> np.ndarray:
+        """``values`` in a uniformly random order: ``values[perm]`` for the permutation
+        ``perm`` that :meth:`permutation` draws from the same words, exactly.
+
+        ``values``: non-negative integers (a numpy integer array; its dtype is kept).
+        When values of ``v`` bits leave the words' top ``64 - v`` bits few expected
+        ties (``size^2 2^(v-65)`` pairs at most :data:`_SHUFFLE_TIES`), the words are
+        sorted with their low ``v`` bits replaced by the values and the values read off
+        the sorted words: no array of positions is sorted or gathered. Where no two
+        words tie in their top ``64 - v`` bits that is the order of the whole words;
+        where two do, ``perm`` is computed from the same words (further rounds as
+        :meth:`permutation` reads them) and gathered, as it is for wider values. The
+        output and the words read are always those of ``values[permutation(size)]``
+        (docs/sampling.md section 1.1).
+
+        With ``overwrite``, 64-bit ``values`` may be overwritten: the sort runs in their
+        own memory (the output may be ``values``' memory, whose contents are then the
+        output's). A source whose words are its bit generator's, which can be set back
+        to an earlier state (the secure and the seeded sources), hands its words out
+        block by block as they are packed (no array of ``size`` words): for a tie it is
+        set back and the same words are read again.
+
+        Examples
+        --------
+        >>> v = np.array([5, 0, 7, 7, 2])
+        >>> SeededSource(0).shuffle(v).tolist() == v[SeededSource(0).permutation(5)].tolist()
+        True
+        """
+        values = np.asarray(values)
+        if values.ndim != 1 or values.dtype.kind not in "iu":
+            raise ValueError(f"values: expected a vector of integers, got {values.dtype} of "
+                             f"shape {values.shape}")
+        size = values.size
+        low = int(values.min()) if size else 0
+        if low < 0:
+            raise ValueError(f"values: must be non-negative, got {low}")
+        v = int(values.max()).bit_length() if size else 0
+        if size < 2 or size * (size - 1) * 2.0 ** (v - 65) > _SHUFFLE_TIES:
+            w = self.words(size)
+            return values.copy() if size < 2 else values[self._permutation_of(w)]
+        dtype, into = values.dtype, None
+        if overwrite and values.dtype.itemsize == 8 and values.flags.writeable \
+                and values.flags.c_contiguous:
+            # the values kept, narrow, for a tie; the sort in their memory
+            into, values = values, values.astype(_unsigned(v))
+        state = self._state()
+        if state is None:
+            w = self.words(size)
+            out = _sorted_values(lambda a, b: w[a:b], values if into is None else into, v,
+                                 into)
+        else:
+            out = _sorted_values(lambda a, b: self.words(b - a),
+                                 values if into is None else into, v, into)
+        if out is not None:
+            return out if out.dtype == dtype else out.astype(dtype)
+        if state is not None:  # a tie: the same words again, whole
+            self.bit_generator.state = state
+            w = self.words(size)
+        return values[self._permutation_of(w)].astype(dtype, copy=False)
+
+    def _state(self) -> Any:
+        """The bit generator's state when the words are its own and it can be set back to
+        it (the same words then come again), else None."""
+        if type(self).words is not RandomSource.words or self.bit_generator is None:
+            return None
+        try:
+            return self.bit_generator.state
+        except AttributeError:
+            return None
+
+    def _permutation_of(self, w: np.ndarray) -> np.ndarray:
+        """The positions sorted by the words ``w`` (further rounds of words on ties)."""
+        size = w.size
         if size < 2:
             return np.zeros(size, dtype=np.int64)
         order = _sorted_positions(w)
@@ -167,21 +246,20 @@ def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     True
     """
     size = w.size
-    b = np.uint64((size - 1).bit_length())
-    one = np.uint64(1) << b
-    packed = w & ~(one - np.uint64(1))  # the top 64 - b bits
-    for start in range(0, size, _BLOCK):  # blocks: no array of positions in memory at once
-        stop = min(start + _BLOCK, size)
-        packed[start:stop] |= np.arange(start, stop, dtype=np.uint64)
+    b = (size - 1).bit_length()
+    one = np.uint64(1) << np.uint64(b)
+    # blocks: no array of positions in memory at once
+    packed = _packed(lambda start, stop: w[start:stop],
+                     lambda start, stop: np.arange(start, stop, dtype=np.uint64), b, size)
     packed.sort()
     ties = []  # sorted positions whose top bits equal those of the next
-    for start in range(0, size - 1, _BLOCK):
-        stop = min(start + _BLOCK, size - 1)
-        differ = packed[start + 1:stop + 1] ^ packed[start:stop]
-        at = np.flatnonzero(differ < one)
+    for start in range(0, size, _BLOCK):  # each block compared with the next, then masked
+        stop = min(start + _BLOCK, size)
+        end = min(stop + 1, size)
+        at = np.flatnonzero((packed[start + 1:end] ^ packed[start:end - 1]) < one)
         if at.size:
             ties.append(at + start)
-    packed &= one - np.uint64(1)
+        packed[start:stop] &= one - np.uint64(1)
     order = packed.view(np.int64)
     if not ties:
         return order
@@ -197,6 +275,71 @@ def _sorted_positions(w: np.ndarray) -> np.ndarray | None:
     if ((words[1:] == words[:-1]) & ~starts[1:]).any():
         return None
     return order
+
+
+def _unsigned(v: int) -> Any:
+    """The narrowest unsigned integer type of at least ``v`` bits."""
+    return next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                if v <= np.iinfo(t).bits)
+
+
+def _sorted_values(words: Callable[[int, int], np.ndarray], values: np.ndarray, v: int,
+                   into: np.ndarray | None = None) -> np.ndarray | None:
+    """The ``values`` (below ``2^v``) in the order of their words, or None when two words
+    tie in their top ``64 - v`` bits; ``words(start, stop)`` gives the words of the
+    values ``start .. stop-1``, asked for in order.
+
+    Sorts each word with its low ``v`` bits replaced by its value: the values in the
+    order of their words' top bits, ties by value. Where no two words tie in their top
+    bits, that order is the order of the whole words. An ``int64`` array back for int64
+    values, else ``uint64``; in the memory of ``into`` (a 64-bit vector of ``len(values)``
+    entries, which may be ``values`` itself) when given, else in a new array.
+
+    Examples
+    --------
+    >>> w = np.array([9 << 8, 3 << 8, 5 << 8], dtype=np.uint64)
+    >>> _sorted_values(lambda a, b: w[a:b], np.array([4, 1, 2]), 3).tolist()
+    [1, 2, 4]
+    >>> v = np.array([4, 1, 2])
+    >>> _sorted_values(lambda a, b: w[a:b] | np.uint64(255), v, 8, into=v).tolist(), v.tolist()
+    ([1, 2, 4], [1, 2, 4])
+    >>> tied = np.array([7, 7], dtype=np.uint64)
+    >>> _sorted_values(lambda a, b: tied[a:b], np.array([1, 1]), 1) is None
+    True
+    """
+    size = values.size
+    one = np.uint64(1) << np.uint64(v)
+    wide = values.dtype.itemsize == 8
+    packed = _packed(words, lambda start, stop: values[start:stop].view(np.uint64) if wide
+                     else values[start:stop].astype(np.uint64), v, size,
+                     None if into is None else into.view(np.uint64))
+    packed.sort()
+    for start in range(0, size, _BLOCK):  # each block compared with the next, then masked
+        stop = min(start + _BLOCK, size)
+        end = min(stop + 1, size)
+        if ((packed[start + 1:end] ^ packed[start:end - 1]) < one).any():  # top bits tie
+            return None
+        packed[start:stop] &= one - np.uint64(1)
+    dtype = values.dtype if into is None else into.dtype
+    return packed.view(np.int64) if dtype == np.int64 else packed
+
+
+def _packed(words: Callable[[int, int], np.ndarray], low: Callable[[int, int], np.ndarray],
+            v: int, size: int, into: np.ndarray | None = None) -> np.ndarray:
+    """``size`` words (``words(start, stop)``, asked for in order) with their low ``v < 64``
+    bits replaced by ``low(start, stop)`` (below ``2^v``), in blocks of :data:`_BLOCK`:
+    one pass, each block in cache. Written to ``into`` (uint64, ``size`` entries) when
+    given: each block's ``low`` is read before its block is written, so ``low`` may read
+    ``into`` itself."""
+    high = ~((np.uint64(1) << np.uint64(v)) - np.uint64(1))
+    packed = np.empty(size, dtype=np.uint64) if into is None else into
+    part = np.empty(min(_BLOCK, size), dtype=np.uint64)
+    for start in range(0, size, _BLOCK):
+        stop = min(start + _BLOCK, size)
+        block = np.bitwise_and(words(start, stop), high, out=part[:stop - start])
+        block |= low(start, stop)
+        packed[start:stop] = block
+    return packed
 
 
 class _OsWords:

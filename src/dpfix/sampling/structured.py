@@ -183,11 +183,12 @@ class Remap:
             return self.cols[m]
         return self.columns(m, source.words(m.size))
 
-    def columns(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
+    def columns(self, m: np.ndarray, w: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """The columns drawn for the scales ``m`` with the words ``w`` (``u``: their top bits).
 
         By :meth:`column_table` where it decides, by ``searchsorted`` elsewhere (and
-        without a table); int64.
+        without a table); int64, written to ``out`` when given (an int64 vector of
+        ``len(m)`` entries).
 
         Examples
         --------
@@ -196,24 +197,29 @@ class Remap:
         [0, 1]
         """
         t, table = self.column_table()
+        if out is None:
+            out = np.empty(m.size, dtype=np.int64)
         if table is None:
-            return self._search(m, w)
-        out = np.empty(m.size, dtype=np.int64)
+            out[:] = self._search(m, w)
+            return out
         shift = np.uint64(64 - t)
         for start in range(0, m.size, _BLOCK):  # blocks: the indices stay in cache
             stop = min(start + _BLOCK, m.size)
-            at = m[start:stop] << t
-            at += (w[start:stop] >> shift).view(np.int64)
-            out[start:stop] = table.take(at, mode="clip")  # in range: "clip" skips a check
-        hard = np.flatnonzero(out < 0)
-        if hard.size:
-            out[hard] = self._search(m[hard], w[hard])
+            at = m[start:stop].astype(np.int32)  # below n 2^t <= 2^18
+            at <<= t
+            at += (w[start:stop] >> shift).astype(np.int32)
+            col = table.take(at, mode="clip")  # in range: "clip" skips a check
+            out[start:stop] = col
+            hard = np.flatnonzero(col < 0)
+            if hard.size:
+                hard += start
+                out[hard] = self._search(m[hard], w[hard])
         return out
 
     def _search(self, m: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The columns of the scales ``m`` for the words ``w`` (``u`` their top bits)."""
         key = (w >> np.uint64(64 - self.bits)).astype(np.int64)
-        key += m << self.bits
+        key += m.astype(np.int64) << self.bits
         return self.cols[np.searchsorted(self.keys, key, side="right")]
 
     def drawn_shares(self) -> np.ndarray:
@@ -302,7 +308,7 @@ class StructuredSampler:
         return math.log(self.lam)
 
     @renamed_keywords(source="seed")
-    def sample(self, counts: Any, seed: Any = None) -> np.ndarray:
+    def sample(self, counts: Any, seed: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """``R(clamp(d + k, 0, n-1))`` for every count ``d`` (int64, ``O(1)`` per row).
 
         Parameters
@@ -312,6 +318,9 @@ class StructuredSampler:
         seed : None, int, numpy.random.SeedSequence or RandomSource, optional
             The randomness (:func:`~dpfix.sampling.source.random_source`): the secure
             source by default; ``source=`` is its deprecated name.
+        out : numpy.ndarray, optional
+            An int64 vector of ``len(counts)`` entries the draws are written to (and
+            returned); by default a new one.
 
         Returns
         -------
@@ -328,21 +337,30 @@ class StructuredSampler:
         d = np.asarray(counts)
         if d.ndim != 1 or (d.size and d.dtype.kind not in "iu"):
             raise ValueError("counts: expected a vector of integers")
-        d = d.astype(np.int64, copy=False)
         if d.size and (d.min() < 0 or d.max() >= self.n):
             raise ValueError(f"counts: must lie in 0..{self.n - 1}")
+        if out is None:
+            out = np.empty(d.size, dtype=np.int64)
+        elif out.shape != d.shape or out.dtype != np.int64:
+            raise ValueError(f"out: expected an int64 vector of {d.size} entries, got "
+                             f"{out.dtype} of shape {out.shape}")
         if self.n == 1:
-            return np.zeros(d.size, dtype=np.int64)
+            out[:] = 0
+            return out
         g, signs = self.noise.magnitudes(d.size, source, cap=self.n - 1)
         R = self.remap
         w = None if R.deterministic else source.words(d.size)  # after all the noise's words
-        out = np.empty(d.size, dtype=np.int64)
+        # d + k lies in -(n-1) .. 2(n-1): int16 holds it below n = 2^14 (k and m in L1)
+        small = np.int16 if self.n < 1 << 14 else np.int64
         for start in range(0, d.size, _BLOCK):  # blocks: k and m stay in cache
             stop = min(start + _BLOCK, d.size)
-            m = signed(g[start:stop], signs[start:stop])
-            m += d[start:stop]
+            m = signed(g[start:stop], signs[start:stop], small)
+            np.add(m, d[start:stop], out=m, casting="unsafe")  # d < n: held by small
             np.clip(m, 0, self.n - 1, out=m)
-            out[start:stop] = R.cols[m] if w is None else R.columns(m, w[start:stop])
+            if w is None:
+                np.take(R.cols, m, out=out[start:stop])
+            else:
+                R.columns(m, w[start:stop], out=out[start:stop])
         return out
 
     def matrix(self, drawn: bool = False) -> np.ndarray:

@@ -114,12 +114,13 @@ class CheckedTable:
             raise SamplingCheckError(f"table: lam = {self.lam} exceeds e^{self.eps!r}")
 
     @renamed_keywords(source="seed")
-    def sample(self, counts: Any, seed: Any = None) -> np.ndarray:
+    def sample(self, counts: Any, seed: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """A draw from row ``d`` of the table for every count ``d`` (int64).
 
         Rows are grouped by input count; each row gets its own uniform integer
         below ``2^bits`` and the output whose cumulative interval holds it.
-        ``seed``: as for :meth:`dpfix.sampling.structured.StructuredSampler.sample`.
+        ``seed`` and ``out``: as for
+        :meth:`dpfix.sampling.structured.StructuredSampler.sample`.
 
         Examples
         --------
@@ -136,7 +137,11 @@ class CheckedTable:
         key = d.astype(np.uint16 if self.n <= 1 << 16 else np.int64)
         order = np.argsort(key, kind="stable")
         sizes = np.bincount(key, minlength=self.n)
-        out = np.empty(d.size, dtype=np.int64)
+        if out is None:
+            out = np.empty(d.size, dtype=np.int64)
+        elif out.shape != d.shape or out.dtype != np.int64:
+            raise ValueError(f"out: expected an int64 vector of {d.size} entries, got "
+                             f"{out.dtype} of shape {out.shape}")
         start, shift = 0, np.uint64(64 - self.bits)
         for i in np.flatnonzero(sizes):
             m = int(sizes[i])
