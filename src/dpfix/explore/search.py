@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS, construct
+from dpfix.explore.distributed import OrderedMap, check_sendable, is_client, worker_threads
 from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.deprecation import warn_deprecated
 from dpfix.numbers.display import format_exact
@@ -760,6 +761,87 @@ def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | 
         pool.stop()
 
 
+#: on a Dask client: the seconds of work a chunk aims at, and the most instances in one
+_DASK_SECONDS = 0.2
+_DASK_CHUNK_MAX = 4096
+
+
+def _check_chunk(spec: _Spec, instances: list[Instance], first_only: bool
+                 ) -> tuple[list[_Outcome], float, BaseException | None]:
+    """On a Dask worker: the outcomes of ``instances`` in order (up to the first that did
+    not hold, with ``first_only``), the seconds they took, and an error of the engine (not
+    of the predicate) at the instance after the last outcome, or None."""
+    start, outcomes, error = time.perf_counter(), [], None
+    for inst in instances:
+        try:
+            outcome = _check(spec, inst)
+        except Exception as exc:
+            try:
+                pickle.dumps(exc)
+                error = exc
+            except Exception as why:  # not picklable: what it said
+                error = RuntimeError(f"a worker could not send back {type(exc).__name__}: "
+                                     f"{exc} ({why})")
+            break
+        outcomes.append(outcome)
+        if first_only and outcome.status != "held":
+            break
+    return outcomes, time.perf_counter() - start, error
+
+
+def _on_dask(spec: _Spec, stream: Iterator[Instance], client: Any, cache: _Cache | None,
+             first_only: bool, deadline: float | None, run: _Run, label: str
+             ) -> Iterator[tuple[Instance, _Outcome]]:
+    """:func:`_outcomes` on the workers of a Dask client: chunks of instances in visiting
+    order as futures (:class:`dpfix.explore.distributed.OrderedMap`: twice as many chunks
+    out as the workers have threads; the spec scattered once), the outcomes yielded in
+    visiting order. The first chunks have :data:`_CHUNK` instances, the next about
+    :data:`_DASK_SECONDS` of work each, by the time per instance measured so far; at the
+    deadline the chunks still out are cancelled, none of their instances visited."""
+    threads = worker_threads(client)
+    try:
+        check_sendable(spec)
+    except TypeError as exc:
+        raise TypeError(f"jobs=<a Dask client>: the predicate {_name(spec.predicate)} must "
+                        f"pickle to run on the cluster's workers ({exc})") from exc
+    size = _CHUNK
+
+    def parts() -> Iterator[tuple[_Chunk, tuple | None]]:
+        for key in itertools.count():
+            part = list(itertools.islice(stream, size))
+            if not part:
+                return
+            known = [_Outcome("held") if cache is not None and i.key() in cache.held
+                     else None for i in part]
+            chunk = _Chunk(key, part, known)
+            todo = chunk.todo
+            yield chunk, ((todo, first_only) if todo else None)
+
+    chunks = OrderedMap(client, _check_chunk, spec, parts(), window=2 * threads,
+                        deadline=deadline, name="dpfix-search")
+    try:
+        for chunk, answer in chunks:
+            outcomes, error = iter(()), None
+            if answer is not None:
+                done, seconds, error = answer
+                if done and seconds > 0:
+                    size = max(1, min(_DASK_CHUNK_MAX, round(_DASK_SECONDS * len(done) /
+                                                             seconds)))
+                outcomes = iter(done)
+            for inst, known in zip(chunk.instances, chunk.known, strict=True):
+                if known is None:
+                    known = next(outcomes, None)
+                if known is None:
+                    if error is not None:
+                        raise error
+                    return  # the task stopped at a failure before this instance
+                yield inst, known
+        if chunks.timed_out:
+            run.budget_hit = label
+    finally:
+        chunks.close()
+
+
 # ------------------------------------------------------------------ the instance stream
 class _Replay:
     """Iterate a one-shot iterator again and again: what was drawn is kept."""
@@ -1039,6 +1121,9 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache 
     """``(instance, outcome)`` in visiting order (cached held instances without work); at
     the deadline (``time.perf_counter()``) the instance being checked is abandoned and
     ``run.budget_hit`` set to ``label``."""
+    if is_client(jobs):
+        yield from _on_dask(spec, stream, jobs, cache, first_only, deadline, run, label)
+        return
     if jobs > 1:
         yield from _pooled(spec, stream, jobs, cache, first_only, deadline, run, label)
         return
@@ -1066,8 +1151,11 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
         raise TypeError(f"predicate: not callable: {predicate!r}")
     kind, pairs, constructor, d = _parse_over(over, delta)
     spec = _Spec(predicate, kind, pairs, constructor, d, over)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs: a number of processes >= 1, got {jobs!r}")
+    if is_client(jobs):
+        worker_threads(jobs)  # a running client with workers, or one line
+    elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: a number of processes >= 1 or a Dask client "
+                         f"(distributed.Client), got {jobs!r}")
     if instances is not None:
         if n is not None or lam is not None or z is not None:
             raise ValueError("instances= replaces n, lam and z: give one or the other")
