@@ -30,17 +30,22 @@ and ignore ``z``. Defaults: ``lam = (2,)``; ``z`` the named targets of
 they are replayed for each ``n``, and the budget ends the run.
 
 Everything is exact (floats refused: :class:`dpfix.numbers.exact.ExactnessError`) and
-reproducible: with ``jobs > 1`` the instances go to worker processes in order and
-the answer (the first counterexample in visiting order, ``visited``) is the one of
-``jobs = 1``.
+reproducible: with ``jobs > 1`` the instances go to worker processes in order, with
+``jobs`` a Dask client (``distributed.Client``) to the cluster's workers in order
+(:mod:`dpfix.explore.distributed`), and the answer (the first counterexample in visiting
+order, ``visited``, a survey's counts) is the one of ``jobs = 1``.
 
 A time budget also stops a predicate that never returns: with ``jobs > 1`` the worker
 processes are terminated at the deadline (whatever they run, C code included); with
 ``jobs = 1`` the predicate runs in this process and the deadline interrupts it by
 ``SIGALRM`` (POSIX, in the main thread, when no other timer is set), which stops Python
-code but not a call into C until it returns. However a search ends (an answer, an
-error, a budget, a signal), no worker process is left behind. An empty set of
-instances is refused (a statement over nothing would hold vacuously).
+code but not a call into C until it returns. On a Dask client the chunks still out at
+the deadline are cancelled (none of their instances visited) and a predicate still
+running is interrupted on its worker as ``SIGALRM`` would interrupt it (Python code at
+once, a call into C when it returns). However a search ends (an answer, an error, a
+budget, a signal), no worker process is left behind, and on a Dask client no future of
+the search is left running (the client itself stays open). An empty set of instances is
+refused (a statement over nothing would hold vacuously).
 
 One room, though long: one engine (what the predicate receives, the worker processes,
 the instance stream, the budget, the cache, the progress bar), driven by one visiting
@@ -73,7 +78,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -88,6 +93,9 @@ from dpfix.numbers.results import Result, jsonable
 from dpfix.theory import polytopes
 from dpfix.theory.delta import delta_polytope
 from dpfix.theory.polytopes import check_delta, check_kind
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = ["smallest_counterexample", "survey", "Counterexample", "SearchResult",
            "SurveyResult", "PredicateError", "PredicateTypeError", "BudgetReached", "OVERS",
@@ -1115,7 +1123,8 @@ def _alarm(seconds: float | None) -> Iterator[None]:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
-def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
+def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int | Client,
+              cache: _Cache | None,
               first_only: bool, deadline: float | None, run: _Run, label: str
               ) -> Iterator[tuple[Instance, _Outcome]]:
     """``(instance, outcome)`` in visiting order (cached held instances without work); at
@@ -1145,7 +1154,7 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache 
 
 
 def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
-            budget: Any, jobs: int, cache: Any, delta: Any, first_only: bool
+            budget: Any, jobs: int | Client, cache: Any, delta: Any, first_only: bool
             ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
     if not callable(predicate):
         raise TypeError(f"predicate: not callable: {predicate!r}")
@@ -1198,7 +1207,8 @@ def _checked_instances(instances: Iterable) -> Iterator[Instance]:
 
 @contextmanager
 def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
-            budget: Any, jobs: int, cache: Any, delta: Any, progress: Any, first_only: bool
+            budget: Any, jobs: int | Client, cache: Any, delta: Any, progress: Any,
+            first_only: bool
             ) -> Iterator[tuple[_Run, Iterator[tuple[Instance, _Outcome]]]]:
     """The engine's run and its ``(instance, outcome)`` pairs in visiting order, each one
     counted, shown on the progress bar and written to the cache as it is visited (an
@@ -1230,7 +1240,7 @@ def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
 
 
 def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, lam: Any = None,
-                            z: Any = None, budget: Any = None, jobs: int = 1,
+                            z: Any = None, budget: Any = None, jobs: int | Client = 1,
                             cache: str | os.PathLike | None = None, progress: Any = None,
                             delta: Any = None, instances: Iterable[Instance] | None = None
                             ) -> SearchResult:
@@ -1254,16 +1264,24 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         At most this many instances (``1000``, ``"1000"``) or this long (``"30s"``,
         ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``). At the deadline an
         instance still being checked is abandoned (not visited): the worker processes
-        are terminated (``jobs > 1``), or ``SIGALRM`` interrupts the predicate
-        (``jobs = 1``; the module docstring says when). When it stops the search before
+        are terminated (``jobs > 1``), the chunks out on a Dask client cancelled (their
+        instances not visited), or ``SIGALRM`` interrupts the predicate (``jobs = 1``;
+        the module docstring says when). When it stops the search before
         the end without a counterexample, :attr:`SearchResult.stopped` says after how many
         instances, and a :class:`BudgetReached` warning too.
-    jobs : int
+    jobs : int or distributed.Client
         Worker processes, started by ``spawn`` (safe in a process with threads, the same
         on every platform), each running Normaliz on one thread; the predicate must
         pickle: a module-level function of an importable module, or a
         :class:`FilePredicate`. A script that uses ``jobs > 1`` runs its search under
         ``if __name__ == "__main__":`` (spawn imports the main module again).
+        Or a Dask client (``distributed.Client``: synchronous, running, with a worker):
+        the instances go to the cluster's workers in chunks (of 8 at first, then of
+        about 0.2 s of work each), at most twice as many chunks out as the workers have
+        threads, the predicate sent once; it must pickle as Dask pickles (cloudpickle:
+        lambdas and closures too; a function of a module goes by name, so the workers
+        import that module; a :class:`FilePredicate`'s file must be readable there).
+        The search never closes the client.
     cache : path, optional
         A JSON-lines file of visited instances: a rerun of the same predicate (name
         and source), ``over`` and ``delta`` skips the instances where it held (they
@@ -1346,7 +1364,8 @@ def smallest_counterexample_run(predicate: Callable, **kwargs: Any
 
 
 def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z: Any = None,
-           budget: Any = None, jobs: int = 1, cache: str | os.PathLike | None = None,
+           budget: Any = None, jobs: int | Client = 1,
+           cache: str | os.PathLike | None = None,
            progress: Any = None, delta: Any = None,
            instances: Iterable[Instance] | None = None) -> SurveyResult:
     """How often ``predicate`` holds on every instance visited, per ``(n, lam)``.
