@@ -774,13 +774,14 @@ _DASK_SECONDS = 0.2
 _DASK_CHUNK_MAX = 4096
 
 
-def _check_chunk(spec: _Spec, instances: list[Instance], first_only: bool
+def _check_chunk(spec: _Spec, pickled: bytes, first_only: bool
                  ) -> tuple[list[_Outcome], float, BaseException | None]:
-    """On a Dask worker: the outcomes of ``instances`` in order (up to the first that did
-    not hold, with ``first_only``), the seconds they took, and an error of the engine (not
-    of the predicate) at the instance after the last outcome, or None."""
+    """On a Dask worker: the outcomes of the instances ``pickled`` (a list, pickled: Dask
+    then sends it as it is, without walking it for tasks) in order, up to the first that
+    did not hold with ``first_only``; the seconds they took; and an error of the engine
+    (not of the predicate) at the instance after the last outcome, or None."""
     start, outcomes, error = time.perf_counter(), [], None
-    for inst in instances:
+    for inst in pickle.loads(pickled):
         try:
             outcome = _check(spec, inst)
         except Exception as exc:
@@ -823,7 +824,8 @@ def _on_dask(spec: _Spec, stream: Iterator[Instance], client: Any, cache: _Cache
                      else None for i in part]
             chunk = _Chunk(key, part, known)
             todo = chunk.todo
-            yield chunk, ((todo, first_only) if todo else None)
+            yield chunk, ((pickle.dumps(todo, pickle.HIGHEST_PROTOCOL), first_only)
+                          if todo else None)
 
     chunks = OrderedMap(client, _check_chunk, spec, parts(), window=2 * threads,
                         deadline=deadline, name="dpfix-search")
