@@ -15,15 +15,19 @@ Measured in one run, the modes interleaved in each repeat:
 - ``jobs1``: :func:`dpfix.explore.search.survey` with ``jobs=1``;
 - ``jobs2``: ``jobs=2`` (the two worker processes' start, by spawn, is included);
 - ``dask2``: ``jobs=`` a client of a ``distributed.LocalCluster`` of two worker
-  processes of one thread each, started once before the runs (its start is reported
-  apart; the first run includes the workers' first imports).
+  processes of one thread each (Dask's default configuration), started for the run
+  and its workers' first imports done before the clock starts (a cluster outlives a
+  search; its start is reported apart).
 
 The predicate is a :class:`dpfix.explore.search.FilePredicate` of this file in every
 mode (what ``dpfix search`` runs): the worker processes and the Dask workers load it
 by path. Each mode's survey must give the same counts. Medians over ``--repeats`` runs
-(default 3), wall-clock seconds and instances per second; the load average at the start
-and the end is recorded beside them (the machine has 2 cores, shared). Writes
-``benchmarks/results/survey.json`` and prints a table. Run: ``python
+(default 3): wall-clock seconds, instances per second, and the CPU seconds spent (this
+process, with the LocalCluster's scheduler in its threads, and the workers: the pool's
+from ``getrusage`` of the children it reaped, the Dask workers' as they report it),
+whose sum against ``jobs1``'s says what running in parallel costs. The load average at
+the start and the end is recorded beside them (the machine has 2 cores, shared).
+Writes ``benchmarks/results/survey.json`` and prints a table. Run: ``python
 benchmarks/bench_survey.py [--quick]`` (``--quick``: the first 10,000 instances, one
 repeat, nothing written).
 """
@@ -32,9 +36,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -42,7 +48,7 @@ from pathlib import Path
 
 from dpfix.constructors.northwest import northwest_plan
 from dpfix.constructors.unfixed import sigma_amounts
-from dpfix.explore.instances import compositions
+from dpfix.explore.instances import Instance, compositions
 from dpfix.explore.search import FilePredicate, survey
 from dpfix.theory.scales import sigma
 
@@ -68,12 +74,26 @@ def plan_is_basic(inst) -> bool:
 
 
 def run(predicate, jobs, budget):
-    start = time.perf_counter()
+    """``(wall seconds, CPU seconds of this process, CPU seconds of the workers, survey)``."""
+    def worker_cpu():
+        if jobs == 1:
+            return 0.0
+        if jobs == 2:
+            return resource.getrusage(resource.RUSAGE_CHILDREN)[:2]
+        return jobs.run(time.process_time)
+    before, cpu, start = worker_cpu(), time.process_time(), time.perf_counter()
     s = survey(predicate, over="instance", n=N, lam=[LAM], z=compositions(N_MAX),
                budget=budget, jobs=jobs)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    after = worker_cpu()
+    if jobs == 1:
+        workers = 0.0
+    elif jobs == 2:
+        workers = sum(after) - sum(before)
+    else:
+        workers = sum(after[w] - before[w] for w in after)
     assert s.holds, s
-    return seconds, s
+    return seconds, cpu, workers, s
 
 
 def main() -> int:
@@ -87,29 +107,42 @@ def main() -> int:
 
     predicate = FilePredicate(__file__, "plan_is_basic")
     load_start = os.getloadavg()
-    started = time.perf_counter()
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address="127.0.0.1:0", silence_logs=40) as cluster, \
-            Client(cluster) as client:
-        cluster_start = time.perf_counter() - started
-        jobs = {"jobs1": 1, "jobs2": 2, "dask2": client}
-        times: dict[str, list[float]] = {m: [] for m in MODES}
-        counts = {}
-        for _ in range(repeats):  # interleaved, so that a change of load hits all three
-            for mode in MODES:
-                seconds, s = run(predicate, jobs[mode], budget)
-                times[mode].append(seconds)
-                counts[mode] = (s.visited, s.counts)
+    times: dict[str, list[float]] = {m: [] for m in MODES}
+    cpu: dict[str, list[float]] = {m: [] for m in MODES}
+    workers: dict[str, list[float]] = {m: [] for m in MODES}
+    starts, counts = [], {}
+    for _ in range(repeats):  # interleaved, so that a change of load hits all three
+        for mode in MODES:
+            if mode != "dask2":
+                seconds, main_cpu, worker_cpu, s = run(predicate, int(mode[-1]), budget)
+            else:
+                started = time.perf_counter()
+                with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address="127.0.0.1:0", silence_logs=40) as cluster, \
+                        Client(cluster) as client:
+                    client.run(importlib.import_module, "dpfix.explore.search")
+                    client.run(predicate, Instance(N, LAM, (1, 0, 0, 0)))  # loads the file
+                    starts.append(time.perf_counter() - started)
+                    seconds, main_cpu, worker_cpu, s = run(predicate, client, budget)
+            times[mode].append(seconds)
+            cpu[mode].append(main_cpu)
+            workers[mode].append(worker_cpu)
+            counts[mode] = (s.visited, s.counts)
     visited = counts["jobs1"][0]
     assert all(c == counts["jobs1"] for c in counts.values()), "the modes disagree"
     med = {m: statistics.median(v) for m, v in times.items()}
+    med_cpu = {m: statistics.median(v) for m, v in cpu.items()}
+    med_workers = {m: statistics.median(v) for m, v in workers.items()}
     rate = {m: visited / med[m] for m in MODES}
     result = {
         "instances": visited, "n": N, "lam": LAM, "targets": f"compositions({N_MAX})",
         "predicate": "plan_is_basic", "repeats": repeats,
         "median_seconds": med, "instances_per_second": rate, "all_seconds": times,
         "speedup_over_jobs1": {m: med["jobs1"] / med[m] for m in MODES},
-        "local_cluster_start_seconds": cluster_start,
+        "median_cpu_seconds_this_process": med_cpu,
+        "median_cpu_seconds_workers": med_workers,
+        "all_cpu_seconds_this_process": cpu, "all_cpu_seconds_workers": workers,
+        "local_cluster_start_seconds": starts,
         "load_average_start": load_start, "load_average_end": os.getloadavg(),
         "cpu_count": os.cpu_count(), "python": platform.python_version(),
         "distributed": __version__, "quick": args.quick,
@@ -118,8 +151,9 @@ def main() -> int:
           f"{repeats}")
     for m in MODES:
         print(f"  {m:6s} {med[m]:8.2f} s  {rate[m]:9.0f} instances/s  "
-              f"{med['jobs1'] / med[m]:.2f}x jobs=1")
-    print(f"  LocalCluster start {cluster_start:.1f} s (not in dask2)")
+              f"{med['jobs1'] / med[m]:.2f}x jobs=1  CPU {med_cpu[m]:.1f} s here + "
+              f"{med_workers[m]:.1f} s workers")
+    print(f"  LocalCluster start {statistics.median(starts):.1f} s (not in dask2)")
     print(f"  load average {load_start[0]:.1f} -> {result['load_average_end'][0]:.1f} on "
           f"{os.cpu_count()} cores")
     if not args.quick:
