@@ -20,7 +20,7 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests proofs_checks benchmarks notebooks
 	$(BIN)/python -m compileall -q src proofs_checks
 	$(BIN)/python -m pytest -n $(JOBS) --dist worksteal
-	$(BIN)/dpfix verify --quick
+	$(BIN)/dpfix verify --quick --jobs $$(nproc)
 
 run: $(STAMP)
 	$(BIN)/dpfix privatize --demo --out-dir $(RUN_OUT) --force

@@ -100,10 +100,55 @@ def test_failures_are_one_line(monkeypatch, capsys):
     assert err.strip() == "dpfix explore: failed: RuntimeError: solver gave up"
 
 
-def test_verify_only_matches_whole_words(capsys):
-    assert main(["verify", "--only", "Theorem 1"]) == 0
+def _toy_checks(folder, results):
+    """Check scripts in ``folder``: name -> (RESULT, body of run(mode))."""
+    for name, (result, body) in results.items():
+        (folder / f"check_{name}.py").write_text(
+            f"RESULT = {result!r}\nSTATEMENT = 'a toy check'\n"
+            f"def run(mode):\n    {body}\n")
+
+
+def test_verify_only_matches_whole_words(tmp_path, capsys):
+    _toy_checks(tmp_path, {"theorem1": ("Theorem 1", "return 1"),
+                           "theorem10": ("Theorem 10", "return 10")})
+    assert main(["verify", "--dir", str(tmp_path), "--only", "Theorem 1"]) == 0
     out = capsys.readouterr().out
     assert "1 passed" in out and "Theorem 10" not in out
+    assert main(["verify", "--dir", str(tmp_path), "--only", "Theorem 10"]) == 0
+    out = capsys.readouterr().out
+    assert "1 passed" in out and "Theorem 10" in out
+    # the real scripts: Theorem 1 is one check, not Theorem 10 too
+    from dpfix.explore.verification import find_checks_dir, load_checks
+    assert [n for n, _ in load_checks(find_checks_dir(), "Theorem 1")] == ["theorem1_cyclic"]
+
+
+def test_verify_in_worker_processes_prints_the_table_of_one_process(tmp_path, capsys):
+    _toy_checks(tmp_path, {"a": ("Lemma A", "return 3"),
+                           "b": ("Lemma B", "assert mode == 'full', 'fails at n = 2'"),
+                           "c": ("Lemma C", "import math; return math.isqrt(49)"),
+                           "d": ("Lemma D", "raise RuntimeError('solver gave up')"),
+                           "e": ("Lemma E", "return 0")})
+
+    def table(jobs):
+        code = main(["verify", "--dir", str(tmp_path), "--jobs", str(jobs)])
+        out = capsys.readouterr().out
+        # the seconds column and total differ from run to run
+        rows = [line.rsplit(None, 1)[0] if line.startswith("Lemma") else line
+                for line in out.splitlines() if not line.startswith("3 passed")]
+        return code, [r for r in rows if "Traceback" not in r and 'File "' not in r]
+
+    one, two = table(1), table(2)
+    assert one[0] == two[0] == 1
+    assert one == two
+    text = "\n".join(two[1])
+    assert text.index("Lemma A") < text.index("Lemma C") < text.index("Lemma E")
+    assert "fails at n = 2" in text and "solver gave up" in text and "no case checked" in text
+
+
+def test_verify_refuses_no_worker_in_one_line(capsys):
+    assert main(["verify", "--jobs", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--jobs" in err and len(err.strip().splitlines()) == 1
 
 
 def test_verify_finds_the_checks_of_an_installed_package(tmp_path, monkeypatch, capsys):

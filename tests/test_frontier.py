@@ -29,13 +29,10 @@ FILES = {
 PNGS = ["frontier_pareto.png", "frontier_ce_ratio.png", "frontier_w1_ratio.png"]
 
 
-@needs_data
-def test_quick_frontier_end_to_end_and_rerun_from_cache(tmp_path, capsys):
-    out = tmp_path / "f"
-    rc, stdout, err = cli(capsys, "reproduce", "frontier", "--quick", "--out", out,
-                          "--jobs", 1, "--quiet")
-    assert rc == 0, err
-    assert "frontier done" in stdout
+def check_quick_frontier(out, capsys):
+    """The frontier study's files in ``out``, written by a quick run of ``dpfix reproduce``
+    (``all`` or ``frontier``: tests/test_reproduce.py runs ``all`` once and calls this), and
+    ``reproduce frontier`` run again there computing nothing."""
     cfg = make_config(quick=True)
     for name, columns in FILES.items():
         df = pd.read_csv(out / name)
@@ -72,12 +69,12 @@ def test_quick_frontier_end_to_end_and_rerun_from_cache(tmp_path, capsys):
         assert data[:8] == b"\x89PNG\r\n\x1a\n", name
         width, height = struct.unpack(">II", data[16:24])
         assert width >= 400 and height >= 300, name
-    runs = json.loads((out / "run.json").read_text())["targets"]
-    assert [r["target"] for r in runs] == ["frontier"] and runs[0]["computed"] == 72
     first = (out / "cells.jsonl").read_text()
-    rc, _, err = cli(capsys, "reproduce", "frontier", "--quick", "--out", out, "--quiet")
+    rc, stdout, err = cli(capsys, "reproduce", "frontier", "--quick", "--out", out, "--quiet")
     assert rc == 0, err
+    assert "frontier done" in stdout
     runs = json.loads((out / "run.json").read_text())["targets"]
+    assert [r["target"] for r in runs] == ["frontier"]
     assert runs[0]["computed"] == 0 and runs[0]["cached"] == 72
     assert (out / "cells.jsonl").read_text() == first
 

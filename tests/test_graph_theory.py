@@ -71,8 +71,8 @@ def test_engine_refuses_constructors_and_delta_forms_on_a_graph():
     inst = gi.GraphInstance(3, 2, ["1/3"] * 3, ((0, 1), (0, 2), (1, 2)), "complete:3")
     with pytest.raises(ValueError, match="neighbour graph"):
         smallest_counterexample(lambda m, i: True, over="mechanism", instances=[inst])
-    with pytest.raises(ValueError, match="delta forms"):
-        smallest_counterexample(lambda V, i: True, over="U_delta", delta="1/10",
+    with pytest.raises(ValueError, match="representation form is built on the path only"):
+        smallest_counterexample(lambda V, i: True, over="RU_delta", delta="1/10",
                                 instances=[inst])
 
 

@@ -17,6 +17,7 @@ from dpfix.experiments.runs import eps_grid, load_counts, run_method
 from dpfix.experiments.split import best_splits, fit_rule, rule
 from dpfix.release.pipeline import privatize_counts
 from helpers import cli, needs_data
+from test_frontier import check_quick_frontier
 
 KEY = {"experiment": "toy", "dataset": "d", "method": "m", "eps": 1.0, "replication": 0,
        "seed": 0}
@@ -53,7 +54,9 @@ QUICK_PNGS = ["fig3_privatizers.png", "fig5_wasserstein.png", "fig6_count_error.
 @needs_data
 def test_quick_run_writes_everything_and_a_rerun_computes_nothing(tmp_path, capsys):
     out = tmp_path / "quick"
-    rc, stdout, err = cli(capsys, "reproduce", "all", "--quick", "--out", out, "--jobs", 2,
+    # one process: the pytest workers hold the cores (that the cells do not depend on the
+    # number of processes is checked on run_cells below)
+    rc, stdout, err = cli(capsys, "reproduce", "all", "--quick", "--out", out, "--jobs", 1,
                           "--quiet")
     assert rc == 0, err
     assert err == "" and "all done" in stdout
@@ -81,6 +84,7 @@ def test_quick_run_writes_everything_and_a_rerun_computes_nothing(tmp_path, caps
     runs = json.loads((out / "run.json").read_text())["targets"]
     assert [r["target"] for r in runs] == ["fig3", "fig5", "fig6", "fig7", "table3", "frontier"]
     assert sum(r["computed"] for r in runs) > 500
+    assert runs[-1]["computed"] == 72
     first = (out / "cells.jsonl").read_text()
 
     rc, _, err = cli(capsys, "reproduce", "all", "--quick", "--out", out, "--jobs", 1,
@@ -90,6 +94,7 @@ def test_quick_run_writes_everything_and_a_rerun_computes_nothing(tmp_path, caps
     assert [r["computed"] for r in runs] == [0] * 6
     assert all(r["cached"] > 0 for r in runs)
     assert (out / "cells.jsonl").read_text() == first  # nothing appended
+    check_quick_frontier(out, capsys)
 
 
 # ------------------------------------------------------------------------------- seeding

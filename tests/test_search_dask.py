@@ -131,6 +131,23 @@ def test_surveys_count_as_jobs_one(client) -> None:
     assert len(s1.failures) == 1
 
 
+def corner_below_two_thirds(T, inst):
+    """With what it computed: the corner and the vertex."""
+    return bool(T[0, 0] < Fraction(2, 3)), {"corner": T[0, 0], "T": T}
+
+
+def test_graph_instances_and_details_as_jobs_one(client) -> None:
+    kw = dict(over="F", graph=["path:3", "star:4"], lam=[2])
+    one = smallest_counterexample(corner_below_two_thirds, **kw).counterexample
+    ce = smallest_counterexample(corner_below_two_thirds, jobs=client, **kw).counterexample
+    assert (ce.instance, ce.visited, str(ce)) == (one.instance, one.visited, str(one))
+    assert ce.details["corner"] == Fraction(2, 3) and ce.instance.label == "path:3"
+    s1, s2 = survey(corner_below_two_thirds, **kw), \
+        survey(corner_below_two_thirds, jobs=client, **kw)
+    assert s2.counts == s1.counts and [str(c) for c in s2.failures] == \
+        [str(c) for c in s1.failures]
+
+
 def test_an_instance_budget_stops_where_jobs_one_stops(client) -> None:
     with pytest.warns(BudgetReached, match="reached after 37 instances") as one_warning:
         one = smallest_counterexample(first_entry_below_half, over="instance", n=2,

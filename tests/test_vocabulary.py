@@ -531,7 +531,10 @@ MEANT_DEFAULT = {
     **{("unit", f): _JOINT for f in (
         "dpfix.constructors.joint.joint_edges", "dpfix.constructors.joint.product_transport",
         "dpfix.constructors.joint.grid_lp_optimum", "dpfix.constructors.joint.joint_sampler",
-        "dpfix.explore.joint.smallest_joint_gap", "dpfix.explore.joint.joint_gap_survey")},
+        "dpfix.explore.joint.smallest_joint_gap", "dpfix.explore.joint.joint_gap_survey",
+        "dpfix.explore.joint_instances.JointInstance",
+        "dpfix.explore.joint_instances.joint_instances")},
+    ("unit", "dpfix.explore.joint.JointGapSurvey"): _RECORD,
     ("selector", "dpfix.constructors.heuristic.heuristic"):
         "the constructor alone runs one selector; a release keeps the best of three",
     ("framework", "dpfix.release.joint.privatize_joint"):

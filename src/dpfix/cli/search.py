@@ -63,7 +63,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "max(p, q) <= H) (default 2)")
     p.add_argument("--z", default="named",
                    help="targets: named (default), compositions:N (every c/N' with N' <= N; "
-                        "compositions:N:reversal up to reversal), random:COUNT[:SEED], or "
+                        "compositions:N:reversal up to reversal, compositions:N:positive "
+                        "every entry > 0), random:COUNT[:SEED], or "
                         "explicit 1/2,1/3,1/6 (several separated by ;)")
     p.add_argument("--delta", help="the delta of the delta forms, a rational in [0, 1)")
     p.add_argument("--jobs", type=plain_int, default=1, help="worker processes (default 1)")

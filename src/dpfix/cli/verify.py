@@ -19,10 +19,10 @@ from typing import Any
 from dpfix.cli._arguments import plain_int
 from dpfix.explore.verification import (
     EVERY_LAM_NS,
+    checked,
     find_checks_dir,
     format_table,
     load_checks,
-    run_checks,
 )
 
 __all__ = ["add_parser", "run", "QUICK_TIME", "FULL_TIME"]
@@ -42,7 +42,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "seconds. Progress goes to standard error; the exit code is 1 if any "
                     "check fails or checks no case. A check that needs an optional extra "
                     "which is not installed is skipped with one line naming it.",
-        epilog="examples: dpfix verify --quick; dpfix verify --only \"Theorem 4\"")
+        epilog="examples: dpfix verify --quick --jobs 2; dpfix verify --only \"Theorem 4\"")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", dest="mode", action="store_const", const="quick",
                    help=f"the CI subset (default; {QUICK_TIME})")
@@ -58,6 +58,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--only", metavar="NAME",
                    help="run the checks whose file name or result contains NAME as whole "
                         "words, e.g. \"Theorem 1\" (not Theorem 10)")
+    p.add_argument("--jobs", type=plain_int, default=1,
+                   help="worker processes, each running whole checks (default 1)")
     p.add_argument("--dir", help="folder of check scripts (default: $DPFIX_CHECKS, "
                    "./proofs_checks, or the installed checks)")
     p.set_defaults(mode="quick")
@@ -71,9 +73,10 @@ def run(args: argparse.Namespace) -> int:
     checks = load_checks(find_checks_dir(args.dir), args.only)
     if args.mode == "every-lam":
         checks = [(name, m) for name, m in checks if hasattr(m, "every_lam")]
+    if args.jobs < 1:
+        raise ValueError(f"--jobs: a number of processes >= 1, got {args.jobs}")
     rows = []
-    for name, module in checks:
-        (row,) = run_checks([(name, module)], args.mode, n=args.n)
+    for row in checked(checks, args.mode, n=args.n, jobs=args.jobs):
         rows.append(row)
         state = row.detail if row.outcome == "skipped" else row.outcome
         print(f"  {row.result}: {state} ({row.cases} cases, {row.seconds:.1f} s)",

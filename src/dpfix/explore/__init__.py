@@ -11,8 +11,10 @@
   :mod:`dpfix.explore.delta_examples`: the searches behind the paper's Example 1, the
   survey of the northwest corner and the (eps, delta) examples;
 - :mod:`dpfix.explore.verification`: the runner of ``proofs_checks`` (``dpfix verify``);
-- :mod:`dpfix.explore.joint`: the exact search for pairs where product noise then optimal
-  transport is not optimal over ``F_grid`` (docs/joint.md);
+- :mod:`dpfix.explore.joint_instances`: the joint instances (pairs and triples of count
+  columns on the unit's graph) and their order; :mod:`dpfix.explore.joint`: the exact
+  search, on the engine, for pairs where product noise then optimal transport is not
+  optimal over ``F_grid`` (docs/joint.md);
 - :mod:`dpfix.explore.graphs`: the report of ``dpfix explore graph`` (the scales and
   polytopes of a neighbour graph) and the table of docs/graphs.md;
 - the rooms of docs/graphs.md on neighbour graphs: :mod:`dpfix.explore.graph_instances`

@@ -121,7 +121,10 @@ def loss_weights(G: Any, z: Any, loss: str) -> np.ndarray:
                      dtype=object)
     elif loss == "abs":
         c = np.array([[Fraction(abs(i - j)) for j in range(n)] for i in range(n)], dtype=object)
-    elif loss.startswith("l1:"):
+    elif isinstance(loss, str) and loss.startswith("l1:"):
+        if not loss[3:].isdigit() or int(loss[3:]) < 1:
+            raise ValueError(f"loss: l1:B needs B, the grid's number of columns, an integer "
+                             f">= 1, got {loss!r}")
         xy = _coordinates(n, int(loss[3:]))
         c = np.array([[Fraction(abs(a[0] - b[0]) + abs(a[1] - b[1])) for b in xy]
                       for a in xy], dtype=object)

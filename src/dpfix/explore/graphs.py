@@ -36,7 +36,7 @@ from dpfix.theory.scales import graph_scales
 
 __all__ = ["GraphCase", "SECTIONS", "graph_summary", "format_graph_summary", "graph_table",
            "format_graph_table", "TABLE_GRAPHS", "LIST_MAX", "F_COUNT_MAX_N", "GRAPH_MAX_N",
-           "GRAPH_MAX_AUTOMORPHISMS", "check_graph_size"]
+           "GRAPH_MAX_AUTOMORPHISMS", "check_graph_size", "named_graph_nodes"]
 
 #: The scales are listed one by one up to this many (the count is always printed).
 LIST_MAX = 32
@@ -92,6 +92,29 @@ def _too_many_nodes(spec: str, nodes: int) -> ValueError:
                       f"{GRAPH_MAX_N} (its scales and automorphisms grow exponentially)")
 
 
+def named_graph_nodes(spec: str) -> int | None:
+    """The number of nodes of the named graph ``spec`` (``kind:N`` or ``kind:AxB`` of
+    :data:`dpfix.theory.graphs.NAMED`), read from its name before anything is built, or
+    None when ``spec`` names no such graph (an atlas graph, a file, an unknown name:
+    :func:`dpfix.theory.graphs.as_graph` tells which). However many digits the size has,
+    it is read as it is written.
+
+    Examples
+    --------
+    >>> named_graph_nodes("grid:3x4"), named_graph_nodes("star:100000000000")
+    (12, 100000000000)
+    >>> named_graph_nodes("atlas:13") is None, named_graph_nodes("wheel:5") is None
+    (True, True)
+    """
+    head, _, size = str(spec).strip().partition(":")
+    parts = size.split("x")
+    if not all(x.isdigit() for x in parts) or len(parts) > 2:
+        return None
+    if f"{head}:N" in NAMED or f"{head}:AxB" in NAMED:
+        return int(parts[0]) * (int(parts[1]) if len(parts) > 1 else 1)
+    return None
+
+
 def check_graph_size(graph: Any) -> nx.Graph:
     """The checked graph (:func:`dpfix.theory.graphs.as_graph`), refused beyond
     :data:`GRAPH_MAX_N` nodes or :data:`GRAPH_MAX_AUTOMORPHISMS` automorphisms before
@@ -114,12 +137,9 @@ def check_graph_size(graph: Any) -> nx.Graph:
 (complete:8 has 40,320)
     """
     spec = str(graph).strip() if not isinstance(graph, nx.Graph) else graph_label(graph)
-    head, _, size = spec.partition(":")
-    if f"{head}:N" in NAMED or f"{head}:AxB" in NAMED:  # the size, before the graph is built
-        parts = [int(x) for x in size.split("x") if x.isdigit() and len(x) < 10]
-        nodes = parts[0] * (parts[1] if len(parts) > 1 else 1) if parts else 0
-        if nodes > GRAPH_MAX_N:
-            raise _too_many_nodes(spec, nodes)
+    nodes = None if isinstance(graph, nx.Graph) else named_graph_nodes(spec)
+    if nodes is not None and nodes > GRAPH_MAX_N:  # the size, before the graph is built
+        raise _too_many_nodes(spec, nodes)
     G = as_graph(graph)
     if G.number_of_nodes() > GRAPH_MAX_N:
         raise _too_many_nodes(spec, G.number_of_nodes())

@@ -16,10 +16,14 @@ Orders (smallest first):
   ``N = 1, 2, ...`` and, for each ``N``, the compositions ``c`` of ``N`` into ``n``
   non-negative parts in lexicographic order. A ``c`` whose entries share a factor
   ``g > 1`` is skipped: its ``z`` is ``(c / g) / (N / g)``, already given at the
-  smaller denominator, so every distinct ``z`` comes once, at its least ``N``;
+  smaller denominator, so every distinct ``z`` comes once, at its least ``N``
+  (``positive=True``: only the ``c`` of parts ``>= 1``, in the same order);
 - :func:`named_targets`: :func:`dpfix.explore.cases.standard_z` (uniform, geometric,
   asymmetric, zero);
 - :func:`random_targets`: seeded, reproducible draws (they may repeat).
+
+Every family filters: ``compositions(6).filter(f)`` (:meth:`Targets.filter`) keeps the
+targets where ``f(z)`` is True, in the family's order.
 
 The ``parse_*`` functions read the command line's notation (``dpfix search``).
 """
@@ -110,6 +114,8 @@ class Targets:
 
     The search asks it for the targets of each ``n`` it visits. With ``n`` fixed
     (``compositions(6, 3)``) it is also a plain iterable of tuples of Fractions.
+    :meth:`filter` gives the family of the targets that pass a test, over every ``n`` or
+    for the given one.
 
     Examples
     --------
@@ -118,6 +124,10 @@ class Targets:
     compositions(2)
     >>> [tuple(map(str, z)) for z in t.for_n(2)]
     [('0', '1'), ('1', '0'), ('1/2', '1/2')]
+    >>> def spread(z):
+    ...     return max(z) < 1
+    >>> t.filter(spread)
+    compositions(2) | filter(spread)
     """
 
     def __init__(self, label: str, make: Callable[[int], Iterator[Target]],
@@ -128,10 +138,46 @@ class Targets:
         """The targets of length ``n``, in the family's order."""
         return self._make(int(n))
 
+    def filter(self, predicate: Callable[[Target], Any]) -> Targets:
+        """The family of the targets where ``predicate(z)`` is True (``z`` a tuple of
+        Fractions), in this family's order, for every ``n`` (or the given one); lazy: a
+        target is tested when it is drawn. ``predicate`` returns a bool (Python's or
+        numpy's; anything else is a ``TypeError`` naming the target: the truth of a
+        number or an array would hide a mistake). The label shows the filter's name.
+
+        Examples
+        --------
+        >>> def interior(z):
+        ...     return z[0] > 0 and z[-1] > 0
+        >>> f = compositions(3).filter(interior)
+        >>> f
+        compositions(3) | filter(interior)
+        >>> [tuple(map(str, z)) for z in f.for_n(2)]
+        [('1/2', '1/2'), ('1/3', '2/3'), ('2/3', '1/3')]
+        >>> [tuple(map(str, z)) for z in compositions(3, 3).filter(interior)][:2]
+        [('1/2', '0', '1/2'), ('1/3', '0', '2/3')]
+        """
+        if not callable(predicate):
+            raise TypeError(f"{self.label}.filter: the predicate is not callable: "
+                            f"{predicate!r}")
+        name = getattr(predicate, "__name__", None) or repr(predicate)
+        label = f"{self.label} | filter({name})"
+
+        def make(k: int) -> Iterator[Target]:
+            for z in self.for_n(k):
+                keep = predicate(z)
+                if not isinstance(keep, (bool, np.bool_)):
+                    raise TypeError(f"{label}: the filter returned {type(keep).__name__} "
+                                    f"at z = ({', '.join(map(str, z))}); it must return a "
+                                    "bool (True: keep the target)")
+                if keep:
+                    yield z
+        return Targets(label, make, self.n)
+
     def __iter__(self) -> Iterator[Target]:
         if self.n is None:
             raise TypeError(f"{self.label}: a family over every n; iterate .for_n(n) or "
-                            "give n")
+                            "give n (the family's .filter(f) filters it over every n)")
         return self.for_n(self.n)
 
     def __repr__(self) -> str:
@@ -176,45 +222,59 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
         yield tuple(out)
 
 
-def _by_denominator(n: int, N_max: int | None, up_to_reversal: bool) -> Iterator[Target]:
+def _by_denominator(n: int, N_max: int | None, up_to_reversal: bool, positive: bool = False
+                    ) -> Iterator[Target]:
     Ns = itertools.count(1) if N_max is None else range(1, int(N_max) + 1)
     for N in Ns:
-        for c in _compositions(N, n):
+        if positive:  # the compositions into parts >= 1: those of N - n, each part plus 1
+            parts = (tuple(x + 1 for x in c) for c in _compositions(N - n, n)) \
+                if N >= n else iter(())
+        else:
+            parts = _compositions(N, n)
+        for c in parts:
             if gcd(*c) != 1 or (up_to_reversal and c[::-1] < c):
                 continue  # z already given at N / gcd; or its reversal came first
             yield tuple(Fraction(x, N) for x in c)
 
 
-def targets_by_denominator(n: int, N_max: int | None = None, *, up_to_reversal: bool = False
-                           ) -> Iterator[Target]:
+def targets_by_denominator(n: int, N_max: int | None = None, *, up_to_reversal: bool = False,
+                           positive: bool = False) -> Iterator[Target]:
     """The targets ``z = c / N`` of length ``n``: ``N = 1 .. N_max`` (None: without end),
     each composition ``c`` of ``N`` into ``n`` non-negative parts in lexicographic
     order, each distinct ``z`` once at its least ``N``; with ``up_to_reversal`` only
-    the first of ``z`` and its reversal (the one with ``c <= reversed(c)``).
+    the first of ``z`` and its reversal (the one with ``c <= reversed(c)``); with
+    ``positive`` only the targets whose every entry is positive (``c`` of parts
+    ``>= 1``, in the same order: the first comes at ``N = n``).
 
     Examples
     --------
     >>> [tuple(map(str, z)) for z in targets_by_denominator(3, 2, up_to_reversal=True)]
     [('0', '0', '1'), ('0', '1', '0'), ('0', '1/2', '1/2'), ('1/2', '0', '1/2')]
+    >>> [tuple(map(str, z)) for z in targets_by_denominator(2, 3, positive=True)]
+    [('1/2', '1/2'), ('1/3', '2/3'), ('2/3', '1/3')]
     """
     if int(n) < 1:
         raise ValueError(f"targets_by_denominator: n must be >= 1, got {n}")
-    return _by_denominator(int(n), N_max, up_to_reversal)
+    return _by_denominator(int(n), N_max, up_to_reversal, positive)
 
 
 def compositions(N_max: int | None = None, n: int | None = None, *,
-                 up_to_reversal: bool = False) -> Targets:
+                 up_to_reversal: bool = False, positive: bool = False) -> Targets:
     """The targets of :func:`targets_by_denominator` with denominators up to ``N_max``
-    (None: without end), as a :class:`Targets` family over every ``n`` (or for one ``n``).
+    (None: without end), as a :class:`Targets` family over every ``n`` (or for one ``n``);
+    ``positive``: only the targets whose every entry is positive.
 
     Examples
     --------
     >>> len(list(compositions(6, 3)))
     55
+    >>> compositions(6, positive=True), len(list(compositions(6, 3, positive=True)))
+    (compositions(6, positive=True), 19)
     """
-    suffix = ", up_to_reversal=True" if up_to_reversal else ""
+    suffix = (", up_to_reversal=True" if up_to_reversal else "") + \
+        (", positive=True" if positive else "")
     label = f"compositions({N_max}{'' if n is None else f', {n}'}{suffix})"
-    return Targets(label, lambda k: _by_denominator(k, N_max, up_to_reversal), n)
+    return Targets(label, lambda k: _by_denominator(k, N_max, up_to_reversal, positive), n)
 
 
 def named_targets(n: int | None = None) -> Targets:
@@ -304,8 +364,9 @@ def _positive(text: str, form: str, what: str) -> int:
 
 def parse_targets(text: str) -> Targets | list[Target]:
     """The targets of ``--z``: ``"compositions:N"`` (``compositions:N:reversal`` up to
-    reversal), ``"named"``, ``"random:COUNT[:SEED]"``, or one explicit target
-    ``"1/2,1/3,1/6"`` (several separated by ``;``).
+    reversal, ``compositions:N:positive`` every entry positive, both as
+    ``compositions:N:reversal,positive``), ``"named"``, ``"random:COUNT[:SEED]"``, or one
+    explicit target ``"1/2,1/3,1/6"`` (several separated by ``;``).
 
     Examples
     --------
@@ -318,10 +379,12 @@ def parse_targets(text: str) -> Targets | list[Target]:
     try:
         if head == "compositions":
             N, _, flag = rest.partition(":")
-            if flag not in ("", "reversal"):
-                raise ValueError(f"unknown flag {flag!r}")
+            flags = set(flag.split(",")) if flag else set()
+            if not flags <= {"reversal", "positive"}:
+                raise ValueError(f"unknown flag {flag!r} (reversal, positive)")
             top = _positive(N, "compositions:N", "N")
-            return compositions(top, up_to_reversal=flag == "reversal")
+            return compositions(top, up_to_reversal="reversal" in flags,
+                                positive="positive" in flags)
         if head == "named" and not rest:
             return named_targets()
         if head == "random":

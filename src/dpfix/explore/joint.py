@@ -1,54 +1,61 @@
 """Is "product noise then optimal transport" optimal over ``F_grid``? The exact search
-(docs/joint.md section 4).
+(docs/joint.md section 4), on the exploration engine.
 
-:func:`joint_targets` enumerates exact joint targets small first (shapes by ``N``, then
-the total weight ``W`` (``totals=``), then the weight vectors in lexicographic order,
-``z = w / W``);
-:func:`smallest_joint_gap` returns the first where the count error of
-:func:`dpfix.constructors.joint.product_transport` exceeds the exact optimum over
-``F_grid`` (:func:`dpfix.constructors.joint.grid_lp_optimum`), and :func:`joint_gap_survey`
-the ratio of the two over every target visited. Everything exact (Fractions, cdd).
+The predicate :func:`product_is_optimal` compares, on a
+:class:`~dpfix.explore.joint_instances.JointInstance`, the count error of
+:func:`dpfix.constructors.joint.product_transport` with the exact optimum over ``F_grid``
+(:func:`dpfix.constructors.joint.grid_lp_optimum`); :func:`smallest_joint_gap` runs it
+through :func:`dpfix.explore.search.smallest_counterexample` and :func:`joint_gap_survey`
+through :func:`dpfix.explore.search.survey` over the instances of
+:func:`~dpfix.explore.joint_instances.joint_instances` (shapes by ``N``, then the total
+weight ``W`` (``totals=``), then the weight vectors in lexicographic order from the
+largest first entry, ``z = w / W``, then ``lam``), with the engine's ``budget=``,
+``jobs=``, ``cache=`` and ``progress=``. :func:`joint_targets` gives the targets of that
+order as arrays. Everything exact (Fractions, cdd).
 """
 
 from __future__ import annotations
 
-import time
+import inspect
+import itertools
+import sys
+import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from dpfix.constructors.joint import grid_lp_optimum, joint_lams, product_transport
-from dpfix.explore.search import SearchResult
+from dpfix.constructors.joint import JointMechanism, grid_lp_optimum, product_transport
+from dpfix.explore.joint_instances import (
+    SHAPES,
+    TOTALS,
+    JointInstance,
+    grid_targets,
+    grid_text,
+    joint_instances,
+)
+from dpfix.explore.search import (
+    BudgetReached,
+    SearchResult,
+    SurveyResult,
+    smallest_counterexample,
+    survey,
+)
 from dpfix.numbers.deprecation import no_other, renamed
 from dpfix.numbers.exact import exact_lam, one_or_many
 from dpfix.numbers.results import Result
 
-__all__ = ["joint_targets", "smallest_joint_gap", "joint_gap_survey", "JointGap",
-           "JointGapSurvey"]
-
-
-#: the total weights ``W`` of the targets, by default
-TOTALS = (1, 2, 3)
-
-
-def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
-    """Weight vectors of ``parts`` non-negative integers summing to ``total``, lexicographic
-    from the largest first entry."""
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total, -1, -1):
-        for rest in _compositions(total - first, parts - 1):
-            yield (first, *rest)
+__all__ = ["joint_targets", "product_is_optimal", "smallest_joint_gap", "joint_gap_survey",
+           "JointGap", "JointGapSurvey", "TOTALS"]
 
 
 def joint_targets(shapes: Any = ((2, 2), (2, 3), (3, 3)), totals: Any = TOTALS,
                   **deprecated: Any) -> Iterator[np.ndarray]:
     """Exact joint targets, small first: every shape (ascending ``N``), every total weight
-    ``W`` in ``totals``, every integer weight vector ``w`` summing to ``W``: ``z = w / W``.
+    ``W`` in ``totals``, every integer weight vector ``w`` summing to ``W``: ``z = w / W``
+    (:func:`dpfix.explore.joint_instances.grid_targets`, as arrays of the shape).
 
     ``weights=`` is the deprecated name of ``totals=``.
 
@@ -58,7 +65,8 @@ def joint_targets(shapes: Any = ((2, 2), (2, 3), (3, 3)), totals: Any = TOTALS,
     [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
     """
     totals = _totals(deprecated, totals, "joint_targets")
-    return _targets(shapes, totals)
+    return (np.array(z, dtype=object).reshape(shape) for shape, z in grid_targets(shapes,
+                                                                                  totals))
 
 
 def _totals(deprecated: dict, totals: Any, where: str) -> Any:
@@ -68,25 +76,67 @@ def _totals(deprecated: dict, totals: Any, where: str) -> Any:
     return given
 
 
-def _targets(shapes: Any, totals: Any) -> Iterator[np.ndarray]:
-    for shape in sorted(shapes, key=lambda s: (s[0] * s[1], s)):
-        for total in totals:
-            for w in _compositions(int(total), shape[0] * shape[1]):
-                yield np.array([Fraction(v, total) for v in w], dtype=object).reshape(shape)
+def _mechanisms(inst: JointInstance) -> tuple[JointMechanism, JointMechanism]:
+    """The product (then optimal transport) and the exact optimum over ``F_grid``."""
+    if not isinstance(inst, JointInstance) or inst.z is None:
+        raise TypeError(f"product_is_optimal: a JointInstance with a target, got {inst!r}")
+    z = inst.z_grid()
+    return (product_transport(z, lam=inst.lam, unit=inst.unit),
+            grid_lp_optimum(z, lam=inst.lam, unit=inst.unit))
 
 
-def _lams(lam: Any) -> tuple[Fraction, ...]:
-    """One ``lam`` or many, exact."""
-    return tuple(exact_lam(x) for x in one_or_many(lam))
+def product_is_optimal(inst: JointInstance) -> bool:
+    """Whether product noise then optimal transport attains the least count error over
+    ``F_grid`` at the instance: the count error of
+    :func:`dpfix.constructors.joint.product_transport` is at most the exact optimum of
+    :func:`dpfix.constructors.joint.grid_lp_optimum` (it is never below: the product is a
+    mechanism of ``F_grid``). The predicate of :func:`smallest_joint_gap` and
+    :func:`joint_gap_survey`, for ``over="instance"`` (a module-level function: it runs in
+    worker processes).
+
+    Examples
+    --------
+    >>> product_is_optimal(JointInstance((2, 2), 2, ["1/2", "1/2", 0, 0]))
+    True
+    >>> product_is_optimal(JointInstance((2, 2), 2, ["1/2", 0, 0, "1/2"]))
+    False
+    """
+    product, optimum = _mechanisms(inst)
+    return not product.count_error() > optimum.count_error()
 
 
-def _errors(z: np.ndarray, lam: Any, unit: str) -> tuple[Fraction, Fraction]:
-    product = product_transport(z, lam=joint_lams(unit, lam=lam), unit=unit).count_error()
-    return product, grid_lp_optimum(z, lam=lam, unit=unit).count_error()
+class _Recorded:
+    """:func:`product_is_optimal`, keeping in this process what it computed where the
+    product is not optimal (the two count errors; with ``matrices``, the two mechanisms),
+    so that the search does not compute them again (``jobs = 1``). Its copies in worker
+    processes keep theirs (not sent back). Named ``product_is_optimal`` for the engine's
+    cache, with this module's source as the source of the run key."""
 
+    def __init__(self, matrices: bool) -> None:
+        self.matrices = matrices
+        self.gaps: dict[JointInstance, tuple] = {}
+        self.__qualname__ = product_is_optimal.__qualname__
+        self.source = inspect.getsource(sys.modules[__name__])
 
-def _text(z: np.ndarray) -> str:
-    return " | ".join(" ".join(str(v) for v in row) for row in z)
+    def __call__(self, inst: JointInstance) -> bool:
+        product, optimum = _mechanisms(inst)
+        p, o = product.count_error(), optimum.count_error()
+        if p > o:
+            self.gaps[inst] = (p, o, product, optimum) if self.matrices else (p, o)
+        return not p > o
+
+    def gap(self, inst: JointInstance) -> tuple:
+        """What was kept at ``inst``, computed here if it was not (another process)."""
+        if inst not in self.gaps:
+            product, optimum = _mechanisms(inst)
+            self.gaps[inst] = (product.count_error(), optimum.count_error(), product, optimum)
+        return self.gaps[inst]
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "gaps": {}}
+
+    def __repr__(self) -> str:
+        return "product_is_optimal"
 
 
 @dataclass(frozen=True, repr=False)
@@ -105,6 +155,11 @@ class JointGap(Result):
         The count errors of the product (then optimal transport) and of the optimum.
     visited : int
         Targets visited, this one included.
+    instance : JointInstance
+        The instance (``z`` as Fractions).
+    product_T, optimum_T : numpy.ndarray
+        The two mechanisms' exact ``N x N`` matrices over the flattened states (the
+        optimum certified by cdd's dual multipliers, :func:`grid_lp_optimum`).
     """
 
     shape: tuple
@@ -114,6 +169,9 @@ class JointGap(Result):
     product: Fraction
     optimum: Fraction
     visited: int
+    instance: JointInstance | None = None
+    product_T: np.ndarray | None = field(default=None, compare=False)
+    optimum_T: np.ndarray | None = field(default=None, compare=False)
 
     former_keys = {k: k for k in ("shape", "lam", "unit", "z", "product", "optimum")}
 
@@ -127,19 +185,34 @@ class JointGap(Result):
                 f"z={self.z!r}, product={self.product!r}, optimum={self.optimum!r})")
 
 
-def smallest_joint_gap(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2), (2, 3)),
-                       totals: Any = TOTALS, **deprecated: Any) -> SearchResult:
+def _quiet(run: Any, **kwargs: Any) -> Any:
+    """``run(**kwargs)`` with the engine's budget warning held back (the caller warns)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetReached)
+        return run(**kwargs)
+
+
+def smallest_joint_gap(*, lam: Any = 2, unit: str = "cell", shapes: Any = SHAPES,
+                       totals: Any = TOTALS, budget: Any = None, jobs: int = 1,
+                       cache: Any = None, progress: Any = None, **deprecated: Any
+                       ) -> SearchResult:
     """The first target (in :func:`joint_targets`' order, then ``lam`` in the given order)
     where product noise then optimal transport has a larger count error than the optimum
-    over ``F_grid``.
+    over ``F_grid``: :func:`dpfix.explore.search.smallest_counterexample` of
+    :func:`product_is_optimal` over
+    :func:`~dpfix.explore.joint_instances.joint_instances`.
 
-    ``lam`` is one value or many; ``weights=`` is the deprecated name of ``totals=``.
+    ``lam`` is one value or many; ``budget``, ``jobs``, ``cache`` and ``progress`` are the
+    engine's (:func:`~dpfix.explore.search.smallest_counterexample`; a budget that ends
+    the search without a gap warns :class:`~dpfix.explore.search.BudgetReached`);
+    ``weights=`` is the deprecated name of ``totals=``.
 
     Returns
     -------
     dpfix.explore.search.SearchResult
-        Its ``counterexample`` a :class:`JointGap`, or None (then false); ``visited``
-        counts the ``(target, lam)`` pairs checked.
+        Its ``counterexample`` a :class:`JointGap` (with its instance and both matrices),
+        or None (then false); ``visited`` counts the ``(target, lam)`` pairs checked,
+        ``stopped`` the budget.
 
     Examples
     --------
@@ -149,27 +222,33 @@ def smallest_joint_gap(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2
     ('1/2 0 | 0 1/2', Fraction(2, 3), Fraction(1, 2), 8)
     """
     totals = _totals(deprecated, totals, "smallest_joint_gap")
-    start, visited = time.perf_counter(), 0
-    for z in _targets(shapes, totals):
-        for x in _lams(lam):
-            visited += 1
-            product, optimum = _errors(z, x, unit)
-            if product > optimum:
-                gap = JointGap(z.shape, x, unit, _text(z), product, optimum, visited)
-                return SearchResult(gap, visited, None, time.perf_counter() - start)
-    return SearchResult(None, visited, None, time.perf_counter() - start)
+    check = _Recorded(matrices=True)
+    result = _quiet(smallest_counterexample, predicate=check, over="instance",
+                    instances=joint_instances(shapes, totals, lam, unit), budget=budget,
+                    jobs=jobs, cache=cache, progress=progress)
+    if not result.found:
+        if result.stopped:
+            warnings.warn(f"smallest_joint_gap: {result.stopped}", BudgetReached, stacklevel=2)
+        return result
+    inst = result.counterexample.instance
+    p, o, product, optimum = check.gap(inst)
+    return replace(result, counterexample=JointGap(
+        inst.shape, inst.lam, inst.unit, grid_text(inst.z, inst.shape), p, o, result.visited,
+        inst, product.matrix, optimum.matrix))
 
 
-@dataclass(frozen=True, repr=False)
-class JointGapSurvey(Result):
-    """What :func:`joint_gap_survey` returns: over every ``(target, lam)`` visited, how
-    often the product is optimal, and the worst and mean ratio of its count error to the
-    optimum.
+@dataclass(repr=False)
+class JointGapSurvey(SurveyResult):
+    """What :func:`joint_gap_survey` returns: the engine's
+    :class:`~dpfix.explore.search.SurveyResult` (``counts`` per ``(N, lam)``, ``failures``
+    where the product is not optimal, ``visited``, ``stopped``, ``complete``) and, over
+    every ``(target, lam)`` visited, how often the product is optimal and the worst and
+    mean ratio of its count error to the optimum.
 
     Attributes
     ----------
     visited : int
-        ``(target, lam)`` pairs visited (every one: ``stopped`` is None).
+        ``(target, lam)`` pairs visited (every one unless the budget ``stopped`` it).
     optimal : int
         Where the product's count error equals the optimum (``found``: not everywhere).
     lam : Fraction or tuple of Fraction
@@ -178,36 +257,73 @@ class JointGapSurvey(Result):
     worst_ratio : Fraction
     worst_z : str or None
         The target of the worst ratio (None: the product is optimal everywhere).
+    worst_instance : JointInstance or None
+        Its instance.
     mean_ratio : float
         Over the targets with a positive optimum.
     """
 
-    visited: int
-    optimal: int
-    lam: Any
-    unit: str
-    worst_ratio: Fraction
-    worst_z: str | None
-    mean_ratio: float
-    stopped: str | None = None
+    elapsed: float = field(default=0.0, compare=False)  # equal surveys: equal answers
+    optimal: int = 0
+    lam: Any = None
+    unit: str = "cell"
+    worst_ratio: Fraction = Fraction(1)
+    worst_z: str | None = None
+    mean_ratio: float = 1.0
+    worst_instance: JointInstance | None = None
 
     former_keys = {"targets": "visited", **{k: k for k in (
         "optimal", "lam", "unit", "worst_ratio", "worst_z", "mean_ratio")}}
 
     headline = ("found", "visited", "optimal", "worst_ratio", "stopped")
 
-    @property
-    def found(self) -> bool:
-        """Whether the product is not optimal somewhere."""
-        return self.optimal < self.visited
+    def __repr__(self) -> str:
+        return Result.__repr__(self)
+
+    def describe(self) -> dict[str, Any]:
+        """The survey's :meth:`~dpfix.explore.search.SurveyResult.describe`, then
+        ``optimal``, ``lam``, ``unit``, ``worst_ratio``, ``worst_z`` and ``mean_ratio``."""
+        return {**SurveyResult.describe(self), "optimal": self.optimal,
+                "lam": [str(x) for x in self.lam] if isinstance(self.lam, tuple)
+                else str(self.lam), "unit": self.unit, "worst_ratio": str(self.worst_ratio),
+                "worst_z": self.worst_z, "mean_ratio": self.mean_ratio}
+
+    def __str__(self) -> str:
+        worst = "" if self.worst_z is None else \
+            f"; worst ratio {self.worst_ratio} at z = ({self.worst_z})"
+        return (f"{SurveyResult.__str__(self)}\nproduct then transport optimal on "
+                f"{self.optimal} of {self.visited} (unit {self.unit}){worst}; mean ratio "
+                f"{self.mean_ratio:.4f}")
 
 
-def joint_gap_survey(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2), (2, 3)),
-                     totals: Any = TOTALS, **deprecated: Any) -> JointGapSurvey:
+def _support(inst: JointInstance) -> int:
+    return sum(1 for x in inst.z if x != 0)
+
+
+def joint_gap_survey(*, lam: Any = 2, unit: str = "cell", shapes: Any = SHAPES,
+                     totals: Any = TOTALS, budget: Any = None, jobs: int = 1,
+                     cache: Any = None, progress: Any = None, **deprecated: Any
+                     ) -> JointGapSurvey:
     """Over every target visited (and every ``lam``, one value or many): how often the
     product is optimal, and the worst and mean ratio of its count error to the optimum
-    (targets with optimum 0 counted when equal). ``weights=`` is the deprecated name of
+    (targets with optimum 0 counted when equal): :func:`dpfix.explore.search.survey` of
+    :func:`product_is_optimal` over
+    :func:`~dpfix.explore.joint_instances.joint_instances`, with the engine's ``budget``,
+    ``jobs``, ``cache`` and ``progress``. ``weights=`` is the deprecated name of
     ``totals=``.
+
+    The ratios need the two count errors where the product is not optimal: with
+    ``jobs = 1`` the predicate keeps them; with ``jobs > 1`` (or a ``cache`` that skips
+    an instance) they are computed again here. Where it is optimal the ratio is 1 when
+    the optimum is positive, which is when the target has two states or more: a target
+    on one state ``s`` has optimum 0 (every row ``e_s``), and on two states ``s, t`` a
+    count error 0 needs the rows ``e_s`` and ``e_t``, whose column ``t`` goes from 0 to 1
+    along a path of the (connected) graph, beyond every ratio ``lam``.
+
+    Raises
+    ------
+    dpfix.explore.search.PredicateError
+        The computation raised at an instance (the first in visiting order).
 
     Examples
     --------
@@ -216,20 +332,30 @@ def joint_gap_survey(*, lam: Any = 2, unit: str = "cell", shapes: Any = ((2, 2),
     (4, 4, False)
     """
     totals = _totals(deprecated, totals, "joint_gap_survey")
-    lams = _lams(lam)
-    ratios, optimal, count = [], 0, 0
-    worst: tuple = (Fraction(1), None)
-    for z in _targets(shapes, totals):
-        for x in lams:
-            product, optimum = _errors(z, x, unit)
-            count += 1
-            if product == optimum:
-                optimal += 1
-            if optimum > 0:
-                r = product / optimum
-                ratios.append(r)
-                if r > worst[0]:
-                    worst = (r, z)
-    return JointGapSurvey(count, optimal, lams[0] if len(lams) == 1 else lams, unit, worst[0],
-                          None if worst[1] is None else _text(worst[1]),
-                          float(sum(ratios) / len(ratios)) if ratios else 1.0)
+    lams = tuple(exact_lam(x) for x in one_or_many(lam))
+    check = _Recorded(matrices=False)
+    result = survey(check, over="instance", instances=joint_instances(shapes, totals, lams,
+                                                                      unit),
+                    budget=budget, jobs=jobs, cache=cache, progress=progress)
+    if result.errors:
+        raise result.errors[0]
+    ratios, worst = [], (Fraction(1), None)
+    for ce in result.failures:
+        p, o = check.gap(ce.instance)[:2]
+        if o > 0:
+            ratios.append(p / o)
+            if p / o > worst[0]:
+                worst = (p / o, ce.instance)
+    visited = itertools.islice(joint_instances(shapes, totals, lams, unit), result.visited)
+    held_positive = sum(1 for inst in visited if _support(inst) > 1) - \
+        sum(1 for ce in result.failures if _support(ce.instance) > 1)
+    count = len(ratios) + held_positive
+    mean = float((sum(ratios, Fraction(0)) + held_positive) / count) if count else 1.0
+    inst = worst[1]
+    return JointGapSurvey(
+        counts=result.counts, failures=result.failures, errors=result.errors,
+        visited=result.visited, complete=result.complete, elapsed=result.elapsed,
+        stopped=result.stopped, optimal=result.visited - len(result.failures),
+        lam=lams[0] if len(lams) == 1 else lams, unit=unit, worst_ratio=worst[0],
+        worst_z=None if inst is None else grid_text(inst.z, inst.shape), mean_ratio=mean,
+        worst_instance=inst)

@@ -3,7 +3,14 @@ counterexample (:func:`smallest_counterexample`) or how often it holds (:func:`s
 
 A predicate is a function returning a ``bool`` (Python's or numpy's; anything else is
 a ``TypeError``: truthiness of arrays or None would hide mistakes): True where the
-conjecture holds, False for a counterexample. ``over`` names what it receives:
+conjecture holds, False for a counterexample. It may instead return a pair ``(holds,
+details)``, ``details`` a dict of what it computed, by name: exact matrices and vectors
+(Fractions, as nested lists or object arrays), exact numbers or text
+(``{"optimum": T, "candidate": N, "remap": R, "optimum value": v}``). Where it fails, the
+:class:`Counterexample` carries them (:attr:`Counterexample.details`, checked exact:
+a float is a ``TypeError``) and prints them exactly, in text and in LaTeX
+(:meth:`Counterexample.to_latex`); where it holds they are not looked at. ``over``
+names what it receives:
 
 - ``"instance"``: ``predicate(instance)``, the :class:`dpfix.explore.instances.Instance`;
 - ``"U"``, ``"F"``, ``"RF"``, ``"RU"``: ``predicate(vertex, instance)`` for each vertex
@@ -23,7 +30,16 @@ conjecture holds, False for a counterexample. ``over`` names what it receives:
 Instances are visited ``n`` ascending, then ``lam`` in the given order, then ``z`` in
 the given order (targets whose length is not ``n`` are skipped); objects without a
 target (``U``, ``R_U`` and their forms; ``"instance"`` without ``z``) get ``z = None``
-and ignore ``z``. Defaults: ``lam = (2,)``; ``z`` the named targets of
+and ignore ``z``. With ``graph=`` (in place of ``n``) the instances are
+:class:`dpfix.explore.graph_instances.GraphInstance` s: the graphs in their order (a
+spec such as ``"star:4"``, a networkx graph, an atlas index, a family such as
+``"connected:4"`` or ``"trees:2-5"``, or several: :func:`dpfix.explore.graph_instances.graphs_of`,
+each refused in one line before any work when it is unknown, disconnected, has a
+self-loop or a bad weight, or the family lies beyond the atlas), then ``lam``, then ``z``
+(targets whose length is not the graph's number of nodes are skipped); the polytopes are
+built on the graph (``U``, ``F``, ``RF``, ``RU`` and their pairs, ``U_delta`` and
+``F_delta``), and the other objects, which the theory has for the path only, are refused
+in one line. Defaults: ``lam = (2,)``; ``z`` the named targets of
 :func:`dpfix.explore.instances.named_targets`. ``lam`` and ``z`` may be infinite generators
 (:func:`dpfix.explore.instances.lams_by_height`,
 :func:`dpfix.explore.instances.targets_by_denominator`):
@@ -84,11 +100,12 @@ import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS, construct
 from dpfix.explore.distributed import OrderedMap, check_sendable, is_client, worker_threads
+from dpfix.explore.graph_instances import GraphInstance, graphs_of
 from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.deprecation import warn_deprecated
-from dpfix.numbers.display import format_exact
+from dpfix.numbers.display import format_exact, to_latex
 from dpfix.numbers.errors import Error
-from dpfix.numbers.exact import exact_lam, is_exact_number, to_fraction
+from dpfix.numbers.exact import exact_array, exact_lam, is_exact_number, to_fraction
 from dpfix.numbers.results import Result, jsonable
 from dpfix.theory import polytopes
 from dpfix.theory.delta import delta_polytope
@@ -142,8 +159,10 @@ class PredicateError(Error, RuntimeError):
 
 
 class PredicateTypeError(Error, TypeError):
-    """The predicate returned something other than a bool (Python's or numpy's): the
-    truth value of an array or of None would hide a mistake. ``instance`` is where."""
+    """The predicate returned something other than a bool (Python's or numpy's) or a pair
+    ``(bool, details)`` (the details a dict of named exact values): the truth value of an
+    array or of None would hide a mistake, a float detail would print inexactly.
+    ``instance`` is where."""
 
     def __init__(self, message: str, instance: Instance) -> None:
         super().__init__(message)
@@ -155,23 +174,82 @@ class BudgetReached(UserWarning):
 
 
 # ------------------------------------------------------------------ exact display
-def _format_witness(witness: Any) -> str:
+def _format_witness(witness: Any, details: dict[str, Any] | None = None) -> str:
     if witness is None:
-        return "(the instance itself)"
-    if isinstance(witness, tuple):
+        parts = [] if details else ["(the instance itself)"]
+    elif isinstance(witness, tuple):
         a, b = witness
-        return f"a:\n{format_exact(a)}\nb:\n{format_exact(b)}"
-    return format_exact(witness)
+        parts = [f"a:\n{format_exact(a)}\nb:\n{format_exact(b)}"]
+    else:
+        parts = [format_exact(witness)]
+    for name, value in (details or {}).items():
+        if isinstance(value, np.ndarray):
+            parts.append(f"{name}:\n{format_exact(value)}")
+        else:
+            parts.append(f"{name}: {value}")
+    return "\n".join(parts)
+
+
+def _latex_text(text: str) -> str:
+    """``text`` inside ``\\text{...}``, LaTeX's special characters escaped."""
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+               "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+               "^": r"\textasciicircum{}"}
+    return r"\text{" + "".join(special.get(c, c) for c in text) + "}"
+
+
+def _latex_value(value: Any) -> str:
+    """An exact matrix, vector or number as LaTeX (a ``bmatrix`` of ``\\frac``), text as
+    text."""
+    if isinstance(value, np.ndarray):
+        return to_latex(value)
+    if isinstance(value, (Fraction, int)):
+        return to_latex([value]).splitlines()[1]  # the one entry of a 1 x 1 matrix
+    return _latex_text(str(value))
+
+
+def _exact_details(details: Any) -> dict[str, Any] | None:
+    """The ``details`` of a predicate's ``(holds, details)`` checked: a dict of text names
+    to exact matrices or vectors (object arrays of Fractions), exact numbers (Fractions)
+    or text, in the given order. Raises ``TypeError`` (a float:
+    :class:`dpfix.numbers.exact.ExactnessError`) or ``ValueError`` naming the entry."""
+    if details is None:
+        return None
+    if not isinstance(details, dict):
+        raise TypeError(f"the details must be a dict of named exact values, got "
+                        f"{type(details).__name__}")
+    out: dict[str, Any] = {}
+    for name, value in details.items():
+        if not isinstance(name, str):
+            raise TypeError(f"the details' names must be text, got {name!r}")
+        if isinstance(value, str):
+            out[name] = value
+        elif isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"details[{name!r}]: a bool is no exact number")
+        elif is_exact_number(value):
+            out[name] = to_fraction(value, f"details[{name!r}]")
+        else:
+            arr = exact_array(value, f"details[{name!r}]")
+            if arr.ndim not in (1, 2):
+                raise ValueError(f"details[{name!r}]: a vector or a matrix, got {arr.ndim} "
+                                 "dimensions")
+            out[name] = arr
+    return out
 
 
 @dataclass(frozen=True)
 class Counterexample(Result):
-    """An instance where the predicate returned False, and what it was given there.
+    """An instance where the predicate returned False, what it was given there, and what
+    it computed there (the ``details`` of a predicate that returns ``(False, details)``).
+
+    ``str()`` prints everything exactly; :meth:`to_latex` gives the same as LaTeX (every
+    matrix a ``bmatrix`` of ``\\frac``), which a notebook shows.
 
     Attributes
     ----------
     instance : Instance
-        The exact instance (``.n``, ``.lam``, ``.z``).
+        The exact instance (``.n``, ``.lam``, ``.z``; a
+        :class:`~dpfix.explore.graph_instances.GraphInstance` also its graph).
     witness : numpy.ndarray, tuple of two arrays, or None
         The failing vertex (object array of Fractions), the failing pair ``(a, b)``, the
         mechanism's exact matrix, or None for ``over="instance"``.
@@ -179,12 +257,42 @@ class Counterexample(Result):
         Instances visited, this one included (in visiting order; cached ones count).
     over : str
         What the predicate received.
+    details : dict or None
+        What the predicate returned with False, by name: exact matrices and vectors
+        (object arrays of Fractions), Fractions or text; None when it returned a bool.
+
+    Examples
+    --------
+    >>> def optimum_is_constant(inst):   # a statement that fails, with what shows it
+    ...     from dpfix.explore.graph_mechanisms import exact_minimum, loss_weights
+    ...     G, z = inst.neighbour_graph(), inst.z_array()
+    ...     opt = exact_minimum(polytopes.F(inst.n, inst.lam, z, graph=G),
+    ...                         loss_weights(G, z, "distance"))
+    ...     return bool((opt.point == opt.point[0]).all()), {"optimum": opt.value,
+    ...                                                       "T": opt.point}
+    >>> ce = smallest_counterexample(optimum_is_constant, over="instance", graph="path:2",
+    ...                              z=["1/2", "1/2"]).counterexample
+    >>> print(ce)
+    counterexample over instance at path:2 (edges 01), n = 2, lam = 2, z = (1/2, 1/2) \
+(instance 1 visited)
+    witness:
+    optimum: 1/3
+    T:
+    [2/3  1/3]
+    [1/3  2/3]
+    >>> print("\\n".join(ce.to_latex().splitlines()[-5:]))
+    \\text{T} &= \\begin{bmatrix}
+    \\frac{2}{3} & \\frac{1}{3} \\\\
+    \\frac{1}{3} & \\frac{2}{3}
+    \\end{bmatrix}
+    \\end{aligned}
     """
 
     instance: Instance
     witness: Any
     visited: int
     over: str
+    details: dict[str, Any] | None = None
 
     @property
     def n(self) -> int:
@@ -200,14 +308,62 @@ class Counterexample(Result):
 
     def __str__(self) -> str:
         return (f"counterexample over {self.over} at {self.instance} "
-                f"(instance {self.visited} visited)\nwitness:\n{_format_witness(self.witness)}")
+                f"(instance {self.visited} visited)\nwitness:\n"
+                f"{_format_witness(self.witness, self.details)}")
+
+    def to_latex(self) -> str:
+        """The counterexample as an exact LaTeX ``aligned`` block: the instance (its graph,
+        ``n``, ``lambda``, ``z``), the witness and the details, every matrix and vector a
+        ``bmatrix`` of ``\\frac`` (:func:`dpfix.numbers.display.to_latex`).
+
+        Examples
+        --------
+        >>> ce = Counterexample(Instance(2, 2, ["1/3", "2/3"]), None, 4, "instance",
+        ...                     {"optimum": Fraction(1, 3)})
+        >>> print(ce.to_latex())
+        \\begin{aligned}
+        &\\text{counterexample over instance (instance 4 visited)} \\\\
+        n &= 2, \\quad \\lambda = 2 \\\\
+        z &= \\begin{bmatrix}
+        \\frac{1}{3} & \\frac{2}{3}
+        \\end{bmatrix} \\\\
+        \\text{optimum} &= \\frac{1}{3}
+        \\end{aligned}
+        """
+        inst = self.instance
+        head = f"counterexample over {self.over} (instance {self.visited} visited)"
+        lines = [f"&{_latex_text(head)}"]
+        if isinstance(inst, GraphInstance):
+            lines.append(rf"\text{{graph}} &= {_latex_text(inst.graph_text())}")
+        lines.append(rf"n &= {inst.n}, \quad \lambda = {_latex_value(inst.lam)}")
+        if inst.z is not None:
+            lines.append(f"z &= {to_latex(list(inst.z))}")
+        if isinstance(self.witness, tuple):
+            lines += [f"a &= {to_latex(self.witness[0])}", f"b &= {to_latex(self.witness[1])}"]
+        elif self.witness is not None:
+            lines.append(rf"\text{{witness}} &= {to_latex(self.witness)}")
+        for name, value in (self.details or {}).items():
+            lines.append(f"{_latex_text(name)} &= {_latex_value(value)}")
+        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def _repr_latex_(self) -> str:
+        """What a notebook shows: :meth:`to_latex` as display mathematics."""
+        return f"$${self.to_latex()}$$"
 
     def describe(self) -> dict[str, Any]:
-        """``over``, the instance (``n``, ``lam``, ``z``), the witness and ``visited``, JSON-able
-        (exact numbers as text)."""
-        return {"over": self.over, "n": self.n, "lam": jsonable(self.lam),
-                "z": jsonable(self.z), "witness": jsonable(self.witness),
-                "visited": self.visited}
+        """``over``, the instance (``n``, ``lam``, ``z``; a graph instance's ``graph``, its
+        label and edges), the witness, the details and ``visited``, JSON-able (exact
+        numbers as text)."""
+        out = {"over": self.over, "n": self.n, "lam": jsonable(self.lam),
+               "z": jsonable(self.z), "witness": jsonable(self.witness),
+               "visited": self.visited}
+        if isinstance(self.instance, GraphInstance):
+            out["graph"] = {"label": self.instance.label,
+                            "edges": jsonable(self.instance.edges),
+                            "edge_weights": jsonable(self.instance.edge_weights)}
+        if self.details is not None:
+            out["details"] = jsonable(self.details)
+        return out
 
 
 #: the attributes of a counterexample a :class:`SearchResult` hands on (with a deprecation)
@@ -481,10 +637,33 @@ def _polytope(spec: _Spec, inst: Instance) -> Any:
     if kind in ("F", "RF"):
         return getattr(polytopes, kind)(inst.n, inst.lam, z, **on_graph)
     if graph is not None:
-        raise ValueError(f"over={spec.over!r}: the delta forms take no neighbour graph here")
+        _refuse_on_graphs(spec)
+        if kind == "U_delta":
+            return polytopes.U(inst.n, inst.lam, spec.delta, graph=graph)
+        return polytopes.F(inst.n, inst.lam, z, spec.delta, graph=graph)
     base, form = _DELTA[kind]
     return delta_polytope(base, inst.n, inst.lam, None if kind in _NO_TARGET else z,
                           spec.delta, form=form)
+
+
+#: What the engine builds on a neighbour graph: the polytopes of
+#: :mod:`dpfix.theory.polytopes` with ``graph=`` (and their pairs), the (eps, delta) ones in
+#: the subset form; the instance itself.
+_ON_GRAPHS = {"instance", "U", "F", "RF", "RU", "U_delta", "F_delta"}
+
+
+def _refuse_on_graphs(spec: _Spec) -> None:
+    """Refuse, in one line, an ``over`` the theory has for the path only."""
+    if spec.kind in _ON_GRAPHS:
+        return
+    if spec.kind == "mechanism":
+        raise ValueError(f"over={spec.over!r}: the constructors build mechanisms on the path; "
+                         "on a neighbour graph use over='instance' (the graph's mechanisms: "
+                         "dpfix.explore.graph_mechanisms.graph_geometric, randomized_response) "
+                         "or a polytope (U, F, RF, RU, U_delta, F_delta)")
+    raise ValueError(f"over={spec.over!r}: on a neighbour graph the (eps, delta) polytopes are "
+                     f"U_delta and F_delta (the subset form); the {_DELTA[spec.kind][1]} form "
+                     "is built on the path only")
 
 
 def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
@@ -495,8 +674,7 @@ def _items(spec: _Spec, inst: Instance) -> Iterator[tuple[tuple, Any]]:
     try:
         if spec.kind == "mechanism":
             if hasattr(inst, "neighbour_graph"):
-                raise ValueError("over='mechanism': the constructors are for the path; a "
-                                 "neighbour graph needs over='instance' or a polytope")
+                _refuse_on_graphs(spec)
             mech = construct(list(inst.z), lam=inst.lam, constructor=spec.constructor)
             objects: list = [(mech, mech.matrix)]
         else:
@@ -516,6 +694,7 @@ class _Outcome:
     witness: Any = None
     traceback: str = ""  # "error": the traceback; "not-bool": the message
     exception_type: str = ""
+    details: dict[str, Any] | None = None  # "failed": what the predicate returned with False
 
 
 def _short_repr(x: Any, width: int = 60) -> str:
@@ -533,13 +712,24 @@ def _check(spec: _Spec, inst: Instance) -> _Outcome:
             result = spec.predicate(*args)
         except (Exception, SystemExit) as exc:  # sys.exit in a predicate is an error too
             return _Outcome("error", witness, traceback.format_exc(), type(exc).__name__)
+        details = None
+        if isinstance(result, tuple) and len(result) == 2 and \
+                isinstance(result[0], (bool, np.bool_)):
+            result, given = result
+            try:  # looked at only where the predicate fails
+                details = None if result else _exact_details(given)
+            except (TypeError, ValueError) as exc:
+                return _Outcome("not-bool", witness,
+                                f"predicate {_name(spec.predicate)} returned (False, "
+                                f"{_short_repr(given)}) at {inst!r}: {exc}")
         if not isinstance(result, (bool, np.bool_)):
             return _Outcome("not-bool", witness,
                             f"predicate {_name(spec.predicate)} returned "
                             f"{type(result).__name__} {_short_repr(result)} at {inst!r}: it "
-                            "must return a bool (True where the conjecture holds)")
+                            "must return a bool (True where the conjecture holds) or a pair "
+                            "(bool, dict of named exact values)")
         if not result:
-            return _Outcome("failed", witness)
+            return _Outcome("failed", witness, details=details)
     return _Outcome("held")
 
 
@@ -932,6 +1122,29 @@ def _stream(n: Any, lam: Any, z: Any, kind: str) -> Iterator[Instance]:
                     yield Instance(k, x, t)
 
 
+def _graph_stream(graph: Any, lam: Any, z: Any, kind: str) -> Iterator[Instance]:
+    """The instances on the graphs ``graph`` names (checked here, before any is visited:
+    :func:`dpfix.explore.graph_instances.graphs_of`), in their order, then ``lam``, then
+    ``z`` (those of the graph's length)."""
+    graphs = graphs_of(graph)
+    lam_values = _lams(lam)
+    targets = None if kind in _NO_TARGET and (kind != "instance" or z is None) else _targets(z)
+
+    def stream() -> Iterator[Instance]:
+        for G in graphs:
+            for x in lam_values:
+                base = GraphInstance.from_spec(G, x)
+                if targets is None:
+                    yield base
+                    continue
+                for t in targets(base.n):
+                    t = tuple(to_fraction(v, "z") for v in t)
+                    if len(t) == base.n:
+                        yield GraphInstance(base.n, x, t, base.edges, base.label,
+                                            base.edge_weights)
+    return stream()
+
+
 # ------------------------------------------------------------------ budget, cache, progress
 @dataclass
 class _Budget:
@@ -1156,7 +1369,8 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int | Client,
 
 
 def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
-            budget: Any, jobs: int | Client, cache: Any, delta: Any, first_only: bool
+            budget: Any, jobs: int | Client, cache: Any, delta: Any, first_only: bool,
+            graph: Any = None
             ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
     if not callable(predicate):
         raise TypeError(f"predicate: not callable: {predicate!r}")
@@ -1168,9 +1382,16 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
         raise ValueError(f"jobs: a number of processes >= 1 or a Dask client "
                          f"(distributed.Client), got {jobs!r}")
     if instances is not None:
-        if n is not None or lam is not None or z is not None:
-            raise ValueError("instances= replaces n, lam and z: give one or the other")
+        if n is not None or lam is not None or z is not None or graph is not None:
+            raise ValueError("instances= replaces n (or graph), lam and z: give one or the "
+                             "other")
         stream: Iterator[Instance] = iter(_checked_instances(instances))
+    elif graph is not None:  # the graphs replace n: checked here, before any work
+        if n is not None:
+            raise ValueError("graph= gives the instances' graphs (and so their sizes): give "
+                             "graph or n, not both")
+        _refuse_on_graphs(spec)
+        stream = _graph_stream(graph, lam, z, kind)
     elif n is None:
         raise ValueError("n: give the sizes (an int or an iterable of ints)")
     else:
@@ -1183,10 +1404,14 @@ def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
                                 deadline, run, limits.label()), store
 
 
-def _refuse_empty(run: _Run, instances: Any) -> None:
+def _refuse_empty(run: _Run, instances: Any, graph: Any = None) -> None:
     """After a run that visited nothing (and was not stopped by its budget): refuse it."""
     if run.visited or run.budget_hit is not None:
         return
+    if graph is not None:
+        raise ValueError("graph, lam and z give no instance (is every target of a length "
+                         "other than the graphs' numbers of nodes?); a search over no "
+                         "instance would hold vacuously")
     if instances is not None:
         raise ValueError("instances: the iterable is empty; a search over no instance "
                          "would hold vacuously")
@@ -1210,7 +1435,7 @@ def _checked_instances(instances: Iterable) -> Iterator[Instance]:
 @contextmanager
 def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
             budget: Any, jobs: int | Client, cache: Any, delta: Any, progress: Any,
-            first_only: bool
+            first_only: bool, graph: Any = None
             ) -> Iterator[tuple[_Run, Iterator[tuple[Instance, _Outcome]]]]:
     """The engine's run and its ``(instance, outcome)`` pairs in visiting order, each one
     counted, shown on the progress bar and written to the cache as it is visited (an
@@ -1218,7 +1443,7 @@ def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
     any path, the worker processes, the progress bar and the cache are closed; a run that
     visited nothing, and was not stopped by its budget, is refused."""
     spec, run, outcomes, store = _engine(predicate, over, n, lam, z, instances, budget, jobs,
-                                         cache, delta, first_only=first_only)
+                                         cache, delta, first_only=first_only, graph=graph)
     bar = _Progress(progress)
 
     def visited() -> Iterator[tuple[Instance, _Outcome]]:
@@ -1238,21 +1463,23 @@ def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
         bar.close()
         if store is not None:
             store.close()
-    _refuse_empty(run, instances)
+    _refuse_empty(run, instances, graph)
 
 
 def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, lam: Any = None,
                             z: Any = None, budget: Any = None, jobs: int | Client = 1,
                             cache: str | os.PathLike | None = None, progress: Any = None,
-                            delta: Any = None, instances: Iterable[Instance] | None = None
-                            ) -> SearchResult:
+                            delta: Any = None, instances: Iterable[Instance] | None = None,
+                            graph: Any = None) -> SearchResult:
     """The first instance, in visiting order, where ``predicate`` returns False, and how far
     the search went.
 
     Parameters
     ----------
     predicate : callable
-        Returns a bool (see the module docstring for what it receives).
+        Returns a bool, or a pair ``(bool, details)`` with ``details`` a dict of named
+        exact matrices, numbers or text that a counterexample carries (see the module
+        docstring for what it receives).
     over : str
         A key of :data:`OVERS` (or ``"mechanism:NAME"``).
     n : int or iterable of int
@@ -1294,6 +1521,16 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         For the delta forms.
     instances : iterable of Instance, optional
         Visit these, in this order, instead of ``n``, ``lam``, ``z``.
+    graph : str, networkx.Graph, int, or an iterable of them, optional
+        Instead of ``n``: the neighbour graphs, visited in this order, then ``lam``, then
+        ``z`` (by default the named targets of each graph's size): one spec (``"star:4"``,
+        ``"cycle:4"``, ``"atlas:13"``, what :func:`dpfix.theory.graphs.as_graph` reads), a
+        networkx graph, an atlas index, a family ``"connected:N"``, ``"trees:N"``,
+        ``"cycles:N"``, ``"paths:N"`` (or ``"FAMILY:A-B"``, sizes ``A`` to ``B``: by size,
+        then networkx's atlas order), or several of these
+        (:func:`dpfix.explore.graph_instances.graphs_of`). The instances are
+        :class:`~dpfix.explore.graph_instances.GraphInstance` s; every graph is checked,
+        and ``over`` too, before the first is visited.
 
     Returns
     -------
@@ -1311,7 +1548,9 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         The predicate returned something other than a bool (a ``TypeError``).
     ValueError
         An unknown ``over``, a bad budget or ``jobs``; no instance to visit (an empty
-        ``instances``, or no target of length ``n``).
+        ``instances``, or no target of length ``n``); a bad ``graph`` (one line: unknown,
+        disconnected, a self-loop, a bad weight, too many nodes, a family beyond the
+        atlas), or an ``over`` built on the path only with ``graph``.
     ExactnessError
         A float ``lam`` or target.
 
@@ -1335,10 +1574,11 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
     [1/4  7/20  2/5]
     """
     with _visits(predicate, over, n, lam, z, instances, budget, jobs, cache, delta,
-                 progress, first_only=True) as (run, visits):
+                 progress, first_only=True, graph=graph) as (run, visits):
         for inst, outcome in visits:
             if outcome.status == "failed":
-                return _result(run, Counterexample(inst, outcome.witness, run.visited, over))
+                return _result(run, Counterexample(inst, outcome.witness, run.visited, over,
+                                                   outcome.details))
             if outcome.status == "error":
                 raise PredicateError(_name(predicate), inst, outcome.witness, outcome.traceback,
                                      outcome.exception_type)
@@ -1369,7 +1609,7 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
            budget: Any = None, jobs: int | Client = 1,
            cache: str | os.PathLike | None = None,
            progress: Any = None, delta: Any = None,
-           instances: Iterable[Instance] | None = None) -> SurveyResult:
+           instances: Iterable[Instance] | None = None, graph: Any = None) -> SurveyResult:
     """How often ``predicate`` holds on every instance visited, per ``(n, lam)``.
 
     The parameters are those of :func:`smallest_counterexample`; every instance is
@@ -1389,14 +1629,15 @@ def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z:
     """
     out = SurveyResult()
     with _visits(predicate, over, n, lam, z, instances, budget, jobs, cache, delta,
-                 progress, first_only=False) as (run, visits):
+                 progress, first_only=False, graph=graph) as (run, visits):
         for inst, outcome in visits:
             counts = out.counts.setdefault((inst.n, inst.lam),
                                            {"held": 0, "failed": 0, "errored": 0})
             status = {"held": "held", "failed": "failed", "error": "errored"}[outcome.status]
             counts[status] += 1
             if outcome.status == "failed":
-                out.failures.append(Counterexample(inst, outcome.witness, run.visited, over))
+                out.failures.append(Counterexample(inst, outcome.witness, run.visited, over,
+                                                   outcome.details))
             elif outcome.status == "error":
                 out.errors.append(PredicateError(_name(predicate), inst, outcome.witness,
                                                  outcome.traceback, outcome.exception_type))

@@ -35,10 +35,13 @@ extra: ``pip install .`` alone gives a ``dpfix verify`` that passes.
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
 import os
 import re
 import time
 import traceback
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -49,7 +52,8 @@ from typing import Any
 from dpfix.numbers.algebraic import ExactKey, is_algebraic
 from dpfix.numbers.numeric import PRODUCTION_EXTRA
 
-__all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "format_table",
+__all__ = ["CheckOutcome", "find_checks_dir", "load_checks", "run_checks", "checked",
+           "format_table",
            "CHECKS_PACKAGE", "every_lam_cases", "EVERY_LAM_NS"]
 
 #: The sizes ``dpfix verify --every-lam`` takes (R_F's chambers are computed to n = 3).
@@ -315,7 +319,7 @@ def _every_lam(module: Any, n: int) -> tuple[int, str]:
 
 
 def run_checks(checks: list[tuple[str, Any]], mode: str = "quick",
-               n: int = 3) -> list[CheckOutcome]:
+               n: int = 3, jobs: int = 1) -> list[CheckOutcome]:
     """Run the checks and collect their outcomes; a failure does not stop the rest.
 
     Parameters
@@ -329,6 +333,10 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick",
         ones over ``Q(lam)``; a check without ``every_lam`` is skipped).
     n : int
         The size for ``"every-lam"``.
+    jobs : int
+        Worker processes (started by spawn); each check script runs whole in one of them,
+        imported again from its file, and the outcomes come back in the order of
+        ``checks``. A check that is not a file's module runs in this process.
 
     Returns
     -------
@@ -349,31 +357,78 @@ def run_checks(checks: list[tuple[str, Any]], mode: str = "quick",
     >>> [(r.outcome, r.detail) for r in run_checks([("lemma0", check)], mode="full")]
     [('FAIL', 'the full grid fails at n = 9')]
     """
-    rows = []
-    for name, module in checks:
-        start = time.perf_counter()
-        cases, outcome, detail = 0, "ok", ""
+    return list(checked(checks, mode, n, jobs))
+
+
+def checked(checks: list[tuple[str, Any]], mode: str = "quick", n: int = 3,
+            jobs: int = 1) -> Iterator[CheckOutcome]:
+    """:func:`run_checks` one outcome at a time, in the order of ``checks``, each as soon as
+    it and the checks before it have run (``dpfix verify`` prints its progress from it).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> check = SimpleNamespace(RESULT="Lemma 0", STATEMENT="a toy check", run=lambda m: 3)
+    >>> [r.cases for r in checked([("a", check), ("b", check)])]
+    [3, 3]
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: a number of processes >= 1, got {jobs!r}")
+    files = [getattr(module, "__file__", None) for _, module in checks]
+    if jobs == 1 or len(checks) < 2 or None in files:
+        for check in checks:
+            yield _run_one(check, mode, n)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=context) as pool:
+        futures = [pool.submit(_run_file, name, file, module.RESULT, module.STATEMENT, mode, n)
+                   for (name, module), file in zip(checks, files, strict=True)]
         try:
-            if mode == "every-lam" and not hasattr(module, "every_lam"):
-                rows.append(CheckOutcome(name, module.RESULT, module.STATEMENT, 0, "skipped",
-                                         0.0, "skipped: no every-lam form (its lam grid is "
-                                         "not about the polytopes' chambers)"))
-                continue
-            if mode == "every-lam":
-                cases, detail = _every_lam(module, n)
-            else:
-                cases = int(module.run(mode))
-            if cases <= 0:
-                outcome, detail = "FAIL", "no case checked"
-        except AssertionError as exc:
-            outcome, detail = "FAIL", str(exc)
-        except Exception as exc:  # a crash is reported, not hidden
-            skip = missing_extra(exc)
-            outcome, detail = ("skipped", skip) if skip else ("ERROR",
-                                                                traceback.format_exc(limit=3))
-        rows.append(CheckOutcome(name, module.RESULT, module.STATEMENT, cases, outcome,
-                                 time.perf_counter() - start, detail))
-    return rows
+            for future in futures:
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _run_file(name: str, file: str, result: str, statement: str, mode: str,
+              n: int) -> CheckOutcome:
+    """One check in a worker process: its script imported again from ``file`` and run."""
+    try:
+        spec = importlib.util.spec_from_file_location(f"proofs_checks.{Path(file).stem}", file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the script imported in the parent: report, never hide
+        skip = missing_extra(exc)
+        return CheckOutcome(name, result, statement, 0, "skipped" if skip else "ERROR", 0.0,
+                            skip or traceback.format_exc(limit=3))
+    return _run_one((name, module), mode, n)
+
+
+def _run_one(check: tuple[str, Any], mode: str, n: int) -> CheckOutcome:
+    """One check run in this process: its outcome, a failure or crash included."""
+    name, module = check
+    start = time.perf_counter()
+    cases, outcome, detail = 0, "ok", ""
+    try:
+        if mode == "every-lam" and not hasattr(module, "every_lam"):
+            return CheckOutcome(name, module.RESULT, module.STATEMENT, 0, "skipped",
+                                0.0, "skipped: no every-lam form (its lam grid is "
+                                "not about the polytopes' chambers)")
+        if mode == "every-lam":
+            cases, detail = _every_lam(module, n)
+        else:
+            cases = int(module.run(mode))
+        if cases <= 0:
+            outcome, detail = "FAIL", "no case checked"
+    except AssertionError as exc:
+        outcome, detail = "FAIL", str(exc)
+    except Exception as exc:  # a crash is reported, not hidden
+        skip = missing_extra(exc)
+        outcome, detail = ("skipped", skip) if skip else ("ERROR",
+                                                            traceback.format_exc(limit=3))
+    return CheckOutcome(name, module.RESULT, module.STATEMENT, cases, outcome,
+                        time.perf_counter() - start, detail)
 
 
 def format_table(rows: list[CheckOutcome]) -> str:

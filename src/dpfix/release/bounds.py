@@ -70,6 +70,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from flint import fmpz
 
 from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import check_positive
@@ -318,11 +319,14 @@ def exponential_weights(scores: Any, lam: Any, halved: Any = None) -> list[int]:
     low = min(t)
     t = [s - low for s in t]
     top, deep = max(t), max(d)
-    p, q = lam.numerator, lam.denominator
-    power, w, last = {}, p ** top, 0  # q^s p^(top - s), from one distinct s to the next
+    # q^s p^(top - s), from one distinct s to the next, on FLINT's integers: at a small
+    # eps the weights run to hundreds of thousands of bits and the division by p^(gap)
+    # dominates (GMP's is several times CPython's); the values are the same integers
+    p, q = fmpz(lam.numerator), fmpz(lam.denominator)
+    power, w, last = {}, p ** top, 0
     for v in sorted(set(t)):
         w = w * q ** (v - last) // p ** (v - last)  # exact: p^(top - last) holds p^(v - last)
-        power[v], last = w, v
+        power[v], last = int(w), v
     return [power[s] << (deep - h) for s, h in zip(t, d, strict=True)]
 
 

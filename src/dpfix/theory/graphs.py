@@ -10,7 +10,7 @@ A neighbour graph ``G`` on the nodes ``0..n-1`` with edge weights ``w >= 1``
 
 This module reads a graph (:func:`as_graph`: a networkx graph, a named graph
 ``"path:5"``, ``"cycle:5"``, ``"complete:4"``, ``"star:4"``, ``"grid:2x3"``,
-``"king:2x3"``, or a file of edges), gives the exact ratios ``lam^w``
+``"king:2x3"``, ``"atlas:13"``, or a file of edges), gives the exact ratios ``lam^w``
 (:func:`edge_ratios`), the rows of the polytopes (:func:`neighbour_rows`,
 :func:`subset_rows`), the automorphisms (:func:`automorphisms`) and the
 potentials of the extreme rays of the cone ``C_G`` (:func:`extreme_potentials`,
@@ -42,7 +42,7 @@ __all__ = ["GraphLike", "as_graph", "is_path", "graph_label", "exact_power", "ed
            "extreme_potentials",
            "tight_graph", "lipschitz_faces", "cone_faces", "face_orbits",
            "u_graph_vertex_count", "ORBIT_GAIN", "scale_count_formula", "NAMED",
-           "POWER_MAX_BITS"]
+           "ATLAS_LAST", "POWER_MAX_BITS"]
 
 #: A neighbour graph as the functions of dpfix take it.
 GraphLike = Any  # networkx.Graph | str | pathlib.Path
@@ -50,10 +50,13 @@ GraphLike = Any  # networkx.Graph | str | pathlib.Path
 Row = dict[int, Fraction]
 Rows = list[tuple[Row, Fraction]]
 
-#: The named graphs: ``kind:N`` (N nodes) or ``kind:AxB`` (A rows of B nodes, row-major).
-NAMED = ("path:N", "cycle:N", "complete:N", "star:N", "grid:AxB", "king:AxB")
+#: The named graphs: ``kind:N`` (N nodes) or ``kind:AxB`` (A rows of B nodes, row-major),
+#: and ``atlas:K``, the graph ``networkx.graph_atlas(K)`` (at most 7 nodes).
+NAMED = ("path:N", "cycle:N", "complete:N", "star:N", "grid:AxB", "king:AxB", "atlas:K")
 
-_SPEC = re.compile(r"^(path|cycle|complete|star|grid|king):(\d+)(?:x(\d+))?$")
+_SPEC = re.compile(r"^(path|cycle|complete|star|grid|king|atlas):(\d+)(?:x(\d+))?$")
+#: The last index of networkx's graph atlas (1253 graphs on 0 to 7 nodes).
+ATLAS_LAST = 1252
 
 
 def _named(kind: str, a: int, b: int | None) -> nx.Graph:
@@ -73,7 +76,13 @@ def _named(kind: str, a: int, b: int | None) -> nx.Graph:
                         G.add_edge(r * b + c, r2 * b + c2)
         return G
     if b is not None:
-        raise ValueError(f"graph: {kind}:N takes one size, got {kind}:{a}x{b}")
+        raise ValueError(f"graph: {kind}:{'K' if kind == 'atlas' else 'N'} takes one number, "
+                         f"got {kind}:{a}x{b}")
+    if kind == "atlas":
+        if a > ATLAS_LAST:
+            raise ValueError(f"graph: atlas:K needs 0 <= K <= {ATLAS_LAST} (networkx's atlas "
+                             f"holds the graphs on at most 7 nodes), got atlas:{a}")
+        return nx.graph_atlas(a)
     smallest = 3 if kind == "cycle" else 2
     if a < smallest:
         raise ValueError(f"graph: {kind}:N needs N >= {smallest}, got {kind}:{a}")
@@ -158,7 +167,8 @@ def as_graph(graph: GraphLike, n: int | None = None) -> nx.Graph:
         A graph on the integer nodes ``0..n-1``; a named graph ``path:N``, ``cycle:N``,
         ``complete:N``, ``star:N`` (the centre 0 and ``N - 1`` leaves), ``grid:AxB`` or
         ``king:AxB`` (node ``(r, c)`` is ``r B + c``; the king's graph adds the
-        diagonals); or a file of edges, one ``u v`` or ``u v weight`` a line.
+        diagonals), ``atlas:K`` (``networkx.graph_atlas(K)``, numbered as there); or a file
+        of edges, one ``u v`` or ``u v weight`` a line.
     n : int, optional
         The number of values, when known: the nodes must be exactly ``0..n-1``.
 
