@@ -143,7 +143,8 @@ _NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
 _DELTA = {"U_delta": ("U", "subset"), "F_delta": ("F", "subset"),
           "RU_delta": ("U", "representation"), "RF_delta": ("F", "representation"),
           "U_lifted": ("U", "lifted"), "F_lifted": ("F", "lifted")}
-#: instances a worker process receives at a time (jobs > 1)
+#: instances a worker process receives at a time (jobs > 1); on a Dask client, the
+#: first chunks' size
 _CHUNK = 8
 class PredicateError(Error, RuntimeError):
     """The predicate raised (or called ``sys.exit``): ``instance``, ``witness`` (what it
