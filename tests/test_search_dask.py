@@ -318,12 +318,15 @@ def test_a_signal_ends_the_search_and_keeps_the_client(client, name) -> None:
     def raise_interrupt(signum, frame):
         raise KeyboardInterrupt(name)
 
+    over = threading.Event()  # the search ended another way: no signal
+
     def send_when_running():
         deadline = time.monotonic() + FREE_WITHIN
         while time.monotonic() < deadline and not any(client.processing().values()):
-            time.sleep(0.05)
-        time.sleep(0.3)  # the tasks start on the workers
-        os.kill(os.getpid(), signum)
+            if over.wait(0.05):
+                return
+        if not over.wait(0.3):  # the tasks start on the workers
+            os.kill(os.getpid(), signum)
 
     old = signal.signal(signum, raise_interrupt)
     sender = threading.Thread(target=send_when_running)
@@ -332,6 +335,7 @@ def test_a_signal_ends_the_search_and_keeps_the_client(client, name) -> None:
         with pytest.raises(KeyboardInterrupt, match=name):
             survey(hangs, over="instance", n=2, z=compositions(4), jobs=client)
     finally:
+        over.set()
         sender.join()
         signal.signal(signum, old)
     assert client.status == "running" and not client.futures
