@@ -46,17 +46,22 @@ in one line. Defaults: ``lam = (2,)``; ``z`` the named targets of
 they are replayed for each ``n``, and the budget ends the run.
 
 Everything is exact (floats refused: :class:`dpfix.numbers.exact.ExactnessError`) and
-reproducible: with ``jobs > 1`` the instances go to worker processes in order and
-the answer (the first counterexample in visiting order, ``visited``) is the one of
-``jobs = 1``.
+reproducible: with ``jobs > 1`` the instances go to worker processes in order, with
+``jobs`` a Dask client (``distributed.Client``) to the cluster's workers in order
+(:mod:`dpfix.explore.distributed`), and the answer (the first counterexample in visiting
+order, ``visited``, a survey's counts) is the one of ``jobs = 1``.
 
 A time budget also stops a predicate that never returns: with ``jobs > 1`` the worker
 processes are terminated at the deadline (whatever they run, C code included); with
 ``jobs = 1`` the predicate runs in this process and the deadline interrupts it by
 ``SIGALRM`` (POSIX, in the main thread, when no other timer is set), which stops Python
-code but not a call into C until it returns. However a search ends (an answer, an
-error, a budget, a signal), no worker process is left behind. An empty set of
-instances is refused (a statement over nothing would hold vacuously).
+code but not a call into C until it returns. On a Dask client the chunks still out at
+the deadline are cancelled (none of their instances visited) and a predicate still
+running is interrupted on its worker as ``SIGALRM`` would interrupt it (Python code at
+once, a call into C when it returns). However a search ends (an answer, an error, a
+budget, a signal), no worker process is left behind, and on a Dask client no future of
+the search is left running (the client itself stays open). An empty set of instances is
+refused (a statement over nothing would hold vacuously).
 
 One room, though long: one engine (what the predicate receives, the worker processes,
 the instance stream, the budget, the cache, the progress bar), driven by one visiting
@@ -89,11 +94,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpfix.constructors import CONSTRUCTORS, construct
+from dpfix.explore.distributed import OrderedMap, check_sendable, is_client, worker_threads
 from dpfix.explore.graph_instances import GraphInstance, graphs_of
 from dpfix.explore.instances import Instance, Targets, named_targets
 from dpfix.numbers.deprecation import warn_deprecated
@@ -104,6 +110,9 @@ from dpfix.numbers.results import Result, jsonable
 from dpfix.theory import polytopes
 from dpfix.theory.delta import delta_polytope
 from dpfix.theory.polytopes import check_delta, check_kind
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = ["smallest_counterexample", "survey", "Counterexample", "SearchResult",
            "SurveyResult", "PredicateError", "PredicateTypeError", "BudgetReached", "OVERS",
@@ -134,7 +143,8 @@ _NO_TARGET = {"U", "RU", "U_delta", "RU_delta", "U_lifted", "instance"}
 _DELTA = {"U_delta": ("U", "subset"), "F_delta": ("F", "subset"),
           "RU_delta": ("U", "representation"), "RF_delta": ("F", "representation"),
           "U_lifted": ("U", "lifted"), "F_lifted": ("F", "lifted")}
-#: instances a worker process receives at a time (jobs > 1)
+#: instances a worker process receives at a time (jobs > 1); on a Dask client, the
+#: first chunks' size
 _CHUNK = 8
 class PredicateError(Error, RuntimeError):
     """The predicate raised (or called ``sys.exit``): ``instance``, ``witness`` (what it
@@ -950,6 +960,89 @@ def _pooled(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | 
         pool.stop()
 
 
+#: on a Dask client: the seconds of work a chunk aims at, and the most instances in one
+_DASK_SECONDS = 0.2
+_DASK_CHUNK_MAX = 4096
+
+
+def _check_chunk(spec: _Spec, pickled: bytes, first_only: bool
+                 ) -> tuple[list[_Outcome], float, BaseException | None]:
+    """On a Dask worker: the outcomes of the instances ``pickled`` (a list, pickled: Dask
+    then sends it as it is, without walking it for tasks) in order, up to the first that
+    did not hold with ``first_only``; the seconds they took; and an error of the engine
+    (not of the predicate) at the instance after the last outcome, or None."""
+    start, outcomes, error = time.perf_counter(), [], None
+    for inst in pickle.loads(pickled):
+        try:
+            outcome = _check(spec, inst)
+        except Exception as exc:
+            try:
+                pickle.dumps(exc)
+                error = exc
+            except Exception as why:  # not picklable: what it said
+                error = RuntimeError(f"a worker could not send back {type(exc).__name__}: "
+                                     f"{exc} ({why})")
+            break
+        outcomes.append(outcome)
+        if first_only and outcome.status != "held":
+            break
+    return outcomes, time.perf_counter() - start, error
+
+
+def _on_dask(spec: _Spec, stream: Iterator[Instance], client: Any, cache: _Cache | None,
+             first_only: bool, deadline: float | None, run: _Run, label: str
+             ) -> Iterator[tuple[Instance, _Outcome]]:
+    """:func:`_outcomes` on the workers of a Dask client: chunks of instances in visiting
+    order as futures (:class:`dpfix.explore.distributed.OrderedMap`: twice as many chunks
+    out as the workers have threads; the spec scattered once), the outcomes yielded in
+    visiting order. The first chunks have :data:`_CHUNK` instances, the next about
+    :data:`_DASK_SECONDS` of work each, by the time per instance measured so far; at the
+    deadline the chunks still out are cancelled, none of their instances visited."""
+    threads = worker_threads(client)
+    try:
+        check_sendable(spec)
+    except TypeError as exc:
+        raise TypeError(f"jobs=<a Dask client>: the predicate {_name(spec.predicate)} must "
+                        f"pickle to run on the cluster's workers ({exc})") from exc
+    size = _CHUNK
+
+    def parts() -> Iterator[tuple[_Chunk, tuple | None]]:
+        for key in itertools.count():
+            part = list(itertools.islice(stream, size))
+            if not part:
+                return
+            known = [_Outcome("held") if cache is not None and i.key() in cache.held
+                     else None for i in part]
+            chunk = _Chunk(key, part, known)
+            todo = chunk.todo
+            yield chunk, ((pickle.dumps(todo, pickle.HIGHEST_PROTOCOL), first_only)
+                          if todo else None)
+
+    chunks = OrderedMap(client, _check_chunk, spec, parts(), window=2 * threads,
+                        deadline=deadline, name="dpfix-search")
+    try:
+        for chunk, answer in chunks:
+            outcomes, error = iter(()), None
+            if answer is not None:
+                done, seconds, error = answer
+                if done and seconds > 0:
+                    size = max(1, min(_DASK_CHUNK_MAX, round(_DASK_SECONDS * len(done) /
+                                                             seconds)))
+                outcomes = iter(done)
+            for inst, known in zip(chunk.instances, chunk.known, strict=True):
+                if known is None:
+                    known = next(outcomes, None)
+                if known is None:
+                    if error is not None:
+                        raise error
+                    return  # the task stopped at a failure before this instance
+                yield inst, known
+        if chunks.timed_out:
+            run.budget_hit = label
+    finally:
+        chunks.close()
+
+
 # ------------------------------------------------------------------ the instance stream
 class _Replay:
     """Iterate a one-shot iterator again and again: what was drawn is kept."""
@@ -1246,12 +1339,16 @@ def _alarm(seconds: float | None) -> Iterator[None]:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
-def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache | None,
+def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int | Client,
+              cache: _Cache | None,
               first_only: bool, deadline: float | None, run: _Run, label: str
               ) -> Iterator[tuple[Instance, _Outcome]]:
     """``(instance, outcome)`` in visiting order (cached held instances without work); at
     the deadline (``time.perf_counter()``) the instance being checked is abandoned and
     ``run.budget_hit`` set to ``label``."""
+    if is_client(jobs):
+        yield from _on_dask(spec, stream, jobs, cache, first_only, deadline, run, label)
+        return
     if jobs > 1:
         yield from _pooled(spec, stream, jobs, cache, first_only, deadline, run, label)
         return
@@ -1273,15 +1370,18 @@ def _outcomes(spec: _Spec, stream: Iterator[Instance], jobs: int, cache: _Cache 
 
 
 def _engine(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
-            budget: Any, jobs: int, cache: Any, delta: Any, first_only: bool,
+            budget: Any, jobs: int | Client, cache: Any, delta: Any, first_only: bool,
             graph: Any = None
             ) -> tuple[_Spec, _Run, Iterator[tuple[Instance, _Outcome]], _Cache | None]:
     if not callable(predicate):
         raise TypeError(f"predicate: not callable: {predicate!r}")
     kind, pairs, constructor, d = _parse_over(over, delta)
     spec = _Spec(predicate, kind, pairs, constructor, d, over)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs: a number of processes >= 1, got {jobs!r}")
+    if is_client(jobs):
+        worker_threads(jobs)  # a running client with workers, or one line
+    elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: a number of processes >= 1 or a Dask client "
+                         f"(distributed.Client), got {jobs!r}")
     if instances is not None:
         if n is not None or lam is not None or z is not None or graph is not None:
             raise ValueError("instances= replaces n (or graph), lam and z: give one or the "
@@ -1335,8 +1435,8 @@ def _checked_instances(instances: Iterable) -> Iterator[Instance]:
 
 @contextmanager
 def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances: Any,
-            budget: Any, jobs: int, cache: Any, delta: Any, progress: Any, first_only: bool,
-            graph: Any = None
+            budget: Any, jobs: int | Client, cache: Any, delta: Any, progress: Any,
+            first_only: bool, graph: Any = None
             ) -> Iterator[tuple[_Run, Iterator[tuple[Instance, _Outcome]]]]:
     """The engine's run and its ``(instance, outcome)`` pairs in visiting order, each one
     counted, shown on the progress bar and written to the cache as it is visited (an
@@ -1368,7 +1468,7 @@ def _visits(predicate: Callable, over: str, n: Any, lam: Any, z: Any, instances:
 
 
 def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, lam: Any = None,
-                            z: Any = None, budget: Any = None, jobs: int = 1,
+                            z: Any = None, budget: Any = None, jobs: int | Client = 1,
                             cache: str | os.PathLike | None = None, progress: Any = None,
                             delta: Any = None, instances: Iterable[Instance] | None = None,
                             graph: Any = None) -> SearchResult:
@@ -1394,16 +1494,24 @@ def smallest_counterexample(predicate: Callable, *, over: str, n: Any = None, la
         At most this many instances (``1000``, ``"1000"``) or this long (``"30s"``,
         ``"2m"``, ``timedelta(seconds=30)``, ``{"seconds": 30}``). At the deadline an
         instance still being checked is abandoned (not visited): the worker processes
-        are terminated (``jobs > 1``), or ``SIGALRM`` interrupts the predicate
-        (``jobs = 1``; the module docstring says when). When it stops the search before
+        are terminated (``jobs > 1``), the chunks out on a Dask client cancelled (their
+        instances not visited), or ``SIGALRM`` interrupts the predicate (``jobs = 1``;
+        the module docstring says when). When it stops the search before
         the end without a counterexample, :attr:`SearchResult.stopped` says after how many
         instances, and a :class:`BudgetReached` warning too.
-    jobs : int
+    jobs : int or distributed.Client
         Worker processes, started by ``spawn`` (safe in a process with threads, the same
         on every platform), each running Normaliz on one thread; the predicate must
         pickle: a module-level function of an importable module, or a
         :class:`FilePredicate`. A script that uses ``jobs > 1`` runs its search under
         ``if __name__ == "__main__":`` (spawn imports the main module again).
+        Or a Dask client (``distributed.Client``: synchronous, running, with a worker):
+        the instances go to the cluster's workers in chunks (of 8 at first, then of
+        about 0.2 s of work each), at most twice as many chunks out as the workers have
+        threads, the predicate sent once; it must pickle as Dask pickles (cloudpickle:
+        lambdas and closures too; a function of a module goes by name, so the workers
+        import that module; a :class:`FilePredicate`'s file must be readable there).
+        The search never closes the client.
     cache : path, optional
         A JSON-lines file of visited instances: a rerun of the same predicate (name
         and source), ``over`` and ``delta`` skips the instances where it held (they
@@ -1499,7 +1607,8 @@ def smallest_counterexample_run(predicate: Callable, **kwargs: Any
 
 
 def survey(predicate: Callable, *, over: str, n: Any = None, lam: Any = None, z: Any = None,
-           budget: Any = None, jobs: int = 1, cache: str | os.PathLike | None = None,
+           budget: Any = None, jobs: int | Client = 1,
+           cache: str | os.PathLike | None = None,
            progress: Any = None, delta: Any = None,
            instances: Iterable[Instance] | None = None, graph: Any = None) -> SurveyResult:
     """How often ``predicate`` holds on every instance visited, per ``(n, lam)``.
