@@ -22,6 +22,7 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(dpfix.__path__, "dpfix.")
 #: BaseExceptions that are not errors: a Ctrl-C or a stop signal, and the two internal
 #: signals that unwind a search at its deadline and a streamed release at a stop signal
 SIGNALS = {"dpfix.cli.Interrupted", "dpfix.explore.search._Deadline",
+           "dpfix.explore.distributed.Abandoned",
            "dpfix.release.stream._Stopped"}
 
 
