@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import compileall
 import os
 import re
 import shutil
@@ -52,6 +53,9 @@ def installed(tmp_path_factory) -> Path:
     target = out / "site"
     with zipfile.ZipFile(wheel) as zf:
         zf.extractall(target)
+    # byte-compiled, as pip compiles what it installs (where PYTHONDONTWRITEBYTECODE is
+    # set, every command below would otherwise compile dpfix again)
+    compileall.compile_dir(str(target / "dpfix"), quiet=1, workers=1)
     return target
 
 
