@@ -58,8 +58,16 @@ import numpy as np
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.counts import text_buffers
-from dpfix.io.tables import CsvBlocks, TableInput
-from dpfix.io.writing import csv_rows, guard_formula_array, guard_formulas, warn_formulas
+from dpfix.io.tables import CsvBlocks, ParquetBlocks, TableInput, is_parquet
+from dpfix.io.writing import (
+    INTEGER_TEXT,
+    csv_rows,
+    guard_formula_array,
+    guard_formulas,
+    round_trip,
+    round_trip_type,
+    warn_formulas,
+)
 from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
@@ -485,13 +493,16 @@ def _cap(upper: Any) -> int:
 
 class _Writer:
     """The output CSV, written a table of rows at a time as the in-memory path writes it
-    whole (pandas' ``to_csv``: :func:`dpfix.io.writing.csv_rows`)."""
+    whole (pandas' ``to_csv``: :func:`dpfix.io.writing.csv_rows`). With ``typed`` (the
+    rows of a Parquet table, :func:`_Converter`), each table of rows is written by pandas'
+    ``to_csv`` itself, its columns as the in-memory path's (:func:`_Converter`)."""
 
-    def __init__(self, dest: Path, layout: dict, escape: bool) -> None:
+    def __init__(self, dest: Path, layout: dict, escape: bool,
+                 typed: _Converter | None = None) -> None:
         self.handle = open(dest, "wb")
         if layout["bom"]:
             self.handle.write(codecs.BOM_UTF8)
-        self.layout, self.escape = layout, escape
+        self.layout, self.escape, self.typed = layout, escape, typed
         self.tally: dict = {}
         self.head_tally: dict = {}
 
@@ -504,6 +515,12 @@ class _Writer:
             lineterminator=self.layout["newline"]).encode("utf-8"))
 
     def rows(self, table: Any, others: list, names: list) -> None:
+        if self.typed is not None:
+            frame = self.typed(table).to_pandas()
+            guard_formulas(frame, others, names, self.escape, self.tally)
+            self.handle.write(frame.to_csv(header=False, index=False, sep=self.layout["sep"],
+                                           lineterminator=self.layout["newline"]).encode())
+            return
         columns = []
         for c in table.column_names:
             values = table.column(c)
@@ -523,6 +540,90 @@ class _Writer:
             warn_formulas(self.head_tally, stacklevel=5)
 
 
+class _Converter:
+    """A table of the pipeline's rows as the in-memory path writes it: the privatized
+    columns int64, a Parquet table's other columns as they come back from pandas
+    (:func:`dpfix.io.writing.round_trip`), a CSV table's text (to Parquet: int64 where
+    every cell of the column is a plain integer, :data:`dpfix.io.writing.INTEGER_TEXT`)."""
+
+    def __init__(self, schema: Any, types: list) -> None:
+        pa = require("pyarrow")
+        self.schema = pa.schema([(schema.field(j).name, t) for j, t in enumerate(types)])
+
+    def __call__(self, table: Any) -> Any:
+        pa = require("pyarrow")
+        return pa.Table.from_arrays(
+            [round_trip(table.column(j), self.schema.field(j).type)
+             for j in range(table.num_columns)], schema=self.schema)
+
+
+class _ParquetWriter:
+    """The output Parquet file, its rows converted (:class:`_Converter`) and written as
+    they come, a row group of at least :data:`_ROW_GROUP` rows at a time (the last may be
+    shorter): the file :func:`dpfix.io.writing.write_parquet` writes of the same table,
+    read back (``pyarrow.parquet.read_table``) as the same table."""
+
+    def __init__(self, dest: Path, names: list, convert: _Converter) -> None:
+        pq = require("pyarrow.parquet")
+        pa = require("pyarrow")
+        self.convert = convert
+        self.schema = pa.schema([(n, f.type) for n, f in zip(names, convert.schema,
+                                                             strict=True)])
+        self.writer = pq.ParquetWriter(str(dest), self.schema)
+        self.pending: list = []
+        self.have = 0
+
+    def header(self, names: list[str]) -> None:
+        return None  # the schema's
+
+    def rows(self, table: Any, others: list, names: list) -> None:
+        self.pending.append(self.convert(table))
+        self.have += table.num_rows
+        if self.have >= _ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        pa = require("pyarrow")
+        if self.pending:
+            joined = pa.concat_tables(self.pending).rename_columns(self.schema.names)
+            self.writer.write_table(joined, row_group_size=max(1, joined.num_rows))
+        self.pending, self.have = [], 0
+
+    def close(self, complete: bool = True) -> None:
+        try:
+            if complete:
+                self.flush()
+        finally:
+            self.writer.close()
+
+
+#: The fewest rows of a row group of a streamed Parquet output (but the last).
+_ROW_GROUP = 1 << 20
+
+
+class _IntegerText:
+    """Pass 1 of a CSV table written to Parquet: which of its other columns hold plain
+    integers only (:data:`dpfix.io.writing.INTEGER_TEXT`), as the in-memory path writes
+    them (int64)."""
+
+    def __init__(self, blocks: CsvBlocks, then: Any = None) -> None:
+        self.blocks, self.then = blocks, then
+        self.plain: dict[int, bool] = {}
+
+    def __call__(self, start: int, body: Any) -> None:
+        pc = require("pyarrow.compute")
+        if start == 0:
+            self.plain = {}
+        for k in range(len(self.blocks.header)):
+            if k in self.blocks.positions or not self.plain.get(k, True):
+                continue
+            column = body.column(f"f{k}")
+            self.plain[k] = bool(pc.all(pc.match_substring_regex(
+                column, f"^{INTEGER_TEXT}$")).as_py())
+        if self.then is not None:
+            self.then(start, body)
+
+
 def _narrowest(n: int) -> Any:
     """The narrowest unsigned pyarrow type that holds ``0 .. n-1``."""
     pa = require("pyarrow")
@@ -533,24 +634,36 @@ def _narrowest(n: int) -> Any:
 def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                scratch: str | Path | None = None, progress: Any = None,
                on_stage: Any = None) -> Streamed:
-    """Release the CSV file of ``plan`` (its engine ``"stream"``) to the CSV file ``dest`` in
-    two passes (module docstring).
+    """Release the CSV or Parquet file of ``plan`` (its engine ``"stream"``) to the CSV or
+    Parquet file ``dest`` (by the suffix of ``plan.output``) in two passes (module
+    docstring).
 
     ``bucket_rows``: a bucket's rows on average; ``scratch``: where the scratch folder goes;
     ``progress``, ``on_stage`` as :func:`dpfix.release.memory.release_in_memory`.
     """
     import time
 
+    pa = require("pyarrow")
     path, sep = input_path(plan.data), getattr(plan.data, "sep", ",")
     names, planned, order, keys = plan.names, plan.columns, plan.order, list(plan.keys)
     uppers = {c.name: c.upper for c in planned}
     seeds = [c.seed for c in planned]
     escape_formulas = plan.output.escape_formulas
+    typed, to_parquet = is_parquet(path), is_parquet(plan.output.path)
     start = time.perf_counter()
-    blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
+    blocks: Any
+    if typed:  # pass 1 reads the columns of counts (and the first key) only
+        blocks = ParquetBlocks(path, names, rows=DRAW_CHUNK)
+        blocks.wanted = list(dict.fromkeys(
+            [*names, *([keys[0]] if order == "key" and keys[0] in blocks.header else [])]))
+    else:
+        blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
     ranges = _KeyRanges(blocks, keys[0]) if order == "key" else None
     if ranges is not None:
         blocks.watch = ranges.watch
+    plain = _IntegerText(blocks, blocks.watch) if to_parquet and not typed else None
+    if plain is not None:
+        blocks.watch = plain
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
     _unchanged(blocks)
@@ -574,9 +687,25 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
 
     again = _Histograms(hist.caps)  # pass 2's histograms: pass 1's, or the file changed
 
-    pa = require("pyarrow")
     schema = pa.schema([(f"c{j}", _narrowest(results[privatized[k]].n) if k in privatized
-                         else pa.string()) for j, (k, _) in enumerate(columns)])
+                         else blocks.schema.field(k).type if typed else pa.string())
+                        for j, (k, _) in enumerate(columns)])
+    convert = None
+    if typed or to_parquet:
+        nulls = blocks.null_counts([h for k, h in columns if k not in privatized]) \
+            if typed else {}
+        types = [pa.int64() if k in privatized else
+                 round_trip_type(schema.field(j).type, nulls[h], N) if typed else
+                 pa.int64() if plain is not None and plain.plain.get(k, False) else
+                 round_trip_type(pa.string(), 0, N)
+                 for j, (k, h) in enumerate(columns)]
+        bad = [h for (_, h), t in zip(columns, types, strict=True) if t is None]
+        if bad:
+            raise ValueError(f"column {bad[0]!r}: a streamed release writes columns of "
+                             "integers, floats, booleans and text only; release it in memory")
+        convert = _Converter(schema, types)
+    if typed:
+        blocks.wanted = out_names
 
     def frames() -> Iterator[Any]:
         rows = 0
@@ -599,14 +728,15 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
             yield pa.Table.from_arrays(
                 [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
                  if k in privatized
-                 else body.column(k)  # text as read
+                 else body.column(f"f{k}")  # as read
                  for j, (k, _) in enumerate(columns)], schema=schema)
         _unchanged(blocks, rows, N)
         for k, name in enumerate(names):
             if not np.array_equal(again.eta[k], hist.eta[k]):
                 _unchanged(blocks, what=f"pass 2 read other counts in column {name!r}")
 
-    writer = _Writer(dest, layout, escape_formulas)
+    writer: Any = _ParquetWriter(dest, out_names, convert) if to_parquet else \
+        _Writer(dest, layout, escape_formulas, convert if typed else None)
     try:
         writer.header(out_names)
         kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
@@ -623,10 +753,14 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
     for k, r in enumerate(results):
         r.drawn_histogram = stats[k].hist
         r.confidential = stats[k].confidential(hist.eta[k], r.n, N)
-    table = TableInput(Path(path), "csv", None, col=blocks.positions[0], bom=blocks.bom,
-                       newline=blocks.newline, sep=sep,
-                       privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
-                                                                strict=True)])
+    if typed:
+        table = TableInput(Path(path), "parquet", None, col=names[0],
+                           privatized=[(n, n, None) for n in names])
+    else:
+        table = TableInput(Path(path), "csv", None, col=blocks.positions[0], bom=blocks.bom,
+                           newline=blocks.newline, sep=sep,
+                           privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
+                                                                    strict=True)])
     return Streamed(table, results, others, read_seconds,
                     {n: topcode_histogram(hist.eta[k], r.n - 1)[0]
                      for k, (n, r) in enumerate(zip(names, results, strict=True))},
@@ -726,7 +860,7 @@ class _KeyRanges:
         if self.key not in self.blocks.header:
             self.usable = False
             return
-        column = body.column(self.blocks.header.index(self.key)).combine_chunks()
+        column = body.column(f"f{self.blocks.header.index(self.key)}").combine_chunks()
         if not pa.types.is_string(column.type) or column.null_count or \
                 (_text_bytes(column) == 0).any():
             self.usable = False
@@ -888,7 +1022,8 @@ def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = Non
                       ROW_ORDER_RULES[plan.order],
                       extra=None if charge is None else {"ledger": charge.statement()})
     public["streamed"] = streamed.statement()
-    layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
+    layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
+              "sep": table.sep,
               "newline": table.newline, "bom": table.bom}
     release = Release(None, reports.jsonable(public), layout, path, stated)
     if not plan.confidential:
