@@ -797,7 +797,7 @@ def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
             first, body = next(reader)
         except StopIteration:
             return
-        except ValueError:
+        except (ValueError, OSError):  # pyarrow's errors of a file cut or rewritten
             _unchanged(blocks)
             raise
         if first + len(body) > N:

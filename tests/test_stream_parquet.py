@@ -1,0 +1,278 @@
+"""The streamed release of Parquet files (dpfix.release.stream; docs/release.md, section 7):
+a Parquet table read in blocks, a Parquet output written by row groups.
+
+With a seed and one bucket the streamed output is the in-memory output (CSV: byte for
+byte; Parquet: the same table read back, its schema included); with several buckets the
+same rows in the release's order; bad Parquet counts are refused with the in-memory
+reader's one line; a file changed between the passes is refused with nothing written.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from dpfix.io.tables import ParquetBlocks
+from dpfix.release import stream
+from dpfix.release.plan import Output, plan_release
+from dpfix.release.stream import InputChanged
+from dpfix.release.table import privatize_table
+from helpers import release
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+pytestmark = pytest.mark.filterwarnings("ignore:upper = ")  # the top-coding warning
+
+N = 300
+
+
+def _columns(rng, n):
+    """Typed columns: text with ties, commas, quotes, formulas and missing cells;
+    integers with and without missing cells; floats with NaN and missing; booleans."""
+    note = [None if i % 7 == 0 else "=1+1" if i % 11 == 0 else f"n {i}, \"q\""
+            for i in range(n)]
+    return {
+        "id": pa.array(rng.integers(0, 9, n).astype(str)),
+        "note": pa.array(note, pa.string()),
+        "a": pa.array(rng.integers(0, 14, n)),
+        "m": pa.array([None if i % 5 == 0 else int(v) for i, v in
+                       enumerate(rng.integers(-3, 50, n))], pa.int32()),
+        "z": pa.array(rng.integers(0, 2**40, n), pa.uint64()),
+        "f": pa.array([None if i % 9 == 0 else float("nan") if i % 13 == 0 else v / 8
+                       for i, v in enumerate(rng.integers(0, 80, n))], pa.float32()),
+        "g": pa.array(rng.normal(size=n)),
+        "t": pa.array([None if i % 4 == 0 else bool(i % 3) for i in range(n)]),
+        "u": pa.array([None] * n, pa.bool_()),
+        "b": pa.array(rng.integers(0, 5, n), pa.int16()),
+        "secret": pa.array(rng.integers(0, 3, n)),
+    }
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table(_columns(np.random.default_rng(1), N)), path, row_group_size=97)
+    return path
+
+
+KEEP = ["note", "m", "z", "f", "g", "t", "u"]
+
+
+def _both(path, tmp_path, suffix, columns, bucket_rows=None, **kw):
+    """The in-memory release written to ``mem<suffix>`` and the streamed one to
+    ``str<suffix>`` (scratch in ``tmp_path``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the formula cells' warning, said by both
+        mem = privatize_table(path, columns, 1.0, **kw)
+        mem.write(tmp_path / f"mem{suffix}", force=True)
+        got = release(path, columns, 1.0, out=Output(tmp_path / f"str{suffix}", force=True),
+                      scratch=tmp_path, bucket_rows=bucket_rows, **kw)
+    return mem, got
+
+
+def _untimed(report):
+    if isinstance(report, dict):
+        return {k: _untimed(v) for k, v in report.items()
+                if k not in ("timings_seconds", "build_seconds", "streamed")}
+    if isinstance(report, list):
+        return [_untimed(v) for v in report]
+    return report
+
+
+def test_parquet_files_are_streamed(table, tmp_path):
+    for out in ("o.csv", "o.parquet"):
+        plan = plan_release(table, "a", 1.0, upper=9, keys=["id"], keep=KEEP, out=tmp_path / out)
+        assert plan.engine == "stream"
+    plan = plan_release(tmp_path / "x.csv", "a", 1.0, upper=9, out=tmp_path / "o.parquet")
+    assert plan.engine == "stream"
+
+
+@pytest.mark.parametrize("order", ["input", "shuffled", "key"])
+@pytest.mark.parametrize("columns", [["a"], ["a", "b"]])
+def test_parquet_to_csv_streamed_equals_in_memory(table, tmp_path, order, columns):
+    mem, got = _both(table, tmp_path, ".csv", columns, upper=9, keys=["id"], keep=KEEP,
+                     order=order, seed=3)
+    assert (tmp_path / "str.csv").read_bytes() == (tmp_path / "mem.csv").read_bytes()
+    assert _untimed(got.report) == _untimed(mem.report)
+    assert got.report["streamed"]["buckets"] == 1
+    assert not list(tmp_path.glob("dpfix-*"))  # the scratch folder is gone
+
+
+@pytest.mark.parametrize("order", ["input", "shuffled", "key"])
+@pytest.mark.parametrize("columns", [["a"], ["b", "a"]])
+def test_parquet_to_parquet_streamed_equals_in_memory(table, tmp_path, order, columns):
+    mem, got = _both(table, tmp_path, ".parquet", columns, upper=9, keys=["id"], keep=KEEP,
+                     order=order, seed=5)
+    want, have = pq.read_table(tmp_path / "mem.parquet"), pq.read_table(tmp_path / "str.parquet")
+    assert have.schema.equals(want.schema, check_metadata=True)
+    assert have.equals(want, check_metadata=True)
+    assert _untimed(got.report) == _untimed(mem.report)
+
+
+@pytest.mark.parametrize("order", ["input", "shuffled", "key"])
+def test_csv_to_parquet_streamed_equals_in_memory(tmp_path, order):
+    rng = np.random.default_rng(4)
+    path = tmp_path / "in.csv"
+    lines = ["id,code,note,k"] + [f"{rng.integers(0, 9)},{rng.integers(-5, 99)},"
+                                  f"\"x,{i}\",{rng.integers(0, 7)}" for i in range(N)]
+    lines[5] = "007,-0,+1,3"  # a leading zero: the id column stays text; -0 an integer
+    path.write_text("\n".join(lines) + "\n")
+    mem, got = _both(path, tmp_path, ".parquet", ["k"], upper=6, keys=["id"],
+                     keep=["code", "note"], order=order, seed=2)
+    want, have = pq.read_table(tmp_path / "mem.parquet"), pq.read_table(tmp_path / "str.parquet")
+    assert have.schema.field("code").type == pa.int64()  # every cell a plain integer
+    assert have.schema.field("id").type != pa.int64()
+    assert have.equals(want, check_metadata=True)
+    assert _untimed(got.report) == _untimed(mem.report)
+
+
+def _multiset(t):
+    return sorted(map(repr, zip(*(t.column(c).to_pylist() for c in t.column_names))))
+
+
+@pytest.mark.parametrize("order", ["shuffled", "key"])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_parquet_streamed_in_buckets(table, tmp_path, order, suffix):
+    """With buckets of 16 rows (19 buckets, 5 row groups of the input, blocks of the
+    draw's chunk) the rows are the in-memory release's, in the release's order."""
+    mem, got = _both(table, tmp_path, suffix, ["a"], bucket_rows=16, upper=9, keys=["id"],
+                     keep=["secret", *KEEP], order=order, seed=7)
+    assert got.report["streamed"]["buckets"] == 19
+    read = (lambda p: pa.csv.read_csv(p)) if suffix == ".csv" else pq.read_table
+    want, have = read(tmp_path / f"mem{suffix}"), read(tmp_path / f"str{suffix}")
+    assert have.schema.equals(want.schema)
+    source = pq.read_table(table)
+    # the kept columns' rows (the secret column identifies each row) are the input's
+    assert sorted(have.column("secret").to_pylist()) == sorted(source["secret"].to_pylist())
+    assert _multiset(have.drop_columns(["a"])) == _multiset(want.drop_columns(["a"]))
+    if order == "key":
+        ids = have.column("id").to_pylist()
+        assert [str(i) for i in ids] == sorted(str(i) for i in ids)
+    assert not list(tmp_path.glob("dpfix-*"))
+
+
+def test_parquet_blocks_read_only_the_columns_asked(table):
+    blocks = ParquetBlocks(table, ["a", "b"], rows=64)
+    assert blocks.scan(lambda start, counts: None) == N
+    bodies = list(blocks.blocks())
+    assert [s for s, _ in bodies] == list(range(0, N, 64))
+    assert bodies[0][1].column_names == ["f2", "f9"]
+    blocks.wanted = ["note", "a"]
+    assert next(iter(blocks.blocks()))[1].column_names == ["f1", "f2"]
+    assert blocks.null_counts(["note", "m", "u"]) == {"note": 43, "m": 60, "u": N}
+
+
+def _bad(tmp_path, name, column):
+    path = tmp_path / name
+    pq.write_table(pa.table({"id": pa.array([str(i) for i in range(len(column))]),
+                             "k": column}), path, row_group_size=3)
+    return path
+
+
+@pytest.mark.parametrize("column", [
+    pa.array([1, 2, 3, 4, -1, 2, 0]),
+    pa.array([1, 2, 3, 4, None, 2, 0], pa.int32()),
+    pa.array([1.0, 2.0, 3.0, 4.5, 1.0]),
+    pa.array([1.0, 2.0, float("nan"), 4.0]),
+    pa.array(["1", "2", "3", "x", "5"]),
+    pa.array(["1", "2", "3", "1e3", "5"]),
+    pa.array([1, 2, 3], pa.timestamp("s")),
+    pa.array([True, False]),
+    pa.array([], pa.int64()),
+    pa.array(["a", "b"]).dictionary_encode(),
+])
+@pytest.mark.parametrize("out", ["o.csv", "o.parquet"])
+def test_bad_parquet_counts_refused_as_in_memory(tmp_path, column, out):
+    path = _bad(tmp_path, "in.parquet", column)
+    with pytest.raises(ValueError) as mem:
+        privatize_table(path, "k", 1.0, upper=5, order="input")
+    assert plan_release(path, "k", 1.0, upper=5, out=tmp_path / out).engine == "stream"
+    with pytest.raises(ValueError) as got:
+        release(path, "k", 1.0, upper=5, order="input", out=tmp_path / out, scratch=tmp_path,
+                bucket_rows=2)
+    assert str(got.value) == str(mem.value) and "\n" not in str(got.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+@pytest.mark.parametrize("problem", ["no file", "not parquet", "no column", "twice"])
+def test_bad_parquet_files_refused_as_in_memory(tmp_path, problem):
+    path = tmp_path / "in.parquet"
+    columns = ["k", "k"] if problem == "twice" else ["nope"] if problem == "no column" else "k"
+    if problem == "not parquet":
+        path.write_bytes(b"id,k\na,1\n")
+    elif problem != "no file":
+        _bad(tmp_path, "in.parquet", pa.array([1, 2]))
+    with pytest.raises((ValueError, FileNotFoundError)) as mem:
+        privatize_table(path, columns, 1.0, upper=5)
+    with pytest.raises((ValueError, FileNotFoundError)) as got:
+        release(path, columns, 1.0, upper=5, out=tmp_path / "o.parquet", scratch=tmp_path)
+    assert str(got.value) == str(mem.value)
+    assert not (tmp_path / "o.parquet").exists()
+
+
+def _grow(path):
+    t = pq.read_table(path)
+    pq.write_table(pa.concat_tables([t, t]), path)
+
+
+def _replace(path):
+    other = path.with_name("other.parquet")
+    other.write_bytes(path.read_bytes())
+    os.replace(other, path)
+
+
+def _same_size_same_time(path):
+    """One count rewritten to another, the size and time put back."""
+    info = path.stat()
+    t = pq.read_table(path)
+    k = t.column("k").to_numpy().copy()
+    k[0] = 4 if k[0] != 4 else 3
+    pq.write_table(t.set_column(t.column_names.index("k"), "k", pa.array(k)), path,
+                   row_group_size=7)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert path.stat().st_size == info.st_size
+
+
+@pytest.mark.parametrize("order", ["input", "shuffled", "key"])
+@pytest.mark.parametrize("change, what", [
+    (_grow, "its size went from"),
+    (_replace, "another file is at its path"),
+    (_same_size_same_time, "pass 2 read other counts in column 'k'"),
+])
+@pytest.mark.parametrize("out", ["o.csv", "o.parquet"])
+def test_a_parquet_file_changed_between_the_passes_is_refused(tmp_path, monkeypatch, order,
+                                                              change, what, out):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [f"r{i:03d}" for i in range(40)],
+                             "k": rng.integers(0, 6, 40)}), path, row_group_size=7)
+
+    class Hooked(ParquetBlocks):
+        def scan(self, add):
+            n = super().scan(add)
+            change(self.path)
+            return n
+
+    monkeypatch.setattr(stream, "ParquetBlocks", Hooked)
+    with pytest.raises(InputChanged, match=what) as refused:
+        release(path, "k", 1.0, upper=5, keys=["id"], order=order, seed=1,
+                out=tmp_path / out, scratch=tmp_path, bucket_rows=8)
+    assert "nothing written" in str(refused.value) and "\n" not in str(refused.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+def test_parquet_kept_in_memory_when_the_stream_cannot_write_it(tmp_path):
+    """A kept column of dates, or a key of numbers in the key order: the in-memory
+    engine (its types and its numeric sort)."""
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [3, 1, 2], "day": pa.array([1, 2, 3], pa.date32()),
+                             "k": [1, 0, 2]}), path)
+    out = tmp_path / "o.parquet"
+    assert plan_release(path, "k", 1.0, upper=3, keep=["day"], out=out).engine == "memory"
+    assert plan_release(path, "k", 1.0, upper=3, keys=["id"], out=out).engine == "memory"
+    assert plan_release(path, "k", 1.0, upper=3, keys=["id"], order="shuffled",
+                        out=out).engine == "stream"
+    assert plan_release(path, "k", 1.0, upper=3, out=out).engine == "stream"
