@@ -10,6 +10,9 @@ reader's one line; a file changed between the passes is refused with nothing wri
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -23,6 +26,7 @@ from dpfix.release.table import privatize_table
 from helpers import release
 
 pa = pytest.importorskip("pyarrow")
+pytest.importorskip("pyarrow.csv")
 pq = pytest.importorskip("pyarrow.parquet")
 pytestmark = pytest.mark.filterwarnings("ignore:upper = ")  # the top-coding warning
 
@@ -130,7 +134,7 @@ def test_csv_to_parquet_streamed_equals_in_memory(tmp_path, order):
 
 
 def _multiset(t):
-    return sorted(map(repr, zip(*(t.column(c).to_pylist() for c in t.column_names))))
+    return sorted(map(repr, zip(*(t.column(c).to_pylist() for c in t.column_names), strict=True)))
 
 
 @pytest.mark.parametrize("order", ["shuffled", "key"])
@@ -276,3 +280,79 @@ def test_parquet_kept_in_memory_when_the_stream_cannot_write_it(tmp_path):
     assert plan_release(path, "k", 1.0, upper=3, keys=["id"], order="shuffled",
                         out=out).engine == "stream"
     assert plan_release(path, "k", 1.0, upper=3, out=out).engine == "stream"
+
+
+def _small_blocks(monkeypatch, rows=7):
+    class Small(ParquetBlocks):
+        def __init__(self, path, columns, rows=rows):
+            super().__init__(path, columns, rows=7)
+
+    monkeypatch.setattr(stream, "ParquetBlocks", Small)
+
+
+def test_a_bad_count_in_a_later_block_is_named_by_its_row(tmp_path, monkeypatch):
+    values = [1] * 30 + [-2] + [1] * 9
+    path = _bad(tmp_path, "in.parquet", pa.array(values))
+    _small_blocks(monkeypatch)
+    with pytest.raises(ValueError) as mem:
+        privatize_table(path, "k", 1.0, upper=5)
+    with pytest.raises(ValueError) as got:
+        release(path, "k", 1.0, upper=5, out=tmp_path / "o.parquet", scratch=tmp_path)
+    assert str(got.value) == str(mem.value) == "column 'k', row 31: not a count (negative)"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_small_blocks_and_missing_keys(tmp_path, monkeypatch, suffix):
+    """Blocks of 7 rows, buckets of 8, keys with missing cells (sorted last: the shuffled
+    buckets sorted and merged)."""
+    rng = np.random.default_rng(2)
+    path = tmp_path / "in.parquet"
+    ids = [None if i % 6 == 0 else f"r{v}" for i, v in enumerate(rng.integers(0, 9, 60))]
+    pq.write_table(pa.table({"id": pa.array(ids, pa.string()), "row": list(range(60)),
+                             "k": rng.integers(0, 6, 60)}), path, row_group_size=11)
+    _small_blocks(monkeypatch)
+    got = release(path, "k", 1.0, upper=5, keys=["id"], keep=["row"], seed=1,
+                  out=tmp_path / f"o{suffix}", scratch=tmp_path, bucket_rows=8)
+    out = pa.csv.read_csv(got.path) if suffix == ".csv" else pq.read_table(got.path)
+    assert sorted(out.column("row").to_pylist()) == list(range(60))
+    have = out.column("id").to_pylist()
+    present = [i for i in ids if i is not None]
+    missing = "" if suffix == ".csv" else None  # a CSV file's missing cell is empty
+    assert have == sorted(present) + [missing] * (60 - len(present))
+    assert not list(tmp_path.glob("dpfix-*"))
+
+
+def test_an_interrupt_in_pass_two_leaves_nothing(table, tmp_path, monkeypatch):
+    def boom(self, frame, others, names):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stream._ParquetWriter, "rows", boom)
+    with pytest.raises(KeyboardInterrupt):
+        release(table, "a", 1.0, upper=9, keys=["id"], out=tmp_path / "o.parquet",
+                scratch=tmp_path, bucket_rows=16)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+_KILLED = """
+import os, signal, sys
+from dpfix.release import stream
+from dpfix.release.plan import plan_release
+from dpfix.release.table import execute
+def rows(self, frame, others, names):
+    os.kill(os.getpid(), signal.SIGTERM)
+stream._ParquetWriter.rows = rows
+execute(plan_release(sys.argv[1], "a", 1.0, upper=9, keys=["id"], out=sys.argv[2]),
+        scratch=sys.argv[3], bucket_rows=16)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix", reason="POSIX")
+def test_sigterm_leaves_nothing(table, tmp_path):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = subprocess.run([sys.executable, "-c", _KILLED, str(table),
+                          str(tmp_path / "o.parquet"), str(scratch)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == -signal.SIGTERM, run.stderr
+    assert list(scratch.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet", "scratch"]
