@@ -13,7 +13,8 @@ seed), its output in key order:
   file to a CSV file, the streamed engine (two passes, the external shuffle and the merge
   of sorted runs, docs/release.md section 7);
 - ``parquet floor`` and ``parquet dpfix``: the same with Parquet files (pyarrow's Parquet
-  reader and writer; dpfix's in-memory engine);
+  reader and writer; dpfix's streamed engine, Parquet read in blocks and written by row
+  groups);
 - ``pairs dpfix`` (``--pairs``): a joint release of two count columns of the CSV file
   (``joint=[("k", "m")]``, in memory) against the floor of the same two columns;
 - ``dask dpfix`` (``--dask``): ``Dataset`` of the Parquet file, shuffled (the Dask engine

@@ -1,7 +1,8 @@
-"""A CSV file released to a CSV file in memory ``O(block + n^2)``, whatever its rows ``N``
-(docs/release.md, section 7).
+"""A CSV or Parquet file released to a CSV or Parquet file in memory ``O(block + n^2)``,
+whatever its rows ``N`` (docs/release.md, section 7).
 
-Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
+Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, or
+:class:`dpfix.io.tables.ParquetBlocks` for a Parquet file, blocks of
 :data:`dpfix.release.frameworks.DRAW_CHUNK` rows):
 
 1. each privatized column's histogram (top-coded above ``upper``; ``upper="auto"``
@@ -20,7 +21,9 @@ Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
    (:func:`dpfix.release.order.text_order`), the buckets concatenated: equal keys in
    uniformly random order (a range too large, or keys with a zero byte: shuffled buckets
    sorted and merged stably, :func:`merge_runs`). The rows are pyarrow Tables throughout,
-   written as pandas' ``to_csv`` writes them (:func:`dpfix.io.writing.csv_rows`).
+   written as pandas' ``to_csv`` writes them (:func:`dpfix.io.writing.csv_rows`), or as
+   the in-memory path writes a Parquet table's typed cells (:class:`_Converter`: to CSV
+   by pandas, to Parquet by row groups of ``pyarrow.parquet.ParquetWriter``).
 
 Pass 2 reads the file pass 1 read, or raises :class:`InputChanged` and writes nothing:
 the same device, inode, size and modification time, the same ``N`` rows, the same
@@ -768,7 +771,7 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
 
 
 class InputChanged(Error, ValueError):
-    """The CSV file of a streamed release changed between its two passes (it was appended
+    """The CSV or Parquet file of a streamed release changed between its two passes (it was appended
     to, truncated, rewritten or replaced): pass 2 would draw rows that stage 1 and ``N``
     never saw, so nothing is written."""
 
@@ -983,9 +986,9 @@ def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = Non
                      progress: Any = None, on_stage: Any = None,
                      bucket_rows: int = BUCKET_ROWS,
                      scratch: str | Path | None = None) -> Release | tuple[Release, Confidential]:
-    """Execute ``plan`` (its engine ``"stream"``): its CSV file streamed to its CSV output
-    (:func:`stream_csv`), never all its rows in memory; the release as the in-memory engine
-    makes it, with the report's ``streamed`` entry.
+    """Execute ``plan`` (its engine ``"stream"``): its CSV or Parquet file streamed to its
+    CSV or Parquet output (:func:`stream_csv`), never all its rows in memory; the release
+    as the in-memory engine makes it, with the report's ``streamed`` entry.
 
     ``charge``, ``staged``, ``progress`` and ``on_stage`` as
     :func:`dpfix.release.memory.release_in_memory`; ``bucket_rows``: the rows of a bucket
