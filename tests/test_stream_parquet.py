@@ -269,17 +269,42 @@ def test_a_parquet_file_changed_between_the_passes_is_refused(tmp_path, monkeypa
 
 
 def test_parquet_kept_in_memory_when_the_stream_cannot_write_it(tmp_path):
-    """A kept column of dates, or a key of numbers in the key order: the in-memory
-    engine (its types and its numeric sort)."""
+    """A kept column of dates, or two keys of numbers in the key order: the in-memory
+    engine (its types and its sort by several values)."""
     path = tmp_path / "in.parquet"
     pq.write_table(pa.table({"id": [3, 1, 2], "day": pa.array([1, 2, 3], pa.date32()),
                              "k": [1, 0, 2]}), path)
     out = tmp_path / "o.parquet"
     assert plan_release(path, "k", 1.0, upper=3, keep=["day"], out=out).engine == "memory"
-    assert plan_release(path, "k", 1.0, upper=3, keys=["id"], out=out).engine == "memory"
-    assert plan_release(path, "k", 1.0, upper=3, keys=["id"], order="shuffled",
-                        out=out).engine == "stream"
+    assert plan_release(path, "k", 1.0, upper=3, keys=["id", "k"],
+                        out=out).engine == "memory"
+    assert plan_release(path, "k", 1.0, upper=3, keys=["day"], out=out).engine == "memory"
+    assert plan_release(path, "k", 1.0, upper=3, keys=["id"], out=out).engine == "stream"
     assert plan_release(path, "k", 1.0, upper=3, out=out).engine == "stream"
+
+
+@pytest.mark.parametrize("key", ["m", "z", "f", "g", "s"])
+@pytest.mark.parametrize("bucket_rows", [None, 16])
+def test_a_numeric_key_streamed_in_value_order(table, tmp_path, key, bucket_rows):
+    """One key of numbers (integers with and without missing cells, floats with NaN,
+    missing and -0.0; many ties in "s"): by value, NaN and missing last, ties in a
+    uniformly random order; with one bucket the in-memory table itself."""
+    source = pq.read_table(table)
+    t = source.append_column("s", pa.array(np.repeat([2.0, -0.0, 0.0, -1.5, None], N // 5)))
+    path = tmp_path / "keyed.parquet"
+    pq.write_table(t, path, row_group_size=50)
+    mem, got = _both(path, tmp_path, ".parquet", ["a"], bucket_rows=bucket_rows, upper=9,
+                     keys=[key], keep=["secret", "id"], order="key", seed=4)
+    assert got.report["streamed"]["buckets"] == (1 if bucket_rows is None else 19)
+    want, have = pq.read_table(tmp_path / "mem.parquet"), pq.read_table(tmp_path / "str.parquet")
+    assert have.schema.equals(want.schema, check_metadata=True)
+    if bucket_rows is None:
+        assert have.equals(want)
+        return
+    values = have.column(key).to_numpy(zero_copy_only=False).astype(float)
+    present = values[~np.isnan(values)]
+    assert (np.diff(present) >= 0).all() and np.isnan(values[len(present):]).all()
+    assert _multiset(have.drop_columns(["a"])) == _multiset(want.drop_columns(["a"]))
 
 
 def _small_blocks(monkeypatch, rows=7):

@@ -253,7 +253,8 @@ def _parquet_streams(path: Path, keys: tuple, keep: tuple, order: str | None) ->
     """Whether the streamed engine writes a Parquet file's key and kept columns as the
     in-memory engine does: integers, floats, booleans and text
     (:func:`dpfix.io.writing.round_trip_type`), the keys of the key order text (sorted by
-    their bytes); read from the file's schema (its footer). A file without a readable
+    their bytes) or one key of numbers (sorted by value); read from the file's schema (its
+    footer). A file without a readable
     schema runs in memory (which says why)."""
     try:
         pa = require("pyarrow")
@@ -266,7 +267,8 @@ def _parquet_streams(path: Path, keys: tuple, keep: tuple, order: str | None) ->
         t = schema.field(name).type
         if round_trip_type(t, 0, 1) is None:
             return False
-        if order == "key" and name in keys and t != pa.string():
+        numeric = len(keys) == 1 and (pa.types.is_integer(t) or pa.types.is_floating(t))
+        if order == "key" and name in keys and t != pa.string() and not numeric:
             return False
     return True
 

@@ -76,7 +76,7 @@ from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
-from dpfix.release.order import key_bytes, key_window, order_source, text_order
+from dpfix.release.order import integer_order, key_bytes, key_window, order_source, text_order
 from dpfix.release.outputs import (
     Confidential,
     Release,
@@ -95,7 +95,7 @@ from dpfix.release.report import (
     public_report,
 )
 
-__all__ = ["release_streamed", "stream_csv", "Streamed", "scratch_folder",
+__all__ = ["release_streamed", "stream_csv", "Streamed", "scratch_folder", "order_words", "WORD",
            "stopped_by_signals", "external_shuffle", "InputChanged", "merge_runs", "BUCKET_ROWS",
            "MAX_OPEN_FILES", "SCRATCH_PREFIX"]
 
@@ -349,10 +349,54 @@ class _Run:
 
 def _sorted(table: Any, keys: list) -> Any:
     """Rows sorted stably by the key columns (text: code point order; missing last): the
-    in-memory rule (:func:`dpfix.release.order.text_order`)."""
+    in-memory rule (:func:`dpfix.release.order.text_order`); or by a column of
+    :func:`order_words` (``keys`` ``[WORD]``)."""
     if table.num_rows < 2:
         return table
-    return table.take(text_order([table.column(c) for c in keys]))
+    return table.take(_key_order([table.column(c) for c in keys]))
+
+
+def _key_order(columns: list) -> np.ndarray:
+    """The stable sort of rows by their key columns: text (:func:`text_order`) or one
+    column of :func:`order_words` (:func:`dpfix.release.order.integer_order`)."""
+    pa = require("pyarrow")
+    if len(columns) == 1 and columns[0].type == pa.uint64():
+        return integer_order(columns[0].to_numpy())
+    return text_order(columns)
+
+
+#: The column of :func:`order_words` beside a numeric key's rows (removed before writing).
+WORD = "__dpfix_order_word"
+
+
+def order_words(values: Any) -> np.ndarray:
+    """Unsigned 64-bit words whose order is the in-memory order of a numeric key column (as
+    pandas reads it: :func:`dpfix.io.writing.round_trip`): integers by value, floats by
+    value with ``-0.0`` equal to ``0.0`` and NaN or missing last (all alike), as numpy's
+    sort puts them.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> w = order_words(pa.array([1.5, None, -2.0, float("nan"), -0.0, 0.0]))
+    >>> np.argsort(w, kind="stable").tolist()
+    [2, 4, 5, 0, 1, 3]
+    >>> np.argsort(order_words(pa.array([3, -1, 2**62]))).tolist()
+    [1, 0, 2]
+    """
+    pa = require("pyarrow")
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_integer(values.type):  # no missing cell: those became floats
+        a = values.to_numpy()
+        if pa.types.is_unsigned_integer(values.type):
+            return a.astype(np.uint64)
+        return a.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
+    a = values.to_numpy(zero_copy_only=False).astype(np.float64) + 0.0  # -0.0 is 0.0
+    bits = a.view(np.uint64)
+    words = np.where(bits >> np.uint64(63), ~bits, bits | np.uint64(1 << 63))
+    words[np.isnan(a)] = np.uint64(2**64 - 1)
+    return words
 
 
 def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
@@ -661,7 +705,17 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
             [*names, *([keys[0]] if order == "key" and keys[0] in blocks.header else [])]))
     else:
         blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
-    ranges = _KeyRanges(blocks, keys[0]) if order == "key" else None
+    word_type = None  # a numeric key's type as pandas reads it: sorted by its words
+    if typed and order == "key" and keys[0] in blocks.header:
+        t = blocks.schema.field(keys[0]).type
+        if pa.types.is_integer(t) or pa.types.is_floating(t):
+            word_type = round_trip_type(t, blocks.null_counts([keys[0]])[keys[0]],
+                                        blocks.file.metadata.num_rows)
+    ranges: Any = None
+    if word_type is not None:
+        ranges = _WordRanges(blocks.header.index(keys[0]), word_type)
+    elif order == "key":
+        ranges = _KeyRanges(blocks, keys[0])
     if ranges is not None:
         blocks.watch = ranges.watch
     plain = _IntegerText(blocks, blocks.watch) if to_parquet and not typed else None
@@ -709,6 +763,14 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
         convert = _Converter(schema, types)
     if typed:
         blocks.wanted = out_names
+    sort_by = [f"c{out_names.index(c)}" for c in keys]
+    if word_type is not None:
+        if len(keys) > 1:
+            raise ValueError("keys: a streamed release sorts by one numeric key, or by text "
+                             "keys; release it in memory")
+        schema = schema.append(pa.field(WORD, pa.uint64()))
+        sort_by = [WORD]
+        at = out_names.index(keys[0])
 
     def frames() -> Iterator[Any]:
         rows = 0
@@ -728,11 +790,13 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                 drawn.append(out)
                 if progress is not None:
                     progress(names[k], len(d))
-            yield pa.Table.from_arrays(
-                [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
-                 if k in privatized
-                 else body.column(f"f{k}")  # as read
-                 for j, (k, _) in enumerate(columns)], schema=schema)
+            rows_of = [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
+                       if k in privatized
+                       else body.column(f"f{k}")  # as read
+                       for j, (k, _) in enumerate(columns)]
+            if word_type is not None:
+                rows_of.append(pa.array(order_words(round_trip(rows_of[at], word_type))))
+            yield pa.Table.from_arrays(rows_of, schema=schema)
         _unchanged(blocks, rows, N)
         for k, name in enumerate(names):
             if not np.array_equal(again.eta[k], hist.eta[k]):
@@ -745,9 +809,10 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
         kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
         kept_names = [str(h) for k, h in columns if k not in privatized]
         with scratch_folder(scratch) as folder:
-            for rows in _ordered(frames(), order, K, seeds[0], folder, schema,
-                                 [f"c{out_names.index(c)}" for c in keys], bucket_rows,
-                                 ranges):
+            for rows in _ordered(frames(), order, K, seeds[0], folder, schema, sort_by,
+                                 bucket_rows, ranges):
+                if word_type is not None:
+                    rows = rows.drop_columns([WORD])
                 writer.rows(rows, kept_cols, kept_names)
     except BaseException:
         writer.close(complete=False)
@@ -890,6 +955,33 @@ class _KeyRanges:
                                side="right").astype(np.int64)
 
 
+class _WordRanges:
+    """Pass 1 of a numeric key (:func:`order_words`): a sample of its words (every block's
+    rows at a fixed stride), whose quantiles split the words into buckets; the words are
+    non-decreasing in the key, so equal keys share a bucket and the buckets come in key
+    order (:class:`_KeyRanges`' interface)."""
+
+    SAMPLE = _KeyRanges.SAMPLE
+
+    def __init__(self, position: int, key_type: Any) -> None:
+        self.position, self.key_type = position, key_type
+        self.usable, self.samples, self.splitters = True, [], None
+
+    def watch(self, start: int, body: Any) -> None:
+        if start == 0:
+            self.samples = []
+        words = order_words(round_trip(body.column(f"f{self.position}"), self.key_type))
+        self.samples.append(words[::max(1, len(words) // self.SAMPLE)])
+
+    def plan(self, K: int) -> int:
+        words = np.sort(np.concatenate(self.samples))
+        self.splitters = np.unique(words[(np.arange(1, K) * len(words)) // K])
+        return len(self.splitters) + 1
+
+    def labels(self, column: Any) -> np.ndarray:
+        return np.searchsorted(self.splitters, column.to_numpy(), side="right").astype(np.int64)
+
+
 def _text_bytes(column: Any) -> np.ndarray:
     """The UTF-8 bytes of a pyarrow text column's cells."""
     offsets, data = text_buffers(column)
@@ -898,7 +990,7 @@ def _text_bytes(column: Any) -> np.ndarray:
 
 def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
              schema: Any, keys: list, bucket_rows: int,
-             ranges: _KeyRanges | None = None) -> Iterator[Any]:
+             ranges: _KeyRanges | _WordRanges | None = None) -> Iterator[Any]:
     """The output's rows (pyarrow Tables of ``schema``) in the release's order (module
     docstring)."""
     if order == "input":
@@ -920,7 +1012,7 @@ def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
             bucket = _read_run(path)
             perm = source.permutation(bucket.num_rows)
             keyed = [bucket.column(c).take(pa.array(perm)) for c in keys]
-            return bucket.take(pa.array(perm[text_order(keyed)]))
+            return bucket.take(pa.array(perm[_key_order(keyed)]))
 
         # the next bucket read, shuffled and sorted by one worker while this one is
         # written: the draws still one after the other, in the buckets' order
