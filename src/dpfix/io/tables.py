@@ -850,7 +850,9 @@ class ParquetBlocks(_Blocks):
             raise ValueError("reading Parquet needs pyarrow, which comes with the production "
                              "extra: pip install 'dpfix[production]'") from None
         try:
-            return pq.ParquetFile(self.path)
+            # no pre-buffering: it reads ahead whole column chunks, a memory that grows with
+            # the file
+            return pq.ParquetFile(self.path, pre_buffer=False)
         except Exception as exc:  # pyarrow's errors name no common base
             raise ValueError(f"input file {self.path} is not a readable Parquet file: "
                              f"{exc}") from None
