@@ -15,7 +15,8 @@ seed), its output in key order:
   of sorted runs, docs/release.md section 7);
 - ``parquet floor`` and ``parquet dpfix``: the same with Parquet files (pyarrow's Parquet
   reader and writer; dpfix's streamed engine, Parquet read in blocks and written by row
-  groups);
+  groups); the Parquet file is the CSV file as pyarrow's CSV reader types it, so its key
+  ``id`` is int64 (sorted by value);
 - ``pairs dpfix`` (``--pairs``): a joint release of two count columns of the CSV file
   (``joint=[("k", "m")]``, in memory) against the floor of the same two columns;
 - ``dask dpfix`` (``--dask``): ``Dataset`` of the Parquet file, shuffled (the Dask engine
