@@ -381,3 +381,12 @@ def test_sigterm_leaves_nothing(table, tmp_path):
     assert run.returncode == -signal.SIGTERM, run.stderr
     assert list(scratch.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet", "scratch"]
+
+
+def test_the_key_sample_holds_its_words_only():
+    """Pass 1 keeps a sample of each block's words, not the block (a view would keep it:
+    memory growing with the file)."""
+    ranges = stream._WordRanges(0, pa.int64())
+    ranges.watch(0, pa.table({"f0": pa.array(np.arange(10**5))}))
+    assert ranges.samples[0].base is None
+    assert ranges.samples[0].size <= 2 * stream._KeyRanges.SAMPLE

@@ -971,7 +971,8 @@ class _WordRanges:
         if start == 0:
             self.samples = []
         words = order_words(round_trip(body.column(f"f{self.position}"), self.key_type))
-        self.samples.append(words[::max(1, len(words) // self.SAMPLE)])
+        # a copy: a view would keep the block's words (memory growing with the file)
+        self.samples.append(words[::max(1, len(words) // self.SAMPLE)].copy())
 
     def plan(self, K: int) -> int:
         words = np.sort(np.concatenate(self.samples))
