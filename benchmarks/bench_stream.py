@@ -1,9 +1,10 @@
 """Benchmark: a file released to a file with a key, against the pyarrow floor, side by side.
 
 Each run is a fresh process (its time measured inside it from the call to its return,
-its start-up and imports excluded; ``ru_maxrss``: its peak resident memory, the imports
-included) on a table of ``N`` rows: a text key ``id`` (unique, in a random order) and a
-count ``k`` (a zero-inflated negative binomial; upper 50, eps 1, secure randomness: no
+its start-up and imports excluded; its peak resident memory, the imports included: Linux's
+``VmHWM``, else ``ru_maxrss``, which also counts the pages of the parent it was forked
+from, the files' maker) on a table of ``N`` rows: a text key ``id`` (unique, in a random
+order) and a count ``k`` (a zero-inflated negative binomial; upper 50, eps 1, secure randomness: no
 seed), its output in key order:
 
 - ``csv floor``: pyarrow's CSV reader (typed columns), numpy float Laplace noise of scale
@@ -13,7 +14,9 @@ seed), its output in key order:
   file to a CSV file, the streamed engine (two passes, the external shuffle and the merge
   of sorted runs, docs/release.md section 7);
 - ``parquet floor`` and ``parquet dpfix``: the same with Parquet files (pyarrow's Parquet
-  reader and writer; dpfix's in-memory engine);
+  reader and writer; dpfix's streamed engine, Parquet read in blocks and written by row
+  groups); the Parquet file is the CSV file as pyarrow's CSV reader types it, so its key
+  ``id`` is int64 (sorted by value);
 - ``pairs dpfix`` (``--pairs``): a joint release of two count columns of the CSV file
   (``joint=[("k", "m")]``, in memory) against the floor of the same two columns;
 - ``dask dpfix`` (``--dask``): ``Dataset`` of the Parquet file, shuffled (the Dask engine
@@ -76,7 +79,13 @@ elif what == "pairs dpfix":
     privatize_table(path, cols, 1.0, upper=50, keys=["id"], joint=[tuple(cols)], out=out)
 else:
     privatize_table(path, "k", 1.0, upper=50, keys=["id"], out=out)
-print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+seconds = time.perf_counter() - start
+try:  # the peak of this process's own memory (ru_maxrss counts the parent's, forked)
+    with open("/proc/self/status") as f:
+        peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(seconds, peak)
 """
 
 #: Each variant: its input file's kind and its floor.

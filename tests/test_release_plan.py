@@ -120,7 +120,7 @@ def test_a_plan_is_frozen_and_names_its_engine(table, tmp_path):
              (plan_release(tmp_path / "t.csv", "a", 1.0, upper=5, out=tmp_path / "o.csv"),
               "stream"),
              (plan_release(Csv(tmp_path / "t.csv", ","), "a", 1.0, upper=5,
-                           out=tmp_path / "o.parquet"), "memory"),
+                           out=tmp_path / "o.parquet"), "stream"),
              (plan_release(tmp_path / "t.csv", "a", 1.0, upper=5, out=tmp_path / "o.csv",
                            options=NoSplit("one-stage")), "memory"),
              (plan_release(Histogram(tmp_path / "h.csv"), None, 1.0, upper=2), "memory"),

@@ -133,7 +133,7 @@ def test_layouts_and_formulas_streamed(tmp_path, text, sep, escape):
     assert bool(formula[0]) == (not escape and "@" in text)
 
 
-def test_parquet_out_is_written_not_streamed(table, tmp_path):
+def test_parquet_out_is_streamed_too(table, tmp_path):
     got = privatize_table(table, "a", 1.0, upper=9, keys=["id"], seed=1,
                           out=tmp_path / "o.parquet")
     mem = privatize_table(table, "a", 1.0, upper=9, keys=["id"], seed=1)

@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["read_table", "read_histogram", "MAX_HISTOGRAM_COUNT", "PARQUET_SUFFIXES",
            "is_parquet", "TableInput", "read_counts", "parquet_logical_type",
            "histogram_line_is_data", "histogram_cells", "other_columns", "check_input_file",
-           "CsvBlocks", "BLOCK_ROWS", "check_sep"]
+           "CsvBlocks", "ParquetBlocks", "BLOCK_ROWS", "check_sep"]
 
 
 #: File name suffixes read and written as Parquet (anything else is CSV text).
@@ -504,7 +504,107 @@ _PARSE_ROWS = 1 << 18
 _ARROW_BLOCK_BYTES = 1 << 22
 
 
-class CsvBlocks:
+class _Blocks:
+    """What a table read in blocks shares: the file's stamp (a streamed release checks that
+    both passes read one file) and the scan that checks the blocks' counts."""
+
+    path: Path
+    columns: list[str]
+    header: list[str]
+    positions: list[int]
+    engine: str
+    watch: Callable[[int, Any], Any] | None
+    opened: tuple[int, int, int, int]
+    N: int
+
+    def blocks(self) -> Any:  # pragma: no cover - each reader's own
+        raise NotImplementedError
+
+    def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
+        raise NotImplementedError  # pragma: no cover - each reader's own
+
+    def stamp(self) -> tuple[int, int, int, int]:
+        """``(device, inode, size, modification time in ns)`` of the file now: what a
+        writer changes when it appends, truncates, rewrites or replaces it."""
+        info = os.stat(self.path)
+        return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+    def changed(self) -> str | None:
+        """What changed in the file since it was opened (its size, its modification time,
+        or another file now at its path), or None."""
+        try:
+            now = self.stamp()
+        except OSError:
+            return "it is gone"
+        was = self.opened
+        if now[:2] != was[:2]:
+            return "another file is at its path"
+        if now[2] != was[2]:
+            return f"its size went from {was[2]} to {now[2]} bytes"
+        if now[3] != was[3]:
+            return "it was written to (its modification time changed)"
+        return None
+
+    def _scan(self, add: Callable[[int, list[np.ndarray]], Any]) -> int:
+        problem: Any = None  # (rank, error): the header, then no rows, then column j
+        N = 0
+        for start, body in self.blocks():
+            if problem is None and not self.positions:
+                try:
+                    self.positions = _positions(self.header, self.columns)
+                except ValueError as exc:
+                    problem = (-2, exc)
+            N = start + body.num_rows
+            if problem is not None and problem[0] < 0:
+                continue
+            counts = []
+            for j in range(len(self.columns) if problem is None else problem[0]):
+                try:
+                    counts.append(self.counts(body, start, j)[0])
+                except ValueError as exc:
+                    problem = (j, exc)
+                    break
+            if problem is None:
+                add(start, counts)
+                if self.watch is not None:
+                    self.watch(start, body)
+        if not self.header:  # a file of blank lines only
+            if self.engine == "pyarrow":
+                raise require("pyarrow").ArrowInvalid("no header")  # pandas' message
+            raise ValueError(f"input file {self.path} is empty")
+        if problem is None and not self.positions:
+            self.positions = _positions(self.header, self.columns)
+        if problem is not None and problem[0] == -2:
+            raise problem[1]
+        if N == 0:
+            raise ValueError(f"input file {self.path}: the table has no rows")
+        if problem is not None:
+            raise problem[1]
+        self.N = N
+        return N
+
+
+def _rebatched(pieces: Any, rows: int) -> Any:
+    """``(start, table)`` of ``rows`` rows each (the last may be shorter) from the Tables
+    ``pieces``."""
+    pa = require("pyarrow")
+
+    pending, have, start = [], 0, 0
+    for piece in pieces:
+        pending.append(piece)
+        have += piece.num_rows
+        if have < rows:
+            continue
+        joined = pa.concat_tables(pending)
+        while joined.num_rows >= rows:
+            yield start, joined.slice(0, rows).combine_chunks()
+            joined, start = joined.slice(rows), start + rows
+        pending, have = [joined], joined.num_rows
+    if have:
+        yield start, pa.concat_tables(pending).combine_chunks()
+
+
+class CsvBlocks(_Blocks):
     """A CSV table of counts read in blocks of rows, in memory ``O(block)`` whatever ``N``.
 
     The file is read as :func:`read_counts` reads it (every cell as text, the byte-order
@@ -567,28 +667,6 @@ class CsvBlocks:
         #: every pass reads this file).
         self.opened = self.stamp()
 
-    def stamp(self) -> tuple[int, int, int, int]:
-        """``(device, inode, size, modification time in ns)`` of the file now: what a
-        writer changes when it appends, truncates, rewrites or replaces it."""
-        info = os.stat(self.path)
-        return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
-
-    def changed(self) -> str | None:
-        """What changed in the file since it was opened (its size, its modification time,
-        or another file now at its path), or None."""
-        try:
-            now = self.stamp()
-        except OSError:
-            return "it is gone"
-        was = self.opened
-        if now[:2] != was[:2]:
-            return "another file is at its path"
-        if now[2] != was[2]:
-            return f"its size went from {was[2]} to {now[2]} bytes"
-        if now[3] != was[3]:
-            return "it was written to (its modification time changed)"
-        return None
-
     def _chunks(self) -> Any:
         """pandas' chunks of the file (the header is row 0 of the first)."""
         pd = require("pandas")
@@ -625,26 +703,17 @@ class CsvBlocks:
         """``(start, body)`` for each block: ``body`` its data rows (``start`` the first's
         index from 0), a pyarrow Table of text, columns by position; every block but the
         last has exactly ``rows`` rows."""
-        pa = require("pyarrow")
+        def data() -> Any:
+            first = True
+            for piece in self._pieces():
+                if first:
+                    if piece.num_rows == 0:
+                        continue
+                    self.header = [str(h) for h in piece.slice(0, 1).to_pylist()[0].values()]
+                    piece, first = piece.slice(1), False
+                yield piece
 
-        pieces, have, start, first = [], 0, 0, True
-        for piece in self._pieces():
-            if first:
-                if piece.num_rows == 0:
-                    continue
-                self.header = [str(h) for h in piece.slice(0, 1).to_pylist()[0].values()]
-                piece, first = piece.slice(1), False
-            pieces.append(piece)
-            have += piece.num_rows
-            if have < self.rows:
-                continue
-            joined = pa.concat_tables(pieces)
-            while joined.num_rows >= self.rows:
-                yield start, joined.slice(0, self.rows).combine_chunks()
-                joined, start = joined.slice(self.rows), start + self.rows
-            pieces, have = [joined], joined.num_rows
-        if have:
-            yield start, pa.concat_tables(pieces).combine_chunks()
+        yield from _rebatched(data(), self.rows)
 
     def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
         """The counts of each column (or of column ``only``) in a block, exact
@@ -676,44 +745,6 @@ class CsvBlocks:
             except (pa.ArrowInvalid, UnicodeDecodeError):  # read by pandas: its answer
                 self.engine, self.header, self.positions = "pandas", [], []
         return self._scan(add)
-
-    def _scan(self, add: Callable[[int, list[np.ndarray]], Any]) -> int:
-        problem: Any = None  # (rank, error): the header, then no rows, then column j
-        N = 0
-        for start, body in self.blocks():
-            if problem is None and not self.positions:
-                try:
-                    self.positions = _positions(self.header, self.columns)
-                except ValueError as exc:
-                    problem = (-2, exc)
-            N = start + body.num_rows
-            if problem is not None and problem[0] < 0:
-                continue
-            counts = []
-            for j in range(len(self.columns) if problem is None else problem[0]):
-                try:
-                    counts.append(self.counts(body, start, j)[0])
-                except ValueError as exc:
-                    problem = (j, exc)
-                    break
-            if problem is None:
-                add(start, counts)
-                if self.watch is not None:
-                    self.watch(start, body)
-        if not self.header:  # a file of blank lines only
-            if self.engine == "pyarrow":
-                raise require("pyarrow").ArrowInvalid("no header")  # pandas' message
-            raise ValueError(f"input file {self.path} is empty")
-        if problem is None and not self.positions:
-            self.positions = _positions(self.header, self.columns)
-        if problem is not None and problem[0] == -2:
-            raise problem[1]
-        if N == 0:
-            raise ValueError(f"input file {self.path}: the table has no rows")
-        if problem is not None:
-            raise problem[1]
-        self.N = N
-        return N
 
 
 def parquet_logical_type(path: Path, column: str) -> str | None:
@@ -765,6 +796,126 @@ def _read_parquet(path: Path, columns: list[str]) -> TableInput:
     privatized = [(column, column, counts_of(frame[column], column)) for column in columns]
     return TableInput(path, "parquet", privatized[0][2], frame, columns[0],
                       privatized=privatized)
+
+
+class ParquetBlocks(_Blocks):
+    """A Parquet table of counts read in blocks of rows, in memory ``O(block)`` whatever
+    ``N``: :class:`CsvBlocks`' interface for a Parquet file.
+
+    :meth:`scan` checks what :func:`read_counts` checks of a Parquet file, in its order and
+    with its messages (a file pyarrow cannot read, then each column: present, of a type
+    that holds counts (:func:`parquet_logical_type`), then no rows, then each column's
+    counts, the first bad row of the first column that has one). :meth:`blocks` reads the
+    columns :attr:`wanted` only (by default the columns of counts; pyarrow's
+    ``ParquetFile.iter_batches``), as pyarrow Tables with their stored types, columns named
+    by their position in the file (``f0``, ``f1``, ...); every block but the last has
+    exactly ``rows`` rows.
+
+    Examples
+    --------
+    >>> import tempfile, pyarrow as pa, pyarrow.parquet as pq
+    >>> p = Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> pq.write_table(pa.table({"name": ["a", "b", "c"], "k": [3, 0, 7]}), p)
+    >>> t = ParquetBlocks(p, "k", rows=2)
+    >>> t.scan(lambda start, counts: None)
+    3
+    >>> [(start, t.counts(b, start)[0].tolist()) for start, b in t.blocks()]
+    [(0, [3, 0]), (2, [7])]
+    """
+
+    def __init__(self, path: str | Path, columns: str | list[str],
+                 rows: int = BLOCK_ROWS) -> None:
+        self.path = Path(path)
+        check_input_file(self.path)
+        self.columns = _column_names(columns)
+        self.rows = int(rows)
+        #: The layout a CSV output of a Parquet table is written with (pandas' defaults).
+        self.bom, self.newline, self.sep = False, "\n", ","
+        self.engine = "parquet"
+        self.watch = None
+        self.N = 0
+        self.opened = self.stamp()
+        self.file = self._open()
+        #: The file's columns and their stored types.
+        self.schema = self.file.schema_arrow
+        self.header = [str(h) for h in self.schema.names]
+        self.positions = []
+        #: The columns :meth:`blocks` reads (None: the columns of counts).
+        self.wanted: list[str] | None = None
+
+    def _open(self) -> Any:
+        try:
+            pq = require("pyarrow.parquet")
+        except ImportError:
+            raise ValueError("reading Parquet needs pyarrow, which comes with the production "
+                             "extra: pip install 'dpfix[production]'") from None
+        try:
+            # no pre-buffering: it reads ahead whole column chunks, a memory that grows with
+            # the file
+            return pq.ParquetFile(self.path, pre_buffer=False)
+        except Exception as exc:  # pyarrow's errors name no common base
+            raise ValueError(f"input file {self.path} is not a readable Parquet file: "
+                             f"{exc}") from None
+
+    def blocks(self) -> Any:
+        """``(start, body)`` for each block of the :attr:`wanted` columns (class docstring)."""
+        pa = require("pyarrow")
+
+        names = self.wanted if self.wanted is not None else self.columns
+        where = {h: k for k, h in enumerate(self.header)}
+        file = self._open()  # afresh: a pass reads the file as it is now
+
+        def pieces() -> Any:
+            for batch in file.iter_batches(batch_size=self.rows, columns=names):
+                t = pa.Table.from_batches([batch]).select(names)
+                yield t.rename_columns([f"f{where[n]}" for n in names])
+
+        yield from _rebatched(pieces(), self.rows)
+
+    def counts(self, body: Any, start: int, only: int | None = None) -> list[np.ndarray]:
+        """The counts of each column (or of column ``only``) in a block, exactly as
+        :func:`read_counts` reads them (:func:`dpfix.io.counts.arrow_counts`; a bad cell named
+        by its row in the file)."""
+        picked = range(len(self.columns)) if only is None else [only]
+        return [arrow_counts(body.column(f"f{self.positions[j]}"), self.columns[j],
+                             lambda i, s=start: row_label(s + i)) for j in picked]
+
+    def scan(self, add: Callable[[int, list[np.ndarray]], Any]) -> int:
+        """Read the columns of counts once, checking them; ``add(start, counts)`` for each
+        block. Returns the number of rows ``N``.
+
+        Raises
+        ------
+        ValueError
+            With :func:`read_counts`' message (class docstring).
+        """
+        for column in self.columns:  # every column checked before any is parsed
+            if column not in self.header:
+                raise ValueError(f"column {column!r} not found; columns are {self.header}")
+            kind = parquet_logical_type(self.path, column)
+            if kind is not None:
+                raise ValueError(f"column {column!r} holds {kind}, not counts")
+        self.positions = _positions(self.header, self.columns)
+        if self.file.metadata.num_rows == 0:
+            raise ValueError(f"input file {self.path}: the table has no rows")
+        return self._scan(add)
+
+    def null_counts(self, names: list[str]) -> dict[str, int]:
+        """Each column's number of missing cells in the whole file: from the row groups'
+        statistics, or (a row group without them) by reading the column."""
+        meta = self.file.metadata
+        leaf = {meta.schema.column(j).path: j for j in range(meta.num_columns)}
+        out = {}
+        for name in names:
+            j = leaf.get(name)
+            stats = [None if j is None else meta.row_group(g).column(j).statistics
+                     for g in range(meta.num_row_groups)]
+            if all(s is not None and s.has_null_count for s in stats):
+                out[name] = sum(int(s.null_count) for s in stats)
+                continue
+            out[name] = sum(batch.column(0).null_count for batch in
+                            self._open().iter_batches(batch_size=self.rows, columns=[name]))
+        return out
 
 
 def _read_histogram_input(path: Path, header: bool | None) -> TableInput:

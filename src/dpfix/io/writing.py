@@ -32,7 +32,8 @@ from dpfix.numbers.numeric import require
 
 __all__ = ["write_counts", "write_parquet", "FORMULA_STARTS", "FormulaWarning",
            "formula_cells", "escape_formula_cells", "guard_formulas", "warn_formulas",
-           "csv_quoting", "csv_cells", "csv_rows", "guard_formula_array"]
+           "csv_quoting", "csv_cells", "csv_rows", "guard_formula_array", "round_trip_type",
+           "round_trip", "INTEGER_TEXT"]
 
 
 def _results_by_column(table: TableInput, result: Any) -> list[tuple[Any, Any]]:
@@ -68,6 +69,82 @@ def write_parquet(frame: Any, dest: str | Path) -> None:
 
     t = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(t.replace_schema_metadata(None), dest)
+
+
+def _sample(t: Any) -> Any:
+    """A value of the pyarrow type ``t`` whose cells :func:`round_trip_type` knows, or
+    None for any other type."""
+    pa = require("pyarrow")
+
+    if pa.types.is_integer(t):
+        return 0
+    if t in (pa.float32(), pa.float64()):
+        return 0.0
+    if pa.types.is_boolean(t):
+        return True
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return ""
+    return None
+
+
+def round_trip_type(t: Any, nulls: int, rows: int) -> Any:
+    """The type a column of the pyarrow type ``t`` read from Parquet has when
+    :func:`write_parquet` writes it back: through pandas (``to_pandas(ignore_metadata=True)``,
+    then ``from_pandas``), which depends on the column's missing cells (``nulls`` of its
+    ``rows``: integers with one become float64, booleans all missing become nulls).
+    Integers, floats (32 and 64 bits), booleans, text and nulls; None for any other type
+    (dates, decimals, categories, nested: their pandas type depends on their values).
+    Asked of pandas itself on two cells, so that the answer is the installed pandas'.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> [str(round_trip_type(pa.int32(), n, 3)) for n in (0, 1)]
+    ['int32', 'double']
+    >>> round_trip_type(pa.date32(), 0, 3) is None
+    True
+    """
+    pa = require("pyarrow")
+
+    if pa.types.is_null(t):
+        cells: list = [None]
+    else:
+        value = _sample(t)
+        if value is None:
+            return None
+        cells = [None, None] if nulls == rows else [value, None] if nulls else [value]
+    frame = pa.table({"c": pa.array(cells, t)}).to_pandas(ignore_metadata=True)
+    return pa.Table.from_pandas(frame, preserve_index=False).schema.field("c").type
+
+
+def round_trip(values: Any, t: Any) -> Any:
+    """A pyarrow column of a type :func:`round_trip_type` knows, as it comes back from the
+    same round trip, of the type ``t`` it gave: its values cast (integers to float64
+    exactly as numpy casts them), a float NaN missing (pandas' missing value).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> round_trip(pa.array([1.5, float("nan"), None]), pa.float64()).to_pylist()
+    [1.5, None, None]
+    """
+    pa = require("pyarrow")
+    pc = require("pyarrow.compute")
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_null(t):
+        return pa.nulls(len(values))
+    if values.type != t:
+        values = pc.cast(values, t, safe=False)
+    if pa.types.is_floating(t) and len(values) and pc.any(pc.is_nan(values)).as_py():
+        values = pc.if_else(pc.is_nan(values), pa.scalar(None, t), values)
+    return values
+
+
+#: The text cells a CSV table's column written to Parquet holds as int64 when every one of
+#: them is a plain integer (no sign but ``-``, no leading zero, no blank).
+INTEGER_TEXT = r"-?(?:0|[1-9][0-9]{0,17})"
 
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV

@@ -20,7 +20,7 @@ import numpy as np
 from dpfix.io import reports
 from dpfix.io.commit import StagedFiles
 from dpfix.io.tables import TableInput, is_parquet
-from dpfix.io.writing import guard_formulas, write_parquet
+from dpfix.io.writing import INTEGER_TEXT, guard_formulas, write_parquet
 from dpfix.numbers.numeric import require
 from dpfix.release.frameworks import topcode_histogram
 from dpfix.release.joint import JointColumn
@@ -378,7 +378,7 @@ def _integer_keys(values: Any) -> Any:
     space) as int64, so that they survive as numbers; any other column as it is."""
     pd = require("pandas")
     text = values.astype(str)
-    if len(text) and text.str.fullmatch(r"-?(?:0|[1-9][0-9]{0,17})").all():
+    if len(text) and text.str.fullmatch(INTEGER_TEXT).all():
         return pd.Series(text.astype("int64").to_numpy(), index=values.index)
     return values
 

@@ -30,6 +30,8 @@ from types import MappingProxyType
 from typing import Any
 
 from dpfix.io.tables import is_parquet
+from dpfix.io.writing import round_trip_type
+from dpfix.numbers.numeric import require
 from dpfix.release.bounds import PrivateBound
 from dpfix.release.budget import (
     PrivacyUnit,
@@ -229,17 +231,46 @@ def _output(data: Any, out: Any) -> Output | None:
     return out if isinstance(out, Output) else Output(out)
 
 
-def _engine(data: Any, output: Output | None, options: ReleaseOptions, joint: tuple) -> str:
-    """The engine of a release (:data:`ENGINES`): a Dataset's is Dask; a CSV file written to
-    a CSV file by a method that draws every row from the histogram alone is streamed
-    (:func:`streams`; not with joint tuples); anything else runs in memory."""
+def _engine(data: Any, output: Output | None, options: ReleaseOptions, joint: tuple,
+            keys: tuple = (), keep: tuple = (), order: str | None = None) -> str:
+    """The engine of a release (:data:`ENGINES`): a Dataset's is Dask; a CSV or Parquet file
+    written to a CSV or Parquet file by a method that draws every row from the histogram
+    alone is streamed (:func:`streams`; not with joint tuples), a Parquet file when its
+    written columns are of types the streamed engine writes (:func:`_parquet_streams`);
+    anything else runs in memory."""
     if isinstance(data, Dataset):
         return "dask"
-    csv_file = isinstance(data, (str, Path, Csv)) and not is_parquet(input_path(data))
-    if (output is not None and not joint and csv_file and not is_parquet(output.path)
-            and streams(options)):
-        return "stream"
-    return "memory"
+    if output is None or joint or not streams(options) or \
+            not isinstance(data, (str, Path, Csv)):
+        return "memory"
+    path = input_path(data)
+    if is_parquet(path) and not _parquet_streams(path, keys, keep, order):
+        return "memory"
+    return "stream"
+
+
+def _parquet_streams(path: Path, keys: tuple, keep: tuple, order: str | None) -> bool:
+    """Whether the streamed engine writes a Parquet file's key and kept columns as the
+    in-memory engine does: integers, floats, booleans and text
+    (:func:`dpfix.io.writing.round_trip_type`), the keys of the key order text (sorted by
+    their bytes) or one key of numbers (sorted by value); read from the file's schema (its
+    footer). A file without a readable
+    schema runs in memory (which says why)."""
+    try:
+        pa = require("pyarrow")
+        schema = require("pyarrow.parquet").read_schema(path)
+    except Exception:  # pyarrow's errors name no common base
+        return False
+    for name in dict.fromkeys([*keys, *keep]):
+        if name not in schema.names:
+            continue  # the engine names it
+        t = schema.field(name).type
+        if round_trip_type(t, 0, 1) is None:
+            return False
+        numeric = len(keys) == 1 and (pa.types.is_integer(t) or pa.types.is_floating(t))
+        if order == "key" and name in keys and t != pa.string() and not numeric:
+            return False
+    return True
 
 
 def _names(data: Any, columns: Any) -> list:
@@ -379,5 +410,6 @@ def plan_release(data: Any, columns: Any, eps: Any, *, upper: Any, unit: Any = "
         stages = MappingProxyType({}) if name in paired else _stages(m, options, uppers[name])
         plans.append(ColumnPlan(name, Fraction(b), m, uppers[name], d, s, stages))
     return ReleasePlan(data, tuple(plans), eps, rule, unit, keys, keep, order, options, pairs,
-                       output, _engine(data, output, options, pairs), bool(confidential),
+                       output, _engine(data, output, options, pairs, keys, keep, order),
+                       bool(confidential),
                        Budget(*spent(budgets, deltas, unit)), seed)

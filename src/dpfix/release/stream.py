@@ -1,7 +1,8 @@
-"""A CSV file released to a CSV file in memory ``O(block + n^2)``, whatever its rows ``N``
-(docs/release.md, section 7).
+"""A CSV or Parquet file released to a CSV or Parquet file in memory ``O(block + n^2)``,
+whatever its rows ``N`` (docs/release.md, section 7).
 
-Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
+Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, or
+:class:`dpfix.io.tables.ParquetBlocks` for a Parquet file, blocks of
 :data:`dpfix.release.frameworks.DRAW_CHUNK` rows):
 
 1. each privatized column's histogram (top-coded above ``upper``; ``upper="auto"``
@@ -20,7 +21,9 @@ Two passes over the file (:class:`dpfix.io.tables.CsvBlocks`, blocks of
    (:func:`dpfix.release.order.text_order`), the buckets concatenated: equal keys in
    uniformly random order (a range too large, or keys with a zero byte: shuffled buckets
    sorted and merged stably, :func:`merge_runs`). The rows are pyarrow Tables throughout,
-   written as pandas' ``to_csv`` writes them (:func:`dpfix.io.writing.csv_rows`).
+   written as pandas' ``to_csv`` writes them (:func:`dpfix.io.writing.csv_rows`), or as
+   the in-memory path writes a Parquet table's typed cells (:class:`_Converter`: to CSV
+   by pandas, to Parquet by row groups of ``pyarrow.parquet.ParquetWriter``).
 
 Pass 2 reads the file pass 1 read, or raises :class:`InputChanged` and writes nothing:
 the same device, inode, size and modification time, the same ``N`` rows, the same
@@ -58,14 +61,22 @@ import numpy as np
 from dpfix.io import reports
 from dpfix.io.commit import leftover_tag, remove_stale
 from dpfix.io.counts import text_buffers
-from dpfix.io.tables import CsvBlocks, TableInput
-from dpfix.io.writing import csv_rows, guard_formula_array, guard_formulas, warn_formulas
+from dpfix.io.tables import CsvBlocks, ParquetBlocks, TableInput, is_parquet
+from dpfix.io.writing import (
+    INTEGER_TEXT,
+    csv_rows,
+    guard_formula_array,
+    guard_formulas,
+    round_trip,
+    round_trip_type,
+    warn_formulas,
+)
 from dpfix.numbers.errors import Error
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import DEFAULT_MAX_UPPER, PrivateBound
 from dpfix.release.frameworks import DRAW_CHUNK, privatize, stage2_source, topcode_histogram
 from dpfix.release.inputs import input_path
-from dpfix.release.order import key_bytes, key_window, order_source, text_order
+from dpfix.release.order import integer_order, key_bytes, key_window, order_source, text_order
 from dpfix.release.outputs import (
     Confidential,
     Release,
@@ -84,7 +95,7 @@ from dpfix.release.report import (
     public_report,
 )
 
-__all__ = ["release_streamed", "stream_csv", "Streamed", "scratch_folder",
+__all__ = ["release_streamed", "stream_csv", "Streamed", "scratch_folder", "order_words", "WORD",
            "stopped_by_signals", "external_shuffle", "InputChanged", "merge_runs", "BUCKET_ROWS",
            "MAX_OPEN_FILES", "SCRATCH_PREFIX"]
 
@@ -338,10 +349,54 @@ class _Run:
 
 def _sorted(table: Any, keys: list) -> Any:
     """Rows sorted stably by the key columns (text: code point order; missing last): the
-    in-memory rule (:func:`dpfix.release.order.text_order`)."""
+    in-memory rule (:func:`dpfix.release.order.text_order`); or by a column of
+    :func:`order_words` (``keys`` ``[WORD]``)."""
     if table.num_rows < 2:
         return table
-    return table.take(text_order([table.column(c) for c in keys]))
+    return table.take(_key_order([table.column(c) for c in keys]))
+
+
+def _key_order(columns: list) -> np.ndarray:
+    """The stable sort of rows by their key columns: text (:func:`text_order`) or one
+    column of :func:`order_words` (:func:`dpfix.release.order.integer_order`)."""
+    pa = require("pyarrow")
+    if len(columns) == 1 and columns[0].type == pa.uint64():
+        return integer_order(columns[0].to_numpy())
+    return text_order(columns)
+
+
+#: The column of :func:`order_words` beside a numeric key's rows (removed before writing).
+WORD = "__dpfix_order_word"
+
+
+def order_words(values: Any) -> np.ndarray:
+    """Unsigned 64-bit words whose order is the in-memory order of a numeric key column (as
+    pandas reads it: :func:`dpfix.io.writing.round_trip`): integers by value, floats by
+    value with ``-0.0`` equal to ``0.0`` and NaN or missing last (all alike), as numpy's
+    sort puts them.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> w = order_words(pa.array([1.5, None, -2.0, float("nan"), -0.0, 0.0]))
+    >>> np.argsort(w, kind="stable").tolist()
+    [2, 4, 5, 0, 1, 3]
+    >>> np.argsort(order_words(pa.array([3, -1, 2**62]))).tolist()
+    [1, 0, 2]
+    """
+    pa = require("pyarrow")
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_integer(values.type):  # no missing cell: those became floats
+        a = values.to_numpy()
+        if pa.types.is_unsigned_integer(values.type):
+            return a.astype(np.uint64)
+        return a.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
+    a = values.to_numpy(zero_copy_only=False).astype(np.float64) + 0.0  # -0.0 is 0.0
+    bits = a.view(np.uint64)
+    words = np.where(bits >> np.uint64(63), ~bits, bits | np.uint64(1 << 63))
+    words[np.isnan(a)] = np.uint64(2**64 - 1)
+    return words
 
 
 def merge_runs(paths: list[Path], keys: list, max_open: int = MAX_OPEN_FILES,
@@ -485,13 +540,16 @@ def _cap(upper: Any) -> int:
 
 class _Writer:
     """The output CSV, written a table of rows at a time as the in-memory path writes it
-    whole (pandas' ``to_csv``: :func:`dpfix.io.writing.csv_rows`)."""
+    whole (pandas' ``to_csv``: :func:`dpfix.io.writing.csv_rows`). With ``typed`` (the
+    rows of a Parquet table, :func:`_Converter`), each table of rows is written by pandas'
+    ``to_csv`` itself, its columns as the in-memory path's (:func:`_Converter`)."""
 
-    def __init__(self, dest: Path, layout: dict, escape: bool) -> None:
+    def __init__(self, dest: Path, layout: dict, escape: bool,
+                 typed: _Converter | None = None) -> None:
         self.handle = open(dest, "wb")
         if layout["bom"]:
             self.handle.write(codecs.BOM_UTF8)
-        self.layout, self.escape = layout, escape
+        self.layout, self.escape, self.typed = layout, escape, typed
         self.tally: dict = {}
         self.head_tally: dict = {}
 
@@ -504,6 +562,12 @@ class _Writer:
             lineterminator=self.layout["newline"]).encode("utf-8"))
 
     def rows(self, table: Any, others: list, names: list) -> None:
+        if self.typed is not None:
+            frame = self.typed(table).to_pandas()
+            guard_formulas(frame, others, names, self.escape, self.tally)
+            self.handle.write(frame.to_csv(header=False, index=False, sep=self.layout["sep"],
+                                           lineterminator=self.layout["newline"]).encode())
+            return
         columns = []
         for c in table.column_names:
             values = table.column(c)
@@ -523,6 +587,90 @@ class _Writer:
             warn_formulas(self.head_tally, stacklevel=5)
 
 
+class _Converter:
+    """A table of the pipeline's rows as the in-memory path writes it: the privatized
+    columns int64, a Parquet table's other columns as they come back from pandas
+    (:func:`dpfix.io.writing.round_trip`), a CSV table's text (to Parquet: int64 where
+    every cell of the column is a plain integer, :data:`dpfix.io.writing.INTEGER_TEXT`)."""
+
+    def __init__(self, schema: Any, types: list) -> None:
+        pa = require("pyarrow")
+        self.schema = pa.schema([(schema.field(j).name, t) for j, t in enumerate(types)])
+
+    def __call__(self, table: Any) -> Any:
+        pa = require("pyarrow")
+        return pa.Table.from_arrays(
+            [round_trip(table.column(j), self.schema.field(j).type)
+             for j in range(table.num_columns)], schema=self.schema)
+
+
+class _ParquetWriter:
+    """The output Parquet file, its rows converted (:class:`_Converter`) and written as
+    they come, a row group of at least :data:`_ROW_GROUP` rows at a time (the last may be
+    shorter): the file :func:`dpfix.io.writing.write_parquet` writes of the same table,
+    read back (``pyarrow.parquet.read_table``) as the same table."""
+
+    def __init__(self, dest: Path, names: list, convert: _Converter) -> None:
+        pq = require("pyarrow.parquet")
+        pa = require("pyarrow")
+        self.convert = convert
+        self.schema = pa.schema([(n, f.type) for n, f in zip(names, convert.schema,
+                                                             strict=True)])
+        self.writer = pq.ParquetWriter(str(dest), self.schema)
+        self.pending: list = []
+        self.have = 0
+
+    def header(self, names: list[str]) -> None:
+        return None  # the schema's
+
+    def rows(self, table: Any, others: list, names: list) -> None:
+        self.pending.append(self.convert(table))
+        self.have += table.num_rows
+        if self.have >= _ROW_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        pa = require("pyarrow")
+        if self.pending:
+            joined = pa.concat_tables(self.pending).rename_columns(self.schema.names)
+            self.writer.write_table(joined, row_group_size=max(1, joined.num_rows))
+        self.pending, self.have = [], 0
+
+    def close(self, complete: bool = True) -> None:
+        try:
+            if complete:
+                self.flush()
+        finally:
+            self.writer.close()
+
+
+#: The fewest rows of a row group of a streamed Parquet output (but the last).
+_ROW_GROUP = 1 << 20
+
+
+class _IntegerText:
+    """Pass 1 of a CSV table written to Parquet: which of its other columns hold plain
+    integers only (:data:`dpfix.io.writing.INTEGER_TEXT`), as the in-memory path writes
+    them (int64)."""
+
+    def __init__(self, blocks: CsvBlocks, then: Any = None) -> None:
+        self.blocks, self.then = blocks, then
+        self.plain: dict[int, bool] = {}
+
+    def __call__(self, start: int, body: Any) -> None:
+        pc = require("pyarrow.compute")
+        if start == 0:
+            self.plain = {}
+        for k in range(len(self.blocks.header)):
+            if k in self.blocks.positions or not self.plain.get(k, True):
+                continue
+            column = body.column(f"f{k}")
+            self.plain[k] = bool(pc.all(pc.match_substring_regex(
+                column, f"^{INTEGER_TEXT}$")).as_py())
+        if self.then is not None:
+            self.then(start, body)
+
+
 def _narrowest(n: int) -> Any:
     """The narrowest unsigned pyarrow type that holds ``0 .. n-1``."""
     pa = require("pyarrow")
@@ -533,24 +681,46 @@ def _narrowest(n: int) -> Any:
 def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                scratch: str | Path | None = None, progress: Any = None,
                on_stage: Any = None) -> Streamed:
-    """Release the CSV file of ``plan`` (its engine ``"stream"``) to the CSV file ``dest`` in
-    two passes (module docstring).
+    """Release the CSV or Parquet file of ``plan`` (its engine ``"stream"``) to the CSV or
+    Parquet file ``dest`` (by the suffix of ``plan.output``) in two passes (module
+    docstring).
 
     ``bucket_rows``: a bucket's rows on average; ``scratch``: where the scratch folder goes;
     ``progress``, ``on_stage`` as :func:`dpfix.release.memory.release_in_memory`.
     """
     import time
 
+    pa = require("pyarrow")
     path, sep = input_path(plan.data), getattr(plan.data, "sep", ",")
     names, planned, order, keys = plan.names, plan.columns, plan.order, list(plan.keys)
     uppers = {c.name: c.upper for c in planned}
     seeds = [c.seed for c in planned]
     escape_formulas = plan.output.escape_formulas
+    typed, to_parquet = is_parquet(path), is_parquet(plan.output.path)
     start = time.perf_counter()
-    blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
-    ranges = _KeyRanges(blocks, keys[0]) if order == "key" else None
+    blocks: Any
+    if typed:  # pass 1 reads the columns of counts (and the first key) only
+        blocks = ParquetBlocks(path, names, rows=DRAW_CHUNK)
+        blocks.wanted = list(dict.fromkeys(
+            [*names, *([keys[0]] if order == "key" and keys[0] in blocks.header else [])]))
+    else:
+        blocks = CsvBlocks(path, names, sep, rows=DRAW_CHUNK)
+    word_type = None  # a numeric key's type as pandas reads it: sorted by its words
+    if typed and order == "key" and keys[0] in blocks.header:
+        t = blocks.schema.field(keys[0]).type
+        if pa.types.is_integer(t) or pa.types.is_floating(t):
+            word_type = round_trip_type(t, blocks.null_counts([keys[0]])[keys[0]],
+                                        blocks.file.metadata.num_rows)
+    ranges: Any = None
+    if word_type is not None:
+        ranges = _WordRanges(blocks.header.index(keys[0]), word_type)
+    elif order == "key":
+        ranges = _KeyRanges(blocks, keys[0])
     if ranges is not None:
         blocks.watch = ranges.watch
+    plain = _IntegerText(blocks, blocks.watch) if to_parquet and not typed else None
+    if plain is not None:
+        blocks.watch = plain
     hist = _Histograms([_cap(uppers[n]) for n in names])
     N = blocks.scan(hist.add)
     _unchanged(blocks)
@@ -574,9 +744,33 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
 
     again = _Histograms(hist.caps)  # pass 2's histograms: pass 1's, or the file changed
 
-    pa = require("pyarrow")
     schema = pa.schema([(f"c{j}", _narrowest(results[privatized[k]].n) if k in privatized
-                         else pa.string()) for j, (k, _) in enumerate(columns)])
+                         else blocks.schema.field(k).type if typed else pa.string())
+                        for j, (k, _) in enumerate(columns)])
+    convert = None
+    if typed or to_parquet:
+        nulls = blocks.null_counts([h for k, h in columns if k not in privatized]) \
+            if typed else {}
+        types = [pa.int64() if k in privatized else
+                 round_trip_type(schema.field(j).type, nulls[h], N) if typed else
+                 pa.int64() if plain is not None and plain.plain.get(k, False) else
+                 round_trip_type(pa.string(), 0, N)
+                 for j, (k, h) in enumerate(columns)]
+        bad = [h for (_, h), t in zip(columns, types, strict=True) if t is None]
+        if bad:
+            raise ValueError(f"column {bad[0]!r}: a streamed release writes columns of "
+                             "integers, floats, booleans and text only; release it in memory")
+        convert = _Converter(schema, types)
+    if typed:
+        blocks.wanted = out_names
+    sort_by = [f"c{out_names.index(c)}" for c in keys]
+    if word_type is not None:
+        if len(keys) > 1:
+            raise ValueError("keys: a streamed release sorts by one numeric key, or by text "
+                             "keys; release it in memory")
+        schema = schema.append(pa.field(WORD, pa.uint64()))
+        sort_by = [WORD]
+        at = out_names.index(keys[0])
 
     def frames() -> Iterator[Any]:
         rows = 0
@@ -596,25 +790,29 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
                 drawn.append(out)
                 if progress is not None:
                     progress(names[k], len(d))
-            yield pa.Table.from_arrays(
-                [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
-                 if k in privatized
-                 else body.column(k)  # text as read
-                 for j, (k, _) in enumerate(columns)], schema=schema)
+            rows_of = [pa.array(drawn[privatized[k]].astype(schema.field(j).type.to_pandas_dtype()))
+                       if k in privatized
+                       else body.column(f"f{k}")  # as read
+                       for j, (k, _) in enumerate(columns)]
+            if word_type is not None:
+                rows_of.append(pa.array(order_words(round_trip(rows_of[at], word_type))))
+            yield pa.Table.from_arrays(rows_of, schema=schema)
         _unchanged(blocks, rows, N)
         for k, name in enumerate(names):
             if not np.array_equal(again.eta[k], hist.eta[k]):
                 _unchanged(blocks, what=f"pass 2 read other counts in column {name!r}")
 
-    writer = _Writer(dest, layout, escape_formulas)
+    writer: Any = _ParquetWriter(dest, out_names, convert) if to_parquet else \
+        _Writer(dest, layout, escape_formulas, convert if typed else None)
     try:
         writer.header(out_names)
         kept_cols = [f"c{j}" for j, (k, _) in enumerate(columns) if k not in privatized]
         kept_names = [str(h) for k, h in columns if k not in privatized]
         with scratch_folder(scratch) as folder:
-            for rows in _ordered(frames(), order, K, seeds[0], folder, schema,
-                                 [f"c{out_names.index(c)}" for c in keys], bucket_rows,
-                                 ranges):
+            for rows in _ordered(frames(), order, K, seeds[0], folder, schema, sort_by,
+                                 bucket_rows, ranges):
+                if word_type is not None:
+                    rows = rows.drop_columns([WORD])
                 writer.rows(rows, kept_cols, kept_names)
     except BaseException:
         writer.close(complete=False)
@@ -623,10 +821,14 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
     for k, r in enumerate(results):
         r.drawn_histogram = stats[k].hist
         r.confidential = stats[k].confidential(hist.eta[k], r.n, N)
-    table = TableInput(Path(path), "csv", None, col=blocks.positions[0], bom=blocks.bom,
-                       newline=blocks.newline, sep=sep,
-                       privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
-                                                                strict=True)])
+    if typed:
+        table = TableInput(Path(path), "parquet", None, col=names[0],
+                           privatized=[(n, n, None) for n in names])
+    else:
+        table = TableInput(Path(path), "csv", None, col=blocks.positions[0], bom=blocks.bom,
+                           newline=blocks.newline, sep=sep,
+                           privatized=[(n, p, None) for n, p in zip(names, blocks.positions,
+                                                                    strict=True)])
     return Streamed(table, results, others, read_seconds,
                     {n: topcode_histogram(hist.eta[k], r.n - 1)[0]
                      for k, (n, r) in enumerate(zip(names, results, strict=True))},
@@ -634,7 +836,7 @@ def stream_csv(plan: ReleasePlan, dest: Path, *, bucket_rows: int = BUCKET_ROWS,
 
 
 class InputChanged(Error, ValueError):
-    """The CSV file of a streamed release changed between its two passes (it was appended
+    """The CSV or Parquet file of a streamed release changed between its two passes (it was appended
     to, truncated, rewritten or replaced): pass 2 would draw rows that stage 1 and ``N``
     never saw, so nothing is written."""
 
@@ -663,7 +865,7 @@ def _read_again(blocks: CsvBlocks, N: int) -> Iterator[tuple[int, Any]]:
             first, body = next(reader)
         except StopIteration:
             return
-        except ValueError:
+        except (ValueError, OSError):  # pyarrow's errors of a file cut or rewritten
             _unchanged(blocks)
             raise
         if first + len(body) > N:
@@ -726,7 +928,7 @@ class _KeyRanges:
         if self.key not in self.blocks.header:
             self.usable = False
             return
-        column = body.column(self.blocks.header.index(self.key)).combine_chunks()
+        column = body.column(f"f{self.blocks.header.index(self.key)}").combine_chunks()
         if not pa.types.is_string(column.type) or column.null_count or \
                 (_text_bytes(column) == 0).any():
             self.usable = False
@@ -753,6 +955,34 @@ class _KeyRanges:
                                side="right").astype(np.int64)
 
 
+class _WordRanges:
+    """Pass 1 of a numeric key (:func:`order_words`): a sample of its words (every block's
+    rows at a fixed stride), whose quantiles split the words into buckets; the words are
+    non-decreasing in the key, so equal keys share a bucket and the buckets come in key
+    order (:class:`_KeyRanges`' interface)."""
+
+    SAMPLE = _KeyRanges.SAMPLE
+
+    def __init__(self, position: int, key_type: Any) -> None:
+        self.position, self.key_type = position, key_type
+        self.usable, self.samples, self.splitters = True, [], None
+
+    def watch(self, start: int, body: Any) -> None:
+        if start == 0:
+            self.samples = []
+        words = order_words(round_trip(body.column(f"f{self.position}"), self.key_type))
+        # a copy: a view would keep the block's words (memory growing with the file)
+        self.samples.append(words[::max(1, len(words) // self.SAMPLE)].copy())
+
+    def plan(self, K: int) -> int:
+        words = np.sort(np.concatenate(self.samples))
+        self.splitters = np.unique(words[(np.arange(1, K) * len(words)) // K])
+        return len(self.splitters) + 1
+
+    def labels(self, column: Any) -> np.ndarray:
+        return np.searchsorted(self.splitters, column.to_numpy(), side="right").astype(np.int64)
+
+
 def _text_bytes(column: Any) -> np.ndarray:
     """The UTF-8 bytes of a pyarrow text column's cells."""
     offsets, data = text_buffers(column)
@@ -761,7 +991,7 @@ def _text_bytes(column: Any) -> np.ndarray:
 
 def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
              schema: Any, keys: list, bucket_rows: int,
-             ranges: _KeyRanges | None = None) -> Iterator[Any]:
+             ranges: _KeyRanges | _WordRanges | None = None) -> Iterator[Any]:
     """The output's rows (pyarrow Tables of ``schema``) in the release's order (module
     docstring)."""
     if order == "input":
@@ -783,7 +1013,7 @@ def _ordered(tables: Iterator[Any], order: str, K: int, seed: Any, folder: Path,
             bucket = _read_run(path)
             perm = source.permutation(bucket.num_rows)
             keyed = [bucket.column(c).take(pa.array(perm)) for c in keys]
-            return bucket.take(pa.array(perm[text_order(keyed)]))
+            return bucket.take(pa.array(perm[_key_order(keyed)]))
 
         # the next bucket read, shuffled and sorted by one worker while this one is
         # written: the draws still one after the other, in the buckets' order
@@ -849,9 +1079,9 @@ def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = Non
                      progress: Any = None, on_stage: Any = None,
                      bucket_rows: int = BUCKET_ROWS,
                      scratch: str | Path | None = None) -> Release | tuple[Release, Confidential]:
-    """Execute ``plan`` (its engine ``"stream"``): its CSV file streamed to its CSV output
-    (:func:`stream_csv`), never all its rows in memory; the release as the in-memory engine
-    makes it, with the report's ``streamed`` entry.
+    """Execute ``plan`` (its engine ``"stream"``): its CSV or Parquet file streamed to its
+    CSV or Parquet output (:func:`stream_csv`), never all its rows in memory; the release
+    as the in-memory engine makes it, with the report's ``streamed`` entry.
 
     ``charge``, ``staged``, ``progress`` and ``on_stage`` as
     :func:`dpfix.release.memory.release_in_memory`; ``bucket_rows``: the rows of a bucket
@@ -888,7 +1118,8 @@ def release_streamed(plan: ReleasePlan, *, charge: Any = None, staged: Any = Non
                       ROW_ORDER_RULES[plan.order],
                       extra=None if charge is None else {"ledger": charge.statement()})
     public["streamed"] = streamed.statement()
-    layout = {"privatized": [str(n) for n in names], "text": True, "sep": table.sep,
+    layout = {"privatized": [str(n) for n in names], "text": table.kind == "csv",
+              "sep": table.sep,
               "newline": table.newline, "bom": table.bom}
     release = Release(None, reports.jsonable(public), layout, path, stated)
     if not plan.confidential:

@@ -11,8 +11,8 @@ attribute, repr, report field or pickled state holds it).
 
 A call is a plan and its execution: :func:`dpfix.release.plan.plan_release` checks every
 choice and computes every budget exactly before any data are read, :func:`execute` runs
-the plan on its engine (in memory, a CSV file streamed, a Dask dataset) and charges the
-ledger. ``dpfix privatize`` parses its flags into the same plan and executes it with its
+the plan on its engine (in memory, a CSV or Parquet file streamed, a Dask dataset) and
+charges the ledger. ``dpfix privatize`` parses its flags into the same plan and executes it with its
 own staging and progress bars.
 """
 
@@ -250,10 +250,12 @@ def privatize_table(data: Any, columns: Any, eps: Any, *, upper: Any, unit: Any 
         A :class:`Dataset` release: the Parquet dataset folder to write (required; must not
         exist). Any other input: write the table to this file (CSV or Parquet by its
         suffix) instead of returning it: the returned ``Release`` has ``table`` None and
-        ``path`` set. A CSV ``data`` file to a CSV ``out`` is streamed (two passes over the
-        file, memory flat in the number of rows, :mod:`dpfix.release.stream`) with the
-        two-stage framework (any constructor but the discrete Gaussian; not with
-        ``joint``); with a seed it writes the bytes the in-memory path writes. The file
+        ``path`` set. A CSV or Parquet ``data`` file to a CSV or Parquet ``out`` is
+        streamed (two passes over the file, memory flat in the number of rows,
+        :mod:`dpfix.release.stream`) with the two-stage framework (any constructor but the
+        discrete Gaussian; not with ``joint``; a Parquet file whose key and kept columns
+        are integers, floats, booleans or text); with a seed it writes what the in-memory
+        path writes. The file
         appears whole or not at all (:class:`dpfix.io.commit.StagedFiles`), replacing an
         existing one only with ``Output(path, force=True)``; ``Output(path,
         escape_formulas=True)`` as :meth:`Release.write_table`.
