@@ -265,22 +265,19 @@ def test_study_cells_and_summary_small():
     assert np.allclose(table.ce_median_ratio, table.ce_median / best.ce_median)
 
 
-_W1_MISS = pytest.mark.xfail(strict=True, reason="W1 1.19x the best fixed bound's: the bound "
-                             "lands up to about 2 / eps_upper counts below the largest count "
-                             "(docs/bounds.md section 3)")
-
-
 @needs_data
 @pytest.mark.full
 @pytest.mark.parametrize("dataset, eps", [
     ("binomial", 0.3), ("binomial", 1.0), ("binomial", 3.0), ("crime:MURDER", 0.3),
-    ("crime:MURDER", 0.5), pytest.param("crime:MURDER", 1.0, marks=_W1_MISS),
-    ("crime:MURDER", 3.0)])
+    ("crime:MURDER", 0.5), ("crime:MURDER", 1.0), ("crime:MURDER", 3.0),
+    ("crime:BURGLRY", 1.0)])
 def test_study_targets_met(dataset, eps):
     """The study's targets re-run (the same seeded cells as ``dpfix reproduce bounds``), 20
     releases: the median error against the true counts within 1.15x of the best fixed
-    bound's, the 90th percentile within 1.3x, the median W1 within 1.1x of that bound's;
-    MURDER at eps = 1 misses the W1 target, as the study reports."""
+    bound's, the 90th percentile within 1.3x, the median W1 within 1.1x of that bound's.
+    The county burglaries at eps = 1 meet them on a grid finer than the rule's resolution
+    (on 128 steps per doubling the bound landed on the candidate 78 counts above the
+    largest count in 16 of the 20 releases: 1.18x, W1 1.21x; docs/bounds.md section 3)."""
     from dpfix.experiments.bounds import study
 
     table = study([dataset], (eps,), reps=20)
