@@ -162,14 +162,34 @@ def test_sampler_law_matches_the_exact_pmf(scores, lam, halved):
 def test_the_bound_lands_above_an_outlier_the_quantile_misses():
     """990 rows with counts 0..10 and 10 rows at 500: the 0.99-quantile is 10 and the
     quantile rule top-codes the ten rows (a loss of 4,900, about 4.9 per row); the loss
-    rule lands on the first candidate at or above 500 at every seed."""
+    rule lands at or a few counts above 500 at every seed (below 500 its score rises by
+    9.5 per count, above it by 1/2: at eps = 1, about e^-0.5 per count)."""
     counts = np.concatenate([np.arange(990) % 11, np.full(10, 500)])
-    grid = bound_grid(10**6, LOSS_GRID_STEPS)
-    first = int(grid[np.searchsorted(grid, 500)])
-    assert [private_upper(counts, 1.0, seed=s) for s in range(6)] == [first] * 6
+    drawn = [private_upper(counts, 1.0, seed=s) for s in range(12)]
+    assert min(drawn) == 500 and max(drawn) <= 510, drawn
     assert max(private_upper(counts, 1.0, rule="quantile", seed=s) for s in range(6)) < 500
     r = privatize_counts(counts, 1.0, upper="auto", seed=3)
     assert r.n - 1 >= 500 and r.topcoded == 0
+
+
+def test_the_grid_resolves_the_side_of_the_largest_count():
+    """Where the counts are large the candidates lie closer together than the rule's
+    resolution ``1 / eps_upper``: for a lone largest count ``M`` anywhere between two
+    candidates near 49,000 (the county burglaries' largest count), the bound lands above
+    ``M`` with probability between 0.3 and 0.7 at ``eps_upper = 0.02`` (the score's slopes
+    are 1/2 on both sides of ``M``). On a grid whose candidates lie farther apart than
+    ``1 / eps_upper`` where ``M`` falls between two of them decides it (from below 0.1 to
+    above 0.9 on 128 steps per doubling, 265 counts apart there)."""
+    grid = bound_grid(10**6, LOSS_GRID_STEPS)
+    rest = np.concatenate([np.arange(3000) % 40, [30000]])
+    log_lam = math.log(rational_lam(0.02, 1e-3))
+    above = []
+    for top in range(49000, 49400, 10):
+        s = _scores(np.append(rest, top), grid).astype(float)
+        logw = -log_lam * (s - s.min()) - math.log(2) * halvings(grid)
+        w = np.exp(logw - logw.max())
+        above.append(w[grid > top].sum() / w.sum())
+    assert 0.3 <= min(above) and max(above) <= 0.7, (min(above), max(above))
 
 
 def test_rows_and_histogram_and_wide_counts_agree():
@@ -177,7 +197,7 @@ def test_rows_and_histogram_and_wide_counts_agree():
     for seed in range(3):
         assert choose_upper(counts, 0.5, seed=seed) == \
             choose_upper(histogram=np.bincount(counts), eps=0.5, seed=seed)
-    huge = choose_upper([10**12, 3, 4], 1.0, max_upper=10**13, seed=0)  # grid 0.5 % apart
+    huge = choose_upper([10**12, 3, 4], 1.0, max_upper=10**13, seed=0)  # grid 0.14 % apart
     assert 0.99e12 <= huge.upper <= 1.01e12 and huge.rule == "loss"
 
 
@@ -245,22 +265,19 @@ def test_study_cells_and_summary_small():
     assert np.allclose(table.ce_median_ratio, table.ce_median / best.ce_median)
 
 
-_W1_MISS = pytest.mark.xfail(strict=True, reason="W1 1.19x the best fixed bound's: the bound "
-                             "lands up to about 2 / eps_upper counts below the largest count "
-                             "(docs/bounds.md section 3)")
-
-
 @needs_data
 @pytest.mark.full
 @pytest.mark.parametrize("dataset, eps", [
     ("binomial", 0.3), ("binomial", 1.0), ("binomial", 3.0), ("crime:MURDER", 0.3),
-    ("crime:MURDER", 0.5), pytest.param("crime:MURDER", 1.0, marks=_W1_MISS),
-    ("crime:MURDER", 3.0)])
+    ("crime:MURDER", 0.5), ("crime:MURDER", 1.0), ("crime:MURDER", 3.0),
+    ("crime:BURGLRY", 1.0)])
 def test_study_targets_met(dataset, eps):
     """The study's targets re-run (the same seeded cells as ``dpfix reproduce bounds``), 20
     releases: the median error against the true counts within 1.15x of the best fixed
-    bound's, the 90th percentile within 1.3x, the median W1 within 1.1x of that bound's;
-    MURDER at eps = 1 misses the W1 target, as the study reports."""
+    bound's, the 90th percentile within 1.3x, the median W1 within 1.1x of that bound's.
+    The county burglaries at eps = 1 meet them on a grid finer than the rule's resolution
+    (on 128 steps per doubling the bound landed on the candidate 78 counts above the
+    largest count in 16 of the 20 releases: 1.18x, W1 1.21x; docs/bounds.md section 3)."""
     from dpfix.experiments.bounds import study
 
     table = study([dataset], (eps,), reps=20)
@@ -284,7 +301,7 @@ def test_the_report_entry_fits_the_schema_for_each_rule():
     assert not check.is_valid({**loss, "quantile": "0.99"})
     assert not check.is_valid({k: v for k, v in quantile.items() if k != "quantile"})
     assert not check.is_valid({**loss, "rule": "max"})
-    assert "1..32, then 128 geometric steps" in loss["candidates"]["grid"]
+    assert "1..32, then 512 geometric steps" in loss["candidates"]["grid"]
     assert "then 8 geometric steps" in quantile["candidates"]["grid"]
 
 

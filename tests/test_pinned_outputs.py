@@ -30,7 +30,7 @@ PINNED = {
     "memory-no-split-hybrid": "a7a5cf25287ca1f0938cb7c26f66cf66e4e0e98b52a8628ac6092d21d8675db1",
     "memory-no-split-one": "b5572149bcaaf64e1fd71732b0727f9866ffb839d6e267994d4a3f50f7b04358",
     "memory-auto": "5ad8d1f766b4d97fc464fba2a87b97e36d8dd8178491a6da3ec48b7e3948f190",
-    "memory-auto-upper": "e8c976fd03bb2836ba02adcf6668b3cb0ce193420bc7885fd66a54cb73ccfe5a",
+    "memory-auto-upper": "7a3b0ab26c60cd2cd0246d9d9da45e1ec9b6f68b7d49ef8113fde54062a7d23f",
     "memory-cell": "6d940a277a20e57daa39d45e18c0b24b4474de7d80abd2b3c8529e5c3f61b5ed",
     "joint-pair": "8ed7a9880d901def6ee8ddd5d4256e9c598735f57f99f11222419a1ac3e54b2d",
     "streamed-csv": "82e855e50f0e30601832c9e4752ad6c2091ea1af7e33a8ddde448bb43e6dddd2",

@@ -21,11 +21,15 @@ then runs at the rest:
   the best fixed bound in hindsight is the one of least median ``ce``;
 - ``auto``: ``upper="auto"`` as the library runs it (the default rule and share);
 - ``max/d=F``: a reference, not private: the release at the largest count itself,
-  paying the share (what a bound known exactly would give after its share);
+  paying the share (what a bound known exactly would give after its share), at the
+  default's share and at smaller and larger ones (:data:`DEFAULT_FORM_SHARES`);
 - ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/d=F`` with
-  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``. Its variants
-  (at ``c=0.05``, as the three rules below): ``loss/g=S`` on the grid of ``S`` steps per
-  doubling, ``loss/b=B`` with the penalty ``floor(B c)``, ``loss/b=0`` without it (above
+  ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``. Its variants:
+  ``loss/g=S`` on the grid of ``S`` steps per doubling (:data:`GRIDS` at the default's
+  share, 128 the former default; 8 and 32 at ``c=0.05``), ``loss/d=F`` at other shares of
+  the default's form, ``loss/t=T`` with the penalty :func:`jump_penalty` (a public model
+  of the error's jump above the largest count), and at ``c=0.05``, as the three rules
+  below, ``loss/b=B`` with the penalty ``floor(B c)``, ``loss/b=0`` without it (above
   the largest count only the base measure then decides);
 - ``quantile:Q``: the quantile rule at ``Q`` (``0.99`` at ``f=0.1`` was the default);
 - ``two-step``: half the share on the quantile rule at ``0.99``, giving ``U_1``, half on the
@@ -63,6 +67,7 @@ from dpfix.release.bounds import (
     DEFAULT_RULE,
     LAM_RTOL,
     LOSS_GRID_STEPS,
+    SCORE_CAP,
     UPPER_MAX,
     UPPER_SHARE,
     TopCodingWarning,
@@ -78,8 +83,9 @@ from dpfix.release.pipeline import privatize_counts
 from dpfix.sampling.source import random_source, rational_lam
 
 __all__ = ["BOUND_DATASETS", "EPS", "README_EPS", "SHARES", "METHODS", "QUICK_DATASETS",
+           "GRIDS", "DEFAULT_FORM_SHARES",
            "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "ROOT_SHARES", "RULE_VERSION",
-           "bound_counts", "hindsight_grid", "geometric_model",
+           "bound_counts", "hindsight_grid", "geometric_model", "jump_penalty",
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
            "ratios", "targets_report", "share_report", "study", "SEED_FIELDS"]
 
@@ -110,9 +116,19 @@ ROOT_SHARES = (0.03, 0.05)
 TARGETS = {"ce_median": 1.15, "ce_p90": 1.3, "w1_median": 1.1}
 
 
+#: The grids (steps per doubling) compared at the default share (128: the former default).
+GRIDS = (128, 256, 1024)
+#: The default's form ``d=F`` at other ``F``, for the rule and for the largest count itself.
+DEFAULT_FORM_SHARES = (0.005, 0.01, 0.03)
+
+
 def _methods(share: float) -> tuple[str, ...]:
     at = "c=0.05"  # the variants of the rule, at one share
-    return ("auto", f"max/d={share:g}", *(f"loss/c={f:g}" for f in CAPPED_SHARES),
+    d = f"d={share:g}"
+    return ("auto", f"max/{d}", *(f"max/d={f:g}" for f in DEFAULT_FORM_SHARES),
+            *(f"loss/g={g}/{d}" for g in GRIDS if g != LOSS_GRID_STEPS),
+            *(f"loss/d={f:g}" for f in DEFAULT_FORM_SHARES if f >= 0.01), f"loss/t=100/{d}",
+            *(f"loss/c={f:g}" for f in CAPPED_SHARES),
             *(f"loss/f={f:g}" for f in SHARES), *(f"loss/s={f:g}" for f in ROOT_SHARES),
             f"loss/g=8/{at}", f"loss/g=32/{at}", f"loss/b=0/{at}", f"loss/b=0.25/{at}",
             f"loss/b=0.75/{at}", "quantile:0.99/f=0.1", "quantile:0.999/f=0.1",
@@ -215,6 +231,28 @@ def geometric_model(candidates: Any, eps_2: float) -> np.ndarray:
     return 2 * rho / ((1 - rho * rho) * (c + 1)) * (c + 1 - (1 - rho ** (c + 1)) / (1 - rho))
 
 
+def jump_penalty(candidates: Any, eps_upper: float, t: float) -> np.ndarray:
+    """The penalty of the loss rule's variant ``t=T``: ``floor(c / 2)`` up to ``c_0 = T /
+    eps_upper``, then ``floor(c - sqrt(c c_0) + c_0 / 2)`` (slope ``1 - sqrt(c_0 / c) / 2``,
+    from 1/2 towards 1). A public model of a release whose error jumps by ``J = kappa c``
+    once its bound passes the largest count and grows by one count per unit of top-coding
+    below it: the score's slopes ``1 - b`` below and ``b`` above the largest count land the
+    bound above it with probability about ``1 - b`` and about ``1 / (eps_upper (1 - b))``
+    counts below it otherwise, an expected cost ``(1 - b) J + 1 / (eps_upper (1 - b))``
+    least at ``1 - b = 1 / sqrt(eps_upper J)``; ``T = 4 / kappa`` (``T = 100``: a jump of
+    4 % of the bound, about what the county columns show). Public: a function of the
+    candidate and the budget only.
+
+    Examples
+    --------
+    >>> jump_penalty([100, 5000, 20000], 0.02, 100).tolist()
+    [50, 2500, 12500]
+    """
+    c = np.asarray(candidates, dtype=float)
+    c0 = float(t) / eps_upper
+    return np.floor(np.where(c <= c0, c / 2, c - np.sqrt(c * c0) + c0 / 2)).astype(np.int64)
+
+
 def _method(name: str, eps: float) -> tuple[str, dict, float]:
     """``(rule, options, share of eps)`` of a method name (module docstring)."""
     parts = name.split("/")
@@ -228,7 +266,7 @@ def _method(name: str, eps: float) -> tuple[str, dict, float]:
         raise unknown from None
     rule = parts[0]
     if not (rule in ("loss", "two-step", "loss+model", "max") or rule.startswith("quantile:")) \
-            or not set(options) <= {"g", "b"} or not 0 < f < 1:
+            or not set(options) <= {"g", "b", "t"} or not 0 < f < 1:
         raise unknown
     share = {"f": f, "c": f * min(1.0, 1.0 / eps), "s": f / math.sqrt(eps),
              "d": min(f, UPPER_MAX / eps)}[parts[-1][0]]
@@ -245,7 +283,8 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
               options: dict | None = None) -> int:
     """The bound one of the study's rules draws from the counts ``x`` with ``eps_upper``
     (module docstring; ``options``: ``g``, the grid's steps per doubling, ``b``, the
-    penalty); ``eps_rest`` is what the release then spends (the model's ``eps_2``). Every
+    penalty, ``t``, the penalty :func:`jump_penalty`); ``eps_rest`` is what the release
+    then spends (the model's ``eps_2``). Every
     rule is ``eps_upper``-DP for a change of one count by 1 (docs/bounds.md; the two-step
     rule by sequential composition of its halves)."""
     options = options or {}
@@ -266,7 +305,11 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
                              seed=source).upper
         grid, eps = grid[grid >= first], eps_upper / 2
     penalty = Fraction(options.get("b", BOUND_PENALTY)).limit_denominator(1000)
-    scores = loss_scores(topcoding_loss(np.bincount(x), grid), grid, penalty)
+    losses = topcoding_loss(np.bincount(x), grid)
+    if "t" in options:
+        scores = np.minimum(losses + jump_penalty(grid, eps, options["t"]), SCORE_CAP)
+    else:
+        scores = loss_scores(losses, grid, penalty)
     if rule == "loss+model":
         fraction, _ = split_fraction(eps_rest, None)
         model = geometric_model(grid, eps_rest * (1 - fraction))

@@ -127,10 +127,12 @@ GRID_LINEAR = 32
 #: ... ``GRID_STEPS_PER_DOUBLING`` geometric steps per doubling (about 9 % apart): few
 #: candidates above the data, where every candidate has the same score.
 GRID_STEPS_PER_DOUBLING = 8
-#: The loss rule's grid: ``LOSS_GRID_STEPS`` steps per doubling (about 0.5 % apart), since
-#: its score places the bound within about ``1 / eps_upper`` of the largest count
-#: (docs/bounds.md section 2).
-LOSS_GRID_STEPS = 128
+#: The loss rule's grid: ``LOSS_GRID_STEPS`` steps per doubling (about 0.14 % apart; every
+#: integer up to 767), since its score places the bound within about ``1 / eps_upper`` counts
+#: of the largest count: where the candidates lie farther apart than that, where the largest
+#: count falls between two of them decides on which side of it the bound lands
+#: (docs/bounds.md sections 2 and 3).
+LOSS_GRID_STEPS = 512
 
 
 def bound_grid(max_upper: int = DEFAULT_MAX_UPPER,
@@ -147,7 +149,7 @@ def bound_grid(max_upper: int = DEFAULT_MAX_UPPER,
     >>> g[:3].tolist(), g[-4:].tolist(), len(g)
     ([1, 2, 3], [83, 91, 99, 100], 46)
     >>> len(bound_grid(10**6, LOSS_GRID_STEPS)), bound_grid(10**6, LOSS_GRID_STEPS)[-3:].tolist()
-    (1773, [993303, 998697, 1000000])
+    (6065, [997346, 998697, 1000000])
     """
     top = int(max_upper)
     if isinstance(max_upper, bool) or top != max_upper or top < 1:
@@ -619,7 +621,7 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
     --------
     >>> b = choose_upper(list(range(1, 42)) * 100, 30.0, seed=0)
     >>> b.upper, b.rule, b.candidates  # the largest count, 41, is a candidate
-    (41, 'loss', 1773)
+    (41, 'loss', 6065)
     >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.5, seed=0)
     >>> b.upper, b.lam, b.candidates
     (20, Fraction(9807052, 3), 152)
