@@ -80,6 +80,7 @@ from dpfix.release.bounds import (
 )
 from dpfix.release.options import split_fraction, stage_split
 from dpfix.release.pipeline import privatize_counts
+from dpfix.release.privatizers.postprocess import DEFAULT_POSTPROCESS
 from dpfix.sampling.source import random_source, rational_lam
 
 __all__ = ["BOUND_DATASETS", "EPS", "README_EPS", "SHARES", "METHODS", "QUICK_DATASETS",
@@ -390,7 +391,7 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
         for e in budgets:
             for r in range(reps):
                 base = {"experiment": "bounds", "dataset": name, "eps": float(e),
-                        "replication": r, "seed": seed}
+                        "replication": r, "seed": seed, "postprocess": DEFAULT_POSTPROCESS}
                 out += [{**base, "method": "fixed", "upper": int(u)} for u in grid]
                 out += [{**base, "method": m, "upper": None, "rule": RULE_VERSION,
                          **({"default": DEFAULT} if m == "auto" else {})} for m in methods]
