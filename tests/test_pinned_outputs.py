@@ -24,19 +24,19 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 PINNED = {
-    "memory-two-stage-csv": "c7c72667d24cd3a87f5302227dec50b8118f1ef583b6e797f16fd53d45ca683c",
-    "memory-two-stage-parquet": "1bd257a994ba9488a4f9c93403a37cd6a87ca5ab418f505c7a3e82baa92f90ca",
+    "memory-two-stage-csv": "9c0b9ca17d762cd6c81f27b0797ab7db66fe7af89cefcd7352caf22921adc336",
+    "memory-two-stage-parquet": "0229d1f18767f65297e274caf1f67ac0dcb5f58ba09cb1e1f392798fa362eac5",
     "memory-one-stage": "c5f4467d973121958c7ed6cdd89f7e0d69797332681745a9cea43141df239866",
     "memory-no-split-hybrid": "a7a5cf25287ca1f0938cb7c26f66cf66e4e0e98b52a8628ac6092d21d8675db1",
     "memory-no-split-one": "b5572149bcaaf64e1fd71732b0727f9866ffb839d6e267994d4a3f50f7b04358",
     "memory-auto": "5ad8d1f766b4d97fc464fba2a87b97e36d8dd8178491a6da3ec48b7e3948f190",
-    "memory-auto-upper": "7a3b0ab26c60cd2cd0246d9d9da45e1ec9b6f68b7d49ef8113fde54062a7d23f",
-    "memory-cell": "6d940a277a20e57daa39d45e18c0b24b4474de7d80abd2b3c8529e5c3f61b5ed",
+    "memory-auto-upper": "3ae643466666707b4773c8b6d3726d6c3f104a7fe69a566391afa1b34edfa88b",
+    "memory-cell": "7de2a07f4a642e88c1f45c5ba2a45f2fe4955c3f492458066463cd9613f353ed",
     "joint-pair": "8ed7a9880d901def6ee8ddd5d4256e9c598735f57f99f11222419a1ac3e54b2d",
-    "streamed-csv": "82e855e50f0e30601832c9e4752ad6c2091ea1af7e33a8ddde448bb43e6dddd2",
-    "streamed-csv-shuffled": "59a8812fb624701f7746ab200a0a11fc33b3b13f8c8eaf01a87a38d691ccf1c3",
+    "streamed-csv": "d50072712f6eec714755495deb9e19283700cb15028aa2c4d023bf04998c4377",
+    "streamed-csv-shuffled": "1fcfc161589aa868b224dc71312ea307155e1d60dfb508bb9650a4492ab58b46",
     "histogram": "86ccf9d46a320769029fd56ce4c32b1324c3ab093b3311aad6cdef8dc4dfc30d",
-    "dask": "3d57307cf7349c4d4fe63d993f97bdc955fa51d556e611a10268dfba6fe34d2d",
+    "dask": "915f5b63fa6720821037f9002846083f1b6e0ccdb662e7a610173ffcda8179a9",
 }
 
 
