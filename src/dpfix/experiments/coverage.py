@@ -15,8 +15,9 @@ coverage is over the whole randomness of the release. For each release:
   the group's true top-coded total (the mean's interval is the total's over ``k``, so it
   covers exactly when the total's does).
 
-Widths: a set's ``upper - lower`` (averaged over the rows), the band's ``2 c / N`` (its
-half-width doubled, before clipping), a total's ``upper - lower`` and the mean's
+Widths: a set's ``upper - lower`` (averaged over the rows), the band's ``2 (c / N + |s|)``
+(its half-width doubled, before clipping; ``s`` the offset of the default post-processing,
+docs/uncertainty.md section 3.2), a total's ``upper - lower`` and the mean's
 ``(upper - lower) / k``, averaged over the groups.
 """
 

@@ -14,7 +14,10 @@ Given ``X_0 = x`` the ``|x - X_j|`` are i.i.d., so ``P(W <= t) = E[g_t(X_0)^(n-1
 unimodal law), which gives the lower bound of :func:`max_difference_bound` and the
 half-width ``c``: ``P(W <= c) >= 1 - alpha``. The band ``CDF +- c / N`` holds around the CDF of
 ``V / N`` and, by the contraction of the isotonic projection (section 3.2), around the CDF
-of the target ``z`` of the default post-processing ``isotonic-cdf``.
+of the target ``z`` of the post-processing ``isotonic-cdf``. The default,
+``isotonic-cdf-offset``, subtracts a public offset ``s`` (a function of ``V``) from the
+isotonic fit; the band around its ``z`` is ``CDF_z +- (c / N + |s|)`` (the ``shift`` of
+:func:`cdf_band`, Proposition 2 of section 3.2).
 """
 
 from __future__ import annotations
@@ -190,11 +193,15 @@ class DistributionBand:
     exact : bool
         False: a lower bound on the coverage (section 3).
     half_width : float
-        ``c / N`` plus :data:`FLOAT_SLACK`, before clipping to ``[0, 1]``.
+        ``c / N + |shift|`` plus :data:`FLOAT_SLACK`, before clipping to ``[0, 1]``.
     centre : str
         ``"z"`` (the target's CDF) or ``"V"`` (the CDF of stage 1's release ``V / N``).
     noise : dict
         The law and scale of stage 1's noise, ``c`` and ``N``.
+    shift : float
+        The offset ``s`` (in CDF units, a share of the ``N`` rows) that the post-processing
+        subtracted from the isotonic fit of ``V``'s CDF (``isotonic-cdf-offset``), added to
+        the half-width as ``|s|``; 0 for ``isotonic-cdf`` and a band centred on ``V``.
     """
 
     lower: np.ndarray
@@ -205,6 +212,7 @@ class DistributionBand:
     half_width: float
     centre: str
     noise: dict
+    shift: float = 0.0
 
     @property
     def n(self) -> int:
@@ -238,21 +246,22 @@ class DistributionBand:
         return {"kind": "simultaneous band for the CDF of the true top-coded distribution",
                 "alpha": self.alpha, "level": 1 - self.alpha, "method": self.method,
                 "exact": self.exact, "half_width": self.half_width, "centre": self.centre,
-                "noise": dict(self.noise),
+                "shift": self.shift, "noise": dict(self.noise),
                 "definition": "F(k) = share of rows with top-coded count <= k; "
                               "lower[k] <= F(k) <= upper[k] for every k at once",
                 "cdf_lower": self.lower.tolist(), "cdf_upper": self.upper.tolist()}
 
 
 def cdf_band(centre: Any, alpha: float, *, N: int, noise: str, scale: float,
-             centred_on: str = "z") -> DistributionBand:
-    """The band ``CDF(centre) +- c / N`` (docs/uncertainty.md section 3).
+             centred_on: str = "z", shift: float = 0.0) -> DistributionBand:
+    """The band ``CDF(centre) +- (c / N + |shift|)`` (docs/uncertainty.md section 3).
 
     Parameters
     ----------
     centre : array_like of float
-        The target ``z`` of the ``isotonic-cdf`` post-processing, or stage 1's release ``V``
-        (any other post-processing; then ``centred_on="V"``; ``V`` is scaled by ``N``).
+        The target ``z`` of the ``isotonic-cdf`` or ``isotonic-cdf-offset`` post-processing,
+        or stage 1's release ``V`` (any other post-processing; then ``centred_on="V"``; ``V``
+        is scaled by ``N``).
     alpha : float
         In ``(0, 1)``.
     N : int
@@ -261,6 +270,12 @@ def cdf_band(centre: Any, alpha: float, *, N: int, noise: str, scale: float,
         The law of stage 1's latent noise ``X_i`` (:data:`NOISES`).
     centred_on : str
         ``"z"`` or ``"V"``.
+    shift : float
+        In CDF units (a share of the ``N`` rows, like ``c / N``; not in counts): the offset
+        ``s`` that ``isotonic-cdf-offset`` subtracted from the isotonic fit of ``V``'s CDF
+        (:func:`dpfix.release.privatizers.postprocess.cycle_offset`), a function of ``V``
+        and so public. The half-width grows by ``|s|`` (section 3.2, Proposition 2). 0 for
+        ``isotonic-cdf``; a band centred on ``V`` takes none.
 
     Returns
     -------
@@ -270,34 +285,49 @@ def cdf_band(centre: Any, alpha: float, *, N: int, noise: str, scale: float,
     ------
     ValueError
         ``alpha`` outside ``(0, 1)``, a bad noise or scale, ``N < 1``, a centre of fewer than
-        2 values.
+        2 values, a shift that is not finite or given with ``centred_on="V"``.
 
     Examples
     --------
     >>> b = cdf_band([0.5, 0.3, 0.2], 0.05, N=1000, noise="laplace", scale=2.0)
     >>> round(b.half_width, 4), [round(float(v), 4) for v in b.lower]
     (0.0096, [0.4904, 0.7904, 1.0])
+    >>> b = cdf_band([0.5, 0.3, 0.2], 0.05, N=1000, noise="laplace", scale=2.0, shift=-0.002)
+    >>> round(b.half_width, 4), [round(float(v), 4) for v in b.lower]
+    (0.0116, [0.4884, 0.7884, 1.0])
     """
     alpha = check_alpha(alpha)
     if not (isinstance(N, (int, np.integer)) and N >= 1):
         raise ValueError(f"N: must be an integer >= 1, got {N!r}")
     if centred_on not in ("z", "V"):
         raise ValueError(f"centred_on: 'z' or 'V', got {centred_on!r}")
+    if isinstance(shift, bool) or not isinstance(shift, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(shift):
+        raise ValueError(f"shift: must be a finite number (CDF units), got {shift!r}")
+    shift = float(shift)
+    if centred_on == "V" and shift != 0.0:
+        raise ValueError("shift: only a band centred on the target z takes a shift (a band "
+                         "centred on V has none)")
     v = np.asarray(centre, dtype=float)
     if v.ndim != 1 or v.size < 2 or not np.isfinite(v).all():
         raise ValueError("centre: expected a finite vector of at least 2 values")
     n = v.size
     c = max_difference_bound(n, alpha, noise=noise, scale=scale)
     F = np.cumsum(v / (N if centred_on == "V" else 1.0))
-    half = c / N + FLOAT_SLACK
+    half = c / N + abs(shift) + FLOAT_SLACK
     lower = np.clip(F - half, 0.0, 1.0)
     upper = np.clip(F + half, 0.0, 1.0)
     lower[-1] = upper[-1] = 1.0
     lower.flags.writeable = upper.flags.writeable = False
-    where = ("the target z's CDF (isotonic-cdf post-processing: within the band of V's CDF)"
-             if centred_on == "z" else "the CDF of stage 1's release V / N")
+    if centred_on == "V":
+        where = "the CDF of stage 1's release V / N"
+    elif shift == 0.0:
+        where = "the target z's CDF (isotonic-cdf post-processing: within the band of V's CDF)"
+    else:
+        where = (f"the target z's CDF, the isotonic projection of V's CDF less the offset "
+                 f"s = {shift:.6g} (isotonic-cdf-offset), so the half-width is c / N + |s|")
     method = (f"cyclic noise: sup_k |CDF(V/N) - F| = max_j |X_0 - X_j| / N <= c / N with "
               f"probability >= 1 - alpha (lower bound on the exact law of the max, {noise} noise "
               f"of scale {scale:.6g}); centred on {where}")
     return DistributionBand(lower, upper, alpha, method, False, half, centred_on,
-                            {"law": noise, "scale": float(scale), "c": c, "N": int(N)})
+                            {"law": noise, "scale": float(scale), "c": c, "N": int(N)}, shift)
