@@ -63,19 +63,46 @@ def load_datasets(sets: str = "all") -> dict[str, tuple[str, np.ndarray]]:
     return out
 
 
+def support_floor(z: np.ndarray, zeta: np.ndarray) -> float:
+    """``sum_i zeta_i min_(j: z_j > 0) |i - j|``: a lower bound on the count error
+    (``loss="abs"``) of every eps-DP mechanism with the fixed point ``z``.
+
+    Such a mechanism releases only counts in the support of ``z``: a column ``j`` with
+    ``z_j = 0`` has ``sum_i z_i T_ij = z_j = 0``, so it vanishes on a row, and the ratio
+    constraints of eps-DP carry the zero along the whole column. So each row of count ``i``
+    moves at least to the nearest count of the support, and a target that drops a tail
+    releases every count above its support at its top.
+
+    Examples
+    --------
+    >>> round(support_floor(np.array([0.5, 0.5, 0, 0]), np.array([0.4, 0.4, 0.1, 0.1])), 12)
+    0.3
+    """
+    support = np.flatnonzero(z > 0)
+    at = np.arange(len(z))
+    right = np.searchsorted(support, at).clip(0, len(support) - 1)
+    left = (right - 1).clip(0)
+    gap = np.minimum(np.abs(at - support[left]), np.abs(at - support[right]))
+    return float(np.dot(zeta, gap))
+
+
 def measure(eta: np.ndarray, method: str, eps: float, reps: int, seed: np.random.SeedSequence,
-            metric=wasserstein1) -> dict[str, np.ndarray]:
-    """Errors (W1 by default) of every post-processing on ``reps`` paired releases."""
+            metric=wasserstein1) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Errors (W1 by default) and :func:`support_floor` of every post-processing on ``reps``
+    paired releases."""
     zeta = eta / eta.sum()
     rng = np.random.default_rng(seed)
     extra = {"delta": 1.0 / (eta.sum() + 1)} if method == "cyclic-gaussian" else {}
     errors = {name: np.empty(reps) for name in POSTPROCESSORS}
+    floors = {name: np.empty(reps) for name in POSTPROCESSORS}
     for r in range(reps):
         out = privatize_distribution(eta, eps, privatizer=method, seed=rng, secure=False, **extra)
         v = out.raw / out.N
         for name, function in POSTPROCESSORS.items():
-            errors[name][r] = metric(function(v), zeta)
-    return errors
+            z = function(v)
+            errors[name][r] = metric(z, zeta)
+            floors[name][r] = support_floor(z, zeta)
+    return errors, floors
 
 
 def _winners(errs: dict[str, np.ndarray]) -> list[str]:
@@ -105,13 +132,15 @@ def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 def run(reps: int, methods: list[str], metric=wasserstein1, sets: str = "all"
-        ) -> tuple[str, dict, dict]:
-    """Tables per privatizer, errors per ``(privatizer, data set, eps)``, and data sets."""
+        ) -> tuple[str, dict, dict, dict]:
+    """Tables per privatizer; errors and floors per ``(privatizer, data set, eps)``; the
+    data sets."""
     datasets = load_datasets(sets)
     every = list(_ALL_NAMES)
     root = np.random.SeedSequence(20260101)
     names = list(POSTPROCESSORS)
     results: dict = {}
+    floors: dict = {}
     lines = []
     for method in methods:
         lines += [f"\n#### {method}\n",
@@ -122,13 +151,13 @@ def run(reps: int, methods: list[str], metric=wasserstein1, sets: str = "all"
                 key = (method, dname, eps)
                 seed = np.random.SeedSequence(root.entropy, spawn_key=(
                     list(PRIVATIZERS).index(method), every.index(dname), e))
-                errs = measure(eta, method, eps, reps, seed, metric)
+                errs, floors[key] = measure(eta, method, eps, reps, seed, metric)
                 results[key] = errs
                 winners = _winners(errs)
                 cells = [f"**{ci(errs[k])}**" if k in winners else ci(errs[k]) for k in names]
                 lines.append(f"| {dname} | {len(eta)} | {eta.sum()} | {eps:g} | "
                              + " | ".join(cells) + f" | {_best(errs)} |")
-    return "\n".join(lines), results, datasets
+    return "\n".join(lines), results, floors, datasets
 
 
 #: Every data set in a fixed order: a cell's seed does not depend on ``--sets``.
@@ -139,74 +168,112 @@ def _keys(results: dict, method: str, datasets: dict, regime: str) -> list[tuple
     return [k for k in results if k[0] == method and datasets[k[1]][0] == regime]
 
 
-def summary(results: dict, methods: list[str], datasets: dict) -> str:
-    """Per regime and privatizer: wins, mean ratio to the best, the new default against the
-    former one, and paired differences against the default."""
+def _regime_title(regime: str, datasets: dict) -> str:
+    sets = [d for d, v in datasets.items() if v[0] == regime]
+    return (f"{'Short-range' if regime == 'short' else 'Long-tailed'} histograms "
+            f"({', '.join(sets)})")
+
+
+def _wins(results: dict, methods: list[str], datasets: dict, regime: str) -> list[str]:
+    """Cells won and the mean ratio to each cell's best, per privatizer."""
+    names = list(POSTPROCESSORS)
+    lines = ["Cells won (least mean error; every method within 1e-9 of the least shares the "
+             "win; ties, where all coincide, counted apart) and the mean over cells of the "
+             "ratio of the mean error to the cell's best:", "",
+             "| privatizer | ties | " + " | ".join(f"{k}: wins, ratio" for k in names) + " |",
+             "|---|---|" + "---|" * len(names)]
+    for method in methods:
+        wins = dict.fromkeys([*names, "tie"], 0)
+        ratios = {k: [] for k in names}
+        for key in _keys(results, method, datasets, regime):
+            means = {k: results[key][k].mean() for k in names}
+            best = min(means.values())
+            winners = _winners(results[key])
+            for k in (["tie"] if len(winners) == len(names) else winners):
+                wins[k] += 1
+            for k in names:
+                ratios[k].append(means[k] / best if best > 0 else 1.0)
+        lines.append(f"| {method} | {wins['tie']} | " + " | ".join(
+            f"{wins[k]}, {np.mean(ratios[k]):.3f}" for k in names) + " |")
+    return lines
+
+
+def _against_former(results: dict, methods: list[str], datasets: dict, regime: str,
+                    what: str) -> list[str]:
+    """The default against the former default (the second of POSTPROCESSORS), per cell."""
     names = list(POSTPROCESSORS)
     default, former = names[0], names[1]
-    regimes = [r for r in REGIMES if any(v[0] == r for v in datasets.values())]
-    lines = []
-    for regime in regimes:
-        sets = [d for d, v in datasets.items() if v[0] == regime]
-        lines += [f"#### {'Short-range' if regime == 'short' else 'Long-tailed'} histograms "
-                  f"({', '.join(sets)})", "",
-                  "Cells won (least mean error; every method within 1e-9 of the least "
-                  "shares the win; ties, where all coincide, counted apart) and the mean "
-                  "over cells of the ratio of the mean error to the cell's best:", "",
-                  "| privatizer | ties | " + " | ".join(f"{k}: wins, ratio" for k in names)
-                  + " |", "|---|---|" + "---|" * len(names)]
-        for method in methods:
-            keys = _keys(results, method, datasets, regime)
-            wins = dict.fromkeys([*names, "tie"], 0)
-            ratios = {k: [] for k in names}
+    lines = [f"`{default}` against `{former}`, {what} (paired, per cell): cells where every "
+             "release gives the same value, cells "
+             "significantly better / worse (the 95% CI of the paired difference excludes 0), "
+             f"the mean over cells of the ratio `{default}` / `{former}` of means (cells "
+             "where both are 0 left out), and the cells of least and greatest ratio:", "",
+             "| privatizer | identical | better | worse | mean ratio | least ratio "
+             "| greatest ratio |", "|---|---|---|---|---|---|---|"]
+    for method in methods:
+        same = better = worse = 0
+        ratio = {}
+        for key in _keys(results, method, datasets, regime):
+            a, b = results[key][default], results[key][former]
+            same += bool(np.all(np.abs(a - b) <= 1e-12 * np.maximum(np.abs(b), 1e-300)))
+            mean, half = _paired(a.copy(), b)
+            better += bool(mean + half < 0)
+            worse += bool(mean - half > 0)
+            if b.mean() > 0:
+                ratio[key] = a.mean() / b.mean()
+        if ratio:
+            lo, hi = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
+            spread = (f"{np.mean(list(ratio.values())):.3f} | {ratio[lo]:.3f} ({lo[1]}, "
+                      f"{lo[2]:g}) | {ratio[hi]:.3f} ({hi[1]}, {hi[2]:g})")
+        else:
+            spread = "- | - | -"
+        lines.append(f"| {method} | {same} | {better} | {worse} | {spread} |")
+    return lines
+
+
+def _paired_list(results: dict, methods: list[str], datasets: dict, regime: str) -> list[str]:
+    names = list(POSTPROCESSORS)
+    default = names[0]
+    lines = ["Paired differences (row's error minus the default's, mean and 95% CI; "
+             "negative favours the row), cells where the CI excludes 0:", ""]
+    for method in methods:
+        keys = _keys(results, method, datasets, regime)
+        for k in names[1:]:
+            better = worse = 0
             for key in keys:
-                means = {k: results[key][k].mean() for k in names}
-                best = min(means.values())
-                winners = _winners(results[key])
-                if len(winners) == len(names):
-                    wins["tie"] += 1
-                else:
-                    for k in winners:
-                        wins[k] += 1
-                for k in names:
-                    ratios[k].append(means[k] / best)
-            lines.append(f"| {method} | {wins['tie']} | " + " | ".join(
-                f"{wins[k]}, {np.mean(ratios[k]):.3f}" for k in names) + " |")
-        lines += ["", f"`{default}` against `{former}` (paired, per cell): cells where every "
-                  "release gives the same W1 (the isotonic fit within [0, 1], offset 0), "
-                  "cells significantly better / worse (95% CI of the paired difference "
-                  f"excludes 0), the mean over cells of the ratio `{default}` / `{former}` "
-                  "of mean errors, and the cells of least and greatest ratio:", "",
-                  "| privatizer | identical | better | worse | mean ratio | least ratio "
-                  "| greatest ratio |", "|---|---|---|---|---|---|---|"]
-        for method in methods:
-            keys = _keys(results, method, datasets, regime)
-            same = better = worse = 0
-            ratio = {}
-            for key in keys:
-                a, b = results[key][default], results[key][former]
-                same += bool(np.all(np.abs(a - b) <= 1e-12 * np.maximum(np.abs(b), 1e-300)))
-                mean, half = _paired(a.copy(), b)
+                mean, half = _paired(results[key][k].copy(), results[key][default])
                 better += bool(mean + half < 0)
                 worse += bool(mean - half > 0)
-                ratio[key] = a.mean() / b.mean()
-            lo, hi = min(ratio, key=ratio.get), max(ratio, key=ratio.get)
-            lines.append(f"| {method} | {same} | {better} | {worse} | "
-                         f"{np.mean(list(ratio.values())):.3f} | {ratio[lo]:.3f} ({lo[1]}, "
-                         f"{lo[2]:g}) | {ratio[hi]:.3f} ({hi[1]}, {hi[2]:g}) |")
-        lines += ["", "Paired differences (row's error minus the default's, mean and 95% CI; "
-                  "negative favours the row), cells where the CI excludes 0:", ""]
-        for method in methods:
-            keys = _keys(results, method, datasets, regime)
-            for k in names[1:]:
-                better = worse = 0
-                for key in keys:
-                    mean, half = _paired(results[key][k].copy(), results[key][default])
-                    better += bool(mean + half < 0)
-                    worse += bool(mean - half > 0)
-                lines.append(f"- {method}: {k} significantly better than {default} in "
-                             f"{better}, worse in {worse} of {len(keys)}")
-        lines.append("")
+            lines.append(f"- {method}: {k} significantly better than {default} in "
+                         f"{better}, worse in {worse} of {len(keys)}")
+    return lines
+
+
+def summary(results: dict, floors: dict, methods: list[str], datasets: dict,
+            metric: str = "W1") -> str:
+    """Per regime: wins and mean ratio to the best, the default against the former one (the
+    error and the :func:`support_floor`), and paired differences against the default."""
+    lines = []
+    for regime in (r for r in REGIMES if any(v[0] == r for v in datasets.values())):
+        lines += [f"#### {_regime_title(regime, datasets)}", "",
+                  *_wins(results, methods, datasets, regime), "",
+                  *_against_former(results, methods, datasets, regime, metric), "",
+                  *_against_former(floors, methods, datasets, regime,
+                                   "the count-error floor (support_floor)"), "",
+                  *_paired_list(results, methods, datasets, regime), ""]
+    return "\n".join(lines)
+
+
+def floor_table(floors: dict, method: str, datasets: dict) -> str:
+    """Mean :func:`support_floor` of every post-processing for one privatizer, per cell of the
+    long-tailed sets."""
+    names = list(POSTPROCESSORS)
+    lines = ["| data set | n | eps_1 | " + " | ".join(names) + " |",
+             "|---|---|---|" + "---|" * len(names)]
+    for (m, dname, eps), cell in floors.items():
+        if m == method and datasets[dname][0] == "long":
+            lines.append(f"| {dname} | {len(datasets[dname][1])} | {eps:g} | " + " | ".join(
+                ci(cell[k]) for k in names) + " |")
     return "\n".join(lines)
 
 
@@ -239,15 +306,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.reps < 2:
         parser.error("--reps must be at least 2")
     start = time.perf_counter()
-    tables, results, datasets = run(args.reps, args.methods, METRICS[args.metric], args.sets)
+    tables, results, floors, datasets = run(args.reps, args.methods, METRICS[args.metric],
+                                            args.sets)
     default = next(iter(POSTPROCESSORS))
+    metric = args.metric.upper()
+    pipeline = "cyclic-laplace"
+    floor_section = (
+        f"### The count-error floor on the long-tailed sets ({pipeline}; support_floor: "
+        f"mean ± 95% CI, in counts)\n\n{floor_table(floors, pipeline, datasets)}\n\n"
+        if pipeline in args.methods and any(v[0] == "long" for v in datasets.values())
+        else "")
     text = (f"{args.reps} paired releases per cell, seeded (secure=False), "
-            f"post-processings in the order of POSTPROCESSORS; {args.metric.upper()} "
+            f"post-processings in the order of POSTPROCESSORS; {metric} "
             f"mean ± 95% CI, the best in bold.\n\n"
-            f"### Summary\n\n{summary(results, args.methods, datasets)}\n"
+            f"### Summary\n\n{summary(results, floors, args.methods, datasets, metric)}\n"
             f"### Privatizers compared (default post-processing `{default}`; "
             f"bold: the best pure-DP one; cyclic-gaussian is (eps, 1/(N+1))-DP)\n\n"
-            f"{privatizer_table(results, args.methods)}\n\n"
+            f"{privatizer_table(results, args.methods)}\n\n{floor_section}"
             f"### Tables\n{tables}\n\n(run time {time.perf_counter() - start:.0f} s)\n")
     print(text)
     if args.write:
