@@ -13,10 +13,11 @@ comparison. The error is the Wasserstein-1 distance to the true ``zeta``
   (``n`` = the largest count + 1, up to 49,108), where most counties have small counts
   and a sparse tail reaches far.
 
-The data are read by ``dpfix.experiments.bounds.bound_counts`` (from ``$DPFIX_DATA``,
-else ``../shared/data``). Prints Markdown tables (mean and 95% CI, ``1.96 sd /
-sqrt(reps)``) and, with ``--write FILE``, puts them between the ``<!-- bench:start -->``
-and ``<!-- bench:end -->`` markers of FILE.
+The data are read by the library's readers (``dpfix.experiments.bounds.bound_counts`` for
+the county columns, ``dpfix.io.tables.read_histogram`` for the histogram files, which keeps
+their empty top cells), from ``$DPFIX_DATA``, else ``../shared/data``. Prints Markdown
+tables (mean and 95% CI, ``1.96 sd / sqrt(reps)``) and, with ``--write FILE``, puts them
+between the ``<!-- bench:start -->`` and ``<!-- bench:end -->`` markers of FILE.
 
     .venv/bin/python benchmarks/bench_postprocess.py --reps 200 --write docs/postprocessing.md
     .venv/bin/python benchmarks/bench_postprocess.py --reps 50 --sets short   # seconds
@@ -32,7 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dpfix.experiments.bounds import bound_counts
+from dpfix.experiments.bounds import BOUND_DATASETS, bound_counts
+from dpfix.io.data import data_path
+from dpfix.io.tables import read_histogram
 from dpfix.release.privatizers import POSTPROCESSORS, PRIVATIZERS, privatize_distribution
 from dpfix.theory.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
@@ -55,8 +58,8 @@ def load_datasets(sets: str = "all") -> dict[str, tuple[str, np.ndarray]]:
     if sets in ("short", "all"):
         murders = bound_counts("crime:MURDER")
         out["crime"] = ("short", np.bincount(np.minimum(murders, 50), minlength=51))
-        for name in ("binomial", *SYNTHETIC):
-            out[name] = ("short", np.bincount(bound_counts(name)))
+        for name in ("binomial", *SYNTHETIC):  # the file's own range, empty top cells kept
+            out[name] = ("short", read_histogram(data_path(BOUND_DATASETS[name][0])))
     if sets in ("long", "all"):
         for column in LONG_TAILED:
             out[column] = ("long", np.bincount(bound_counts(f"crime:{column}")))
