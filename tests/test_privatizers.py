@@ -335,3 +335,264 @@ def test_isotonic_cdf_offset_keeps_a_sparse_tail_of_the_cyclic_release():
     z = isotonic_cdf_offset(V / N)
     assert N * z[500:].sum() == pytest.approx(9, abs=1.5)
     assert N * cycle_offset(np.cumsum(V / N)[:-1]) == pytest.approx(11, abs=1.5)
+
+
+@given(vectors)
+def test_clip_renormalise(v):
+    z = clip_renormalise(v)
+    if (v > 0).any():
+        np.testing.assert_allclose(z, np.maximum(v, 0) / np.maximum(v, 0).sum(), atol=1e-15)
+    else:
+        np.testing.assert_array_equal(z, project_simplex(v))
+
+
+def test_postprocess_known_answers():
+    assert project_simplex([2.0, 0.0]).tolist() == [1.0, 0.0]
+    np.testing.assert_allclose(project_simplex([0.2, 0.2, 0.2]), [1 / 3] * 3, atol=1e-15)
+    # total already 1; cumulative sums 0.6, 0.4, 1.1 -> isotonic 0.5, 0.5, 1.1
+    # -> clipped 0.5, 0.5, 1
+    assert isotonic_cdf([0.6, -0.2, 0.7, -0.1]).round(12).tolist() == [0.5, 0, 0.5, 0]
+    # total 0.5 -> +0.125 each: 0.375, -0.125, 0.625, 0.125; sums 0.375, 0.25, 0.875
+    # -> isotonic 0.3125, 0.3125, 0.875
+    assert isotonic_cdf([0.25, -0.25, 0.5, 0]).round(12).tolist() == [0.3125, 0, 0.5625, 0.125]
+    with pytest.raises(ValueError, match="finite"):
+        project_simplex([0.5, float("nan")])
+
+
+# ------------------------------------------------------- Gaussian calibration
+
+@given(st.floats(0.05, 5), st.floats(1e-9, 0.3))
+def test_analytic_gaussian_recovers_delta(eps, delta):
+    sigma = analytic_gaussian_sigma(eps, delta)
+    got = analytic_gaussian_delta(sigma, eps)
+    assert got <= delta and got >= delta * (1 - 1e-6)
+    assert analytic_gaussian_delta(sigma * (1 - 1e-8), eps) > delta
+
+
+@pytest.mark.parametrize("sigma, eps", [(1.0, 1.0), (3.0, 0.5), (0.7, 2.0), (10.0, 0.05)])
+def test_analytic_delta_by_integration(sigma, eps):
+    # independent: delta = int max(0, p(x) - e^eps q(x)) dx, p = N(0, s^2), q = N(1, s^2);
+    # the integrand is positive for x < 1/2 - eps sigma^2
+    cut = 0.5 - eps * sigma**2
+    f = lambda x: stats.norm.pdf(x, 0, sigma) - math.exp(eps) * stats.norm.pdf(x, 1, sigma)  # noqa: E731
+    direct, _ = integrate.quad(f, -np.inf, cut, epsabs=1e-14, epsrel=1e-10)
+    assert analytic_gaussian_delta(sigma, eps) == pytest.approx(direct, rel=1e-7, abs=1e-14)
+
+
+@pytest.mark.parametrize("sigma, eps", [(1.0, 1.0), (3.74, 1.0), (0.5, 2.0), (12.0, 0.1)])
+def test_discrete_delta_by_hockey_stick_sum(sigma, eps):
+    # independent: delta = sum_y max(0, P(Y = y) - e^eps P(Y = y - 1))
+    y = np.arange(-2000, 2001)
+    w = np.exp(-y.astype(float) ** 2 / (2 * sigma**2))
+    p, q = w / w.sum(), np.exp(-(y - 1.0) ** 2 / (2 * sigma**2)) / w.sum()
+    direct = np.maximum(p - math.exp(eps) * q, 0).sum()
+    assert discrete_gaussian_delta(sigma, eps) == pytest.approx(direct, rel=1e-9)
+
+
+@given(st.floats(0.1, 3), st.floats(1e-8, 0.1))
+def test_discrete_gaussian_recovers_delta(eps, delta):
+    sigma = discrete_gaussian_sigma(eps, delta)
+    assert discrete_gaussian_delta(sigma, eps) <= delta
+    assert discrete_gaussian_delta(sigma * (1 - 1e-6), eps) > delta
+
+
+def test_calibration_refuses_bad_input():
+    with pytest.raises(ValueError, match="delta"):
+        analytic_gaussian_sigma(1.0, 0.0)
+    with pytest.raises(ValueError, match="sensitivity"):
+        analytic_gaussian_delta(1.0, 1.0, sensitivity=0)
+    with pytest.raises(ValueError, match="sigma"):
+        discrete_gaussian_delta(0.0, 1.0)
+    with pytest.raises(ValueError, match="too large"):
+        discrete_gaussian_sigma(1e-12, 1e-6)
+
+
+def _hockey_stick_dg_delta(sigma, eps):
+    # independent: sum_y max(0, P(Y = y) - e^eps P(Y = y - 1)), Y ~ N_Z(0, sigma^2)
+    y = np.arange(-int(40 * sigma) - 3, int(40 * sigma) + 4)
+    w = np.exp(-y.astype(float) ** 2 / (2 * sigma**2))
+    p = w / w.sum()
+    return float(np.maximum(p[1:] - math.exp(eps) * p[:-1], 0).sum())
+
+
+@pytest.mark.parametrize("eps, delta", [(3.0, 0.01), (3.0, 1e-4), (1.0, 1e-3), (5.0, 1e-5),
+                                        (0.5, 1e-6)])
+def test_discrete_gaussian_sigma_is_smallest_on_a_grid(eps, delta):
+    # delta(sigma) is not monotone, so a bisection can stop at a too-large sigma
+    # (eps=3, delta=0.01: 0.866 instead of 0.7065); a fine grid finds the true smallest
+    s = discrete_gaussian_sigma(eps, delta)
+    grid = np.linspace(s / 20, 2 * s, 4000)
+    ok = [sg for sg in grid if _hockey_stick_dg_delta(sg, eps) <= delta]
+    first, step = ok[0], grid[1] - grid[0]
+    assert first - step < s <= first
+    assert _hockey_stick_dg_delta(s, eps) <= delta * (1 + 1e-9)
+    # and the secure cyclic Gaussian privatizer draws with exactly this sigma
+    assert cyclic_gaussian(ETA, eps, delta).noise["sigma"] == s
+
+
+def test_discrete_gaussian_sigma_known_value():
+    # eps = 3, delta = 0.01: the smallest sigma lies in (sigma_0, sigma_1] =
+    # (sqrt(1/6), sqrt(1/2)], where delta(sigma) = P[Y >= 2] - (e^3 - 1) P[Y >= 3];
+    # at sigma_1 = 0.7071 it is already below 0.01, just under it (0.7065) it is not
+    s = discrete_gaussian_sigma(3.0, 0.01)
+    assert s == pytest.approx(0.7065, abs=5e-5)
+    assert s < math.sqrt(0.5)
+
+
+# ------------------------------------------------------------------- Privelet
+
+def _lca_height(i, m):
+    t = 1
+    while i // 2**t != (i + 1) // 2**t:
+        t += 1
+    return t
+
+
+@pytest.mark.parametrize("L", range(1, 7))
+def test_privelet_sensitivity_of_every_move(L):
+    m = 2**L
+    rng = np.random.default_rng(L)
+    x = rng.integers(0, 9, m)
+    base, W = haar_weighted_coefficients(x)
+    # the exact integer transform agrees with PyWavelets' orthonormal Haar: d = W(c) c / sqrt(s)
+    coeffs = pywt.wavedec(x.astype(float), "haar", mode="periodization", level=L)
+    assert coeffs[0][0] == pytest.approx(base * math.sqrt(m))
+    for k, (w, d) in enumerate(zip(W, coeffs[1:], strict=True)):
+        assert w.dtype.kind == "i"
+        np.testing.assert_allclose(w / math.sqrt(2 ** (L - k)), d, atol=1e-9)
+    np.testing.assert_allclose(haar_inverse(float(base), [w.astype(float) for w in W]), x,
+                               atol=1e-9)
+    worst = 0.0
+    for i in range(m - 1):
+        y = x.copy()
+        y[i] -= 1
+        y[i + 1] += 1
+        base2, W2 = haar_weighted_coefficients(y)
+        change = sum(np.abs(a - b).sum() for a, b in zip(W, W2, strict=True))
+        assert base2 == base and change == pytest.approx(2 * _lca_height(i, m), abs=1e-9)
+        worst = max(worst, change)
+    assert worst == pytest.approx(privelet_sensitivity(m))
+    # a one-unit change of one cell: Privelet's own 1 + L with the base coefficient
+    y = x.copy()
+    y[0] += 1
+    base2, W2 = haar_weighted_coefficients(y)
+    change = m * abs(base2 - base) + sum(np.abs(a - b).sum() for a, b in zip(W, W2, strict=True))
+    assert change == pytest.approx(1 + L)
+
+
+def test_privelet_noise_scale_and_padding():
+    out = privelet(ETA, 0.5, seed=0, **SEEDED)  # n = 9 -> m = 16, L = 4
+    assert out.noise["padded_length"] == 16 and out.noise["lam"] == 2 * 4 / 0.5
+    zero_noise = privelet([4, 2, 1], 1e12, seed=0, **SEEDED)  # huge eps: almost no noise
+    np.testing.assert_allclose(zero_noise.raw, [4, 2, 1], atol=1e-9)
+
+
+# --------------------------------------------------------------- hierarchical
+
+def _constrained_lstsq(noisy, root, b):
+    """min ||A x - y|| subject to sum x = root, by the KKT system (independent of Hay)."""
+    h = len(noisy)
+    m = b**h
+    rows = []
+    for level in range(h):
+        size = b ** (h - 1 - level)
+        for node in range(b ** (level + 1)):
+            row = np.zeros(m)
+            row[node * size:(node + 1) * size] = 1
+            rows.append(row)
+    A, y = np.array(rows), np.concatenate(noisy)
+    K = np.block([[A.T @ A, np.ones((m, 1))], [np.ones((1, m)), np.zeros((1, 1))]])
+    return np.linalg.solve(K, np.concatenate([A.T @ y, [root]]))[:m]
+
+
+@pytest.mark.parametrize("b, h", [(2, 1), (2, 3), (3, 2), (4, 3), (16, 2)])
+def test_consistent_leaves_is_constrained_least_squares(b, h):
+    rng = np.random.default_rng(b * 10 + h)
+    leaves = rng.integers(0, 20, b**h)
+    noisy = [c + rng.normal(0, 3, len(c)) for c in tree_counts(leaves, b)]
+    got = consistent_leaves(noisy, float(leaves.sum()), b)
+    np.testing.assert_allclose(got, _constrained_lstsq(noisy, leaves.sum(), b), atol=1e-8)
+    assert got.sum() == pytest.approx(leaves.sum())
+
+
+@pytest.mark.parametrize("b, n", [(2, 8), (3, 20), (16, 51), (16, 17)])
+def test_hierarchical_sensitivity_of_every_move(b, n):
+    h = tree_levels(n, b)
+    leaves = np.zeros(b**h, dtype=int)
+    leaves[:n] = 5
+    base = tree_counts(leaves, b)
+    worst = 0
+    for i in range(n - 1):
+        moved = leaves.copy()
+        moved[i] -= 1
+        moved[i + 1] += 1
+        per_level = [int(np.abs(a - c).sum()) for a, c in zip(base, tree_counts(moved, b),
+                                                              strict=True)]
+        assert all(d in (0, 2) for d in per_level) and per_level[-1] == 2
+        worst = max(worst, sum(per_level))
+    assert worst == 2 * h
+    assert hierarchical(leaves[:n], 1.0, b, seed=0, **SEEDED).noise["scale"] == 2 * h
+
+
+# ------------------------------------------------------------------- Theorem 1
+
+def test_theorem1_check_quick():
+    path = Path(__file__).resolve().parents[1] / "proofs_checks" / "check_theorem1_cyclic.py"
+    spec = importlib.util.spec_from_file_location("check_theorem1_cyclic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.RESULT == "Theorem 1"
+    assert module.run("quick") > 1000
+
+
+def test_theorem1_absorption_through_the_mechanism():
+    # with the latent noise fixed, the neighbour's release equals ours when
+    # X_{i+1} is lowered by one: V(eta', X - e_{i+1}) = V(eta, X)
+    rng = np.random.default_rng(0)
+    X = rng.laplace(0, 1, len(ETA))
+    for i in range(len(ETA) - 1):
+        if ETA[i] == 0:
+            continue
+        eta2, X2 = ETA.copy(), X.copy()
+        eta2[i] -= 1
+        eta2[i + 1] += 1
+        X2[i + 1] -= 1
+        np.testing.assert_allclose(eta2 + cyclic_difference(X2), ETA + cyclic_difference(X),
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 20])
+def test_cyclic_covariance_and_partial_sums_exactly(n):
+    # V - eta = D X with D = I - (cyclic shift): Cov V = Var(X) D D^T, and the
+    # partial sums of V see prefix(k) D = e_0 - e_{k+1}: two noise terms only
+    D = np.array([cyclic_difference(np.eye(n, dtype=int)[:, j]) for j in range(n)]).T
+    expected = 2 * np.eye(n, dtype=int) - np.roll(np.eye(n, dtype=int), 1, axis=1) \
+        - np.roll(np.eye(n, dtype=int), -1, axis=1)
+    if n == 2:
+        expected = np.array([[2, -2], [-2, 2]])
+    np.testing.assert_array_equal(D @ D.T, expected)
+    for k in range(n - 1):
+        prefix = (np.arange(n) <= k).astype(int)
+        np.testing.assert_array_equal(prefix @ D, np.eye(n, dtype=int)[0]
+                                      - np.eye(n, dtype=int)[k + 1])
+
+
+@pytest.mark.parametrize("method", ["cyclic-laplace", "laplace", "privelet", "hierarchical"])
+def test_a_seed_is_an_int_a_seed_sequence_a_generator_or_a_seeded_source(method):
+    """``seed=`` takes every form of a seed the library takes, each the same stream as
+    the int it comes from (:func:`dpfix.sampling.source.numpy_generator`)."""
+    from dpfix.sampling import SecureSource, SeededSource
+
+    want = _run(method, seed=7, **SEEDED).raw
+    for seed in (np.random.SeedSequence(7), np.random.default_rng(7), SeededSource(7)):
+        assert np.array_equal(_run(method, seed=seed, **SEEDED).raw, want)
+    with pytest.raises(ValueError, match="secure source draws no numpy floats"):
+        _run(method, seed=SecureSource(), **SEEDED)
+
+
+def test_rng_is_the_deprecated_name_of_seed():
+    with pytest.warns(DeprecationWarning, match="rng= is deprecated; use seed="):
+        old = cyclic_laplace(ETA, 1.0, rng=3, **SEEDED)
+    assert np.array_equal(old.raw, cyclic_laplace(ETA, 1.0, seed=3, **SEEDED).raw)
+    with pytest.raises(TypeError, match="got both seed= and its deprecated name rng="):
+        cyclic_laplace(ETA, 1.0, rng=3, seed=3, **SEEDED)

@@ -587,7 +587,8 @@ ONE_DEFAULT = {"constructor": "northwest", "selector": "best", "framework": "two
 SAME = {("split", "rule-of-thumb"): None, ("keep", None): (), ("keys", None): ()}
 #: the privatizers' own post-processing and the no-split framework's estimator and remap
 #: are what None picks on the release path (dpfix.release.options)
-PATH_DEFAULTS = {("postprocess", "isotonic-cdf-offset"), ("estimator", "em"), ("remap", "northwest")}
+PATH_DEFAULTS = {("postprocess", "isotonic-cdf-offset"), ("estimator", "em"),
+                 ("remap", "northwest")}
 
 
 @pytest.mark.parametrize("keyword", sorted(ONE_DEFAULT))
