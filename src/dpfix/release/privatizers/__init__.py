@@ -97,7 +97,7 @@ def privatize_distribution(eta: Any, eps: float | None = None,
     --------
     >>> out = privatize_distribution([5, 3, 2], 1.0, secure=False, seed=3)
     >>> out.privatizer, out.postprocess, out.z.shape
-    ('cyclic-laplace', 'isotonic-cdf', (3,))
+    ('cyclic-laplace', 'isotonic-cdf-offset', (3,))
     >>> privatize_distribution([5, 3, 2], 1.0, privatizer="wavelet")
     Traceback (most recent call last):
     ...
