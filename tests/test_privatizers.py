@@ -596,3 +596,14 @@ def test_rng_is_the_deprecated_name_of_seed():
     assert np.array_equal(old.raw, cyclic_laplace(ETA, 1.0, seed=3, **SEEDED).raw)
     with pytest.raises(TypeError, match="got both seed= and its deprecated name rng="):
         cyclic_laplace(ETA, 1.0, rng=3, seed=3, **SEEDED)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("cyclic-laplace", "isotonic-cdf-offset"), ("cyclic-gaussian", "isotonic-cdf-offset"),
+    ("laplace", "isotonic-cdf"), ("privelet", "isotonic-cdf"), ("hierarchical", "isotonic-cdf")])
+def test_each_privatizer_has_its_own_default_post_processing(name, expected):
+    """The offset fit where the partial sums share the cycle's ``X_0``, the plain isotonic
+    fit where they do not (docs/postprocessing.md section 3)."""
+    extra = {"delta": 1e-3} if name == "cyclic-gaussian" else {}
+    out = privatize_distribution(ETA, 1.0, privatizer=name, seed=1, secure=False, **extra)
+    assert out.postprocess == expected

@@ -585,10 +585,11 @@ ONE_DEFAULT = {"constructor": "northwest", "selector": "best", "framework": "two
                "remap": None}
 #: defaults that are the same as the keyword's one (rule-of-thumb is what None splits by)
 SAME = {("split", "rule-of-thumb"): None, ("keep", None): (), ("keys", None): ()}
-#: the privatizers' own post-processing and the no-split framework's estimator and remap
-#: are what None picks on the release path (dpfix.release.options)
-PATH_DEFAULTS = {("postprocess", "isotonic-cdf-offset"), ("estimator", "em"),
-                 ("remap", "northwest")}
+#: the privatizers' own post-processing (the cyclic ones' and the others') and the no-split
+#: framework's estimator and remap are what None picks on the release path
+#: (dpfix.release.options)
+PATH_DEFAULTS = {("postprocess", "isotonic-cdf-offset"), ("postprocess", "isotonic-cdf"),
+                 ("estimator", "em"), ("remap", "northwest")}
 
 
 @pytest.mark.parametrize("keyword", sorted(ONE_DEFAULT))

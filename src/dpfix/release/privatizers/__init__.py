@@ -43,6 +43,7 @@ from dpfix.release.privatizers.laplace_baselines import (
 )
 from dpfix.release.privatizers.postprocess import (
     DEFAULT_POSTPROCESS,
+    NONCYCLIC_POSTPROCESS,
     POSTPROCESSORS,
     clip_renormalise,
     isotonic_cdf,
@@ -53,8 +54,9 @@ from dpfix.release.privatizers.postprocess import (
 __all__ = [
     "PrivatizedDistribution", "privatize_distribution", "PRIVATIZERS",
     "cyclic_laplace", "cyclic_gaussian", "laplace", "privelet", "hierarchical",
-    "clip_renormalise", "project_simplex", "isotonic_cdf", "isotonic_cdf_offset", "POSTPROCESSORS",
-    "DEFAULT_POSTPROCESS", "analytic_gaussian_delta", "analytic_gaussian_sigma",
+    "clip_renormalise", "project_simplex", "isotonic_cdf", "isotonic_cdf_offset",
+    "POSTPROCESSORS", "DEFAULT_POSTPROCESS", "NONCYCLIC_POSTPROCESS",
+    "analytic_gaussian_delta", "analytic_gaussian_sigma",
     "discrete_gaussian_delta", "discrete_gaussian_sigma", "cyclic_difference",
     "haar_weighted_coefficients", "haar_inverse", "privelet_sensitivity", "consistent_leaves",
 ]

@@ -37,7 +37,7 @@ from dpfix.release.privatizers.common import (
     resolve_rng,
 )
 from dpfix.release.privatizers.noise import add_laplace
-from dpfix.release.privatizers.postprocess import DEFAULT_POSTPROCESS, finish
+from dpfix.release.privatizers.postprocess import NONCYCLIC_POSTPROCESS, finish
 
 __all__ = ["hierarchical", "tree_levels", "tree_counts", "consistent_leaves"]
 
@@ -133,7 +133,7 @@ def consistent_leaves(noisy: list[np.ndarray], root: float, branching: int) -> n
 
 def hierarchical(eta: Any, eps: float | None = None, branching: int = 16, *,
                  seed: Any = None, secure: bool = True,
-                 postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+                 postprocess: str | Callable[[Any], np.ndarray] = NONCYCLIC_POSTPROCESS,
                  **deprecated: Any) -> PrivatizedDistribution:
     """QYL's hierarchical histogram (branching 16, weighted averaging, mean consistency).
 

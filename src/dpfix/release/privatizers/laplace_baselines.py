@@ -47,14 +47,14 @@ from dpfix.release.privatizers.common import (
     resolve_rng,
 )
 from dpfix.release.privatizers.noise import add_laplace
-from dpfix.release.privatizers.postprocess import DEFAULT_POSTPROCESS, finish
+from dpfix.release.privatizers.postprocess import NONCYCLIC_POSTPROCESS, finish
 
 __all__ = ["laplace", "privelet", "haar_weighted_coefficients", "haar_inverse",
            "privelet_sensitivity"]
 
 
 def laplace(eta: Any, eps: float | None = None, *, seed: Any = None, secure: bool = True,
-            postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+            postprocess: str | Callable[[Any], np.ndarray] = NONCYCLIC_POSTPROCESS,
             **deprecated: Any) -> PrivatizedDistribution:
     """The classic Laplace mechanism on the histogram: ``eta + Lap(2/eps)`` per cell.
 
@@ -207,7 +207,7 @@ def privelet_sensitivity(n: int) -> int:
 
 
 def privelet(eta: Any, eps: float | None = None, *, seed: Any = None, secure: bool = True,
-             postprocess: str | Callable[[Any], np.ndarray] = DEFAULT_POSTPROCESS,
+             postprocess: str | Callable[[Any], np.ndarray] = NONCYCLIC_POSTPROCESS,
              **deprecated: Any) -> PrivatizedDistribution:
     """Privelet with the Haar wavelet (Xiao, Wang, Gehrke 2010), eps-DP.
 

@@ -18,8 +18,9 @@ functions of the released noise only, they cost no privacy.
 - ``isotonic_cdf_offset``: the same fit with the common term ``X_0`` of those
   partial sums estimated jointly with the CDF (docs/postprocessing.md section 1).
 
-The default, ``isotonic-cdf-offset``, was chosen by measurement: see
-``docs/postprocessing.md`` section 3 and :data:`DEFAULT_POSTPROCESS`.
+The defaults were chosen by measurement (``docs/postprocessing.md`` section 3):
+``isotonic-cdf-offset`` for the cyclic privatizers (:data:`DEFAULT_POSTPROCESS`),
+``isotonic-cdf`` for the others (:data:`NONCYCLIC_POSTPROCESS`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from dpfix.release.privatizers.common import Z_ATOL, PrivatizedDistribution
 
 __all__ = ["clip_renormalise", "project_simplex", "isotonic_cdf", "isotonic_cdf_offset",
            "cycle_offset", "POSTPROCESSORS",
-           "DEFAULT_POSTPROCESS", "resolve_postprocess", "finish"]
+           "DEFAULT_POSTPROCESS", "NONCYCLIC_POSTPROCESS", "resolve_postprocess", "finish"]
 
 
 def _vector(v: Any) -> np.ndarray:
@@ -248,15 +249,16 @@ def isotonic_cdf_offset(v: Any) -> np.ndarray:
     weighed as one more noise term (docs/postprocessing.md section 1). Where the isotonic fit
     lies in ``[0, 1]``, ``c = 0`` and the result is :func:`isotonic_cdf`'s.
 
-    This is the default (:data:`DEFAULT_POSTPROCESS`): measured in docs/postprocessing.md
-    section 3 (``benchmarks/bench_postprocess.py``). For the cyclic mechanisms it keeps
-    sparse tails (the count-error floor of the target on long-tailed county columns 0.28
-    times :func:`isotonic_cdf`'s on average) and is never significantly worse on
-    short-range histograms; at ``eps_1 = 0.1`` on long-tailed ones its W1 is up to 1.13
-    times :func:`isotonic_cdf`'s for the cyclic Laplace, 1.16 for the cyclic Gaussian (the
-    last plateau's deficit, section 1). For the per-cell Laplace, Privelet and the
-    hierarchical histogram the model does not hold: on long-tailed histograms use
-    :func:`isotonic_cdf` (1.47 to 2.08 times less W1 on average).
+    This is the cyclic privatizers' default (:data:`DEFAULT_POSTPROCESS`): measured in
+    docs/postprocessing.md section 3 (``benchmarks/bench_postprocess.py``). For the cyclic
+    mechanisms it keeps sparse tails (the count-error floor of the target on long-tailed county
+    columns 0.28 times :func:`isotonic_cdf`'s on average) and is never significantly worse on
+    short-range histograms; at ``eps_1 = 0.1`` on long-tailed ones its W1 is up to 1.13 times
+    :func:`isotonic_cdf`'s for the cyclic Laplace, 1.16 for the cyclic Gaussian (the last
+    plateau's deficit, section 1). For the per-cell Laplace, Privelet and the hierarchical
+    histogram the model does not hold: their default is :func:`isotonic_cdf`
+    (:data:`NONCYCLIC_POSTPROCESS`; 1.47 to 2.08 times less W1 on average on long-tailed
+    histograms).
 
     Parameters
     ----------
@@ -309,8 +311,12 @@ POSTPROCESSORS: dict[str, Callable[[Any], np.ndarray]] = {
 #: to the best per cell 1.000 on the short-range histograms (isotonic-cdf 1.042,
 #: project-simplex 1.30, clip-renormalise 1.74) and 1.020 on the long-tailed ones
 #: (isotonic-cdf 1.079). For Laplace, Privelet and hierarchical on long-tailed histograms
-#: isotonic-cdf is better (section 3).
+#: isotonic-cdf is better (section 3): it is theirs, :data:`NONCYCLIC_POSTPROCESS`.
 DEFAULT_POSTPROCESS = "isotonic-cdf-offset"
+#: The default post-processing of the privatizers whose partial sums share no common term
+#: (the per-cell Laplace, Privelet, the hierarchical histogram): an offset fitted there is
+#: an excursion of the noise (docs/postprocessing.md section 3).
+NONCYCLIC_POSTPROCESS = "isotonic-cdf"
 
 
 def resolve_postprocess(postprocess: str | Callable[[Any], np.ndarray]
