@@ -241,6 +241,22 @@ def test_study_auto_is_the_loss_rule_at_the_default_share():
         assert auto == loss
 
 
+def test_study_runs_under_a_given_post_processing():
+    """Every cell's key names stage 1's post-processing (so that a cache never mixes two),
+    and a release of the study is the library's release under it."""
+    from dpfix.experiments.bounds import bounds_cells, run_release
+    from dpfix.release.privatizers import DEFAULT_POSTPROCESS
+
+    x = np.random.default_rng(2).negative_binomial(1, 0.05, 400)
+    cells = bounds_cells(quick=True, eps=[1.0], counts={"toy": x})
+    assert {c["postprocess"] for c in cells} == {DEFAULT_POSTPROCESS}
+    other = bounds_cells(quick=True, eps=[1.0], counts={"toy": x}, postprocess="isotonic-cdf")
+    assert {c["postprocess"] for c in other} == {"isotonic-cdf"}
+    for pp in ("isotonic-cdf", DEFAULT_POSTPROCESS):
+        y = privatize_counts(x, 1.0, upper=int(x.max()), seed=3, postprocess=pp).counts
+        got = run_release(x, 1.0, "fixed", seed=3, upper=int(x.max()), postprocess=pp)
+        assert got["ce"] == float(np.abs(y - x).mean())
+
 def test_study_cells_and_summary_small():
     """Every method of the study runs on a small synthetic column, and the summary's ratios
     are against the fixed bound of least median error."""

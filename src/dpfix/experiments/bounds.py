@@ -320,9 +320,11 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
 
 
 def run_release(x: np.ndarray, eps: float, method: str, seed: int,
-                upper: int | None = None) -> dict[str, float]:
-    """One release of the counts ``x`` by ``method`` (``fixed`` at ``upper``), measured
-    against the true counts: ``ce``, ``w1`` and the bound used (module docstring).
+                upper: int | None = None, postprocess: str = DEFAULT_POSTPROCESS
+                ) -> dict[str, float]:
+    """One release of the counts ``x`` by ``method`` (``fixed`` at ``upper``, stage 1
+    post-processed by ``postprocess``), measured against the true counts: ``ce``, ``w1``
+    and the bound used (module docstring).
 
     Examples
     --------
@@ -334,14 +336,15 @@ def run_release(x: np.ndarray, eps: float, method: str, seed: int,
     with warnings.catch_warnings():  # a fixed bound below the data warns: it is measured here
         warnings.simplefilter("ignore", TopCodingWarning)
         if method == "fixed":
-            out = privatize_counts(x, eps, upper=upper, seed=seed)
+            out = privatize_counts(x, eps, upper=upper, seed=seed, postprocess=postprocess)
         elif method == "auto":
-            out = privatize_counts(x, eps, upper="auto", seed=seed)
+            out = privatize_counts(x, eps, upper="auto", seed=seed, postprocess=postprocess)
         else:
             rule, options, share = _method(method, eps)
             eps_upper, eps_rest = stage_split(eps, share)
             bound = choose_by(rule, x, eps_upper, eps_rest, seed, options)
-            out = privatize_counts(x, eps_rest, upper=bound, seed=seed)
+            out = privatize_counts(x, eps_rest, upper=bound, seed=seed,
+                                   postprocess=postprocess)
     y = out.counts
     return {"ce": float(np.abs(y - x).mean()),
             "w1": float(np.abs(np.sort(y) - np.sort(x)).mean()),
@@ -356,17 +359,20 @@ SEED_FIELDS = ("experiment", "dataset", "eps", "replication", "seed")
 def _cell(key: dict, seed: int) -> dict:
     """One bounds-study cell: the data set released by the key's method at its eps."""
     return run_release(bound_counts(key["dataset"]), float(key["eps"]), key["method"], seed,
-                       key.get("upper"))
+                       key.get("upper"), key.get("postprocess", DEFAULT_POSTPROCESS))
 
 
 def bounds_cells(quick: bool = False, replications: int | None = None, seed: int = 0,
                  datasets: Any = None, methods: Any = None, eps: Any = None,
-                 counts: dict | None = None) -> list[dict]:
+                 counts: dict | None = None, postprocess: str = DEFAULT_POSTPROCESS
+                 ) -> list[dict]:
     """The cells: every data set, eps, method (``fixed`` at every bound of
     :func:`hindsight_grid`) and replication. Quick: three data sets, 5 replications, a
     dozen fixed bounds, ``auto`` and the former default. ``counts`` (name -> counts)
     gives the data sets' counts instead of :func:`bound_counts` (then :func:`study`
-    computes the cells).
+    computes the cells). ``postprocess``, in every cell's key: stage 1's post-processing
+    of every release (the default's unless given; ``"isotonic-cdf"`` in the comparison of
+    docs/bounds.md section 3).
 
     Examples
     --------
@@ -391,7 +397,7 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
         for e in budgets:
             for r in range(reps):
                 base = {"experiment": "bounds", "dataset": name, "eps": float(e),
-                        "replication": r, "seed": seed, "postprocess": DEFAULT_POSTPROCESS}
+                        "replication": r, "seed": seed, "postprocess": postprocess}
                 out += [{**base, "method": "fixed", "upper": int(u)} for u in grid]
                 out += [{**base, "method": m, "upper": None, "rule": RULE_VERSION,
                          **({"default": DEFAULT} if m == "auto" else {})} for m in methods]
@@ -481,7 +487,7 @@ def targets_report(summary: Any, markdown_table: Any) -> str:
 
 
 def study(datasets: Any, eps: Any = EPS, *, reps: int = 20, methods: Any = ("auto",),
-          seed: int = 0, quick: bool = False) -> Any:
+          seed: int = 0, quick: bool = False, postprocess: str = DEFAULT_POSTPROCESS) -> Any:
     """The study in this process (no cache): the cells of :func:`bounds_cells`, seeded
     as ``dpfix reproduce bounds`` seeds them, and their ratios (:func:`ratios`).
 
@@ -501,7 +507,9 @@ def study(datasets: Any, eps: Any = EPS, *, reps: int = 20, methods: Any = ("aut
 
     data = dict(datasets) if isinstance(datasets, dict) else \
         {name: bound_counts(name) for name in datasets}
-    cells = bounds_cells(quick, reps, seed, methods=methods, eps=eps, counts=data)
+    cells = bounds_cells(quick, reps, seed, methods=methods, eps=eps, counts=data,
+                         postprocess=postprocess)
     results = [run_release(np.asarray(data[c["dataset"]]), float(c["eps"]), c["method"],
-                           cell_seed(c, SEED_FIELDS), c.get("upper")) for c in cells]
+                           cell_seed(c, SEED_FIELDS), c.get("upper"), c["postprocess"])
+               for c in cells]
     return ratios(bounds_summary(cells, results))
