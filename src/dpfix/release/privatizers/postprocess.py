@@ -306,12 +306,13 @@ POSTPROCESSORS: dict[str, Callable[[Any], np.ndarray]] = {
     "clip-renormalise": clip_renormalise,
 }
 
-#: The default post-processing, chosen by measurement (``benchmarks/bench_postprocess.py``,
-#: figures in ``docs/postprocessing.md`` section 3): for the cyclic Laplace, mean W1 relative
-#: to the best per cell 1.000 on the short-range histograms (isotonic-cdf 1.042,
-#: project-simplex 1.30, clip-renormalise 1.74) and 1.020 on the long-tailed ones
-#: (isotonic-cdf 1.079). For Laplace, Privelet and hierarchical on long-tailed histograms
-#: isotonic-cdf is better (section 3): it is theirs, :data:`NONCYCLIC_POSTPROCESS`.
+#: The default post-processing of the cyclic privatizers, chosen by measurement
+#: (``benchmarks/bench_postprocess.py``, figures in ``docs/postprocessing.md`` section 3):
+#: for the cyclic Laplace, mean W1 relative to the best per cell 1.000 on the short-range
+#: histograms (isotonic-cdf 1.083, project-simplex 1.38, clip-renormalise 1.86) and 1.020
+#: on the long-tailed ones (isotonic-cdf 1.079). For Laplace, Privelet and hierarchical on
+#: long-tailed histograms isotonic-cdf is better (section 3): it is theirs,
+#: :data:`NONCYCLIC_POSTPROCESS`.
 DEFAULT_POSTPROCESS = "isotonic-cdf-offset"
 #: The default post-processing of the privatizers whose partial sums share no common term
 #: (the per-cell Laplace, Privelet, the hierarchical histogram): an offset fitted there is
