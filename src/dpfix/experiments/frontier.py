@@ -60,6 +60,7 @@ from dpfix.numbers.deprecation import renamed_keywords
 from dpfix.numbers.numeric import require
 from dpfix.release.options import RULE_OF_THUMB, rule_of_thumb_split
 from dpfix.release.pipeline import privatize_counts
+from dpfix.release.privatizers.postprocess import DEFAULT_POSTPROCESS
 from dpfix.theory.metrics import kolmogorov_smirnov, total_variation, wasserstein1
 
 __all__ = ["Setting", "SETTINGS", "BASELINE", "LIMIT", "HYBRID_F", "METRICS", "frontier_cells",
@@ -164,8 +165,10 @@ def frontier_cells(cfg: Config) -> list[dict]:
     if unknown:
         raise ValueError(f"frontier_settings: unknown {unknown}; choose from "
                          f"{', '.join(SETTINGS)}")
+    # stage 1's post-processing (the library's default) is in the key: a cache never mixes
+    # releases under two of them
     return [{"experiment": "frontier", "dataset": d, "method": m, "eps": grid_eps(i),
-             "replication": rep, "seed": cfg.seed}
+             "replication": rep, "seed": cfg.seed, "postprocess": DEFAULT_POSTPROCESS}
             for d in cfg.frontier_datasets for i in cfg.frontier_eps_index for m in methods
             for rep in range(cfg.frontier_replications)]
 
