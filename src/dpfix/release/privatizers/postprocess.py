@@ -34,7 +34,7 @@ from scipy.optimize import isotonic_regression
 from dpfix.release.privatizers.common import Z_ATOL, PrivatizedDistribution
 
 __all__ = ["clip_renormalise", "project_simplex", "isotonic_cdf", "isotonic_cdf_offset",
-           "cycle_offset", "POSTPROCESSORS",
+           "cycle_offset", "cdf_offset", "POSTPROCESSORS",
            "DEFAULT_POSTPROCESS", "NONCYCLIC_POSTPROCESS", "resolve_postprocess", "finish"]
 
 
@@ -290,12 +290,39 @@ def isotonic_cdf_offset(v: Any) -> np.ndarray:
     v = _vector(v)
     if len(v) == 1:
         return np.ones(1)
-    v = v + (1.0 - v.sum()) / len(v)
-    F = np.cumsum(v)[:-1]
-    c = cycle_offset(F)
-    fitted = isotonic_regression(F).x - c
+    F = _restored_cdf(v)
+    fitted = isotonic_regression(F).x - cycle_offset(F)
     cdf = np.concatenate([[0.0], np.clip(fitted, 0.0, 1.0), [1.0]])
     return _checked(np.diff(cdf))
+
+
+def _restored_cdf(v: np.ndarray) -> np.ndarray:
+    """The partial sums but the last of ``v`` with its total restored to 1."""
+    v = v + (1.0 - v.sum()) / len(v)
+    return np.cumsum(v)[:-1]
+
+
+def cdf_offset(v: Any) -> float:
+    """The offset :func:`isotonic_cdf_offset` subtracts from the isotonic fit of the CDF of
+    ``v`` (:func:`cycle_offset` of its partial sums, the total restored; 0 for one value).
+
+    Parameters
+    ----------
+    v : array_like
+        The noisy counts over ``N`` (finite, non-empty).
+
+    Returns
+    -------
+    float
+        In CDF units (a share of the ``N`` rows).
+
+    Examples
+    --------
+    >>> round(cdf_offset([0.6, 0.41, 0.02, 0.02, 0.02, 0.02, -0.09]) * 75, 9)
+    4.0
+    """
+    v = _vector(v)
+    return 0.0 if len(v) == 1 else cycle_offset(_restored_cdf(v))
 
 
 #: name -> post-processing function

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpfix.constructors.remap import structured_sampler
-from dpfix.release.privatizers.postprocess import cycle_offset
+from dpfix.release.privatizers.postprocess import cdf_offset
 from dpfix.release.result import PrivatizedCounts
 from dpfix.release.uncertainty.band import DistributionBand, cdf_band
 from dpfix.release.uncertainty.common import check_alpha
@@ -115,10 +115,9 @@ def stage1_offset(raw: Any, N: int) -> float:
     """The offset ``s`` that ``isotonic-cdf-offset`` subtracted from the isotonic fit of the
     CDF of ``raw / N`` (a function of stage 1's release only, so public).
 
-    As :func:`dpfix.release.privatizers.postprocess.isotonic_cdf_offset` computes it: the
-    total of ``raw / N`` restored to 1, its partial sums but the last (which is 1), and
-    :func:`~dpfix.release.privatizers.postprocess.cycle_offset` of them. In CDF units (a
-    share of the ``N`` rows); 0 when the isotonic fit lies in ``[0, 1]``.
+    :func:`dpfix.release.privatizers.postprocess.cdf_offset` of ``raw / N``, the offset
+    :func:`~dpfix.release.privatizers.postprocess.isotonic_cdf_offset` computes. In CDF
+    units (a share of the ``N`` rows); 0 when the isotonic fit lies in ``[0, 1]``.
 
     Parameters
     ----------
@@ -138,9 +137,7 @@ def stage1_offset(raw: Any, N: int) -> float:
     >>> stage1_offset([5.0, 3.0, 2.0], 10)
     0.0
     """
-    v = np.asarray(raw, dtype=float) / N
-    v = v + (1.0 - v.sum()) / v.size
-    return cycle_offset(np.cumsum(v)[:-1])
+    return cdf_offset(np.asarray(raw, dtype=float) / N)
 
 
 def _band_inputs(result: PrivatizedCounts) -> tuple[Any, str | None]:
