@@ -11,8 +11,9 @@ measures both errors of that run:
   error), and the data holder's estimate with ``z`` in place of ``zeta``.
 
 Two-stage methods split ``eps_t`` by the paper's rule of thumb and run under
-two post-processings of stage 1: the library's default ``isotonic-cdf`` and
-the paper's ``clip-renormalise``. The seed depends on (data set, eps_t,
+two post-processings of stage 1: the least-squares CDF fit ``isotonic-cdf`` (which
+the cyclic privatizers' default ``isotonic-cdf-offset`` equals wherever the fit lies
+in ``[0, 1]``) and the paper's ``clip-renormalise``. The seed depends on (data set, eps_t,
 replication) only, so within a replication all two-stage methods and both
 post-processings share the same noise.
 """
