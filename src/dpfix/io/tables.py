@@ -145,11 +145,12 @@ def read_table(path: str | Path) -> Any:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> p = Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = p.write_bytes(b"\\xef\\xbb\\xbfname,k\\na,3\\n")
     >>> list(read_table(p).columns)
     ['name', 'k']
+    >>> shutil.rmtree(p.parent)
     """
     pd = require("pandas")
 
@@ -314,7 +315,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> p = Path(tempfile.mkdtemp()) / "h.csv"
     >>> _ = p.write_text("count,number\\n0,3\\n2,12345678901234567\\n")
     >>> read_histogram(p, with_header=True)
@@ -322,6 +323,7 @@ def read_histogram(path: str | Path, with_header: bool = False,
     >>> _ = p.write_text("0.0,5\\n1,3\\n")  # numbers only: data, not a header
     >>> read_histogram(p).tolist()
     [5, 3]
+    >>> shutil.rmtree(p.parent)
     """
     path = Path(path)
     check_input_file(path, "histogram file")
@@ -417,11 +419,12 @@ class TableInput:
 
         Examples
         --------
-        >>> import tempfile
+        >>> import shutil, tempfile
         >>> p = Path(tempfile.mkdtemp()) / "t.csv"
         >>> _ = p.write_text("a,b\\n3,1\\n0,2\\n")
         >>> read_counts(p, ["a", "b"]).select(1).counts.tolist()
         [1, 2]
+        >>> shutil.rmtree(p.parent)
         """
         _, col, counts = self.privatized[k]
         return replace(self, col=col, counts=counts)
@@ -635,7 +638,7 @@ class CsvBlocks(_Blocks):
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> p = Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = p.write_text("name,k\\na,3\\nb,0\\nc,7\\n")
     >>> t = CsvBlocks(p, "k", rows=2)
@@ -644,6 +647,7 @@ class CsvBlocks(_Blocks):
     >>> [(start, b.column(0).to_pylist(), t.counts(b, start)[0].tolist())
     ...  for start, b in t.blocks()]
     [(0, ['a', 'b'], [3, 0]), (2, ['c'], [7])]
+    >>> shutil.rmtree(p.parent)
     """
 
     def __init__(self, path: str | Path, columns: str | list[str], sep: str = ",",
@@ -813,7 +817,7 @@ class ParquetBlocks(_Blocks):
 
     Examples
     --------
-    >>> import tempfile, pyarrow as pa, pyarrow.parquet as pq
+    >>> import shutil, tempfile, pyarrow as pa, pyarrow.parquet as pq
     >>> p = Path(tempfile.mkdtemp()) / "t.parquet"
     >>> pq.write_table(pa.table({"name": ["a", "b", "c"], "k": [3, 0, 7]}), p)
     >>> t = ParquetBlocks(p, "k", rows=2)
@@ -821,6 +825,7 @@ class ParquetBlocks(_Blocks):
     3
     >>> [(start, t.counts(b, start)[0].tolist()) for start, b in t.blocks()]
     [(0, [3, 0]), (2, [7])]
+    >>> shutil.rmtree(p.parent)
     """
 
     def __init__(self, path: str | Path, columns: str | list[str],
@@ -969,12 +974,13 @@ def read_counts(path: str | Path, column: str | list[str] | None, histogram: boo
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> p = Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = p.write_text("name,k\\na,3\\nb,0\\n")
     >>> t = read_counts(p, "k")
     >>> t.kind, t.counts.tolist(), t.rows
     ('csv', [3, 0], 2)
+    >>> shutil.rmtree(p.parent)
     """
     path = Path(path)
     check_input_file(path)
@@ -1019,11 +1025,12 @@ def other_columns(table: TableInput) -> list[str]:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> d = Path(tempfile.mkdtemp())
     >>> _ = (d / "t.csv").write_text("name,k,x\\na,3,1\\n")
     >>> other_columns(read_counts(d / "t.csv", "k"))
     ['name', 'x']
+    >>> shutil.rmtree(d)
     """
     if table.kind == "histogram":
         return []

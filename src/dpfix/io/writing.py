@@ -56,13 +56,14 @@ def write_parquet(frame: Any, dest: str | Path) -> None:
 
     Examples
     --------
-    >>> import tempfile, pandas as pd, pyarrow.parquet as pq
+    >>> import shutil, tempfile, pandas as pd, pyarrow.parquet as pq
     >>> f = pd.DataFrame({"k": [1, 2]}, index=["a", "b"])
     >>> f.attrs["note"] = "secret"
     >>> p = Path(tempfile.mkdtemp()) / "o.parquet"
     >>> write_parquet(f, p)
     >>> pq.read_schema(p).names, pq.read_schema(p).metadata
     (['k'], None)
+    >>> shutil.rmtree(p.parent)
     """
     pa = require("pyarrow")
     pq = require("pyarrow.parquet")
@@ -282,7 +283,7 @@ def write_counts(table: TableInput, result: Any,
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> from types import SimpleNamespace
     >>> from dpfix.io.tables import read_counts
     >>> d = Path(tempfile.mkdtemp())
@@ -291,6 +292,7 @@ def write_counts(table: TableInput, result: Any,
     >>> write_counts(t, SimpleNamespace(counts=np.array([2, 1])), d / "o.csv")
     >>> [line.split(",")[0] for line in (d / "o.csv").read_text().splitlines()]
     ['name', 'a', 'b']
+    >>> shutil.rmtree(d)
     """
     dest = Path(dest)
     encoding = "utf-8-sig" if table.bom else "utf-8"
