@@ -186,12 +186,13 @@ class CellCache:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> c = CellCache(Path(tempfile.mkdtemp()) / "cells.jsonl")
     >>> k = {"experiment": "x", "dataset": "d", "method": "m", "eps": 1.0,
     ...      "replication": 0, "seed": 0}
     >>> c.add(k, {"w1": 0.5}); CellCache(c.path).get(k)
     {'w1': 0.5}
+    >>> shutil.rmtree(c.path.parent)
     """
 
     def __init__(self, path: str | Path) -> None:

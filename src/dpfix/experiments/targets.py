@@ -116,13 +116,16 @@ def check_data(targets: Any) -> None:
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import os, shutil, tempfile
+    >>> before = os.environ.get("DPFIX_DATA")
     >>> os.environ["DPFIX_DATA"] = tempfile.mkdtemp()
     >>> check_data(["fig3"])
     Traceback (most recent call last):
     ...
     FileNotFoundError: fig3 needs crime_data.csv ...
-    >>> del os.environ["DPFIX_DATA"]
+    >>> shutil.rmtree(os.environ.pop("DPFIX_DATA"))
+    >>> if before is not None:
+    ...     os.environ["DPFIX_DATA"] = before
     """
     from dpfix.io.data import data_dir
 

@@ -137,12 +137,13 @@ def find_checks_dir(path: str | Path | None = None) -> Path:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> d = tempfile.mkdtemp()
     >>> find_checks_dir(d) == Path(d)
     True
     >>> find_checks_dir().name in ("proofs_checks", "dpfix.proofs_checks")
     True
+    >>> shutil.rmtree(d)
     """
     if path is not None:
         if not Path(path).is_dir():

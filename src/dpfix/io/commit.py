@@ -176,7 +176,7 @@ class StagedFiles:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> d = Path(tempfile.mkdtemp())
     >>> with StagedFiles() as staged:
     ...     _ = staged.temp(d / "a.txt").write_text("a")
@@ -196,6 +196,7 @@ class StagedFiles:
     Traceback (most recent call last):
     ...
     FileExistsError: ...a.txt exists (use force=True to overwrite)
+    >>> shutil.rmtree(d)
     """
 
     def __init__(self, force: bool = False) -> None:

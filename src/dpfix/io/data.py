@@ -35,12 +35,14 @@ def data_dir() -> Path:
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
+    >>> import os, shutil, tempfile
+    >>> before, folder = os.environ.get("DPFIX_DATA"), tempfile.mkdtemp()
     >>> os.environ["DPFIX_DATA"] = folder
     >>> data_dir() == Path(folder)
     True
-    >>> del os.environ["DPFIX_DATA"]
+    >>> shutil.rmtree(os.environ.pop("DPFIX_DATA"))
+    >>> if before is not None:
+    ...     os.environ["DPFIX_DATA"] = before
     """
     env = os.environ.get("DPFIX_DATA")
     if env:
@@ -76,13 +78,15 @@ def data_path(name: str) -> Path:
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> folder = Path(tempfile.mkdtemp())
+    >>> import os, shutil, tempfile
+    >>> before, folder = os.environ.get("DPFIX_DATA"), Path(tempfile.mkdtemp())
     >>> _ = (folder / "h.csv").write_text("0,1\\n")
     >>> os.environ["DPFIX_DATA"] = str(folder)
     >>> data_path("h.csv").name
     'h.csv'
-    >>> del os.environ["DPFIX_DATA"]
+    >>> shutil.rmtree(os.environ.pop("DPFIX_DATA"))
+    >>> if before is not None:
+    ...     os.environ["DPFIX_DATA"] = before
     """
     path = data_dir() / name
     if not path.is_file():

@@ -125,11 +125,12 @@ def write_json(obj: dict, dest: str | Path) -> None:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> p = Path(tempfile.mkdtemp()) / "r.json"
     >>> write_json({"eps": np.float64(1.0), "lam": Fraction(2)}, p)
     >>> json.loads(p.read_text())
     {'eps': 1.0, 'lam': '2'}
+    >>> shutil.rmtree(p.parent)
     """
     Path(dest).write_text(json.dumps(jsonable(obj), indent=2, allow_nan=False) + "\n",
                           encoding="utf-8")

@@ -84,13 +84,14 @@ class Histogram:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> from dpfix.release.table import privatize_table
     >>> p = Path(tempfile.mkdtemp()) / "h.csv"
     >>> _ = p.write_text("count,number\\n0,5\\n1,7\\n3,2\\n")
     >>> r = privatize_table(Histogram(p), None, 1.0, upper=3, seed=0)
     >>> list(r.table.columns), int(r.table["number"].sum()), r.report["input"]["kind"]
     (['count', 'number'], 14, 'histogram')
+    >>> shutil.rmtree(p.parent)
     """
 
     path: str | Path

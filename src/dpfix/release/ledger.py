@@ -100,7 +100,7 @@ protected; every record appended carries one.
 
 Examples
 --------
->>> import tempfile
+>>> import shutil, tempfile
 >>> path = Path(tempfile.mkdtemp()) / "budget.jsonl"
 >>> ledger = Ledger(path, total=1)
 >>> with ledger.reserve("0.75", dataset="t.csv", columns=["k"], unit="one row by 1") as r:
@@ -119,6 +119,7 @@ Traceback (most recent call last):
 ...
 ValueError: ledger budget.jsonl: its total is eps 1, delta 0, not eps 2, delta 0 as given; a \
 ledger's total is fixed when it is created (start a new ledger for a new total)
+>>> shutil.rmtree(path.parent)
 """
 
 from __future__ import annotations
@@ -313,7 +314,7 @@ class Ledger:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> path = Path(tempfile.mkdtemp()) / "l.jsonl"
     >>> Ledger(path)
     Traceback (most recent call last):
@@ -321,6 +322,7 @@ class Ledger:
     ValueError: ledger l.jsonl does not exist; give its total eps to create it
     >>> Ledger(path, total="2", delta_total="1e-6").balance()
     Budget(eps=Fraction(2, 1), delta=Fraction(1, 1000000))
+    >>> shutil.rmtree(path.parent)
     """
 
     def __init__(self, path: str | Path, total: Any = None, *, delta_total: Any = 0,
@@ -351,12 +353,13 @@ class Ledger:
 
         Examples
         --------
-        >>> import tempfile
+        >>> import shutil, tempfile
         >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "l.jsonl", total=1)
         >>> with ledger.reserve(0.5, dataset="t.csv", columns=["a", "b"], unit="a row") as r:
         ...     _ = r.commit()
         >>> [(e["entry"], e["eps"], e["columns"]) for e in ledger.entries()]
         [(1, Fraction(1, 2), ['a', 'b'])]
+        >>> shutil.rmtree(ledger.path.parent)
         """
         return [dict(e, eps=Fraction(e["eps"]), delta=Fraction(e["delta"]))
                 for e in self._read()[1:]]
@@ -385,13 +388,14 @@ class Ledger:
 
         Examples
         --------
-        >>> import tempfile
+        >>> import shutil, tempfile
         >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "l.jsonl", total=1)
         >>> with ledger.reserve("0.5", dataset="t.csv", columns=["a"], unit="a row") as r:
         ...     report = {"ledger": r.statement()}
         ...     _ = r.commit()
         >>> ledger.verify([report["ledger"]])
         1
+        >>> shutil.rmtree(ledger.path.parent)
         """
         lines = self._lines()
         count = 0
@@ -531,7 +535,7 @@ class Reservation:
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> ledger = Ledger(Path(tempfile.mkdtemp()) / "l.jsonl", total=1)
     >>> with ledger.reserve("0.25", dataset="t.csv", columns=["k"], unit="a row") as r:
     ...     r.statement()["balance"]  # for the release's report, written with the outputs
@@ -541,6 +545,7 @@ class Reservation:
     ...     pass                      # no commit: nothing recorded
     >>> len(ledger.entries()), ledger.balance().eps
     (1, Fraction(3, 4))
+    >>> shutil.rmtree(ledger.path.parent)
     """
 
     def __init__(self, ledger: Ledger, charge: Budget, record: dict,

@@ -77,7 +77,7 @@ def row_order(table: TableInput, order: str, keys: Any = (), seed: Any = None) -
 
     Examples
     --------
-    >>> import tempfile
+    >>> import shutil, tempfile
     >>> from pathlib import Path
     >>> from dpfix.io.tables import read_counts
     >>> p = Path(tempfile.mkdtemp()) / "t.csv"
@@ -86,6 +86,7 @@ def row_order(table: TableInput, order: str, keys: Any = (), seed: Any = None) -
     [2, 0, 1]
     >>> sorted(row_order(read_counts(p, "k"), "shuffled", seed=0).tolist())
     [0, 1, 2]
+    >>> shutil.rmtree(p.parent)
     """
     if order not in ROW_ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ROW_ORDERS)}")
