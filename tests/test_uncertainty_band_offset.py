@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from scipy.optimize import isotonic_regression
 
 from dpfix.release.pipeline import privatize_counts
-from dpfix.release.privatizers.postprocess import cycle_offset, isotonic_cdf_offset
+from dpfix.release.privatizers.postprocess import cdf_offset, cycle_offset, isotonic_cdf_offset
 from dpfix.release.uncertainty import distribution_band, max_difference_bound
 from dpfix.release.uncertainty.band import FLOAT_SLACK, cdf_band
-from dpfix.release.uncertainty.columns import ColumnUncertainty, stage1_offset
+from dpfix.release.uncertainty.columns import ColumnUncertainty
 
 shares = st.lists(st.integers(0, 50), min_size=2, max_size=30).filter(lambda v: sum(v) > 0)
 
@@ -38,13 +38,13 @@ def test_the_offset_fit_stays_within_the_noise_plus_the_offset(weights, noise):
 def test_the_cyclic_release_through_the_offset_fit_stays_in_the_band(eta, seed, scale):
     """The cyclic mechanism's noise (``sup|F - F*| = W / N``): the target of
     ``isotonic-cdf-offset`` is within ``W / N + |s|`` of the true CDF, ``s`` as
-    :func:`stage1_offset` recomputes it from ``V``, which reproduces ``z`` bit for bit."""
+    ``cdf_offset(V / N)`` recomputes it from ``V``, which reproduces ``z`` bit for bit."""
     eta = np.array(eta)
     N = int(eta.sum())
     X = np.random.default_rng(seed).laplace(0, scale, size=eta.size)
     V = eta + X - np.roll(X, -1)
     z = isotonic_cdf_offset(V / N)
-    s = stage1_offset(V, N)
+    s = cdf_offset(V / N)
     v = V / N
     v = v + (1.0 - v.sum()) / v.size
     G = np.clip(isotonic_regression(np.cumsum(v)[:-1]).x - s, 0.0, 1.0)
@@ -68,7 +68,7 @@ def test_a_default_release_is_banded_around_its_target_with_the_offset():
     s1 = r.stage1
     assert s1.postprocess == "isotonic-cdf-offset"
     b = distribution_band(r, 0.05)
-    s = stage1_offset(s1.raw, s1.N)
+    s = cdf_offset(np.asarray(s1.raw, dtype=float) / s1.N)
     assert b.centre == "z" and s != 0 and b.shift == s
     bound = max_difference_bound(31, 0.05, noise="laplace", scale=s1.noise["scale"])
     assert b.half_width == bound / r.N + abs(s) + FLOAT_SLACK

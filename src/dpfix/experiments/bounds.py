@@ -26,7 +26,7 @@ then runs at the rest:
 - ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/d=F`` with
   ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``. Its variants:
   ``loss/g=S`` on the grid of ``S`` steps per doubling (:data:`GRIDS` at the default's
-  share, 128 the former default; 8 and 32 at ``c=0.05``), ``loss/d=F`` at other shares of
+  share; 8 and 32 at ``c=0.05``), ``loss/d=F`` at other shares of
   the default's form, ``loss/t=T`` with the penalty :func:`jump_penalty` (a public model
   of the error's jump above the largest count), and at ``c=0.05``, as the three rules
   below, ``loss/b=B`` with the penalty ``floor(B c)``, ``loss/b=0`` without it (above
@@ -117,7 +117,7 @@ ROOT_SHARES = (0.03, 0.05)
 TARGETS = {"ce_median": 1.15, "ce_p90": 1.3, "w1_median": 1.1}
 
 
-#: The grids (steps per doubling) compared at the default share (128: the former default).
+#: The grids (steps per doubling) compared with the default's at the default share.
 GRIDS = (128, 256, 1024)
 #: The default's form ``d=F`` at other ``F``, for the rule and for the largest count itself.
 DEFAULT_FORM_SHARES = (0.005, 0.01, 0.03)
@@ -368,11 +368,11 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
                  ) -> list[dict]:
     """The cells: every data set, eps, method (``fixed`` at every bound of
     :func:`hindsight_grid`) and replication. Quick: three data sets, 5 replications, a
-    dozen fixed bounds, ``auto`` and the former default. ``counts`` (name -> counts)
-    gives the data sets' counts instead of :func:`bound_counts` (then :func:`study`
-    computes the cells). ``postprocess``, in every cell's key: stage 1's post-processing
-    of every release (the default's unless given; ``"isotonic-cdf"`` in the comparison of
-    docs/bounds.md section 3).
+    dozen fixed bounds, ``auto`` and the quantile rule (:data:`QUICK_METHODS`). ``counts``
+    (name -> counts) gives the data sets' counts instead of :func:`bound_counts` (then
+    :func:`study` computes the cells). ``postprocess``, in every cell's key: stage 1's
+    post-processing of every release (the default's unless given; ``"isotonic-cdf"`` in
+    the comparison of docs/bounds.md section 3).
 
     Examples
     --------

@@ -168,11 +168,24 @@ def isotonic_cdf(v: Any) -> np.ndarray:
     >>> isotonic_cdf([0.2, 0.2]).round(12).tolist()  # total 0.4 restored evenly
     [0.5, 0.5]
     """
+    return _fitted_cdf(v, offset=False)
+
+
+def _restored_cdf(v: np.ndarray) -> np.ndarray:
+    """The partial sums but the last of ``v`` with its total restored to 1."""
+    v = v + (1.0 - v.sum()) / len(v)
+    return np.cumsum(v)[:-1]
+
+
+def _fitted_cdf(v: Any, offset: bool) -> np.ndarray:
+    """The increments of the isotonic fit of ``v``'s restored CDF, less :func:`cycle_offset`
+    when ``offset``, clipped to ``[0, 1]`` (:func:`isotonic_cdf`, :func:`isotonic_cdf_offset`)."""
     v = _vector(v)
     if len(v) == 1:
         return np.ones(1)
-    v = v + (1.0 - v.sum()) / len(v)
-    fitted = isotonic_regression(np.cumsum(v)[:-1]).x
+    fitted = isotonic_regression(_restored_cdf(v)).x
+    if offset:
+        fitted = fitted - _offset_of_fit(fitted)
     cdf = np.concatenate([[0.0], np.clip(fitted, 0.0, 1.0), [1.0]])
     return _checked(np.diff(cdf))
 
@@ -211,9 +224,11 @@ def cycle_offset(cdf: Any) -> float:
     0.075
     """
     F = np.asarray(cdf, dtype=float)
-    if F.size == 0:
-        return 0.0
-    H = isotonic_regression(F).x
+    return 0.0 if F.size == 0 else _offset_of_fit(isotonic_regression(F).x)
+
+
+def _offset_of_fit(H: np.ndarray) -> float:
+    """:func:`cycle_offset` given the isotonic fit ``H`` (non-decreasing, non-empty)."""
     m = H.size
     P = np.concatenate([[0.0], np.cumsum(H)])
 
@@ -288,19 +303,7 @@ def isotonic_cdf_offset(v: Any) -> np.ndarray:
     >>> isotonic_cdf_offset(v).round(4).tolist()
     [0.5467, 0.41, 0.02, 0.02, 0.0033, 0.0, 0.0]
     """
-    v = _vector(v)
-    if len(v) == 1:
-        return np.ones(1)
-    F = _restored_cdf(v)
-    fitted = isotonic_regression(F).x - cycle_offset(F)
-    cdf = np.concatenate([[0.0], np.clip(fitted, 0.0, 1.0), [1.0]])
-    return _checked(np.diff(cdf))
-
-
-def _restored_cdf(v: np.ndarray) -> np.ndarray:
-    """The partial sums but the last of ``v`` with its total restored to 1."""
-    v = v + (1.0 - v.sum()) / len(v)
-    return np.cumsum(v)[:-1]
+    return _fitted_cdf(v, offset=True)
 
 
 def cdf_offset(v: Any) -> float:

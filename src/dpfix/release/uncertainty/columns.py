@@ -26,7 +26,7 @@ from dpfix.release.uncertainty.totals import TotalInterval, total_intervals
 from dpfix.sampling.quantile import apportion
 
 __all__ = ["ColumnUncertainty", "confidence_sets", "distribution_band", "total_interval",
-           "group_intervals", "mechanism_sampled", "quantile_preimages", "stage1_offset"]
+           "group_intervals", "mechanism_sampled", "quantile_preimages"]
 
 #: stage 1's noise, as its report names it -> (law, the key of its scale)
 _STAGE1_NOISE = {"Laplace": ("laplace", "scale"), "discrete Laplace": ("discrete-laplace", "scale"),
@@ -111,39 +111,12 @@ def quantile_preimages(h: Any, target: Any) -> tuple[np.ndarray, np.ndarray]:
     return first.astype(np.int64), last.astype(np.int64)
 
 
-def stage1_offset(raw: Any, N: int) -> float:
-    """The offset ``s`` that ``isotonic-cdf-offset`` subtracted from the isotonic fit of the
-    CDF of ``raw / N`` (a function of stage 1's release only, so public).
-
-    :func:`dpfix.release.privatizers.postprocess.cdf_offset` of ``raw / N``, the offset
-    :func:`~dpfix.release.privatizers.postprocess.isotonic_cdf_offset` computes. In CDF
-    units (a share of the ``N`` rows); 0 when the isotonic fit lies in ``[0, 1]``.
-
-    Parameters
-    ----------
-    raw : array_like of float
-        Stage 1's release ``V`` (noisy counts, at least 2).
-    N : int
-        The number of rows.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(stage1_offset([60, 41, 2, 2, 2, 2, -9], 100) * 75, 9)  # sums above 1: 4/75
-    4.0
-    >>> stage1_offset([5.0, 3.0, 2.0], 10)
-    0.0
-    """
-    return cdf_offset(np.asarray(raw, dtype=float) / N)
-
-
 def _band_inputs(result: PrivatizedCounts) -> tuple[Any, str | None]:
     """``((centre, centred_on, noise, scale, shift), None)``, or ``(None, the one-line
     reason)``: centred on the target ``z`` for ``isotonic-cdf`` (shift 0) and
-    ``isotonic-cdf-offset`` (shift: :func:`stage1_offset`), else on ``V``."""
+    ``isotonic-cdf-offset`` (shift: the offset it subtracted,
+    :func:`~dpfix.release.privatizers.postprocess.cdf_offset` of ``V / N``, public), else
+    on ``V``."""
     if result.framework == "one-stage":
         return None, ("framework: the one-stage framework's z is estimated from y = G(x) (no "
                       "stage 1): no band from its law is available; use the two-stage or "
@@ -157,10 +130,10 @@ def _band_inputs(result: PrivatizedCounts) -> tuple[Any, str | None]:
                       f"partial sums carry two noise terms), not {s1.privatizer!r}")
     law, key = _STAGE1_NOISE[s1.noise["distribution"]]
     scale = float(s1.noise[key])
-    if result.framework == "two-stage" and s1.postprocess == "isotonic-cdf":
-        return (np.array(result.z, dtype=float), "z", law, scale, 0.0), None
-    if result.framework == "two-stage" and s1.postprocess == "isotonic-cdf-offset":
-        shift = stage1_offset(s1.raw, s1.N)
+    if result.framework == "two-stage" and s1.postprocess in ("isotonic-cdf",
+                                                               "isotonic-cdf-offset"):
+        shift = cdf_offset(np.asarray(s1.raw, dtype=float) / s1.N) \
+            if s1.postprocess == "isotonic-cdf-offset" else 0.0
         return (np.array(result.z, dtype=float), "z", law, scale, shift), None
     return (np.array(s1.raw, dtype=float), "V", law, scale, 0.0), None
 
@@ -193,8 +166,9 @@ class ColumnUncertainty:
     band : tuple or None
         ``(centre, centred_on, noise, scale, shift)`` of the band: the target ``z`` (for
         ``isotonic-cdf``, shift 0, and the default ``isotonic-cdf-offset``, shift the public
-        offset :func:`stage1_offset` it subtracted), or stage 1's release ``V``
-        (differentially private; shift 0) for another post-processing and the hybrid
+        offset it subtracted,
+        :func:`~dpfix.release.privatizers.postprocess.cdf_offset`), or stage 1's release
+        ``V`` (differentially private; shift 0) for another post-processing and the hybrid
         framework.
     no_band : str or None
         Why there is no band (one line naming the parameter).
@@ -303,7 +277,7 @@ def distribution_band(result: PrivatizedCounts, alpha: float) -> DistributionBan
 
     From stage 1's cyclic noise (docs/uncertainty.md section 3): centred on the target ``z``
     for the default post-processing ``isotonic-cdf-offset`` (half-width ``c / N + |s|``,
-    ``s`` the public offset it subtracted, :func:`stage1_offset`) and for ``isotonic-cdf``
+    ``s`` the public offset it subtracted, ``cdf_offset(V / N)``) and for ``isotonic-cdf``
     (``c / N``), else on stage 1's release ``V`` (the hybrid framework: ``V``; publishing
     that band publishes ``V``'s CDF, differentially private, at no further cost).
 
