@@ -281,6 +281,43 @@ def test_study_cells_and_summary_small():
     assert np.allclose(table.ce_median_ratio, table.ce_median / best.ce_median)
 
 
+
+@needs_data
+def test_landing_study_pairs_the_rules_with_the_largest_count_itself():
+    """The landing study: three base seeds, no fixed bound, every rule against the release
+    at the largest count paying the same share; the loss rule at penalty 1/2 and the
+    default's share draws what ``auto`` draws, and the ratios are the medians' ratios over
+    every release of every seed."""
+    from dpfix.experiments.bounds import (
+        LANDING_REFERENCE,
+        SEED_FIELDS,
+        bound_counts,
+        landing_cells,
+        landing_summary,
+        run_release,
+    )
+    from dpfix.experiments.cells import cell_seed
+    from dpfix.release.bounds import UPPER_SHARE
+
+    same = f"loss/b=0.5/d={UPPER_SHARE:g}"
+    cells = landing_cells(seeds=(0, 4), methods=("auto", same), replications=3,
+                          datasets=["crime:MURDER"], eps=[1.0])
+    assert "fixed" not in {c["method"] for c in cells}
+    assert sorted({c["seed"] for c in cells}) == [0, 4]
+    x = bound_counts("crime:MURDER")
+    results = [run_release(x, 1.0, c["method"], cell_seed(c, SEED_FIELDS)) for c in cells]
+    pairs = list(zip(cells, results, strict=True))
+    t = landing_summary(cells, results).set_index("method")
+    assert t.loc[LANDING_REFERENCE, "w1_ratio"] == 1.0
+    assert t.loc[LANDING_REFERENCE, "below"] == 0.0  # the largest count is not below itself
+    assert t.loc["auto", "releases"] == 6
+    assert t.loc["auto", "w1_median"] == t.loc[same, "w1_median"]
+    w1 = {m: np.median([r["w1"] for c, r in pairs if c["method"] == m])
+          for m in ("auto", LANDING_REFERENCE)}
+    assert math.isclose(t.loc["auto", "w1_ratio"], w1["auto"] / w1[LANDING_REFERENCE])
+    below = np.mean([r["upper"] < x.max() for c, r in pairs if c["method"] == "auto"])
+    assert t.loc["auto", "below"] == below
+
 @needs_data
 @pytest.mark.full
 @pytest.mark.parametrize("dataset, eps", [

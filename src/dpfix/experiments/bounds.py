@@ -88,7 +88,9 @@ __all__ = ["BOUND_DATASETS", "EPS", "README_EPS", "SHARES", "METHODS", "QUICK_DA
            "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "ROOT_SHARES", "RULE_VERSION",
            "bound_counts", "hindsight_grid", "geometric_model", "jump_penalty",
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
-           "ratios", "targets_report", "share_report", "study", "SEED_FIELDS"]
+           "ratios", "targets_report", "share_report", "study", "SEED_FIELDS",
+           "LANDING_METHODS", "LANDING_REFERENCE", "LANDING_SEEDS", "landing_cells",
+           "landing_summary"]
 
 #: name -> (file, column of a table or None for a histogram file).
 BOUND_DATASETS: dict[str, tuple[str, str | None]] = {
@@ -364,11 +366,12 @@ def _cell(key: dict, seed: int) -> dict:
 
 def bounds_cells(quick: bool = False, replications: int | None = None, seed: int = 0,
                  datasets: Any = None, methods: Any = None, eps: Any = None,
-                 counts: dict | None = None, postprocess: str = DEFAULT_POSTPROCESS
-                 ) -> list[dict]:
+                 counts: dict | None = None, postprocess: str = DEFAULT_POSTPROCESS,
+                 fixed: bool = True) -> list[dict]:
     """The cells: every data set, eps, method (``fixed`` at every bound of
-    :func:`hindsight_grid`) and replication. Quick: three data sets, 5 replications, a
-    dozen fixed bounds, ``auto`` and the quantile rule (:data:`QUICK_METHODS`). ``counts``
+    :func:`hindsight_grid`, unless ``fixed`` is false) and replication. Quick: three data
+    sets, 5 replications, a dozen fixed bounds, ``auto`` and the quantile rule
+    (:data:`QUICK_METHODS`). ``counts``
     (name -> counts) gives the data sets' counts instead of :func:`bound_counts` (then
     :func:`study` computes the cells). ``postprocess``, in every cell's key: stage 1's
     post-processing of every release (the default's unless given; ``"isotonic-cdf"`` in
@@ -398,9 +401,74 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
             for r in range(reps):
                 base = {"experiment": "bounds", "dataset": name, "eps": float(e),
                         "replication": r, "seed": seed, "postprocess": postprocess}
-                out += [{**base, "method": "fixed", "upper": int(u)} for u in grid]
+                out += [{**base, "method": "fixed", "upper": int(u)} for u in grid if fixed]
                 out += [{**base, "method": m, "upper": None, "rule": RULE_VERSION,
                          **({"default": DEFAULT} if m == "auto" else {})} for m in methods]
+    return out
+
+
+#: The landing study's rules: the default and the loss rule at the default's share with the
+#: penalties ``floor(B c)`` of slope ``B`` below and above the default's 1/2.
+LANDING_METHODS = ("auto", *(f"loss/b={b:g}/d={UPPER_SHARE:g}" for b in (0.125, 0.25, 0.375)))
+#: What they are measured against: the release at the largest count itself, paying the
+#: default share (not private; ``max/d=F`` of :func:`bounds_cells`).
+LANDING_REFERENCE = f"max/d={UPPER_SHARE:g}"
+#: The base seeds: three independent sets of 20 releases per case.
+LANDING_SEEDS = (0, 1, 2)
+
+
+def landing_cells(seeds: Any = LANDING_SEEDS, methods: Any = LANDING_METHODS,
+                  replications: int = 20, datasets: Any = None, eps: Any = None
+                  ) -> list[dict]:
+    """The cells of the landing study (docs/bounds.md section 3): every rule of
+    ``methods`` and :data:`LANDING_REFERENCE` on every case of :func:`bounds_cells`, with
+    ``replications`` releases at each base seed of ``seeds`` and no fixed bound. With the
+    base seed 0 they are cells of the study itself (one cache serves both).
+
+    Examples
+    --------
+    >>> cells = landing_cells(seeds=(0, 1), replications=2, datasets=["uniform"], eps=[1.0])
+    >>> len(cells), sorted({c["seed"] for c in cells})
+    (20, [0, 1])
+    >>> LANDING_REFERENCE in {c["method"] for c in cells}
+    True
+    """
+    methods = list(dict.fromkeys([*methods, LANDING_REFERENCE]))
+    return [c for s in seeds for c in bounds_cells(False, replications, int(s), datasets,
+                                                     methods, eps, fixed=False)]
+
+
+def landing_summary(cells: list[dict], results: list[dict]) -> Any:
+    """Per data set, eps and method of :func:`landing_cells`: the medians of ``w1`` and
+    ``ce`` and the 90th percentile of ``ce`` over every release of every seed, and each as a
+    ratio to :data:`LANDING_REFERENCE`'s (``w1_ratio``, ``ce_ratio``, ``p90_ratio``), the
+    releases paired (the same seeds); ``below``, the share of the bounds drawn below the
+    largest count. What the rule's landing costs, with three times the releases of the
+    study's medians.
+
+    Examples
+    --------
+    >>> cells = landing_cells(seeds=(0,), replications=2, datasets=["uniform"], eps=[3.0])
+    >>> results = [run_release(bound_counts(c["dataset"]), c["eps"], c["method"], 7)
+    ...            for c in cells]
+    >>> t = landing_summary(cells, results)
+    >>> t.loc[t.method == LANDING_REFERENCE, "w1_ratio"].tolist()
+    [1.0]
+    """
+    pd = require("pandas")
+    df = pd.DataFrame([{"dataset": c["dataset"], "eps": c["eps"], "method": c["method"], **r}
+                       for c, r in zip(cells, results, strict=True)])
+    top = {name: int(bound_counts(name).max()) for name in df.dataset.unique()}
+    df["below"] = df.upper < df.dataset.map(top)
+    out = df.groupby(["dataset", "eps", "method"], sort=True).agg(
+        w1_median=("w1", "median"), ce_median=("ce", "median"),
+        ce_p90=("ce", lambda v: float(np.quantile(v, 0.9))), below=("below", "mean"),
+        releases=("ce", "size")).reset_index()
+    ref = out[out.method == LANDING_REFERENCE].set_index(["dataset", "eps"])
+    keys = list(zip(out.dataset, out.eps, strict=True))
+    for col, name in (("w1_median", "w1_ratio"), ("ce_median", "ce_ratio"),
+                      ("ce_p90", "p90_ratio")):
+        out[name] = out[col].to_numpy() / ref.loc[keys, col].to_numpy()
     return out
 
 

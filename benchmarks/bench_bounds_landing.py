@@ -1,0 +1,80 @@
+"""Benchmark: what the private bound's landing costs (docs/bounds.md section 3).
+
+The rules of :data:`dpfix.experiments.bounds.LANDING_METHODS` (``upper="auto"`` and the loss
+rule at the default's share with the penalties 1/8, 1/4 and 3/8) against the release at
+the largest count itself paying the same share (:data:`LANDING_REFERENCE`, not private), on
+every case of the bounds study, with 20 releases at each of the base seeds 0, 1 and 2: 60
+paired releases per case, three times the study's, so that what the landing costs is told
+apart from the spread of 20 medians. No fixed bound is computed. Cells are cached in
+``--out`` (with the base seed 0 they are cells of ``dpfix reproduce bounds``: give its folder
+to reuse them).
+
+Printed and stored: per rule, the median and the largest over the 47 cases of the ratios of
+the median ``w1``, the median and the 90th percentile of ``ce`` to the reference's, and the
+cases above 1.05 and 1.1; per case, the ratios of ``w1`` and the share of the bounds drawn
+below the largest count.
+
+Writes ``benchmarks/results/bounds_landing.json``. Run:
+``python benchmarks/bench_bounds_landing.py [--jobs J] [--out DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+from dpfix.experiments.bounds import (
+    LANDING_METHODS,
+    LANDING_REFERENCE,
+    LANDING_SEEDS,
+    landing_cells,
+    landing_summary,
+)
+from dpfix.experiments.cells import CellCache, run_cells
+
+RESULTS = Path(__file__).resolve().parent / "results" / "bounds_landing.json"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", default=os.path.join("out", "bounds"),
+                        help="the folder whose cells.jsonl caches the cells")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cells = landing_cells()
+    results, computed = run_cells(cells, CellCache(out / "cells.jsonl"), jobs=args.jobs,
+                                  desc="landing")
+    seconds = time.perf_counter() - start
+    table = landing_summary(cells, results)
+    rows = []
+    for method in LANDING_METHODS:
+        part = table[table.method == method]
+        rows.append({"method": method, "cases": len(part),
+                     **{f"{stat}_{col}": float(getattr(part[col], stat)())
+                        for col in ("w1_ratio", "ce_ratio", "p90_ratio")
+                        for stat in ("median", "max")},
+                     "w1_above_1.05": int((part.w1_ratio > 1.05).sum()),
+                     "w1_above_1.1": int((part.w1_ratio > 1.1).sum()),
+                     "below_mean": float(part.below.mean())})
+        print(rows[-1], flush=True)
+    wide = table.pivot_table(index=["dataset", "eps"], columns="method",
+                             values=["w1_ratio", "below"])
+    print(wide.round(3).to_string())
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "machine": platform.platform(), "cpus": os.cpu_count(), "jobs": args.jobs,
+        "seeds": list(LANDING_SEEDS), "reference": LANDING_REFERENCE,
+        "seconds": seconds, "cells": len(cells), "computed": computed,
+        "methods": rows, "cases": table.to_dict(orient="records")}, indent=1,
+        default=lambda v: v.item() if hasattr(v, "item") else str(v)))
+
+
+if __name__ == "__main__":
+    main()
