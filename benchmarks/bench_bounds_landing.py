@@ -18,7 +18,8 @@ records them (the study's own figures for ``auto``).
 
 ``seconds`` is this run's wall time (cached cells cost nothing), ``cell_seconds`` the sum of
 the seconds each cell took to compute. Writes ``benchmarks/results/bounds_landing.json``. Run:
-``python benchmarks/bench_bounds_landing.py [--jobs J] [--out DIR]``.
+``python benchmarks/bench_bounds_landing.py [--quick] [--jobs J] [--out DIR]`` (``--quick``:
+the three data sets of the study's quick run, 5 releases per seed).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from dpfix.experiments.bounds import (
     LANDING_METHODS,
     LANDING_REFERENCE,
     LANDING_SEEDS,
+    QUICK_DATASETS,
     TARGETS,
     landing_cells,
     landing_summary,
@@ -67,6 +69,8 @@ def _met(cells: list[dict], results: list[dict]) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="the study's three quick data sets, 5 releases per seed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", default=os.path.join("out", "bounds"),
                         help="the folder whose cells.jsonl caches the cells")
@@ -74,7 +78,8 @@ def main() -> None:
     start = time.perf_counter()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cells = landing_cells()
+    cells = landing_cells(replications=5, datasets=QUICK_DATASETS) if args.quick else \
+        landing_cells()
     cache = CellCache(out / "cells.jsonl")
     results, computed = run_cells(cells, cache, jobs=args.jobs, desc="landing")
     seconds = time.perf_counter() - start
@@ -99,7 +104,7 @@ def main() -> None:
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps({
         "machine": platform.platform(), "cpus": os.cpu_count(), "jobs": args.jobs,
-        "seeds": list(LANDING_SEEDS), "reference": LANDING_REFERENCE,
+        "quick": args.quick, "seeds": list(LANDING_SEEDS), "reference": LANDING_REFERENCE,
         "seconds": seconds, "cell_seconds": cell_seconds, "cells": len(cells),
         "computed": computed,
         "methods": rows, "cases": table.to_dict(orient="records")}, indent=1,
