@@ -46,7 +46,10 @@ so the comparisons are paired.
 ``dpfix reproduce bounds`` computes the cells of :func:`bounds_cells` (cached like every
 experiment's, :mod:`dpfix.experiments.cells`) and writes ``bounds.csv`` (every method),
 ``bounds_fixed.csv`` (the fixed bounds) and ``bounds_targets.md`` (:func:`targets_report`);
-:func:`study` runs the same in one process.
+:func:`study` runs the same in one process. :func:`landing_cells` and :func:`landing_summary`
+are the landing study (``benchmarks/bench_bounds_landing.py``): each rule against the release
+at the largest count itself paying the same share, 60 paired releases per case over three
+base seeds, no fixed bound.
 """
 
 from __future__ import annotations
