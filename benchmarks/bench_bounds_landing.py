@@ -39,6 +39,7 @@ from dpfix.experiments.bounds import (
     LANDING_SEEDS,
     QUICK_DATASETS,
     TARGETS,
+    bounds_summary,
     landing_cells,
     landing_summary,
 )
@@ -54,17 +55,13 @@ def _met(cells: list[dict], results: list[dict]) -> dict[str, int]:
     import pandas as pd
 
     best = pd.read_csv(STUDY).query("method == 'auto'").set_index(["dataset", "eps"])
-    df = pd.DataFrame([{"dataset": c["dataset"], "eps": c["eps"], "method": c["method"], **r}
-                       for c, r in zip(cells, results, strict=True) if c["seed"] == 0])
-    g = df.groupby(["dataset", "eps", "method"]).agg(
-        ce_median=("ce", "median"), ce_p90=("ce", lambda v: float(np.quantile(v, 0.9))),
-        w1_median=("w1", "median")).reset_index()
+    first = [(c, r) for c, r in zip(cells, results, strict=True) if c["seed"] == 0]
+    g = bounds_summary([c for c, _ in first], [r for _, r in first])
     keys = list(zip(g.dataset, g.eps, strict=True))
     met = np.ones(len(g), dtype=bool)
     for col, limit in TARGETS.items():
         met &= g[col].to_numpy() <= limit * best.loc[keys, f"best_{col}"].to_numpy()
-    g["met"] = met
-    return {m: int(part.met.sum()) for m, part in g.groupby("method")}
+    return {m: int(met[(g.method == m).to_numpy()].sum()) for m in g.method.unique()}
 
 
 def main() -> None:

@@ -310,7 +310,7 @@ def test_landing_study_pairs_the_rules_with_the_largest_count_itself():
     t = landing_summary(cells, results).set_index("method")
     assert t.loc[LANDING_REFERENCE, "w1_ratio"] == 1.0
     assert t.loc[LANDING_REFERENCE, "below"] == 0.0  # the largest count is not below itself
-    assert t.loc["auto", "releases"] == 6
+    assert t.loc["auto", "replications"] == 6
     assert t.loc["auto", "w1_median"] == t.loc[same, "w1_median"]
     w1 = {m: np.median([r["w1"] for c, r in pairs if c["method"] == m])
           for m in ("auto", LANDING_REFERENCE)}

@@ -437,17 +437,18 @@ def landing_cells(seeds: Any = LANDING_SEEDS, methods: Any = LANDING_METHODS,
     True
     """
     methods = list(dict.fromkeys([*methods, LANDING_REFERENCE]))
-    return [c for s in seeds for c in bounds_cells(False, replications, int(s), datasets,
-                                                     methods, eps, fixed=False)]
+    return [c for s in seeds
+            for c in bounds_cells(replications=replications, seed=int(s), datasets=datasets,
+                                  methods=methods, eps=eps, fixed=False)]
 
 
 def landing_summary(cells: list[dict], results: list[dict]) -> Any:
-    """Per data set, eps and method of :func:`landing_cells`: the medians of ``w1`` and
-    ``ce`` and the 90th percentile of ``ce`` over every release of every seed, and each as a
-    ratio to :data:`LANDING_REFERENCE`'s (``w1_ratio``, ``ce_ratio``, ``p90_ratio``), the
-    releases paired (the same seeds); ``below``, the share of the bounds drawn below the
-    largest count. What the rule's landing costs, with three times the releases of the
-    study's medians.
+    """Per data set, eps and method of :func:`landing_cells`: :func:`bounds_summary` over
+    every release of every seed, each of the median ``w1``, the median ``ce`` and its 90th
+    percentile as a ratio to :data:`LANDING_REFERENCE`'s (``w1_ratio``, ``ce_ratio``,
+    ``p90_ratio``; the releases paired, the same seeds), and ``below``, the share of the
+    bounds drawn below the largest count. What the rule's landing costs, with three times
+    the releases of the study's medians.
 
     Examples
     --------
@@ -458,15 +459,14 @@ def landing_summary(cells: list[dict], results: list[dict]) -> Any:
     >>> t.loc[t.method == LANDING_REFERENCE, "w1_ratio"].tolist()
     [1.0]
     """
-    pd = require("pandas")
-    df = pd.DataFrame([{"dataset": c["dataset"], "eps": c["eps"], "method": c["method"], **r}
-                       for c, r in zip(cells, results, strict=True)])
-    top = {name: int(bound_counts(name).max()) for name in df.dataset.unique()}
-    df["below"] = df.upper < df.dataset.map(top)
-    out = df.groupby(["dataset", "eps", "method"], sort=True).agg(
-        w1_median=("w1", "median"), ce_median=("ce", "median"),
-        ce_p90=("ce", lambda v: float(np.quantile(v, 0.9))), below=("below", "mean"),
-        releases=("ce", "size")).reset_index()
+    out = bounds_summary(cells, results).drop(columns="fixed")
+    top = {name: int(bound_counts(name).max()) for name in out.dataset.unique()}
+    below: dict[tuple, list[bool]] = {}
+    for c, r in zip(cells, results, strict=True):
+        below.setdefault((c["dataset"], c["eps"], c["method"]), []).append(
+            r["upper"] < top[c["dataset"]])
+    out["below"] = [float(np.mean(below[k]))
+                    for k in zip(out.dataset, out.eps, out.method, strict=True)]
     ref = out[out.method == LANDING_REFERENCE].set_index(["dataset", "eps"])
     keys = list(zip(out.dataset, out.eps, strict=True))
     for col, name in (("w1_median", "w1_ratio"), ("ce_median", "ce_ratio"),
