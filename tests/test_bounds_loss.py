@@ -163,7 +163,7 @@ def test_the_bound_lands_above_an_outlier_the_quantile_misses():
     """990 rows with counts 0..10 and 10 rows at 500: the 0.99-quantile is 10 and the
     quantile rule top-codes the ten rows (a loss of 4,900, about 4.9 per row); the loss
     rule lands at or a few counts above 500 at every seed (below 500 its score rises by
-    9.5 per count, above it by 1/2: at eps = 1, about e^-0.5 per count)."""
+    9.75 per count, above it by 1/4: at eps = 1, about e^-0.25 per count)."""
     counts = np.concatenate([np.arange(990) % 11, np.full(10, 500)])
     drawn = [private_upper(counts, 1.0, seed=s) for s in range(12)]
     assert min(drawn) == 500 and max(drawn) <= 510, drawn
@@ -176,10 +176,11 @@ def test_the_grid_resolves_the_side_of_the_largest_count():
     """Where the counts are large the candidates lie closer together than the rule's
     resolution ``1 / eps_upper``: for a lone largest count ``M`` anywhere between two
     candidates near 49,000 (the county burglaries' largest count), the bound lands above
-    ``M`` with probability between 0.3 and 0.7 at ``eps_upper = 0.02`` (the score's slopes
-    are 1/2 on both sides of ``M``). On a grid whose candidates lie farther apart than
-    ``1 / eps_upper`` where ``M`` falls between two of them decides it (from below 0.1 to
-    above 0.9 on 128 steps per doubling, 265 counts apart there)."""
+    ``M`` with probability near ``1 - B = 3/4`` at ``eps_upper = 0.02`` (the score's slopes
+    are ``1 - B`` below ``M`` and ``B`` above it, ``B`` the penalty), between 0.55 and
+    0.9 wherever ``M`` falls. On a grid whose candidates lie farther apart than ``1 /
+    eps_upper`` where ``M`` falls between two of them decides it (from below 0.1 to above
+    0.9 on 128 steps per doubling, 265 counts apart there)."""
     grid = bound_grid(10**6, LOSS_GRID_STEPS)
     rest = np.concatenate([np.arange(3000) % 40, [30000]])
     log_lam = math.log(rational_lam(0.02, 1e-3))
@@ -189,7 +190,8 @@ def test_the_grid_resolves_the_side_of_the_largest_count():
         logw = -log_lam * (s - s.min()) - math.log(2) * halvings(grid)
         w = np.exp(logw - logw.max())
         above.append(w[grid > top].sum() / w.sum())
-    assert 0.3 <= min(above) and max(above) <= 0.7, (min(above), max(above))
+    assert 0.55 <= min(above) and max(above) <= 0.9, (min(above), max(above))
+    assert abs(np.mean(above) - (1 - BOUND_PENALTY)) < 0.05, np.mean(above)
 
 
 def test_rows_and_histogram_and_wide_counts_agree():
@@ -285,7 +287,7 @@ def test_study_cells_and_summary_small():
 @needs_data
 def test_landing_study_pairs_the_rules_with_the_largest_count_itself():
     """The landing study: three base seeds, no fixed bound, every rule against the release
-    at the largest count paying the same share; the loss rule at penalty 1/2 and the
+    at the largest count paying the same share; the loss rule at penalty 1/4 and the
     default's share draws what ``auto`` draws, and the ratios are the medians' ratios over
     every release of every seed."""
     from dpfix.experiments.bounds import (
@@ -299,7 +301,7 @@ def test_landing_study_pairs_the_rules_with_the_largest_count_itself():
     from dpfix.experiments.cells import cell_seed
     from dpfix.release.bounds import UPPER_SHARE
 
-    same = f"loss/b=0.5/d={UPPER_SHARE:g}"
+    same = f"loss/b={float(BOUND_PENALTY):g}/d={UPPER_SHARE:g}"
     cells = landing_cells(seeds=(0, 4), methods=("auto", same), replications=3,
                           datasets=["crime:MURDER"], eps=[1.0])
     assert "fixed" not in {c["method"] for c in cells}

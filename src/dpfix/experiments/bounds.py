@@ -93,7 +93,7 @@ __all__ = ["BOUND_DATASETS", "EPS", "README_EPS", "SHARES", "METHODS", "QUICK_DA
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
            "ratios", "targets_report", "share_report", "study", "SEED_FIELDS",
            "LANDING_METHODS", "LANDING_REFERENCE", "LANDING_SEEDS", "landing_cells",
-           "landing_summary"]
+           "landing_summary", "landing_targets"]
 
 #: name -> (file, column of a table or None for a histogram file).
 BOUND_DATASETS: dict[str, tuple[str, str | None]] = {
@@ -134,9 +134,10 @@ def _methods(share: float) -> tuple[str, ...]:
     return ("auto", f"max/{d}", *(f"max/d={f:g}" for f in DEFAULT_FORM_SHARES),
             *(f"loss/g={g}/{d}" for g in GRIDS if g != LOSS_GRID_STEPS),
             *(f"loss/d={f:g}" for f in DEFAULT_FORM_SHARES if f >= 0.01), f"loss/t=100/{d}",
+            f"loss/b=0.5/{d}",
             *(f"loss/c={f:g}" for f in CAPPED_SHARES),
             *(f"loss/f={f:g}" for f in SHARES), *(f"loss/s={f:g}" for f in ROOT_SHARES),
-            f"loss/g=8/{at}", f"loss/g=32/{at}", f"loss/b=0/{at}", f"loss/b=0.25/{at}",
+            f"loss/g=8/{at}", f"loss/g=32/{at}", f"loss/b=0/{at}", f"loss/b=0.5/{at}",
             f"loss/b=0.75/{at}", "quantile:0.99/f=0.1", "quantile:0.999/f=0.1",
             "quantile:1/f=0.1", f"quantile:0.99/{at}", f"two-step/{at}",
             f"loss+model/{at}")
@@ -411,8 +412,8 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
 
 
 #: The landing study's rules: the default and the loss rule at the default's share with the
-#: penalties ``floor(B c)`` of slope ``B`` below and above the default's 1/2.
-LANDING_METHODS = ("auto", *(f"loss/b={b:g}/d={UPPER_SHARE:g}" for b in (0.125, 0.25, 0.375)))
+#: penalties ``floor(B c)`` of slope ``B`` on either side of the default's 1/4.
+LANDING_METHODS = ("auto", *(f"loss/b={b:g}/d={UPPER_SHARE:g}" for b in (0.125, 0.375, 0.5)))
 #: What they are measured against: the release at the largest count itself, paying the
 #: default share (not private; ``max/d=F`` of :func:`bounds_cells`).
 LANDING_REFERENCE = f"max/d={UPPER_SHARE:g}"
@@ -421,12 +422,15 @@ LANDING_SEEDS = (0, 1, 2)
 
 
 def landing_cells(seeds: Any = LANDING_SEEDS, methods: Any = LANDING_METHODS,
-                  replications: int = 20, datasets: Any = None, eps: Any = None
-                  ) -> list[dict]:
+                  replications: int = 20, datasets: Any = None, eps: Any = None,
+                  best: dict | None = None) -> list[dict]:
     """The cells of the landing study (docs/bounds.md section 3): every rule of
     ``methods`` and :data:`LANDING_REFERENCE` on every case of :func:`bounds_cells`, with
-    ``replications`` releases at each base seed of ``seeds`` and no fixed bound. With the
-    base seed 0 they are cells of the study itself (one cache serves both).
+    ``replications`` releases at each base seed of ``seeds`` and no fixed bound but, when
+    ``best`` maps ``(dataset, eps)`` to a bound, ``fixed`` at that bound (the study's best
+    fixed bound, chosen on the base seed 0, then held fixed and released at every seed:
+    on the other seeds the targets are measured on releases the choice never saw). With
+    the base seed 0 they are cells of the study itself (one cache serves both).
 
     Examples
     --------
@@ -435,11 +439,23 @@ def landing_cells(seeds: Any = LANDING_SEEDS, methods: Any = LANDING_METHODS,
     (20, [0, 1])
     >>> LANDING_REFERENCE in {c["method"] for c in cells}
     True
+    >>> cells = landing_cells(seeds=(0, 1), replications=2, datasets=["uniform"], eps=[1.0],
+    ...                       best={("uniform", 1.0): 29})
+    >>> sorted({c["upper"] for c in cells if c["method"] == "fixed"}), len(cells)
+    ([29], 24)
     """
     methods = list(dict.fromkeys([*methods, LANDING_REFERENCE]))
-    return [c for s in seeds
-            for c in bounds_cells(replications=replications, seed=int(s), datasets=datasets,
-                                  methods=methods, eps=eps, fixed=False)]
+    out = []
+    for s in seeds:
+        cells = bounds_cells(replications=replications, seed=int(s), datasets=datasets,
+                             methods=methods, eps=eps, fixed=False)
+        for c in cells:
+            out.append(c)
+            key = (c["dataset"], c["eps"])
+            if best is not None and key in best and c["method"] == methods[0]:
+                out.append({k: v for k, v in c.items() if k not in ("rule", "default")}
+                           | {"method": "fixed", "upper": int(best[key])})
+    return out
 
 
 def landing_summary(cells: list[dict], results: list[dict]) -> Any:
@@ -473,6 +489,39 @@ def landing_summary(cells: list[dict], results: list[dict]) -> Any:
                       ("ce_p90", "p90_ratio")):
         out[name] = out[col].to_numpy() / ref.loc[keys, col].to_numpy()
     return out
+
+
+def landing_targets(cells: list[dict], results: list[dict]) -> Any:
+    """Per method of :func:`landing_cells` (with ``best``) and base seed, and over every
+    seed (``seed`` -1): the cases whose releases meet the three :data:`TARGETS` against the
+    fixed bound's releases at the same seeds (``met`` of ``cases``). At the base seed 0
+    these are the study's figures; at the others the best fixed bound was chosen without
+    them, so its medians carry no winner's bias.
+
+    Examples
+    --------
+    >>> cells = landing_cells(seeds=(0, 1), replications=2, datasets=["uniform"], eps=[3.0],
+    ...                       best={("uniform", 3.0): 29})
+    >>> results = [run_release(bound_counts(c["dataset"]), c["eps"], c["method"], 7,
+    ...                        c.get("upper")) for c in cells]
+    >>> t = landing_targets(cells, results)
+    >>> sorted(set(t.seed)), int(t.loc[t.method == "fixed", "met"].min())
+    ([-1, 0, 1], 1)
+    """
+    pd = require("pandas")
+    rows = []
+    for seed in [*sorted({c["seed"] for c in cells}), -1]:
+        pick = [i for i, c in enumerate(cells) if seed in (-1, c["seed"])]
+        g = bounds_summary([cells[i] for i in pick], [results[i] for i in pick])
+        fixed = g[g.method == "fixed"].set_index(["dataset", "eps"])
+        for method, part in g.groupby("method", sort=False):
+            keys = list(zip(part.dataset, part.eps, strict=True))
+            met = np.ones(len(part), dtype=bool)
+            for col, limit in TARGETS.items():
+                met &= part[col].to_numpy() <= limit * fixed.loc[keys, col].to_numpy()
+            rows.append({"method": method, "seed": int(seed), "met": int(met.sum()),
+                         "cases": len(part)})
+    return pd.DataFrame(rows)
 
 
 def bounds_summary(cells: list[dict], results: list[dict]) -> Any:

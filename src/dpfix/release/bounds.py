@@ -11,7 +11,7 @@ candidates up to ``max_upper`` do not take most of the mass. Two rules (``rule=`
 score the candidates:
 
 - ``"loss"`` (the default), on the grid of :data:`LOSS_GRID_STEPS` steps per doubling:
-  the score of ``c_j`` is ``s_j = min(L_j + floor(c_j / 2), SCORE_CAP)``, the
+  the score of ``c_j`` is ``s_j = min(L_j + floor(c_j / 4), SCORE_CAP)``, the
   top-coding loss ``L_j = sum_i max(0, x_i - c_j)`` (:func:`topcoding_loss`, in count
   units) plus the public penalty :data:`BOUND_PENALTY` ``c_j`` (:func:`loss_scores`);
   the output is ``c_j`` with probability ``mu_j lam^(-s_j) / sum_l mu_l lam^(-s_l)``
@@ -99,7 +99,7 @@ SCORE_CAP = 1 << 62
 #: below one count per unit of the bound, the least slope of the loss wherever a row lies
 #: above ``c``, so it never trades a row's top-coding for a smaller bound; above the
 #: largest count (no loss) it prefers the smaller bound (docs/bounds.md section 2).
-BOUND_PENALTY = Fraction(1, 2)
+BOUND_PENALTY = Fraction(1, 4)
 #: The exact sampler's proposal resolves score differences up to ``EXACT_NATS / ln(lam)``
 #: (:func:`exact_levels`); beyond, the geometric comparison decides.
 EXACT_NATS = 24
@@ -258,7 +258,7 @@ def loss_scores(losses: Any, candidates: Any, penalty: Any = BOUND_PENALTY) -> n
     Examples
     --------
     >>> loss_scores([2, 1, 0, 0], [1, 2, 3, 8]).tolist()
-    [2, 2, 1, 4]
+    [2, 1, 0, 2]
     """
     penalty = Fraction(penalty)
     if not 0 <= penalty < 1:
@@ -619,9 +619,9 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
 
     Examples
     --------
-    >>> b = choose_upper(list(range(1, 42)) * 100, 30.0, seed=0)
-    >>> b.upper, b.rule, b.candidates  # the largest count, 41, is a candidate
-    (41, 'loss', 6065)
+    >>> b = choose_upper(list(range(1, 44)) * 100, 30.0, seed=0)
+    >>> b.upper, b.rule, b.candidates  # the largest count, 43, is a candidate
+    (43, 'loss', 6065)
     >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.5, seed=0)
     >>> b.upper, b.lam, b.candidates
     (20, Fraction(9807052, 3), 152)
@@ -686,8 +686,8 @@ def private_upper(counts: Any, eps: float, *, rule: str = DEFAULT_RULE, quantile
 
     Examples
     --------
-    >>> private_upper(list(range(1, 42)) * 100, 30.0, seed=0)  # the largest count
-    41
+    >>> private_upper(list(range(1, 44)) * 100, 30.0, seed=0)  # the largest count
+    43
     >>> private_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.9, seed=0)
     35
     """
