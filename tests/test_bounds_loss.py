@@ -321,6 +321,49 @@ def test_landing_study_pairs_the_rules_with_the_largest_count_itself():
     assert t.loc["auto", "below"] == below
 
 @needs_data
+def test_landing_targets_hold_the_best_fixed_bound_at_every_seed():
+    """With ``best`` the landing study releases the study's best fixed bound at every seed
+    (the same cells as the study's at base seed 0), and ``landing_targets`` counts, per
+    seed and over all of them, the cases whose medians meet the three targets against
+    that bound's releases at the same seeds."""
+    from dpfix.experiments.bounds import (
+        SEED_FIELDS,
+        TARGETS,
+        bound_counts,
+        bounds_cells,
+        landing_cells,
+        landing_targets,
+        run_release,
+    )
+    from dpfix.experiments.cells import cell_seed, key_id
+
+    cells = landing_cells(seeds=(0, 3), methods=("auto",), replications=3,
+                          datasets=["crime:MURDER"], eps=[1.0],
+                          best={("crime:MURDER", 1.0): 609})
+    fixed = [c for c in cells if c["method"] == "fixed"]
+    assert len(fixed) == 6 and {c["upper"] for c in fixed} == {609}
+    study = {key_id(c) for c in bounds_cells(replications=3, datasets=["crime:MURDER"],
+                                             eps=[1.0], methods=["auto"])}
+    assert {key_id(c) for c in fixed if c["seed"] == 0} <= study  # the study's own cells
+    x = bound_counts("crime:MURDER")
+    results = [run_release(x, 1.0, c["method"], cell_seed(c, SEED_FIELDS), c.get("upper"))
+               for c in cells]
+    t = landing_targets(cells, results).set_index(["method", "seed"])
+    for seed in (0, 3, -1):
+        pick = [r for c, r in zip(cells, results, strict=True) if seed in (-1, c["seed"])]
+        chosen = [c for c in cells if seed in (-1, c["seed"])]
+        stats = {}
+        for m in ("auto", "fixed"):
+            ce = [r["ce"] for c, r in zip(chosen, pick, strict=True) if c["method"] == m]
+            w1 = [r["w1"] for c, r in zip(chosen, pick, strict=True) if c["method"] == m]
+            stats[m] = {"ce_median": np.median(ce), "ce_p90": np.quantile(ce, 0.9),
+                        "w1_median": np.median(w1)}
+        met = all(stats["auto"][k] <= v * stats["fixed"][k] for k, v in TARGETS.items())
+        assert t.loc[("auto", seed), "met"] == int(met)
+        assert t.loc[("fixed", seed), "met"] == 1 and t.loc[("auto", seed), "cases"] == 1
+
+
+@needs_data
 @pytest.mark.full
 @pytest.mark.parametrize("dataset, eps", [
     ("binomial", 0.3), ("binomial", 1.0), ("binomial", 3.0), ("crime:MURDER", 1.0),

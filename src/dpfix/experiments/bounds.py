@@ -28,13 +28,14 @@ then runs at the rest:
   ``loss/g=S`` on the grid of ``S`` steps per doubling (:data:`GRIDS` at the default's
   share; 8 and 32 at ``c=0.05``), ``loss/d=F`` at other shares of
   the default's form, ``loss/t=T`` with the penalty :func:`jump_penalty` (a public model
-  of the error's jump above the largest count), and at ``c=0.05``, as the three rules
+  of the error's jump above the largest count), ``loss/b=0.5`` (the penalty ``floor(c /
+  2)``, twice the default's), and at ``c=0.05``, as the three rules
   below, ``loss/b=B`` with the penalty ``floor(B c)``, ``loss/b=0`` without it (above
   the largest count only the base measure then decides);
 - ``quantile:Q``: the quantile rule at ``Q`` (``0.99`` at ``f=0.1`` was the default);
 - ``two-step``: half the share on the quantile rule at ``0.99``, giving ``U_1``, half on the
   loss rule over the candidates ``>= U_1`` (an adaptive split of the share);
-- ``loss+model``: the loss rule with the score ``L(c) + floor(c / 2) + round(N m(c))``,
+- ``loss+model``: the loss rule with the score ``L(c) + floor(c / 4) + round(N m(c))``,
   ``m`` the truncated geometric mechanism's expected ``|error|`` on the uniform
   distribution over ``0 .. c`` at the release's ``eps_2`` (:func:`geometric_model`,
   public).
