@@ -259,6 +259,46 @@ def test_readme_states_what_its_error_figures_measure():
     assert "the error against the true counts has median 3.0" in page
 
 
+@needs_data
+@pytest.mark.full
+def test_the_readme_rape_auto_figures_are_its_commands(tmp_path, capsys):
+    """The README's RAPE figures under ``--upper auto``, re-run with its two commands at the
+    seeds 1 .. 20: the bound's median and range, the median error against the true counts
+    and its quartiles, and no warning in any public report."""
+    from dpfix.io.data import data_path
+    from helpers import cli
+
+    data = data_path("crime_data.csv")
+    runs = {"alone": ["--column", "RAPE", "--epsilon", "1", "--upper", "auto"],
+            "pair": ["--column", "MURDER", "--column", "RAPE", "--epsilon", "1",
+                     "--column-epsilon", "MURDER=0.6", "--upper", "50", "--upper",
+                     "RAPE=auto"]}
+    seen: dict = {name: {"upper": [], "error": []} for name in runs}
+    for name, argv in runs.items():
+        for s in range(1, 21):
+            out, secret, public = (tmp_path / f"{name}{s}{x}" for x in (".csv", "c.json",
+                                                                       "p.json"))
+            rc, _, err = cli(capsys, "privatize", data, *argv, "--key", "county_name",
+                             "--seed", s, "--confidential-report", secret, "--report",
+                             public, "--out", out)
+            assert rc == 0, err
+            column = next(c for c in json.loads(secret.read_text())["columns"]
+                          if c["column"] == "RAPE")
+            seen[name]["error"].append(column["realized_count_error_vs_true"]["abs"])
+            report = json.loads(public.read_text())
+            rape = next(c for c in report["columns"] if c["column"] == "RAPE")
+            seen[name]["upper"].append(rape["upper"])
+            assert report["warnings"] == []
+    alone, pair = seen["alone"], seen["pair"]
+    assert (statistics.median(alone["upper"]), min(alone["upper"]),
+            max(alone["upper"])) == (1982.5, 1750, 3146)
+    q1, q2, q3 = np.quantile(alone["error"], [0.25, 0.5, 0.75])
+    assert (round(q2, 2), round(q1, 2), round(q3, 2)) == (1.21, 1.19, 1.25)
+    assert (statistics.median(pair["upper"]), min(pair["upper"]),
+            max(pair["upper"])) == (1990.5, 1586, 2663)
+    assert round(statistics.median(pair["error"]), 1) == 3.0
+
+
 def test_the_joint_count_error_is_the_sum_over_the_pair():
     from dpfix.experiments.joint import measures
 
