@@ -98,7 +98,9 @@ SCORE_CAP = 1 << 62
 #: The loss rule's score adds ``floor(BOUND_PENALTY c)`` to the top-coding loss of ``c``:
 #: below one count per unit of the bound, the least slope of the loss wherever a row lies
 #: above ``c``, so it never trades a row's top-coding for a smaller bound; above the
-#: largest count (no loss) it prefers the smaller bound (docs/bounds.md section 2).
+#: largest count (no loss) it prefers the smaller bound. At ``1/4`` the bound lands below a
+#: lone largest count about one time in four: a count top-coded costs the distribution
+#: more than an empty count above it (docs/bounds.md sections 2 and 3).
 BOUND_PENALTY = Fraction(1, 4)
 #: The exact sampler's proposal resolves score differences up to ``EXACT_NATS / ln(lam)``
 #: (:func:`exact_levels`); beyond, the geometric comparison decides.
