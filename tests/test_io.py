@@ -52,6 +52,18 @@ def test_env_variable_points_elsewhere(tmp_path, monkeypatch):
         data_dir()
 
 
+def test_the_data_folder_beside_the_repository_is_found_from_any_folder(tmp_path,
+                                                                       monkeypatch):
+    """Without ``DPFIX_DATA``, ``../shared/data`` beside the repository is found whatever the
+    current folder (a notebook's kernel runs in ``notebooks/``)."""
+    beside = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    if not beside.is_dir():
+        pytest.skip("no shared data folder beside the repository")
+    monkeypatch.delenv("DPFIX_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert data_dir().resolve() == beside.resolve()
+
+
 @pytest.mark.parametrize("values, message", [
     ([1, 2.5], "not an integer"), ([1, -1], "negative"), ([1, None], "NaN"),
     ([1, "x"], "not a number"), ([], "no rows"),

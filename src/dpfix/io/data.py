@@ -49,8 +49,9 @@ def data_dir() -> Path:
         if not Path(env).is_dir():
             raise FileNotFoundError(f"DPFIX_DATA={env} is not a folder")
         return Path(env)
+    # the repository is three folders up from src/dpfix/io/data.py
     candidates = [base.parent / "shared" / "data"
-                  for base in (Path(__file__).resolve().parents[2], Path.cwd())]
+                  for base in (Path(__file__).resolve().parents[3], Path.cwd())]
     for candidate in candidates:
         if candidate.is_dir():
             return candidate
