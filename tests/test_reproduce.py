@@ -271,10 +271,11 @@ def test_missing_data_folder_is_one_line_naming_dpfix_data(tmp_path, capsys, mon
 def test_no_data_folder_names_the_files_and_where_it_looked(tmp_path, capsys, monkeypatch):
     """Outside the repository, without DPFIX_DATA: the line names every file fig5 needs,
     DPFIX_DATA and both folders looked in."""
-    import dpfix.io
+    import dpfix.io.data
 
     monkeypatch.delenv("DPFIX_DATA", raising=False)
-    monkeypatch.setattr(dpfix.io, "__file__", str(tmp_path / "site" / "lib" / "dpfix" / "io.py"))
+    monkeypatch.setattr(dpfix.io.data, "__file__",
+                        str(tmp_path / "site" / "lib" / "dpfix" / "io" / "data.py"))
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
     rc, out, err = cli(capsys, "reproduce", "fig5", "--quick", "--out", tmp_path / "o")
