@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from dpfix.theory import parametric, polytopes
 from dpfix.theory.scales import psi, sigma
-from helpers import needs_data
+from helpers import cli, needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -266,7 +266,6 @@ def test_the_readme_rape_auto_figures_are_its_commands(tmp_path, capsys):
     seeds 1 .. 20: the bound's median and range, the median error against the true counts
     and its quartiles, and no warning in any public report."""
     from dpfix.io.data import data_path
-    from helpers import cli
 
     data = data_path("crime_data.csv")
     runs = {"alone": ["--column", "RAPE", "--epsilon", "1", "--upper", "auto"],
