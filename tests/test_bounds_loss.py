@@ -419,3 +419,21 @@ def test_reproduce_bounds_quick_writes_its_tables_and_caches(tmp_path):
     assert "| crime:MURDER | 0.300 |" in page and "## upper=\"auto\"" in page
     (again,) = reproduce(["bounds"], cfg, tmp_path, quiet=True)
     assert again.computed == 0 and again.cached == first.computed
+
+
+@needs_data
+def test_reproduce_bounds_isotonic_runs_the_study_under_isotonic_cdf(tmp_path):
+    """``dpfix reproduce bounds-isotonic --quick``: the study's cells with stage 1
+    post-processed by ``isotonic-cdf`` (their keys say so: none is a cell of ``bounds``),
+    in files of their own."""
+    from dpfix.experiments import make_config
+    from dpfix.experiments.targets import reproduce
+
+    cfg = make_config(quick=True, replications=1)
+    (plain,) = reproduce(["bounds"], cfg, tmp_path, quiet=True)
+    (iso,) = reproduce(["bounds-isotonic"], cfg, tmp_path, quiet=True)
+    assert iso.cached == 0 and iso.computed == plain.computed
+    assert {"bounds_isotonic_cdf.csv", "bounds_isotonic_cdf_fixed.csv",
+            "bounds_isotonic_cdf_targets.md"} <= set(iso.files)
+    lines = (tmp_path / "cells.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sum('"isotonic-cdf"' in line for line in lines) == iso.computed

@@ -12,7 +12,8 @@ measurement); ``docs/reproduction.md`` compares the full run with the paper.
 hybrid frameworks against the limit (50 replications in the full run;
 docs/no_split.md). ``joint`` and ``bounds`` run by name only: the joint release of pairs of
 columns (docs/joint.md) and ``upper="auto"`` against the best fixed bound in hindsight on
-the shared data sets (20 replications, 5 with ``--quick``; docs/bounds.md).
+the shared data sets (20 replications, 5 with ``--quick``; docs/bounds.md); ``bounds-isotonic``
+runs the same with stage 1 post-processed by ``isotonic-cdf``.
 
 The experiments read the paper's data sets from ``$DPFIX_DATA``, else from
 ``../shared/data`` beside the repository or the current folder; a missing file
@@ -35,8 +36,8 @@ from dpfix.numbers.numeric import plain_number
 __all__ = ["add_parser", "run", "CHOICES"]
 
 #: Every target of :data:`dpfix.experiments.TARGETS`, the studies run by name only
-#: (``joint``: docs/joint.md; ``bounds``: docs/bounds.md), and ``all`` (the targets of
-#: ``TARGETS``).
+#: (``joint``: docs/joint.md; ``bounds`` and ``bounds-isotonic``: docs/bounds.md), and
+#: ``all`` (the targets of ``TARGETS``).
 CHOICES = (*TARGETS, *EXTRA_TARGETS, "all")
 
 
@@ -92,8 +93,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                     "one-stage and hybrid frameworks beside the limit, and a data-independent "
                     "rule choosing among them; 50 replications), or all of these; joint (the "
                     "joint release of pairs of count columns against the per-column release, "
-                    "dpfix docs joint) and bounds (upper=auto against the best fixed bound "
-                    "in hindsight, dpfix docs bounds) run by name only. Results are cached "
+                    "dpfix docs joint), bounds (upper=auto against the best fixed bound "
+                    "in hindsight, dpfix docs bounds) and bounds-isotonic (the same with "
+                    "stage 1 post-processed by isotonic-cdf) run by name only. Results are "
+                    "cached "
                     "per cell in "
                     "OUT/cells.jsonl: a rerun computes only the missing cells. The data sets "
                     "are read from $DPFIX_DATA, else ../shared/data beside the repository or "

@@ -70,6 +70,7 @@ from dpfix.release.bounds import (
     BOUND_PENALTY,
     DEFAULT_MAX_UPPER,
     DEFAULT_RULE,
+    GRID_LINEAR,
     LAM_RTOL,
     LOSS_GRID_STEPS,
     SCORE_CAP,
@@ -275,10 +276,11 @@ def _method(name: str, eps: float) -> tuple[str, dict, float]:
         raise unknown from None
     rule = parts[0]
     if not (rule in ("loss", "two-step", "loss+model", "max") or rule.startswith("quantile:")) \
-            or not set(options) <= {"g", "b", "t"} or not 0 < f < 1:
+            or not set(options) <= {"g", "b", "t", "m", "l", "u", "k"} or not 0 < f < 1:
         raise unknown
+    cap = options.pop("u", UPPER_MAX)  # the default's form's cap on eps_upper
     share = {"f": f, "c": f * min(1.0, 1.0 / eps), "s": f / math.sqrt(eps),
-             "d": min(f, UPPER_MAX / eps)}[parts[-1][0]]
+             "d": min(f, cap / eps)}[parts[-1][0]]
     return rule, options, share
 
 
@@ -324,7 +326,19 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
         model = geometric_model(grid, eps_rest * (1 - fraction))
         scores = scores + np.rint(x.size * (model - model.min())).astype(np.int64)
     lam = rational_lam(eps, LAM_RTOL)
-    return int(grid[sample_exponential(scores, lam, source, halved=halvings(grid))[0]])
+    bound = int(grid[sample_exponential(scores, lam, source, halved=_measure(grid, options))[0]])
+    # the margin: a public function of the DP output and eps_upper (post-processing)
+    return min(bound + round(options.get("k", 0) / eps_upper), DEFAULT_MAX_UPPER)
+
+
+def _measure(grid: np.ndarray, options: dict) -> np.ndarray:
+    """The base measure's exponents of a variant (``m`` and ``l`` of :func:`choose_by`;
+    the library's :func:`dpfix.release.bounds.halvings` without them)."""
+    if "l" not in options and "m" not in options:
+        return halvings(grid)
+    base = int(options.get("l", GRID_LINEAR))
+    d = np.array([max(int(v) // base, 1).bit_length() - 1 for v in grid], dtype=np.int64)
+    return d * int(options.get("m", 1))
 
 
 def run_release(x: np.ndarray, eps: float, method: str, seed: int,
