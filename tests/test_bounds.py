@@ -20,9 +20,11 @@ from dpfix.io.tables import TableInput
 from dpfix.release.bounds import (
     LOSS_GRID_STEPS,
     TOP_MASS_WARNING,
+    UPPER_MAX,
     UPPER_SHARE,
     TopCodingWarning,
     bound_grid,
+    bound_margin,
     choose_upper,
     exponential_pmf,
     exponential_weights,
@@ -202,7 +204,8 @@ def test_auto_upper_library_report_and_budget():
     rep = r.public_report()
     bound = rep["upper_bound"]
     assert bound["upper"] == r.n - 1
-    assert bound["upper"] in bound_grid(10**6, LOSS_GRID_STEPS).tolist()
+    assert bound["margin"]["drawn"] in bound_grid(10**6, LOSS_GRID_STEPS).tolist()
+    assert bound["upper"] == bound["margin"]["drawn"] + bound_margin(0.2)
     assert bound["rule"] == "loss" and "quantile" not in bound and bound["eps_upper"] == 0.2
     assert rep["budget"]["eps_upper"] == r.eps_upper == 0.2
     total = Fraction(r.eps_upper) + Fraction(r.eps_1) + Fraction(r.eps_2)
@@ -217,7 +220,8 @@ def test_auto_upper_library_report_and_budget():
 def test_auto_upper_histogram_and_refusals():
     eta = [50, 40, 30, 20, 10, 5, 2, 1]
     r = privatize_counts(None, 2.0, upper="auto", histogram=eta, seed=1)
-    assert r.bound["upper"] == r.n - 1 and r.eps_upper == pytest.approx(2.0 * UPPER_SHARE)
+    assert r.bound["upper"] == r.n - 1
+    assert r.eps_upper == pytest.approx(min(2.0 * UPPER_SHARE, UPPER_MAX))
     with pytest.raises(ValueError, match="upper_share"):
         privatize_counts([1, 2, 3], 1.0, upper=3, upper_share=0.1)
     with pytest.raises(ValueError, match="upper_share"):
@@ -367,10 +371,13 @@ def test_confidential_report_true_error_only_there(tmp_path, capsys):
 def test_choose_upper_describe_is_public_only():
     b = choose_upper([1, 2, 3, 50], 1.0, seed=0)
     d = b.describe()
-    assert set(d) == {"upper", "eps_upper", "rule", "lam", "candidates", "mechanism"}
+    assert set(d) == {"upper", "eps_upper", "rule", "margin", "lam", "candidates", "mechanism"}
     assert d["upper"] == b.upper and Fraction(d["lam"]) == b.lam and d["rule"] == "loss"
+    # the margin, round(1/2 / eps) counts above the candidate drawn, both DP outputs
+    assert d["margin"]["counts"] == bound_margin(1.0) == 1 == b.upper - b.drawn
+    assert d["margin"]["drawn"] == b.drawn
     q = choose_upper([1, 2, 3, 50], 1.0, rule="quantile", seed=0).describe()
-    assert set(q) == set(d) | {"quantile"} and q["quantile"] == "0.99"
+    assert set(q) == set(d) - {"margin"} | {"quantile"} and q["quantile"] == "0.99"
 
 
 def test_dask_engine_keeps_both_errors(tmp_path):

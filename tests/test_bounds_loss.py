@@ -163,10 +163,12 @@ def test_the_bound_lands_above_an_outlier_the_quantile_misses():
     """990 rows with counts 0..10 and 10 rows at 500: the 0.99-quantile is 10 and the
     quantile rule top-codes the ten rows (a loss of 4,900, about 4.9 per row); the loss
     rule lands at or a few counts above 500 at every seed (below 500 its score rises by
-    9.75 per count, above it by 1/4: at eps = 1, about e^-0.25 per count)."""
+    9.75 per count, above it by 1/4: at eps = 1, about e^-0.25 per count), and the bound is
+    that candidate plus the margin, round(1/2 / 1) = 1 count."""
     counts = np.concatenate([np.arange(990) % 11, np.full(10, 500)])
-    drawn = [private_upper(counts, 1.0, seed=s) for s in range(12)]
+    drawn = [private_upper(counts, 1.0, margin=0, seed=s) for s in range(12)]
     assert min(drawn) == 500 and max(drawn) <= 510, drawn
+    assert [private_upper(counts, 1.0, seed=s) for s in range(12)] == [d + 1 for d in drawn]
     assert max(private_upper(counts, 1.0, rule="quantile", seed=s) for s in range(6)) < 500
     r = privatize_counts(counts, 1.0, upper="auto", seed=3)
     assert r.n - 1 >= 500 and r.topcoded == 0
@@ -221,7 +223,8 @@ def test_stage_split_never_exceeds_the_total(eps, share):
 
 
 def test_default_share_is_a_share_then_at_most_upper_max():
-    assert default_share(0.3) == UPPER_SHARE and default_share(1.0) == UPPER_SHARE
+    assert default_share(0.3) == UPPER_SHARE and default_share(0.5) == UPPER_SHARE
+    assert default_share(1.0) * 1.0 == pytest.approx(UPPER_MAX)
     assert default_share(4.0) * 4.0 == pytest.approx(UPPER_MAX)
     r = privatize_counts(np.arange(200) % 20, 4.0, upper="auto", seed=1)
     assert r.eps_upper == pytest.approx(UPPER_MAX) and r.bound["rule"] == "loss"

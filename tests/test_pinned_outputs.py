@@ -30,7 +30,7 @@ PINNED = {
     "memory-no-split-hybrid": "a7a5cf25287ca1f0938cb7c26f66cf66e4e0e98b52a8628ac6092d21d8675db1",
     "memory-no-split-one": "b5572149bcaaf64e1fd71732b0727f9866ffb839d6e267994d4a3f50f7b04358",
     "memory-auto": "5ad8d1f766b4d97fc464fba2a87b97e36d8dd8178491a6da3ec48b7e3948f190",
-    "memory-auto-upper": "e4303a302ddcfb93c63376ea41cbcc0596f42a692808b2eceb83bacb698eb100",
+    "memory-auto-upper": "ab0ce1ee13e466a6e96c34a8ef5637dbb032099e7159876de694fb5aeeabf211",
     "memory-cell": "7de2a07f4a642e88c1f45c5ba2a45f2fe4955c3f492458066463cd9613f353ed",
     "joint-pair": "8ed7a9880d901def6ee8ddd5d4256e9c598735f57f99f11222419a1ac3e54b2d",
     "streamed-csv": "d50072712f6eec714755495deb9e19283700cb15028aa2c4d023bf04998c4377",

@@ -142,7 +142,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--upper-share", metavar="FRACTION",
                    help="with --upper auto: the share of each such column's budget spent on "
                         f"its bound, in (0, 1) (default {UPPER_SHARE:g}, at most {UPPER_MAX:g} of "
-                        "eps in all); the rest goes to the release (sequential composition)")
+                        "eps in all); the rest goes to the release (sequential composition). "
+                        "The bound is the candidate drawn plus round(1/2 / eps_upper) counts")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")

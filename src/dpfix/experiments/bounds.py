@@ -14,17 +14,23 @@ and rapes, the README's two-column table at ``eps_t = 1``), each cell is one rel
 
 The methods (:data:`METHODS`), each ``RULE/SHARE``: ``SHARE`` is ``f=F`` (``F eps`` on the
 bound), ``c=F`` (``F min(eps, 1)``), ``s=F`` (``F sqrt(eps)``) or ``d=F`` (``min(F eps,
-UPPER_MAX)``: the default's form, :func:`dpfix.release.bounds.default_share`); the release
-then runs at the rest:
+X)``: the default's form, :func:`dpfix.release.bounds.default_share`, with the cap ``X =
+UPPER_MAX`` unless the option ``u=X`` gives another); the release then runs at the rest.
+Every loss rule adds the default's margin (:func:`dpfix.release.bounds.bound_margin`) to
+the candidate drawn unless the option ``k=K`` gives another (``k=0``: none):
 
 - ``fixed`` at every bound of :func:`hindsight_grid` with the whole budget on the release:
   the best fixed bound in hindsight is the one of least median ``ce``;
 - ``auto``: ``upper="auto"`` as the library runs it (the default rule and share);
 - ``max/d=F``: a reference, not private: the release at the largest count itself,
   paying the share (what a bound known exactly would give after its share), at the
-  default's share and at smaller and larger ones (:data:`DEFAULT_FORM_SHARES`);
+  default's share and at smaller and larger ones (:data:`DEFAULT_FORM_SHARES`), and at the
+  former default's (``max/u=0.05/d=0.02``);
 - ``loss``: the loss rule (:func:`dpfix.release.bounds.choose_upper`); ``loss/d=F`` with
   ``F = UPPER_SHARE`` draws the same bound and the same rows as ``auto``. Its variants:
+  :data:`FORMER_DEFAULT`, the margins :data:`MARGINS` and the caps :data:`CAPS` at the
+  default's share, ``loss/m=M/l=B`` with the base measure ``2^(-M d_j)``, ``d_j =
+  floor(log2(c_j / B))`` (:func:`choose_by`; not in the study's list),
   ``loss/g=S`` on the grid of ``S`` steps per doubling (:data:`GRIDS` at the default's
   share; 8 and 32 at ``c=0.05``), ``loss/d=F`` at other shares of
   the default's form, ``loss/t=T`` with the penalty :func:`jump_penalty` (a public model
@@ -67,6 +73,7 @@ import numpy as np
 from dpfix.experiments.cells import register
 from dpfix.numbers.numeric import require
 from dpfix.release.bounds import (
+    BOUND_MARGIN,
     BOUND_PENALTY,
     DEFAULT_MAX_UPPER,
     DEFAULT_RULE,
@@ -78,6 +85,7 @@ from dpfix.release.bounds import (
     UPPER_SHARE,
     TopCodingWarning,
     bound_grid,
+    bound_margin,
     choose_upper,
     halvings,
     loss_scores,
@@ -90,7 +98,7 @@ from dpfix.release.privatizers.postprocess import DEFAULT_POSTPROCESS
 from dpfix.sampling.source import random_source, rational_lam
 
 __all__ = ["BOUND_DATASETS", "EPS", "README_EPS", "SHARES", "METHODS", "QUICK_DATASETS",
-           "GRIDS", "DEFAULT_FORM_SHARES",
+           "GRIDS", "DEFAULT_FORM_SHARES", "MARGINS", "CAPS", "FORMER_DEFAULT",
            "QUICK_METHODS", "TARGETS", "CAPPED_SHARES", "ROOT_SHARES", "RULE_VERSION",
            "bound_counts", "hindsight_grid", "geometric_model", "jump_penalty",
            "choose_by", "run_release", "bounds_cells", "bounds_summary", "best_fixed",
@@ -128,15 +136,24 @@ TARGETS = {"ce_median": 1.15, "ce_p90": 1.3, "w1_median": 1.1}
 #: The grids (steps per doubling) compared with the default's at the default share.
 GRIDS = (128, 256, 1024)
 #: The default's form ``d=F`` at other ``F``, for the rule and for the largest count itself.
-DEFAULT_FORM_SHARES = (0.005, 0.01, 0.03)
+DEFAULT_FORM_SHARES = (0.01, 0.02, 0.08)
+#: The margins ``k=K`` (``round(K / eps_upper)`` counts) compared with the default's.
+MARGINS = (0, 0.25, 1)
+#: The caps ``u=X`` of the default's form (``eps_upper <= X``) compared with the default's.
+CAPS = (0.01, 0.05)
+#: The former default: the loss rule at ``eps_upper = min(0.02 eps, 0.05)``, no margin.
+FORMER_DEFAULT = "loss/k=0/u=0.05/d=0.02"
 
 
 def _methods(share: float) -> tuple[str, ...]:
     at = "c=0.05"  # the variants of the rule, at one share
     d = f"d={share:g}"
     return ("auto", f"max/{d}", *(f"max/d={f:g}" for f in DEFAULT_FORM_SHARES),
+            "max/u=0.05/d=0.02", FORMER_DEFAULT,
+            *(f"loss/k={k:g}/{d}" for k in MARGINS if k != BOUND_MARGIN),
+            *(f"loss/u={u:g}/{d}" for u in CAPS if u != UPPER_MAX),
             *(f"loss/g={g}/{d}" for g in GRIDS if g != LOSS_GRID_STEPS),
-            *(f"loss/d={f:g}" for f in DEFAULT_FORM_SHARES if f >= 0.01), f"loss/t=100/{d}",
+            *(f"loss/d={f:g}" for f in DEFAULT_FORM_SHARES), f"loss/t=100/{d}",
             f"loss/b=0.5/{d}",
             *(f"loss/c={f:g}" for f in CAPPED_SHARES),
             *(f"loss/f={f:g}" for f in SHARES), *(f"loss/s={f:g}" for f in ROOT_SHARES),
@@ -152,7 +169,7 @@ METHODS = tuple(dict.fromkeys(_methods(UPPER_SHARE)))
 #: of another default is not reused.
 DEFAULT = f"{DEFAULT_RULE}/d={UPPER_SHARE:g}/max={UPPER_MAX:g}"
 #: The loss rule's public constants, in the key of every cell but ``fixed``.
-RULE_VERSION = f"g={LOSS_GRID_STEPS}/b={BOUND_PENALTY}"
+RULE_VERSION = f"g={LOSS_GRID_STEPS}/b={BOUND_PENALTY}/k={BOUND_MARGIN}"
 QUICK_DATASETS = ("crime:MURDER", "binomial", "uniform")
 QUICK_METHODS = ("auto", "quantile:0.99/f=0.1")
 
@@ -327,8 +344,9 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
         scores = scores + np.rint(x.size * (model - model.min())).astype(np.int64)
     lam = rational_lam(eps, LAM_RTOL)
     bound = int(grid[sample_exponential(scores, lam, source, halved=_measure(grid, options))[0]])
-    # the margin: a public function of the DP output and eps_upper (post-processing)
-    return min(bound + round(options.get("k", 0) / eps_upper), DEFAULT_MAX_UPPER)
+    # the margin: a public function of the DP output and of the budget it was drawn with
+    margin = Fraction(options.get("k", BOUND_MARGIN)).limit_denominator(1000)
+    return min(bound + bound_margin(eps, margin), DEFAULT_MAX_UPPER)
 
 
 def _measure(grid: np.ndarray, options: dict) -> np.ndarray:
@@ -427,9 +445,11 @@ def bounds_cells(quick: bool = False, replications: int | None = None, seed: int
     return out
 
 
-#: The landing study's rules: the default and the loss rule at the default's share with the
-#: penalties ``floor(B c)`` of slope ``B`` on either side of the default's 1/4.
-LANDING_METHODS = ("auto", *(f"loss/b={b:g}/d={UPPER_SHARE:g}" for b in (0.125, 0.375, 0.5)))
+#: The landing study's rules: the default, the former default, the default without its
+#: margin, and the default with the penalties ``floor(B c)`` of slope ``B`` on either side
+#: of its 1/4.
+LANDING_METHODS = ("auto", FORMER_DEFAULT, f"loss/k=0/d={UPPER_SHARE:g}",
+                   *(f"loss/b={b:g}/d={UPPER_SHARE:g}" for b in (0.125, 0.375)))
 #: What they are measured against: the release at the largest count itself, paying the
 #: default share (not private; ``max/d=F`` of :func:`bounds_cells`).
 LANDING_REFERENCE = f"max/d={UPPER_SHARE:g}"
@@ -451,14 +471,14 @@ def landing_cells(seeds: Any = LANDING_SEEDS, methods: Any = LANDING_METHODS,
     Examples
     --------
     >>> cells = landing_cells(seeds=(0, 1), replications=2, datasets=["uniform"], eps=[1.0])
-    >>> len(cells), sorted({c["seed"] for c in cells})
-    (20, [0, 1])
+    >>> len(cells), sorted({c["seed"] for c in cells})  # 6 methods, 2 seeds, 2 releases
+    (24, [0, 1])
     >>> LANDING_REFERENCE in {c["method"] for c in cells}
     True
     >>> cells = landing_cells(seeds=(0, 1), replications=2, datasets=["uniform"], eps=[1.0],
     ...                       best={("uniform", 1.0): 29})
     >>> sorted({c["upper"] for c in cells if c["method"] == "fixed"}), len(cells)
-    ([29], 24)
+    ([29], 28)
     """
     methods = list(dict.fromkeys([*methods, LANDING_REFERENCE]))
     out = []

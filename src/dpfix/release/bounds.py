@@ -20,7 +20,11 @@ score the candidates:
   counts, and so is the Wasserstein-1 distance of its distribution from the true one
   (docs/bounds.md section 1); the study of :mod:`dpfix.experiments.bounds` measures the
   second term changing little near the largest count, and the rule places the bound
-  within a few ``1 / eps_u`` counts of it (docs/bounds.md sections 2 and 3).
+  within a few ``1 / eps_u`` counts of it (docs/bounds.md sections 2 and 3). The bound
+  is the candidate drawn plus the margin ``round(BOUND_MARGIN / eps_u)`` counts
+  (:func:`bound_margin`, at most ``max_upper``): post-processing, no privacy cost; it
+  moves the bound off the side of the largest count where a count costs every row above
+  the bound.
 - ``"quantile"``: a private ``quantile`` of the counts, the score ``|r_j - k|`` with
   ``r_j = #{i : x_i <= c_j}`` and ``k = ceil(quantile N)`` (``N`` rows, public), and
   ``lam <= e^(eps_u / 2)``.
@@ -82,7 +86,7 @@ __all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bou
            "upper_scores",
            "topcoding_loss", "loss_scores", "halvings", "exponential_weights",
            "exponential_pmf", "sample_exponential", "trial_law", "exact_levels",
-           "default_share", "RULES", "DEFAULT_RULE", "SCORE_CAP",
+           "default_share", "bound_margin", "BOUND_MARGIN", "RULES", "DEFAULT_RULE", "SCORE_CAP",
            "BOUND_PENALTY", "EXACT_NATS", "LAM_RTOL", "DEFAULT_QUANTILE", "DEFAULT_MAX_UPPER",
            "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING", "LOSS_GRID_STEPS", "UPPER_SHARE",
            "UPPER_MAX", "TOP_MASS_WARNING", "ADVISED_SHARE_MAX", "TopCodingWarning",
@@ -114,11 +118,19 @@ DEFAULT_QUANTILE = 0.99
 DEFAULT_MAX_UPPER = 10**6
 #: ``upper="auto"`` spends this share of a column's budget ``eps`` on the bound by default,
 #: and at most :data:`UPPER_MAX` (:func:`default_share`): every per cent of the budget
-#: taken from the release costs it about 1 to 1.5 % of its error (docs/bounds.md
-#: section 3), and the bound lands within a few ``1 / eps_upper`` counts.
-UPPER_SHARE = 0.02
-#: The most ``upper="auto"`` spends on the bound by default (reached at ``eps = 2.5``).
-UPPER_MAX = 0.05
+#: taken from the release costs it about 1 to 1.5 % of its error at small budgets
+#: (docs/bounds.md section 3), and the bound lands within a few ``1 / eps_upper`` counts.
+UPPER_SHARE = 0.04
+#: The most ``upper="auto"`` spends on the bound by default (reached at ``eps = 0.5``): at
+#: large budgets the release's error falls like ``e^-eps``, so ``eps_upper`` costs it about
+#: ``eps_upper`` of its error whatever ``eps``.
+UPPER_MAX = 0.02
+#: The loss rule's bound is the candidate drawn plus the margin ``round(BOUND_MARGIN /
+#: eps_upper)`` counts (:func:`bound_margin`; at most ``max_upper``): a public function of
+#: the DP output, so free. The rule lands within about ``1 / eps_upper`` counts of the
+#: largest count on either side; below, every count costs each row above the bound one
+#: count, above, an empty count costs the release little (docs/bounds.md sections 2 and 3).
+BOUND_MARGIN = Fraction(1, 2)
 #: A privatized target with more than this mass on ``upper`` (its last value) warns: many
 #: counts are then likely top-coded, and the error against the true counts hidden.
 TOP_MASS_WARNING = 0.05
@@ -464,6 +476,21 @@ def sample_exponential(scores: Any, lam: Any, source: RandomSource, size: int = 
     return np.array(out, dtype=np.int64)
 
 
+def bound_margin(eps: float, margin: Any = BOUND_MARGIN) -> int:
+    """The loss rule's margin: ``round(margin / eps)`` counts for a bound drawn with ``eps``,
+    in exact arithmetic (``floor(margin / eps + 1/2)``, the float ``eps`` taken exactly).
+
+    Examples
+    --------
+    >>> bound_margin(0.02), bound_margin(0.012), bound_margin(30.0), bound_margin(0.02, 0)
+    (25, 42, 0, 0)
+    """
+    m = Fraction(margin)
+    if m < 0:
+        raise ValueError(f"margin: a number >= 0, got {margin}")
+    return math.floor(m / Fraction(check_positive(eps, "eps")) + Fraction(1, 2))
+
+
 def default_share(eps: float) -> float:
     """The share of ``eps`` that ``upper="auto"`` spends on the bound by default:
     ``min(UPPER_SHARE, UPPER_MAX / eps)``, i.e. ``eps_upper = min(UPPER_SHARE eps,
@@ -471,8 +498,8 @@ def default_share(eps: float) -> float:
 
     Examples
     --------
-    >>> default_share(0.5), default_share(4.0)
-    (0.02, 0.0125)
+    >>> default_share(0.25), default_share(4.0)
+    (0.04, 0.005)
     """
     return min(UPPER_SHARE, UPPER_MAX / eps)
 
@@ -550,6 +577,11 @@ class PrivateUpper:
         How many candidate bounds (the grid of :func:`bound_grid`).
     max_upper : int
         The largest candidate.
+    margin : int
+        The counts added to the candidate drawn (:func:`bound_margin`; 0 for the quantile
+        rule): ``upper = min(drawn + margin, max_upper)``.
+    drawn : int
+        The candidate the exponential mechanism drew (a DP output; default ``upper``).
     """
 
     upper: int
@@ -559,6 +591,12 @@ class PrivateUpper:
     quantile: Any
     candidates: int
     max_upper: int
+    margin: int = 0
+    drawn: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.drawn is None:
+            object.__setattr__(self, "drawn", self.upper)
 
     @property
     def grid_steps(self) -> int:
@@ -579,6 +617,11 @@ class PrivateUpper:
         entry: dict[str, Any] = {"upper": self.upper, "eps_upper": self.eps, "rule": self.rule}
         if self.rule == "quantile":
             entry["quantile"] = str(self.quantile)
+        if self.rule == "loss":
+            entry["margin"] = {"drawn": int(self.drawn), "counts": int(self.margin),
+                               "rule": f"upper = min(drawn + round({BOUND_MARGIN} / eps_upper), "
+                                       "max_upper): post-processing of the drawn candidate, "
+                                       "no privacy cost"}
         entry.update({
             "lam": f"{self.lam.numerator}/{self.lam.denominator}",
             "candidates": {"count": self.candidates, "max_upper": self.max_upper,
@@ -614,16 +657,23 @@ def _rule_scores(rule: str, counts: Any, histogram: Any, grid: np.ndarray,
 
 def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
                  rule: str = DEFAULT_RULE, quantile: Any = None,
-                 max_upper: int = DEFAULT_MAX_UPPER, seed: Any = None) -> PrivateUpper:
+                 max_upper: int = DEFAULT_MAX_UPPER, margin: Any = None,
+                 seed: Any = None) -> PrivateUpper:
     """:func:`private_upper` with what the report states (a :class:`PrivateUpper`).
 
-    ``histogram`` (``eta[v]`` rows with count ``v``) may replace ``counts``.
+    ``histogram`` (``eta[v]`` rows with count ``v``) may replace ``counts``. ``margin``
+    (the loss rule): the bound is the candidate drawn plus :func:`bound_margin` ``(eps,
+    margin)`` counts, at most ``max_upper`` (default :data:`BOUND_MARGIN`; 0: the candidate
+    itself), post-processing of the DP draw.
 
     Examples
     --------
     >>> b = choose_upper(list(range(1, 44)) * 100, 30.0, seed=0)
     >>> b.upper, b.rule, b.candidates  # the largest count, 43, is a candidate
     (43, 'loss', 6065)
+    >>> b = choose_upper(list(range(1, 44)) * 100, 0.05, seed=0)
+    >>> b.margin, b.upper == b.drawn + 10  # round(1/2 / 0.05) counts above the draw
+    (10, True)
     >>> b = choose_upper(list(range(1, 41)) * 100, 30.0, rule="quantile", quantile=0.5, seed=0)
     >>> b.upper, b.lam, b.candidates
     (20, Fraction(9807052, 3), 152)
@@ -633,6 +683,10 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
         raise ValueError(f"rule: one of {', '.join(RULES)}, got {rule!r}")
     if rule == "loss" and quantile is not None:
         raise ValueError("quantile: applies to rule='quantile' only; drop it")
+    if rule == "quantile" and margin is not None:
+        raise ValueError("margin: applies to rule='loss' only; drop it")
+    added = bound_margin(budget, BOUND_MARGIN if margin is None else margin) \
+        if rule == "loss" else 0
     if rule == "quantile":
         quantile = DEFAULT_QUANTILE if quantile is None else quantile
         _rank(quantile, 1)  # a bad quantile is refused before the data are read
@@ -643,12 +697,14 @@ def choose_upper(counts: Any = None, eps: float = 0.1, *, histogram: Any = None,
     scores = _rule_scores(rule, counts, histogram, grid, quantile)
     lam = rational_lam(budget, LAM_RTOL) if rule == "loss" else rational_lam(budget / 2)
     j = int(sample_exponential(scores, lam, random_source(seed), halved=halvings(grid))[0])
-    return PrivateUpper(int(grid[j]), budget, lam, rule, quantile, int(grid.size),
-                        int(max_upper))
+    drawn = int(grid[j])
+    return PrivateUpper(min(drawn + added, int(max_upper)), budget, lam, rule, quantile,
+                        int(grid.size), int(max_upper), added, drawn)
 
 
 def private_upper(counts: Any, eps: float, *, rule: str = DEFAULT_RULE, quantile: Any = None,
-                  max_upper: int = DEFAULT_MAX_UPPER, seed: Any = None) -> int:
+                  max_upper: int = DEFAULT_MAX_UPPER, margin: Any = None,
+                  seed: Any = None) -> int:
     """An ``eps``-DP upper bound for the counts (docs/bounds.md).
 
     The exponential mechanism over the public grid :func:`bound_grid`
@@ -672,6 +728,9 @@ def private_upper(counts: Any, eps: float, *, rule: str = DEFAULT_RULE, quantile
         in ``(0, 1]`` (default :data:`DEFAULT_QUANTILE`).
     max_upper : int
         The largest candidate.
+    margin : number, optional
+        ``rule="loss"`` only: the bound is the candidate drawn plus :func:`bound_margin`
+        ``(eps, margin)`` counts, at most ``max_upper`` (default :data:`BOUND_MARGIN`).
     seed : int or RandomSource, optional
         None: the secure source (AES-128 in counter mode keyed by the operating system's
         CSPRNG; for release); an int: reproducible (not for release).
@@ -694,7 +753,7 @@ def private_upper(counts: Any, eps: float, *, rule: str = DEFAULT_RULE, quantile
     35
     """
     return choose_upper(counts, eps, rule=rule, quantile=quantile, max_upper=max_upper,
-                        seed=seed).upper
+                        margin=margin, seed=seed).upper
 
 
 class TopCodingWarning(UserWarning):

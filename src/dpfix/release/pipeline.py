@@ -181,8 +181,8 @@ def privatize_counts(
         ``N`` rows).
     upper_share : float, optional
         With ``upper="auto"``: the share of ``eps`` spent on the bound, in ``(0, 1)``
-        (default :func:`dpfix.release.bounds.default_share`: ``eps_upper = min(0.02
-        eps, 0.05)``).
+        (default :func:`dpfix.release.bounds.default_share`: ``eps_upper = min(0.04
+        eps, 0.02)``).
 
     Returns
     -------
