@@ -102,9 +102,10 @@ SCORE_CAP = 1 << 62
 #: The loss rule's score adds ``floor(BOUND_PENALTY c)`` to the top-coding loss of ``c``:
 #: below one count per unit of the bound, the least slope of the loss wherever a row lies
 #: above ``c``, so it never trades a row's top-coding for a smaller bound; above the
-#: largest count (no loss) it prefers the smaller bound. At ``1/4`` the bound lands below a
-#: lone largest count about one time in four: a count top-coded costs the distribution
-#: more than an empty count above it (docs/bounds.md sections 2 and 3).
+#: largest count (no loss) it prefers the smaller bound. At ``1/4`` the draw lands below a
+#: lone largest count about one time in four (the bound, after :data:`BOUND_MARGIN`, about
+#: one in six): a count top-coded costs the distribution more than an empty count above it
+#: (docs/bounds.md sections 2 and 3).
 BOUND_PENALTY = Fraction(1, 4)
 #: The exact sampler's proposal resolves score differences up to ``EXACT_NATS / ln(lam)``
 #: (:func:`exact_levels`); beyond, the geometric comparison decides.
@@ -619,9 +620,10 @@ class PrivateUpper:
             entry["quantile"] = str(self.quantile)
         if self.rule == "loss":
             entry["margin"] = {"drawn": int(self.drawn), "counts": int(self.margin),
-                               "rule": f"upper = min(drawn + round({BOUND_MARGIN} / eps_upper), "
-                                       "max_upper): post-processing of the drawn candidate, "
-                                       "no privacy cost"}
+                               "rule": "upper = min(drawn + counts, max_upper), counts a "
+                                       "public function of eps_upper (by default round("
+                                       f"{BOUND_MARGIN} / eps_upper)): post-processing of the "
+                                       "drawn candidate, no privacy cost"}
         entry.update({
             "lam": f"{self.lam.numerator}/{self.lam.denominator}",
             "candidates": {"count": self.candidates, "max_upper": self.max_upper,
