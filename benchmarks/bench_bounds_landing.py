@@ -1,9 +1,10 @@
 """Benchmark: what the private bound's landing costs, and the targets on releases the best
 fixed bound was not chosen on (docs/bounds.md section 3).
 
-The rules of :data:`dpfix.experiments.bounds.LANDING_METHODS` (``upper="auto"`` and the loss
-rule at the default's share with the penalties 1/8, 3/8 and 1/2) against the release at the
-largest count itself paying the same share (:data:`LANDING_REFERENCE`, not private), and
+The rules of :data:`dpfix.experiments.bounds.LANDING_METHODS` (``upper="auto"``, the former
+default, the default without its margin, and the default with the penalties 1/8 and 3/8)
+against the release at the largest count itself paying the default's share
+(:data:`LANDING_REFERENCE`, not private), and
 the study's best fixed bound in hindsight (chosen on the base seed 0, read from
 ``docs/figures/bounds.csv``), on every case of the bounds study, with 20 releases at each
 of the base seeds 0, 1 and 2: 60 paired releases per case, three times the study's, so
