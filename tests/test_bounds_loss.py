@@ -371,11 +371,13 @@ def test_landing_targets_hold_the_best_fixed_bound_at_every_seed():
 @pytest.mark.full
 @pytest.mark.parametrize("dataset, eps", [
     ("binomial", 0.3), ("binomial", 1.0), ("binomial", 3.0), ("crime:RAPE", 1.0),
-    ("crime:BURGLRY", 1.0), ("crime:MVTHEFT", 0.3), ("crime:ROBBERY", 1.0)])
+    ("crime:BURGLRY", 1.0), ("crime:MVTHEFT", 0.3), ("crime:ROBBERY", 1.0),
+    ("crime:ARSON", 0.3), ("crime:MURDER", 3.0)])
 def test_study_targets_met(dataset, eps):
     """The study's targets re-run (the same seeded cells as ``dpfix reproduce bounds``), 20
-    releases, on cases the study meets (docs/bounds.md section 3 names the nine it does
-    not, and why): the median error against the true counts within 1.15x of the best
+    releases, on cases the study meets (docs/bounds.md section 3 names the three it does
+    not, and why; ARSON at 0.3 and MURDER at 3 are met since the margin and the cap of
+    ``eps_upper`` at 0.02): the median error against the true counts within 1.15x of the best
     fixed bound's, the 90th percentile within 1.3x, the median W1 within 1.1x of that
     bound's. The county vehicle thefts at eps = 0.3 and robberies at 1 meet them because
     the offset fit keeps their sparse tails (under ``isotonic-cdf`` their errors fell in
