@@ -118,16 +118,17 @@ def test_every_path_warns_when_its_bound_cuts_the_data(path, files, tmp_path):
     assert top_coding_warnings(rep["columns"], rep.get("joint", ())) == rep["warnings"]
 
 
-def test_the_warning_after_a_private_bound_advises_its_share_in_the_librarys_words():
+def test_the_warning_after_a_private_bound_advises_its_share_in_the_librarys_words(tmp_path):
     """A bound chosen privately that lands low warns with ``upper=PrivateBound(share=...)``;
     the command says it with its flags. With the loss rule's margin (``round(1/2 /
     eps_upper)`` counts above the candidate drawn) a bound lands below a dense top only
-    where the candidates stop: here 100 rows of 2,000,000 against the grid's largest
-    candidate, 10^6."""
-    x = np.repeat([1, 2, 3, 4, 2_000_000], [200, 200, 200, 200, 100])
+    where the candidates stop: here a histogram file (candidates up to 10^4) with 100 rows
+    of 20,000."""
+    path = tmp_path / "h.csv"
+    path.write_text("1,200\n2,200\n3,200\n4,200\n20000,100\n", encoding="utf-8")
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always", TopCodingWarning)
-        r = privatize_table({"x": x}, ["x"], 0.5, upper=PrivateBound(0.001), seed=0)
+        r = privatize_table(Histogram(path), None, 0.5, upper=PrivateBound(0.001), seed=0)
     seen = [str(m.message) for m in w if issubclass(m.category, TopCodingWarning)]
     assert seen and r.report["warnings"], "no bound landed low"
     valid(r.report)
