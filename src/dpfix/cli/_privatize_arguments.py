@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from dpfix.constructors import CONSTRUCTORS, SELECTORS
-from dpfix.release.bounds import UPPER_MAX, UPPER_SHARE
+from dpfix.release.bounds import BOUND_MARGIN, UPPER_MAX, UPPER_SHARE
 from dpfix.release.budget import EPSILON_RANGE, MAX_UPPER, UNITS
 from dpfix.release.privatizers import DEFAULT_POSTPROCESS, POSTPROCESSORS, PRIVATIZERS
 
@@ -143,7 +143,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="with --upper auto: the share of each such column's budget spent on "
                         f"its bound, in (0, 1) (default {UPPER_SHARE:g}, at most {UPPER_MAX:g} of "
                         "eps in all); the rest goes to the release (sequential composition). "
-                        "The bound is the candidate drawn plus round(1/2 / eps_upper) counts")
+                        f"The bound is the candidate drawn plus round({BOUND_MARGIN} / "
+                        "eps_upper) counts")
     p.add_argument("--out", help="output table (CSV or Parquet by its suffix); must not exist; "
                                  "- writes CSV to standard output (the summary then goes to "
                                  "stderr), only once everything else is complete")

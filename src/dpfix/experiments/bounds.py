@@ -343,20 +343,13 @@ def choose_by(rule: str, x: np.ndarray, eps_upper: float, eps_rest: float, seed:
         model = geometric_model(grid, eps_rest * (1 - fraction))
         scores = scores + np.rint(x.size * (model - model.min())).astype(np.int64)
     lam = rational_lam(eps, LAM_RTOL)
-    bound = int(grid[sample_exponential(scores, lam, source, halved=_measure(grid, options))[0]])
+    # the base measure 2^(-m d_j), d_j = floor(log2(c_j / l)): the library's at m = 1, l = 32
+    halved = halvings(grid, int(options.get("l", GRID_LINEAR))) * int(options.get("m", 1))
+    bound = int(grid[sample_exponential(scores, lam, source, halved=halved)[0]])
     # the margin: a public function of the DP output and of the budget it was drawn with
     margin = Fraction(options.get("k", BOUND_MARGIN)).limit_denominator(1000)
     return min(bound + bound_margin(eps, margin), DEFAULT_MAX_UPPER)
 
-
-def _measure(grid: np.ndarray, options: dict) -> np.ndarray:
-    """The base measure's exponents of a variant (``m`` and ``l`` of :func:`choose_by`;
-    the library's :func:`dpfix.release.bounds.halvings` without them)."""
-    if "l" not in options and "m" not in options:
-        return halvings(grid)
-    base = int(options.get("l", GRID_LINEAR))
-    d = np.array([max(int(v) // base, 1).bit_length() - 1 for v in grid], dtype=np.int64)
-    return d * int(options.get("m", 1))
 
 
 def run_release(x: np.ndarray, eps: float, method: str, seed: int,

@@ -293,17 +293,20 @@ def _loss_from_sorted(xs: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     return _capped(tail[k] - c * (N - k))
 
 
-def halvings(candidates: Any) -> np.ndarray:
-    """The base measure's exponents ``d_j = floor(log2(c_j / GRID_LINEAR))`` (0 up to
-    ``2 GRID_LINEAR - 1``): ``mu_j = 2^(-d_j)`` halves per doubling of the bound.
+def halvings(candidates: Any, linear: int = GRID_LINEAR) -> np.ndarray:
+    """The base measure's exponents ``d_j = floor(log2(c_j / linear))`` (0 up to ``2 linear -
+    1``; ``linear`` is :data:`GRID_LINEAR` in the library): ``mu_j = 2^(-d_j)`` halves per
+    doubling of the bound.
 
     Examples
     --------
     >>> halvings([1, 32, 63, 64, 1000]).tolist()
     [0, 0, 0, 1, 4]
+    >>> halvings([1, 32, 63, 64, 1000], linear=8).tolist()
+    [0, 2, 2, 3, 6]
     """
     c = np.asarray(candidates, dtype=np.int64)
-    return np.array([max(int(v) // GRID_LINEAR, 1).bit_length() - 1 for v in c],
+    return np.array([max(int(v) // int(linear), 1).bit_length() - 1 for v in c],
                     dtype=np.int64)
 
 
