@@ -377,11 +377,11 @@ def test_study_targets_met(dataset, eps):
     """The study's targets re-run (the same seeded cells as ``dpfix reproduce bounds``), 20
     releases, on cases the study meets (docs/bounds.md section 3 names the three it does
     not, and why; ARSON at 0.3 and MURDER at 3 are met with the margin and the cap of
-    ``eps_upper`` at 0.02 and missed without them): the median error against the true
-    counts within 1.15x of the best fixed bound's, the 90th percentile within 1.3x, the
-    median W1 within 1.1x of that bound's. The county vehicle thefts at eps = 0.3 and robberies at 1 meet them because
-    the offset fit keeps their sparse tails (under ``isotonic-cdf`` their errors fell in
-    two groups: 1.44x, W1 1.89x; 1.09x, 1.11x)."""
+    ``eps_upper`` at 0.02 and missed without them): the median error against the true counts
+    within 1.15x of the best fixed bound's, the 90th percentile within 1.3x, the median W1
+    within 1.1x of that bound's. The county vehicle thefts at eps = 0.3 and robberies at 1
+    meet them because the offset fit keeps their sparse tails (under ``isotonic-cdf`` their
+    errors fell in two groups: 1.44x, W1 1.89x; 1.09x, 1.11x)."""
     from dpfix.experiments.bounds import study
 
     table = study([dataset], (eps,), reps=20)
