@@ -19,10 +19,20 @@ drawn below the largest count; and the cases meeting the study's three targets a
 best fixed bound's releases at the same seeds (:func:`landing_targets`): at each base seed
 (``met_seed0`` is the study's own count) and over all 60 releases (``met_all``).
 
-``seconds`` is this run's wall time (cached cells cost nothing), ``cell_seconds`` the sum of
-the seconds each cell took to compute. Writes ``benchmarks/results/bounds_landing.json``. Run:
-``python benchmarks/bench_bounds_landing.py [--quick] [--jobs J] [--out DIR]`` (``--quick``:
-the three data sets of the study's quick run, 5 releases per seed).
+What 20 releases resolve (:mod:`dpfix.experiments.resolution`): per rule, the cases whose
+paired 95 % bootstrap intervals of the three ratios to the best fixed bound's lie above a
+target (``miss_resolved``: a miss beyond the sampling error) or within every target
+(``met_resolved``), over all 60 releases and over the study's own 20 (base seed 0), with the
+intervals per case of ``auto`` and the reference (``intervals``, ``intervals_seed0``); and
+the best fixed bound's 20 releases at each base seed measured by the targets against its own
+at each other seed (``fixed_against_itself``: every ratio is 1 in law, so what it misses is
+the medians' sampling error alone).
+
+``seconds`` is this run's wall time (cached cells cost
+nothing), ``cell_seconds`` the sum of the seconds each cell took to compute. Writes
+``benchmarks/results/bounds_landing.json``. Run: ``python benchmarks/bench_bounds_landing.py
+[--quick] [--jobs J] [--out DIR]`` (``--quick``: the three data sets of the study's quick
+run, 5 releases per seed).
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ from dpfix.experiments.bounds import (
     landing_targets,
 )
 from dpfix.experiments.cells import CellCache, run_cells
+from dpfix.experiments.resolution import fixed_against_itself, paired_intervals
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bounds_landing.json"
 STUDY = Path(__file__).resolve().parents[1] / "docs" / "figures" / "bounds.csv"
@@ -78,6 +89,10 @@ def main() -> None:
     cell_seconds = sum(float(cache.get(c).get("cell_seconds", 0.0)) for c in cells)
     table = landing_summary(cells, results)
     met = landing_targets(cells, results)
+    intervals = paired_intervals(cells, results)
+    study = [i for i, c in enumerate(cells) if c["seed"] == 0]
+    intervals0 = paired_intervals([cells[i] for i in study], [results[i] for i in study])
+    itself = fixed_against_itself(cells, results)
     rows = []
     for method in LANDING_METHODS:
         part = table[table.method == method]
@@ -90,8 +105,13 @@ def main() -> None:
                      "below_mean": float(part.below.mean()),
                      **{("met_all" if s < 0 else f"met_seed{s}"): int(m)
                         for s, m in zip(met.seed[met.method == method],
-                                        met.met[met.method == method], strict=True)}})
+                                        met.met[met.method == method], strict=True)},
+                     **{f"{col}_{name}": int(part_i[col].sum())
+                        for name, part_i in (("all", intervals[intervals.method == method]),
+                                             ("seed0", intervals0[intervals0.method == method]))
+                        for col in ("miss_resolved", "met_resolved")}})
         print(rows[-1], flush=True)
+    print(itself.round(3).to_string(index=False))
     wide = table.pivot_table(index=["dataset", "eps"], columns="method",
                              values=["w1_ratio", "below"])
     print(wide.round(3).to_string())
@@ -101,7 +121,11 @@ def main() -> None:
         "quick": args.quick, "seeds": list(LANDING_SEEDS), "reference": LANDING_REFERENCE,
         "seconds": seconds, "cell_seconds": cell_seconds, "cells": len(cells),
         "computed": computed,
-        "methods": rows, "cases": table.to_dict(orient="records")}, indent=1,
+        "methods": rows, "cases": table.to_dict(orient="records"),
+        **{name: part[part.method.isin(["auto", LANDING_REFERENCE])].round(4)
+           .to_dict(orient="records")
+           for name, part in (("intervals", intervals), ("intervals_seed0", intervals0))},
+        "fixed_against_itself": itself.to_dict(orient="records")}, indent=1,
         default=lambda v: v.item() if hasattr(v, "item") else str(v)))
 
 

@@ -16,6 +16,8 @@ runs them through :func:`reproduce`:
   against W1 of the two-stage, one-stage and hybrid frameworks beside the
   limit (the northwest corner at the true distribution), and the
   data-independent rule choosing among them;
+- :mod:`~dpfix.experiments.resolution`: what the bounds study's 20 releases resolve
+  (paired bootstrap intervals of its target ratios; docs/bounds.md section 3);
 - :mod:`~dpfix.experiments.coverage`: the coverage study of the stated uncertainty
   (docs/uncertainty.md section 6), run by ``python -m dpfix.experiments.coverage``.
 

@@ -57,7 +57,8 @@ experiment's, :mod:`dpfix.experiments.cells`) and writes ``bounds.csv`` (every m
 and :func:`landing_targets` are the landing study (``benchmarks/bench_bounds_landing.py``):
 each rule against the release at the largest count itself paying the same share, and the
 targets against the study's best fixed bound held at every seed, 60 paired releases per
-case over three base seeds.
+case over three base seeds; :mod:`dpfix.experiments.resolution` puts intervals on its
+ratios.
 """
 
 from __future__ import annotations
