@@ -419,9 +419,19 @@ def test_reproduce_bounds_quick_writes_its_tables_and_caches(tmp_path):
     cfg = make_config(quick=True, replications=1)
     (first,) = reproduce(["bounds"], cfg, tmp_path, quiet=True)
     assert first.computed > 0 and first.cached == 0
-    assert {"bounds.csv", "bounds_fixed.csv", "bounds_targets.md"} <= set(first.files)
+    assert {"bounds.csv", "bounds_fixed.csv", "bounds_intervals.csv",
+            "bounds_targets.md"} <= set(first.files)
     page = (tmp_path / "bounds_targets.md").read_text(encoding="utf-8")
     assert "| crime:MURDER | 0.300 |" in page and "## upper=\"auto\"" in page
+    assert "## What the releases resolve" in page
+    import pandas as pd
+
+    from dpfix.experiments.bounds import QUICK_DATASETS
+
+    intervals = pd.read_csv(tmp_path / "bounds_intervals.csv")
+    assert set(intervals.method) == {"auto"} and set(intervals.dataset) == set(QUICK_DATASETS)
+    assert (intervals.releases == 1).all()  # one replication: each interval is its point
+    assert np.allclose(intervals.w1_median_low, intervals.w1_median_ratio)
     (again,) = reproduce(["bounds"], cfg, tmp_path, quiet=True)
     assert again.computed == 0 and again.cached == first.computed
 

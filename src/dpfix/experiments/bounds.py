@@ -52,7 +52,9 @@ so the comparisons are paired.
 
 ``dpfix reproduce bounds`` computes the cells of :func:`bounds_cells` (cached like every
 experiment's, :mod:`dpfix.experiments.cells`) and writes ``bounds.csv`` (every method),
-``bounds_fixed.csv`` (the fixed bounds) and ``bounds_targets.md`` (:func:`targets_report`);
+``bounds_fixed.csv`` (the fixed bounds), ``bounds_intervals.csv``
+(:func:`dpfix.experiments.resolution.study_intervals`) and ``bounds_targets.md``
+(:func:`targets_report` and :func:`dpfix.experiments.resolution.intervals_report`);
 :func:`study` runs the same in one process. :func:`landing_cells`, :func:`landing_summary`
 and :func:`landing_targets` are the landing study (``benchmarks/bench_bounds_landing.py``):
 each rule against the release at the largest count itself paying the same share, and the

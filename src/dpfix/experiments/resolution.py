@@ -13,6 +13,9 @@ measures of that spread, on the cells of :func:`dpfix.experiments.bounds.landing
   (a rule's release and the fixed bound's at the same seed share their random streams, so
   they are resampled together). A case whose interval lies above a target misses it beyond
   the sampling error;
+- :func:`study_intervals`: the same on the bounds study's own cells (one base seed, the
+  fixed bound of least median ``ce`` per case), and :func:`intervals_report`, their table in
+  ``bounds_targets.md``;
 - :func:`fixed_against_itself`: the best fixed bound's 20 releases at one base seed
   against its own 20 at another: the true ratios are exactly 1, so every case this
   "misses" is a miss of the sampling error alone.
@@ -28,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from dpfix.experiments.bounds import TARGETS
+from dpfix.experiments.bounds import TARGETS, best_fixed
 from dpfix.numbers.numeric import require
 
-__all__ = ["paired_intervals", "fixed_against_itself"]
+__all__ = ["paired_intervals", "fixed_against_itself", "study_intervals", "intervals_report"]
 
 #: The statistics of :data:`TARGETS`: the quantile of ``ce`` or ``w1`` each ratio compares.
 _STATISTICS = {"ce_median": ("ce", 0.5), "ce_p90": ("ce", 0.9), "w1_median": ("w1", 0.5)}
@@ -169,3 +172,53 @@ def fixed_against_itself(cells: list[dict], results: list[dict]) -> Any:
                      "w1_missed": int((w1 > TARGETS["w1_median"]).sum()),
                      "w1_worst": float(w1.max()), "w1_log_sd": float(np.log(w1).std())})
     return pd.DataFrame(rows)
+
+
+def study_intervals(cells: list[dict], results: list[dict], summary: Any,
+                    methods: Any = ("auto",), **options: Any) -> Any:
+    """:func:`paired_intervals` on the cells of the bounds study itself: each method of
+    ``methods`` against the best fixed bound in hindsight of its case
+    (:func:`dpfix.experiments.bounds.best_fixed` of ``summary``), on the study's releases.
+
+    Parameters
+    ----------
+    cells, results : list of dict
+        The cells of :func:`dpfix.experiments.bounds.bounds_cells` and their results.
+    summary : pandas.DataFrame
+        Their :func:`dpfix.experiments.bounds.bounds_summary`.
+    methods : sequence of str, optional
+        The methods to measure (every one in the cells).
+    **options
+        ``level``, ``resamples``, ``seed`` of :func:`paired_intervals`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`paired_intervals`, with the bound ``best_fixed`` of each case.
+    """
+    best = best_fixed(summary)["fixed"].astype(int).to_dict()
+    keep = set(methods)
+    pick = [i for i, c in enumerate(cells)
+            if c["method"] in keep or (c["method"] == "fixed"
+                                       and c.get("upper") == best.get((c["dataset"], c["eps"])))]
+    out = paired_intervals([cells[i] for i in pick], [results[i] for i in pick], **options)
+    out.insert(3, "best_fixed", [best[k] for k in zip(out.dataset, out.eps, strict=True)])
+    return out
+
+
+def intervals_report(intervals: Any, markdown_table: Any) -> str:
+    """The Markdown section of :func:`study_intervals`: per method the cases met, met beyond
+    the sampling error and missed beyond it, then every case's ratios and intervals."""
+    lines = ["## What the releases resolve: paired 95 % bootstrap intervals", "",
+             "Each ratio to the best fixed bound's with its percentile bootstrap interval, "
+             "the releases resampled in pairs (a method's release and the fixed bound's share "
+             "their streams). `miss_resolved`: some interval lies above its target; "
+             "`met_resolved`: every interval lies within its target.", ""]
+    counts = intervals.groupby("method", sort=False)[["met", "met_resolved",
+                                                      "miss_resolved"]].sum()
+    lines += [markdown_table(counts.reset_index(), 3), ""]
+    cols = ["dataset", "eps", "method", "best_fixed", "releases"] + [
+        f"{k}_{part}" for k in TARGETS for part in ("ratio", "low", "high")] + [
+        "met", "met_resolved", "miss_resolved"]
+    lines += [markdown_table(intervals[cols], 3), ""]
+    return "\n".join(lines) + "\n"

@@ -25,9 +25,12 @@ Output folder layout (``--out``):
 ``bounds.csv``           the bounds study (``bounds``, not part of ``all``): every rule
                          of ``upper="auto"`` against the best fixed bound in hindsight
                          per data set and eps (docs/bounds.md section 3);
-                         ``bounds_fixed.csv`` (every fixed bound), ``bounds_targets.md``;
+                         ``bounds_fixed.csv`` (every fixed bound),
+                         ``bounds_intervals.csv`` (``upper="auto"``'s paired
+                         bootstrap intervals), ``bounds_targets.md``;
                          ``bounds-isotonic``: the same under ``isotonic-cdf``,
-                         ``bounds_isotonic_cdf.csv`` (``_fixed.csv``, ``_targets.md``)
+                         ``bounds_isotonic_cdf.csv`` (``_fixed.csv``,
+                         ``_intervals.csv``, ``_targets.md``)
 ``run.json``             configuration, cells computed and seconds per target
 =======================  ===========================================================
 """
@@ -48,6 +51,7 @@ from dpfix.experiments import (
     frontier,
     joint,
     privatizer_error,
+    resolution,
     runtime,
     split,
 )
@@ -287,8 +291,11 @@ def _bounds(cfg: Config, out: Path, cache: CellCache, jobs: int, quiet: bool,
     stem = "bounds" if postprocess is None else f"bounds_{postprocess.replace('-', '_')}"
     _write(summary[summary.method == "fixed"], out / f"{stem}_fixed.csv", report, "%.6g")
     _write(bounds.ratios(summary), out / f"{stem}.csv", report, "%.6g")
-    (out / f"{stem}_targets.md").write_text(bounds.targets_report(summary, markdown_table),
-                                            encoding="utf-8")
+    intervals = resolution.study_intervals(cells, results, summary)
+    _write(intervals, out / f"{stem}_intervals.csv", report, "%.6g")
+    (out / f"{stem}_targets.md").write_text(
+        bounds.targets_report(summary, markdown_table) + "\n"
+        + resolution.intervals_report(intervals, markdown_table), encoding="utf-8")
     report.files.append(f"{stem}_targets.md")
 
 
