@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from dpfix.cli._privatize_plan import flags_of
 from dpfix.numbers.exact import exact_text
 from dpfix.release import PrivateBound, privatize_records, privatize_table
-from dpfix.release.bounds import TOP_MASS_WARNING, TopCodingWarning, top_coding_warnings
+from dpfix.release.bounds import (
+    TOP_MASS_WARNING,
+    TopCodingWarning,
+    capped_change,
+    joint_mass_message,
+    top_coding_warnings,
+)
 from dpfix.release.inputs import Dataset, Histogram
 from dpfix.release.joint import MAX_STATES, auto_max_upper
 from dpfix.release.options import OneStage
@@ -118,24 +124,67 @@ def test_every_path_warns_when_its_bound_cuts_the_data(path, files, tmp_path):
     assert top_coding_warnings(rep["columns"], rep.get("joint", ())) == rep["warnings"]
 
 
-def test_the_warning_after_a_private_bound_advises_its_share_in_the_librarys_words(tmp_path):
-    """A bound chosen privately that lands low warns with ``upper=PrivateBound(share=...)``;
-    the command says it with its flags. With the loss rule's margin (``round(1/2 /
-    eps_upper)`` counts above the candidate drawn) a bound lands below a dense top only
-    where the candidates stop: here a histogram file (candidates up to 10^4) with 100 rows
-    of 20,000."""
+def test_a_private_bound_at_its_cap_warns_with_the_way_out_not_a_share(tmp_path):
+    """With the loss rule's margin (``round(1/2 / eps_upper)`` counts above the candidate
+    drawn) a bound chosen privately lands below a dense top only where the candidates stop:
+    here a histogram file (released at bounds up to 10^4) with 100 rows of 20,000. A larger
+    share cannot raise that bound, nor can a fixed bound on this input: the warning and the
+    report's ``warnings`` name the way out (the rows as a table), the report's
+    ``upper_bound.candidates.limit`` says why, and the command says it with its flags."""
     path = tmp_path / "h.csv"
     path.write_text("1,200\n2,200\n3,200\n4,200\n20000,100\n", encoding="utf-8")
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always", TopCodingWarning)
         r = privatize_table(Histogram(path), None, 0.5, upper=PrivateBound(0.001), seed=0)
     seen = [str(m.message) for m in w if issubclass(m.category, TopCodingWarning)]
-    assert seen and r.report["warnings"], "no bound landed low"
+    assert len(seen) == 1 and len(r.report["warnings"]) == 1
     valid(r.report)
-    assert r.report["warnings"][0]["bound"] == "chosen privately"
-    assert "upper=PrivateBound(share=0.002)" in seen[0]
-    assert "upper='auto'" not in seen[0] and "--" not in seen[0]
-    assert "--upper auto --upper-share 0.002" in flags_of(seen[0])
+    (entry,) = r.report["warnings"]
+    bound = r.report["columns"][0]["upper_bound"]
+    assert bound["upper"] == bound["candidates"]["max_upper"] == 10_000
+    assert "histogram input" in bound["candidates"]["limit"]
+    assert entry["bound"] == "chosen privately" and "PrivateBound(share=" not in entry["change"]
+    assert "the rows as a table" in entry["change"] and "upper=" in entry["change"]
+    assert "largest candidate (max_upper = 10000)" in seen[0] and entry["change"] in seen[0]
+    assert "PrivateBound(share=" not in seen[0] and "--" not in seen[0]
+    assert "--upper-share" not in flags_of(seen[0]) and "(--upper)" in flags_of(seen[0])
+    assert top_coding_warnings(r.report["columns"]) == r.report["warnings"]
+
+
+def test_a_private_bound_below_its_cap_warns_with_twice_its_share(tmp_path):
+    """The same release's report with the bound below its largest candidate (the entries a
+    release whose candidates went on would have): a larger share can raise it, so the
+    warning advises ``upper=PrivateBound(share=...)``, twice the share, and the command
+    says ``--upper auto --upper-share``."""
+    path = tmp_path / "h.csv"
+    path.write_text("1,200\n2,200\n3,200\n4,200\n20000,100\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TopCodingWarning)
+        r = privatize_table(Histogram(path), None, 0.5, upper=PrivateBound(0.001), seed=0)
+    (column,) = r.report["columns"]
+    bound = column["upper_bound"]
+    candidates = {k: v for k, v in bound["candidates"].items() if k != "limit"}
+    below = {**column, "upper_bound": {**bound, "candidates": {**candidates,
+                                                               "max_upper": 10**6}}}
+    (entry,) = top_coding_warnings([below])
+    assert entry["change"] == "upper=PrivateBound(share=0.002) or a larger fixed upper="
+    assert "upper=PrivateBound(share=0.002)" in entry["message"]
+    assert "--upper auto --upper-share 0.002" in flags_of(entry["message"])
+
+
+def test_a_joint_tuple_at_its_state_space_advises_fewer_states_not_shares():
+    """Every bound chosen privately in the tuple at its largest candidate: larger shares
+    raise none, so the joint warning names the state space's way out; one below its cap
+    keeps the advice of a larger share."""
+    z = np.array([[0.9, 0.02], [0.04, 0.04]])
+    way = capped_change({"upper": 1, "candidates": {"max_upper": 1, "limit": "fewer columns"}})
+    both = joint_mass_message(z, ["a", "b"], [0.02, 0.02], [way, way])
+    assert "larger shares cannot raise" in both and both.endswith(way)
+    assert "PrivateBound(share=" not in both
+    one = joint_mass_message(z, ["a", "b"], [0.02, 0.02], [way, None])
+    assert "upper=PrivateBound(share=0.04)" in one
+    given = joint_mass_message(z, ["a", "b"], [None, 0.02], [None, way])
+    assert "larger shares cannot raise" in given  # the given bound's share is not at stake
 
 
 def test_joint_bounds_chosen_privately_fit_the_state_space():

@@ -91,6 +91,7 @@ __all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bou
            "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING", "LOSS_GRID_STEPS", "UPPER_SHARE",
            "UPPER_MAX", "TOP_MASS_WARNING", "ADVISED_SHARE_MAX", "TopCodingWarning",
            "top_mass_message", "top_mass", "advised_share", "top_coding_warnings",
+           "cap_change", "at_cap", "capped_change",
            "joint_mass_message"]
 
 #: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
@@ -765,7 +766,8 @@ class TopCodingWarning(UserWarning):
     """The privatized target puts more than :data:`TOP_MASS_WARNING` of its mass on ``upper``."""
 
 
-def top_mass_message(z: Any, upper: int, share: float | None = None) -> str | None:
+def top_mass_message(z: Any, upper: int, share: float | None = None,
+                     capped: str | None = None) -> str | None:
     """The warning for a privatized target ``z`` on ``0 .. upper``, or None when it fits.
 
     A function of the private ``z``, the public ``upper`` and, for a bound chosen privately,
@@ -773,7 +775,9 @@ def top_mass_message(z: Any, upper: int, share: float | None = None) -> str | No
     The advice names what to change: a fixed bound is raised or chosen privately
     (``upper=PrivateBound()``); a bound chosen privately gets a larger share
     (``upper=PrivateBound(share=...)``, twice the share, at most :data:`ADVISED_SHARE_MAX`)
-    or gives way to a larger fixed bound.
+    or gives way to a larger fixed bound; a bound chosen privately that is its largest
+    candidate (``capped``: what to change then, :func:`cap_change`) cannot be raised by a
+    larger share, so the advice is ``capped``.
 
     Examples
     --------
@@ -787,6 +791,11 @@ many counts are likely top-coded; raise the bound (upper=) or choose it privatel
     upper = 2 (chosen privately with 2% of the column's budget): the privatized target puts \
 10.0% of its mass on the bound (more than 5%), so many counts are likely top-coded; give the \
 bound a larger share (upper=PrivateBound(share=0.04)) or a larger fixed bound (upper=)
+    >>> print(top_mass_message([0.5, 0.4, 0.1], 2, share=0.02, capped=cap_change()))
+    upper = 2 (chosen privately with 2% of the column's budget): the privatized target puts \
+10.0% of its mass on the bound (more than 5%), so many counts are likely top-coded; the bound \
+is its largest candidate (max_upper = 2), which a larger share cannot raise: a larger fixed \
+bound (upper=)
     """
     mass = top_mass(z)
     if not mass > TOP_MASS_WARNING:
@@ -796,9 +805,59 @@ bound a larger share (upper=PrivateBound(share=0.04)) or a larger fixed bound (u
     if share is None:
         return (f"upper = {upper}: {what}; raise the bound (upper=) or choose it privately "
                 "(upper=PrivateBound())")
-    return (f"upper = {upper} (chosen privately with {100 * share:.3g}% of the column's "
-            f"budget): {what}; give the bound a larger share (upper=PrivateBound(share="
+    chosen = f"upper = {upper} (chosen privately with {100 * share:.3g}% of the column's budget)"
+    if capped is not None:
+        return (f"{chosen}: {what}; the bound is its largest candidate (max_upper = {upper}), "
+                f"which a larger share cannot raise: {capped}")
+    return (f"{chosen}: {what}; give the bound a larger share (upper=PrivateBound(share="
             f"{advised_share(share):g})) or a larger fixed bound (upper=)")
+
+
+def cap_change(limit: str | None = None) -> str:
+    """What to change when a bound chosen privately is its largest candidate: a larger share
+    cannot raise it. ``limit``: why the candidates stop there where a fixed bound cannot
+    pass it either, with its own way out (the LP constructor, a histogram input, a joint
+    tuple's state space); None: a larger fixed bound is the change.
+
+    Examples
+    --------
+    >>> cap_change()
+    'a larger fixed bound (upper=)'
+    >>> cap_change("the LP constructor takes bounds up to 400: another constructor")
+    'the LP constructor takes bounds up to 400: another constructor, with a larger fixed \
+bound (upper=)'
+    """
+    return "a larger fixed bound (upper=)" if limit is None else \
+        f"{limit}, with a larger fixed bound (upper=)"
+
+
+def capped_change(bound: dict | None) -> str | None:
+    """:func:`cap_change` for the report's ``upper_bound`` entry ``bound`` when it is its
+    largest candidate (:func:`at_cap`; its ``candidates.limit``, if any, says why), else None.
+
+    Examples
+    --------
+    >>> capped_change({"upper": 26, "candidates": {"max_upper": 26, "limit": "fewer columns"}})
+    'fewer columns, with a larger fixed bound (upper=)'
+    >>> capped_change({"upper": 25, "candidates": {"max_upper": 26}}) is None
+    True
+    """
+    if not at_cap(bound):
+        return None
+    return cap_change(bound["candidates"].get("limit"))
+
+
+def at_cap(bound: dict | None) -> bool:
+    """Whether the report's ``upper_bound`` entry ``bound`` is a bound chosen privately that
+    is its largest candidate (``upper == candidates.max_upper``).
+
+    Examples
+    --------
+    >>> at_cap({"upper": 400, "candidates": {"max_upper": 400}}), at_cap(None)
+    (True, False)
+    """
+    top = ((bound or {}).get("candidates") or {}).get("max_upper")
+    return top is not None and int(bound["upper"]) >= int(top)
 
 
 def top_mass(z: Any) -> float:
@@ -824,12 +883,17 @@ def advised_share(share: float) -> float:
     return float(f"{min(2 * share, ADVISED_SHARE_MAX):.3g}")
 
 
-def joint_mass_message(z: Any, names: list, shares: list) -> str | None:
+def joint_mass_message(z: Any, names: list, shares: list,
+                       capped: list | None = None) -> str | None:
     """The warning for a privatized joint target ``z`` (an array of shape ``upper_c + 1``
     per column ``names``), or None when it fits: more than :data:`TOP_MASS_WARNING` of its
     mass on the states with some count on its bound (the rows top-coded in at least one
     column). ``shares``: per column the share of its budget spent on a bound chosen
-    privately, or None for a given bound. Post-processing of ``z``, no privacy cost.
+    privately, or None for a given bound; ``capped``: per column, for a bound chosen
+    privately that is its largest candidate, what to change instead of its share
+    (:func:`cap_change`), else None. When every bound chosen privately is capped, a larger
+    share raises none of them and the advice is theirs. Post-processing of ``z``, no
+    privacy cost.
 
     Examples
     --------
@@ -850,6 +914,11 @@ def joint_mass_message(z: Any, names: list, shares: list) -> str | None:
     if not chosen:
         return f"{where}: {what}; raise the bounds (upper=) or choose them privately " \
                "(upper=PrivateBound())"
+    stuck = [c for s, c in zip(shares, capped or [None] * len(shares), strict=True)
+             if s is not None]
+    if all(c is not None for c in stuck):
+        return (f"{where}: {what}; the bounds chosen privately are their largest candidates, "
+                f"which larger shares cannot raise: {stuck[0]}")
     return (f"{where}: {what}; give the bounds chosen privately a larger share "
             f"(upper=PrivateBound(share={advised_share(max(chosen)):g})) or larger fixed "
             "bounds (upper=)")
@@ -881,35 +950,41 @@ def top_coding_warnings(columns: list[dict], joint: Any = ()) -> list[dict]:
         share = None
         if bound.get("eps_upper"):
             share = float(bound.get("share") or bound["eps_upper"] / entry["budget"]["eps_t"])
-        message = top_mass_message(z, upper, share)
+        capped = capped_change(bound) if share is not None else None
+        message = top_mass_message(z, upper, share, capped)
         if message is None:
             continue
+        change = "upper=PrivateBound() or a larger upper=" if share is None else (
+            f"upper=PrivateBound(share={advised_share(share):g}) or a larger fixed upper="
+            if capped is None else capped)
         out.append({"column": entry.get("column"), "kind": "top-coding", "upper": upper,
                     "mass_on_upper": top_mass(z), "threshold": TOP_MASS_WARNING,
                     "bound": "given" if share is None else "chosen privately",
-                    "change": "upper=PrivateBound() or a larger upper=" if share is None
-                    else f"upper=PrivateBound(share={advised_share(share):g}) or a larger "
-                         "fixed upper=",
+                    "change": change,
                     "message": message,
                     "source": "the column's target_z (differentially private) and upper "
                               "(public): no privacy cost"})
     by_name = {entry.get("column"): entry for entry in columns}
     for tuple_ in joint or ():
         names = list(tuple_["columns"])
-        shares = [(by_name.get(n, {}).get("upper_bound") or {}).get("share") for n in names]
+        bounds = [by_name.get(n, {}).get("upper_bound") or {} for n in names]
+        shares = [b.get("share") for b in bounds]
+        capped = [capped_change(b) for b in bounds]
         z = np.asarray(tuple_["target_z"], dtype=float).reshape(tuple_["shape"])
-        message = joint_mass_message(z, names, shares)
+        message = joint_mass_message(z, names, shares, capped)
         if message is None:
             continue
         chosen = [x for x in shares if x is not None]
+        stuck = [c for x, c in zip(shares, capped, strict=True) if x is not None]
         out.append({"column": ", ".join(map(str, names)), "kind": "top-coding",
                     "upper": int(max(tuple_["shape"]) - 1),
                     "mass_on_upper": float(1 - z[tuple(slice(0, k - 1) for k in z.shape)].sum()),
                     "threshold": TOP_MASS_WARNING,
                     "bound": "chosen privately" if chosen else "given",
-                    "change": "upper=PrivateBound() or larger upper=" if not chosen else
-                              f"upper=PrivateBound(share={advised_share(max(chosen)):g}) or "
-                              "larger fixed upper=",
+                    "change": "upper=PrivateBound() or larger upper=" if not chosen else (
+                        stuck[0] if all(c is not None for c in stuck) else
+                        f"upper=PrivateBound(share={advised_share(max(chosen)):g}) or "
+                        "larger fixed upper="),
                     "message": message,
                     "source": "the tuple's joint target_z (differentially private) and its "
                               "shape (public): no privacy cost"})

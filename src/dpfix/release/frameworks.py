@@ -31,6 +31,7 @@ from dpfix.release.bounds import (
     DEFAULT_MAX_UPPER,
     PrivateBound,
     TopCodingWarning,
+    capped_change,
     choose_upper,
     top_mass_message,
 )
@@ -625,11 +626,16 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
     share = bound.share_at(eps_t)
     constructor = options.constructor
     top = DEFAULT_MAX_UPPER if constructor in STRUCTURED else AUTO_MAX_UPPER_TABLE
+    limit = None  # where a fixed bound cannot pass the candidates' cap either: the way out
     if constructor == "lp":
         top = LP_MAX_UPPER
+        limit = f"the LP constructor takes bounds up to {LP_MAX_UPPER}: another constructor " \
+                "(constructor='northwest')"
     if histogram is not None:
-        if rest.get("draw", True):  # the joint histogram returned is n x n
-            top = min(top, JOINT_MAX_N - 1)
+        if rest.get("draw", True) and top > JOINT_MAX_N - 1:  # the joint histogram is n x n
+            top = JOINT_MAX_N - 1
+            limit = (f"a histogram input is released at bounds up to {top} (its n x n joint "
+                     "histogram): the rows as a table")
         histogram = integer_vector(histogram, "histogram")
     else:
         counts = check_counts(counts)
@@ -640,13 +646,17 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
         warnings.simplefilter("always", TopCodingWarning)
         result = privatize(counts, eps_rest, options, upper=bound.upper, histogram=histogram,
                            seed=seed, **rest)
-    for w in seen:  # the warning of a bound chosen privately advises its share
+    described = bound.describe()
+    if limit is not None:
+        described["candidates"] = {**described["candidates"], "limit": limit}
+    for w in seen:  # the warning of a bound chosen privately advises its share, or the cap's way
         if issubclass(w.category, TopCodingWarning):
-            warnings.warn(top_mass_message(result.z, bound.upper, share), TopCodingWarning,
+            warnings.warn(top_mass_message(result.z, bound.upper, share,
+                                           capped_change(described)), TopCodingWarning,
                           stacklevel=3)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return replace(result, eps_upper=eps_upper, bound={**bound.describe(), "share": share},
+    return replace(result, eps_upper=eps_upper, bound={**described, "share": share},
                    allotted=eps_t)
 
 

@@ -38,6 +38,7 @@ from dpfix.numbers.numeric import require
 from dpfix.release.bounds import (
     PrivateBound,
     TopCodingWarning,
+    capped_change,
     choose_upper,
     joint_mass_message,
     top_mass_message,
@@ -643,7 +644,12 @@ def _joint_bounds(group: tuple, columns: dict, budgets: dict, c: int, uppers: di
         picked = choose_upper(np.asarray(columns[name], dtype=np.int64), eps_upper,
                               max_upper=cap, seed=random_source(
                                   None if seed is None else seed_child(seed, BOUND)))
-        chosen[name] = {**picked.describe(), "share": bound.share_at(m)}
+        described = picked.describe()
+        described["candidates"] = {
+            **described["candidates"],
+            "limit": f"the joint tuple's state space caps its bounds chosen privately at {cap}: "
+                     "smaller fixed bounds for its other columns, or fewer columns"}
+        chosen[name] = {**described, "share": bound.share_at(m)}
         eps_m.append(Fraction(eps_rest))
     return tuple(eps_m), chosen
 
@@ -674,13 +680,15 @@ def release_joint(tuples: list, columns: dict, budgets: dict, unit: Any, uppers:
             report = _column_report(name, other, k, r, float(budgets[name]), upper[name], N,
                                     seeds[group[0]], chosen.get(name))
             message = top_mass_message(report["target_z"], upper[name],
-                                       chosen[name]["share"] if name in chosen else None)
+                                       chosen[name]["share"] if name in chosen else None,
+                                       capped_change(chosen.get(name)))
             if message is not None:
                 warnings.warn(f"{name}: {message}", TopCodingWarning, stacklevel=3)
             made[name] = JointColumn(r.counts[k], upper[name] + 1, report,
                                      int((counts > upper[name]).sum()), dict(r.seconds))
         message = joint_mass_message(r.z, list(group), [
-            chosen[n]["share"] if n in chosen else None for n in group])
+            chosen[n]["share"] if n in chosen else None for n in group],
+            [capped_change(chosen.get(n)) for n in group])
         if message is not None:
             warnings.warn(message, TopCodingWarning, stacklevel=3)
         spent = "sum" if unit.name == "row" else "maximum"
