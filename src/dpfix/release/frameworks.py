@@ -632,7 +632,7 @@ def _auto_upper(counts: Any, eps_t: float, options: ReleaseOptions, histogram: A
         limit = f"the LP constructor takes bounds up to {LP_MAX_UPPER}: another constructor " \
                 "(constructor='northwest')"
     if histogram is not None:
-        if rest.get("draw", True) and top > JOINT_MAX_N - 1:  # the joint histogram is n x n
+        if rest.get("draw", True) and top >= JOINT_MAX_N - 1:  # the joint histogram is n x n
             top = JOINT_MAX_N - 1
             limit = (f"a histogram input is released at bounds up to {top} (its n x n joint "
                      "histogram): the rows as a table")
