@@ -437,7 +437,8 @@ SEED_INT = {
         "bounds.choose_by", "bounds.run_release", "bounds.bounds_cells", "bounds.study",
         "coverage.coverage_study", "coverage.run_case", "frontier.frontier_cell",
         "incidents.incidents", "joint.study", "joint.synthetic_pair", "joint.joint_cells",
-        "privatizer_error.privatizer_cell", "runtime.runtime_cell", "split.split_cell")},
+        "privatizer_error.privatizer_cell", "resolution.paired_intervals", "runtime.runtime_cell",
+        "split.split_cell")},
     "dpfix.constructors.heuristic.heuristic": "stored in the mechanism's params (a "
                                               "SeedSequence's entropy would be revealed)",
     "dpfix.explore.instances.random_targets": "seeds (seed, n) and names the family by it",
