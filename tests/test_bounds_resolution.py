@@ -4,6 +4,8 @@ answers computed by hand and on the landing study's own cells."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,6 +14,8 @@ from hypothesis import strategies as st
 from dpfix.experiments.bounds import TARGETS
 from dpfix.experiments.resolution import fixed_against_itself, paired_intervals
 from helpers import needs_data
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cells(values: dict[str, list[tuple[float, float]]], seeds=(0,)) -> tuple[list, list]:
@@ -127,3 +131,31 @@ def test_the_intervals_pair_the_landing_studys_own_cells():
         assert t.loc[method, "w1_median_ratio"] == pytest.approx(w1[method] / w1["fixed"])
     itself = fixed_against_itself(cells, results)
     assert itself[["seed", "against", "cases"]].values.tolist() == [[0, 1, 1], [1, 0, 1]]
+
+
+@needs_data
+@pytest.mark.full
+@pytest.mark.parametrize("dataset, eps", [("crime:MURDER", 1.0), ("crime:ARSON", 1.0),
+                                          ("crime:RAPE", 0.5)])
+def test_the_studys_misses_are_within_the_sampling_error(dataset, eps):
+    """The three cases the study's ``upper="auto"`` misses on its 20 releases (docs/bounds.md
+    section 3), re-run with the study's seeded cells against the best fixed bound it records
+    (``docs/figures/bounds.csv``): the ratios are the recorded ones, the ``W1`` target is
+    missed, and its paired 95 % interval reaches below 1.1: not a miss beyond the error."""
+    import pandas as pd
+
+    from dpfix.experiments.bounds import SEED_FIELDS, bound_counts, landing_cells, run_release
+    from dpfix.experiments.cells import cell_seed
+    study = pd.read_csv(ROOT / "docs" / "figures" / "bounds.csv").query("method == 'auto'")
+    row = study[(study.dataset == dataset) & (study.eps == eps)].iloc[0]
+    cells = [c for c in landing_cells(seeds=(0,), methods=("auto",), datasets=[dataset],
+                                      eps=[eps], best={(dataset, eps): int(row.best_fixed)})
+             if c["method"] in ("auto", "fixed")]
+    x = bound_counts(dataset)
+    results = [run_release(x, eps, c["method"], cell_seed(c, SEED_FIELDS), c.get("upper"))
+               for c in cells]
+    t = paired_intervals(cells, results).iloc[0]
+    assert t.w1_median_ratio == pytest.approx(row.w1_median_ratio, rel=1e-4)
+    assert t.ce_median_ratio == pytest.approx(row.ce_median_ratio, rel=1e-4)
+    assert not t.met and not t.miss_resolved
+    assert t.w1_median_low <= TARGETS["w1_median"] < t.w1_median_high
