@@ -91,7 +91,7 @@ __all__ = ["private_upper", "choose_upper", "PrivateUpper", "PrivateBound", "bou
            "GRID_LINEAR", "GRID_STEPS_PER_DOUBLING", "LOSS_GRID_STEPS", "UPPER_SHARE",
            "UPPER_MAX", "TOP_MASS_WARNING", "ADVISED_SHARE_MAX", "TopCodingWarning",
            "top_mass_message", "top_mass", "advised_share", "top_coding_warnings",
-           "cap_change", "at_cap", "capped_change",
+           "cap_change", "at_cap", "capped_change", "joint_capped_change",
            "joint_mass_message"]
 
 #: The rules scoring the candidates: the top-coding loss (the default) and a quantile.
@@ -914,14 +914,31 @@ def joint_mass_message(z: Any, names: list, shares: list,
     if not chosen:
         return f"{where}: {what}; raise the bounds (upper=) or choose them privately " \
                "(upper=PrivateBound())"
-    stuck = [c for s, c in zip(shares, capped or [None] * len(shares), strict=True)
-             if s is not None]
-    if all(c is not None for c in stuck):
+    stuck = joint_capped_change(shares, capped)
+    if stuck is not None:
         return (f"{where}: {what}; the bounds chosen privately are their largest candidates, "
-                f"which larger shares cannot raise: {stuck[0]}")
+                f"which larger shares cannot raise: {stuck}")
     return (f"{where}: {what}; give the bounds chosen privately a larger share "
             f"(upper=PrivateBound(share={advised_share(max(chosen)):g})) or larger fixed "
             "bounds (upper=)")
+
+
+def joint_capped_change(shares: list, capped: list | None) -> str | None:
+    """The change a joint tuple's warning advises when every bound chosen privately in it
+    (``shares`` not None) is its largest candidate (``capped`` not None, :func:`cap_change`):
+    larger shares raise none of them. None when some bound chosen privately is below its cap
+    or none is chosen privately.
+
+    Examples
+    --------
+    >>> joint_capped_change([0.02, None], ["fewer columns", None])
+    'fewer columns'
+    >>> joint_capped_change([0.02, 0.02], ["fewer columns", None]) is None
+    True
+    """
+    stuck = [c for s, c in zip(shares, capped or [None] * len(shares), strict=True)
+             if s is not None]
+    return stuck[0] if stuck and all(c is not None for c in stuck) else None
 
 
 def top_coding_warnings(columns: list[dict], joint: Any = ()) -> list[dict]:
@@ -975,14 +992,14 @@ def top_coding_warnings(columns: list[dict], joint: Any = ()) -> list[dict]:
         if message is None:
             continue
         chosen = [x for x in shares if x is not None]
-        stuck = [c for x, c in zip(shares, capped, strict=True) if x is not None]
+        stuck = joint_capped_change(shares, capped)
         out.append({"column": ", ".join(map(str, names)), "kind": "top-coding",
                     "upper": int(max(tuple_["shape"]) - 1),
                     "mass_on_upper": float(1 - z[tuple(slice(0, k - 1) for k in z.shape)].sum()),
                     "threshold": TOP_MASS_WARNING,
                     "bound": "chosen privately" if chosen else "given",
                     "change": "upper=PrivateBound() or larger upper=" if not chosen else (
-                        stuck[0] if all(c is not None for c in stuck) else
+                        stuck if stuck is not None else
                         f"upper=PrivateBound(share={advised_share(max(chosen)):g}) or "
                         "larger fixed upper="),
                     "message": message,
